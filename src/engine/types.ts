@@ -1,0 +1,45 @@
+import type { CompletionResponse } from "../judge/providers/types.js";
+
+/** What the cache stores for one paid call: the provider's answer, and when it was stored. */
+export interface CacheEntry {
+  response: CompletionResponse;
+  createdAt: number;
+}
+
+/**
+ * A content-addressed store of provider answers. Keys are hex digests of everything that can
+ * change an answer (see `cacheKey`), never an API key. Errors are never stored.
+ */
+export interface Cache {
+  get(key: string): CacheEntry | undefined;
+  set(key: string, entry: CacheEntry): void;
+  has(key: string): boolean;
+  /** Flushes pending writes and releases the file. Safe to call twice. */
+  close(): void;
+  readonly stats: { hits: number; misses: number; writes: number; writeErrors: number };
+}
+
+/** Limits a scheduler enforces for one judge or policy. */
+export interface SchedulerLimits {
+  maxConcurrency: number;
+  /** Requests per minute. */
+  rpm?: number;
+  /** Tokens (input + expected output) per minute. */
+  tpm?: number;
+  maxRetries: number;
+  timeoutMs: number;
+  /** Backoff base and cap (ms); jitter is added. */
+  backoffBaseMs?: number;
+  backoffMaxMs?: number;
+}
+
+export interface SchedulerStats {
+  started: number;
+  succeeded: number;
+  failed: number;
+  retries: number;
+  rateLimited: number;
+  inFlight: number;
+  queued: number;
+  currentConcurrency: number;
+}

@@ -1,0 +1,90 @@
+/** Where in a source file something went wrong (1-based line and column). */
+export interface SourceLocation {
+  file?: string;
+  line?: number;
+  col?: number;
+}
+
+/** Every error code rubricate throws or reports; stable, for programs to branch on. */
+export type ErrorCode =
+  | "YAML_SYNTAX"
+  | "YAML_TOO_LARGE"
+  | "YAML_ALIAS_LIMIT"
+  | "SCHEMA"
+  | "DUPLICATE_ID"
+  | "WHEN_MISSING"
+  | "WHEN_CYCLE"
+  | "NO_POSITIVE_POINTS"
+  | "EXTENDS_CYCLE"
+  | "EXTENDS_NOT_FOUND"
+  | "FILE_NOT_FOUND"
+  | "TEMPLATE_MISSING_VAR"
+  | "MISSING_INPUT"
+  | "CHECK_FAILED"
+  | "UNKNOWN_CHECK"
+  | "NO_JUDGE"
+  | "JUDGE_CONFIG"
+  | "JUDGE_PARSE"
+  | "JUDGE_REFUSAL"
+  | "PROVIDER_HTTP"
+  | "PROVIDER_TIMEOUT"
+  | "PROVIDER_NETWORK"
+  | "RATE_LIMITED"
+  | "MISSING_API_KEY"
+  | "ABORTED"
+  | "CACHE"
+  | "BAD_INPUT"
+  | "INTERNAL";
+
+/**
+ * The one error class rubricate throws: a stable `code`, a message that names the file, line
+ * and column where there is one, and whether retrying could help.
+ * @example
+ * try { await loadRubric("r.yaml") } catch (e) { if (e instanceof RubricateError && e.code === "SCHEMA") ... }
+ */
+export class RubricateError extends Error {
+  readonly code: ErrorCode;
+  readonly location?: SourceLocation;
+  readonly retryable: boolean;
+  /** Seconds the server asked us to wait (from `retry-after`), when it said. */
+  readonly retryAfterMs?: number;
+  readonly status?: number;
+
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options: { location?: SourceLocation; cause?: unknown; retryable?: boolean; retryAfterMs?: number; status?: number } = {},
+  ) {
+    super(withLocation(message, options.location), options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "RubricateError";
+    this.code = code;
+    this.location = options.location;
+    this.retryable = options.retryable ?? false;
+    this.retryAfterMs = options.retryAfterMs;
+    this.status = options.status;
+  }
+
+  /** A plain object for JSON output (results files, HTTP bodies). */
+  toJSON(): { code: ErrorCode; message: string } {
+    return { code: this.code, message: this.message };
+  }
+}
+
+function withLocation(message: string, loc?: SourceLocation): string {
+  if (!loc?.file && loc?.line === undefined) return message;
+  const where = [loc.file ?? "<input>", loc.line, loc.col].filter((p) => p !== undefined).join(":");
+  return `${where}: ${message}`;
+}
+
+/** True for a `RubricateError`, optionally with the given code. */
+export function isRubricateError(e: unknown, code?: ErrorCode): e is RubricateError {
+  return e instanceof RubricateError && (code === undefined || e.code === code);
+}
+
+/** Wraps anything thrown into a `RubricateError` (unknown errors become `INTERNAL`). */
+export function toRubricateError(e: unknown, fallback: ErrorCode = "INTERNAL"): RubricateError {
+  if (e instanceof RubricateError) return e;
+  if (e instanceof Error && e.name === "AbortError") return new RubricateError("ABORTED", "aborted", { cause: e });
+  const message = e instanceof Error ? e.message : String(e);
+  return new RubricateError(fallback, message, { cause: e });
+}

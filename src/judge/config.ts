@@ -1,0 +1,35 @@
+import { z } from "zod";
+
+/** USD per million tokens. */
+export const PriceSchema = z.strictObject({
+  input: z.number().nonnegative(),
+  output: z.number().nonnegative(),
+  cached_input: z.number().nonnegative().optional(),
+  batch_discount: z.number().min(0).max(1).optional().describe("Fraction of the live price paid through the batch API (e.g. 0.5)"),
+});
+export type Price = z.infer<typeof PriceSchema>;
+
+/** A judge configuration (judges/*.yaml or code). API keys are never here: only the name of the variable holding one. */
+export const JudgeConfigSchema = z.strictObject({
+  id: z.string().optional(),
+  description: z.string().optional(),
+  provider: z.enum(["openai", "anthropic", "openai-compatible"]),
+  model: z.string().min(1),
+  base_url: z.union([z.string().url(), z.array(z.string().url()).min(1)]).optional(),
+  api_key_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional().describe("Environment variable holding the API key"),
+  temperature: z.number().min(0).max(2).default(0),
+  max_tokens: z.number().int().positive().default(1024),
+  mode: z.enum(["batched", "single", "batch"]).default("batched"),
+  samples: z.number().int().positive().default(1),
+  logprobs: z.boolean().default(false),
+  max_concurrency: z.number().int().positive().default(8),
+  rpm: z.number().positive().optional(),
+  tpm: z.number().positive().optional(),
+  timeout_ms: z.number().int().positive().default(60_000),
+  max_retries: z.number().int().nonnegative().default(5),
+  system: z.string().optional().describe("Replaces the default judge system prompt"),
+  price: PriceSchema.optional().describe("USD per million tokens, for cost estimates"),
+  structured_output: z.boolean().default(true).describe("Off for servers without json_schema support: the JSON is then parsed from text"),
+});
+export type JudgeConfig = z.infer<typeof JudgeConfigSchema>;
+export type JudgeConfigInput = z.input<typeof JudgeConfigSchema>;

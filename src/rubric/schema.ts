@@ -1,0 +1,110 @@
+import { z } from "zod";
+
+const field = z.string().min(1).describe("Which sample input the check reads (default: response)");
+
+/** A check answered by code, no LLM. Exactly one kind per check. */
+export const CheckSchema = z.union([
+  z.strictObject({
+    regex: z.union([z.string(), z.strictObject({ pattern: z.string(), flags: z.string().regex(/^[gimsuy]*$/).optional() })]),
+    field: field.optional(),
+  }),
+  z.strictObject({
+    contains: z.union([z.string(), z.array(z.string()).min(1)]),
+    match: z.enum(["any", "all"]).optional(),
+    case_sensitive: z.boolean().optional(),
+    field: field.optional(),
+  }),
+  z.strictObject({
+    not_contains: z.union([z.string(), z.array(z.string()).min(1)]),
+    case_sensitive: z.boolean().optional(),
+    field: field.optional(),
+  }),
+  z.strictObject({
+    equals: z.union([z.string(), z.number(), z.boolean()]),
+    normalize: z.boolean().optional().describe("Trim, collapse white space, lower-case, drop trailing punctuation (default true)"),
+    field: field.optional(),
+  }),
+  z.strictObject({
+    json_schema: z.record(z.string(), z.unknown()).describe("A JSON Schema the response must parse as JSON and satisfy"),
+    field: field.optional(),
+  }),
+  z.strictObject({
+    number: z.strictObject({
+      expected: z.union([z.number(), z.string()]).describe("A number, or a {{variable}} holding one"),
+      tolerance: z.number().nonnegative().optional(),
+      relative: z.boolean().optional(),
+      pick: z.enum(["last", "first", "boxed"]).optional().describe("Which number in the text is the answer (default: boxed if any, else last)"),
+    }),
+    field: field.optional(),
+  }),
+  z.strictObject({
+    length: z
+      .strictObject({ min: z.number().int().nonnegative().optional(), max: z.number().int().nonnegative().optional(), unit: z.enum(["chars", "words"]).optional() })
+      .refine((v) => v.min !== undefined || v.max !== undefined, "length needs min or max"),
+    field: field.optional(),
+  }),
+  z.strictObject({
+    custom: z.string().min(1).describe("The name a function was registered under with registerCheck()"),
+    args: z.record(z.string(), z.unknown()).optional(),
+    field: field.optional(),
+  }),
+]);
+export type Check = z.infer<typeof CheckSchema>;
+
+/** A worked example for a criterion: a response and the verdict an expert gives it. */
+export const ExampleSchema = z.strictObject({
+  response: z.string(),
+  answer: z.boolean().describe("true when the criterion's answer for this response is yes"),
+  reason: z.string().optional(),
+  inputs: z.record(z.string(), z.string()).optional().describe("Other sample inputs for this example"),
+});
+export type Example = z.infer<typeof ExampleSchema>;
+
+export const IdSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, "ids use letters, digits, '-', '_' and '.'");
+
+/** One binary criterion: an LLM question or a code check. */
+export const CriterionSchema = z
+  .strictObject({
+    id: IdSchema,
+    question: z.string().min(1).optional().describe("A yes/no question for the judge; {{var}} fills from the sample"),
+    check: CheckSchema.optional(),
+    points: z.number().default(1).describe("Negative points mark a pitfall: 'yes' costs points"),
+    weight: z.number().positive().optional().describe("For the weighted method (default 1)"),
+    required: z.boolean().default(false).describe("A gate: failing it makes the reward 0"),
+    when: IdSchema.optional().describe("Ask only if this criterion passed"),
+    tags: z.array(z.string()).optional(),
+    examples: z.array(ExampleSchema).optional(),
+    version: z.union([z.number(), z.string()]).optional().describe("Bump to invalidate cached verdicts"),
+  })
+  .refine((c) => (c.question === undefined) !== (c.check === undefined), {
+    message: "a criterion needs exactly one of `question` or `check`",
+  });
+export type Criterion = z.infer<typeof CriterionSchema>;
+export type CriterionInput = z.input<typeof CriterionSchema>;
+
+export const ScoringSchema = z.strictObject({
+  method: z.enum(["points", "mean", "all", "weighted"]).default("points"),
+  pass_threshold: z.number().min(0).max(1).optional(),
+});
+export type Scoring = z.infer<typeof ScoringSchema>;
+
+/** The rubric file format. The JSON Schema in schema/rubric.schema.json is generated from this. */
+export const RubricSchema = z.strictObject({
+  id: IdSchema,
+  version: z.union([z.number(), z.string()]).default(1),
+  description: z.string().optional(),
+  context: z.string().optional().describe("Background for the judge, shown before the sample"),
+  inputs: z.array(z.string().min(1)).default(["response"]).describe("Variables a sample must provide"),
+  response_field: z.string().optional().describe("The input holding the graded response (default: response)"),
+  judge: z.string().optional().describe("A judge id or judge file, overridable at run time"),
+  scoring: ScoringSchema.default({ method: "points" }),
+  extends: z.union([z.string(), z.array(z.string())]).optional().describe("Rubric files whose criteria come first"),
+  criteria: z.array(CriterionSchema).default([]),
+});
+export type RubricFile = z.infer<typeof RubricSchema>;
+
+/** A loaded rubric: `extends` resolved, criteria validated. */
+export interface Rubric extends Omit<RubricFile, "extends"> {
+  /** The file it came from, when it came from one. */
+  source?: string;
+}

@@ -1,0 +1,78 @@
+import type { RubricateError } from "./errors.js";
+
+/** A sample: the rubric's inputs by name, plus optional extra criteria of its own (HealthBench-style). */
+export interface Sample {
+  [input: string]: unknown;
+  /** Extra criteria for this sample only, merged after the rubric's. */
+  criteria?: unknown[];
+  /** An id carried through to results. */
+  id?: string | number;
+}
+
+/** A judge's or a check's answer to one binary criterion. */
+export interface Verdict {
+  pass: boolean;
+  /** P(yes): vote share, or renormalised from logprobs when the provider gives them. */
+  probability?: number;
+  reasoning?: string;
+  source: "llm" | "check";
+  /** Votes cast when `samples > 1`. */
+  votes?: { yes: number; no: number };
+}
+
+/** Token usage and calls of some work, summed. */
+export interface Usage {
+  calls: number;
+  cacheHits: number;
+  inputTokens: number;
+  outputTokens: number;
+  cachedInputTokens: number;
+  costUsd: number;
+}
+
+export const emptyUsage = (): Usage => ({ calls: 0, cacheHits: 0, inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, costUsd: 0 });
+
+export function addUsage(into: Usage, more: Partial<Usage>): Usage {
+  into.calls += more.calls ?? 0;
+  into.cacheHits += more.cacheHits ?? 0;
+  into.inputTokens += more.inputTokens ?? 0;
+  into.outputTokens += more.outputTokens ?? 0;
+  into.cachedInputTokens += more.cachedInputTokens ?? 0;
+  into.costUsd += more.costUsd ?? 0;
+  return into;
+}
+
+/** An answer to one criterion, or the error that prevented one. Never an error silently read as "no". */
+export type VerdictOrError = Verdict | RubricateError;
+
+/** How one criterion fared in a scored sample. */
+export interface CriterionResult {
+  id: string;
+  /** met: the criterion's answer is yes; unmet: no; skipped: its `when` failed; error: no answer. */
+  status: "met" | "unmet" | "skipped" | "error";
+  points: number;
+  /** Points this criterion contributed (negative for a met pitfall). */
+  earned: number;
+  required: boolean;
+  source: "llm" | "check";
+  probability?: number;
+  reasoning?: string;
+  question?: string;
+  error?: { code: string; message: string };
+}
+
+/** The score of one sample under a rubric. */
+export interface ScoreResult {
+  /** In [0, 1], or null when errors prevented a reward (never a made-up 0). */
+  reward: number | null;
+  /** reward ≥ pass_threshold, when the rubric sets one and the reward exists. */
+  passed?: boolean | null;
+  verdicts: CriterionResult[];
+  errors: { criterion: string; code: string; message: string }[];
+  /** What failed and why, one line each, for people and for optimisers. */
+  feedback: string;
+  /** Set when a required criterion failed. */
+  gated?: boolean;
+  id?: string | number;
+  usage?: Usage;
+}
