@@ -1,16 +1,21 @@
 import { defineConfig } from "tsup";
 
+/** One entry per public area: `rubricate`, `rubricate/rubric`, `rubricate/judge`, … */
+const areas = ["rubric", "checks", "judge", "engine", "reward"];
+
 export default defineConfig({
   entry: {
     index: "src/index.ts",
     "cli/main": "src/cli/main.ts",
+    ...Object.fromEntries(areas.map((a) => [`${a}/index`, `src/${a}/index.ts`])),
   },
   format: ["esm", "cjs"],
-  dts: { entry: { index: "src/index.ts" } },
+  dts: { entry: { index: "src/index.ts", ...Object.fromEntries(areas.map((a) => [`${a}/index`, `src/${a}/index.ts`])) } },
   sourcemap: true,
   clean: true,
   target: "node20",
-  splitting: false,
+  splitting: true,
   shims: true,
+  // p-limit 7 is ESM-only: bundle it so the CommonJS build can require() the package.
   noExternal: ["p-limit", "yocto-queue"],
 });

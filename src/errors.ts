@@ -49,11 +49,20 @@ export class RubricateError extends Error {
   /** Seconds the server asked us to wait (from `retry-after`), when it said. */
   readonly retryAfterMs?: number;
   readonly status?: number;
+  /** Every problem found, when there were several (e.g. all schema issues of one file). */
+  readonly issues?: { message: string; location?: SourceLocation }[];
 
   constructor(
     code: ErrorCode,
     message: string,
-    options: { location?: SourceLocation; cause?: unknown; retryable?: boolean; retryAfterMs?: number; status?: number } = {},
+    options: {
+      location?: SourceLocation;
+      cause?: unknown;
+      retryable?: boolean;
+      retryAfterMs?: number;
+      status?: number;
+      issues?: { message: string; location?: SourceLocation }[];
+    } = {},
   ) {
     super(withLocation(message, options.location), options.cause === undefined ? undefined : { cause: options.cause });
     this.name = "RubricateError";
@@ -62,6 +71,7 @@ export class RubricateError extends Error {
     this.retryable = options.retryable ?? false;
     this.retryAfterMs = options.retryAfterMs;
     this.status = options.status;
+    this.issues = options.issues;
   }
 
   /** A plain object for JSON output (results files, HTTP bodies). */

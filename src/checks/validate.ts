@@ -1,0 +1,18 @@
+import { isRubricateError } from "../errors.js";
+import type { Check } from "../rubric/schema.js";
+import { compileJsonSchema, compileRegex } from "./compile.js";
+
+/** Compiles what a check definition contains (regexes, JSON Schemas) so a bad one fails at load, with its path. */
+export function validateCheckDefinition(check: Check): { message: string; path: string[] } | undefined {
+  try {
+    if ("regex" in check) {
+      const { pattern, flags } = typeof check.regex === "string" ? { pattern: check.regex, flags: "" } : check.regex;
+      compileRegex(pattern, flags);
+    }
+    if ("json_schema" in check) compileJsonSchema(check.json_schema);
+  } catch (e) {
+    if (isRubricateError(e)) return { message: e.message, path: ["regex" in check ? "regex" : "json_schema"] };
+    throw e;
+  }
+  return undefined;
+}

@@ -1,0 +1,161 @@
+import { writeFileSync } from "node:fs";
+import type { Command } from "commander";
+import { type CalibrationResult, calibrate } from "../../calibrate/calibrate.js";
+import { LLMBAR_SUBSETS, PANDALM_JUDGES, defaultDatasetsDir, llmbarJudges, loadLlmbar, loadPandalm } from "../../calibrate/datasets.js";
+import { type HumanLabel, type VerdictSet, readLabels, readVerdicts } from "../../calibrate/inputs.js";
+import { scoreLabelled } from "../../calibrate/judge.js";
+import { type PairwiseItem, type PairwiseSummary, pairwiseAgreement } from "../../calibrate/pairwise.js";
+import { calibrationHtml, calibrationMarkdown } from "../../calibrate/report.js";
+import { RubricateError } from "../../errors.js";
+import { EXIT, positiveInt } from "../run.js";
+
+/** The flags of `rubricate calibrate`. */
+export interface CalibrateFlags {
+  labels?: string;
+  verdicts: string[];
+  rubric?: string;
+  judge: string[];
+  cache?: string | boolean;
+  dataset?: string;
+  storedJudge: string[];
+  datasetsDir?: string;
+  report?: string;
+  markdown?: string;
+  json?: string;
+  seed?: number;
+  resamples?: number;
+  quiet?: boolean;
+}
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+const nonNegativeInt = (value: string) => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`expected a non-negative integer, got "${value}"`);
+  return n;
+};
+
+/** `rubricate calibrate`: judge verdicts against human labels, with intervals, corrections and a review report. */
+export function register(program: Command): void {
+  program
+    .command("calibrate")
+    .description("Measure how far judges agree with human labels, per criterion, with bootstrap intervals")
+    .option("-l, --labels <file>", "human labels: JSONL or CSV rows of {id | sample, criterion, label, annotator?}")
+    .option("--verdicts <file>", "a results JSONL from `rubricate score` (repeatable; `name=path` names the judge)", collect, [])
+    .option("--rubric <file>", "with --judge: the rubric whose criteria the labels answer")
+    .option("-j, --judge <judge>", "score the labelled samples now with this judge file or id (repeatable; needs --rubric)", collect, [])
+    .option("--cache <path>", "cache database for --judge", ".rubricate/cache.db")
+    .option("--no-cache", "with --judge: do not read or write any cache")
+    .option("--dataset <name>", `a stored dataset: llmbar:<subset>[,<subset>…] (${LLMBAR_SUBSETS.join(", ")}, or all) | pandalm`)
+    .option("--stored-judge <name>", "with --dataset: a stored judge, e.g. gpt-4-vanilla (repeatable; default all)", collect, [])
+    .option("--datasets-dir <dir>", "where the datasets live (default $RUBRICATE_DATASETS or ../shared/datasets)")
+    .option("--report <file>", "write a self-contained HTML report")
+    .option("--markdown <file>", "write the markdown summary (it is also printed unless --quiet)")
+    .option("--json <file>", "write the full results as JSON")
+    .option("--seed <n>", "bootstrap seed (default 0)", nonNegativeInt)
+    .option("--resamples <n>", "bootstrap resamples (default 1000)", positiveInt)
+    .option("-q, --quiet", "do not print the summary")
+    .action(async (flags: CalibrateFlags) => {
+      process.exitCode = await runCalibrate(flags);
+    });
+}
+
+/** What a calibration run computed (for tests and programs). */
+export interface CalibrateRun {
+  results: CalibrationResult[];
+  pairwise: { name: string; summary: PairwiseSummary }[];
+  markdown: string;
+}
+
+/**
+ * Runs `rubricate calibrate` with parsed flags: prints and writes what was asked, returns the exit code.
+ * @example process.exitCode = await runCalibrate({ dataset: "llmbar:natural", storedJudge: ["gpt-4-vanilla"], verdicts: [], judge: [] })
+ */
+export async function runCalibrate(flags: CalibrateFlags, out: (text: string) => void = (t) => process.stdout.write(t)): Promise<number> {
+  const run = await computeCalibration(flags);
+  if (!flags.quiet) out(run.markdown);
+  if (flags.markdown) writeFileSync(flags.markdown, run.markdown);
+  if (flags.report) writeFileSync(flags.report, calibrationHtml(run.results, { pairwise: run.pairwise, title: reportTitle(flags) }));
+  if (flags.json) writeFileSync(flags.json, `${JSON.stringify({ results: run.results, pairwise: run.pairwise }, null, 2)}\n`);
+  return EXIT.ok;
+}
+
+function reportTitle(flags: CalibrateFlags): string {
+  return flags.dataset ? `Judge calibration on ${flags.dataset}` : "Judge calibration";
+}
+
+/** Loads, scores if asked, and calibrates every judge; no output. */
+export async function computeCalibration(flags: CalibrateFlags): Promise<CalibrateRun> {
+  const opts = { seed: flags.seed ?? 0, resamples: flags.resamples ?? 1000 };
+  const results: CalibrationResult[] = [];
+  const pairwise: { name: string; summary: PairwiseSummary }[] = [];
+  if (flags.dataset) {
+    if (flags.labels || flags.verdicts.length || flags.judge.length) {
+      throw new RubricateError("BAD_INPUT", "--dataset evaluates stored verdicts: do not combine it with --labels, --verdicts or --judge");
+    }
+    for (const d of loadDatasetJudges(flags)) {
+      results.push(calibrate({ labels: d.labels, verdicts: d.verdicts, ...opts }));
+      pairwise.push({ name: d.verdicts.judge, summary: pairwiseAgreement(d.pairwise, opts) });
+    }
+  } else {
+    if (!flags.labels) throw new RubricateError("BAD_INPUT", "give --labels (with --verdicts or --judge), or --dataset");
+    if (flags.verdicts.length === 0 && flags.judge.length === 0) throw new RubricateError("BAD_INPUT", "give --verdicts <results.jsonl> or --judge <judge> with --rubric");
+    const labels = readLabels(flags.labels);
+    const sets: VerdictSet[] = flags.verdicts.map(readVerdicts);
+    if (flags.judge.length) sets.push(...(await scoreWithJudges(flags, labels)));
+    for (const set of sets) results.push(calibrate({ labels, verdicts: set, ...opts }));
+  }
+  const markdown = calibrationMarkdown(results, { pairwise, title: reportTitle(flags) });
+  return { results, pairwise, markdown };
+}
+
+/** The `--judge` seam: scores the labelled samples now through the engine's `score()`. */
+async function scoreWithJudges(flags: CalibrateFlags, labels: HumanLabel[]): Promise<VerdictSet[]> {
+  if (!flags.rubric) throw new RubricateError("BAD_INPUT", "--judge needs --rubric: the rubric whose criteria the labels answer");
+  const { loadRubricSync } = await import("../../rubric/load.js");
+  const { createJudge } = await import("../../judge/create.js");
+  const rubric = loadRubricSync(flags.rubric);
+  const cache = flags.cache === false ? null : typeof flags.cache === "string" ? flags.cache : undefined;
+  const sets: VerdictSet[] = [];
+  for (const ref of flags.judge) {
+    const judge = createJudge(ref, { cache });
+    try {
+      sets.push(await scoreLabelled(rubric, labels, judge, { name: ref }));
+    } finally {
+      await judge.close?.();
+    }
+  }
+  return sets;
+}
+
+interface DatasetJudge {
+  labels: HumanLabel[];
+  verdicts: VerdictSet;
+  pairwise: PairwiseItem[];
+}
+
+/** Every (dataset, stored judge) asked for by `--dataset` and `--stored-judge`. */
+export function loadDatasetJudges(flags: Pick<CalibrateFlags, "dataset" | "storedJudge" | "datasetsDir">): DatasetJudge[] {
+  const dir = flags.datasetsDir ?? defaultDatasetsDir();
+  const spec = flags.dataset ?? "";
+  if (spec === "pandalm") {
+    const judges = flags.storedJudge.length ? flags.storedJudge : [...PANDALM_JUDGES];
+    return judges.map((j) => loadPandalm(dir, j));
+  }
+  const m = /^llmbar:(.+)$/.exec(spec);
+  if (!m) throw new RubricateError("BAD_INPUT", `--dataset must be llmbar:<subset> or pandalm, not "${spec}"`);
+  const subsets = m[1] === "all" ? [...LLMBAR_SUBSETS] : m[1].split(",").map((s) => s.trim());
+  for (const s of subsets) {
+    if (!(LLMBAR_SUBSETS as readonly string[]).includes(s)) throw new RubricateError("BAD_INPUT", `unknown LLMBar subset "${s}" (${LLMBAR_SUBSETS.join(", ")})`);
+  }
+  const available = subsets.map((s) => new Set(llmbarJudges(dir, s)));
+  const judges = flags.storedJudge.length ? flags.storedJudge : [...available[0]].filter((j) => available.every((a) => a.has(j)));
+  if (judges.length === 0) throw new RubricateError("BAD_INPUT", `no stored judge is in every subset of ${spec}`);
+  return judges.map((judge) => {
+    const parts = subsets.map((s) => loadLlmbar(dir, s, judge));
+    return {
+      labels: parts.flatMap((p) => p.labels),
+      verdicts: { judge: subsets.length === 1 ? parts[0].verdicts.judge : `${judge} (LLMBar ${subsets.join("+")})`, verdicts: parts.flatMap((p) => p.verdicts.verdicts) },
+      pairwise: parts.flatMap((p) => p.pairwise),
+    };
+  });
+}

@@ -1,0 +1,105 @@
+import type { Command } from "commander";
+import { emptyEstimate, estimateSample } from "../../engine/estimate.js";
+import { scoreStream } from "../../engine/score.js";
+import { RubricateError } from "../../errors.js";
+import { createJudge, type EngineJudge } from "../../judge/create.js";
+import { loadJudgeConfig } from "../../judge/load.js";
+import type { ErrorPolicy } from "../../reward/aggregate.js";
+import { formatSummary, SummaryBuilder } from "../../reward/summary.js";
+import { loadRubricSync } from "../../rubric/load.js";
+import type { Rubric } from "../../rubric/schema.js";
+import type { Sample } from "../../types.js";
+import { JsonlWriter, readJsonl } from "../io.js";
+import { Progress } from "../progress.js";
+import { EXIT, interruptSignal, positiveInt } from "../run.js";
+
+interface ScoreFlags {
+  output?: string;
+  judge?: string;
+  cache: string | boolean;
+  concurrency?: number;
+  errors: ErrorPolicy;
+  order: "input" | "completed";
+  dryRun?: boolean;
+  quiet?: boolean;
+  summaryJson?: string;
+}
+
+/** `rubricate score <rubric> <samples.jsonl|-> [-o results.jsonl] [--judge j.yaml]`. */
+export function register(program: Command): void {
+  program
+    .command("score")
+    .description("Score samples (JSONL, or - for stdin) with a rubric; one JSON result line per sample, in input order")
+    .argument("<rubric>", "rubric YAML file")
+    .argument("<samples>", "samples JSONL file, or - to read stdin")
+    .option("-o, --output <file>", "write results JSONL here (default: stdout)")
+    .option("-j, --judge <judge>", "judge file or packaged judge id (default: the rubric's `judge`)")
+    .option("--cache <path>", "cache database", ".rubricate/cache.db")
+    .option("--no-cache", "do not read or write any cache (every call is paid)")
+    .option("-c, --concurrency <n>", "samples scored at once (the judge file limits calls)", positiveInt)
+    .option("--errors <policy>", "a criterion error makes the reward: null (default) | zero | skip-criterion", "null")
+    .option("--order <order>", "input (default) or completed", "input")
+    .option("--dry-run", "print the number of calls, tokens and cost a run would need, and call nothing")
+    .option("-q, --quiet", "no progress and no summary on stderr")
+    .option("--summary-json <file>", "also write the summary as JSON")
+    .action(async (rubricPath: string, samplesPath: string, flags: ScoreFlags) => {
+      process.exitCode = await runScore(rubricPath, samplesPath, flags);
+    });
+}
+
+async function runScore(rubricPath: string, samplesPath: string, flags: ScoreFlags): Promise<number> {
+  if (!["null", "zero", "skip-criterion"].includes(flags.errors)) throw new RubricateError("BAD_INPUT", `--errors must be null, zero or skip-criterion, not "${flags.errors}"`);
+  const rubric = loadRubricSync(rubricPath);
+  const judgeRef = flags.judge ?? rubric.judge;
+  const needsJudge = rubric.criteria.some((c) => c.question);
+  if (flags.dryRun) return dryRun(rubric, samplesPath, judgeRef && needsJudge ? judgeRef : undefined);
+  const cachePath = flags.cache === false ? null : typeof flags.cache === "string" ? flags.cache : undefined;
+  const judge: EngineJudge | undefined = judgeRef && needsJudge ? createJudge(judgeRef, { cache: cachePath }) : undefined;
+  const writer = new JsonlWriter(flags.output);
+  const summary = new SummaryBuilder();
+  const progress = new Progress(undefined, !flags.quiet);
+  const interrupt = interruptSignal();
+  let interrupted = false;
+  try {
+    const stream = scoreStream(rubric, readJsonl(samplesPath) as AsyncIterable<Sample>, { judge, concurrency: flags.concurrency, errors: flags.errors, order: flags.order, signal: interrupt.signal });
+    let done = 0;
+    for await (const result of stream) {
+      const { index, ...line } = result;
+      await writer.write({ index, ...line });
+      summary.add(result);
+      progress.update(++done, judge ? `calls ${judge.engine.stats().usage.calls}` : "");
+    }
+  } catch (e) {
+    if (!(e instanceof RubricateError && e.code === "ABORTED")) throw e;
+    interrupted = true;
+  } finally {
+    interrupt.dispose();
+    progress.finish();
+    // Results so far are kept as <output>.partial on interrupt; the cache already holds every paid answer.
+    if (!interrupted) await writer.close();
+    await judge?.close?.();
+  }
+  const finished = summary.finish();
+  if (judge) finished.usage = { ...finished.usage, calls: judge.engine.stats().usage.calls };
+  if (!flags.quiet) process.stderr.write(`${formatSummary(finished)}\n`);
+  if (flags.summaryJson) {
+    const { writeFileSync } = await import("node:fs");
+    writeFileSync(flags.summaryJson, `${JSON.stringify(finished, null, 2)}\n`);
+  }
+  if (interrupted) return EXIT.interrupted;
+  return finished.withErrors > 0 ? EXIT.partial : EXIT.ok;
+}
+
+async function dryRun(rubric: Rubric, samplesPath: string, judgeRef: string | undefined): Promise<number> {
+  const judge = judgeRef ? loadJudgeConfig(judgeRef) : undefined;
+  const estimate = emptyEstimate();
+  for await (const sample of readJsonl(samplesPath)) estimateSample(estimate, rubric, sample as Sample, judge);
+  const lines = [
+    `samples ${estimate.samples}, LLM questions ${estimate.llmQuestions}${judge ? ` (judge ${judge.id}: ${judge.mode}, ${judge.samples} vote(s))` : " (no judge)"}`,
+    `calls at most ${estimate.calls}`,
+    `tokens about ${estimate.inputTokens} in, ${estimate.outputTokens} out`,
+    estimate.costUsd === undefined ? "cost: no price in the judge file" : `cost about $${estimate.costUsd.toFixed(4)} (before cache hits and provider prefix caching)`,
+  ];
+  process.stdout.write(`${lines.join("\n")}\n`);
+  return EXIT.ok;
+}

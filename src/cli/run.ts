@@ -1,0 +1,66 @@
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { isRubricateError } from "../errors.js";
+
+/** Exit codes every command shares, so scripts and CI can tell what happened. */
+export const EXIT = {
+  ok: 0,
+  /** Bad input: an invalid rubric, judge file or samples file; a fatal error. */
+  failure: 1,
+  /** Wrong usage: unknown option, missing argument. */
+  usage: 2,
+  /** The run finished but some samples have no reward (errors listed in the output). */
+  partial: 3,
+  /** Stopped by Ctrl-C / SIGTERM; everything paid for is in the cache. */
+  interrupted: 130,
+} as const;
+
+/** The package version, read from package.json beside the build or the sources. */
+export function packageVersion(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 4; i++) {
+    try {
+      return (JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { version: string }).version;
+    } catch {
+      dir = dirname(dir);
+    }
+  }
+  return "0.0.0";
+}
+
+/** Prints an error for a person (code and located message) and returns the exit code. */
+export function reportError(e: unknown): number {
+  if (isRubricateError(e)) {
+    process.stderr.write(`rubricate: ${e.code}: ${e.message}\n`);
+    return e.code === "ABORTED" ? EXIT.interrupted : EXIT.failure;
+  }
+  process.stderr.write(`rubricate: unexpected error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+  return EXIT.failure;
+}
+
+/** An AbortSignal fired by the first Ctrl-C or SIGTERM; a second Ctrl-C exits at once. */
+export function interruptSignal(): { signal: AbortSignal; dispose(): void } {
+  const controller = new AbortController();
+  const onSignal = (name: NodeJS.Signals) => {
+    if (controller.signal.aborted) process.exit(EXIT.interrupted);
+    process.stderr.write(`\nrubricate: ${name}: stopping; answers already paid for are in the cache (Ctrl-C again to quit now)\n`);
+    controller.abort();
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  return {
+    signal: controller.signal,
+    dispose: () => {
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+    },
+  };
+}
+
+/** Parses a positive integer option or throws a usage error. */
+export function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`expected a positive integer, got "${value}"`);
+  return n;
+}

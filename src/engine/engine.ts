@@ -1,0 +1,182 @@
+import { AbortCallbacks, abortedError as aborted } from "./abort.js";
+import type { CompletionRequest, CompletionResponse, Provider } from "../judge/providers/types.js";
+import { emptyUsage, type Usage } from "../types.js";
+import { NullCache, type CacheStats } from "./cache/memory.js";
+import { cacheKey, sanitizeBaseURL } from "./key.js";
+import { Scheduler, type SchedulerOptions } from "./scheduler.js";
+import type { Cache, SchedulerLimits, SchedulerStats } from "./types.js";
+import { costUsd, estimateTokens, type TokenPrice } from "./usage.js";
+
+/** Options of `createEngine`. */
+export interface EngineOptions {
+  /** Default: no cache (`NullCache`). */
+  cache?: Cache;
+  /** Limits of schedulers created without their own. */
+  limits: SchedulerLimits;
+  /** Default price for cost estimates (USD per million tokens). */
+  price?: TokenPrice;
+  schedulerOptions?: SchedulerOptions;
+}
+
+/** Per-call options of `engine.complete`. */
+export interface CompleteOptions {
+  voteIndex?: number;
+  /** Extra key material, e.g. `{ criterion: "id@version" }`. */
+  keyExtra?: unknown;
+  signal?: AbortSignal;
+  /** Neither read nor write the cache, nor merge with an identical call: always a fresh paid call. */
+  noCache?: boolean;
+  /** A scheduler id from `schedulerFor` (default: one per provider, base URL and model). */
+  scheduler?: string;
+  /** Overrides the engine's price for this call. */
+  price?: TokenPrice;
+  /** Overrides the tpm estimate of the request. */
+  estimatedTokens?: number;
+}
+
+/** An answer and whether this call paid for it. */
+export interface CompleteResult {
+  response: CompletionResponse;
+  /** True when this call paid nothing: a cache hit, or merged into an identical call in flight. */
+  cached: boolean;
+  key: string;
+}
+
+/** What an engine has done so far. */
+export interface EngineStats {
+  /** calls: paid (successful) provider calls; cacheHits: calls served without paying (includes `merged`). */
+  usage: Usage;
+  /** Calls that joined an identical call already in flight. */
+  merged: number;
+  schedulers: Record<string, SchedulerStats>;
+  cache: CacheStats;
+}
+
+/** Runs provider calls through cache, in-flight merging and per-judge schedulers. */
+export interface Engine {
+  complete(provider: Provider, request: CompletionRequest, options?: CompleteOptions): Promise<CompleteResult>;
+  /** The scheduler for `id`, created with `limits` (or the engine's) on first use; later `limits` are ignored. */
+  schedulerFor(id: string, limits?: SchedulerLimits): Scheduler;
+  stats(): EngineStats;
+  readonly cache: Cache;
+  /** Closes the cache. */
+  close(): void;
+}
+
+interface Flight {
+  key: string;
+  promise: Promise<CompletionResponse>;
+  controller: AbortController;
+  waiters: number;
+}
+
+/**
+ * Creates an engine: cache lookup → identical in-flight calls merged → scheduler (limits,
+ * retries, timeout) → provider → cache write on success only (errors are never cached).
+ * @example
+ * const engine = createEngine({ cache: openCache(), limits: { maxConcurrency: 8, maxRetries: 5, timeoutMs: 60_000 } });
+ * const { response, cached } = await engine.complete(provider, request, { voteIndex: 0 });
+ */
+export function createEngine(options: EngineOptions): Engine {
+  const cache = options.cache ?? new NullCache();
+  const usage = emptyUsage();
+  const schedulers = new Map<string, Scheduler>();
+  const inflight = new Map<string, Flight>();
+  const abortCallbacks = new AbortCallbacks();
+  let merged = 0;
+
+  const schedulerFor = (id: string, limits?: SchedulerLimits): Scheduler => {
+    let s = schedulers.get(id);
+    if (!s) schedulers.set(id, (s = new Scheduler(limits ?? options.limits, options.schedulerOptions)));
+    return s;
+  };
+
+  const call = async (provider: Provider, request: CompletionRequest, opts: CompleteOptions, key: string, signal?: AbortSignal) => {
+    const scheduler = schedulerFor(opts.scheduler ?? `${provider.name}|${sanitizeBaseURL(provider.baseURL ?? "")}|${request.model}`);
+    const estimate = opts.estimatedTokens ?? estimateTokens(request);
+    const timeoutMs = scheduler.limits.timeoutMs;
+    const response = await scheduler.run((s) => provider.complete(request, { signal: s, timeoutMs }), { estimatedTokens: estimate, signal });
+    scheduler.recordUsage(estimate, response.usage.inputTokens + response.usage.outputTokens);
+    usage.calls++;
+    usage.inputTokens += response.usage.inputTokens;
+    usage.outputTokens += response.usage.outputTokens;
+    usage.cachedInputTokens += response.usage.cachedInputTokens;
+    const price = opts.price ?? options.price;
+    if (price) usage.costUsd += costUsd(response.usage, price);
+    // The Cache contract says set never throws, but a paid answer must reach the caller regardless.
+    if (!opts.noCache) {
+      try {
+        cache.set(key, { response, createdAt: Date.now() });
+      } catch {
+        /* counted by the cache */
+      }
+    }
+    return response;
+  };
+
+  const complete = async (provider: Provider, request: CompletionRequest, opts: CompleteOptions = {}): Promise<CompleteResult> => {
+    const { signal } = opts;
+    if (signal?.aborted) throw aborted(signal);
+    const key = cacheKey({ provider: provider.name, baseURL: provider.baseURL, request, voteIndex: opts.voteIndex, extra: opts.keyExtra });
+    if (opts.noCache) return { response: await call(provider, request, opts, key, signal), cached: false, key };
+
+    const hit = cache.get(key);
+    if (hit) {
+      usage.cacheHits++;
+      return { response: hit.response, cached: true, key };
+    }
+    let flight = inflight.get(key);
+    if (flight) {
+      merged++;
+      usage.cacheHits++;
+      return { response: await join(flight, signal), cached: true, key };
+    }
+    const controller = new AbortController();
+    const promise = call(provider, request, opts, key, controller.signal).finally(() => {
+      if (inflight.get(key) === flight) inflight.delete(key);
+    });
+    promise.catch(() => {}); // every waiter may have left; the rejection is theirs, not unhandled
+    flight = { key, promise, controller, waiters: 0 };
+    inflight.set(key, flight);
+    return { response: await join(flight, signal), cached: false, key };
+  };
+
+  // A waiter's abort rejects only that waiter; the shared call is aborted when no one waits any more.
+  const join = (flight: Flight, signal?: AbortSignal): Promise<CompletionResponse> => {
+    flight.waiters++;
+    if (!signal) return flight.promise;
+    return new Promise<CompletionResponse>((resolve, reject) => {
+      const onAbort = () => {
+        if (--flight.waiters === 0) {
+          if (inflight.get(flight.key) === flight) inflight.delete(flight.key); // newcomers start afresh
+          flight.controller.abort(aborted(signal));
+        }
+        reject(aborted(signal));
+      };
+      const off = abortCallbacks.add(signal, onAbort);
+      flight.promise.then(
+        (r) => {
+          off();
+          resolve(r);
+        },
+        (e: unknown) => {
+          off();
+          reject(e);
+        },
+      );
+    });
+  };
+
+  return {
+    complete,
+    schedulerFor,
+    cache,
+    stats: () => ({
+      usage: { ...usage },
+      merged,
+      schedulers: Object.fromEntries([...schedulers].map(([id, s]) => [id, s.stats])),
+      cache: { ...cache.stats },
+    }),
+    close: () => cache.close(),
+  };
+}

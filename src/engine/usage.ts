@@ -1,0 +1,44 @@
+import type { CompletionRequest, TokenUsage } from "../judge/providers/types.js";
+
+/** USD per million tokens (the judge file's `price`, whose extra fields are ignored here). */
+export interface TokenPrice {
+  input: number;
+  output: number;
+  /** Price of input tokens served from the provider's prompt cache; defaults to `input`. */
+  cached_input?: number;
+}
+
+/**
+ * Estimated cost in USD of one response. `inputTokens` is taken to include `cachedInputTokens`
+ * (OpenAI's convention: prompt_tokens counts cached ones), so cached ones are billed at
+ * `cached_input` instead of `input`. Anthropic's `input_tokens` excludes cache reads: its adapter
+ * must report their sum, or cached tokens are under-counted here.
+ * @example
+ * costUsd({ inputTokens: 1000, outputTokens: 50, cachedInputTokens: 800 }, { input: 2.5, output: 10, cached_input: 1.25 })
+ */
+export function costUsd(usage: TokenUsage, price: TokenPrice): number {
+  const cached = Math.min(usage.cachedInputTokens, usage.inputTokens);
+  const fresh = usage.inputTokens - cached;
+  return (fresh * price.input + cached * (price.cached_input ?? price.input) + usage.outputTokens * price.output) / 1e6;
+}
+
+/**
+ * A rough token count of a request for the tpm bucket before the call (~4 characters a token,
+ * plus `maxTokens` since providers reserve it); corrected with the real usage afterwards.
+ */
+export function estimateTokens(request: CompletionRequest): number {
+  let chars = textLength(request.system);
+  for (const m of request.messages) {
+    chars += textLength(m.content);
+    for (const call of m.toolCalls ?? []) chars += call.name.length + call.arguments.length;
+  }
+  if (request.jsonSchema) chars += JSON.stringify(request.jsonSchema.schema).length;
+  if (request.tools) chars += JSON.stringify(request.tools).length;
+  return Math.ceil(chars / 4) + (request.maxTokens ?? 0);
+}
+
+function textLength(content: string | { text: string }[] | undefined): number {
+  if (content === undefined) return 0;
+  if (typeof content === "string") return content.length;
+  return content.reduce((n, p) => n + p.text.length, 0);
+}

@@ -1,0 +1,49 @@
+import { openCache } from "../engine/cache/index.js";
+import { createEngine, type Engine } from "../engine/engine.js";
+import type { SchedulerLimits } from "../engine/types.js";
+import { JudgeConfigSchema, type JudgeConfig, type JudgeConfigInput } from "./config.js";
+import { createLLMJudge } from "./llm-judge.js";
+import { loadJudgeConfig } from "./load.js";
+import { createProvider } from "./providers/index.js";
+import type { Provider } from "./providers/types.js";
+import type { Judge } from "./types.js";
+
+export interface CreateJudgeOptions {
+  /** Share one engine (cache, schedulers) between judges and policies; otherwise the judge owns one. */
+  engine?: Engine;
+  /** The cache file for an engine the judge owns: a path, `false` memory only, `null` none. */
+  cache?: string | false | null;
+  /** Use this provider instead of building one from the config (tests, custom adapters). */
+  provider?: Provider;
+}
+
+/** A judge that also exposes the engine it calls through (for stats). */
+export type EngineJudge = Judge & { readonly engine: Engine; readonly config: JudgeConfig };
+
+/** The scheduler limits a judge configuration asks for. */
+export function limitsOf(config: JudgeConfig): SchedulerLimits {
+  return { maxConcurrency: config.max_concurrency, rpm: config.rpm, tpm: config.tpm, maxRetries: config.max_retries, timeoutMs: config.timeout_ms };
+}
+
+/**
+ * Builds an LLM judge from a configuration object or a judge file (path or packaged id).
+ * @example const judge = createJudge("judges/openai-small.yaml"); await score(rubric, samples, { judge })
+ */
+export function createJudge(configOrPath: JudgeConfigInput | string, options: CreateJudgeOptions = {}): EngineJudge {
+  const config = typeof configOrPath === "string" ? loadJudgeConfig(configOrPath) : JudgeConfigSchema.parse(configOrPath);
+  const baseURL = Array.isArray(config.base_url) ? config.base_url[0] : config.base_url;
+  const provider = options.provider ?? createProvider({ provider: config.provider, base_url: baseURL, api_key_env: config.api_key_env, timeout_ms: config.timeout_ms });
+  const owned = options.engine === undefined;
+  const engine = options.engine ?? createEngine({ cache: openCache({ path: options.cache }), limits: limitsOf(config), price: config.price });
+  const id = config.id ?? `${config.provider}:${config.model}`;
+  engine.schedulerFor(id, limitsOf(config));
+  const judge = createLLMJudge(config, { engine, provider, id });
+  return {
+    ...judge,
+    engine,
+    config,
+    close: () => {
+      if (owned) engine.close();
+    },
+  };
+}

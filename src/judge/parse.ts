@@ -1,0 +1,127 @@
+import { RubricateError } from "../errors.js";
+import type { CompletionResponse, TokenLogprob } from "./providers/types.js";
+
+/** One parsed answer: the reason the judge gave and its verdict, with P(yes) when logprobs allow. */
+export interface ParsedAnswer {
+  reason: string;
+  verdict: boolean;
+  probability?: number;
+}
+
+/**
+ * Reads a batched answer. Returns the well-formed answers by id and the ids that were missing,
+ * duplicated or malformed (to be re-asked one at a time). Never guesses a verdict.
+ */
+export function parseBatched(response: CompletionResponse, ids: string[]): { answers: Map<string, ParsedAnswer>; problems: Map<string, string> } {
+  const answers = new Map<string, ParsedAnswer>();
+  const problems = new Map<string, string>();
+  refuseRefusal(response);
+  const data = parseJsonText(response.text);
+  const list = isObject(data) && Array.isArray(data.answers) ? data.answers : Array.isArray(data) ? data : undefined;
+  if (!list) {
+    for (const id of ids) problems.set(id, `the judge's answer has no "answers" list${response.finishReason === "length" ? " (output truncated)" : ""}`);
+    return { answers, problems };
+  }
+  const probabilities = verdictProbabilities(response.logprobs);
+  const seen = new Map<string, number>();
+  list.forEach((entry: unknown, position: number) => {
+    if (!isObject(entry) || typeof entry.id !== "string") return;
+    seen.set(entry.id, (seen.get(entry.id) ?? 0) + 1);
+    const verdict = readVerdict(entry.verdict);
+    if (verdict === undefined) {
+      problems.set(entry.id, `malformed verdict ${JSON.stringify(entry.verdict)} for "${entry.id}"`);
+      return;
+    }
+    const answer: ParsedAnswer = { reason: typeof entry.reason === "string" ? entry.reason : "", verdict };
+    // Logprob positions follow the order of verdicts in the text, which is the order of the list.
+    if (probabilities.length === list.length && probabilities[position] !== undefined) answer.probability = probabilities[position];
+    answers.set(entry.id, answer);
+  });
+  for (const id of ids) {
+    if ((seen.get(id) ?? 0) > 1) {
+      answers.delete(id);
+      problems.set(id, `"${id}" answered ${seen.get(id)} times`);
+    } else if (!seen.has(id)) problems.set(id, `no answer for "${id}"`);
+  }
+  for (const id of answers.keys()) if (!ids.includes(id)) answers.delete(id);
+  return { answers, problems };
+}
+
+/** Reads a single-question answer; throws `JUDGE_PARSE` (retryable by the judge) when it cannot. */
+export function parseSingle(response: CompletionResponse): ParsedAnswer {
+  refuseRefusal(response);
+  const data = parseJsonText(response.text);
+  const entry = isObject(data) && isObject(data.answers) ? data.answers : isObject(data) && Array.isArray(data.answers) && data.answers.length === 1 ? data.answers[0] : data;
+  const verdict = isObject(entry) ? readVerdict(entry.verdict) : undefined;
+  if (!isObject(entry) || verdict === undefined) {
+    throw new RubricateError("JUDGE_PARSE", `cannot read a verdict from the judge's answer${response.finishReason === "length" ? " (output truncated)" : ""}: ${preview(response.text)}`, { retryable: true });
+  }
+  const answer: ParsedAnswer = { reason: typeof entry.reason === "string" ? entry.reason : "", verdict };
+  const [probability] = verdictProbabilities(response.logprobs);
+  if (probability !== undefined) answer.probability = probability;
+  return answer;
+}
+
+function refuseRefusal(response: CompletionResponse): void {
+  if (response.finishReason === "refusal" || response.refusal) {
+    throw new RubricateError("JUDGE_REFUSAL", `the judge refused to answer: ${preview(response.refusal ?? response.text)}`, { retryable: true });
+  }
+}
+
+/** JSON from a text that may wrap it in a code fence or prose; undefined when there is none. */
+export function parseJsonText(text: string): unknown {
+  const candidates = [text, /```(?:json)?\s*\n?([\s\S]*?)```/i.exec(text)?.[1], sliceBraces(text)];
+  for (const candidate of candidates) {
+    if (candidate === undefined) continue;
+    try {
+      return JSON.parse(candidate.trim());
+    } catch {
+      // try the next reading
+    }
+  }
+  return undefined;
+}
+
+function sliceBraces(text: string): string | undefined {
+  const start = text.indexOf("{");
+  const end = text.lastIndexOf("}");
+  return start >= 0 && end > start ? text.slice(start, end + 1) : undefined;
+}
+
+function readVerdict(value: unknown): boolean | undefined {
+  if (typeof value === "boolean") return value;
+  if (typeof value === "string") {
+    const v = value.trim().toLowerCase();
+    if (v === "yes" || v === "true") return true;
+    if (v === "no" || v === "false") return false;
+  }
+  return undefined;
+}
+
+/**
+ * P(yes) for each verdict value in the output, in order: the top-logprob mass on "true" renormalised
+ * against "false" at the token that starts each verdict value.
+ */
+export function verdictProbabilities(logprobs: TokenLogprob[] | undefined): (number | undefined)[] {
+  if (!logprobs?.length) return [];
+  const out: (number | undefined)[] = [];
+  let text = "";
+  for (const token of logprobs) {
+    if (/"verdict"\s*:\s*$/.test(text) && /^\s*(true|false|t|f)/i.test(token.token)) {
+      const top = token.top?.length ? token.top : [{ token: token.token, logprob: token.logprob }];
+      let yes = 0;
+      let no = 0;
+      for (const t of top) {
+        const word = t.token.trim().toLowerCase();
+        if (word.length > 0 && "true".startsWith(word)) yes += Math.exp(t.logprob);
+        else if (word.length > 0 && "false".startsWith(word)) no += Math.exp(t.logprob);
+      }
+      out.push(yes + no > 0 ? yes / (yes + no) : undefined);
+    }
+    text += token.token;
+  }
+  return out;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const preview = (text: string) => JSON.stringify(text.length > 200 ? `${text.slice(0, 200)}…` : text);

@@ -1,0 +1,37 @@
+import type { Example, Rubric } from "../rubric/schema.js";
+import type { Sample, Usage, VerdictOrError } from "../types.js";
+
+/** One binary question for a judge, its `{{variables}}` already filled from the sample. */
+export interface JudgeQuestion {
+  id: string;
+  question: string;
+  examples?: Example[];
+  /** Part of the cache key: bump a criterion's version to re-ask it. */
+  version?: string | number;
+}
+
+/** What a judge is asked about one sample. */
+export interface JudgeRequest {
+  rubric: Pick<Rubric, "id" | "description" | "context" | "inputs" | "response_field">;
+  sample: Sample;
+  questions: JudgeQuestion[];
+}
+
+/** A judge's answers for one request: one entry per question id, and what it cost. */
+export interface JudgeAnswer {
+  verdicts: Map<string, VerdictOrError>;
+  usage: Usage;
+}
+
+/**
+ * Anything that answers binary questions about a sample: an LLM judge over a provider, or a
+ * scripted one in tests. Never answers a question it could not parse with "no": that is an error.
+ */
+export interface Judge {
+  readonly id: string;
+  answer(request: JudgeRequest, options?: { signal?: AbortSignal }): Promise<JudgeAnswer>;
+  /** Totals since the judge was created. */
+  usage(): Usage;
+  /** Releases the cache and timers the judge owns. */
+  close?(): void | Promise<void>;
+}

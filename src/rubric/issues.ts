@@ -1,0 +1,99 @@
+import type { z } from "zod";
+import { CheckSchema, CriterionSchema, ExampleSchema, RubricSchema, ScoringSchema } from "./schema.js";
+
+/** A schema problem at a path inside the document. */
+export interface PathIssue {
+  path: PropertyKey[];
+  message: string;
+  /** Point at this key of the map at `path` rather than at the map. */
+  key?: string;
+}
+
+const CHECK_KINDS = ["regex", "contains", "not_contains", "equals", "json_schema", "number", "length", "custom"] as const;
+
+/** Turns zod issues into messages people can act on, with "did you mean" for misspelt keys. */
+export function explainIssues(error: z.ZodError, data: unknown, keysAt: (path: PropertyKey[]) => string[] | undefined = knownKeys): PathIssue[] {
+  const out: PathIssue[] = [];
+  for (const issue of error.issues) {
+    const path = issue.path as PropertyKey[];
+    if (issue.code === "unrecognized_keys") {
+      for (const key of issue.keys) {
+        const known = keysAt(path);
+        const hint = known ? suggestion(key, known) : "";
+        out.push({ path, key, message: `unknown key "${key}"${hint}` });
+      }
+    } else if (issue.code === "invalid_union" && isCheckPath(path)) {
+      out.push(...explainCheck(valueAt(data, path), path));
+    } else if (issue.code === "invalid_type" && valueAt(data, path) === undefined) {
+      out.push({ path: path.slice(0, -1), message: `missing required key "${String(path.at(-1))}"` });
+    } else {
+      const where = path.length > 0 ? `${path.map(String).join(".")}: ` : "";
+      out.push({ path, message: `${where}${issue.message}` });
+    }
+  }
+  return out;
+}
+
+function explainCheck(check: unknown, path: PropertyKey[]): PathIssue[] {
+  if (typeof check !== "object" || check === null || Array.isArray(check)) {
+    return [{ path, message: `a check is a mapping with one of: ${CHECK_KINDS.join(", ")}` }];
+  }
+  const kinds = CHECK_KINDS.filter((k) => k in check);
+  if (kinds.length === 0) {
+    const first = Object.keys(check)[0] ?? "";
+    return [{ path, key: first || undefined, message: `unknown check kind "${first}"${suggestion(first, [...CHECK_KINDS])}; expected one of: ${CHECK_KINDS.join(", ")}` }];
+  }
+  if (kinds.length > 1) return [{ path, key: kinds[1], message: `a check has exactly one kind; found ${kinds.join(" and ")}` }];
+  const branch = CheckSchema.options.find((option) => kinds[0] in option.shape);
+  const result = branch?.safeParse(check);
+  if (!result || result.success) return [{ path, message: "invalid check" }];
+  return explainIssues(result.error, check).map((i) => ({ ...i, path: [...path, ...i.path] }));
+}
+
+function isCheckPath(path: PropertyKey[]): boolean {
+  return path.at(-1) === "check";
+}
+
+/** The value at a path in plain data, or undefined. */
+export function valueAt(data: unknown, path: readonly PropertyKey[]): unknown {
+  let current = data;
+  for (const part of path) {
+    if (current === null || typeof current !== "object") return undefined;
+    current = (current as Record<PropertyKey, unknown>)[part as string];
+  }
+  return current;
+}
+
+function knownKeys(path: PropertyKey[]): string[] | undefined {
+  const names = path.filter((p) => typeof p === "string");
+  const last = names.at(-1);
+  if (path.length === 0) return Object.keys(RubricSchema.shape);
+  if (last === "scoring") return Object.keys(ScoringSchema.shape);
+  if (last === "examples") return Object.keys(ExampleSchema.shape);
+  if (last === "criteria") return Object.keys(CriterionSchema.shape);
+  return undefined;
+}
+
+function suggestion(word: string, candidates: string[]): string {
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const c of candidates) {
+    const d = editDistance(word.toLowerCase(), c.toLowerCase());
+    if (d < bestDistance) [best, bestDistance] = [c, d];
+  }
+  return best !== undefined && bestDistance <= Math.max(2, Math.floor(word.length / 3)) ? ` (did you mean "${best}"?)` : "";
+}
+
+function editDistance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let previous = row[0];
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const saved = row[j];
+      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, previous + (a[i - 1] === b[j - 1] ? 0 : 1));
+      previous = saved;
+    }
+  }
+  return row[b.length];
+}

@@ -1,0 +1,18 @@
+import { z } from "zod";
+import { RubricSchema } from "./schema.js";
+
+/**
+ * The JSON Schema of rubric files, generated from the zod schema (the single source of truth).
+ * Editors use it through `# yaml-language-server: $schema=…/schema/rubric.schema.json`.
+ * @example writeFileSync("rubric.schema.json", JSON.stringify(rubricJsonSchema(), null, 2))
+ */
+export function rubricJsonSchema(): Record<string, unknown> {
+  const schema = z.toJSONSchema(RubricSchema, { io: "input", target: "draft-7" }) as Record<string, unknown>;
+  return {
+    $schema: "http://json-schema.org/draft-07/schema#",
+    $id: "https://rubricate.dev/schema/rubric.schema.json",
+    title: "rubricate rubric",
+    description: "A rubric: binary judge questions and code checks about a sample, turned into a reward.",
+    ...Object.fromEntries(Object.entries(schema).filter(([k]) => k !== "$schema")),
+  };
+}

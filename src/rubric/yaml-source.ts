@@ -1,0 +1,110 @@
+import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from "yaml";
+import { RubricateError, type SourceLocation } from "../errors.js";
+
+/** Largest rubric or config file we read, in bytes: a rubric is text an expert writes, not data. */
+export const MAX_YAML_BYTES = 1024 * 1024;
+/** Aliases a document may expand; a billion-laughs document needs far more. */
+export const MAX_ALIAS_COUNT = 100;
+
+/** A parsed YAML document that can point at the line and column of any path in it. */
+export interface YamlSource {
+  data: unknown;
+  filename?: string;
+  /** Location of the node at `path`, or of its nearest existing ancestor. */
+  locate(path: readonly PropertyKey[], options?: { key?: string }): SourceLocation;
+}
+
+/**
+ * Parses YAML text with limits: size, alias expansion, duplicate keys. Errors name file:line:col.
+ * @example parseYamlSource("id: x\n", { filename: "r.yaml" }).data // { id: "x" }
+ */
+export function parseYamlSource(text: string, options: { filename?: string; maxBytes?: number } = {}): YamlSource {
+  const filename = options.filename;
+  const maxBytes = options.maxBytes ?? MAX_YAML_BYTES;
+  const bytes = Buffer.byteLength(text, "utf8");
+  if (bytes > maxBytes) {
+    throw new RubricateError("YAML_TOO_LARGE", `file is ${bytes} bytes; the limit is ${maxBytes}`, { location: { file: filename } });
+  }
+  const lineCounter = new LineCounter();
+  let doc: Document.Parsed;
+  try {
+    doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false, strict: true, stringKeys: true });
+  } catch (e) {
+    throw new RubricateError("YAML_SYNTAX", `cannot parse YAML: ${(e as Error).message}`, { location: { file: filename }, cause: e });
+  }
+  const at = (offset: number): SourceLocation => {
+    const { line, col } = lineCounter.linePos(offset);
+    return { file: filename, line, col };
+  };
+  if (doc.errors.length > 0) {
+    const issues = doc.errors.map((err) => ({ message: yamlMessage(err.message, err.code), location: at(err.pos[0]) }));
+    throw new RubricateError("YAML_SYNTAX", joinIssues(issues), { location: issues[0].location, issues });
+  }
+  let data: unknown;
+  try {
+    data = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+  } catch (e) {
+    const message = (e as Error).message;
+    if (/alias/i.test(message)) {
+      throw new RubricateError("YAML_ALIAS_LIMIT", `too many alias expansions (limit ${MAX_ALIAS_COUNT}); the file looks like an alias bomb`, {
+        location: { file: filename, line: 1, col: 1 },
+      });
+    }
+    throw new RubricateError("YAML_SYNTAX", `cannot read YAML: ${message}`, { location: { file: filename, line: 1, col: 1 }, cause: e });
+  }
+  return {
+    data,
+    filename,
+    locate(path, opts = {}) {
+      const node = nodeAt(doc, path, opts.key);
+      return node?.range ? at(node.range[0]) : { file: filename, line: 1, col: 1 };
+    },
+  };
+}
+
+function nodeAt(doc: Document.Parsed, path: readonly PropertyKey[], key?: string): Node | undefined {
+  let node: unknown = doc.contents;
+  let deepest: Node | undefined = doc.contents ?? undefined;
+  for (const part of path) {
+    const next = child(node, part);
+    if (next === undefined) return deepest;
+    node = next;
+    if (isNodeLike(next)) deepest = next;
+  }
+  if (key !== undefined && isMap(node)) {
+    const pair = node.items.find((p) => isPair(p) && isScalar(p.key) && String(p.key.value) === key);
+    if (pair && isNodeLike(pair.key)) return pair.key;
+  }
+  return deepest;
+}
+
+function child(node: unknown, part: PropertyKey): unknown {
+  if (isMap(node)) {
+    const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === String(part));
+    return pair?.value ?? (pair ? pair.key : undefined);
+  }
+  if (isSeq(node) && typeof part === "number") return node.items[part];
+  return undefined;
+}
+
+function isNodeLike(value: unknown): value is Node {
+  return typeof value === "object" && value !== null && "range" in value;
+}
+
+function yamlMessage(message: string, code: string): string {
+  const firstLine = message.split("\n")[0].replace(/ at line \d+, column \d+:?$/, "");
+  return code === "DUPLICATE_KEY" ? `duplicate key: ${firstLine}` : firstLine;
+}
+
+/** One message listing every issue, the first line carrying the first location. */
+export function joinIssues(issues: { message: string; location?: SourceLocation }[]): string {
+  return issues
+    .map((issue, i) => (i === 0 ? issue.message : `${formatLocation(issue.location)}${issue.message}`))
+    .join("\n");
+}
+
+/** "file:line:col: " or "" when there is no location. */
+export function formatLocation(loc?: SourceLocation): string {
+  if (!loc) return "";
+  return `${[loc.file ?? "<input>", loc.line, loc.col].filter((p) => p !== undefined).join(":")}: `;
+}

@@ -1,0 +1,199 @@
+import { getEventListeners } from "node:events";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { MemoryCache, openCache } from "../../src/engine/cache/index.js";
+import { createEngine } from "../../src/engine/engine.js";
+import type { SchedulerLimits } from "../../src/engine/types.js";
+import { RubricateError } from "../../src/errors.js";
+import type { CompletionRequest, CompletionResponse, Provider } from "../../src/judge/providers/types.js";
+
+const limits: SchedulerLimits = { maxConcurrency: 4, maxRetries: 2, timeoutMs: 5000, backoffBaseMs: 1, backoffMaxMs: 2 };
+const req = (q = "q1"): CompletionRequest => ({ model: "m", messages: [{ role: "user", content: q }], temperature: 0 });
+const answer = (text: string): CompletionResponse => ({ text, finishReason: "stop", usage: { inputTokens: 1000, outputTokens: 100, cachedInputTokens: 400 } });
+
+/** A fake provider: `impl` answers; calls are counted; each answer can be held until released. */
+function fakeProvider(impl: (r: CompletionRequest, n: number) => Promise<CompletionResponse> | CompletionResponse = (r) => answer(String(r.messages[0].content))) {
+  const p = {
+    name: "fake",
+    baseURL: "http://fake.test/v1",
+    calls: 0,
+    signals: [] as AbortSignal[],
+    complete: async (r: CompletionRequest, o?: { signal?: AbortSignal }) => {
+      p.signals.push(o!.signal!);
+      return impl(r, ++p.calls);
+    },
+  };
+  return p satisfies Provider;
+}
+const deferred = <T>() => {
+  let resolve!: (v: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+};
+
+describe("engine", () => {
+  it("pays once, then serves hits from the cache, with usage and cost totals", async () => {
+    const engine = createEngine({ cache: new MemoryCache(100), limits, price: { input: 2, output: 10, cached_input: 1 } });
+    const p = fakeProvider();
+    const a = await engine.complete(p, req());
+    const b = await engine.complete(p, req());
+    const c = await engine.complete(p, req("q2"));
+    expect([a.cached, b.cached, c.cached]).toEqual([false, true, false]);
+    expect(b.response).toEqual(a.response);
+    expect(p.calls).toBe(2);
+    const { usage, cache } = engine.stats();
+    expect(usage).toMatchObject({ calls: 2, cacheHits: 1, inputTokens: 2000, outputTokens: 200, cachedInputTokens: 800 });
+    expect(usage.costUsd).toBeCloseTo(2 * (600 * 2 + 400 * 1 + 100 * 10) / 1e6, 12);
+    expect(cache).toMatchObject({ hits: 1, misses: 2, writes: 2 });
+  });
+
+  it("separates votes and key extras, and noCache always pays", async () => {
+    const engine = createEngine({ cache: new MemoryCache(100), limits });
+    const p = fakeProvider();
+    await engine.complete(p, req(), { voteIndex: 0 });
+    await engine.complete(p, req(), { voteIndex: 1 });
+    await engine.complete(p, req(), { voteIndex: 1, keyExtra: { criterion: "c@2" } });
+    expect(p.calls).toBe(3);
+    const fresh = await engine.complete(p, req(), { voteIndex: 0, noCache: true });
+    expect(fresh.cached).toBe(false);
+    expect(p.calls).toBe(4);
+  });
+
+  it("merges 10 identical concurrent calls into one provider call", async () => {
+    const engine = createEngine({ cache: new MemoryCache(100), limits });
+    const gate = deferred<void>();
+    const p = fakeProvider(async (r) => {
+      await gate.promise;
+      return answer("merged");
+    });
+    const all = Promise.all(Array.from({ length: 10 }, () => engine.complete(p, req())));
+    gate.resolve();
+    const results = await all;
+    expect(p.calls).toBe(1);
+    expect(results.every((r) => r.response.text === "merged")).toBe(true);
+    expect(results.filter((r) => !r.cached)).toHaveLength(1);
+    expect(engine.stats()).toMatchObject({ merged: 9, usage: { calls: 1, cacheHits: 9 } });
+  });
+
+  it("never caches errors: followers share the leader's error, the next call pays again", async () => {
+    const engine = createEngine({ cache: new MemoryCache(100), limits });
+    const gate = deferred<void>();
+    const p = fakeProvider(async (_r, n) => {
+      await gate.promise;
+      if (n === 1) throw new RubricateError("PROVIDER_HTTP", "bad request", { status: 400 });
+      return answer("ok");
+    });
+    const all = Promise.allSettled(Array.from({ length: 5 }, () => engine.complete(p, req())));
+    gate.resolve();
+    const settled = await all;
+    expect(settled.every((s) => s.status === "rejected" && (s.reason as RubricateError).code === "PROVIDER_HTTP")).toBe(true);
+    expect(p.calls).toBe(1);
+    const again = await engine.complete(p, req());
+    expect(again).toMatchObject({ cached: false, response: { text: "ok" } });
+    expect(p.calls).toBe(2);
+    expect(engine.stats().usage.calls).toBe(1); // only the successful call is paid
+  });
+
+  it("retries retryable provider errors through the scheduler", async () => {
+    const engine = createEngine({ cache: new MemoryCache(100), limits });
+    const p = fakeProvider((r, n) => {
+      if (n < 3) throw new RubricateError("RATE_LIMITED", "429", { retryable: true, status: 429 });
+      return answer("third time");
+    });
+    expect((await engine.complete(p, req())).response.text).toBe("third time");
+    const s = Object.values(engine.stats().schedulers)[0];
+    expect(s).toMatchObject({ retries: 2, rateLimited: 2, succeeded: 1 });
+  });
+
+  it("one waiter's abort leaves the others served; the call is aborted only when all have left", async () => {
+    const engine = createEngine({ cache: new MemoryCache(100), limits });
+    const gate = deferred<void>();
+    const p = fakeProvider(async () => {
+      await gate.promise;
+      return answer("late");
+    });
+    const a1 = new AbortController();
+    const first = engine.complete(p, req(), { signal: a1.signal });
+    const second = engine.complete(p, req());
+    a1.abort();
+    await expect(first).rejects.toMatchObject({ code: "ABORTED" });
+    expect(p.signals[0].aborted).toBe(false);
+    gate.resolve();
+    expect((await second).response.text).toBe("late");
+
+    const gate2 = deferred<void>();
+    const q = fakeProvider(async () => {
+      await gate2.promise;
+      return answer("never");
+    });
+    const b1 = new AbortController();
+    const b2 = new AbortController();
+    const x = engine.complete(q, req("other"), { signal: b1.signal });
+    const y = engine.complete(q, req("other"), { signal: b2.signal });
+    b1.abort();
+    b2.abort();
+    await expect(x).rejects.toMatchObject({ code: "ABORTED" });
+    await expect(y).rejects.toMatchObject({ code: "ABORTED" });
+    expect(q.signals[0].aborted).toBe(true);
+    gate2.resolve();
+    // A newcomer after everyone left starts a fresh call rather than joining the aborted one.
+    expect((await engine.complete(q, req("other"))).cached).toBe(false);
+    expect(q.calls).toBe(2);
+  });
+
+  it("keeps separate schedulers (and limits) per id", async () => {
+    const engine = createEngine({ cache: openCache({ path: null }), limits });
+    engine.schedulerFor("judge", { ...limits, maxConcurrency: 1 });
+    engine.schedulerFor("policy", { ...limits, maxConcurrency: 3 });
+    let active = 0;
+    let max = 0;
+    const p = fakeProvider(async (r) => {
+      max = Math.max(max, ++active);
+      await new Promise((res) => setTimeout(res, 5));
+      active--;
+      return answer("x");
+    });
+    await Promise.all(Array.from({ length: 5 }, (_, i) => engine.complete(p, req(`j${i}`), { scheduler: "judge" })));
+    expect(max).toBe(1);
+    max = 0;
+    await Promise.all(Array.from({ length: 9 }, (_, i) => engine.complete(p, req(`p${i}`), { scheduler: "policy" })));
+    expect(max).toBe(3);
+    expect(Object.keys(engine.stats().schedulers).sort()).toEqual(["judge", "policy"]);
+  });
+
+  it("leaves no abort listener or timer behind over 10,000 calls sharing one signal", async () => {
+    const engine = createEngine({ cache: new MemoryCache(1000), limits: { ...limits, maxConcurrency: 64 } });
+    const p = fakeProvider();
+    const ac = new AbortController();
+    const timers = () => process.getActiveResourcesInfo().filter((r) => r === "Timeout").length;
+    const before = timers();
+    for (let round = 0; round < 10; round++) {
+      // half distinct (paid), half repeats of the same round (hits or merged)
+      await Promise.all(Array.from({ length: 1000 }, (_, i) => engine.complete(p, req(`r${round}-${i % 500}`), { signal: ac.signal })));
+    }
+    expect(getEventListeners(ac.signal, "abort")).toHaveLength(0);
+    expect(timers()).toBeLessThanOrEqual(before);
+    expect(engine.stats().usage).toMatchObject({ calls: 5000, cacheHits: 5000 });
+    expect(Object.values(engine.stats().schedulers)[0]).toMatchObject({ inFlight: 0, queued: 0 });
+  });
+
+  it("a re-run over the same SQLite file pays nothing for what was answered", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "rubricate-engine-"));
+    try {
+      const path = join(dir, "c.db");
+      const p = fakeProvider();
+      const first = createEngine({ cache: openCache({ path }), limits });
+      await Promise.all(Array.from({ length: 20 }, (_, i) => first.complete(p, req(`q${i}`))));
+      first.close();
+      const second = createEngine({ cache: openCache({ path }), limits });
+      await Promise.all(Array.from({ length: 25 }, (_, i) => second.complete(p, req(`q${i}`))));
+      expect(second.stats().usage).toMatchObject({ calls: 5, cacheHits: 20 });
+      expect(p.calls).toBe(25);
+      second.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
