@@ -99,7 +99,7 @@ export function calibrationMarkdown(results: readonly CalibrationResult[], extra
     if (agree.length) blocks.push(mdHeading("Human agreement (the ceiling)", 3), markdownTable(agree, agreeColumns));
     const p = r.overall.probability;
     if (p) {
-      const t = (s: typeof p.youden) => (s ? `threshold ${formatNumber(s.threshold)} → accuracy ${formatNumber(s.metrics.accuracy)}, balanced F1 ${formatNumber(s.metrics.balancedF1)}` : "n/a");
+      const t = (s: typeof p.youden) => (s ? `threshold ${formatNumber(s.threshold)} (J = ${formatNumber(s.youdenJ)}) → accuracy ${formatNumber(s.metrics.accuracy)}, balanced F1 ${formatNumber(s.metrics.balancedF1)}` : "n/a");
       blocks.push(mdHeading("Probabilities", 3), mdList([`n = ${p.n}, ECE ${formatNumber(p.ece)}, Brier ${formatNumber(p.brier)}`, `Youden's J: ${t(p.youden)}`, `matching human prevalence: ${t(p.prevalenceMatch)}`]));
     }
     if (r.warnings.length) blocks.push(mdHeading("Warnings", 3), mdList(r.warnings));

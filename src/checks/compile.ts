@@ -15,13 +15,23 @@ export function compileJsonSchema(schema: Record<string, unknown>): ValidateFunc
   let validate = validators.get(key);
   if (!validate) {
     try {
-      validate = ajv.compile(schema);
+      validate = compileWith(ajv, schema);
     } catch (e) {
       throw new RubricateError("SCHEMA", `invalid JSON Schema: ${(e as Error).message}`, { cause: e });
     }
     validators.set(key, validate);
   }
   return validate;
+}
+
+/** Compiles on the shared instance; a schema whose `$id` another (different) schema already took gets an instance of its own. */
+function compileWith(shared: Ajv, schema: Record<string, unknown>): ValidateFunction {
+  try {
+    return shared.compile(schema);
+  } catch (e) {
+    if (!/already exists/.test((e as Error).message)) throw e;
+    return addFormats(new Ajv({ allErrors: true, strict: false })).compile(schema);
+  }
 }
 
 /** A compiled regular expression, cached; the `g` and `y` flags are dropped so `test` has no state. */
@@ -32,7 +42,7 @@ export function compileRegex(pattern: string, flags = ""): RegExp {
     try {
       regex = new RegExp(pattern, flags.replace(/[gy]/g, ""));
     } catch (e) {
-      throw new RubricateError("SCHEMA", `invalid regular expression /${pattern}/: ${(e as Error).message}`, { cause: e });
+      throw new RubricateError("SCHEMA", `invalid regular expression /${pattern}/: ${(e as Error).message.replace(/^Invalid regular expression: \/.*\/[a-z]*: /s, "")}`, { cause: e });
     }
     regexes.set(key, regex);
   }

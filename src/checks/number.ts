@@ -14,6 +14,8 @@ export function parseNumber(written: string): number {
  * @example extractNumber("so x = 12, and the answer is \\boxed{1,024}") // 1024
  */
 export function extractNumber(text: string, pick: "last" | "first" | "boxed" | undefined): number | undefined {
+  // LaTeX fractions (\frac{3}{4}, \dfrac, \tfrac) as written fractions, so "\boxed{\frac{3}{4}}" is 0.75, not 4.
+  text = text.replace(/\\[dt]?frac\{\s*([-−]?[\d.,]+)\s*\}\s*\{\s*([\d.,]+)\s*\}/g, "$1/$2");
   const boxed = [...text.matchAll(/\\boxed\{([^{}]*)\}/g)].map((m) => m[1]);
   if (boxed.length > 0 && pick !== "first" && pick !== "last") {
     const inside = boxed.at(-1)!.match(NUMBER);

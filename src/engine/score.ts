@@ -121,7 +121,24 @@ function prepareCriteria(rubric: Rubric, sample: Sample): Criterion[] | Rubricat
     ids.add(c.id);
   }
   for (const c of extra) if (c.when !== undefined && !ids.has(c.when)) return new RubricateError("WHEN_MISSING", `sample criterion "${c.id}" has when: ${c.when}, which names no criterion`);
-  return [...rubric.criteria, ...extra];
+  const all = [...rubric.criteria, ...extra];
+  // A cycle would leave criteria waiting on each other forever: one sample's error, not the whole run's.
+  const cycle = whenCycle(all);
+  if (cycle) return new RubricateError("WHEN_CYCLE", `sample criteria form a \`when\` cycle: ${cycle.join(" -> ")}`);
+  return all;
+}
+
+function whenCycle(criteria: Criterion[]): string[] | undefined {
+  const parent = new Map(criteria.filter((c) => c.when !== undefined).map((c) => [c.id, c.when!]));
+  for (const start of parent.keys()) {
+    const path = [start];
+    for (let current = parent.get(start); current !== undefined; current = parent.get(current)) {
+      if (current === start) return [...path, start];
+      if (path.includes(current)) break;
+      path.push(current);
+    }
+  }
+  return undefined;
 }
 
 function sampleError(error: RubricateError, sample: Sample, policy: ErrorPolicy): ScoreResult {

@@ -11,6 +11,10 @@ export type { DiffLine } from "./diff.js";
 export { loadState } from "./state.js";
 export type { OptimizeState } from "./state.js";
 export { Rng } from "./rng.js";
-export type * from "./types.js";
+export type {
+  Candidate, EvalResult, Evaluate, ReflectiveRecord, Reflect, StopConditions, ProposalFailure, ProgressEvent,
+  CandidateRecord, CurvePoint, StopReason, FailedProposal, OptimizeResult, OptimizeOptions,
+} from "./types.js";
+export { progressLine } from "./progress.js";
 export { reportMarkdown, reportHtml, lineageLines, bestDiffs } from "./report.js";
 export type { ReportOptions } from "./report.js";

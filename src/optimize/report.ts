@@ -71,7 +71,7 @@ export function reportMarkdown(result: OptimizeResult, opts: ReportOptions = {})
   const curve = [...result.curve.map((p) => ({ ...p, run: opts.name ?? "GEPA" })), ...(opts.baseline?.result.curve.map((p) => ({ ...p, run: opts.baseline!.name })) ?? [])];
   return mdJoin([
     mdHeading(opts.title ?? "GEPA run", 1),
-    markdownTable(rows, [{ label: "", value: "k" }, { label: "", value: "v" }]),
+    markdownTable(rows, [{ label: "measure", value: "k" }, { label: "value", value: "v" }]),
     result.warnings.length > 0 && `${mdHeading("Warnings")}\n\n${mdList(result.warnings)}`,
     mdHeading("Best valset score by metric calls"),
     markdownTable(curve, [{ label: "run", value: "run" }, { label: "metric calls", value: "metricCalls", numeric: true }, { label: "best mean score", value: "bestScore", numeric: true, format: (v) => formatNumber(v as number) }]),
@@ -113,7 +113,7 @@ export function reportHtml(result: OptimizeResult, opts: ReportOptions = {}): st
   if (opts.baseline) series.push({ name: opts.baseline.name, points: steps(opts.baseline.result.curve) });
   const diffs = bestDiffs(result);
   const sections: Section[] = [
-    { title: "Summary", html: table(summaryRows(result), [{ label: "", value: (r) => r[0] }, { label: "", value: (r) => r[1] }]) + result.warnings.map((w) => warning(w)).join("") },
+    { title: "Summary", html: table(summaryRows(result), [{ label: "measure", value: (r) => r[0] }, { label: "value", value: (r) => r[1] }]) + result.warnings.map((w) => warning(w)).join("") },
     { title: "Score curve", html: lineChart(series, { title: "Best mean valset score by metric calls", xLabel: "metric calls", yLabel: "best mean score", yMin: 0 }) },
     { title: "Lineage", html: lineageHtml(result) },
     { title: "Best text against the seed", html: diffs.length === 0 ? "<p>The best candidate is the seed.</p>" : diffs.map((d) => `<h3>${escapeHtml(d.component)}</h3>${diffHtml(d.lines)}`).join("") },

@@ -117,7 +117,8 @@ export class Run<I> {
     const index = s.candidates.length;
     s.candidates.push({ index, candidate, valScores: scores, meanScore: mean(scores), iteration: s.iteration, discoveredAtCalls: s.metricCalls, ...meta });
     s.front = removeDominated(instanceFronts(this.valScores), this.means);
-    if (this.bestScore > previousBest) s.lastImprovement = s.iteration;
+    // The seed counts as iteration 0; a child found during iteration t (0-based) as iteration t + 1.
+    if (this.bestScore > previousBest) s.lastImprovement = index === 0 ? 0 : s.iteration + 1;
     s.curve.push({ metricCalls: s.metricCalls, bestScore: this.bestScore });
     return index;
   }
@@ -238,7 +239,7 @@ function fingerprintOf<I>(o: OptimizeOptions<I>, algorithm: string): string {
     data = `${o.trainset.length}/${o.valset.length}`;
   }
   return hashJson({
-    algorithm, seed: candidateHash(o.seed), data, mb: o.minibatchSize ?? 3, rng: o.rngSeed ?? 0, tol: o.acceptTolerance ?? 0,
+    algorithm, seed: candidateHash(o.seed), components: Object.keys(o.seed), data, mb: o.minibatchSize ?? 3, rng: o.rngSeed ?? 0, tol: o.acceptTolerance ?? 0,
     perfect: o.perfectScore ?? 1, skip: o.skipPerfect ?? true, merge: o.useMerge ?? false, maxMerge: o.maxMergeInvocations ?? 5,
   });
 }

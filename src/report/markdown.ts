@@ -4,15 +4,17 @@ import { type Column, cellText, columnValue } from "./html.js";
 export { formatInterval, formatNumber, formatPercent } from "./format.js";
 
 /**
- * Escapes text for a markdown table cell: pipes, backslashes and newlines, and leading markup.
+ * Escapes text for a markdown table cell: pipes, backslashes, newlines, emphasis/code/HTML marks, link brackets.
  * @example escapeMarkdownCell("a|b\nc") // "a\\|b c"
  */
 export function escapeMarkdownCell(text: unknown): string {
-  return String(text ?? "")
+  const s = String(text ?? "")
     .replace(/\\/g, "\\\\")
     .replace(/\|/g, "\\|")
     .replace(/\r?\n|\r/g, " ")
-    .replace(/([`*_[\]<>])/g, "\\$1");
+    .replace(/([`*<>])/g, "\\$1")
+    .replace(/(^|[^A-Za-z0-9])_|_(?=[^A-Za-z0-9]|$)/g, (m) => m.replace("_", "\\_"));
+  return s.includes("](") ? s.replace(/([[\]])/g, "\\$1") : s;
 }
 
 /**

@@ -26,6 +26,9 @@ export function explainIssues(error: z.ZodError, data: unknown, keysAt: (path: P
       out.push(...explainCheck(valueAt(data, path), path));
     } else if (issue.code === "invalid_type" && valueAt(data, path) === undefined) {
       out.push({ path: path.slice(0, -1), message: `missing required key "${String(path.at(-1))}"` });
+    } else if (issue.code === "custom") {
+      // Our own refinements carry a complete message; the location already names the criterion.
+      out.push({ path, message: issue.message });
     } else {
       const where = path.length > 0 ? `${path.map(String).join(".")}: ` : "";
       out.push({ path, message: `${where}${issue.message}` });

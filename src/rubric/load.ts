@@ -1,5 +1,5 @@
 import { readFileSync, statSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { dirname, isAbsolute, relative as relativePath, resolve } from "node:path";
 import { RubricateError, type SourceLocation } from "../errors.js";
 import { validateCheckDefinition } from "../checks/validate.js";
 import { explainIssues, valueAt } from "./issues.js";
@@ -95,7 +95,9 @@ function resolveExtends(file: RubricFile, source: YamlSource, options: ParseOpti
     } catch {
       fail("EXTENDS_NOT_FOUND", [{ message: `extends "${relative}": no such file (resolved to ${target})`, location }]);
     }
-    return loadWithStack(target, { maxBytes: options.maxBytes }, [...stack, here]);
+    // Errors inside the extended file name it as the user would (relative to the cwd when under it).
+    const shown = relativePath(process.cwd(), target);
+    return loadWithStack(shown && !shown.startsWith("..") && !isAbsolute(shown) ? shown : target, { maxBytes: options.maxBytes }, [...stack, here]);
   });
 }
 

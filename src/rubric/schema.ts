@@ -76,8 +76,11 @@ export const CriterionSchema = z
     examples: z.array(ExampleSchema).optional(),
     version: z.union([z.number(), z.string()]).optional().describe("Bump to invalidate cached verdicts"),
   })
-  .refine((c) => (c.question === undefined) !== (c.check === undefined), {
-    message: "a criterion needs exactly one of `question` or `check`",
+  .refine((c) => c.question === undefined || c.check === undefined, {
+    message: "a criterion has both `question` and `check`; keep one (a question for the judge, or a check answered by code)",
+  })
+  .refine((c) => c.question !== undefined || c.check !== undefined, {
+    message: "a criterion needs a `question` (for the judge) or a `check` (answered by code)",
   });
 export type Criterion = z.infer<typeof CriterionSchema>;
 export type CriterionInput = z.input<typeof CriterionSchema>;

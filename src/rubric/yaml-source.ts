@@ -1,4 +1,4 @@
-import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from "yaml";
+import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, visit, type Document, type Node, type Scalar, type YAMLError } from "yaml";
 import { RubricateError, type SourceLocation } from "../errors.js";
 
 /** Largest rubric or config file we read, in bytes: a rubric is text an expert writes, not data. */
@@ -37,7 +37,10 @@ export function parseYamlSource(text: string, options: { filename?: string; maxB
     return { file: filename, line, col };
   };
   if (doc.errors.length > 0) {
-    const issues = doc.errors.map((err) => ({ message: yamlMessage(err.message, err.code), location: at(err.pos[0]) }));
+    const issues = doc.errors.map((err) => {
+      const { message, offset } = explainYamlError(doc, err);
+      return { message, location: at(offset) };
+    });
     throw new RubricateError("YAML_SYNTAX", joinIssues(issues), { location: issues[0].location, issues });
   }
   let data: unknown;
@@ -46,8 +49,10 @@ export function parseYamlSource(text: string, options: { filename?: string; maxB
   } catch (e) {
     const message = (e as Error).message;
     if (/alias/i.test(message)) {
+      let firstAlias: number | undefined;
+      visit(doc, { Alias: (_key, node) => (firstAlias ??= node.range?.[0], visit.BREAK) });
       throw new RubricateError("YAML_ALIAS_LIMIT", `too many alias expansions (limit ${MAX_ALIAS_COUNT}); the file looks like an alias bomb`, {
-        location: { file: filename, line: 1, col: 1 },
+        location: firstAlias === undefined ? { file: filename, line: 1, col: 1 } : at(firstAlias),
       });
     }
     throw new RubricateError("YAML_SYNTAX", `cannot read YAML: ${message}`, { location: { file: filename, line: 1, col: 1 }, cause: e });
@@ -94,6 +99,22 @@ function isNodeLike(value: unknown): value is Node {
 function yamlMessage(message: string, code: string): string {
   const firstLine = message.split("\n")[0].replace(/ at line \d+, column \d+:?$/, "");
   return code === "DUPLICATE_KEY" ? `duplicate key: ${firstLine}` : firstLine;
+}
+
+/** A YAML error's message and the offset to report: the repeated key by name, an unclosed quote where it opens. */
+function explainYamlError(doc: Document.Parsed, err: YAMLError): { message: string; offset: number } {
+  const offset = err.pos[0];
+  const scalars: Scalar[] = [];
+  visit(doc, { Scalar: (_key, node) => void scalars.push(node) });
+  if (err.code === "DUPLICATE_KEY") {
+    const key = scalars.find((s) => s.range?.[0] === offset);
+    if (key) return { message: `duplicate key "${String(key.value)}" (keys of a mapping must be unique)`, offset };
+  }
+  if (err.code === "MISSING_CHAR" && /quote/.test(err.message)) {
+    const open = scalars.find((s) => (s.type === "QUOTE_DOUBLE" || s.type === "QUOTE_SINGLE") && s.range && s.range[0] <= offset && offset <= s.range[1]);
+    if (open?.range) return { message: `missing closing ${open.type === "QUOTE_DOUBLE" ? '"' : "'"} for the quoted string that starts here`, offset: open.range[0] };
+  }
+  return { message: yamlMessage(err.message, err.code), offset };
 }
 
 /** One message listing every issue, the first line carrying the first location. */

@@ -62,6 +62,16 @@ describe("GEPA end to end on a scripted policy", () => {
     }
   });
 
+  it("random search resumes to the same result too", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "gepa-"));
+    const whole = await randomSearch(base(2));
+    const ac = new AbortController();
+    const file = join(dir, "r.json");
+    await randomSearch({ ...base(2), stateFile: file, signal: ac.signal, onProgress: (e) => e.type === "iteration" && e.iteration === 3 && ac.abort() });
+    expect(JSON.stringify(await randomSearch({ ...base(2), stateFile: file, resume: true }))).toBe(JSON.stringify(whole));
+    await expect(optimize({ ...base(2), stateFile: file, resume: true })).rejects.toMatchObject({ code: "BAD_INPUT" });
+  });
+
   it("refuses to resume a state written by a different run", async () => {
     const file = join(mkdtempSync(join(tmpdir(), "gepa-")), "s.json");
     await optimize({ ...base(1), stateFile: file, stop: { maxIterations: 2 } });

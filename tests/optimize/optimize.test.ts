@@ -90,6 +90,8 @@ describe("optimize: acceptance and budget", () => {
     expect(res.budget.metricCalls).toBe(18);
     expect(res.iterations).toBe(2);
     expect(res.curve[0]).toEqual({ metricCalls: 2, bestScore: 0 });
+    const viaStop = await optimize({ ...world([fenced("y"), fenced("z")]).opts, stop: { maxMetricCalls: 12 } });
+    expect(viaStop.budget).toMatchObject({ metricCalls: 18, maxMetricCalls: 12 });
     expect(res.best.lineage[0]).toBe(0);
   });
 });
@@ -149,6 +151,11 @@ describe("optimize: stop conditions", () => {
     expect(res).toMatchObject({ stopReason: "no_improvement", iterations: 3 });
   });
 
+  it("a time limit (0 ms: stops before the first iteration)", async () => {
+    const w = world([fenced("y")]);
+    expect(await optimize({ ...w.opts, stop: { timeMs: 0 } })).toMatchObject({ stopReason: "time", iterations: 0 });
+  });
+
   it("a stop file", async () => {
     const dir = mkdtempSync(join(tmpdir(), "gepa-"));
     writeFileSync(join(dir, "STOP"), "");
@@ -168,5 +175,15 @@ describe("optimize: stop conditions", () => {
     const w = world([fenced("y")], "z");
     const res = await optimize({ ...w.opts, maxIdleIterations: 4 });
     expect(res).toMatchObject({ stopReason: "stalled", iterations: 5 });
+  });
+});
+
+describe("optimize: no-improvement counting", () => {
+  it("counts iterations since the last improvement, the improving one excluded", async () => {
+    const w = world([fenced("z"), fenced("x2")]);
+    const res = await optimize({ ...w.opts, stop: { noImprovementIterations: 2 } });
+    // iteration 1: z accepted, best 0 → 1; iterations 2 and 3 improve nothing (z aces every minibatch) → stop after 3
+    expect(kinds(w.events)).toEqual(["accepted", "skipped_perfect", "skipped_perfect"]);
+    expect(res).toMatchObject({ stopReason: "no_improvement", iterations: 3 });
   });
 });

@@ -46,3 +46,12 @@ describe("GEPA report", async () => {
     expect(reportHtml(evil)).not.toContain("<script>alert(1)");
   });
 });
+
+describe("progress lines", async () => {
+  const { progressLine } = await import("../../src/optimize/progress.js");
+  it("describe an iteration in one line", () => {
+    expect(progressLine({ type: "iteration", iteration: 3, kind: "accepted", parent: 1, child: 4, metricCalls: 90, reflectionCalls: 3, bestScore: 0.5 })).toBe(
+      "iter 3  accepted  #4 ← #1  best 0.500  calls 90  reflections 3",
+    );
+  });
+});

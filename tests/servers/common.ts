@@ -38,6 +38,7 @@ export type Reply =
       finishReason?: string;
       /** Explicit logprobs for the text's tokens; when absent and asked for, tokens are synthesised. */
       logprobs?: { token: string; logprob: number; top?: { token: string; logprob: number }[] }[];
+      /** Overrides the simulated usage; `cached` is OpenAI cached_tokens / Anthropic cache_read_input_tokens. */
       usage?: { input?: number; output?: number; cached?: number; cacheWrite?: number };
       /** Force this fault for this request (overrides the plan). */
       fault?: FaultKind;

@@ -113,7 +113,8 @@ export function fromAnthropicResponse(res: Message, jsonTool?: string): Completi
     finishReason,
     ...(refused ? { refusal: text || "refused" } : {}),
     usage: {
-      inputTokens: u?.input_tokens ?? 0,
+      // Anthropic's input_tokens excludes cache reads and writes; we report the total, as OpenAI does.
+      inputTokens: (u?.input_tokens ?? 0) + (u?.cache_read_input_tokens ?? 0) + (u?.cache_creation_input_tokens ?? 0),
       outputTokens: u?.output_tokens ?? 0,
       cachedInputTokens: u?.cache_read_input_tokens ?? 0,
       cacheWriteTokens: u?.cache_creation_input_tokens ?? 0,

@@ -42,7 +42,8 @@ describe("anthropic adapter: success", () => {
     srv.setBehavior({ respond: () => ({ text: "yes", usage: { input: 40, output: 3, cached: 900, cacheWrite: 100 } }) });
     const res = await provider.complete(ask());
     expect(res).toMatchObject({ text: "yes", finishReason: "stop", model: "claude-test" });
-    expect(res.usage).toEqual({ inputTokens: 40, outputTokens: 3, cachedInputTokens: 900, cacheWriteTokens: 100 });
+    // input_tokens (40) + cache reads (900) + cache writes (100): the total, as OpenAI reports it.
+    expect(res.usage).toEqual({ inputTokens: 1040, outputTokens: 3, cachedInputTokens: 900, cacheWriteTokens: 100 });
     const rec = srv.requests[0];
     expect(rec).toMatchObject({ method: "POST", path: "/v1/messages", apiKeySent: true });
     // SDK 1.x sends the key as a bearer token; older ones as x-api-key. Either way it is redacted.

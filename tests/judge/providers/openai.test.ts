@@ -135,6 +135,8 @@ describe("openai adapter: success", () => {
     expect(text).toBe("The sky is blue.");
     expect(finish).toBe("stop");
     expect(usage).toMatchObject({ prompt_tokens: expect.any(Number), completion_tokens: expect.any(Number) });
+  });
+
   it("streams tool calls the SDK's stream helper assembles, and a reset mid-stream fails the stream", async () => {
     srv.setBehavior({ respond: () => ({ toolCalls: [{ id: "call_s", name: "lookup", arguments: { q: "sky" } }] }) });
     const client = new OpenAI({ apiKey: KEY, baseURL: srv.url, maxRetries: 0 });

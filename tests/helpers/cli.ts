@@ -1,0 +1,45 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+/** The repository root, for running the CLI from sources. */
+export const ROOT = resolve(import.meta.dirname, "..", "..");
+const MAIN = join(ROOT, "src", "cli", "main.ts");
+
+/** A fresh temporary folder. */
+export const tempDir = (prefix = "rubricate-") => mkdtempSync(join(tmpdir(), prefix));
+
+/** Starts `rubricate <args>` from the sources in a child process. */
+export function spawnCli(args: string[], options: { env?: Record<string, string>; cwd?: string; input?: string } = {}): ChildProcess {
+  // One process (not the tsx wrapper, which forks): a SIGKILL must hit the process doing the work.
+  const child = spawn(process.execPath, ["--import", "tsx", MAIN, ...args], { cwd: options.cwd ?? ROOT, env: { ...process.env, ...options.env }, stdio: ["pipe", "pipe", "pipe"] });
+  if (options.input !== undefined) child.stdin!.end(options.input);
+  else child.stdin!.end();
+  return child;
+}
+
+/** Runs `rubricate <args>` to completion. */
+export function runCli(args: string[], options: Parameters<typeof spawnCli>[1] = {}): Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
+  const child = spawnCli(args, options);
+  let stdout = "";
+  let stderr = "";
+  child.stdout!.on("data", (d) => (stdout += d));
+  child.stderr!.on("data", (d) => (stderr += d));
+  return new Promise((done) => child.on("close", (code, signal) => done({ code, signal, stdout, stderr })));
+}
+
+/** Writes a judge file pointing at a local test server. */
+export function writeJudgeFile(dir: string, url: string, extra: Record<string, unknown> = {}): string {
+  const path = join(dir, "judge.yaml");
+  const config = { provider: "openai-compatible", base_url: url, model: "judge-model", api_key_env: "RUBRICATE_TEST_KEY", max_concurrency: 4, max_retries: 3, ...extra };
+  writeFileSync(path, Object.entries(config).map(([k, v]) => `${k}: ${JSON.stringify(v)}`).join("\n"));
+  return path;
+}
+
+/** Writes samples as JSONL. */
+export function writeJsonl(dir: string, name: string, rows: unknown[]): string {
+  const path = join(dir, name);
+  writeFileSync(path, rows.map((r) => JSON.stringify(r)).join("\n") + "\n");
+  return path;
+}
