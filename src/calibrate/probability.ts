@@ -83,35 +83,52 @@ export interface ThresholdSuggestion {
   metrics: Record<MetricName, number | null>;
 }
 
-/** Each distinct probability as a candidate threshold, plus one above them all (nobody passes). */
-function candidates(pairs: readonly ProbabilityPair[]): number[] {
-  const distinct = [...new Set(pairs.map((p) => p.probability))].sort((a, b) => a - b);
-  return [...distinct, Number.POSITIVE_INFINITY];
-}
-
-function suggestion(pairs: readonly ProbabilityPair[], threshold: number): ThresholdSuggestion {
-  const c = confusionAtThreshold(pairs, threshold);
+function suggestion(c: Confusion, threshold: number): ThresholdSuggestion {
   const metrics = allMetrics(c);
   const youdenJ = metrics.tpr === null || metrics.tnr === null ? null : metrics.tpr + metrics.tnr - 1;
   return { threshold, youdenJ, confusion: c, metrics };
 }
 
-/** Picks the best candidate by `score`; ties go to the threshold nearest 0.5, then the lower one. */
-function best(pairs: readonly ProbabilityPair[], score: (s: ThresholdSuggestion) => number | null): ThresholdSuggestion | null {
-  let chosen: ThresholdSuggestion | null = null;
+/**
+ * Sweeps every distinct probability as a threshold (plus one above them all: nobody passes),
+ * in one pass over the sorted items, and keeps the best by `score`; ties go to the threshold
+ * nearest 0.5, then the higher one.
+ */
+function best(pairs: readonly ProbabilityPair[], score: (c: Confusion) => number | null): ThresholdSuggestion | null {
+  const sorted = [...pairs].sort((a, b) => b.probability - a.probability);
+  const pos = sorted.filter((p) => p.human).length;
+  const neg = sorted.length - pos;
+  let chosen: { c: Confusion; t: number } | null = null;
   let chosenScore = Number.NEGATIVE_INFINITY;
-  for (const t of candidates(pairs)) {
-    const s = suggestion(pairs, t);
-    const v = score(s);
-    if (v === null) continue;
-    const closer = chosen !== null && Math.abs(t - 0.5) < Math.abs(chosen.threshold - 0.5);
+  const consider = (c: Confusion, t: number) => {
+    const v = score(c);
+    if (v === null) return;
+    const closer = chosen !== null && Math.abs(t - 0.5) < Math.abs(chosen.t - 0.5);
     if (v > chosenScore + 1e-12 || (Math.abs(v - chosenScore) <= 1e-12 && closer)) {
-      chosen = s;
+      chosen = { c: { ...c }, t };
       chosenScore = v;
     }
+  };
+  const c: Confusion = { tp: 0, fp: 0, tn: neg, fn: pos };
+  consider(c, Number.POSITIVE_INFINITY);
+  for (let i = 0; i < sorted.length; ) {
+    const t = sorted[i].probability;
+    for (; i < sorted.length && sorted[i].probability === t; i++) {
+      if (sorted[i].human) {
+        c.tp++;
+        c.fn--;
+      } else {
+        c.fp++;
+        c.tn--;
+      }
+    }
+    consider(c, t);
   }
-  return chosen;
+  const found = chosen as { c: Confusion; t: number } | null;
+  return found ? suggestion(found.c, found.t) : null;
 }
+
+const youdenOf = (c: Confusion): number | null => (c.tp + c.fn > 0 && c.tn + c.fp > 0 ? c.tp / (c.tp + c.fn) + c.tn / (c.tn + c.fp) - 1 : null);
 
 /**
  * The threshold maximising Youden's J (TPR + TNR − 1); null without both classes among the labels.
@@ -119,7 +136,7 @@ function best(pairs: readonly ProbabilityPair[], score: (s: ThresholdSuggestion)
  */
 export function youdenThreshold(pairs: readonly ProbabilityPair[]): ThresholdSuggestion | null {
   if (!pairs.some((p) => p.human) || !pairs.some((p) => !p.human)) return null;
-  return best(pairs, (s) => s.youdenJ);
+  return best(pairs, youdenOf);
 }
 
 /**
@@ -129,5 +146,5 @@ export function youdenThreshold(pairs: readonly ProbabilityPair[]): ThresholdSug
 export function prevalenceThreshold(pairs: readonly ProbabilityPair[], target?: number): ThresholdSuggestion | null {
   if (pairs.length === 0) return null;
   const goal = target ?? pairs.filter((p) => p.human).length / pairs.length;
-  return best(pairs, (s) => -Math.abs((s.metrics.passRate as number) - goal));
+  return best(pairs, (c) => -Math.abs((c.tp + c.fp) / pairs.length - goal));
 }

@@ -3,6 +3,7 @@ import { Command, CommanderError } from "commander";
 import { register as registerSchema } from "./commands/schema.js";
 import { register as registerScore } from "./commands/score.js";
 import { register as registerValidate } from "./commands/validate.js";
+import { register as registerMerge } from "./commands/merge.js";
 import { EXIT, packageVersion, reportError } from "./run.js";
 
 const program = new Command("rubricate")
@@ -11,7 +12,7 @@ const program = new Command("rubricate")
   .showHelpAfterError()
   .exitOverride();
 
-for (const register of [registerValidate, registerSchema, registerScore]) register(program);
+for (const register of [registerValidate, registerSchema, registerScore, registerMerge]) register(program);
 
 program.parseAsync(process.argv).catch((e: unknown) => {
   if (e instanceof CommanderError) {

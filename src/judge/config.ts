@@ -23,6 +23,7 @@ export const JudgeConfigSchema = z.strictObject({
   samples: z.number().int().positive().default(1),
   logprobs: z.boolean().default(false),
   max_concurrency: z.number().int().positive().default(8),
+  server_max_concurrency: z.number().int().positive().optional().describe("With several base_urls: requests in flight per server (default 16)"),
   rpm: z.number().positive().optional(),
   tpm: z.number().positive().optional(),
   timeout_ms: z.number().int().positive().default(60_000),

@@ -4,6 +4,7 @@ import type { SchedulerLimits } from "../engine/types.js";
 import { JudgeConfigSchema, type JudgeConfig, type JudgeConfigInput } from "./config.js";
 import { createLLMJudge } from "./llm-judge.js";
 import { loadJudgeConfig } from "./load.js";
+import { createFleetProvider } from "./providers/fleet.js";
 import { createProvider } from "./providers/index.js";
 import type { Provider } from "./providers/types.js";
 import type { Judge } from "./types.js";
@@ -18,7 +19,15 @@ export interface CreateJudgeOptions {
 }
 
 /** A judge that also exposes the engine it calls through (for stats). */
-export type EngineJudge = Judge & { readonly engine: Engine; readonly config: JudgeConfig };
+export type EngineJudge = Judge & { readonly engine: Engine; readonly config: JudgeConfig; readonly provider: Provider };
+
+/** The provider a config names; several `base_url`s make a fleet. */
+export function providerFor(config: JudgeConfig): Provider {
+  const urls = Array.isArray(config.base_url) ? config.base_url : [config.base_url];
+  const one = (base_url: string | undefined) => createProvider({ provider: config.provider, base_url, api_key_env: config.api_key_env, timeout_ms: config.timeout_ms });
+  if (urls.length === 1) return one(urls[0]);
+  return createFleetProvider(urls.map(one), { maxConcurrencyPerServer: config.server_max_concurrency });
+}
 
 /** The scheduler limits a judge configuration asks for. */
 export function limitsOf(config: JudgeConfig): SchedulerLimits {
@@ -31,8 +40,7 @@ export function limitsOf(config: JudgeConfig): SchedulerLimits {
  */
 export function createJudge(configOrPath: JudgeConfigInput | string, options: CreateJudgeOptions = {}): EngineJudge {
   const config = typeof configOrPath === "string" ? loadJudgeConfig(configOrPath) : JudgeConfigSchema.parse(configOrPath);
-  const baseURL = Array.isArray(config.base_url) ? config.base_url[0] : config.base_url;
-  const provider = options.provider ?? createProvider({ provider: config.provider, base_url: baseURL, api_key_env: config.api_key_env, timeout_ms: config.timeout_ms });
+  const provider = options.provider ?? providerFor(config);
   const owned = options.engine === undefined;
   const engine = options.engine ?? createEngine({ cache: openCache({ path: options.cache }), limits: limitsOf(config), price: config.price });
   const id = config.id ?? `${config.provider}:${config.model}`;
@@ -42,6 +50,7 @@ export function createJudge(configOrPath: JudgeConfigInput | string, options: Cr
     ...judge,
     engine,
     config,
+    provider,
     close: () => {
       if (owned) engine.close();
     },

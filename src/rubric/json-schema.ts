@@ -8,6 +8,9 @@ import { RubricSchema } from "./schema.js";
  */
 export function rubricJsonSchema(): Record<string, unknown> {
   const schema = z.toJSONSchema(RubricSchema, { io: "input", target: "draft-7" }) as Record<string, unknown>;
+  // zod refinements do not reach JSON Schema: say "exactly one of question or check" here, so editors flag both and neither.
+  const criterion = (schema.properties as Record<string, { items?: Record<string, unknown> }> | undefined)?.criteria?.items;
+  if (criterion) criterion.oneOf = [{ required: ["question"] }, { required: ["check"] }];
   return {
     $schema: "http://json-schema.org/draft-07/schema#",
     $id: "https://rubricate.dev/schema/rubric.schema.json",

@@ -49,12 +49,19 @@ function loadWithStack(path: string, options: Omit<ParseOptions, "filename">, st
 function readRubricText(absolute: string, shown: string, maxBytes = MAX_YAML_BYTES): string {
   let size: number;
   try {
-    size = statSync(absolute).size;
+    const stat = statSync(absolute);
+    // A directory (EISDIR) or a device such as /dev/zero (reads forever) is not a rubric file.
+    if (!stat.isFile()) throw Object.assign(new Error("not a regular file"), { code: stat.isDirectory() ? "EISDIR" : "not a regular file" });
+    size = stat.size;
   } catch (e) {
     throw new RubricateError("FILE_NOT_FOUND", `cannot read rubric file ${shown}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { cause: e });
   }
   if (size > maxBytes) throw new RubricateError("YAML_TOO_LARGE", `file is ${size} bytes; the limit is ${maxBytes}`, { location: { file: shown } });
-  return readFileSync(absolute, "utf8");
+  try {
+    return readFileSync(absolute, "utf8");
+  } catch (e) {
+    throw new RubricateError("FILE_NOT_FOUND", `cannot read rubric file ${shown}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { cause: e });
+  }
 }
 
 function parseWithStack(text: string, options: ParseOptions, stack: string[]): Rubric {
@@ -90,11 +97,13 @@ function resolveExtends(file: RubricFile, source: YamlSource, options: ParseOpti
       const chain = [...stack, here, target].map((p) => p.replace(`${process.cwd()}/`, "")).join(" -> ");
       fail("EXTENDS_CYCLE", [{ message: `extends cycle: ${chain}`, location }]);
     }
+    let isFile = false;
     try {
-      statSync(target);
+      isFile = statSync(target).isFile();
     } catch {
       fail("EXTENDS_NOT_FOUND", [{ message: `extends "${relative}": no such file (resolved to ${target})`, location }]);
     }
+    if (!isFile) fail("EXTENDS_NOT_FOUND", [{ message: `extends "${relative}": not a file (resolved to ${target})`, location }]);
     // Errors inside the extended file name it as the user would (relative to the cwd when under it).
     const shown = relativePath(process.cwd(), target);
     return loadWithStack(shown && !shown.startsWith("..") && !isAbsolute(shown) ? shown : target, { maxBytes: options.maxBytes }, [...stack, here]);

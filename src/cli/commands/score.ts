@@ -10,6 +10,8 @@ import { loadRubricSync } from "../../rubric/load.js";
 import type { Rubric } from "../../rubric/schema.js";
 import type { Sample } from "../../types.js";
 import { JsonlWriter, readJsonl } from "../io.js";
+import { parseShard, takeShard } from "../../engine/shard.js";
+import type { FleetMemberStats } from "../../judge/providers/fleet.js";
 import { Progress } from "../progress.js";
 import { EXIT, interruptSignal, positiveInt } from "../run.js";
 
@@ -23,6 +25,7 @@ interface ScoreFlags {
   dryRun?: boolean;
   quiet?: boolean;
   summaryJson?: string;
+  shard?: string;
 }
 
 /** `rubricate score <rubric> <samples.jsonl|-> [-o results.jsonl] [--judge j.yaml]`. */
@@ -42,6 +45,7 @@ export function register(program: Command): void {
     .option("--dry-run", "print the number of calls, tokens and cost a run would need, and call nothing")
     .option("-q, --quiet", "no progress and no summary on stderr")
     .option("--summary-json <file>", "also write the summary as JSON")
+    .option("--shard <i/n>", "score only shard i of n (every n-th sample); join the outputs with `rubricate merge`")
     .action(async (rubricPath: string, samplesPath: string, flags: ScoreFlags) => {
       process.exitCode = await runScore(rubricPath, samplesPath, flags);
     });
@@ -61,10 +65,15 @@ async function runScore(rubricPath: string, samplesPath: string, flags: ScoreFla
   const interrupt = interruptSignal();
   let interrupted = false;
   try {
-    const stream = scoreStream(rubric, readJsonl(samplesPath) as AsyncIterable<Sample>, { judge, concurrency: flags.concurrency, errors: flags.errors, order: flags.order, signal: interrupt.signal });
+    const shard = flags.shard ? parseShard(flags.shard) : undefined;
+    const rows = readJsonl(samplesPath) as AsyncIterable<Sample>;
+    const input = shard ? rowsOf(takeShard(rows, shard)) : rows;
+    const stream = scoreStream(rubric, input, { judge, concurrency: flags.concurrency, errors: flags.errors, order: flags.order, signal: interrupt.signal });
     let done = 0;
     for await (const result of stream) {
-      const { index, ...line } = result;
+      const { index: local, ...line } = result;
+      // Lines carry the sample's index in the whole input, so shards merge back in order.
+      const index = shard ? local * shard.count + shard.index - 1 : local;
       await writer.write({ index, ...line });
       summary.add(result);
       progress.update(++done, judge ? `calls ${judge.engine.stats().usage.calls}` : "");
@@ -82,6 +91,10 @@ async function runScore(rubricPath: string, samplesPath: string, flags: ScoreFla
   const finished = summary.finish();
   if (judge) finished.usage = { ...finished.usage, calls: judge.engine.stats().usage.calls };
   if (!flags.quiet) process.stderr.write(`${formatSummary(finished)}\n`);
+  const fleet = judge && "stats" in judge.provider ? (judge.provider as { stats(): FleetMemberStats[] }).stats() : undefined;
+  if (fleet && !flags.quiet) {
+    process.stderr.write(`fleet load: ${fleet.map((m) => `${m.baseURL} ${m.succeeded} ok / ${m.failed} failed${m.healthy ? "" : " (out)"}`).join("; ")}\n`);
+  }
   if (flags.summaryJson) {
     const { writeFileSync } = await import("node:fs");
     writeFileSync(flags.summaryJson, `${JSON.stringify(finished, null, 2)}\n`);
@@ -102,4 +115,8 @@ async function dryRun(rubric: Rubric, samplesPath: string, judgeRef: string | un
   ];
   process.stdout.write(`${lines.join("\n")}\n`);
   return EXIT.ok;
+}
+
+async function* rowsOf<T>(items: AsyncIterable<{ row: T }>): AsyncGenerator<T> {
+  for await (const item of items) yield item.row;
 }

@@ -1,0 +1,14 @@
+import { score } from "../../src/engine/score.js";
+import { benchJudge, samples, tenQuestions, cpuSince } from "../../bench/lib/common.js";
+import { startServerChild } from "../../bench/lib/server.js";
+const mode = process.argv[2] ?? "null";
+const server = await startServerChild({ latencyMs: 50 });
+const rubric = tenQuestions();
+const judge = benchJudge(server.url, { max_concurrency: 64 }, mode === "null" ? null : mode === "mem" ? false : `/tmp/prof/c${Date.now()}.db`);
+await score(rubric, samples(200, 600, 1e6), { judge, concurrency: 128 });
+const cpu = process.cpuUsage(); const t0 = performance.now();
+await score(rubric, samples(3000, 600, 2e6), { judge, concurrency: 128 });
+const s = (performance.now() - t0) / 1000;
+const st = await server.stats();
+console.log(mode, "s", s.toFixed(2), "calls/s", (3000 / s).toFixed(0), "lib us/call", (cpuSince(cpu) / 3000).toFixed(0), "server us/call", (st.cpuMicros / st.requests).toFixed(0));
+await server.close();

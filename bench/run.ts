@@ -1,0 +1,35 @@
+/**
+ * Runs the benchmarks: `tsx bench/run.ts [name...] [--quick]`. Each prints a markdown table and
+ * writes `bench/results/<name>.json`. See BENCHMARKS.md for the latest figures.
+ */
+import { machine, report, type BenchContext, type BenchResult } from "./lib/common.js";
+import { throughput } from "./throughput.js";
+
+type Bench = (ctx: BenchContext) => Promise<BenchResult<any>>;
+
+/** Every benchmark, in the order `npm run bench` runs them. */
+export const BENCHMARKS: Record<string, Bench> = {
+  throughput,
+};
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  const quick = args.includes("--quick");
+  const names = args.filter((a) => !a.startsWith("--"));
+  const unknown = names.filter((n) => !(n in BENCHMARKS));
+  if (unknown.length > 0) {
+    process.stderr.write(`unknown benchmark(s): ${unknown.join(", ")}; known: ${Object.keys(BENCHMARKS).join(", ")}\n`);
+    process.exit(2);
+  }
+  const m = machine();
+  process.stdout.write(`# rubricate benchmarks${quick ? " (--quick)" : ""}\n\n${m.cpu}, ${m.cores} cores, Node ${m.node}, ${m.platform}\n`);
+  const t0 = performance.now();
+  for (const name of names.length > 0 ? names : Object.keys(BENCHMARKS)) {
+    const started = performance.now();
+    const result = await BENCHMARKS[name]({ quick });
+    report(name, result, { quick }, (performance.now() - started) / 1000);
+  }
+  process.stdout.write(`\ntotal ${((performance.now() - t0) / 1000).toFixed(0)} s\n`);
+}
+
+await main();

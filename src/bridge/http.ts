@@ -1,0 +1,66 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+
+/** An error that becomes an HTTP answer: a status, a stable code and, for bad input, the field at fault. */
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly field?: string,
+  ) {
+    super(message);
+    this.name = "HttpError";
+  }
+}
+
+/** Bytes a client may keep sending after we decided its body is too large, before we hang up. */
+const DRAIN_LIMIT = 64 * 1024 * 1024;
+
+/**
+ * Reads a request body of at most `limit` bytes. A larger body is drained (so the client gets
+ * to read our 413 instead of a reset) but not kept; a client that keeps going is disconnected.
+ */
+export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  const declared = Number(req.headers["content-length"]);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let over = Number.isFinite(declared) && declared > limit;
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) over = true;
+      if (!over) chunks.push(chunk);
+      else if (size > limit + DRAIN_LIMIT) req.destroy();
+    });
+    req.on("end", () => (over ? reject(tooLarge(limit)) : resolve(Buffer.concat(chunks))));
+    req.on("error", reject);
+    req.on("close", () => {
+      if (!req.complete) reject(new HttpError(400, "ABORTED", "the client closed the request before its body ended"));
+    });
+  });
+}
+
+const tooLarge = (limit: number) => new HttpError(413, "BODY_TOO_LARGE", `the request body exceeds ${limit} bytes (--max-body); send fewer samples per request`);
+
+/** Parses a JSON body; a syntax error is a 400 that says where. */
+export function parseJson(body: Buffer): unknown {
+  if (body.length === 0) throw new HttpError(400, "INVALID_JSON", "the request body is empty; send a JSON object");
+  try {
+    return JSON.parse(body.toString("utf8"));
+  } catch (e) {
+    throw new HttpError(400, "INVALID_JSON", `the request body is not valid JSON: ${(e as Error).message}`);
+  }
+}
+
+/** Sends a JSON answer (unless the client is gone). */
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  if (res.headersSent || res.destroyed) return;
+  const text = JSON.stringify(body);
+  res.writeHead(status, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(text), ...headers });
+  res.end(text);
+}
+
+/** Sends an HttpError as `{ "error": { code, message, field? } }`. */
+export function sendError(res: ServerResponse, error: HttpError, headers: Record<string, string> = {}): void {
+  sendJson(res, error.status, { error: { code: error.code, message: error.message, ...(error.field !== undefined ? { field: error.field } : {}) } }, headers);
+}

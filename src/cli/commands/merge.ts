@@ -1,0 +1,25 @@
+import type { Command } from "commander";
+import { mergeCaches, mergeResults, type MergeReport } from "../../engine/merge.js";
+import { JsonlWriter, readJsonl } from "../io.js";
+import { EXIT } from "../run.js";
+
+/** `rubricate merge <results...> -o merged.jsonl [--cache c.db --from-cache a.db ...]`: joins shards' outputs and caches. */
+export function register(program: Command): void {
+  program
+    .command("merge")
+    .description("Join the results (and caches) of `score --shard i/n` runs into one file in input order")
+    .argument("<results...>", "results JSONL files written by `rubricate score --shard`")
+    .option("-o, --output <file>", "merged results (default: stdout)")
+    .option("--cache <path>", "cache database to merge the shards' caches into")
+    .option("--from-cache <paths...>", "shards' cache databases to copy into --cache")
+    .action(async (files: string[], flags: { output?: string; cache?: string; fromCache?: string[] }) => {
+      const report: MergeReport = { rows: 0, duplicates: 0, conflicts: 0, missing: 0 };
+      const writer = new JsonlWriter(flags.output);
+      for await (const row of mergeResults(files.map((f) => readJsonl(f)), report)) await writer.write(row);
+      await writer.close();
+      const lines = [`merged ${report.rows} results from ${files.length} files (${report.duplicates} duplicates dropped, ${report.missing} sample indexes missing)`];
+      if (flags.cache && flags.fromCache?.length) lines.push(`cache: ${mergeCaches(flags.cache, flags.fromCache)} answers added to ${flags.cache}`);
+      process.stderr.write(`${lines.join("\n")}\n`);
+      process.exitCode = report.missing > 0 ? EXIT.partial : EXIT.ok;
+    });
+}

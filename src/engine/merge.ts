@@ -1,0 +1,79 @@
+import Database from "better-sqlite3";
+import { RubricateError } from "../errors.js";
+
+/** What `mergeResults` found: rows written, duplicates dropped, and indexes no file had. */
+export interface MergeReport {
+  rows: number;
+  duplicates: number;
+  conflicts: number;
+  missing: number;
+}
+
+/**
+ * Joins result streams that are each sorted by `index` (as shards write them) into one stream in
+ * index order: a k-way merge, so memory holds one row per input. Identical duplicates are dropped;
+ * conflicting ones are an error.
+ */
+export async function* mergeResults(inputs: AsyncIterable<Record<string, unknown>>[], report: MergeReport): AsyncGenerator<Record<string, unknown>> {
+  const iterators = inputs.map((input) => input[Symbol.asyncIterator]());
+  const heads = await Promise.all(iterators.map((it) => it.next()));
+  let last: Record<string, unknown> | undefined;
+  for (;;) {
+    let best = -1;
+    for (let i = 0; i < heads.length; i++) {
+      if (heads[i].done) continue;
+      if (best < 0 || indexOf(heads[i].value) < indexOf(heads[best].value)) best = i;
+    }
+    if (best < 0) return;
+    const row = heads[best].value as Record<string, unknown>;
+    heads[best] = await iterators[best].next();
+    if (!heads[best].done && indexOf(heads[best].value) < indexOf(row)) {
+      throw new RubricateError("BAD_INPUT", `results file ${best + 1} is not sorted by index (${indexOf(heads[best].value)} after ${indexOf(row)})`);
+    }
+    if (last && indexOf(last) === indexOf(row)) {
+      if (JSON.stringify(last) !== JSON.stringify(row)) {
+        report.conflicts++;
+        throw new RubricateError("BAD_INPUT", `two results for sample index ${indexOf(row)} disagree`);
+      }
+      report.duplicates++;
+      continue;
+    }
+    report.missing += last ? indexOf(row) - indexOf(last) - 1 : indexOf(row);
+    report.rows++;
+    last = row;
+    yield row;
+  }
+}
+
+function indexOf(row: unknown): number {
+  const index = (row as { index?: unknown }).index;
+  if (typeof index !== "number") throw new RubricateError("BAD_INPUT", "a results line has no numeric `index` (was it written by `rubricate score`?)");
+  return index;
+}
+
+/**
+ * Copies every cached answer of `sources` into `target` (created if needed); answers already
+ * there are kept. Returns how many were added.
+ * @example mergeCaches(".rubricate/cache.db", ["shard1.db", "shard2.db"])
+ */
+export function mergeCaches(target: string, sources: string[]): number {
+  const db = new Database(target);
+  try {
+    db.pragma("journal_mode = WAL");
+    db.exec("CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, value TEXT NOT NULL, created_at INTEGER NOT NULL); CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);");
+    let added = 0;
+    for (const source of sources) {
+      db.prepare("ATTACH DATABASE ? AS source").run(source);
+      try {
+        added += db.prepare("INSERT OR IGNORE INTO main.responses (key, value, created_at) SELECT key, value, created_at FROM source.responses").run().changes;
+      } finally {
+        db.prepare("DETACH DATABASE source").run();
+      }
+    }
+    return added;
+  } catch (e) {
+    throw new RubricateError("CACHE", `cannot merge caches into ${target}: ${(e as Error).message}`, { cause: e });
+  } finally {
+    db.close();
+  }
+}

@@ -1,0 +1,97 @@
+import { existsSync, readFileSync } from "node:fs";
+import { sanitizeBaseURL } from "../engine/key.js";
+import type { SchedulerLimits } from "../engine/types.js";
+import type { TokenPrice } from "../engine/usage.js";
+import { RubricateError } from "../errors.js";
+import { createProvider } from "../judge/providers/index.js";
+import type { Provider } from "../judge/providers/types.js";
+import { explainIssues } from "../rubric/issues.js";
+import { joinIssues, parseYamlSource } from "../rubric/yaml-source.js";
+import { PolicyConfigSchema, type PolicyConfig, type PolicyConfigInput } from "./schema.js";
+
+/** A policy model ready to roll out: its provider, sampling parameters and scheduler limits. */
+export interface Policy {
+  /** Names the model in rollouts and reports (and its scheduler: `policy:<id>`). */
+  id: string;
+  provider: Provider;
+  model: string;
+  params: { temperature?: number; topP?: number; maxTokens?: number; seed?: number };
+  limits: SchedulerLimits;
+  price?: TokenPrice;
+}
+
+/**
+ * Parses `provider:model`: `openai:gpt-4.1-mini`, `anthropic:claude-haiku-4-5`, or
+ * `openai-compatible:<model>@<base_url>` (vLLM, Ollama, llama.cpp). The model may contain ":".
+ * @example parseModelSpec("openai-compatible:qwen3:8b@http://127.0.0.1:11434/v1")
+ */
+export function parseModelSpec(spec: string): PolicyConfig {
+  const colon = spec.indexOf(":");
+  const provider = colon > 0 ? spec.slice(0, colon) : "";
+  let model = colon > 0 ? spec.slice(colon + 1) : "";
+  let base_url: string | undefined;
+  if (provider === "openai-compatible") {
+    const at = model.lastIndexOf("@");
+    if (at <= 0) throw new RubricateError("BAD_INPUT", `--model ${spec}: an openai-compatible model is written openai-compatible:<model>@<base_url>`);
+    base_url = model.slice(at + 1);
+    model = model.slice(0, at);
+  }
+  if (!["openai", "anthropic", "openai-compatible"].includes(provider) || model === "") {
+    throw new RubricateError("BAD_INPUT", `--model "${spec}": expected provider:model with provider openai, anthropic or openai-compatible (or a policy config file)`);
+  }
+  const parsed = PolicyConfigSchema.safeParse({ provider, model, ...(base_url ? { base_url } : {}) });
+  if (!parsed.success) throw new RubricateError("BAD_INPUT", `--model "${spec}": ${parsed.error.issues.map((i) => i.message).join("; ")}`);
+  return { ...parsed.data, id: base_url ? `${provider}:${model}@${sanitizeBaseURL(base_url)}` : `${provider}:${model}` };
+}
+
+/**
+ * Reads a policy configuration file (YAML or JSON): provider, model, base_url, api_key_env,
+ * sampling, limits and price. Errors name file:line:col.
+ * @example loadPolicyConfig("policies/local-qwen.yaml")
+ */
+export function loadPolicyConfig(path: string): PolicyConfig {
+  const source = parseYamlSource(readFileSync(path, "utf8"), { filename: path });
+  const parsed = PolicyConfigSchema.safeParse(source.data ?? {});
+  if (!parsed.success) {
+    const issues = explainIssues(parsed.error, source.data, (p) => (p.length === 0 ? Object.keys(PolicyConfigSchema.shape) : undefined)).map((i) => ({
+      message: i.message,
+      location: source.locate(i.path, { key: i.key }),
+    }));
+    throw new RubricateError("SCHEMA", joinIssues(issues), { location: issues[0].location, issues });
+  }
+  const c = parsed.data;
+  return { ...c, id: c.id ?? (c.base_url ? `${c.provider}:${c.model}@${sanitizeBaseURL(c.base_url)}` : `${c.provider}:${c.model}`) };
+}
+
+/** A `--model` value: a policy config file when it names one, else a `provider:model` spec. */
+export function resolveModelArg(arg: string): PolicyConfig {
+  if (/\.(ya?ml|json)$/i.test(arg) && existsSync(arg)) return loadPolicyConfig(arg);
+  return parseModelSpec(arg);
+}
+
+/**
+ * Builds a policy from a spec, a config, or a config plus a provider of your own (tests, custom adapters).
+ * @example const policy = createPolicy("openai:gpt-4.1-mini", { defaults: env.policy })
+ */
+export function createPolicy(
+  specOrConfig: string | PolicyConfigInput,
+  options: { provider?: Provider; defaults?: { temperature?: number; top_p?: number; max_tokens?: number; seed?: number } } = {},
+): Policy {
+  const config = typeof specOrConfig === "string" ? resolveModelArg(specOrConfig) : PolicyConfigSchema.parse(specOrConfig);
+  const provider = options.provider ?? createProvider({ provider: config.provider, base_url: config.base_url, api_key_env: config.api_key_env, timeout_ms: config.timeout_ms });
+  const d = options.defaults ?? {};
+  const id = config.id ?? `${config.provider}:${config.model}`;
+  return {
+    id,
+    provider,
+    model: config.model,
+    params: {
+      temperature: config.temperature ?? d.temperature,
+      topP: config.top_p ?? d.top_p,
+      maxTokens: config.max_tokens ?? d.max_tokens,
+      seed: config.seed ?? d.seed,
+    },
+    limits: { maxConcurrency: config.max_concurrency, rpm: config.rpm, tpm: config.tpm, maxRetries: config.max_retries, timeoutMs: config.timeout_ms },
+    ...(config.price ? { price: config.price } : {}),
+  };
+}

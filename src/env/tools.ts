@@ -1,0 +1,56 @@
+import { compileJsonSchema } from "../checks/compile.js";
+import type { ToolCall } from "../judge/providers/types.js";
+import type { ToolDecl } from "./schema.js";
+import type { HookContext, ToolCallRecord, ToolImpl } from "./types.js";
+
+/** Longest tool result shown to the model, in characters; the rest is cut with a note. */
+export const MAX_TOOL_RESULT_CHARS = 20_000;
+
+/**
+ * Runs one tool call the model made. Never throws: bad JSON arguments, arguments that break the
+ * tool's schema, an unknown tool, a thrown error and a timeout all become a tool result that
+ * tells the model what went wrong, so it can correct itself (and the rubric can see it).
+ * @example const rec = await executeToolCall(call, decls, impls, ctx, 5000); rec.result
+ */
+export async function executeToolCall(call: ToolCall, decls: ToolDecl[], impls: Record<string, ToolImpl>, ctx: HookContext, timeoutMs: number): Promise<ToolCallRecord> {
+  const started = Date.now();
+  const done = (result: string, error?: ToolCallRecord["error"]): ToolCallRecord => ({ ...call, result: clip(result), ...(error ? { error } : {}), ms: Date.now() - started });
+  const decl = decls.find((d) => d.name === call.name);
+  const impl = impls[call.name];
+  if (!decl || typeof impl !== "function") {
+    return done(`Error: unknown tool "${call.name}". Available tools: ${decls.map((d) => d.name).join(", ") || "none"}.`, "unknown_tool");
+  }
+  let args: unknown;
+  try {
+    args = call.arguments.trim() === "" ? {} : JSON.parse(call.arguments);
+  } catch (e) {
+    return done(`Error: the arguments of ${call.name} are not valid JSON (${(e as Error).message}). Send a JSON object matching the tool's parameters.`, "bad_arguments");
+  }
+  const validate = compileJsonSchema(decl.parameters);
+  if (!validate(args)) {
+    const problems = (validate.errors ?? []).map((e) => `${e.instancePath || "arguments"} ${e.message ?? "is invalid"}`).join("; ");
+    return done(`Error: invalid arguments for ${call.name}: ${problems}.`, "bad_arguments");
+  }
+  const controller = new AbortController();
+  const onOuterAbort = () => controller.abort(ctx.signal.reason);
+  ctx.signal.addEventListener("abort", onOuterAbort, { once: true });
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), timeoutMs)));
+  try {
+    const outcome = await Promise.race([Promise.resolve().then(() => impl(args, { ...ctx, signal: controller.signal })), timeout]);
+    if (outcome === "timeout") {
+      controller.abort(new Error("tool timed out"));
+      return done(`Error: ${call.name} timed out after ${timeoutMs} ms.`, "timeout");
+    }
+    return done(typeof outcome === "string" ? outcome : outcome === undefined ? "" : JSON.stringify(outcome));
+  } catch (e) {
+    return done(`Error: ${call.name} failed: ${e instanceof Error ? e.message : String(e)}`, "tool_error");
+  } finally {
+    clearTimeout(timer);
+    ctx.signal.removeEventListener("abort", onOuterAbort);
+  }
+}
+
+function clip(text: string): string {
+  return text.length <= MAX_TOOL_RESULT_CHARS ? text : `${text.slice(0, MAX_TOOL_RESULT_CHARS)}\n[… ${text.length - MAX_TOOL_RESULT_CHARS} more characters cut]`;
+}

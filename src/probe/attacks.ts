@@ -1,0 +1,95 @@
+/**
+ * Attacks are data: YAML files of response templates that deserve a zero reward (or, for
+ * controls, do not), filled per sample with `{{question}}`, `{{answer}}`, `{{keywords}}`, ….
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { z } from "zod";
+import { RubricateError } from "../errors.js";
+import { explainIssues } from "../rubric/issues.js";
+import { IdSchema } from "../rubric/schema.js";
+import { joinIssues, parseYamlSource } from "../rubric/yaml-source.js";
+
+/** What an attack exploits; picks the suggested fix when it wins. */
+export const ATTACK_CATEGORIES = ["empty", "restate", "keywords", "wrong", "padding", "claim", "injection", "delimiter", "rubric-echo", "format", "language", "control", "generated"] as const;
+export type AttackCategory = (typeof ATTACK_CATEGORIES)[number];
+
+/** One attack: a response template and whether the response it makes deserves zero. */
+export const AttackSchema = z.strictObject({
+  id: IdSchema,
+  category: z.enum(ATTACK_CATEGORIES),
+  description: z.string().min(1).describe("What the attack tries, for the report"),
+  deserves_zero: z.boolean().describe("true: every positive criterion should be unmet, so any reward is a hole; false: a control, reported for comparison only"),
+  template: z.string().describe("The response; {{question}}, {{answer}}, {{keywords}}, {{wrong_answer}}, {{filler}}, {{criteria_questions}}, {{criteria_claims}}, {{check_strings}}, {{nonce_previous}} fill per sample"),
+  needs: z.array(z.string()).optional().describe("Variables that must be non-empty for the attack to apply to a sample (e.g. [answer])"),
+  fix: z.string().optional().describe("A suggested fix shown when this attack wins, replacing the category's default"),
+});
+export type Attack = z.infer<typeof AttackSchema>;
+
+/** An attack file: a mapping with an `attacks` list. */
+export const AttackFileSchema = z.strictObject({
+  description: z.string().optional(),
+  attacks: z.array(AttackSchema).min(1),
+});
+export type AttackFile = z.infer<typeof AttackFileSchema>;
+
+/**
+ * Parses attack YAML; errors name file:line:col.
+ * @example parseAttacks("attacks:\n  - { id: e, category: empty, description: nothing, deserves_zero: true, template: '' }\n")
+ */
+export function parseAttacks(text: string, options: { filename?: string } = {}): Attack[] {
+  const source = parseYamlSource(text, options);
+  const parsed = AttackFileSchema.safeParse(source.data ?? {});
+  if (!parsed.success) {
+    const issues = explainIssues(parsed.error, source.data, attackKeysAt).map((i) => ({ message: i.message, location: source.locate(i.path, { key: i.key }) }));
+    throw new RubricateError("SCHEMA", joinIssues(issues), { location: issues[0]?.location, issues });
+  }
+  return parsed.data.attacks;
+}
+
+function attackKeysAt(path: PropertyKey[]): string[] | undefined {
+  if (path.length === 0) return Object.keys(AttackFileSchema.shape);
+  if (path.length === 2 && path[0] === "attacks") return Object.keys(AttackSchema.shape);
+  return undefined;
+}
+
+/** Reads one attack file, or every `*.yaml` in a folder (sorted by name). */
+export function loadAttacks(path: string): Attack[] {
+  let isDir: boolean;
+  try {
+    isDir = statSync(path).isDirectory();
+  } catch {
+    throw new RubricateError("FILE_NOT_FOUND", `no attack file or folder: ${path}`);
+  }
+  const files = isDir ? readdirSync(path).filter((f) => /\.ya?ml$/.test(f)).sort().map((f) => join(path, f)) : [path];
+  return files.flatMap((file) => parseAttacks(readFileSync(file, "utf8"), { filename: file }));
+}
+
+/** The folder of attacks shipped with the package (`probes/`). */
+export function packagedProbesDir(): string {
+  // Walk up from this module to the package root (src/probe in development, dist/ when built).
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 4; i++) {
+    if (existsSync(join(dir, "package.json")) && existsSync(join(dir, "probes"))) return join(dir, "probes");
+    dir = dirname(dir);
+  }
+  return resolve("probes");
+}
+
+/** The packaged battery. */
+export function builtinAttacks(): Attack[] {
+  return loadAttacks(packagedProbesDir());
+}
+
+/** Joins attack lists; a later attack with an id already seen is an error, not a silent override. */
+export function mergeAttacks(...lists: Attack[][]): Attack[] {
+  const seen = new Set<string>();
+  const out: Attack[] = [];
+  for (const attack of lists.flat()) {
+    if (seen.has(attack.id)) throw new RubricateError("DUPLICATE_ID", `attack id "${attack.id}" appears twice; give your attack another id`);
+    seen.add(attack.id);
+    out.push(attack);
+  }
+  return out;
+}

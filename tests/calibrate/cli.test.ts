@@ -1,0 +1,84 @@
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { Command } from "commander";
+import { describe, expect, it } from "vitest";
+import { type CalibrateFlags, computeCalibration, register, runCalibrate } from "../../src/cli/commands/calibrate.js";
+import { isRubricateError } from "../../src/errors.js";
+
+const datasets = resolve(process.env.RUBRICATE_DATASETS ?? join(process.cwd(), "..", "shared", "datasets"));
+const have = existsSync(join(datasets, "llmbar"));
+const base: CalibrateFlags = { verdicts: [], judge: [], storedJudge: [], resamples: 100 };
+
+async function parse(args: string[]): Promise<CalibrateFlags> {
+  let flags: CalibrateFlags | undefined;
+  const program = new Command("rubricate").exitOverride();
+  register(program);
+  program.commands[0].action((f: CalibrateFlags) => {
+    flags = f;
+  });
+  await program.parseAsync(["node", "rubricate", "calibrate", ...args]);
+  return flags as CalibrateFlags;
+}
+
+describe("rubricate calibrate: options", () => {
+  it("collects repeated --verdicts and --judge, parses numbers", async () => {
+    const f = await parse(["--labels", "l.jsonl", "--verdicts", "a.jsonl", "--verdicts", "b=b.jsonl", "--seed", "3", "--resamples", "50", "--report", "r.html"]);
+    expect(f.verdicts).toEqual(["a.jsonl", "b=b.jsonl"]);
+    expect(f.seed).toBe(3);
+    expect(f.resamples).toBe(50);
+    expect(f.report).toBe("r.html");
+    expect(f.judge).toEqual([]);
+  });
+});
+
+describe("rubricate calibrate: files", () => {
+  const dir = mkdtempSync(join(tmpdir(), "cal-cli-"));
+  const labels = join(dir, "labels.csv");
+  writeFileSync(labels, "id,criterion,label,annotator\ns1,c,yes,x\ns1,c,yes,y\ns2,c,no,x\ns2,c,no,y\ns3,c,yes,x\ns3,c,no,y\n");
+  const line = (id: string, status: string) => JSON.stringify({ id, reward: null, verdicts: [{ id: "c", status, reasoning: `r-${id}` }], usage: { costUsd: 0.01 } });
+  writeFileSync(join(dir, "a.jsonl"), [line("s1", "met"), line("s2", "unmet"), line("s3", "met")].join("\n"));
+  writeFileSync(join(dir, "b.jsonl"), [line("s1", "unmet"), line("s2", "met"), line("s3", "met")].join("\n"));
+
+  it("calibrates every verdicts file and writes markdown, HTML and JSON", async () => {
+    let printed = "";
+    const flags = { ...base, labels, verdicts: [join(dir, "a.jsonl"), `bee=${join(dir, "b.jsonl")}`], report: join(dir, "r.html"), markdown: join(dir, "r.md"), json: join(dir, "r.json") };
+    expect(await runCalibrate(flags, (t) => (printed += t))).toBe(0);
+    expect(printed).toContain("## Ranking");
+    expect(printed).toContain("| 1 | a |");
+    expect(printed).toContain("bee");
+    expect(readFileSync(join(dir, "r.md"), "utf8")).toBe(printed);
+    expect(readFileSync(join(dir, "r.html"), "utf8")).toContain("<!DOCTYPE html>");
+    const json = JSON.parse(readFileSync(join(dir, "r.json"), "utf8"));
+    expect(json.results).toHaveLength(2);
+    expect(json.results[0].criteria[0].humanTies).toBe(1);
+    expect(json.results[0].costUsd).toBeCloseTo(0.03, 12);
+  });
+  it("refuses a run without verdicts or a judge, and --judge without --rubric", async () => {
+    await expect(computeCalibration({ ...base, labels })).rejects.toThrow(/--verdicts/);
+    await expect(computeCalibration({ ...base, labels, judge: ["j.yaml"] })).rejects.toThrow(/--judge needs --rubric/);
+    await expect(computeCalibration({ ...base })).rejects.toSatisfy((e) => isRubricateError(e, "BAD_INPUT"));
+  });
+});
+
+describe.skipIf(!have)("rubricate calibrate --dataset", () => {
+  it("evaluates stored LLMBar verdicts, with pairwise agreement", async () => {
+    const run = await computeCalibration({ ...base, dataset: "llmbar:natural", storedJudge: ["gpt-4-vanilla"], datasetsDir: datasets });
+    expect(run.results).toHaveLength(1);
+    expect(run.results[0].overall.n).toBe(100);
+    expect(run.results[0].overall.confusion).toEqual({ tp: 40, fp: 3, tn: 55, fn: 2 });
+    expect(run.pairwise[0].summary.bothOrders).toBe(true);
+    expect(run.markdown).toContain("Pairwise agreement");
+  });
+  it("joins several subsets and defaults to the judges they all have", async () => {
+    const run = await computeCalibration({ ...base, dataset: "llmbar:natural,mt-bench", datasetsDir: datasets });
+    expect(run.results.map((r) => r.judge.split(" ")[0]).sort()).toEqual(["gpt-4-metrics-reference", "gpt-4-vanilla-norules"]);
+    expect(run.results[0].criteria.map((c) => c.criterion)).toEqual(["output_1-better@mt-bench", "output_1-better@natural"]);
+  });
+  it("PandaLM with annotator agreement; bad dataset names are BAD_INPUT", async () => {
+    const run = await computeCalibration({ ...base, dataset: "pandalm", storedJudge: ["pandalm-7b"], datasetsDir: datasets });
+    expect(run.results[0].overall.humanAgreement?.annotators).toHaveLength(3);
+    await expect(computeCalibration({ ...base, dataset: "llmbar:nope", datasetsDir: datasets })).rejects.toThrow(/unknown LLMBar subset/);
+    await expect(computeCalibration({ ...base, dataset: "other", datasetsDir: datasets })).rejects.toThrow(/--dataset must be/);
+  });
+});

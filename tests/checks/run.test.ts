@@ -1,0 +1,251 @@
+import { Ajv } from "ajv";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { compileJsonSchema } from "../../src/checks/compile.js";
+import { extractNumber, parseNumber } from "../../src/checks/number.js";
+import { registerCheck, unregisterCheck } from "../../src/checks/registry.js";
+import { normalizeText, runCheck } from "../../src/checks/run.js";
+import { RubricateError } from "../../src/errors.js";
+import type { Check } from "../../src/rubric/schema.js";
+
+const pass = async (check: Check, response: unknown, extra: Record<string, unknown> = {}) => (await runCheck(check, { response, ...extra })).pass;
+
+async function checkError(check: Check, sample: Record<string, unknown>): Promise<RubricateError> {
+  try {
+    await runCheck(check, sample);
+  } catch (e) {
+    expect(e).toBeInstanceOf(RubricateError);
+    return e as RubricateError;
+  }
+  throw new Error("expected the check to throw");
+}
+
+describe("regex", () => {
+  it("matches, with flags, and says what it matched", async () => {
+    expect(await pass({ regex: "^\\d+$" }, "123")).toBe(true);
+    expect(await pass({ regex: "^\\d+$" }, "12a")).toBe(false);
+    expect(await pass({ regex: "paris" }, "PARIS")).toBe(false);
+    expect(await pass({ regex: { pattern: "paris", flags: "i" } }, "PARIS")).toBe(true);
+    expect(await pass({ regex: { pattern: "^b", flags: "m" } }, "a\nb")).toBe(true);
+    expect(await pass({ regex: { pattern: "^b" } }, "a\nb")).toBe(false);
+    expect(await pass({ regex: { pattern: "a.b", flags: "s" } }, "a\nb")).toBe(true);
+    expect(await runCheck({ regex: "x" }, { response: "y" })).toEqual({ pass: false, reasoning: "does not match /x/", source: "check" });
+  });
+
+  it("the g flag leaves no state between calls (lastIndex)", async () => {
+    const check: Check = { regex: { pattern: "a", flags: "g" } };
+    for (let i = 0; i < 4; i++) expect(await pass(check, "a")).toBe(true);
+  });
+
+  it("reads another field when told", async () => {
+    expect(await runCheck({ regex: "^ok$", field: "status" }, { response: "no", status: "ok" })).toMatchObject({ pass: true });
+  });
+});
+
+describe("contains / not_contains", () => {
+  it("is case-insensitive by default; case_sensitive makes it exact", async () => {
+    expect(await pass({ contains: "paris" }, "It is Paris.")).toBe(true);
+    expect(await pass({ contains: "paris", case_sensitive: true }, "It is Paris.")).toBe(false);
+    expect(await pass({ contains: "Paris", case_sensitive: true }, "It is Paris.")).toBe(true);
+  });
+
+  it("any (default) vs all", async () => {
+    expect(await pass({ contains: ["london", "paris"] }, "paris")).toBe(true);
+    expect(await pass({ contains: ["london", "paris"], match: "all" }, "paris")).toBe(false);
+    expect(await pass({ contains: ["london", "paris"], match: "all" }, "Paris and London")).toBe(true);
+    expect(await pass({ contains: ["london", "paris"] }, "rome")).toBe(false);
+    const result = await runCheck({ contains: ["london", "paris"], match: "all" }, { response: "paris" });
+    expect(result.reasoning).toBe('missing "london"');
+  });
+
+  it("not_contains passes only when none appear", async () => {
+    expect(await pass({ not_contains: ["idiot", "stupid"] }, "a kind answer")).toBe(true);
+    expect(await pass({ not_contains: ["idiot", "stupid"] }, "that is STUPID")).toBe(false);
+    expect(await pass({ not_contains: "Stupid", case_sensitive: true }, "that is stupid")).toBe(true);
+    expect((await runCheck({ not_contains: ["idiot", "stupid"] }, { response: "stupid idiot" })).reasoning).toBe('contains "idiot", "stupid"');
+  });
+});
+
+describe("equals", () => {
+  it("normalises by default: trim, white space, case, trailing punctuation, NFKC", async () => {
+    expect(await pass({ equals: "Paris" }, "  paris.  ")).toBe(true);
+    expect(await pass({ equals: "New York" }, "new   york!")).toBe(true);
+    expect(await pass({ equals: "ﬁne" }, "fine")).toBe(true);
+    expect(await pass({ equals: "Paris" }, "Paris, France")).toBe(false);
+    expect(normalizeText("  A\tB\n C?! ")).toBe("a b c");
+  });
+
+  it("normalize: false compares exactly", async () => {
+    expect(await pass({ equals: "Paris", normalize: false }, "paris")).toBe(false);
+    expect(await pass({ equals: "Paris", normalize: false }, "Paris ")).toBe(false);
+    expect(await pass({ equals: "Paris", normalize: false }, "Paris")).toBe(true);
+  });
+
+  it("templates the expected value from the sample, numbers and booleans as text", async () => {
+    expect(await pass({ equals: "{{reference}}" }, "Lyon", { reference: "lyon" })).toBe(true);
+    expect(await pass({ equals: "{{reference}}" }, "Lyon", { reference: "Nice" })).toBe(false);
+    expect(await pass({ equals: 42 }, "42")).toBe(true);
+    expect(await pass({ equals: true }, "True")).toBe(true);
+    const error = await checkError({ equals: "{{reference}}" }, { response: "x" });
+    expect(error.code).toBe("TEMPLATE_MISSING_VAR");
+  });
+});
+
+describe("json_schema", () => {
+  const schema = { type: "object", required: ["name"], properties: { name: { type: "string" }, email: { type: "string", format: "email" } } };
+
+  it("valid, invalid, fenced, not JSON", async () => {
+    expect(await runCheck({ json_schema: schema }, { response: '{"name": "Ada"}' })).toEqual({ pass: true, reasoning: "valid against the schema", source: "check" });
+    const invalid = await runCheck({ json_schema: schema }, { response: '{"email": "not-an-email"}' });
+    expect(invalid.pass).toBe(false);
+    expect(invalid.reasoning).toBe("schema violations: / must have required property 'name'; /email must match format \"email\"");
+    expect(await pass({ json_schema: schema }, '```json\n{"name": "Ada"}\n```')).toBe(true);
+    expect(await pass({ json_schema: schema }, '```\n{"name": "Ada"}\n```')).toBe(true);
+    const prose = await runCheck({ json_schema: schema }, { response: 'Here: {"name": "Ada"}' });
+    expect(prose.pass).toBe(false);
+    expect(prose.reasoning).toMatch(/^not valid JSON: /);
+  });
+
+  it("a structured (non-string) input is checked as its JSON", async () => {
+    expect(await pass({ json_schema: schema }, { name: "Ada" })).toBe(true);
+  });
+
+  it("compiles each distinct schema once and reuses the validator", async () => {
+    const spy = vi.spyOn(Ajv.prototype, "compile");
+    try {
+      const fresh = { type: "object", required: ["only-in-this-test-" + Math.random()] };
+      for (let i = 0; i < 5; i++) await runCheck({ json_schema: fresh }, { response: "{}" });
+      expect(spy).toHaveBeenCalledTimes(1);
+      expect(compileJsonSchema(fresh)).toBe(compileJsonSchema(structuredClone(fresh)));
+      expect(spy).toHaveBeenCalledTimes(1);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it("two different schemas with the same $id both work", async () => {
+    expect(await pass({ json_schema: { $id: "urn:test:same", type: "object" } }, "{}")).toBe(true);
+    expect(await pass({ json_schema: { $id: "urn:test:same", type: "array" } }, "{}")).toBe(false);
+    expect(await pass({ json_schema: { $id: "urn:test:same", type: "array" } }, "[]")).toBe(true);
+  });
+
+  it("an invalid schema is a SCHEMA error, not a 'no'", async () => {
+    const error = await checkError({ json_schema: { type: "objekt" } }, { response: "{}" });
+    expect(error.code).toBe("SCHEMA");
+    expect(error.message).toMatch(/^invalid JSON Schema: /);
+  });
+});
+
+describe("number", () => {
+  it("extracts boxed, else last; first and last on request", () => {
+    expect(extractNumber("x = 3, so \\boxed{12} and then 99", undefined)).toBe(12);
+    expect(extractNumber("\\boxed{1} then \\boxed{2}", undefined)).toBe(2);
+    expect(extractNumber("first 3 then 5 then 8", undefined)).toBe(8);
+    expect(extractNumber("first 3 then 5 then 8", "first")).toBe(3);
+    expect(extractNumber("first 3 then \\boxed{5} then 8", "last")).toBe(8);
+    expect(extractNumber("3 then 8", "boxed")).toBeUndefined();
+    expect(extractNumber("\\boxed{\\frac{3}{4}}", undefined)).toBe(0.75);
+    expect(extractNumber("\\boxed{-\\dfrac{1}{2}}", "boxed")).toBe(-0.5);
+    expect(extractNumber("no digits here", undefined)).toBeUndefined();
+  });
+
+  it("parses commas, negatives (also U+2212), decimals, exponents, fractions", () => {
+    expect(extractNumber("there were 1,234,567 people", undefined)).toBe(1234567);
+    expect(extractNumber("cost $1,000.50 total", undefined)).toBe(1000.5);
+    expect(extractNumber("it fell to -7 degrees", undefined)).toBe(-7);
+    expect(extractNumber("it fell to −7 degrees", undefined)).toBe(-7);
+    expect(extractNumber("the answer is 3/4.", undefined)).toBe(0.75);
+    expect(extractNumber("about 6.02e23 atoms", undefined)).toBe(6.02e23);
+    expect(extractNumber("a half is .5", undefined)).toBe(0.5);
+    expect(parseNumber("-3 / 4")).toBe(-0.75);
+    expect(parseNumber("abc")).toBeNaN();
+  });
+
+  it("compares with absolute (default 1e-6) and relative tolerance", async () => {
+    expect(await pass({ number: { expected: 12 } }, "The answer is 12.")).toBe(true);
+    expect(await pass({ number: { expected: 12 } }, "The answer is 12.001")).toBe(false);
+    expect(await pass({ number: { expected: 12, tolerance: 0.01 } }, "The answer is 12.001")).toBe(true);
+    expect(await pass({ number: { expected: 1000, tolerance: 0.01, relative: true } }, "about 1,009")).toBe(true);
+    expect(await pass({ number: { expected: 1000, tolerance: 0.01, relative: true } }, "about 1,011")).toBe(false);
+    expect(await pass({ number: { expected: -0.75 } }, "so x = -3/4")).toBe(true);
+  });
+
+  it("templates expected from the sample", async () => {
+    expect(await pass({ number: { expected: "{{answer}}" } }, "so \\boxed{1,024}", { answer: "1024" })).toBe(true);
+    expect(await pass({ number: { expected: "{{answer}}" } }, "so \\boxed{1,025}", { answer: "1024" })).toBe(false);
+    expect(await pass({ number: { expected: "{{answer}}" } }, "7", { answer: 7 })).toBe(true);
+    expect((await checkError({ number: { expected: "{{answer}}" } }, { response: "7" })).code).toBe("TEMPLATE_MISSING_VAR");
+    const notNumber = await checkError({ number: { expected: "{{answer}}" } }, { response: "7", answer: "seven" });
+    expect(notNumber.code).toBe("CHECK_FAILED");
+    expect(notNumber.message).toBe('expected value "{{answer}}" is not a number');
+  });
+
+  it("no number in the response is a 'no' with a reason (a real answer, not an error)", async () => {
+    expect(await runCheck({ number: { expected: 3 } }, { response: "I do not know" })).toEqual({ pass: false, reasoning: "no number found in the response", source: "check" });
+  });
+});
+
+describe("length", () => {
+  it("counts characters (code points) and words against min and max", async () => {
+    expect(await pass({ length: { max: 5 } }, "12345")).toBe(true);
+    expect(await pass({ length: { max: 5 } }, "123456")).toBe(false);
+    expect(await pass({ length: { min: 3 } }, "ab")).toBe(false);
+    expect(await pass({ length: { max: 2 } }, "😀😀")).toBe(true);
+    expect(await pass({ length: { min: 2, max: 3, unit: "words" } }, "  one   two\nthree ")).toBe(true);
+    expect(await pass({ length: { min: 2, max: 3, unit: "words" } }, "one")).toBe(false);
+    expect(await pass({ length: { min: 2, max: 3, unit: "words" } }, "a b c d")).toBe(false);
+    expect(await pass({ length: { min: 1, unit: "words" } }, "   ")).toBe(false);
+    expect((await runCheck({ length: { min: 2, max: 3, unit: "words" } }, { response: "a b c d" })).reasoning).toBe("4 words (allowed 2–3)");
+  });
+});
+
+describe("custom", () => {
+  afterEach(() => {
+    for (const name of ["t-bool", "t-object", "t-throws", "t-bad-return", "t-args", "t-async"]) unregisterCheck(name);
+  });
+
+  it("runs a registered function returning a boolean or { pass, reasoning }, with args and sample", async () => {
+    registerCheck("t-bool", (text) => text.length % 2 === 0);
+    registerCheck("t-object", (text) => ({ pass: text.includes("!"), reasoning: "looked for !" }));
+    registerCheck("t-args", (text, ctx) => text === `${String(ctx.args.prefix)}${String(ctx.sample.name)}`);
+    registerCheck("t-async", async (text) => text === "later");
+    expect(await runCheck({ custom: "t-bool" }, { response: "ab" })).toEqual({ pass: true, source: "check" });
+    expect(await pass({ custom: "t-bool" }, "abc")).toBe(false);
+    expect(await runCheck({ custom: "t-object" }, { response: "hi!" })).toEqual({ pass: true, reasoning: "looked for !", source: "check" });
+    expect(await pass({ custom: "t-args", args: { prefix: "Dr. " } }, "Dr. Who", { name: "Who" })).toBe(true);
+    expect(await pass({ custom: "t-async" }, "later")).toBe(true);
+  });
+
+  it("a throwing check is an error verdict (CHECK_FAILED), never a 'no'", async () => {
+    registerCheck("t-throws", () => {
+      throw new TypeError("boom");
+    });
+    const error = await checkError({ custom: "t-throws" }, { response: "x" });
+    expect(error.code).toBe("CHECK_FAILED");
+    expect(error.message).toBe("boom");
+  });
+
+  it("a return that is neither boolean nor { pass } is CHECK_FAILED", async () => {
+    registerCheck("t-bad-return", () => "yes" as unknown as boolean);
+    const error = await checkError({ custom: "t-bad-return" }, { response: "x" });
+    expect(error.code).toBe("CHECK_FAILED");
+    expect(error.message).toBe('custom check "t-bad-return" returned "yes", not a boolean or { pass }');
+  });
+
+  it("an unknown name is UNKNOWN_CHECK", async () => {
+    const error = await checkError({ custom: "t-never-registered" }, { response: "x" });
+    expect(error.code).toBe("UNKNOWN_CHECK");
+    expect(error.message).toMatch(/^no custom check named "t-never-registered" is registered/);
+  });
+});
+
+describe("inputs", () => {
+  it("a missing (or null) input field is MISSING_INPUT", async () => {
+    expect((await checkError({ contains: "x" }, {})).code).toBe("MISSING_INPUT");
+    expect((await checkError({ contains: "x", field: "answer" }, { response: "x" })).message).toBe('the sample has no "answer" input for this check');
+    expect((await checkError({ contains: "x" }, { response: null })).code).toBe("MISSING_INPUT");
+  });
+
+  it("defaultField picks the rubric's response field", async () => {
+    expect(await runCheck({ contains: "x" }, { output: "x" }, { defaultField: "output" })).toMatchObject({ pass: true });
+  });
+});

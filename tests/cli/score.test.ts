@@ -1,0 +1,127 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { cli, jsonLines } from "./helpers.js";
+
+const RUBRIC = "rubrics/structured-output.yaml";
+const SAMPLES = "examples/quickstart/samples.jsonl";
+const sampleIds = () => jsonLines(readFileSync(SAMPLES, "utf8")).map((s) => s.id);
+
+const dir = mkdtempSync(join(tmpdir(), "rubricate-cli-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe("rubricate score", () => {
+  it("writes one JSON line per sample to stdout, in input order, and the summary to stderr", async () => {
+    const r = await cli(["score", RUBRIC, SAMPLES]);
+    expect(r.code).toBe(0);
+    const lines = jsonLines(r.stdout);
+    const ids = sampleIds();
+    expect(ids.length).toBeGreaterThanOrEqual(3);
+    expect(lines.map((l) => l.id)).toEqual(ids);
+    expect(lines.map((l) => l.index)).toEqual(ids.map((_, i) => i));
+    for (const line of lines) {
+      expect(Object.keys(line)).toEqual(expect.arrayContaining(["reward", "verdicts", "errors", "feedback"]));
+      expect(line.errors).toEqual([]);
+    }
+    // Sample a: a complete, valid record; b: JSON inside prose (gate fails); c: missing email (3 of 8 points lost).
+    expect(lines[0]).toMatchObject({ id: "a", reward: 1, passed: true, feedback: "reward 1.000: every criterion met." });
+    expect(lines[1]).toMatchObject({ id: "b", reward: 0, gated: true, passed: false });
+    expect(lines[2]).toMatchObject({ id: "c", reward: 5 / 8, passed: false });
+    expect(lines[2].feedback).toBe("reward 0.625\n- FAILED required-fields (+3 pts): code check — schema violations: / must have required property 'email'");
+    expect(r.stderr).toContain(`samples ${ids.length}  scored ${ids.length}  with errors 0`);
+    expect(r.stderr).toMatch(/mean reward \d\.\d{3} {2}\(95% CI/);
+    expect(r.stderr).toMatch(/^valid-json +\d+\/\d+/m);
+  });
+
+  it("-o writes the file (no .partial left) and nothing to stdout", async () => {
+    const out = join(dir, "sub", "results.jsonl");
+    const r = await cli(["score", RUBRIC, SAMPLES, "-o", out, "-q"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toBe("");
+    expect(existsSync(`${out}.partial`)).toBe(false);
+    const lines = jsonLines(readFileSync(out, "utf8"));
+    expect(lines.map((l) => l.id)).toEqual(sampleIds());
+  });
+
+  it("reads samples from stdin with -", async () => {
+    const input = readFileSync(SAMPLES, "utf8");
+    const fromStdin = await cli(["score", RUBRIC, "-", "-q"], { input });
+    const fromFile = await cli(["score", RUBRIC, SAMPLES, "-q"]);
+    expect(fromStdin.code).toBe(0);
+    expect(jsonLines(fromStdin.stdout).map((l) => [l.id, l.reward])).toEqual(jsonLines(fromFile.stdout).map((l) => [l.id, l.reward]));
+    expect(jsonLines(fromStdin.stdout)).toHaveLength(sampleIds().length);
+  });
+
+  it("keeps input order for many samples of very different cost", async () => {
+    const many = Array.from({ length: 60 }, (_, i) => ({ id: `s${i}`, response: i % 3 === 0 ? JSON.stringify({ name: "x".repeat(5000 * (i % 7)), email: "a@b.co" }) : "nope" }));
+    const r = await cli(["score", RUBRIC, "-", "-q", "-c", "7"], { input: many.map((s) => JSON.stringify(s)).join("\n") });
+    expect(r.code).toBe(0);
+    expect(jsonLines(r.stdout).map((l) => l.id)).toEqual(many.map((s) => s.id));
+  });
+
+  it("a rubric with LLM questions and no judge: every reward null with NO_JUDGE, exit 3, no crash", async () => {
+    const r = await cli(["score", "tests/fixtures/cli/questions.yaml", SAMPLES, "--no-cache"]);
+    expect(r.code).toBe(3);
+    const lines = jsonLines(r.stdout);
+    expect(lines).toHaveLength(sampleIds().length);
+    for (const line of lines) {
+      expect(line.reward).toBeNull();
+      expect(line.errors).toEqual([{ criterion: "polite", code: "NO_JUDGE", message: expect.stringMatching(/^no judge configured/) }]);
+      expect(String(line.feedback)).toContain("- ERROR polite [NO_JUDGE] (reward withheld): no judge configured");
+    }
+    expect(r.stderr).toContain(`with errors ${lines.length}`);
+    expect(r.stderr).toContain(`NO_JUDGE ×${lines.length}`);
+    expect(r.stderr).not.toMatch(/unexpected error|TypeError|at .*\.ts:\d+/);
+  });
+
+  it("--errors zero gives 0 instead of null (and exit 0: every sample has a reward)", async () => {
+    const r = await cli(["score", "tests/fixtures/cli/questions.yaml", SAMPLES, "--no-cache", "--errors", "zero", "-q"]);
+    expect(r.code).toBe(0);
+    expect(jsonLines(r.stdout).map((l) => l.reward)).toEqual(sampleIds().map(() => 0));
+  });
+
+  it("--errors with a bad value is an error (exit 1)", async () => {
+    const r = await cli(["score", RUBRIC, SAMPLES, "--errors", "maybe"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe('rubricate: BAD_INPUT: --errors must be null, zero or skip-criterion, not "maybe"\n');
+  });
+
+  it("--dry-run counts the LLM questions and calls nothing", async () => {
+    const r = await cli(["score", "rubrics/math-answer.yaml", "examples/quickstart/math-samples.jsonl", "--dry-run"]);
+    const n = jsonLines(readFileSync("examples/quickstart/math-samples.jsonl", "utf8")).length;
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trim().split("\n");
+    expect(lines[0]).toBe(`samples ${n}, LLM questions ${2 * n} (no judge)`);
+    expect(lines[1]).toBe("calls at most 0");
+    expect(r.stdout).not.toContain('"reward"');
+  });
+
+  it("an invalid rubric is exit 1 with file:line:col", async () => {
+    const r = await cli(["score", "tests/fixtures/malformed/when-cycle.yaml", SAMPLES]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe("rubricate: WHEN_CYCLE: tests/fixtures/malformed/when-cycle.yaml:5:11: `when` cycle: a -> b -> a\n");
+    expect(r.stdout).toBe("");
+  });
+
+  it("a missing samples file and a bad JSON line are exit 1 with a clear message", async () => {
+    const missing = await cli(["score", RUBRIC, join(dir, "nope.jsonl")]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain("rubricate: FILE_NOT_FOUND: no such file:");
+    const bad = join(dir, "bad.jsonl");
+    writeFileSync(bad, '{"response": "{}"}\n\n[1, 2]\n');
+    const r = await cli(["score", RUBRIC, bad, "-q"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(`rubricate: BAD_INPUT: ${bad}:3: each line must be a JSON object\n`);
+  });
+
+  it("a missing input is that sample's error, not the run's", async () => {
+    const input = ['{"id": 1, "response": "{}"}', '{"id": 2, "text": "no response field"}'].join("\n");
+    const r = await cli(["score", RUBRIC, "-", "-q"], { input });
+    expect(r.code).toBe(3);
+    const lines = jsonLines(r.stdout);
+    expect(lines.map((l) => l.id)).toEqual([1, 2]);
+    expect(lines[1]).toMatchObject({ reward: null, errors: [{ criterion: "*", code: "MISSING_INPUT" }] });
+  });
+});

@@ -1,0 +1,44 @@
+import { describe, expect, it } from "vitest";
+import { cli } from "./helpers.js";
+
+describe("rubricate validate", () => {
+  it("exits 0 on good files and says ok for each", async () => {
+    const r = await cli(["validate", "rubrics/math-answer.yaml", "rubrics/structured-output.yaml"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe("ok rubrics/math-answer.yaml (math-answer: 3 criteria)\nok rubrics/structured-output.yaml (structured-output: 4 criteria)\n");
+    expect(r.stderr).toBe("");
+  });
+
+  it("exits 1 with file:line:col, message and code for a bad file; still checks the others", async () => {
+    const r = await cli(["validate", "tests/fixtures/malformed/wrong-type.yaml", "rubrics/math-answer.yaml", "tests/fixtures/malformed/unknown-top-key.yaml"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(
+      [
+        "tests/fixtures/malformed/wrong-type.yaml:5:13: criteria.0.points: Invalid input: expected number, received string [SCHEMA]",
+        'tests/fixtures/malformed/unknown-top-key.yaml:2:1: unknown key "critera" (did you mean "criteria"?) [SCHEMA]',
+        "",
+      ].join("\n"),
+    );
+    expect(r.stdout).toBe("ok rubrics/math-answer.yaml (math-answer: 3 criteria)\n");
+  });
+
+  it("reports YAML syntax errors and a missing file", async () => {
+    const r = await cli(["validate", "-q", "tests/fixtures/malformed/yaml-syntax.yaml", "tests/fixtures/malformed/nope.yaml"]);
+    expect(r.code).toBe(1);
+    const lines = r.stderr.trim().split("\n");
+    expect(lines[0]).toBe('tests/fixtures/malformed/yaml-syntax.yaml:4:15: missing closing " for the quoted string that starts here [YAML_SYNTAX]');
+    expect(lines[1]).toMatch(/^cannot read rubric file tests\/fixtures\/malformed\/nope\.yaml: ENOENT \[FILE_NOT_FOUND\]$/);
+    expect(r.stdout).toBe("");
+  });
+
+  it("-q prints nothing for good files", async () => {
+    const r = await cli(["validate", "-q", "rubrics/math-answer.yaml"]);
+    expect(r).toEqual({ code: 0, stdout: "", stderr: "" });
+  });
+
+  it("without files is a usage error (exit 2)", async () => {
+    const r = await cli(["validate"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("missing required argument 'files'");
+  });
+});
