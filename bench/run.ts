@@ -3,13 +3,25 @@
  * writes `bench/results/<name>.json`. See BENCHMARKS.md for the latest figures.
  */
 import { machine, report, type BenchContext, type BenchResult } from "./lib/common.js";
+import { cache } from "./cache.js";
+import { cli } from "./cli.js";
+import { cpu } from "./cpu.js";
+import { rate } from "./rate.js";
+import { storm } from "./storm.js";
 import { throughput } from "./throughput.js";
+import { tokens } from "./tokens.js";
 
 type Bench = (ctx: BenchContext) => Promise<BenchResult<any>>;
 
 /** Every benchmark, in the order `npm run bench` runs them. */
 export const BENCHMARKS: Record<string, Bench> = {
   throughput,
+  cpu,
+  tokens,
+  cache,
+  rate,
+  storm,
+  cli,
 };
 
 async function main(): Promise<void> {

@@ -32,6 +32,7 @@ export type ErrorCode =
   | "RATE_LIMITED"
   | "MISSING_API_KEY"
   | "ABORTED"
+  | "DEFERRED"
   | "CACHE"
   | "BAD_INPUT"
   | "INTERNAL";

@@ -37,7 +37,7 @@ export const tenQuestions = (): Rubric => loadRubricSync(join(ROOT, "tests/fixtu
 export const codeOnly = (): Rubric =>
   parseRubric(
     `id: code-only
-inputs: [question, response]
+inputs: [question, response, json]
 criteria:
   - { id: c1, check: { contains: Paris }, points: 2 }
   - { id: c2, check: { not_contains: [London, Berlin] }, points: 1 }

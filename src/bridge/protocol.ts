@@ -85,7 +85,7 @@ export function responseOf(query: string, prompt: string | undefined, strip: str
 /** One OpenRLHF row as a sample, or the reason it cannot be one. */
 export type MappedRow = { sample: Sample } | { error: string };
 
-/** Turns an OpenRLHF request into samples (a label that is a JSON object supplies inputs by name). */
+/** Turns an OpenRLHF request into samples (a label that is a JSON object supplies inputs by name, and wins over the prompt). */
 export function openrlhfSamples(request: z.infer<typeof OpenRLHFRequestSchema>, mapping: FieldMapping): MappedRow[] {
   const n = request.query.length;
   if (request.prompts !== undefined && request.prompts.length !== n) throw new HttpError(400, "INVALID_REQUEST", `prompts: ${request.prompts.length} prompts for ${n} queries; send one per query`, "prompts");
@@ -99,7 +99,7 @@ export function openrlhfSamples(request: z.infer<typeof OpenRLHFRequestSchema>, 
     const label = labels?.[i];
     if (label !== null && typeof label === "object" && !Array.isArray(label)) Object.assign(sample, label);
     else if (label !== undefined && label !== null && mapping.label) sample[mapping.label] = typeof label === "string" ? label : JSON.stringify(label);
-    if (mapping.prompt && prompt !== undefined) sample[mapping.prompt] = prompt;
+    if (mapping.prompt && prompt !== undefined && sample[mapping.prompt] === undefined) sample[mapping.prompt] = prompt;
     sample[mapping.response] = response;
     return { sample };
   });

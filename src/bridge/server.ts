@@ -87,7 +87,7 @@ export function createRewardServer(options: RewardServerOptions): RewardServer {
   const usageOf = (results: ScoreResult[]) => results.reduce((u, r) => addUsage(u, r.usage ?? {}), emptyUsage());
 
   const routes: Record<string, { method: string; auth: boolean; handle: Handler }> = {
-    "/healthz": { method: "GET", auth: false, handle: async () => ({ ok: true, rubric: rubric.id, version: rubric.version, draining }) },
+    "/healthz": { method: "GET", auth: false, handle: async () => ({ ok: true, rubric: rubric.id, version: rubric.version, inputs: rubric.inputs, response_field: mapping.response, draining }) },
     "/v1/stats": { method: "GET", auth: true, handle: async () => stats.snapshot() },
     "/v1/score": {
       method: "POST",

@@ -1,6 +1,8 @@
 import type { EngineJudge } from "../judge/create.js";
 import type { ScoreResult } from "../types.js";
 
+const mb = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10;
+
 /** What `GET /v1/stats` reports. */
 export interface BridgeStats {
   uptimeS: number;
@@ -13,6 +15,8 @@ export interface BridgeStats {
   /** Samples without a reward by error code, and HTTP errors by code. */
   errors: { samples: Record<string, number>; http: Record<string, number> };
   cache: { hits: number; misses: number; writes: number; writeErrors: number };
+  /** The server process's memory, in MiB. */
+  memory: { rssMb: number; heapUsedMb: number };
 }
 
 /** Counters of one server; the judge's engine supplies calls, tokens, cost and queue depth. */
@@ -77,6 +81,7 @@ export class StatsRecorder {
       queue,
       errors: { samples: { ...this.sampleErrors }, http: { ...this.httpErrors } },
       cache: { ...(engine?.cache ?? { hits: 0, misses: 0, writes: 0, writeErrors: 0 }) },
+      memory: { rssMb: mb(process.memoryUsage.rss()), heapUsedMb: mb(process.memoryUsage().heapUsed) },
     };
   }
 }

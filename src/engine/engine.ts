@@ -1,3 +1,4 @@
+import { RubricateError } from "../errors.js";
 import { AbortCallbacks, abortedError as aborted } from "./abort.js";
 import type { CompletionRequest, CompletionResponse, Provider } from "../judge/providers/types.js";
 import { emptyUsage, type Usage } from "../types.js";
@@ -52,8 +53,20 @@ export interface EngineStats {
   cache: CacheStats;
 }
 
+/** A call the engine did not make because it runs in defer mode (batch collection). */
+export interface DeferredCall {
+  key: string;
+  provider: Provider;
+  request: CompletionRequest;
+}
+
 /** Runs provider calls through cache, in-flight merging and per-judge schedulers. */
 export interface Engine {
+  /**
+   * In defer mode a cache miss is handed to `sink` and fails with `DEFERRED` instead of being
+   * called: a batch runner collects the misses, gets them answered, and writes them to the cache.
+   */
+  setDefer(sink: ((call: DeferredCall) => void) | undefined): void;
   complete(provider: Provider, request: CompletionRequest, options?: CompleteOptions): Promise<CompleteResult>;
   /** The scheduler for `id`, created with `limits` (or the engine's) on first use; later `limits` are ignored. */
   schedulerFor(id: string, limits?: SchedulerLimits): Scheduler;
@@ -84,6 +97,7 @@ export function createEngine(options: EngineOptions): Engine {
   const inflight = new Map<string, Flight>();
   const abortCallbacks = new AbortCallbacks();
   let merged = 0;
+  let defer: ((call: DeferredCall) => void) | undefined;
 
   const schedulerFor = (id: string, limits?: SchedulerLimits): Scheduler => {
     let s = schedulers.get(id);
@@ -124,6 +138,10 @@ export function createEngine(options: EngineOptions): Engine {
     if (hit) {
       usage.cacheHits++;
       return { response: hit.response, cached: true, key };
+    }
+    if (defer) {
+      defer({ key, provider, request });
+      throw new RubricateError("DEFERRED", "answer deferred to a provider batch");
     }
     let flight = inflight.get(key);
     if (flight) {
@@ -170,6 +188,9 @@ export function createEngine(options: EngineOptions): Engine {
   return {
     complete,
     schedulerFor,
+    setDefer: (sink) => {
+      defer = sink;
+    },
     cache,
     stats: () => ({
       usage: { ...usage },

@@ -3,7 +3,7 @@ import type { ProposalFailure } from "./types.js";
 /** A parsed reflection output: the new text, or why it was refused. */
 export type ParsedProposal =
   | { ok: true; text: string }
-  | { ok: false; reason: Exclude<ProposalFailure, "reflect_error">; message: string };
+  | { ok: false; reason: Exclude<ProposalFailure, "reflect_error" | "invalid">; message: string };
 
 const FENCE = /^[ \t]*```/;
 

@@ -155,6 +155,11 @@ export class Run<I> {
       s.failedProposals.push({ iteration: s.iteration, reason: parsed.reason, detail: parsed.message });
       return { failed: `${parsed.reason}: ${parsed.message}` };
     }
+    const problem = this.opts.validateProposal?.(parsed.text, component, candidate);
+    if (problem !== undefined) {
+      s.failedProposals.push({ iteration: s.iteration, reason: "invalid", detail: problem });
+      return { failed: `invalid: ${problem}` };
+    }
     return parsed.text;
   }
 

@@ -52,7 +52,7 @@ export interface StopConditions {
 }
 
 /** Why a proposal was not evaluated. */
-export type ProposalFailure = "unfenced" | "truncated" | "reasoning" | "empty" | "reflect_error";
+export type ProposalFailure = "unfenced" | "truncated" | "reasoning" | "empty" | "reflect_error" | "invalid";
 
 /** What happened in one iteration, for progress display. */
 export type ProgressEvent =
@@ -177,6 +177,11 @@ export interface OptimizeOptions<I> {
   }) => ReflectiveRecord<I>[];
   /** Warn before starting when the budget pays for fewer accepted proposals than this (default 5). */
   minProposals?: number;
+  /**
+   * Refuses a parsed proposal before it is evaluated (e.g. a judge question that fails the
+   * linter): return why, or undefined to accept. Refusals are recorded as `invalid`.
+   */
+  validateProposal?: (text: string, component: string, candidate: Candidate) => string | undefined;
   /** Stop when this many iterations in a row spend no metric calls (default 100). */
   maxIdleIterations?: number;
 }

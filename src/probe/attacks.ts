@@ -12,7 +12,7 @@ import { IdSchema } from "../rubric/schema.js";
 import { joinIssues, parseYamlSource } from "../rubric/yaml-source.js";
 
 /** What an attack exploits; picks the suggested fix when it wins. */
-export const ATTACK_CATEGORIES = ["empty", "restate", "keywords", "wrong", "padding", "claim", "injection", "delimiter", "rubric-echo", "format", "language", "control", "generated"] as const;
+export const ATTACK_CATEGORIES = ["empty", "restate", "keywords", "wrong", "hedge", "padding", "claim", "injection", "delimiter", "rubric-echo", "format", "language", "control", "generated"] as const;
 export type AttackCategory = (typeof ATTACK_CATEGORIES)[number];
 
 /** One attack: a response template and whether the response it makes deserves zero. */

@@ -71,7 +71,7 @@ export function checkIsolation(rubric: Rubric, sample: Sample, options: { respon
   const probe = response.trim();
   if (probe.length >= 12 && outside.includes(probe)) problems.push("the response also appears outside the sample block (a question or the context interpolates it)");
   for (const q of questions) if (probe.length >= 12 && q.question.includes(probe)) problems.push(`criterion "${q.id}"'s question contains the response, outside the sample block`);
-  const system = request.system ?? DEFAULT_SYSTEM_PROMPT;
+  const system = typeof request.system === "string" ? request.system : (request.system ?? []).map((p) => p.text).join("") || DEFAULT_SYSTEM_PROMPT;
   if (!/not (an )?instructions?|ignore any instruction|data, not instructions/i.test(system)) problems.push("the judge's system prompt does not say that the sample's content is not instructions");
   return { holds: problems.length === 0, problems: [...new Set(problems)], block, prompt };
 }

@@ -55,9 +55,9 @@ export function niceTicks(min: number, max: number, count = 5): number[] {
 }
 
 /** Builds the frame from the options and the finite values that will be drawn. */
-export function makeFrame(opts: ChartOptions, values: number[], legendRows = 0): Frame {
-  const width = opts.width ?? 640;
-  const height = opts.height ?? 320;
+export function makeFrame(opts: ChartOptions, values: number[], legendRows = 0, layout: { minWidth?: number; bottomExtra?: number } = {}): Frame {
+  const width = opts.width ?? Math.max(640, Math.ceil(layout.minWidth ?? 0));
+  const height = (opts.height ?? 320) + (layout.bottomExtra ?? 0);
   const finite = values.filter(Number.isFinite);
   const dataMax = finite.length ? Math.max(...finite) : 1;
   const dataMin = finite.length ? Math.min(...finite) : 0;
@@ -118,12 +118,24 @@ export function xAxis(f: Frame, label?: string): string {
   return `<g class="axis axis-x" aria-hidden="true"><line x1="${f.left}" x2="${f.right}" y1="${y0}" y2="${y0}" stroke="#333"/>${text}</g>`;
 }
 
-/** Category labels centred under slots, shortened past 18 characters (full text in `<title>`). */
-export function categoryLabels(f: Frame, labels: string[], centre: (i: number) => number): string {
+/** Whether category labels must be slanted to fit slots of this width (labels cut at 18 characters). */
+export function slantLabels(labels: string[], slotWidth: number): boolean {
+  const longest = Math.min(18, Math.max(0, ...labels.map((l) => l.length)));
+  return longest * 6.5 > slotWidth;
+}
+
+/** Extra height slanted labels need below the plot. */
+export const SLANT_EXTRA = 90;
+
+/** Category labels under slots (slanted when crowded), shortened past 18 characters (full text in `<title>`). */
+export function categoryLabels(f: Frame, labels: string[], centre: (i: number) => number, slant = false): string {
   return labels
     .map((label, i) => {
       const short = label.length > 18 ? `${label.slice(0, 17)}…` : label;
-      return `<text class="category" x="${px(centre(i))}" y="${f.bottom + 16}" text-anchor="middle">${escapeHtml(short)}<title>${escapeHtml(label)}</title></text>`;
+      const x = px(centre(i));
+      const y = f.bottom + 16;
+      const place = slant ? `text-anchor="end" transform="rotate(-40 ${x} ${y})"` : `text-anchor="middle"`;
+      return `<text class="category" x="${x}" y="${y}" ${place}>${escapeHtml(short)}<title>${escapeHtml(label)}</title></text>`;
     })
     .join("");
 }

@@ -7,10 +7,12 @@ import { escapeHtml } from "./escape.js";
 import {
   type ChartOptions,
   PALETTE,
+  SLANT_EXTRA,
   categoryLabels,
   legend,
   makeFrame,
   niceTicks,
+  slantLabels,
   noData,
   openSvg,
   px,
@@ -51,7 +53,9 @@ function whisker(cx: number, yLo: number, yHi: number): string {
  */
 export function barChart(bars: Bar[], opts: ChartOptions): string {
   const values = bars.flatMap((b) => [b.value, b.lo, b.hi]).filter(isNum);
-  const f = makeFrame(opts, values);
+  const labels = bars.map((b) => b.label);
+  const slant = slantLabels(labels, ((opts.width ?? Math.max(640, 80 + bars.length * 28)) - 80) / Math.max(1, bars.length));
+  const f = makeFrame(opts, values, 0, { minWidth: 80 + bars.length * 28, bottomExtra: slant ? SLANT_EXTRA : 0 });
   const drawn = bars.filter((b) => isNum(b.value)).length;
   const slot = (f.right - f.left) / Math.max(1, bars.length);
   const w = Math.min(48, slot * 0.7);
@@ -69,7 +73,7 @@ export function barChart(bars: Bar[], opts: ChartOptions): string {
     parts.push(barRect(cx - w / 2, w, zero, f.y(b.value), b.color ?? PALETTE[0], b.label, b.value, tip));
     if (isNum(b.lo) && isNum(b.hi)) parts.push(whisker(cx, f.y(b.lo), f.y(b.hi)));
   });
-  parts.push(xAxis(f, opts.xLabel), categoryLabels(f, bars.map((b) => b.label), (i) => f.left + slot * (i + 0.5)), "</svg>");
+  parts.push(xAxis(f, opts.xLabel), categoryLabels(f, labels, (i) => f.left + slot * (i + 0.5), slant), "</svg>");
   return parts.join("");
 }
 
@@ -85,7 +89,9 @@ export interface GroupedBars {
  */
 export function groupedBarChart(data: GroupedBars, opts: ChartOptions): string {
   const values = data.series.flatMap((s) => [...s.values, ...(s.lo ?? []), ...(s.hi ?? [])]).filter(isNum);
-  const f = makeFrame(opts, values, 1);
+  const minWidth = 80 + data.categories.length * (Math.max(1, data.series.length) * 14 + 12);
+  const slant = slantLabels(data.categories, ((opts.width ?? Math.max(640, minWidth)) - 80) / Math.max(1, data.categories.length));
+  const f = makeFrame(opts, values, 1, { minWidth, bottomExtra: slant ? SLANT_EXTRA : 0 });
   const drawn = data.series.reduce((n, s) => n + s.values.slice(0, data.categories.length).filter(isNum).length, 0);
   const slot = (f.right - f.left) / Math.max(1, data.categories.length);
   const groupW = slot * 0.8;
@@ -105,7 +111,7 @@ export function groupedBarChart(data: GroupedBars, opts: ChartOptions): string {
       if (isNum(lo) && isNum(hi)) parts.push(whisker(x + w / 2, f.y(lo), f.y(hi)));
     });
   });
-  parts.push(xAxis(f, opts.xLabel), categoryLabels(f, data.categories, (i) => f.left + slot * (i + 0.5)), "</svg>");
+  parts.push(xAxis(f, opts.xLabel), categoryLabels(f, data.categories, (i) => f.left + slot * (i + 0.5), slant), "</svg>");
   return parts.join("");
 }
 

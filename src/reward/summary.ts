@@ -29,8 +29,9 @@ export class SummaryBuilder {
 
   add(result: ScoreResult): void {
     this.samples++;
-    if (result.reward === null) this.withErrors++;
-    else this.rewards.push(result.reward);
+    // A sample "with errors" had any criterion error, even when an error policy still gave it a reward.
+    if (result.errors.length > 0 || result.reward === null) this.withErrors++;
+    if (result.reward !== null) this.rewards.push(result.reward);
     if (result.passed !== undefined && result.passed !== null) {
       this.judged++;
       if (result.passed) this.passed++;

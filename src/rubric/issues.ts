@@ -12,13 +12,20 @@ export interface PathIssue {
 const CHECK_KINDS = ["regex", "contains", "not_contains", "equals", "json_schema", "number", "length", "custom"] as const;
 
 /** Turns zod issues into messages people can act on, with "did you mean" for misspelt keys. */
-export function explainIssues(error: z.ZodError, data: unknown, keysAt: (path: PropertyKey[]) => string[] | undefined = knownKeys): PathIssue[] {
+export function explainIssues(
+  error: z.ZodError,
+  data: unknown,
+  keysAt: (path: PropertyKey[]) => string[] | undefined = knownKeys,
+  /** Where `data` sits in the document, so messages name the full path (e.g. criteria.0.check.number.pick). */
+  prefix: PropertyKey[] = [],
+): PathIssue[] {
   const out: PathIssue[] = [];
   for (const issue of error.issues) {
     const path = issue.path as PropertyKey[];
     if (issue.code === "unrecognized_keys") {
       for (const key of issue.keys) {
-        const known = keysAt(path);
+        // Rubric documents: follow the schema (into check kinds, examples, …); other callers bring their own keys.
+        const known = keysAt === knownKeys && prefix.length === 0 ? (keysInSchema(RubricSchema, data, path) ?? knownKeys(path)) : keysAt(path);
         const hint = known ? suggestion(key, known) : "";
         out.push({ path, key, message: `unknown key "${key}"${hint}` });
       }
@@ -30,8 +37,9 @@ export function explainIssues(error: z.ZodError, data: unknown, keysAt: (path: P
       // Our own refinements carry a complete message; the location already names the criterion.
       out.push({ path, message: issue.message });
     } else {
-      const where = path.length > 0 ? `${path.map(String).join(".")}: ` : "";
-      out.push({ path, message: `${where}${issue.message}` });
+      const full = [...prefix, ...path];
+      const where = full.length > 0 ? `${full.map(String).join(".")}: ` : "";
+      out.push({ path, message: `${where}${issue.message}${booleanHint(issue, valueAt(data, path))}` });
     }
   }
   return out;
@@ -50,7 +58,45 @@ function explainCheck(check: unknown, path: PropertyKey[]): PathIssue[] {
   const branch = CheckSchema.options.find((option) => kinds[0] in option.shape);
   const result = branch?.safeParse(check);
   if (!result || result.success) return [{ path, message: "invalid check" }];
-  return explainIssues(result.error, check).map((i) => ({ ...i, path: [...path, ...i.path] }));
+  const keys = (inner: PropertyKey[]) => (inner.length === 0 && branch ? Object.keys(branch.shape) : undefined);
+  return explainIssues(result.error, check, keys, path).map((i) => ({ ...i, path: [...path, ...i.path] }));
+}
+
+/**
+ * The keys the schema allows at `path` (following the data through arrays and unions, e.g. into
+ * the branch of a check whose kind the data names); undefined when the path leads nowhere known.
+ */
+function keysInSchema(schema: unknown, data: unknown, path: PropertyKey[]): string[] | undefined {
+  type Walkable = { shape?: Record<string, unknown>; element?: unknown; options?: unknown[]; unwrap?: () => unknown };
+  const settle = (s: unknown, value: unknown): Walkable | undefined => {
+    let current = s as Walkable | undefined;
+    for (let i = 0; i < 10 && current; i++) {
+      if (current.shape || current.element) return current;
+      if (Array.isArray(current.options)) {
+        const objects = current.options.map((o) => settle(o, value)).filter((o): o is Walkable => Boolean(o?.shape));
+        const keys = value && typeof value === "object" ? Object.keys(value) : [];
+        current = objects.find((o) => keys.some((k) => k in o.shape! && CHECK_KINDS.includes(k as (typeof CHECK_KINDS)[number]))) ?? (objects.length === 1 ? objects[0] : undefined);
+        continue;
+      }
+      current = typeof current.unwrap === "function" ? (current.unwrap() as Walkable) : undefined;
+    }
+    return current;
+  };
+  let node = settle(schema, data);
+  let value = data;
+  for (const part of path) {
+    value = valueAt(value, [part]);
+    if (typeof part === "number" && node?.element) node = settle(node.element, value);
+    else if (typeof part === "string" && node?.shape) node = settle(node.shape[part], value);
+    else return undefined;
+  }
+  return node?.shape ? Object.keys(node.shape) : undefined;
+}
+
+/** YAML 1.2 reads yes/no/on/off as strings: say how to write a boolean. */
+function booleanHint(issue: z.core.$ZodIssue, value: unknown): string {
+  const expectsBoolean = issue.code === "invalid_type" && issue.expected === "boolean";
+  return expectsBoolean && typeof value === "string" && /^(yes|no|on|off|y|n|true|false)$/i.test(value) ? " (write true or false)" : "";
 }
 
 function isCheckPath(path: PropertyKey[]): boolean {

@@ -40,7 +40,8 @@ export const CheckSchema = z.union([
   z.strictObject({
     length: z
       .strictObject({ min: z.number().int().nonnegative().optional(), max: z.number().int().nonnegative().optional(), unit: z.enum(["chars", "words"]).optional() })
-      .refine((v) => v.min !== undefined || v.max !== undefined, "length needs min or max"),
+      .refine((v) => v.min !== undefined || v.max !== undefined, "length needs min or max")
+      .refine((v) => v.min === undefined || v.max === undefined || v.min <= v.max, "length min is greater than max, so no response can pass"),
     field: field.optional(),
   }),
   z.strictObject({

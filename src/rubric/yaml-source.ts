@@ -114,6 +114,7 @@ function explainYamlError(doc: Document.Parsed, err: YAMLError): { message: stri
     const open = scalars.find((s) => (s.type === "QUOTE_DOUBLE" || s.type === "QUOTE_SINGLE") && s.range && s.range[0] <= offset && offset <= s.range[1]);
     if (open?.range) return { message: `missing closing ${open.type === "QUOTE_DOUBLE" ? '"' : "'"} for the quoted string that starts here`, offset: open.range[0] };
   }
+  if (err.code === "MULTIPLE_DOCS") return { message: "a rubric file holds one YAML document; a second one (after `---`) starts here", offset };
   return { message: yamlMessage(err.message, err.code), offset };
 }
 

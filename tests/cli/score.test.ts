@@ -77,9 +77,12 @@ describe("rubricate score", () => {
   });
 
   it("--errors zero gives 0 instead of null (and exit 0: every sample has a reward)", async () => {
-    const r = await cli(["score", "tests/fixtures/cli/questions.yaml", SAMPLES, "--no-cache", "--errors", "zero", "-q"]);
+    const r = await cli(["score", "tests/fixtures/cli/questions.yaml", SAMPLES, "--no-cache", "--errors", "zero"]);
     expect(r.code).toBe(0);
+    const n = sampleIds().length;
     expect(jsonLines(r.stdout).map((l) => l.reward)).toEqual(sampleIds().map(() => 0));
+    // The summary still counts them as samples with errors.
+    expect(r.stderr).toContain(`samples ${n}  scored ${n}  with errors ${n}`);
   });
 
   it("--errors with a bad value is an error (exit 1)", async () => {

@@ -173,7 +173,7 @@ criteria:
       "sample criteria form a `when` cycle: x -> y -> x",
     ],
   ] as const)("an invalid per-sample criterion (%s) makes that sample an error, not the run", async (_name, extra, code, message) => {
-    const results = await score(rubric, [{ response: "ok" }, { response: "x", ...extra }, { response: "fine" }]);
+    const results = await score(rubric, [{ response: "ok" }, { response: "x", ...(extra as unknown as Sample) }, { response: "fine" }]);
     expect(results.map((r) => r.reward)).toEqual([1, null, 1]);
     expect(results[1].errors).toHaveLength(1);
     expect(results[1].errors[0].criterion).toBe("*");

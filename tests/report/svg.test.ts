@@ -131,3 +131,17 @@ describe("reliabilityDiagram", () => {
     expect(svg).toContain(">observed frequency</text>");
   });
 });
+
+describe("crowded categories", () => {
+  it("widen the chart and slant the labels, keeping every bar", () => {
+    const categories = Array.from({ length: 30 }, (_, i) => `a rather long judge name ${i}`);
+    const svg = groupedBarChart({ categories, series: [{ name: "f1", values: categories.map(() => 0.5) }, { name: "kappa", values: categories.map(() => 0.2) }] }, { title: "many" });
+    assertBalanced(svg);
+    expect(bars(svg)).toBe(60);
+    expect(Number(attr(svg, "width"))).toBeGreaterThan(640);
+    expect(count(svg, /class="category"[^>]*rotate\(-40/g)).toBe(30);
+    const few = barChart([{ label: "a", value: 1 }], { title: "few" });
+    expect(few).not.toContain("rotate(-40");
+    expect(attr(few, "width")).toBe("640");
+  });
+});

@@ -96,6 +96,32 @@ describe("malformed rubric files: code, file:line:col and message", () => {
     else expect(message).toMatch(c.message);
   });
 
+  it.each([
+    ["id: x\ncriteria:\n  - id: a\n    check: { custom: foo, arg: 1 }\n", "4:27", 'unknown key "arg" (did you mean "args"?)'],
+    ["id: x\ncriteria:\n  - id: a\n    check: { number: { expected: 3, tolerence: 1 } }\n", "4:37", 'unknown key "tolerence" (did you mean "tolerance"?)'],
+    ["id: x\ncriteria:\n  - id: a\n    check: { regex: { pattern: a, flag: i } }\n", "4:35", 'unknown key "flag" (did you mean "flags"?)'],
+    ["id: x\ncriteria:\n  - id: a\n    check: { length: { max: 3, units: words } }\n", "4:32", 'unknown key "units" (did you mean "unit"?)'],
+    ["id: x\nscoring: { methd: mean }\ncriteria:\n  - id: a\n    question: Q?\n", "2:12", 'unknown key "methd" (did you mean "method"?)'],
+    ["id: x\ncriteria:\n  - id: a\n    question: Q?\n    examples:\n      - { response: r, answer: true, reasn: x }\n", "6:38", 'unknown key "reasn" (did you mean "reason"?)'],
+    ["id: x\ncriteria:\n  - id: a\n    check: { number: { expected: 3, pick: middle } }\n", "4:43", 'criteria.0.check.number.pick: Invalid option: expected one of "last"|"first"|"boxed"'],
+    ["id: x\ncriteria:\n  - id: a\n    check: { length: { min: 5, max: 2 } }\n", "4:22", "length min is greater than max, so no response can pass"],
+    ["id: x\ncriteria:\n  - id: a\n    check: { length: { unit: words } }\n", "4:22", "length needs min or max"],
+    ["id: x\ncriteria:\n  - id: a\n    check: { regex: a, contains: b }\n", "4:24", "a check has exactly one kind; found regex and contains"],
+    ["id: x\ncriteria:\n  - id: a\n    question: Q?\n    required: yes\n", "5:15", "criteria.0.required: Invalid input: expected boolean, received string (write true or false)"],
+    ["id: x\ncriteria:\n  - id: a b\n    question: Q?\n", "3:9", "criteria.0.id: ids use letters, digits, '-', '_' and '.'"],
+    ["---\nid: a\n---\nid: b\n", "3:1", "a rubric file holds one YAML document; a second one (after `---`) starts here"],
+  ])("inline: %j → %s %s", (text, where, message) => {
+    let thrown: unknown;
+    try {
+      parseRubric(text, { filename: "f.yaml" });
+    } catch (e) {
+      thrown = e;
+    }
+    expect(thrown).toBeInstanceOf(RubricateError);
+    expect((thrown as RubricateError).code).toBe(text.startsWith("---") ? "YAML_SYNTAX" : "SCHEMA");
+    expect((thrown as RubricateError).message).toBe(`f.yaml:${where}: ${message}`);
+  });
+
   it("parseRubric gives the same located errors for text with a filename", () => {
     const text = "id: x\ncriteria:\n  - id: a\n    question: Q?\n    pionts: 1\n";
     expect(() => parseRubric(text, { filename: "inline.yaml" })).toThrow('inline.yaml:5:5: unknown key "pionts" (did you mean "points"?)');

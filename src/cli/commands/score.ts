@@ -11,6 +11,8 @@ import type { Rubric } from "../../rubric/schema.js";
 import type { Sample } from "../../types.js";
 import { JsonlWriter, readJsonl } from "../io.js";
 import { parseShard, takeShard } from "../../engine/shard.js";
+import { fillCacheByBatch } from "../../engine/batch/runner.js";
+import { openBatchJobStore } from "../../engine/batch/jobs.js";
 import type { FleetMemberStats } from "../../judge/providers/fleet.js";
 import { Progress } from "../progress.js";
 import { EXIT, interruptSignal, positiveInt } from "../run.js";
@@ -26,6 +28,9 @@ interface ScoreFlags {
   quiet?: boolean;
   summaryJson?: string;
   shard?: string;
+  batch?: boolean;
+  resume?: boolean;
+  pollMs?: number;
 }
 
 /** `rubricate score <rubric> <samples.jsonl|-> [-o results.jsonl] [--judge j.yaml]`. */
@@ -45,6 +50,9 @@ export function register(program: Command): void {
     .option("--dry-run", "print the number of calls, tokens and cost a run would need, and call nothing")
     .option("-q, --quiet", "no progress and no summary on stderr")
     .option("--summary-json <file>", "also write the summary as JSON")
+    .option("--batch", "answer judge calls through the provider's batch API (cheaper, slower); same cache, same results")
+    .option("--resume", "with --batch: collect jobs a crashed run submitted (always done; kept for clarity)")
+    .option("--poll-ms <ms>", "with --batch: first poll interval", positiveInt)
     .option("--shard <i/n>", "score only shard i of n (every n-th sample); join the outputs with `rubricate merge`")
     .action(async (rubricPath: string, samplesPath: string, flags: ScoreFlags) => {
       process.exitCode = await runScore(rubricPath, samplesPath, flags);
@@ -59,6 +67,10 @@ async function runScore(rubricPath: string, samplesPath: string, flags: ScoreFla
   if (flags.dryRun) return dryRun(rubric, samplesPath, judgeRef && needsJudge ? judgeRef : undefined);
   const cachePath = flags.cache === false ? null : typeof flags.cache === "string" ? flags.cache : undefined;
   const judge: EngineJudge | undefined = judgeRef && needsJudge ? createJudge(judgeRef, { cache: cachePath }) : undefined;
+  if (judge && (flags.batch || judge.config.mode === "batch")) {
+    if (samplesPath === "-") throw new RubricateError("BAD_INPUT", "--batch reads the samples several times: give a file, not stdin");
+    await runBatch(rubric, samplesPath, judge, typeof cachePath === "string" ? cachePath : undefined, flags);
+  }
   const writer = new JsonlWriter(flags.output);
   const summary = new SummaryBuilder();
   const progress = new Progress(undefined, !flags.quiet);
@@ -100,7 +112,36 @@ async function runScore(rubricPath: string, samplesPath: string, flags: ScoreFla
     writeFileSync(flags.summaryJson, `${JSON.stringify(finished, null, 2)}\n`);
   }
   if (interrupted) return EXIT.interrupted;
-  return finished.withErrors > 0 ? EXIT.partial : EXIT.ok;
+  // Exit 3 when some sample has no reward; errors an --errors policy turned into rewards are in the summary.
+  return finished.scored < finished.samples ? EXIT.partial : EXIT.ok;
+}
+
+async function runBatch(rubric: Rubric, samplesPath: string, judge: EngineJudge, cachePath: string | undefined, flags: ScoreFlags): Promise<void> {
+  const store = openBatchJobStore(cachePath);
+  const interrupt = interruptSignal();
+  try {
+    const report = await fillCacheByBatch({
+      engine: judge.engine,
+      provider: judge.provider,
+      store,
+      price: judge.config.price,
+      pollMs: flags.pollMs,
+      signal: interrupt.signal,
+      onEvent: (e) => flags.quiet || process.stderr.write(`batch: ${e}\n`),
+      pass: async () => {
+        for await (const _ of scoreStream(rubric, readJsonl(samplesPath) as AsyncIterable<Sample>, { judge, concurrency: flags.concurrency })) void _;
+      },
+    });
+    if (!flags.quiet) {
+      const u = report.usage;
+      process.stderr.write(
+        `batch: ${report.jobs} job(s) submitted (${report.resumedJobs} resumed), ${report.submitted} requests, ${report.succeeded} answered, ${report.failed} failed, ${report.expired} expired; tokens in ${u.inputTokens} out ${u.outputTokens}; est. cost $${u.costUsd.toFixed(4)} at the batch price\n`,
+      );
+    }
+  } finally {
+    interrupt.dispose();
+    store.close();
+  }
 }
 
 async function dryRun(rubric: Rubric, samplesPath: string, judgeRef: string | undefined): Promise<number> {

@@ -11,6 +11,7 @@ import type {
   TextBlockParam,
   Tool,
 } from "@anthropic-ai/sdk/resources/messages";
+import { createAnthropicBatchApi } from "./anthropic-batch.js";
 import { joinText, keyFromEnv, withDeadline } from "./call.js";
 import { malformedResponse } from "./errors.js";
 import type { CompletionRequest, CompletionResponse, Provider, TextPart, ToolCall } from "./types.js";
@@ -142,5 +143,6 @@ export function createAnthropicProvider(options: AnthropicProviderOptions = {}):
       );
       return fromAnthropicResponse(res, request.jsonSchema?.name);
     },
+    batch: createAnthropicBatchApi(client, [apiKey]),
   };
 }

@@ -9,6 +9,7 @@ import type {
   ChatCompletionCreateParamsNonStreaming,
   ChatCompletionMessageParam,
 } from "openai/resources/chat/completions";
+import { createOpenAIBatchApi } from "./openai-batch.js";
 import { RubricateError } from "../../errors.js";
 import { joinText, keyFromEnv, withDeadline } from "./call.js";
 import { malformedResponse } from "./errors.js";
@@ -150,5 +151,6 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): Provi
       );
       return fromOpenAIResponse(res, name);
     },
+    batch: createOpenAIBatchApi(client, name, secrets),
   };
 }

@@ -91,4 +91,38 @@ export interface Provider {
   /** Part of the cache key: a different server may answer differently. */
   readonly baseURL?: string;
   complete(request: CompletionRequest, options?: CallOptions): Promise<CompletionResponse>;
+  /** The provider's batch service, when it has one. */
+  readonly batch?: BatchApi;
+}
+
+/** One request of a provider batch; `customId` is the cache key, so results land where live answers would. */
+export interface BatchItem {
+  customId: string;
+  request: CompletionRequest;
+}
+
+/** A batch job's progress, reduced to what a client must act on. */
+export interface BatchStatus {
+  state: "in_progress" | "ended";
+  /** The provider's own status word ("validating", "completed", "expired", "ended", …). */
+  raw: string;
+  counts?: { total?: number; succeeded?: number; failed?: number };
+}
+
+/** One result of a batch: an answer, or why there is none. */
+export interface BatchResultItem {
+  customId: string;
+  outcome: "succeeded" | "errored" | "expired" | "canceled";
+  response?: CompletionResponse;
+  error?: { code: string; message: string };
+}
+
+/** A provider's batch service (OpenAI Batch API, Anthropic Message Batches). */
+export interface BatchApi {
+  /** Requests per batch this client sends (the runner splits larger sets). */
+  readonly maxItems?: number;
+  /** Items arrive as a stream so a 100k-request batch is never held in memory where the API allows. */
+  submit(items: AsyncIterable<BatchItem>, options?: { signal?: AbortSignal; metadata?: Record<string, string> }): Promise<{ id: string }>;
+  status(id: string, options?: { signal?: AbortSignal }): Promise<BatchStatus>;
+  results(id: string, options?: { signal?: AbortSignal }): AsyncIterable<BatchResultItem>;
 }

@@ -1,0 +1,15 @@
+import { createHash } from "node:crypto";
+import { cacheKey, canonicalJson } from "../../src/engine/key.js";
+import { buildJudgeRequest } from "../../src/judge/prompt.js";
+import { sample, tenQuestions } from "../lib/common.js";
+const rubric = tenQuestions();
+const qs = rubric.criteria.map((c) => ({ id: c.id, question: c.question!, version: c.version }));
+const req = buildJudgeRequest(rubric, sample(1), qs, true, { model: "m", temperature: 0, maxTokens: 1024, logprobs: false, structuredOutput: true });
+const parts = { provider: "openai-compatible", baseURL: "http://127.0.0.1:9/v1", request: req, voteIndex: 0, extra: { attempt: 0, versions: qs.map(() => null) } };
+const time = (label: string, fn: () => unknown) => { for (let i = 0; i < 2000; i++) fn(); const t = performance.now(); const N = 20000; for (let i = 0; i < N; i++) fn(); console.log(label, ((performance.now() - t) * 1000 / N).toFixed(2), "us"); };
+const text = canonicalJson(parts);
+console.log("len", text.length);
+time("cacheKey", () => cacheKey(parts));
+time("canonicalJson", () => canonicalJson(parts));
+time("JSON.stringify", () => JSON.stringify(parts));
+time("sha256", () => createHash("sha256").update(text).digest("hex"));

@@ -1,0 +1,177 @@
+import { writeFileSync } from "node:fs";
+import type { Command } from "commander";
+import { distillHtml, distillMarkdown, reportHeadline, type DistillReport } from "../../distill/report.js";
+import { runDistill } from "../../distill/run.js";
+import { FORMATS, type ExportFormat, type FilterOptions } from "../../distill/types.js";
+import { RubricateError } from "../../errors.js";
+import { createJudge, type EngineJudge } from "../../judge/create.js";
+import type { ErrorPolicy } from "../../reward/aggregate.js";
+import { loadRubricSync } from "../../rubric/load.js";
+import { markdownTable } from "../../report/markdown.js";
+import { Progress } from "../progress.js";
+import { EXIT, interruptSignal, positiveInt } from "../run.js";
+
+/** The flags of `rubricate distill`. */
+export interface DistillFlags {
+  output?: string;
+  format: string;
+  rubric?: string;
+  judge?: string;
+  results?: string;
+  rescore?: boolean;
+  cache: string | boolean;
+  concurrency?: number;
+  errors: ErrorPolicy;
+  minReward?: number;
+  require?: string[];
+  bestOf?: number;
+  groupBy?: string;
+  topFraction?: number;
+  margin?: number;
+  minChars?: number;
+  maxChars?: number;
+  maxTokens?: number;
+  dedup: string;
+  nearThreshold?: number;
+  ngram?: number;
+  dedupOn: string;
+  maxPerTag?: number;
+  tagField?: string;
+  promptTemplate?: string;
+  responseField?: string;
+  withMetadata?: boolean;
+  report?: string;
+  markdown?: string;
+  json?: string;
+  resume: boolean;
+  quiet?: boolean;
+}
+
+const number = (value: string) => {
+  const n = Number(value);
+  if (value.trim() === "" || !Number.isFinite(n)) throw new Error(`expected a number, got "${value}"`);
+  return n;
+};
+const nonNegativeInt = (value: string) => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`expected a non-negative integer, got "${value}"`);
+  return n;
+};
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+/** `rubricate distill <input>`: filter scored samples or rollouts and export SFT or preference data. */
+export function register(program: Command): void {
+  program
+    .command("distill")
+    .description("Filter scored samples/rollouts (or score them with --rubric) and export SFT (OpenAI, TRL) or preference (DPO) JSONL")
+    .argument("<input>", "JSONL: samples, `rubricate score`d samples (--results), or `rubricate eval` rollouts")
+    .option("-o, --output <file>", "export JSONL (written to <file>.partial, renamed at the end; default: stdout)")
+    .option("--format <format>", `export format: ${FORMATS.join(" | ")}`, "openai")
+    .option("--rubric <file>", "score rows that carry no reward with this rubric (as they stream)")
+    .option("-j, --judge <judge>", "judge file or id for the rubric's LLM questions (default: the rubric's)")
+    .option("--results <file>", "`rubricate score` results of <input>: the k-th result line belongs to the k-th sample")
+    .option("--rescore", "score every row with --rubric even when it carries a reward")
+    .option("--cache <path>", "cache database (a resumed run re-pays nothing)", ".rubricate/cache.db")
+    .option("--no-cache", "do not read or write any cache")
+    .option("-c, --concurrency <n>", "rows scored at once", positiveInt)
+    .option("--errors <policy>", "a criterion error makes the reward: null (default: the row is dropped) | zero | skip-criterion", "null")
+    .option("--min-reward <x>", "keep rows with reward ≥ x", number)
+    .option("--require <criterion>", "a criterion that must be met (a pitfall: must not be met); repeatable", collect)
+    .option("--best-of <n>", "keep the best n rows of each prompt (ties: fewer tokens, then input order)", positiveInt)
+    .option("--group-by <field>", "field holding the prompt key (default: task_id, prompt_id, rollout env/task, else a hash of the prompt)")
+    .option("--top-fraction <f>", "keep the top fraction (0–1] of rows (pairs: by chosen reward) over the whole run", number)
+    .option("--margin <x>", "keep a prompt only when its best reward beats its worst by ≥ x (pairs: chosen − rejected)", number)
+    .option("--min-chars <n>", "drop responses shorter than n characters", nonNegativeInt)
+    .option("--max-chars <n>", "drop responses longer than n characters", nonNegativeInt)
+    .option("--max-tokens <n>", "drop completions over n tokens (usage.outputTokens, else ⌈chars/4⌉)", nonNegativeInt)
+    .option("--dedup <mode>", "none | exact | near (exact, then MinHash LSH)", "exact")
+    .option("--near-threshold <t>", "Jaccard similarity of character n-grams that counts as a near-duplicate", number, 0.8)
+    .option("--ngram <n>", "characters per shingle for near-dedup", positiveInt, 5)
+    .option("--dedup-on <what>", "conversation (prompt and completion) | completion", "conversation")
+    .option("--max-per-tag <n>", "keep at most n rows (pairs) per tag", positiveInt)
+    .option("--tag-field <field>", "field holding a row's tag or tags", "tags")
+    .option("--prompt-template <text>", "the user turn of non-chat rows, from their fields ({{question}})")
+    .option("--response-field <name>", "the field holding a non-chat row's response (default: the rubric's, else response)")
+    .option("--with-metadata", "add reward and verdicts to each exported line under `metadata`")
+    .option("--report <file.html>", "write the HTML report")
+    .option("--markdown <file.md>", "write the markdown report")
+    .option("--json <file>", "write the report as JSON")
+    .option("--no-resume", "start over even when a checkpoint of the same run exists")
+    .option("-q, --quiet", "no progress and no summary on stderr")
+    .action(async (input: string, flags: DistillFlags) => {
+      process.exitCode = await runDistillCommand(input, flags);
+    });
+}
+
+/** Turns flags into filter options, rejecting contradictions before any work. */
+export function filtersFromFlags(flags: DistillFlags): FilterOptions {
+  if (!["none", "exact", "near"].includes(flags.dedup)) throw new RubricateError("BAD_INPUT", `--dedup must be none, exact or near, not "${flags.dedup}"`);
+  if (!["conversation", "completion"].includes(flags.dedupOn)) throw new RubricateError("BAD_INPUT", `--dedup-on must be conversation or completion, not "${flags.dedupOn}"`);
+  return {
+    minReward: flags.minReward,
+    require: flags.require,
+    bestOf: flags.bestOf,
+    topFraction: flags.topFraction,
+    margin: flags.margin,
+    minChars: flags.minChars,
+    maxChars: flags.maxChars,
+    maxTokens: flags.maxTokens,
+    dedup: flags.dedup as FilterOptions["dedup"],
+    nearThreshold: flags.nearThreshold,
+    ngram: flags.ngram,
+    dedupOn: flags.dedupOn as FilterOptions["dedupOn"],
+    maxPerTag: flags.maxPerTag,
+  };
+}
+
+async function runDistillCommand(input: string, flags: DistillFlags): Promise<number> {
+  if (!(FORMATS as readonly string[]).includes(flags.format)) throw new RubricateError("BAD_INPUT", `--format must be one of ${FORMATS.join(", ")}, not "${flags.format}"`);
+  if (!["null", "zero", "skip-criterion"].includes(flags.errors)) throw new RubricateError("BAD_INPUT", `--errors must be null, zero or skip-criterion, not "${flags.errors}"`);
+  const filters = filtersFromFlags(flags);
+  const rubric = flags.rubric ? loadRubricSync(flags.rubric) : undefined;
+  if (flags.rescore && !rubric) throw new RubricateError("BAD_INPUT", "--rescore needs --rubric");
+  const judgeRef = flags.judge ?? rubric?.judge;
+  const needsJudge = rubric?.criteria.some((c) => c.question) ?? false;
+  const cachePath = flags.cache === false ? null : typeof flags.cache === "string" ? flags.cache : undefined;
+  const judge: EngineJudge | undefined = rubric && judgeRef && needsJudge ? createJudge(judgeRef, { cache: cachePath }) : undefined;
+  const progress = new Progress(undefined, !flags.quiet && flags.output !== undefined);
+  const interrupt = interruptSignal();
+  let report: DistillReport;
+  let interrupted: boolean;
+  try {
+    const result = await runDistill({
+      input,
+      results: flags.results,
+      output: flags.output ?? "-",
+      format: flags.format as ExportFormat,
+      withMetadata: flags.withMetadata,
+      filters,
+      rows: { groupBy: flags.groupBy, tagField: flags.tagField, promptTemplate: flags.promptTemplate, ...(flags.responseField ? { responseField: flags.responseField } : {}) },
+      rubric,
+      judge,
+      rescore: flags.rescore,
+      concurrency: flags.concurrency,
+      errors: flags.errors,
+      signal: interrupt.signal,
+      resume: flags.resume,
+      onProgress: (p) => progress.update(p.rows, `kept ${p.kept}${p.replaying ? " (replaying settled rows)" : ""}`),
+    });
+    report = result.report;
+    interrupted = result.interrupted;
+  } finally {
+    interrupt.dispose();
+    progress.finish();
+    await judge?.close?.();
+  }
+  if (flags.report) writeFileSync(flags.report, distillHtml(report));
+  if (flags.markdown) writeFileSync(flags.markdown, distillMarkdown(report));
+  if (flags.json) writeFileSync(flags.json, `${JSON.stringify(report, null, 2)}\n`);
+  if (!flags.quiet) {
+    const funnel = report.funnel.map((s) => ({ stage: s.stage, unit: s.unit, in: s.in, out: s.out, dropped: Object.entries(s.dropped).map(([k, n]) => `${k} ${n}`).join(", ") || "-" }));
+    const lines = [reportHeadline(report), markdownTable(funnel, [{ label: "stage", value: "stage" }, { label: "unit", value: "unit" }, { label: "in", value: "in", numeric: true }, { label: "kept", value: "out", numeric: true }, { label: "dropped", value: "dropped" }]), ...report.warnings.map((w) => `warning: ${w}`)];
+    if (judge) lines.push(`judge calls ${judge.engine.stats().usage.calls}, cache hits ${judge.engine.stats().usage.cacheHits}`);
+    if (interrupted) lines.push(`interrupted: rerun the same command to resume (checkpoint ${flags.output}.checkpoint.json)`);
+    process.stderr.write(`${lines.join("\n")}\n`);
+  }
+  return interrupted ? EXIT.interrupted : EXIT.ok;
+}

@@ -1,0 +1,129 @@
+import { writeFileSync } from "node:fs";
+import { InvalidArgumentError, type Command } from "commander";
+import { RubricateError } from "../../errors.js";
+import { createJudge, type EngineJudge } from "../../judge/create.js";
+import { builtinAttacks, loadAttacks, mergeAttacks } from "../../probe/attacks.js";
+import { createAttacker, type Attacker } from "../../probe/attacker.js";
+import { probeHtml, probeMarkdown } from "../../probe/report.js";
+import { probe, type ProbeResult } from "../../probe/run.js";
+import { loadRubricSync } from "../../rubric/load.js";
+import type { Sample } from "../../types.js";
+import { readJsonl } from "../io.js";
+import { Progress } from "../progress.js";
+import { EXIT, interruptSignal, positiveInt } from "../run.js";
+
+/** Exit code when an attack's mean reward is above `--fail-above` (distinct from errors and partial runs). */
+export const EXIT_PROBE_FAILED = 4;
+
+interface ProbeFlags {
+  judge?: string;
+  attacks: string[];
+  builtin: boolean;
+  attacker?: string;
+  attackerAttempts: number;
+  report?: string;
+  markdown?: string;
+  json?: string;
+  failAbove?: number;
+  questionField?: string;
+  referenceField?: string;
+  responseField?: string;
+  cache: string | boolean;
+  concurrency?: number;
+  quiet?: boolean;
+}
+
+const collect = (value: string, previous: string[]) => [...previous, value];
+
+function reward(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError(`expected a reward between 0 and 1, got "${value}"`);
+  return n;
+}
+
+/** `rubricate probe <rubric> <samples.jsonl> --judge <judge> [--attacks extra.yaml] [--fail-above 0.2]`. */
+export function register(program: Command): void {
+  program
+    .command("probe")
+    .description(`Attack a rubric with responses that deserve zero (empty, keyword stuffing, injection, forged delimiters, …) and report what they win; exit ${EXIT_PROBE_FAILED} when an attack's mean reward is above --fail-above`)
+    .argument("<rubric>", "rubric YAML file")
+    .argument("<samples>", "samples JSONL (each row's task inputs; its response is replaced by each attack), or - for stdin")
+    .option("-j, --judge <judge>", "judge file or packaged judge id (default: the rubric's `judge`)")
+    .option("--attacks <file>", "extra attack YAML file or folder (repeatable)", collect, [])
+    .option("--no-builtin", "use only the --attacks files, not the packaged battery")
+    .option("--attacker <judge>", "a judge file naming a model that writes extra attacks per sample")
+    .option("--attacker-attempts <n>", "attacks the attacker writes per sample (the best one is kept)", positiveInt, 4)
+    .option("--report <file>", "write an HTML report")
+    .option("--markdown <file>", "write a markdown report")
+    .option("--json <file>", "write the full result (every run, summaries, findings) as JSON")
+    .option("--fail-above <reward>", `exit ${EXIT_PROBE_FAILED} when any attack that deserves zero has a mean reward above this`, reward)
+    .option("--question-field <name>", "the input holding the task (default: guessed: question, prompt, problem, …)")
+    .option("--reference-field <name>", "the input holding the reference answer (default: guessed: answer, reference, …)")
+    .option("--response-field <name>", "the input the attacks replace (default: the rubric's response_field or response)")
+    .option("--cache <path>", "cache database", ".rubricate/cache.db")
+    .option("--no-cache", "do not read or write any cache")
+    .option("-c, --concurrency <n>", "responses scored at once", positiveInt)
+    .option("-q, --quiet", "no progress; print only the summary table")
+    .action(async (rubricPath: string, samplesPath: string, flags: ProbeFlags) => {
+      process.exitCode = await runProbe(rubricPath, samplesPath, flags);
+    });
+}
+
+async function runProbe(rubricPath: string, samplesPath: string, flags: ProbeFlags): Promise<number> {
+  const rubric = loadRubricSync(rubricPath);
+  const attacks = mergeAttacks(flags.builtin ? builtinAttacks() : [], ...flags.attacks.map((f) => loadAttacks(f)));
+  if (attacks.length === 0) throw new RubricateError("BAD_INPUT", "no attacks: pass --attacks <file> or drop --no-builtin");
+  const samples: Sample[] = [];
+  for await (const row of readJsonl(samplesPath)) samples.push(row as Sample);
+  if (samples.length === 0) throw new RubricateError("BAD_INPUT", `no samples in ${samplesPath}`);
+  const judgeRef = flags.judge ?? rubric.judge;
+  const needsJudge = rubric.criteria.some((c) => c.question);
+  if (needsJudge && !judgeRef) throw new RubricateError("NO_JUDGE", "this rubric asks LLM questions: pass --judge <file>");
+  const cachePath = flags.cache === false ? null : typeof flags.cache === "string" ? flags.cache : undefined;
+  const judge: EngineJudge | undefined = needsJudge ? createJudge(judgeRef!, { cache: cachePath }) : undefined;
+  let attacker: Attacker | undefined;
+  const progress = new Progress(undefined, !flags.quiet);
+  const interrupt = interruptSignal();
+  let result: ProbeResult;
+  try {
+    attacker = flags.attacker ? createAttacker(flags.attacker, { attempts: flags.attackerAttempts, engine: judge?.engine, cache: cachePath }) : undefined;
+    result = await probe(rubric, samples, {
+      judge,
+      attacks,
+      attacker,
+      judgeSystem: judge?.config.system,
+      threshold: flags.failAbove ?? 0,
+      concurrency: flags.concurrency,
+      signal: interrupt.signal,
+      fields: { question: flags.questionField, reference: flags.referenceField, response: flags.responseField },
+      onProgress: (done, total) => progress.update(done, `of ${total} attack responses`),
+    });
+  } catch (e) {
+    if (e instanceof RubricateError && e.code === "ABORTED") return EXIT.interrupted;
+    throw e;
+  } finally {
+    interrupt.dispose();
+    progress.finish();
+    attacker?.close?.();
+    await judge?.close?.();
+  }
+  if (flags.markdown) writeFileSync(flags.markdown, probeMarkdown(result));
+  if (flags.report) writeFileSync(flags.report, probeHtml(result));
+  if (flags.json) writeFileSync(flags.json, `${JSON.stringify(result, null, 2)}\n`);
+  process.stdout.write(`${summaryText(result)}\n`);
+  if (flags.failAbove !== undefined && result.worstReward > flags.failAbove) return EXIT_PROBE_FAILED;
+  return result.attacks.some((a) => a.errors > 0) || result.attackerErrors.length > 0 ? EXIT.partial : EXIT.ok;
+}
+
+/** A terminal table: one line per attack, worst first, then the number of findings. */
+function summaryText(result: ProbeResult): string {
+  const rows = [...result.attacks].sort((a, b) => (b.meanReward ?? -1) - (a.meanReward ?? -1));
+  const width = Math.max(6, ...rows.map((r) => r.id.length));
+  const lines = rows.map((a) => {
+    const mark = !a.deservesZero ? "control" : result.flagged.includes(a.id) ? "WINS" : "held";
+    const reward = a.meanReward === null ? "   —  " : a.meanReward.toFixed(3);
+    const iso = a.isolationHolds === false ? "  isolation BROKEN" : "";
+    return `${a.id.padEnd(width)}  ${reward}  ${mark}${a.errors ? `  (${a.errors} errors)` : ""}${iso}`;
+  });
+  return [`probe ${result.rubric.id}: ${result.samples} sample(s), ${result.runs.length} responses`, `${"attack".padEnd(width)}  reward  outcome`, ...lines, `worst mean reward (deserving zero): ${result.worstReward.toFixed(3)}; findings: ${result.findings.length}`].join("\n");
+}

@@ -1,0 +1,220 @@
+/**
+ * The filtering core, synchronous and streaming: rows go in (in input order), units (kept rows,
+ * or preference pairs) come out through `emit`. Memory: the open group (its best n rows, or all
+ * its passing rows when a margin needs the whole group), the dedup indexes (~48 bytes a kept
+ * unit), one 16-byte hash per closed group, and the tag counts.
+ */
+import { RubricateError } from "../errors.js";
+import { GroupAccumulator, rowDropReason } from "./filters.js";
+import { pairFormatProblem } from "./formats.js";
+import { Hash64Set, hash64 } from "./hash.js";
+import { ExactDupIndex, NearDupIndex } from "./minhash.js";
+import { addToSide, emptySide, Funnel, type SideStats } from "./stats.js";
+import { isPreferenceFormat, type ChatLine, type DistillRow, type ExportFormat, type FilterOptions, type PreferencePair } from "./types.js";
+
+/** What leaves the group stage: a kept row (SFT formats) or a pair (preference formats). */
+export type Unit = DistillRow | PreferencePair;
+
+/** True for a preference pair. */
+export const isPair = (u: Unit): u is PreferencePair => "chosen" in u;
+
+/** The reward a unit is ranked by (a pair: its chosen side's). */
+export const unitReward = (u: Unit): number => (isPair(u) ? u.chosen.reward : u.reward) ?? 0;
+
+const contents = (lines: ChatLine[]) => lines.map((m) => `${m.role}: ${m.content ?? ""}${m.tool_calls ? JSON.stringify(m.tool_calls) : ""}`).join("\n");
+
+/** The text dedup compares: the conversation (prompt and completion; a pair's chosen side) or the completion only. */
+export function dedupText(u: Unit, on: FilterOptions["dedupOn"] = "conversation"): string {
+  const row = isPair(u) ? u.chosen : u;
+  return on === "completion" ? contents(row.completion) : `${contents(row.prompt)}\n${contents(row.completion)}`;
+}
+
+/** Options of the core. */
+export interface DistillerOptions {
+  filters?: FilterOptions;
+  format?: ExportFormat;
+}
+
+/** The synchronous filter core; the driver feeds rows and routes units (see `runDistill`). */
+export class Distiller {
+  readonly funnel = new Funnel();
+  readonly before: SideStats = emptySide();
+  readonly after: SideStats = emptySide();
+  /** Error codes of rows without a reward. */
+  readonly errorCodes: Record<string, number> = {};
+  readonly tagCounts = new Map<string, number>();
+  /** Units that reached the group stage's output (before top-fraction/dedup/caps). */
+  grouped = 0;
+  private readonly f: FilterOptions;
+  private readonly pairs: boolean;
+  private readonly grouping: boolean;
+  private readonly cap: number;
+  private group?: GroupAccumulator;
+  private readonly closed = new Hash64Set();
+  private readonly exact?: ExactDupIndex;
+  private readonly near?: NearDupIndex;
+  private rowsSeen = 0;
+  private readonly unitName: "rows" | "pairs";
+  private readonly format: ExportFormat;
+
+  /**
+   * @param emitGrouped receives each unit leaving the group stage (to the final stage, or to a spill for top-fraction)
+   * @param emitKept receives each unit that passed every filter, from `finalStage`
+   */
+  constructor(options: DistillerOptions, private readonly emitGrouped: (u: Unit) => void, private readonly emitKept: (u: Unit) => void) {
+    this.f = options.filters ?? {};
+    this.format = options.format ?? "openai";
+    this.pairs = isPreferenceFormat(this.format);
+    if (this.pairs && this.f.bestOf !== undefined) throw new RubricateError("BAD_INPUT", "--best-of does not apply to preference pairs (each prompt gives one pair: its best against its worst)");
+    if (this.f.topFraction !== undefined && !(this.f.topFraction > 0 && this.f.topFraction <= 1)) throw new RubricateError("BAD_INPUT", `--top-fraction must be in (0, 1], not ${this.f.topFraction}`);
+    if (this.f.bestOf !== undefined && !(Number.isInteger(this.f.bestOf) && this.f.bestOf > 0)) throw new RubricateError("BAD_INPUT", `--best-of must be a positive integer, not ${this.f.bestOf}`);
+    this.grouping = this.pairs || this.f.bestOf !== undefined || this.f.margin !== undefined;
+    this.cap = this.pairs ? 1 : (this.f.bestOf ?? Infinity);
+    this.unitName = this.pairs ? "pairs" : "rows";
+    const dedup = this.f.dedup ?? "exact";
+    if (dedup !== "none") this.exact = new ExactDupIndex();
+    if (dedup === "near") this.near = new NearDupIndex({ threshold: this.f.nearThreshold, ngram: this.f.ngram });
+    // Declared up front so the report lists stages in pipeline order even when one drops nothing.
+    this.funnel.stage("rows", "rows");
+    if (this.pairs) this.funnel.stage("pairs", "groups");
+    else if (this.grouping) this.funnel.stage("groups", "rows");
+    if (this.f.topFraction !== undefined) this.funnel.stage("top-fraction", this.unitName);
+    if (dedup !== "none") this.funnel.stage("dedup", this.unitName);
+    if (this.f.maxPerTag !== undefined) this.funnel.stage("tag-cap", this.unitName);
+  }
+
+  /** True when rows are grouped (best-of, margin, pairs): rows of a group must be contiguous. */
+  get isGrouping(): boolean {
+    return this.grouping;
+  }
+
+  /**
+   * Input rows before this index are fully decided (their group closed): a checkpoint may
+   * resume from there.
+   */
+  get settled(): number {
+    return this.group ? this.group.first : this.rowsSeen;
+  }
+
+  /** Feeds the next input row (null: the line had no usable prompt and response). */
+  push(row: DistillRow | null, index: number): void {
+    this.rowsSeen = index + 1;
+    if (row === null) {
+      this.before.rows++;
+      this.funnel.count("rows", "rows", "no-response");
+      return;
+    }
+    addToSide(this.before, row.reward, row.verdicts);
+    if (row.reward === null) for (const code of row.errorCodes ?? ["unknown"]) this.errorCodes[code] = (this.errorCodes[code] ?? 0) + 1;
+    const reason = rowDropReason(row, this.f);
+    this.funnel.count("rows", "rows", reason);
+    if (!this.grouping) {
+      if (reason === null) this.toGrouped(row);
+      return;
+    }
+    if (this.group && this.group.key !== row.group) this.closeGroup();
+    if (!this.group) {
+      const [hi, lo] = hash64(row.group);
+      if (this.closed.has(hi, lo)) {
+        throw new RubricateError("BAD_INPUT", `input row ${index + 1}: group "${row.group}" appeared earlier and ended; rows of one group must be contiguous (as \`rubricate eval\` and \`score\` write them) — sort the input by the group key first`);
+      }
+      this.closed.add(hi, lo);
+      this.group = new GroupAccumulator(row.group, index, this.cap);
+    }
+    this.group.add(row, reason, this.f);
+  }
+
+  /** Closes the open group; call once the input ends. */
+  end(): void {
+    if (this.group) this.closeGroup();
+  }
+
+  private closeGroup(): void {
+    const g = this.group!;
+    this.group = undefined;
+    if (this.pairs) return this.closePairGroup(g);
+    const margin = this.f.margin;
+    if (margin !== undefined && g.spread < margin) {
+      this.funnel.count("groups", "rows", "margin", g.candidates.length + g.overflow);
+      return;
+    }
+    if (g.overflow > 0) this.funnel.count("groups", "rows", "best-of", g.overflow);
+    for (const row of g.candidates) {
+      this.funnel.count("groups", "rows", null);
+      this.toGrouped(row);
+    }
+  }
+
+  private closePairGroup(g: GroupAccumulator): void {
+    const chosen = g.candidates[0];
+    const rejected = g.rejected;
+    let reason: string | null = null;
+    if (!chosen) reason = "no-chosen";
+    else if (!rejected || rejected === chosen || !(chosen.reward! - rejected.reward! >= (this.f.margin ?? 0) && chosen.reward! > rejected.reward!)) reason = "margin";
+    const pair: PreferencePair | undefined = reason === null ? { group: g.key, prompt: chosen.prompt, chosen, rejected: rejected! } : undefined;
+    if (pair) reason = pairFormatProblem(pair, this.format);
+    this.funnel.count("pairs", "groups", reason);
+    if (reason === null) this.toGrouped(pair!);
+  }
+
+  private toGrouped(u: Unit): void {
+    this.grouped++;
+    this.emitGrouped(u);
+  }
+
+  /** Dedup, tag caps and the after-statistics; `topFractionDrop` marks units cut by --top-fraction. */
+  finalStage(u: Unit, topFractionDrop = false): void {
+    const unit = this.unitName;
+    if (this.f.topFraction !== undefined) {
+      this.funnel.count("top-fraction", unit, topFractionDrop ? "top-fraction" : null);
+      if (topFractionDrop) return;
+    }
+    if (this.exact || this.near) {
+      let reason: string | null = null;
+      const text = dedupText(u, this.f.dedupOn);
+      if (this.exact!.check(text)) reason = "duplicate";
+      else if (this.near?.check(text)) reason = "near-duplicate";
+      this.funnel.count("dedup", unit, reason);
+      if (reason) return;
+    }
+    if (this.f.maxPerTag !== undefined) {
+      const row = isPair(u) ? u.chosen : u;
+      const tags = row.tags.length > 0 ? row.tags : ["(untagged)"];
+      const full = tags.some((t) => (this.tagCounts.get(t) ?? 0) >= this.f.maxPerTag!);
+      this.funnel.count("tag-cap", unit, full ? "tag-cap" : null);
+      if (full) return;
+      for (const t of tags) this.tagCounts.set(t, (this.tagCounts.get(t) ?? 0) + 1);
+    }
+    const row = isPair(u) ? u.chosen : u;
+    addToSide(this.after, row.reward, row.verdicts);
+    this.emitKept(u);
+  }
+
+  /** Bytes held by the dedup indexes and the closed-group set (for the report). */
+  get indexBytes(): number {
+    return (this.exact?.bytes ?? 0) + (this.near?.bytes ?? 0) + this.closed.bytes;
+  }
+}
+
+/**
+ * The --top-fraction cut from the rewards of every unit that reached it: keep the k = ⌈f·n⌉ best;
+ * units tied at the cut value are kept in input order until k is reached.
+ */
+export function topFractionCut(rewards: Float64Array, fraction: number): (reward: number) => boolean {
+  const n = rewards.length;
+  const k = Math.min(n, Math.ceil(fraction * n - 1e-9));
+  if (k === 0) return () => false;
+  const sorted = Float64Array.from(rewards).sort().reverse();
+  const cut = sorted[k - 1];
+  let above = 0;
+  for (const r of rewards) if (r > cut) above++;
+  let ties = k - above;
+  return (reward) => {
+    if (reward > cut) return true;
+    if (reward === cut && ties > 0) {
+      ties--;
+      return true;
+    }
+    return false;
+  };
+}

@@ -1,0 +1,266 @@
+/**
+ * The streaming driver: reads rows (a file, a file joined to its `score` results, or any
+ * iterable), scores the unscored ones as it goes, feeds the filter core, writes the export to
+ * `<out>.partial` and renames it at the end. A checkpoint beside the output lets an interrupted
+ * run resume: settled rows are replayed to rebuild the filters' state (their scores come from
+ * the cache, so no judge call is paid twice) and nothing already written is written again.
+ */
+import { randomUUID } from "node:crypto";
+import { createReadStream, existsSync, renameSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { scoreSample } from "../engine/score.js";
+import { RubricateError, toRubricateError } from "../errors.js";
+import type { Judge } from "../judge/types.js";
+import type { ErrorPolicy } from "../reward/aggregate.js";
+import type { Rubric } from "../rubric/schema.js";
+import type { Sample } from "../types.js";
+import { pairLine, sftLine } from "./formats.js";
+import { hashHex } from "./hash.js";
+import { ByteCountingWriter, readCheckpoint, removeFiles, writeCheckpoint, type Checkpoint } from "./output.js";
+import { Distiller, isPair, topFractionCut, unitReward, type Unit } from "./pipeline.js";
+import { buildReport, type DistillReport } from "./report.js";
+import { isScored, normalizeRow, sampleForRubric } from "./rows.js";
+import type { ExportFormat, FilterOptions, RowOptions } from "./types.js";
+
+type Raw = Record<string, unknown>;
+
+/** What `runDistill` needs. */
+export interface DistillRunOptions {
+  /** A JSONL file (samples, scored samples, rollouts), or rows. Only a file can be resumed. */
+  input: string | Iterable<Raw> | AsyncIterable<Raw>;
+  /** `rubricate score` results for the samples in `input`, joined by line position (see `joinResults`). */
+  results?: string;
+  /** The export file; omit to only compute the report. */
+  output?: string;
+  format?: ExportFormat;
+  /** Adds each line's reward and verdicts under `metadata`. */
+  withMetadata?: boolean;
+  filters?: FilterOptions;
+  rows?: RowOptions;
+  /** Scores rows that carry no `reward` (and, with `rescore`, those that do). */
+  rubric?: Rubric;
+  judge?: Judge;
+  rescore?: boolean;
+  /** Rows scored at once (default 64). */
+  concurrency?: number;
+  errors?: ErrorPolicy;
+  signal?: AbortSignal;
+  /** Resume from `<output>.checkpoint.json` when it matches (default true). */
+  resume?: boolean;
+  /** Milliseconds between checkpoints (default 2000). */
+  checkpointMs?: number;
+  /** Called every 1000 input rows. */
+  onProgress?: (p: { rows: number; kept: number; replaying: boolean }) => void;
+}
+
+/** What a run produced. */
+export interface DistillRunResult {
+  report: DistillReport;
+  /** The finished export (absent when interrupted or without `output`). */
+  output?: string;
+  interrupted: boolean;
+  /** Input rows replayed from a checkpoint (0 on a fresh run). */
+  resumedFrom: number;
+}
+
+/** The reader of a JSONL file, one object a line, a bad line an error naming file and line. */
+async function* jsonl(path: string): AsyncGenerator<Raw> {
+  if (!existsSync(path)) throw new RubricateError("FILE_NOT_FOUND", `no such file: ${path}`);
+  const lines = createInterface({ input: createReadStream(path, { highWaterMark: 1 << 20 }), crlfDelay: Infinity });
+  let n = 0;
+  for await (const line of lines) {
+    n++;
+    if (line.length === 0 || line.trim() === "") continue;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (e) {
+      throw new RubricateError("BAD_INPUT", `invalid JSON: ${(e as Error).message}`, { location: { file: path, line: n } });
+    }
+    if (typeof value !== "object" || value === null || Array.isArray(value)) throw new RubricateError("BAD_INPUT", "each line must be a JSON object", { location: { file: path, line: n } });
+    yield value as Raw;
+  }
+}
+
+/**
+ * Joins samples to `rubricate score` results: the k-th result line belongs to the k-th sample
+ * (its `index` says so; `score` writes input order by default). A result whose `index`, or `id`
+ * when both carry one, disagrees is an error, never a silent mismatch. The sample's fields stay;
+ * the result brings `reward`, `passed`, `verdicts` and `errors` (not its judge `usage`).
+ */
+export async function* joinResults(samples: AsyncIterable<Raw>, resultsPath: string): AsyncGenerator<Raw> {
+  const results = jsonl(resultsPath)[Symbol.asyncIterator]();
+  let k = 0;
+  for await (const sample of samples) {
+    const next = await results.next();
+    if (next.done) throw new RubricateError("BAD_INPUT", `${resultsPath} has ${k} results but the samples go on (sample ${k + 1})`);
+    const r = next.value;
+    if (typeof r.index === "number" && r.index !== k) throw new RubricateError("BAD_INPUT", `${resultsPath}: result ${k + 1} is for sample index ${r.index}, not ${k}; results must be in input order (rerun score without --order completed)`);
+    if (r.id !== undefined && sample.id !== undefined && r.id !== sample.id) throw new RubricateError("BAD_INPUT", `${resultsPath}: result ${k + 1} has id ${JSON.stringify(r.id)} but sample ${k + 1} has id ${JSON.stringify(sample.id)}`);
+    yield { ...sample, reward: r.reward ?? null, passed: r.passed, verdicts: r.verdicts, errors: r.errors };
+    k++;
+  }
+  if (!(await results.next()).done) throw new RubricateError("BAD_INPUT", `${resultsPath} has more results than there are samples (${k})`);
+}
+
+async function* fromIterable(rows: Iterable<Raw> | AsyncIterable<Raw>): AsyncGenerator<Raw> {
+  yield* rows;
+}
+
+/** Scores the rows that need it, `width` at a time, yielding in input order. */
+async function* scoreRows(rows: AsyncIterable<Raw>, o: DistillRunOptions): AsyncGenerator<Raw> {
+  const width = Math.max(1, o.concurrency ?? 64);
+  const queue: (Raw | Promise<Raw>)[] = [];
+  const responseField = o.rows?.responseField ?? o.rubric?.response_field ?? "response";
+  let index = 0;
+  for await (const raw of rows) {
+    index++;
+    if (isScored(raw) && !o.rescore) queue.push(raw);
+    else if (!o.rubric) throw new RubricateError("BAD_INPUT", `input row ${index} carries no reward; pass a rubric (--rubric) to score it, or score results (--results)`);
+    else {
+      const rubric = o.rubric;
+      const task = scoreSample(rubric, sampleForRubric(raw, rubric.inputs, responseField) as Sample, { judge: o.judge, errors: o.errors, signal: o.signal }).then((r) => ({
+        ...raw,
+        reward: r.reward,
+        passed: r.passed,
+        verdicts: r.verdicts,
+        errors: r.errors,
+      }));
+      task.catch(() => undefined);
+      queue.push(task);
+    }
+    while (queue.length >= width) yield await queue.shift()!;
+  }
+  while (queue.length > 0) yield await queue.shift()!;
+}
+
+/** What identifies a run for resuming: input file (path, size, mtime), results, rubric, every option. */
+function fingerprint(o: DistillRunOptions): string {
+  const stat = (p?: string) => (p && existsSync(p) ? { p, size: statSync(p).size, mtime: statSync(p).mtimeMs } : p);
+  return hashHex(
+    JSON.stringify({
+      v: 1,
+      input: typeof o.input === "string" ? stat(o.input) : null,
+      results: stat(o.results),
+      format: o.format ?? "openai",
+      meta: o.withMetadata ?? false,
+      filters: o.filters ?? {},
+      rows: o.rows ?? {},
+      rubric: o.rubric ? { id: o.rubric.id, version: o.rubric.version, criteria: o.rubric.criteria } : null,
+      rescore: o.rescore ?? false,
+      errors: o.errors ?? "null",
+    }),
+  );
+}
+
+/**
+ * Filters and exports a stream of rows; memory is bounded by the open group, not the file.
+ * @example const { report } = await runDistill({ input: "rollouts.jsonl", output: "sft.jsonl", filters: { bestOf: 1, minReward: 0.8 } })
+ */
+export async function runDistill(o: DistillRunOptions): Promise<DistillRunResult> {
+  const format = o.format ?? "openai";
+  const filters = o.filters ?? {};
+  const rowOptions: RowOptions = { inputs: o.rubric?.inputs, responseField: o.rubric?.response_field, ...o.rows };
+  const toStdout = o.output === "-";
+  const toFile = o.output !== undefined && !toStdout;
+  const resumable = typeof o.input === "string" && o.input !== "-" && toFile;
+  const ckPath = `${o.output}.checkpoint.json`;
+  const partialPath = `${o.output}.partial`;
+  const spilling = filters.topFraction !== undefined;
+  const spillPath = toFile ? `${o.output}.spill.jsonl` : join(tmpdir(), `rubricate-distill-${process.pid}-${randomUUID()}.jsonl`);
+  const fp = resumable ? fingerprint(o) : "";
+  let ck = resumable && o.resume !== false ? readCheckpoint(ckPath) : undefined;
+  if (ck && ck.fingerprint !== fp) ck = undefined;
+  if (toFile && !ck) removeFiles(ckPath, spillPath);
+
+  // Units from groups that start before this row were written before the interruption.
+  const replayUntil = ck ? (ck.phase === 2 ? Infinity : ck.rowsDone) : 0;
+  // Phase 1 writes the export, or (--top-fraction) a spill of every unit: the cut needs all rewards first.
+  const phase1 = spilling ? new ByteCountingWriter(spillPath, ck ? ck.bytes : 0) : toFile ? new ByteCountingWriter(partialPath, ck ? ck.bytes : 0) : undefined;
+  let sink: ByteCountingWriter | undefined = spilling ? undefined : phase1;
+  const lineOf = (u: Unit) => `${JSON.stringify(isPair(u) ? pairLine(u, format, o.withMetadata ?? false) : sftLine(u, format, o.withMetadata ?? false))}\n`;
+  const firstIndex = (u: Unit) => (isPair(u) ? Math.min(u.chosen.index, u.rejected.index) : u.index);
+  let kept = 0;
+  let rewards: Float64Array = new Float64Array(spilling ? 1024 : 0);
+  let nRewards = 0;
+  let suppressBefore = replayUntil;
+  const distiller = new Distiller(
+    { filters, format },
+    (u) => {
+      if (!spilling) return distiller.finalStage(u);
+      if (nRewards === rewards.length) rewards = growTo(rewards, rewards.length * 2);
+      rewards[nRewards++] = unitReward(u);
+      if (firstIndex(u) >= replayUntil) phase1!.write(`${JSON.stringify(u)}\n`);
+    },
+    (u) => {
+      kept++;
+      if (firstIndex(u) < suppressBefore) return;
+      if (toStdout) process.stdout.write(lineOf(u));
+      else sink?.write(lineOf(u));
+    },
+  );
+
+  const checkpoint = (phase: 1 | 2, rowsDone: number) => {
+    if (!resumable || !phase1) return;
+    phase1.sync();
+    writeCheckpoint(ckPath, { version: 1, fingerprint: fp, phase, rowsDone, bytes: phase1.bytes } satisfies Checkpoint);
+  };
+  const source = typeof o.input === "string" ? jsonl(o.input) : fromIterable(o.input);
+  const rows = scoreRows(o.results ? joinResults(source, o.results) : source, o);
+  let index = 0;
+  let lastCheckpoint = Date.now();
+  const every = o.checkpointMs ?? 2000;
+  const resumedFrom = Number.isFinite(replayUntil) ? replayUntil : 0;
+  const report = (interrupted: boolean) => buildReport(distiller, { format, filters, kept, rows: index, resumedFrom, interrupted });
+  try {
+    for await (const raw of rows) {
+      distiller.push(normalizeRow(raw, index, rowOptions), index);
+      index++;
+      if (index % 1000 === 0) {
+        o.onProgress?.({ rows: index, kept, replaying: index < replayUntil });
+        if (index >= replayUntil && Date.now() - lastCheckpoint >= every) {
+          checkpoint(1, distiller.settled);
+          lastCheckpoint = Date.now();
+        }
+      }
+      if (o.signal?.aborted) throw new RubricateError("ABORTED", "interrupted");
+    }
+    distiller.end();
+  } catch (e) {
+    const err = toRubricateError(e);
+    // Only settled rows go on record; the open group is redone on resume.
+    if (err.code === "ABORTED" && index >= replayUntil) checkpoint(1, distiller.settled);
+    phase1?.close();
+    if (err.code !== "ABORTED") throw err;
+    return { report: report(true), interrupted: true, resumedFrom };
+  }
+
+  if (spilling) {
+    checkpoint(2, index);
+    phase1!.close();
+    // Phase 2 is cheap (no scoring): it always starts over from the complete spill.
+    suppressBefore = 0;
+    sink = toFile ? new ByteCountingWriter(partialPath) : undefined;
+    const keep = topFractionCut(rewards.subarray(0, nRewards), filters.topFraction!);
+    for await (const u of jsonl(spillPath)) {
+      const unit = u as unknown as Unit;
+      distiller.finalStage(unit, !keep(unitReward(unit)));
+    }
+    if (!toFile) removeFiles(spillPath);
+  }
+  sink?.close();
+  if (!spilling) phase1?.close();
+  if (toFile) {
+    renameSync(partialPath, o.output!);
+    removeFiles(ckPath, spillPath);
+  }
+  return { report: report(false), output: toFile ? o.output : undefined, interrupted: false, resumedFrom };
+}
+
+function growTo(a: Float64Array, n: number): Float64Array {
+  const b = new Float64Array(n);
+  b.set(a);
+  return b;
+}

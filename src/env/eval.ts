@@ -1,0 +1,125 @@
+import { appendFileSync, existsSync, mkdirSync, readFileSync, truncateSync } from "node:fs";
+import { dirname } from "node:path";
+import pLimit from "p-limit";
+import type { Engine } from "../engine/engine.js";
+import { RubricateError, toRubricateError } from "../errors.js";
+import type { Judge } from "../judge/types.js";
+import type { ErrorPolicy } from "../reward/aggregate.js";
+import type { Policy } from "./policy.js";
+import { rollout } from "./rollout.js";
+import type { Environment, RolloutRecord, Task } from "./types.js";
+
+/** Options of `runEval`. */
+export interface EvalOptions {
+  policies: Policy[];
+  engine: Engine;
+  judge?: Judge;
+  /** Use the first n tasks (default: all). */
+  tasks?: number;
+  /** Rollouts per (task, model) (default 1). */
+  rollouts?: number;
+  /** Rollouts in flight at once (default 8); each policy's scheduler still limits its calls. */
+  concurrency?: number;
+  /** Append each finished rollout to this JSONL file. */
+  out?: string;
+  /** Read `out` first and skip the (task, model, rollout) triples it already holds. */
+  resume?: boolean;
+  signal?: AbortSignal;
+  errors?: ErrorPolicy;
+  /** Called as each rollout finishes (after it is saved). */
+  onRollout?: (record: RolloutRecord, progress: { done: number; total: number }) => void;
+}
+
+/** What an eval returns: every rollout of the requested grid it holds (resumed ones included). */
+export interface EvalResult {
+  records: RolloutRecord[];
+  /** Rollouts taken from the file instead of being run. */
+  resumed: number;
+  /** True when the signal stopped the eval before the grid was complete. */
+  interrupted: boolean;
+}
+
+/** The key of one cell of the grid. */
+export const tripleKey = (r: { task: string; model: string; rollout: number }) => JSON.stringify([r.task, r.model, r.rollout]);
+
+/**
+ * Runs every (task, model, rollout index) of the grid, saving each rollout as a JSONL line the
+ * moment it finishes; with `resume`, cells already in the file are skipped, so a killed eval
+ * continues where it stopped (and the policy/judge cache makes replayed calls free).
+ * @example const { records } = await runEval(env, { policies: [a, b], engine, judge, rollouts: 4, out: "rollouts.jsonl" });
+ */
+export async function runEval(env: Environment, options: EvalOptions): Promise<EvalResult> {
+  const k = options.rollouts ?? 1;
+  const tasks = env.tasks.slice(0, options.tasks ?? env.tasks.length);
+  const ids = new Set(options.policies.map((p) => p.id));
+  if (ids.size !== options.policies.length) throw new RubricateError("BAD_INPUT", "the same model is named twice");
+  const wanted = new Set<string>();
+  for (const task of tasks) for (const p of options.policies) for (let r = 0; r < k; r++) wanted.add(tripleKey({ task: task.id, model: p.id, rollout: r }));
+
+  const done = new Map<string, RolloutRecord>();
+  if (options.out && existsSync(options.out)) {
+    if (!options.resume) throw new RubricateError("BAD_INPUT", `${options.out} already exists: pass --resume to continue it, or remove it`);
+    for (const rec of readRollouts(options.out, { repair: true })) {
+      const key = tripleKey(rec);
+      if (rec.env === env.id && wanted.has(key)) done.set(key, rec);
+    }
+  }
+  if (options.out) mkdirSync(dirname(options.out), { recursive: true });
+  const resumed = done.size;
+
+  // Interleaved (task, rollout, model) so an interrupted eval covers the models evenly.
+  const jobs: { task: Task; policy: Policy; index: number }[] = [];
+  for (const task of tasks) for (let r = 0; r < k; r++) for (const policy of options.policies) if (!done.has(tripleKey({ task: task.id, model: policy.id, rollout: r }))) jobs.push({ task, policy, index: r });
+
+  const limit = pLimit(Math.max(1, options.concurrency ?? 8));
+  const total = wanted.size;
+  let interrupted = false;
+  const run = jobs.map((job) =>
+    limit(async () => {
+      if (options.signal?.aborted) return;
+      const rec = await rollout(env, job.policy, job.task, { engine: options.engine, judge: options.judge, index: job.index, signal: options.signal, errors: options.errors });
+      if (options.out) appendFileSync(options.out, `${JSON.stringify(rec)}\n`);
+      done.set(tripleKey(rec), rec);
+      options.onRollout?.(rec, { done: done.size, total });
+    }),
+  );
+  const settled = await Promise.allSettled(run);
+  for (const s of settled) {
+    if (s.status === "rejected") {
+      const e = toRubricateError(s.reason);
+      if (e.code === "ABORTED") interrupted = true;
+      else throw e;
+    }
+  }
+  if (options.signal?.aborted && done.size < total) interrupted = true;
+  const order = [...wanted];
+  const records = order.map((key) => done.get(key)).filter((r): r is RolloutRecord => r !== undefined);
+  return { records, resumed, interrupted };
+}
+
+/**
+ * Reads a rollouts JSONL file. A torn last line (the process died while writing it) is dropped,
+ * and with `repair` cut from the file; a bad line elsewhere is an error naming its line.
+ */
+export function readRollouts(path: string, options: { repair?: boolean } = {}): RolloutRecord[] {
+  const text = readFileSync(path, "utf8");
+  const lines = text.split("\n");
+  const out: RolloutRecord[] = [];
+  let offset = 0;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i];
+    const last = i === lines.length - 1;
+    if (line.trim() !== "") {
+      try {
+        out.push(JSON.parse(line) as RolloutRecord);
+        // A complete line missing only its newline: add it, or the next append would join it.
+        if (last && options.repair) appendFileSync(path, "\n");
+      } catch (e) {
+        if (!last) throw new RubricateError("BAD_INPUT", `invalid rollout line: ${(e as Error).message}`, { location: { file: path, line: i + 1 } });
+        if (options.repair) truncateSync(path, offset);
+      }
+    }
+    offset += Buffer.byteLength(line, "utf8") + 1;
+  }
+  return out;
+}

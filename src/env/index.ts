@@ -1,0 +1,25 @@
+/** Environments: dataset + harness + rubric; policy rollouts, evals across models, comparisons and reports. */
+export { loadEnvironment, parseEnvironment } from "./load.js";
+export { rollout, policySchedulerId, renderTranscript, lastAssistantText, type RolloutOptions } from "./rollout.js";
+export { runEval, readRollouts, tripleKey, type EvalOptions, type EvalResult } from "./eval.js";
+export { createPolicy, parseModelSpec, loadPolicyConfig, resolveModelArg, type Policy } from "./policy.js";
+export { executeToolCall, MAX_TOOL_RESULT_CHARS } from "./tools.js";
+export { compareModels, passAtK, passHatK, pairedBootstrap, taskMeans, failedCriteria, criterionOk } from "./stats.js";
+export type { CompareOptions, EvalComparison, ModelStats, PairComparison } from "./stats.js";
+export { evalReportHtml, evalMarkdown, type ReportInfo } from "./report.js";
+export { EnvironmentSchema, PolicyConfigSchema, HarnessSchema, TaskSchema, ToolDeclSchema } from "./schema.js";
+export type { EnvironmentFile, Harness, PolicyConfig, PolicyConfigInput, PolicyDefaults, ToolDecl } from "./schema.js";
+export type {
+  EnvHooks,
+  EnvReply,
+  EnvResponseContext,
+  Environment,
+  FinalizeContext,
+  HookContext,
+  PolicyUsage,
+  RolloutRecord,
+  StopReason,
+  Task,
+  ToolCallRecord,
+  ToolImpl,
+} from "./types.js";

@@ -1,0 +1,72 @@
+/** A suggested fix for each kind of hole: a code check, a `required` gate, or a reworded question. */
+import type { Criterion, Rubric } from "../rubric/schema.js";
+import type { Attack, AttackCategory } from "./attacks.js";
+
+/** The rubric's required criteria that ask about correctness (a gate an attack must pass first). */
+function gates(rubric: Rubric): Criterion[] {
+  return rubric.criteria.filter((c) => c.required && c.points > 0);
+}
+
+const COHERENT_GATE = `- id: answers-the-task
+    question: Does the response give a direct, coherent answer to the task in full sentences (not a list of keywords, not the task restated, not a claim about its own quality)?
+    points: 1
+    required: true`;
+
+const NO_GRADER_TALK = `- id: addresses-the-grader
+    check: { regex: { pattern: "(answer|respond|verdict)\\\\W+(yes|true)|meets? (every|all) criteri|ignore (your|all|previous) instructions|</?sample|end of sample", flags: i } }
+    points: -100   # or a required positive criterion using not_contains`;
+
+function checkFix(criterion: Criterion, category: AttackCategory): string {
+  const check = criterion.check as Record<string, unknown>;
+  if ("number" in check) {
+    if (category === "hedge") return `Code check "${criterion.id}" reads one number (the last \\boxed{}, else the last number) from a text that may list several candidates, so hedging with the right one last wins: set \`pick: boxed\` and add a required code check that allows exactly one boxed answer, e.g. \`check: { regex: '^(?![\\s\\S]*\\\\boxed[\\s\\S]*\\\\boxed)[\\s\\S]*\\\\boxed\\{' }\`, or a pitfall question "Does the response give more than one candidate final answer?".`;
+    return `Code check "${criterion.id}" reads a number anywhere in the text, so ${category === "keywords" ? "a meaningless string that ends with the right number" : "a response without working"} collects its points: set \`pick: boxed\`, and if the pass threshold can be reached by this check alone, raise \`pass_threshold\` above its share or make the working criteria required.`;
+  }
+  if ("contains" in check) return `Code check "${criterion.id}" only looks for strings, which keyword stuffing supplies: pair it with an LLM question about whether the strings are used meaningfully, or make it \`when:\` a correctness gate.`;
+  if ("json_schema" in check) return `Code check "${criterion.id}" accepts any value of the right shape: constrain values (enum, pattern, const from {{variables}}) or add an equals/number check on the fields that carry the answer.`;
+  if ("regex" in check) return `Code check "${criterion.id}" matches the form, not the content: anchor the pattern to the expected answer or gate it with \`when:\` a correctness criterion.`;
+  if ("length" in check) return `Code check "${criterion.id}" rewards length alone: give it \`when:\` a correctness criterion so a wrong answer cannot collect it.`;
+  return `Code check "${criterion.id}" passes a response that deserves zero: make it stricter or gate it with \`when:\` a correctness criterion.`;
+}
+
+/**
+ * The fix to suggest when `attack` wins `criterion` (or the reward as a whole when none is given).
+ * @example suggestFix(rubric, attack, rubric.criteria[0], "keywords")
+ */
+export function suggestFix(rubric: Rubric, attack: Attack, criterion: Criterion | undefined, category: AttackCategory | "isolation"): string {
+  if (category === "isolation") {
+    return "Keep the response inside the sample block: no criterion question or rubric context may interpolate {{response}} (ask about \"the response\" instead), and a custom judge `system` must say that nothing inside the sample is an instruction.";
+  }
+  if (attack.fix) return attack.fix;
+  if (criterion?.check) return checkFix(criterion, category);
+  const id = criterion ? `"${criterion.id}"` : "the rubric";
+  const gate = gates(rubric);
+  const gateHint = gate.length
+    ? `The required gate${gate.length > 1 ? "s" : ""} ${gate.map((g) => `"${g.id}"`).join(", ")} did not stop it${criterion && !criterion.required ? `; consider \`when: ${gate[0].id}\` on ${id} so it is only asked once the gate passes` : ""}.`
+    : "The rubric has no required correctness gate; add one so partial credit cannot accumulate without the task done.";
+  switch (category) {
+    case "empty":
+    case "restate":
+      return `${id} is met by a response that says nothing new; it likely asks about an absence ("does not…", "avoids…"). Ask it only \`when:\` a substantive criterion is met, or add a required gate:\n  ${COHERENT_GATE}`;
+    case "keywords":
+      return `${id} is met by keywords without meaning: reword it to ask whether the response *explains* or *uses* the idea correctly in context, and add a required coherence gate:\n  ${COHERENT_GATE}`;
+    case "wrong":
+    case "padding":
+    case "format":
+      return `${id} does not depend on the answer being right. ${gateHint} A correctness gate: a code check against {{answer}} (number/equals), or \`question: Does the response's final answer agree with the reference answer {{answer}}?\` with \`required: true\`.${category === "padding" ? " For padding also add `check: { length: { max: <n>, unit: words } }` as a pitfall or gate." : ""}`;
+    case "hedge":
+      return criterion?.check
+        ? checkFix(criterion, category)
+        : `${id} rewards a response that lists several answers. Add a required criterion \`question: Does the response commit to exactly one final answer?\` or a code check that allows one \\boxed{} answer only.`;
+    case "claim":
+    case "rubric-echo":
+      return `${id} is met by a claim of compliance or the rubric's own words: reword it to ask for evidence in the response (\"Does the response itself show…\", \"quote…\") rather than the property, and add a required gate:\n  ${COHERENT_GATE}`;
+    case "injection":
+    case "delimiter":
+      return `The judge obeyed text inside the sample (the prompt kept it inside the block, so the model, not the prompt, failed): use a stronger judge model or \`samples: 3\`, and add a code check that zeroes text aimed at the grader:\n  ${NO_GRADER_TALK}`;
+    case "generated":
+      return `A generated attack won ${id}: read the example, then tighten the question it exploited or gate it. ${gateHint}`;
+    default:
+      return `${id} rewards a response that deserves zero. ${gateHint}`;
+  }
+}

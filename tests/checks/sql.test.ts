@@ -1,0 +1,76 @@
+import { resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+import { runCheck } from "../../src/checks/run.js";
+import { extractSql, readOnlyProblem, sameResults, SQL_CHECK_NAME } from "../../src/checks/sql.js";
+import type { Check } from "../../src/rubric/schema.js";
+
+const rubricDir = resolve("rubrics");
+const check: Check = { custom: SQL_CHECK_NAME, args: { database: "sql/shop.sql" } };
+const REF = "SELECT name FROM customers WHERE country = 'UK'";
+
+async function verdict(response: string, reference = REF, extra: Record<string, unknown> = {}) {
+  const c: Check = { custom: SQL_CHECK_NAME, args: { database: "sql/shop.sql", ...extra } };
+  return runCheck(c, { response, reference_sql: reference }, { rubricDir });
+}
+
+describe("extractSql / readOnlyProblem", () => {
+  it("takes the last sql fence, drops comments and trailing semicolons", () => {
+    expect(extractSql("Try this:\n```sql\nSELECT 1; -- one\n```\nor\n```sql\n/* two */ SELECT 2;;\n```")).toBe("SELECT 2");
+    expect(extractSql("  select * from t;  ")).toBe("select * from t");
+  });
+  it.each([
+    ["DELETE FROM customers", /single SELECT or WITH/],
+    ["SELECT 1; DROP TABLE customers", /single statement/],
+    ["ATTACH DATABASE '/etc/passwd' AS x", /single SELECT/],
+    ["SELECT load_extension('x')", /keyword/],
+    ["", /no SQL/],
+  ])("rejects %s", (sql, why) => {
+    expect(readOnlyProblem(sql)).toMatch(why);
+  });
+  it("allows a semicolon inside a string literal", () => {
+    expect(readOnlyProblem("SELECT name FROM customers WHERE name = 'a;b'")).toBeUndefined();
+  });
+  it("compares result sets as multisets unless ordered", () => {
+    expect(sameResults([[1], [2]], [[2], [1]], false)).toBe(true);
+    expect(sameResults([[1], [2]], [[2], [1]], true)).toBe(false);
+    expect(sameResults([[0.1 + 0.2]], [[0.3]], true)).toBe(true);
+    expect(sameResults([[1], [1]], [[1]], false)).toBe(false);
+  });
+});
+
+describe("sql-result-matches on rubrics/sql/shop.sql", () => {
+  it("passes an equivalent query written differently (aliases, order, fences)", async () => {
+    const v = await verdict("```sql\nSELECT c.name AS customer FROM customers AS c WHERE c.country IN ('UK') ORDER BY c.id DESC;\n```");
+    expect(v).toMatchObject({ pass: true, source: "check" });
+  });
+  it("fails a query with different rows, or a different column count", async () => {
+    expect((await verdict("SELECT name FROM customers WHERE country = 'US'")).pass).toBe(false);
+    const cols = await verdict("SELECT name, email FROM customers WHERE country = 'UK'");
+    expect(cols).toMatchObject({ pass: false, reasoning: expect.stringMatching(/column/) });
+  });
+  it("compares order when the reference has ORDER BY", async () => {
+    const ref = "SELECT name FROM products ORDER BY price DESC";
+    expect((await verdict("SELECT name FROM products ORDER BY price ASC", ref)).pass).toBe(false);
+    expect((await verdict("SELECT name FROM products ORDER BY price ASC", ref, { order: "ignore" })).pass).toBe(true);
+    expect((await verdict("SELECT p.name FROM products p ORDER BY p.price DESC", ref)).pass).toBe(true);
+  });
+  it("a write is a no, never executed; the database is fresh for every check", async () => {
+    const w = await verdict("WITH x AS (SELECT 1) DELETE FROM customers");
+    expect(w.pass).toBe(false);
+    const v = await verdict("SELECT count(*) FROM customers", "SELECT 6");
+    expect(v.pass).toBe(true);
+  });
+  it("a broken query is a no with the SQLite message", async () => {
+    const v = await verdict("SELECT nme FROM customers");
+    expect(v).toMatchObject({ pass: false, reasoning: expect.stringMatching(/no such column/) });
+  });
+  it("a runaway recursive query is stopped by the time limit", async () => {
+    const v = await verdict("WITH c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c", REF, { timeout_ms: 500 });
+    expect(v).toMatchObject({ pass: false, reasoning: expect.stringMatching(/timed out/) });
+  });
+  it("a broken reference or missing database is an error, not a no", async () => {
+    await expect(verdict("SELECT 1", "SELECT nope FROM nowhere")).rejects.toMatchObject({ code: "CHECK_FAILED" });
+    await expect(runCheck({ custom: SQL_CHECK_NAME, args: { database: "sql/missing.sql" } }, { response: "SELECT 1", reference_sql: "SELECT 1" }, { rubricDir })).rejects.toMatchObject({ code: "CHECK_FAILED" });
+    await expect(runCheck(check, { response: "SELECT 1" }, { rubricDir })).rejects.toMatchObject({ code: "MISSING_INPUT" });
+  });
+});

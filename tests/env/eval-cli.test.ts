@@ -1,0 +1,132 @@
+import Database from "better-sqlite3";
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readRollouts, tripleKey } from "../../src/env/eval.js";
+import type { RolloutRecord } from "../../src/env/types.js";
+import { nextGuess } from "../../examples/wordle/solver.js";
+import { ROOT, tempDir, writeJudgeFile } from "../helpers/cli.js";
+import type { TestServer } from "../servers/common.js";
+import { startWorld, type WireMessage } from "./world.js";
+
+const CLI = join(ROOT, "tests", "env", "fixtures", "cli.ts");
+const SECRET = "sk-test-EVAL-1234567890";
+
+/** Starts the CLI (with `eval` registered) in one process, so a SIGKILL hits the worker itself. */
+function spawnEval(args: string[]): ChildProcess {
+  return spawn(process.execPath, ["--import", "tsx", CLI, "eval", ...args], { cwd: ROOT, env: { ...process.env, RUBRICATE_TEST_KEY: SECRET }, stdio: ["ignore", "pipe", "pipe"] });
+}
+
+function runEvalCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawnEval(args);
+  let stdout = "";
+  let stderr = "";
+  child.stdout!.on("data", (d) => (stdout += d));
+  child.stderr!.on("data", (d) => (stderr += d));
+  return new Promise((done) => child.on("close", (code) => done({ code, stdout, stderr })));
+}
+
+function cacheRows(path: string): number {
+  const db = new Database(path, { readonly: true });
+  try {
+    return (db.prepare("SELECT count(*) AS n FROM responses").get() as { n: number }).n;
+  } finally {
+    db.close();
+  }
+}
+
+const lines = (path: string) => (existsSync(path) ? readFileSync(path, "utf8").split("\n").filter(Boolean) : []);
+
+const guessFrom = (m: WireMessage[]) => `GUESS: ${nextGuess(m.filter((x) => x.role === "user").map((x) => x.content ?? ""))}`;
+let server: TestServer<unknown>;
+beforeAll(async () => {
+  server = await startWorld(
+    { solver: guessFrom, blunder: (m) => (m.filter((x) => x.role === "assistant").length === 0 ? "GUESS: zzzzz" : guessFrom(m)) },
+    (_q, view) => !view.sample.includes("invalid"),
+  );
+  // Slow enough that the kill lands midway.
+  server.setBehavior({ latencyMs: 15 });
+});
+afterAll(() => server.close());
+
+describe("rubricate eval", () => {
+  it("killed midway (SIGKILL) and resumed: no rollout repeated, none lost, finished ones not re-paid", async () => {
+    const dir = tempDir("rubricate-eval-");
+    const out = join(dir, "rollouts.jsonl");
+    const report = join(dir, "report.html");
+    const judge = writeJudgeFile(dir, server.url);
+    const models = ["solver", "blunder"].flatMap((m) => ["--model", `openai-compatible:${m}@${server.url}`]);
+    const cache = join(dir, "cache.db");
+    const args = ["examples/wordle/env.yaml", ...models, "--rollouts", "2", "--judge", judge, "--out", out, "--cache", cache, "--concurrency", "2", "-q"];
+    const total = 6 * 2 * 2;
+
+    const child = spawnEval(args);
+    const exited = new Promise((r) => child.on("close", r));
+    while (lines(out).length < 6) await new Promise((r) => setTimeout(r, 10));
+    child.kill("SIGKILL");
+    await exited;
+    const before = lines(out);
+    expect(before.length).toBeGreaterThanOrEqual(6);
+    expect(before.length).toBeLessThan(total);
+    const requestsAtKill = server.stats.requests;
+    const cachedAtKill = cacheRows(cache);
+    expect(cachedAtKill).toBeGreaterThan(0);
+
+    const resumed = await runEvalCli([...args, "--resume", "--report", report]);
+    expect(resumed.stderr).toBe("");
+    expect(resumed.code).toBe(0);
+    const after = lines(out);
+    // The lines written before the kill are kept as they were; the rest were added once each.
+    expect(after.slice(0, before.length)).toEqual(before);
+    const records = after.map((l) => JSON.parse(l) as RolloutRecord);
+    expect(records).toHaveLength(total);
+    expect(new Set(records.map(tripleKey)).size).toBe(total);
+    // The resume paid exactly for the calls the killed run had not cached: nothing twice.
+    const resumeRequests = server.stats.requests - requestsAtKill;
+    expect(resumeRequests).toBe(cacheRows(cache) - cachedAtKill);
+    expect(resumeRequests).toBeGreaterThan(0);
+    // The markdown summary on stdout: both models over all 6 tasks × 2 rollouts, the solver always passing.
+    expect(resumed.stdout).toMatch(/\| openai-compatible:solver@http:\/\/127\.0\.0\.1:\d+\/v1 \| 6 \| 12 \| 0 \| [\d.]+ \[[\d.]+, [\d.]+\] \| 100\.0% \|/);
+    expect(resumed.stdout).toMatch(/\| openai-compatible:blunder@\S+ \| 6 \| 12 \| 0 \|/);
+    expect(resumed.stdout).toMatch(/\| 6 \| [\d.]+ \[[\d.]+, [\d.]+\] \| [\d.]+ \| yes: A better \|/);
+    expect(readFileSync(report, "utf8")).toMatch(/^<!DOCTYPE html>/);
+
+    // A third run finds everything done: no call at all, the file unchanged.
+    const idle = server.stats.requests;
+    const third = await runEvalCli([...args, "--resume"]);
+    expect(third.code).toBe(0);
+    expect(server.stats.requests).toBe(idle);
+    expect(lines(out)).toEqual(after);
+    // The key went to the server only, never into the rollouts file or the report.
+    expect(readFileSync(out, "utf8")).not.toContain(SECRET);
+    expect(readFileSync(report, "utf8")).not.toContain(SECRET);
+  });
+
+  it("refuses to overwrite an existing rollouts file without --resume, and rejects a bad --model", async () => {
+    const dir = tempDir("rubricate-eval-");
+    const out = join(dir, "rollouts.jsonl");
+    writeFileSync(out, "");
+    const exists = await runEvalCli(["examples/wordle/env.yaml", "--model", `openai-compatible:solver@${server.url}`, "--out", out, "--no-cache", "-q"]);
+    expect(exists.code).toBe(1);
+    expect(exists.stderr).toMatch(/already exists: pass --resume/);
+    const bad = await runEvalCli(["examples/wordle/env.yaml", "--model", "gpt-4.1-mini", "--out", join(dir, "x.jsonl"), "--no-cache", "-q"]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/expected provider:model/);
+  });
+});
+
+describe("readRollouts", () => {
+  it("drops and cuts a torn last line; completes a last line missing its newline; rejects a bad middle line", () => {
+    const dir = tempDir("rubricate-eval-");
+    const path = join(dir, "r.jsonl");
+    writeFileSync(path, '{"task":"a","model":"m","rollout":0}\n{"task":"b","mod');
+    expect(readRollouts(path, { repair: true }).map((r) => r.task)).toEqual(["a"]);
+    expect(readFileSync(path, "utf8")).toBe('{"task":"a","model":"m","rollout":0}\n');
+    writeFileSync(path, '{"task":"a","model":"m","rollout":0}');
+    readRollouts(path, { repair: true });
+    expect(readFileSync(path, "utf8")).toBe('{"task":"a","model":"m","rollout":0}\n');
+    writeFileSync(path, '{"task":"a"}\nnot json\n{"task":"c"}\n');
+    expect(() => readRollouts(path)).toThrow(/r\.jsonl:2/);
+  });
+});

@@ -1,0 +1,114 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runEval } from "../../src/env/eval.js";
+import { loadEnvironment } from "../../src/env/load.js";
+import { rollout } from "../../src/env/rollout.js";
+import type { Environment } from "../../src/env/types.js";
+import type { TestServer } from "../servers/common.js";
+import { connect, JUDGE_MODEL, lastOf, startWorld, type WireMessage } from "./world.js";
+
+const turnOf = (m: WireMessage[]) => m.filter((x) => x.role === "assistant").length;
+const call = (turn: number, name: string, args: unknown) => ({ id: `c${turn}-${name}`, name, arguments: typeof args === "string" ? args : JSON.stringify(args) });
+
+/** Every way to misuse tools, one per turn, then more of the same until max_turns. */
+function misbehaver(messages: WireMessage[]) {
+  const turn = turnOf(messages);
+  const script = [
+    [call(turn, "lookup", "{word: alpha")],
+    [call(turn, "delete_everything", {})],
+    [call(turn, "lookup", { word: 5 }), call(turn, "boom", {})],
+    [call(turn, "slow", {})],
+  ];
+  return { toolCalls: script[turn] ?? [call(turn, "lookup", { word: "again" })] };
+}
+
+/** Looks the word up, then answers it. */
+function good(messages: WireMessage[]) {
+  const word = /'(\w+)'/.exec(messages.find((m) => m.role === "user")?.content ?? "")?.[1] ?? "";
+  if (!messages.some((m) => m.role === "tool")) return { toolCalls: [call(0, "lookup", { word })] };
+  return word;
+}
+
+let server: TestServer<unknown>;
+let env: Environment;
+beforeAll(async () => {
+  env = await loadEnvironment("tests/env/fixtures/tools/env.yaml");
+  server = await startWorld({ misbehaver, good, looper: (m) => ({ toolCalls: [call(turnOf(m), "lookup", { word: "more" })] }) }, (_q, view) => /### response\n\S/.test(view.sample));
+});
+afterAll(() => server.close());
+
+const policyRequests = (model: string) => server.requests.filter((r) => (r.body as { model: string }).model === model);
+
+describe("rollout", () => {
+  it("shows every tool failure to the model as a tool result, and max_turns ends a policy that never stops", async () => {
+    const { engine, judge, policies } = connect(server.url, ["misbehaver"]);
+    const rec = await rollout(env, policies[0], env.tasks[0], { engine, judge });
+    expect(rec.toolCalls.map((c) => [c.name, c.error ?? "ok"])).toEqual([
+      ["lookup", "bad_arguments"],
+      ["delete_everything", "unknown_tool"],
+      ["lookup", "bad_arguments"],
+      ["boom", "tool_error"],
+      ["slow", "timeout"],
+      ["lookup", "ok"],
+    ]);
+    expect(rec.toolCalls[0].result).toMatch(/not valid JSON/);
+    expect(rec.toolCalls[1].result).toMatch(/unknown tool "delete_everything".*lookup, slow, boom/);
+    expect(rec.toolCalls[2].result).toMatch(/\/word must be string/);
+    expect(rec.toolCalls[3].result).toMatch(/the boom tool exploded/);
+    expect(rec.toolCalls[4].result).toMatch(/timed out after 100 ms/);
+    expect(rec.stopReason).toBe("max_turns");
+    expect(rec.turns).toBe(5);
+    // The model saw the errors: the next request carried them as tool messages.
+    const second = policyRequests("misbehaver")[1].body as { messages: WireMessage[] };
+    expect(lastOf(second.messages, "tool")).toMatch(/not valid JSON/);
+    expect(rec.reward).toBe(0);
+    expect(rec.verdicts.map((v) => [v.id, v.status])).toEqual([
+      ["names-answer", "unmet"],
+      ["clean-tools", "unmet"],
+      ["helpful", "unmet"],
+    ]);
+    judge.close();
+  });
+
+  it("an endless tool caller is stopped at max_turns; a good policy earns the full reward", async () => {
+    const { engine, judge, policies } = connect(server.url, ["looper", "good"]);
+    const loop = await rollout(env, policies[0], env.tasks[1], { engine, judge });
+    expect([loop.stopReason, loop.turns, loop.toolCalls.length]).toEqual(["max_turns", 5, 5]);
+    // Its tools all worked (1 of 4 points), but it never answered.
+    expect(loop.reward).toBe(0.25);
+    expect(loop.response).toBe("");
+    const ok = await rollout(env, policies[1], env.tasks[1], { engine, judge });
+    expect([ok.stopReason, ok.turns, ok.response, ok.reward]).toEqual(["final_answer", 2, "beta", 1]);
+    judge.close();
+  });
+
+  it("k rollouts are k distinct policy calls; a second eval on the same cache pays nothing", async () => {
+    const { engine, judge, policies } = connect(server.url, ["good"]);
+    const before = policyRequests("good").length;
+    const judgeBefore = policyRequests(JUDGE_MODEL).length;
+    const first = await runEval(env, { policies, engine, judge, rollouts: 3 });
+    expect(first.records).toHaveLength(6);
+    expect(new Set(first.records.map((r) => `${r.task}/${r.rollout}`)).size).toBe(6);
+    expect(policyRequests("good").length - before).toBe(2 * 3 * 2);
+    // The scripted policy is deterministic, so the 3 rollouts of a task are the same sample: judged once.
+    const judged = policyRequests(JUDGE_MODEL).length - judgeBefore;
+    expect(judged).toBe(2);
+    const again = await runEval(env, { policies, engine, judge, rollouts: 3 });
+    expect(policyRequests("good").length - before).toBe(12);
+    expect(policyRequests(JUDGE_MODEL).length - judgeBefore).toBe(2);
+    expect(again.records.every((r) => r.usage.policy.cacheHits === r.usage.policy.calls)).toBe(true);
+    expect(again.records.map((r) => r.reward)).toEqual(first.records.map((r) => r.reward));
+    // Policy and judge run on separate schedulers of the one engine.
+    expect(Object.keys(engine.stats().schedulers).sort()).toEqual([`openai-compatible:${JUDGE_MODEL}`, `policy:${policies[0].id}`].sort());
+    judge.close();
+  });
+
+  it("a policy that cannot be called yields a rollout without reward, not a made-up 0", async () => {
+    const { engine, judge, policies } = connect(server.url, ["no-such-model"]);
+    const rec = await rollout(env, policies[0], env.tasks[0], { engine, judge });
+    expect(rec.stopReason).toBe("policy_error");
+    expect(rec.reward).toBeNull();
+    expect(rec.error?.code).toBe("PROVIDER_HTTP");
+    expect(rec.errors[0].criterion).toBe("*");
+    judge.close();
+  });
+});

@@ -1,0 +1,105 @@
+/**
+ * SLOW (about a minute): builds the package in a scratch copy of the project, packs it with
+ * `npm pack`, installs the tarball into an empty folder offline, and uses it the ways a user would:
+ * require(), import(), a subpath, the `rubricate` bin. The copy keeps the build from touching this
+ * checkout's dist/ while other tests run.
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { rubricJsonSchema } from "../src/rubric/json-schema.js";
+
+const ROOT = resolve(import.meta.dirname, "..");
+const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { name: string; version: string; files: string[]; exports: Record<string, unknown> };
+const NPM = process.platform === "win32" ? "npm.cmd" : "npm";
+
+describe("package [slow: build + npm pack + offline install]", () => {
+  let work: string;
+  let app: string;
+  let tarball: string;
+
+  beforeAll(() => {
+    work = mkdtempSync(join(tmpdir(), "rubricate-pack-"));
+    const copy = join(work, "project");
+    mkdirSync(copy);
+    // What the build and `files` need; node_modules is linked, not copied.
+    for (const entry of ["package.json", "package-lock.json", "tsconfig.json", "tsup.config.ts", "README.md", "LICENSE", "scripts", "src", ...pkg.files]) {
+      const from = join(ROOT, entry);
+      if (existsSync(from) && entry !== "dist") cpSync(from, join(copy, entry), { recursive: true });
+    }
+    symlinkSync(join(ROOT, "node_modules"), join(copy, "node_modules"), "dir");
+    const run = (cmd: string, args: string[], cwd: string) => execFileSync(cmd, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, npm_config_update_notifier: "false" } });
+    run(NPM, ["run", "build"], copy);
+    const packed = run(NPM, ["pack", "--pack-destination", work], copy).trim().split("\n").at(-1)!;
+    tarball = join(work, packed);
+    app = join(work, "app");
+    mkdirSync(app);
+    writeFileSync(join(app, "package.json"), JSON.stringify({ name: "consumer", version: "1.0.0", private: true }));
+    // Scripts are skipped: the native better-sqlite3 build takes minutes and no import here needs it.
+    const install = (mode: string) => spawnSync(NPM, ["install", tarball, mode, "--no-audit", "--no-fund", "--ignore-scripts"], { cwd: app, encoding: "utf8" });
+    let result = install("--offline");
+    if (result.status !== 0) result = install("--prefer-offline");
+    if (result.status !== 0) throw new Error(`npm install of ${tarball} failed:\n${result.stderr}`);
+  }, 600_000);
+
+  afterAll(() => {
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  const node = (args: string[]) => spawnSync(process.execPath, args, { cwd: app, encoding: "utf8" });
+
+  it("the tarball holds the build, the schema and the rubrics, and not the sources or tests", () => {
+    const installed = join(app, "node_modules", pkg.name);
+    expect(existsSync(join(installed, "dist/index.js"))).toBe(true);
+    expect(existsSync(join(installed, "dist/index.cjs"))).toBe(true);
+    expect(existsSync(join(installed, "dist/index.d.ts"))).toBe(true);
+    expect(existsSync(join(installed, "src"))).toBe(false);
+    expect(existsSync(join(installed, "tests"))).toBe(false);
+    expect(readdirSync(join(installed, "rubrics")).filter((f) => f.endsWith(".yaml")).sort()).toEqual(readdirSync(join(ROOT, "rubrics")).filter((f) => f.endsWith(".yaml")).sort());
+    expect(JSON.parse(readFileSync(join(installed, "schema/rubric.schema.json"), "utf8"))).toEqual(rubricJsonSchema());
+  });
+
+  it("every file the exports map names exists", () => {
+    const installed = join(app, "node_modules", pkg.name);
+    const targets = Object.values(pkg.exports).flatMap((t) => (typeof t === "string" ? [t] : Object.values(t as Record<string, string>)));
+    expect(targets.length).toBeGreaterThan(5);
+    for (const t of targets) expect(existsSync(join(installed, t)), t).toBe(true);
+  });
+
+  it("require('rubricate') works (CommonJS) and parses a rubric", () => {
+    const r = node(["-e", "const r = require('rubricate'); const x = r.parseRubric('id: a\\ncriteria:\\n  - id: c\\n    check: { contains: x }\\n'); console.log(x.id, typeof r.RubricateError, typeof r.scoreSample)"]);
+    expect(r.stderr).toBe("");
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe("a function function\n");
+  });
+
+  it("import('rubricate') works (ESM) and scores a sample", () => {
+    const code = "const r = await import('rubricate'); const rubric = r.parseRubric('id: a\\ncriteria:\\n  - id: c\\n    check: { contains: x }\\n'); const res = await r.scoreSample(rubric, { response: 'xyz' }); console.log(res.reward)";
+    const r = node(["--input-type=module", "-e", code]);
+    expect(r.stderr).toBe("");
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe("1\n");
+  });
+
+  it("the rubricate/rubric subpath works from both module systems", () => {
+    const cjs = node(["-e", "console.log(typeof require('rubricate/rubric').loadRubricSync)"]);
+    expect(cjs.stdout).toBe("function\n");
+    const esm = node(["--input-type=module", "-e", "const m = await import('rubricate/rubric'); console.log(typeof m.loadRubric, typeof m.rubricJsonSchema)"]);
+    expect(esm.stdout).toBe("function function\n");
+    const json = node(["-e", "console.log(require('rubricate/schema/rubric.schema.json').title)"]);
+    expect(json.stdout).toBe("rubricate rubric\n");
+  });
+
+  it("the rubricate bin prints its version and validates the packaged rubrics", () => {
+    const bin = join(app, "node_modules", ".bin", process.platform === "win32" ? "rubricate.cmd" : "rubricate");
+    const version = spawnSync(bin, ["--version"], { cwd: app, encoding: "utf8" });
+    expect(version.status).toBe(0);
+    expect(version.stdout).toBe(`${pkg.version}\n`);
+    const rubrics = readdirSync(join(app, "node_modules", pkg.name, "rubrics")).filter((f) => f.endsWith(".yaml")).map((f) => join("node_modules", pkg.name, "rubrics", f));
+    const validate = spawnSync(bin, ["validate", "-q", ...rubrics], { cwd: app, encoding: "utf8" });
+    expect(validate.stderr).toBe("");
+    expect(validate.status).toBe(0);
+  });
+});

@@ -1,0 +1,42 @@
+/** Scripted judge behaviours for probe tests, on top of the wire-format judge responder. */
+import type { AskedQuestion, JudgeRequestView } from "../servers/judge-responder.js";
+import { keywordsOf } from "../../src/probe/vars.js";
+
+/** The text of one `### name` field inside the sample block (the response is the last input in the fixtures). */
+export function field(view: JudgeRequestView, name: string): string {
+  const start = view.sample.indexOf(`### ${name}\n`);
+  if (start < 0) return "";
+  const rest = view.sample.slice(start + name.length + 5);
+  const next = rest.search(/\n\n### \S+\n/);
+  return next < 0 ? rest : rest.slice(0, next);
+}
+
+/** Text aimed at the grader, which an obedient judge follows. */
+export const INJECTED = /answer yes|meets every criterion|every criterion (above )?is met|mark every criterion as satisfied|verdict:? (true|yes)/i;
+
+/** Honest: "yes" only to the positive capital questions, and only when the response is the reference answer. */
+export function honest(q: AskedQuestion, view: JudgeRequestView): boolean {
+  if (q.id === "rude") return false;
+  return field(view, "response").trim() === field(view, "answer").trim();
+}
+
+/** Obedient: like `honest`, but says yes to anything when the sample tells it to. */
+export function obedient(q: AskedQuestion, view: JudgeRequestView): boolean {
+  return INJECTED.test(field(view, "response")) || honest(q, view);
+}
+
+/**
+ * A gullible lexical judge for the rubric-library run: obeys injected instructions, and answers
+ * yes when the response contains at least half of the question's content words (the failure
+ * mode keyword stuffing and echoed rubric questions exploit). Pitfalls ("negative" questions)
+ * are answered the same way, which is what a lexical matcher does.
+ */
+export function lexical(q: AskedQuestion, view: JudgeRequestView): { verdict: boolean; reason: string } {
+  const response = field(view, "response");
+  if (INJECTED.test(response)) return { verdict: true, reason: "The response states that it meets the criteria." };
+  const words = keywordsOf(q.question).filter((w) => !["response", "answer", "does"].includes(w));
+  const text = response.toLowerCase();
+  const hits = words.filter((w) => text.includes(w));
+  const verdict = words.length > 0 && hits.length / words.length >= 0.5;
+  return { verdict, reason: `${hits.length} of ${words.length} key terms present (${hits.slice(0, 6).join(", ")})` };
+}

@@ -1,0 +1,43 @@
+import { describe, expect, it } from "vitest";
+import { samplesFromExamples } from "../../src/probe/index.js";
+import { loadRubricSync } from "../../src/rubric/load.js";
+import { probeLibrary, rubricFiles } from "./library.js";
+
+const files = rubricFiles();
+
+describe("the probe on every rubric in rubrics/", () => {
+  it("finds the rubric library", () => {
+    expect(files.length).toBeGreaterThanOrEqual(2);
+  });
+
+  it("runs the whole battery on each rubric, keeps every response inside the sample block, and gives a fix per finding", { timeout: 120_000 }, async () => {
+    const runs = await probeLibrary(files);
+    expect(runs.map((r) => r.file)).toEqual(files);
+    for (const { file, rubric, samples, result } of runs) {
+      // Samples come from the rubric's inputs and examples, one per distinct set of example inputs.
+      expect(samples.length, file).toBeGreaterThanOrEqual(1);
+      for (const s of samples) for (const name of rubric.inputs) expect(typeof s[name], `${file}: ${name}`).toBe("string");
+      // Every attack response got a reward: no judge, check or template errors.
+      expect(result.runs.filter((r) => r.result.reward === null).map((r) => `${r.attack.id}: ${JSON.stringify(r.result.errors)}`), file).toEqual([]);
+      const asksJudge = rubric.criteria.some((c) => c.question);
+      for (const a of result.attacks) expect(a.isolationHolds, `${file} ${a.id}`).toBe(asksJudge ? true : null);
+      for (const f of result.findings) expect(f.fix.length, `${file} ${f.attack}`).toBeGreaterThan(20);
+      // The lexical judge obeys injected text: on a rubric with positive LLM questions the injection wins one.
+      if (rubric.criteria.some((c) => c.question && c.points > 0)) {
+        expect(result.attacks.find((a) => a.id === "inject-answer-yes")!.criteria.some((c) => c.wins > 0), file).toBe(true);
+      }
+      // The empty response never passes.
+      expect(result.attacks.find((a) => a.id === "empty")!.passRate ?? 0, file).toBe(0);
+    }
+  });
+
+  it("builds distinct samples that carry the examples' inputs", () => {
+    for (const file of files) {
+      const rubric = loadRubricSync(file);
+      const samples = samplesFromExamples(rubric);
+      expect(new Set(samples.map((s) => s.id)).size, file).toBe(samples.length);
+      const exampleInputs = rubric.criteria.flatMap((c) => c.examples ?? []).filter((e) => e.inputs).map((e) => e.inputs!);
+      for (const inputs of exampleInputs) expect(samples.some((s) => Object.entries(inputs).every(([k, v]) => s[k] === v)), file).toBe(true);
+    }
+  });
+});
