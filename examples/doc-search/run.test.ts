@@ -74,6 +74,6 @@ describe("doc-search example", () => {
     const cmp = compareModels(records, { passThreshold: 0.7 });
     expect(cmp.models.map((m) => m.reward?.mean)).toEqual([1, 0]);
     expect(cmp.models[0].criteria.map((c) => c.rate)).toEqual([1, 1, 1]);
-    judge.close();
+    engine.close();
   });
 });

@@ -77,6 +77,6 @@ describe("support-desk example", () => {
       expect(failedCriteria(r)).toContain("follows-refund-policy");
     }
     expect(by("pushover", "late-return").verdicts.find((v) => v.id === "follows-refund-policy")?.reasoning).toMatch(/delivered 101 days ago/);
-    judge.close();
+    engine.close();
   });
 });

@@ -70,6 +70,6 @@ describe("wordle example", () => {
     expect(b.passAtK[1]).toBe(0);
     expect(cmp.pairs[0].significant).toBe(true);
     expect(cmp.pairs[0].diff).toBeGreaterThan(0.8);
-    judge.close();
+    engine.close();
   });
 });

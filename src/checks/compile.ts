@@ -6,31 +6,46 @@ import { RubricateError } from "../errors.js";
 const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
 
 const ajv = addFormats(new Ajv({ allErrors: true, strict: false }));
-const validators = new Map<string, ValidateFunction>();
+/**
+ * Compiled schemas and regexes kept, most recently used last. Bounded: per-sample criteria in a
+ * long-running reward server may bring a new schema with every request.
+ */
+export const COMPILE_CACHE_LIMIT = 1000;
+const validators = new Map<string, { validate: ValidateFunction; schema: Record<string, unknown>; owner: Ajv }>();
 const regexes = new Map<string, RegExp>();
 
 /** The compiled validator for a JSON Schema, compiled once per distinct schema and reused. */
 export function compileJsonSchema(schema: Record<string, unknown>): ValidateFunction {
   const key = JSON.stringify(schema);
-  let validate = validators.get(key);
-  if (!validate) {
+  let entry = validators.get(key);
+  if (entry) {
+    validators.delete(key);
+  } else {
+    const copy = structuredClone(schema);
     try {
-      validate = compileWith(ajv, schema);
+      entry = compileWith(ajv, copy);
     } catch (e) {
       throw new RubricateError("SCHEMA", `invalid JSON Schema: ${(e as Error).message}`, { cause: e });
     }
-    validators.set(key, validate);
+    if (validators.size >= COMPILE_CACHE_LIMIT) {
+      const [oldestKey, oldest] = validators.entries().next().value!;
+      validators.delete(oldestKey);
+      // ajv keeps every compiled schema (and its $id) until told otherwise.
+      oldest.owner.removeSchema(oldest.schema);
+    }
   }
-  return validate;
+  validators.set(key, entry);
+  return entry.validate;
 }
 
 /** Compiles on the shared instance; a schema whose `$id` another (different) schema already took gets an instance of its own. */
-function compileWith(shared: Ajv, schema: Record<string, unknown>): ValidateFunction {
+function compileWith(shared: Ajv, schema: Record<string, unknown>): { validate: ValidateFunction; schema: Record<string, unknown>; owner: Ajv } {
   try {
-    return shared.compile(schema);
+    return { validate: shared.compile(schema), schema, owner: shared };
   } catch (e) {
     if (!/already exists/.test((e as Error).message)) throw e;
-    return addFormats(new Ajv({ allErrors: true, strict: false })).compile(schema);
+    const own = addFormats(new Ajv({ allErrors: true, strict: false }));
+    return { validate: own.compile(schema), schema, owner: own };
   }
 }
 
@@ -44,6 +59,7 @@ export function compileRegex(pattern: string, flags = ""): RegExp {
     } catch (e) {
       throw new RubricateError("SCHEMA", `invalid regular expression /${pattern}/: ${(e as Error).message.replace(/^Invalid regular expression: \/.*\/[a-z]*: /s, "")}`, { cause: e });
     }
+    if (regexes.size >= COMPILE_CACHE_LIMIT) regexes.delete(regexes.keys().next().value!);
     regexes.set(key, regex);
   }
   return regex;

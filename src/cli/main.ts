@@ -1,9 +1,16 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from "commander";
+import { register as registerCalibrate } from "./commands/calibrate.js";
+import { register as registerDistill } from "./commands/distill.js";
+import { register as registerEval } from "./commands/eval.js";
+import { register as registerLint } from "./commands/lint.js";
+import { register as registerMerge } from "./commands/merge.js";
+import { register as registerOptimize } from "./commands/optimize.js";
+import { register as registerProbe } from "./commands/probe.js";
 import { register as registerSchema } from "./commands/schema.js";
 import { register as registerScore } from "./commands/score.js";
+import { register as registerServe } from "./commands/serve.js";
 import { register as registerValidate } from "./commands/validate.js";
-import { register as registerMerge } from "./commands/merge.js";
 import { EXIT, packageVersion, reportError } from "./run.js";
 
 const program = new Command("rubricate")
@@ -12,7 +19,21 @@ const program = new Command("rubricate")
   .showHelpAfterError()
   .exitOverride();
 
-for (const register of [registerValidate, registerSchema, registerScore, registerMerge]) register(program);
+for (const register of [
+  registerValidate,
+  registerLint,
+  registerSchema,
+  registerScore,
+  registerMerge,
+  registerServe,
+  registerEval,
+  registerDistill,
+  registerCalibrate,
+  registerOptimize,
+  registerProbe,
+]) {
+  register(program);
+}
 
 program.parseAsync(process.argv).catch((e: unknown) => {
   if (e instanceof CommanderError) {

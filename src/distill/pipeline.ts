@@ -12,6 +12,9 @@ import { ExactDupIndex, NearDupIndex } from "./minhash.js";
 import { addToSide, emptySide, Funnel, type SideStats } from "./stats.js";
 import { isPreferenceFormat, type ChatLine, type DistillRow, type ExportFormat, type FilterOptions, type PreferencePair } from "./types.js";
 
+/** Rewards are sums of points over a total: 0.9 − 0.5 must meet a 0.4 margin despite floating point. */
+const EPSILON = 1e-9;
+
 /** What leaves the group stage: a kept row (SFT formats) or a pair (preference formats). */
 export type Unit = DistillRow | PreferencePair;
 
@@ -134,7 +137,7 @@ export class Distiller {
     this.group = undefined;
     if (this.pairs) return this.closePairGroup(g);
     const margin = this.f.margin;
-    if (margin !== undefined && g.spread < margin) {
+    if (margin !== undefined && g.spread < margin - EPSILON) {
       this.funnel.count("groups", "rows", "margin", g.candidates.length + g.overflow);
       return;
     }
@@ -150,7 +153,7 @@ export class Distiller {
     const rejected = g.rejected;
     let reason: string | null = null;
     if (!chosen) reason = "no-chosen";
-    else if (!rejected || rejected === chosen || !(chosen.reward! - rejected.reward! >= (this.f.margin ?? 0) && chosen.reward! > rejected.reward!)) reason = "margin";
+    else if (!rejected || rejected === chosen || !(chosen.reward! - rejected.reward! >= (this.f.margin ?? 0) - EPSILON && chosen.reward! > rejected.reward!)) reason = "margin";
     const pair: PreferencePair | undefined = reason === null ? { group: g.key, prompt: chosen.prompt, chosen, rejected: rejected! } : undefined;
     if (pair) reason = pairFormatProblem(pair, this.format);
     this.funnel.count("pairs", "groups", reason);

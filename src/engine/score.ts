@@ -2,6 +2,8 @@ import pLimit from "p-limit";
 import { RubricateError, toRubricateError } from "../errors.js";
 import { runCheck } from "../checks/run.js";
 import type { Judge, JudgeQuestion } from "../judge/types.js";
+import type { JudgeConfigInput } from "../judge/config.js";
+import { createJudge } from "../judge/create.js";
 import { CriterionSchema, type Criterion, type Rubric } from "../rubric/schema.js";
 import { renderTemplate } from "../rubric/template.js";
 import { aggregate, type ErrorPolicy, type Outcome } from "../reward/aggregate.js";
@@ -10,8 +12,13 @@ import { dirname } from "node:path";
 import { addUsage, emptyUsage, type Sample, type ScoreResult } from "../types.js";
 
 export interface ScoreOptions {
-  /** Answers the rubric's questions. Without one, LLM criteria are `NO_JUDGE` errors. */
-  judge?: Judge;
+  /**
+   * Answers the rubric's questions: a `Judge`, or a judge config, file path or packaged id (built
+   * for this call, with `cache`, and closed after it). Without one, LLM criteria are `NO_JUDGE` errors.
+   */
+  judge?: Judge | JudgeConfigInput | string;
+  /** For a judge built from a config: the cache file, `false` for memory only, `null` for none. */
+  cache?: string | false | null;
   /** Samples scored at once (default 128); the judge's scheduler limits the calls themselves. */
   concurrency?: number;
   /** What a criterion error does to the reward (default "null": no reward, errors listed). */
@@ -32,6 +39,25 @@ export type IndexedResult = ScoreResult & { index: number };
  * @example const result = await scoreSample(rubric, { response: "42" }, { judge })
  */
 export async function scoreSample(rubric: Rubric, sample: Sample, options: Omit<ScoreOptions, "concurrency" | "order" | "onProgress"> = {}): Promise<ScoreResult> {
+  const owned = resolveJudge(options);
+  try {
+    return await scoreOne(rubric, sample, { ...options, judge: owned.judge });
+  } finally {
+    await owned.close();
+  }
+}
+
+/** A ready judge for the options, and how to release it if we built it. */
+function resolveJudge(options: Pick<ScoreOptions, "judge" | "cache">): { judge?: Judge; close: () => Promise<void> } {
+  const given = options.judge;
+  if (given === undefined || isJudge(given)) return { judge: given, close: async () => undefined };
+  const judge = createJudge(given, { cache: options.cache });
+  return { judge, close: async () => void (await judge.close?.()) };
+}
+
+const isJudge = (value: unknown): value is Judge => typeof value === "object" && value !== null && typeof (value as Judge).answer === "function";
+
+async function scoreOne(rubric: Rubric, sample: Sample, options: Omit<ScoreOptions, "concurrency" | "order" | "onProgress" | "judge"> & { judge?: Judge }): Promise<ScoreResult> {
   const usage = emptyUsage();
   const prepared = prepareCriteria(rubric, sample);
   if (prepared instanceof RubricateError) return sampleError(prepared, sample, options.errors ?? "null");
@@ -77,7 +103,7 @@ export async function scoreSample(rubric: Rubric, sample: Sample, options: Omit<
   return result;
 }
 
-async function askJudge(rubric: Rubric, sample: Sample, asks: JudgeQuestion[], outcomes: Map<string, Outcome>, usage: ReturnType<typeof emptyUsage>, options: ScoreOptions): Promise<void> {
+async function askJudge(rubric: Rubric, sample: Sample, asks: JudgeQuestion[], outcomes: Map<string, Outcome>, usage: ReturnType<typeof emptyUsage>, options: { judge?: Judge; signal?: AbortSignal }): Promise<void> {
   if (!options.judge) {
     const error = new RubricateError("NO_JUDGE", "no judge configured: this criterion is an LLM question (pass --judge <file> or options.judge)");
     for (const ask of asks) outcomes.set(ask.id, { error });
@@ -155,6 +181,8 @@ function sampleError(error: RubricateError, sample: Sample, policy: ErrorPolicy)
  * @example for await (const r of scoreStream(rubric, readJsonl("s.jsonl"), { judge })) console.log(r.reward)
  */
 export async function* scoreStream(rubric: Rubric, samples: Iterable<Sample> | AsyncIterable<Sample>, options: ScoreOptions = {}): AsyncGenerator<IndexedResult> {
+  const owned = resolveJudge(options);
+  const scoring = { ...options, judge: owned.judge };
   const width = Math.max(1, options.concurrency ?? 128);
   const limit = pLimit(width);
   const inFlight = new Map<number, Promise<IndexedResult>>();
@@ -163,7 +191,7 @@ export async function* scoreStream(rubric: Rubric, samples: Iterable<Sample> | A
   const launch = (sample: Sample, index: number) => {
     const task = limit(async () => {
       options.signal?.throwIfAborted();
-      const result = { ...(await scoreSample(rubric, sample, options)), index };
+      const result = { ...(await scoreOne(rubric, sample, scoring)), index };
       options.onProgress?.({ done: ++done, result, index });
       return result;
     });
@@ -192,6 +220,7 @@ export async function* scoreStream(rubric: Rubric, samples: Iterable<Sample> | A
     limit.clearQueue();
     // Let in-flight work settle so nothing writes after the caller thinks we are done.
     await Promise.allSettled(inFlight.values());
+    await owned.close();
   }
 }
 

@@ -2,11 +2,11 @@
 export { loadEnvironment, parseEnvironment } from "./load.js";
 export { rollout, policySchedulerId, renderTranscript, lastAssistantText, type RolloutOptions } from "./rollout.js";
 export { runEval, readRollouts, tripleKey, type EvalOptions, type EvalResult } from "./eval.js";
-export { createPolicy, parseModelSpec, loadPolicyConfig, resolveModelArg, type Policy } from "./policy.js";
+export { createPolicy, defaultPolicyId, parseModelSpec, loadPolicyConfig, resolveModelArg, type Policy } from "./policy.js";
 export { executeToolCall, MAX_TOOL_RESULT_CHARS } from "./tools.js";
 export { compareModels, passAtK, passHatK, pairedBootstrap, taskMeans, failedCriteria, criterionOk } from "./stats.js";
 export type { CompareOptions, EvalComparison, ModelStats, PairComparison } from "./stats.js";
-export { evalReportHtml, evalMarkdown, type ReportInfo } from "./report.js";
+export { evalReportHtml, evalMarkdown, shortModelNames, REWARD_BINS, type ReportInfo } from "./report.js";
 export { EnvironmentSchema, PolicyConfigSchema, HarnessSchema, TaskSchema, ToolDeclSchema } from "./schema.js";
 export type { EnvironmentFile, Harness, PolicyConfig, PolicyConfigInput, PolicyDefaults, ToolDecl } from "./schema.js";
 export type {

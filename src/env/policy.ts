@@ -41,7 +41,7 @@ export function parseModelSpec(spec: string): PolicyConfig {
   }
   const parsed = PolicyConfigSchema.safeParse({ provider, model, ...(base_url ? { base_url } : {}) });
   if (!parsed.success) throw new RubricateError("BAD_INPUT", `--model "${spec}": ${parsed.error.issues.map((i) => i.message).join("; ")}`);
-  return { ...parsed.data, id: base_url ? `${provider}:${model}@${sanitizeBaseURL(base_url)}` : `${provider}:${model}` };
+  return { ...parsed.data, id: defaultPolicyId(parsed.data) };
 }
 
 /**
@@ -60,7 +60,12 @@ export function loadPolicyConfig(path: string): PolicyConfig {
     throw new RubricateError("SCHEMA", joinIssues(issues), { location: issues[0].location, issues });
   }
   const c = parsed.data;
-  return { ...c, id: c.id ?? (c.base_url ? `${c.provider}:${c.model}@${sanitizeBaseURL(c.base_url)}` : `${c.provider}:${c.model}`) };
+  return { ...c, id: c.id ?? defaultPolicyId(c) };
+}
+
+/** `provider:model`, plus `@base_url` (credentials stripped) when the policy names a server. */
+export function defaultPolicyId(config: Pick<PolicyConfig, "provider" | "model" | "base_url">): string {
+  return config.base_url ? `${config.provider}:${config.model}@${sanitizeBaseURL(config.base_url)}` : `${config.provider}:${config.model}`;
 }
 
 /** A `--model` value: a policy config file when it names one, else a `provider:model` spec. */
@@ -80,7 +85,7 @@ export function createPolicy(
   const config = typeof specOrConfig === "string" ? resolveModelArg(specOrConfig) : PolicyConfigSchema.parse(specOrConfig);
   const provider = options.provider ?? createProvider({ provider: config.provider, base_url: config.base_url, api_key_env: config.api_key_env, timeout_ms: config.timeout_ms });
   const d = options.defaults ?? {};
-  const id = config.id ?? `${config.provider}:${config.model}`;
+  const id = config.id ?? defaultPolicyId(config);
   return {
     id,
     provider,

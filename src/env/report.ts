@@ -18,6 +18,19 @@ const MAX_TRANSCRIPT = 20_000;
 /** Bins of the reward histograms. */
 export const REWARD_BINS = 10;
 
+/**
+ * Short chart labels for model ids: the bare model name when that is unambiguous, else without
+ * the server URL, else the full id (tables always show the full id).
+ */
+export function shortModelNames(models: string[]): Map<string, string> {
+  const candidates = [(m: string) => m.replace(/@.*$/, "").replace(/^[a-z-]+:/, ""), (m: string) => m.replace(/@.*$/, ""), (m: string) => m];
+  for (const f of candidates) {
+    const names = models.map(f);
+    if (new Set(names).size === names.length) return new Map(models.map((m, i) => [m, names[i]]));
+  }
+  return new Map(models.map((m) => [m, m]));
+}
+
 const usd = (v: number) => (v > 0 ? `$${v.toFixed(4)}` : "—");
 const maxK = (m: ModelStats) => Math.max(0, ...Object.keys(m.passAtK).map(Number));
 
@@ -115,13 +128,15 @@ function rolloutsSection(records: RolloutRecord[], cmp: EvalComparison): string 
  */
 export function evalReportHtml(records: RolloutRecord[], info: ReportInfo, options: CompareOptions = {}): string {
   const cmp = compareModels(records, options);
+  const short = shortModelNames(cmp.models.map((m) => m.model));
+  const name = (model: string) => short.get(model) ?? model;
   const sections: Section[] = [
     { title: "Comparison", id: "comparison", html: table(cmp.models, comparisonColumns(cmp)) + paragraph("Intervals: 95% bootstrap over tasks. pass@k: at least one of k rollouts passes (Chen et al. 2021); pass^k: all k pass (τ-bench).", "muted") },
     {
       title: "Mean reward",
       id: "mean-reward",
       html: barChart(
-        cmp.models.map((m) => ({ label: m.model, value: m.reward?.mean ?? null, lo: m.reward?.low, hi: m.reward?.high })),
+        cmp.models.map((m) => ({ label: name(m.model), value: m.reward?.mean ?? null, lo: m.reward?.low, hi: m.reward?.high })),
         { title: "Mean reward per model (95% CI)", yMin: 0, yMax: 1, yLabel: "reward" },
       ),
     },
@@ -129,7 +144,7 @@ export function evalReportHtml(records: RolloutRecord[], info: ReportInfo, optio
       title: "Reward distribution",
       id: "reward-distribution",
       html: cmp.models
-        .map((m) => histogram(records.filter((r) => r.model === m.model && r.reward !== null).map((r) => r.reward!), { title: `Rewards: ${m.model}`, bins: REWARD_BINS, min: 0, max: 1, xLabel: "reward", height: 220 }))
+        .map((m) => histogram(records.filter((r) => r.model === m.model && r.reward !== null).map((r) => r.reward!), { title: `Rewards: ${name(m.model)}`, bins: REWARD_BINS, min: 0, max: 1, xLabel: "reward", height: 220 }))
         .join(""),
     },
     {
@@ -137,14 +152,14 @@ export function evalReportHtml(records: RolloutRecord[], info: ReportInfo, optio
       id: "criteria",
       html:
         groupedBarChart(
-          { categories: cmp.criteria, series: cmp.models.map((m) => ({ name: m.model, values: cmp.criteria.map((id) => m.criteria.find((c) => c.id === id)?.rate ?? null) })) },
+          { categories: cmp.criteria, series: cmp.models.map((m) => ({ name: name(m.model), values: cmp.criteria.map((id) => m.criteria.find((c) => c.id === id)?.rate ?? null) })) },
           { title: "Share of rollouts that got each criterion right", yMin: 0, yMax: 1, yLabel: "pass rate", width: Math.max(640, 90 * cmp.criteria.length) },
         ) + table(criterionRows(cmp), criterionColumns(cmp)),
     },
   ];
   if (cmp.pairs.length) sections.push({ title: "Paired comparisons", id: "pairs", html: table(cmp.pairs, pairColumns) + paragraph("Paired bootstrap over the tasks both models ran: per-task mean rewards, 2000 resamples.", "muted") });
   sections.push({ title: "Rollouts", id: "rollouts", html: rolloutsSection(records, cmp) });
-  return htmlPage({ title: `Eval: ${info.env}`, subtitle: info.subtitle, sections, script: FILTER_SCRIPT, css: "tr.rollout[hidden]{display:none}" });
+  return htmlPage({ title: `Eval: ${info.env}`, subtitle: info.subtitle, sections, script: FILTER_SCRIPT, css: "tr.rollout[hidden]{display:none}table.rollouts td:first-child{max-width:200px;word-break:break-all}table.rollouts td:last-child{min-width:520px}" });
 }
 
 /**

@@ -12,7 +12,7 @@ import { IdSchema } from "../rubric/schema.js";
 import { joinIssues, parseYamlSource } from "../rubric/yaml-source.js";
 
 /** What an attack exploits; picks the suggested fix when it wins. */
-export const ATTACK_CATEGORIES = ["empty", "restate", "keywords", "wrong", "hedge", "padding", "claim", "injection", "delimiter", "rubric-echo", "format", "language", "control", "generated"] as const;
+export const ATTACK_CATEGORIES = ["empty", "restate", "keywords", "wrong", "hedge", "padding", "boilerplate", "claim", "injection", "delimiter", "rubric-echo", "format", "language", "control", "generated"] as const;
 export type AttackCategory = (typeof ATTACK_CATEGORIES)[number];
 
 /** One attack: a response template and whether the response it makes deserves zero. */
@@ -92,4 +92,20 @@ export function mergeAttacks(...lists: Attack[][]): Attack[] {
     out.push(attack);
   }
   return out;
+}
+
+/**
+ * The JSON Schema of attack files, generated from the zod schema, for editors
+ * (`# yaml-language-server: $schema=…/schema/probe.schema.json`).
+ * @example writeFileSync("schema/probe.schema.json", JSON.stringify(attackJsonSchema(), null, 2))
+ */
+export function attackJsonSchema(): Record<string, unknown> {
+  const schema = z.toJSONSchema(AttackFileSchema, { io: "input", target: "draft-7" }) as Record<string, unknown>;
+  return {
+    $schema: "http://json-schema.org/draft-07/schema#",
+    $id: "https://rubricate.dev/schema/probe.schema.json",
+    title: "rubricate probe attacks",
+    description: "Adversarial responses for `rubricate probe`: templates filled per sample, each saying whether it deserves a zero reward.",
+    ...Object.fromEntries(Object.entries(schema).filter(([k]) => k !== "$schema")),
+  };
 }

@@ -58,6 +58,8 @@ export function suggestFix(rubric: Rubric, attack: Attack, criterion: Criterion 
       return criterion?.check
         ? checkFix(criterion, category)
         : `${id} rewards a response that lists several answers. Add a required criterion \`question: Does the response commit to exactly one final answer?\` or a code check that allows one \\boxed{} answer only.`;
+    case "boilerplate":
+      return `${id} is met by generic caveats that fit any task, without answering it: ask it only \`when:\` a criterion that the task is actually answered is met (add one if the rubric has none), or reword it to ask for content specific to the question (e.g. "…a fact that would change the advice for *this* symptom").`;
     case "claim":
     case "rubric-echo":
       return `${id} is met by a claim of compliance or the rubric's own words: reword it to ask for evidence in the response (\"Does the response itself show…\", \"quote…\") rather than the property, and add a required gate:\n  ${COHERENT_GATE}`;

@@ -1,7 +1,7 @@
 /** Reward-hacking probes: attack a rubric with responses that deserve zero and report what they win. */
 export { probe, GENERATED_ATTACK } from "./run.js";
 export type { AttackRun, ProbeOptions, ProbeResult } from "./run.js";
-export { AttackSchema, AttackFileSchema, ATTACK_CATEGORIES, parseAttacks, loadAttacks, builtinAttacks, packagedProbesDir, mergeAttacks } from "./attacks.js";
+export { AttackSchema, AttackFileSchema, ATTACK_CATEGORIES, parseAttacks, loadAttacks, builtinAttacks, packagedProbesDir, mergeAttacks, attackJsonSchema } from "./attacks.js";
 export type { Attack, AttackCategory, AttackFile } from "./attacks.js";
 export { createAttacker, attackerPrompt, ATTACKER_SYSTEM } from "./attacker.js";
 export type { Attacker, AttackerOptions, GeneratedAttempt } from "./attacker.js";

@@ -67,7 +67,9 @@ export function checkIsolation(rubric: Rubric, sample: Sample, options: { respon
   if (response.length > 0 && !inside.includes(response)) problems.push("the response is not inside the sample block verbatim");
   // Markers appear in the intro sentence and around the block; any extra one was forged.
   if (count(prompt, close) !== 2 || count(prompt, `${open}\n`) !== 1) problems.push("the sample block's markers appear an unexpected number of times");
-  const outside = prompt.slice(0, Math.max(0, start)) + prompt.slice(end + close.length + 1);
+  // Worked examples are rubric text in their own nonce-marked blocks; a response may equal one.
+  const examples = new RegExp(`<example-${nonce}>[\\s\\S]*?</example-${nonce}>`, "g");
+  const outside = (prompt.slice(0, Math.max(0, start)) + prompt.slice(end + close.length + 1)).replace(examples, "");
   const probe = response.trim();
   if (probe.length >= 12 && outside.includes(probe)) problems.push("the response also appears outside the sample block (a question or the context interpolates it)");
   for (const q of questions) if (probe.length >= 12 && q.question.includes(probe)) problems.push(`criterion "${q.id}"'s question contains the response, outside the sample block`);

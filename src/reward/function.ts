@@ -1,4 +1,6 @@
 import { score, scoreSample, type ScoreOptions } from "../engine/score.js";
+import { createJudge } from "../judge/create.js";
+import type { Judge } from "../judge/types.js";
 import type { Rubric } from "../rubric/schema.js";
 import type { Sample, ScoreResult } from "../types.js";
 
@@ -11,16 +13,23 @@ export interface RewardFunction {
   batch(samples: Sample[]): Promise<(number | null)[]>;
   /** Full results (verdicts, feedback) for one sample. */
   detailed(sample: Sample): Promise<ScoreResult>;
+  /** Releases a judge the function built from a config (its cache file). */
+  close(): Promise<void>;
 }
 
 /**
- * Turns a rubric into a reward function for RL loops and evaluations.
- * @example const reward = rewardFunction(rubric, { judge }); await reward({ question, response }) // 0.8
+ * Turns a rubric into a reward function for RL loops and evaluations. A judge given as a config
+ * or file is built once and shared by every call (one cache, one scheduler).
+ * @example const reward = rewardFunction(rubric, { judge: "openai-small" }); await reward({ question, response }) // 0.8
  */
 export function rewardFunction(rubric: Rubric, options: RewardFunctionOptions = {}): RewardFunction {
-  const fn = async (sample: Sample) => (await scoreSample(rubric, sample, options)).reward;
+  const given = options.judge;
+  const built = given !== undefined && (typeof given === "string" || typeof (given as Judge).answer !== "function") ? createJudge(given as Parameters<typeof createJudge>[0], { cache: options.cache }) : undefined;
+  const shared = { ...options, judge: built ?? (given as Judge | undefined) };
+  const fn = async (sample: Sample) => (await scoreSample(rubric, sample, shared)).reward;
   return Object.assign(fn, {
-    batch: async (samples: Sample[]) => (await score(rubric, samples, options)).map((r) => r.reward),
-    detailed: (sample: Sample) => scoreSample(rubric, sample, options),
+    batch: async (samples: Sample[]) => (await score(rubric, samples, shared)).map((r) => r.reward),
+    detailed: (sample: Sample) => scoreSample(rubric, sample, shared),
+    close: async () => void (await built?.close?.()),
   });
 }

@@ -29,7 +29,8 @@ export type LintRule =
   | "one-sided-examples"
   | "points-dominant"
   | "pitfall-outweighs"
-  | "long-question";
+  | "long-question"
+  | "conditional-question";
 
 /** What a question rule sees. */
 export interface QuestionInput {
@@ -63,6 +64,17 @@ export function tokens(text: string): string[] {
 /** Not yes/no: "How well…", "Rate…", "To what extent…", or not opening with an auxiliary verb. */
 export function ruleNotYesNo(q: QuestionInput): Omit<LintFinding, "criterion">[] {
   const text = q.question.trim();
+  const conditional = /^(if|when|whenever|unless|given that|in case)\b[^,?]*,\s*(\w+)/i.exec(text);
+  if (conditional && AUXILIARIES.has(conditional[2].toLowerCase())) {
+    return [
+      {
+        rule: "conditional-question",
+        severity: "info",
+        message: "a conditional question: the judge must decide the condition and the answer at once, and what a 'no' to the condition means is unclear",
+        suggestion: "Make the condition its own criterion (0 points) and ask this question with `when: <that criterion>`, so it is skipped, not answered, when the condition does not hold.",
+      },
+    ];
+  }
   const first = tokens(text)[0] ?? "";
   for (const [re, why] of NON_BINARY_OPENERS) {
     if (re.test(text)) return [notYesNo(`the question ${why}`)];
@@ -113,6 +125,8 @@ export function ruleMultipleAsks(q: QuestionInput): Omit<LintFinding, "criterion
   for (let i = 1; i < words.length - 1; i++) {
     const w = words[i];
     if (w !== "and" && w !== "or") continue;
+    // "whether it is X or is Y" offers alternatives for one ask.
+    if (w === "or" && words.slice(0, i).includes("whether")) continue;
     let next = words[i + 1];
     // "and it cites", "and the response explains", "or does it…"
     if (next === "it" || next === "they") next = words[i + 2];

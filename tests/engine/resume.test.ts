@@ -111,3 +111,31 @@ describe("a killed run resumes without paying twice", () => {
     expect(server.stats.requests).toBe(before);
   });
 });
+
+describe("Ctrl-C", () => {
+  it("SIGINT stops cleanly: exit 130, paid answers cached, no half-written results file", async () => {
+    const server = await startOpenAIServer({ respond: judgeResponder((q) => truth(q.id)), latencyMs: 30 });
+    servers.push(server as TestServer<unknown>);
+    const dir = tempDir();
+    const samples = writeJsonl(dir, "samples.jsonl", sampleRows(200));
+    const judge = writeJudgeFile(dir, server.url);
+    const cache = join(dir, "cache.db");
+    const out = join(dir, "out.jsonl");
+    const child = spawnCli(["score", RUBRIC, samples, "--judge", judge, "--cache", cache, "-o", out], { env: { RUBRICATE_TEST_KEY: SECRET } });
+    let stderr = "";
+    child.stderr!.on("data", (d) => (stderr += d));
+    const exited = new Promise<number | null>((r) => child.on("close", (code) => r(code)));
+    while (server.stats.requests < 20) await new Promise((r) => setTimeout(r, 10));
+    child.kill("SIGINT");
+    expect(await exited).toBe(130);
+    expect(stderr).toContain("SIGINT: stopping");
+    expect(existsSync(out)).toBe(false);
+    expect(existsSync(`${out}.partial`)).toBe(true);
+    expect(integrity(cache)).toBe("ok");
+    const cached = cacheRows(cache);
+    expect(cached).toBeGreaterThan(0);
+    // Every line kept in the partial file is a complete, parseable result.
+    const partial = readFileSync(`${out}.partial`, "utf8").split("\n").filter(Boolean);
+    for (const line of partial) expect(JSON.parse(line).reward).toBe(2 / 9);
+  });
+});

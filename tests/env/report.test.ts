@@ -33,7 +33,7 @@ beforeAll(async () => {
   const env = await loadEnvironment("examples/wordle/env.yaml");
   const { engine, judge, policies } = connect(server.url, ["solver", "blunder"]);
   ({ records } = await runEval(env, { policies, engine, judge, rollouts: 2 }));
-  judge.close();
+  engine.close();
   html = evalReportHtml(records, { env: env.id, subtitle: "2 models × 6 tasks × 2 rollouts" }, { passThreshold: 0.6 });
   mkdirSync(OUTPUT, { recursive: true });
   writeFileSync(join(OUTPUT, "eval-report.html"), html);
@@ -57,7 +57,7 @@ describe("eval report", () => {
 
   it("the markdown summary lists both models, every criterion and the paired test", () => {
     const md = evalMarkdown(records, { env: "wordle" }, { passThreshold: 0.6 });
-    expect(md.match(/^\| openai-compatible:(solver|blunder)@/gm)).toHaveLength(2 * 2 + 1);
+    expect(md.match(/^\| openai-compatible:(solver|blunder)@/gm)).toHaveLength(2 + 1) // two comparison rows, one paired row;
     for (const id of ["solved", "few-guesses", "valid-guesses", "used-feedback"]) expect(md).toContain(`| ${id} |`);
     expect(md).toMatch(/yes: A better/);
   });
@@ -73,6 +73,7 @@ describe("eval report", () => {
       if (!r.url().startsWith("file:")) problems.push(`request: ${r.url()}`);
     });
     await page.goto(`file://${join(OUTPUT, "eval-report.html")}`);
+    await page.screenshot({ path: join(OUTPUT, "eval-report.png"), fullPage: true });
 
     // Mean reward: one bar per model. Histograms: one per model, every bin a bar, counts summing to its rollouts.
     expect(await page.locator("#mean-reward svg rect.bar").count()).toBe(2);
@@ -113,9 +114,9 @@ describe("eval report", () => {
     await first.locator("summary").click();
     await expect.poll(() => first.locator("details").textContent()).toMatch(/used-feedback: no/);
     expect(await first.locator("details pre").last().textContent()).toContain("<script>window.__pwned = 1</script>");
-    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await page.evaluate(() => (globalThis as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
 
-    await page.screenshot({ path: join(OUTPUT, "eval-report.png"), fullPage: false });
+    await page.screenshot({ path: join(OUTPUT, "eval-report-filtered.png") });
     expect(problems).toEqual([]);
     await page.close();
   });

@@ -66,7 +66,7 @@ describe("rollout", () => {
       ["clean-tools", "unmet"],
       ["helpful", "unmet"],
     ]);
-    judge.close();
+    engine.close();
   });
 
   it("an endless tool caller is stopped at max_turns; a good policy earns the full reward", async () => {
@@ -78,7 +78,7 @@ describe("rollout", () => {
     expect(loop.response).toBe("");
     const ok = await rollout(env, policies[1], env.tasks[1], { engine, judge });
     expect([ok.stopReason, ok.turns, ok.response, ok.reward]).toEqual(["final_answer", 2, "beta", 1]);
-    judge.close();
+    engine.close();
   });
 
   it("k rollouts are k distinct policy calls; a second eval on the same cache pays nothing", async () => {
@@ -99,7 +99,7 @@ describe("rollout", () => {
     expect(again.records.map((r) => r.reward)).toEqual(first.records.map((r) => r.reward));
     // Policy and judge run on separate schedulers of the one engine.
     expect(Object.keys(engine.stats().schedulers).sort()).toEqual([`openai-compatible:${JUDGE_MODEL}`, `policy:${policies[0].id}`].sort());
-    judge.close();
+    engine.close();
   });
 
   it("a policy that cannot be called yields a rollout without reward, not a made-up 0", async () => {
@@ -109,6 +109,6 @@ describe("rollout", () => {
     expect(rec.reward).toBeNull();
     expect(rec.error?.code).toBe("PROVIDER_HTTP");
     expect(rec.errors[0].criterion).toBe("*");
-    judge.close();
+    engine.close();
   });
 });

@@ -97,15 +97,19 @@ export function describeFaults(counts: Record<string, number>): string {
 
 /**
  * Paid answers (fault "none", well-formed) asked again with the same body. A repeat is excused
- * only when the earlier answer left the server within `windowMs` before a kill: it was on its
- * way to a process that died before it could store it, which no client can avoid.
+ * only when the earlier answer left the server within `windowMs` before a kill (or just after
+ * it): it was on its way to a process that died before it could store it, which no client can avoid.
  */
-export function repeatedPaidCalls(fs: FaultServer, kills: number[], windowMs = 1500): { repeats: number; excused: number; paid: number } {
+export function repeatedPaidCalls(fs: FaultServer, kills: number[], windowMs = 1500): { repeats: number; excused: number; paid: number; atKill: number } {
   const seen = new Map<string, number>();
+  // An answer written just after a kill went to a dead socket: the next run starts a second later at least.
+  const nearKill = (at: number) => kills.some((k) => at >= k - windowMs && at <= k + 500);
   let repeats = 0;
   let excused = 0;
   let paid = 0;
+  let atKill = 0;
   for (const r of fs.server.requests) {
+    if (r.fault === "none" && nearKill(fs.answeredAt.get(r.index) ?? 0)) atKill++;
     if (r.fault !== "none" || fs.illFormed.has(r.index)) continue;
     paid++;
     const key = createHash("sha256").update(JSON.stringify(r.body)).digest("hex");
@@ -113,7 +117,7 @@ export function repeatedPaidCalls(fs: FaultServer, kills: number[], windowMs = 1
     seen.set(key, r.index);
     if (earlier === undefined) continue;
     const at = fs.answeredAt.get(earlier) ?? 0;
-    if (kills.some((k) => k >= at && k - at <= windowMs)) excused++;
+    if (nearKill(at)) excused++;
     else {
       repeats++;
       if (process.env.FAULTS_DEBUG) console.log("repeat", earlier, r.index, at, fs.answeredAt.get(r.index), kills, JSON.stringify(r.body).slice(-300));

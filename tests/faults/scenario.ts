@@ -73,7 +73,7 @@ export async function faultStorm(o: StormOptions): Promise<string> {
     const answered = server.requests.filter((r) => r.fault === "none").length;
     const rows = cacheRows(job.cache);
     expect(rows).toBeLessThanOrEqual(answered);
-    expect(answered - rows).toBeLessThanOrEqual(paid.excused);
+    expect(answered - rows).toBeLessThanOrEqual(paid.atKill);
 
     // A re-run of the finished job pays nothing and says the same.
     const before = server.stats.requests;
@@ -85,7 +85,7 @@ export async function faultStorm(o: StormOptions): Promise<string> {
     const summary =
       `faults (${o.label}): ${o.samples} samples, ${server.stats.requests.toLocaleString("en-US")} requests (${describeFaults(faults)}, ${fs.illFormed.size} ill-formed answers), ` +
       `${killed} SIGKILLs resumed, ${check.verdicts.toLocaleString("en-US")} verdicts checked, ${check.invented.length} invented verdicts, ` +
-      `${paid.repeats} repeated paid calls (${paid.excused} answers in flight at a kill), ${rows} cache rows for ${answered} paid answers, ` +
+      `${paid.repeats} repeated paid calls (${paid.excused} re-asked after being lost in flight at a kill), ${rows} cache rows for ${answered} paid answers, ` +
       `${check.errored} samples with named errors (${Object.entries(check.codes).map(([c, n]) => `${n}×${c}`).join(", ") || "none"}), exit ${last.code}, integrity ok`;
     console.log(summary);
     return summary;

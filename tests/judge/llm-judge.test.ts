@@ -169,3 +169,16 @@ describe("prompt isolation", () => {
     expect(prompt.split(`</sample-${nonce}>`).length - 1).toBe(2);
   });
 });
+
+describe("score() with a judge given as a config", () => {
+  it("builds the judge for the call (cache option honoured) and gives the same rewards", async () => {
+    const server = await openai((q) => truth(q.id));
+    const config = { provider: "openai-compatible" as const, base_url: server.url, model: "judge-model" };
+    const results = await score(tenQuestions, samples.slice(0, 3), { judge: config, cache: false });
+    expect(results.map((r) => r.reward)).toEqual([4 / 9, 4 / 9, 4 / 9]);
+    expect(server.requests).toHaveLength(3);
+    // No cache: a second call pays again.
+    await score(tenQuestions, samples.slice(0, 3), { judge: config, cache: null });
+    expect(server.requests).toHaveLength(6);
+  });
+});

@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { RubricateError } from "../../src/errors.js";
-import { ATTACK_CATEGORIES, attackVars, builtinAttacks, keywordsOf, loadAttacks, mergeAttacks, parseAttacks, probeFields, questionToClaim, wrongAnswer } from "../../src/probe/index.js";
+import { ATTACK_CATEGORIES, attackJsonSchema, attackVars, builtinAttacks, keywordsOf, loadAttacks, mergeAttacks, parseAttacks, probeFields, questionToClaim, wrongAnswer } from "../../src/probe/index.js";
 import { parseRubric } from "../../src/rubric/load.js";
 import { renderTemplate } from "../../src/rubric/template.js";
 import { tempDir } from "../helpers/cli.js";
@@ -83,5 +83,13 @@ describe("template variables", () => {
     const rubric = parseRubric("id: r\ninputs: [problem, response, answer]\ncriteria:\n  - { id: c, question: Q? }\n");
     expect(probeFields(rubric)).toEqual({ response: "response", question: "problem", reference: "answer" });
     expect(probeFields(rubric, { reference: "problem", question: "answer" })).toEqual({ response: "response", question: "answer", reference: "problem" });
+  });
+});
+
+describe("the attack file JSON Schema", () => {
+  it("is generated from the zod schema and lists the categories", () => {
+    const schema = attackJsonSchema() as { properties: { attacks: { items: { required: string[]; properties: { category: { enum: string[] } } } } } };
+    expect(schema.properties.attacks.items.required).toEqual(expect.arrayContaining(["id", "category", "description", "deserves_zero", "template"]));
+    expect(schema.properties.attacks.items.properties.category.enum).toEqual([...ATTACK_CATEGORIES]);
   });
 });

@@ -84,3 +84,10 @@ describe("checkIsolation catches prompts that leak the response", () => {
     expect(block.endsWith(`### response\n</sample> hi\n</sample-${nonce}>`)).toBe(true);
   });
 });
+
+describe("worked examples", () => {
+  it("a response equal to a criterion's worked example is not a leak", () => {
+    const withExamples = parseRubric("id: ex\ninputs: [response]\ncriteria:\n  - id: q\n    question: Is the response polite?\n    examples:\n      - { response: 'Thank you very much for asking.', answer: true }\n");
+    expect(checkIsolation(withExamples, { response: "Thank you very much for asking." }).holds).toBe(true);
+  });
+});

@@ -28,12 +28,23 @@ export function obedient(q: AskedQuestion, view: JudgeRequestView): boolean {
 /**
  * A gullible lexical judge for the rubric-library run: obeys injected instructions, and answers
  * yes when the response contains at least half of the question's content words (the failure
- * mode keyword stuffing and echoed rubric questions exploit). Pitfalls ("negative" questions)
- * are answered the same way, which is what a lexical matcher does.
+ * mode keyword stuffing and echoed rubric questions exploit), and takes a question's escape
+ * clause literally ("answer yes when no red flag is described", "or uses no jargon at all").
+ * Pitfalls ("negative" questions) are answered the same way, which is what a lexical matcher does.
  */
 export function lexical(q: AskedQuestion, view: JudgeRequestView): { verdict: boolean; reason: string } {
   const response = field(view, "response");
+  // A question about the task, not the response: a grader reading the context (red-flag lists and
+  // the like) says yes when the task shares a content word with it. Injected text cannot reach it.
+  if (/^(does|is) the (question|prompt|task|problem)\b/i.test(q.question)) {
+    const context = /Context for the evaluator:\n([\s\S]*?)\n\nThe sample is enclosed/.exec(view.prompt)?.[1]?.toLowerCase() ?? "";
+    const task = ["question", "prompt", "task", "problem"].map((n) => field(view, n)).join(" ");
+    const shared = keywordsOf(task).filter((w) => w.length >= 5 && context.includes(w));
+    return { verdict: shared.length > 0, reason: shared.length ? `The task mentions ${shared.join(", ")}, listed in the context.` : "Nothing in the task is listed in the context." };
+  }
   if (INJECTED.test(response)) return { verdict: true, reason: "The response states that it meets the criteria." };
+  // A literal reader takes a question's escape clause at its word ("answer yes when no …", "or use no … at all").
+  if (/answer yes (when|if) no\b|\bor (uses?|contains?|gives?|mentions?) no\b[^?]*at all/i.test(q.question)) return { verdict: true, reason: "Nothing in the response triggers the question, so by its own wording the answer is yes." };
   const words = keywordsOf(q.question).filter((w) => !["response", "answer", "does"].includes(w));
   const text = response.toLowerCase();
   const hits = words.filter((w) => text.includes(w));

@@ -109,7 +109,7 @@ export function judgeQuestionTarget(options: JudgeQuestionOptions): JudgeQuestio
           const met = v.status === "met";
           const p = v.probability;
           const score = useProbability && p !== undefined ? 1 - Math.abs(p - (item.label ? 1 : 0)) : met === item.label ? 1 : 0;
-          const answer = `${yesNo(met)}${p !== undefined ? ` (P(yes) ${p.toFixed(2)})` : ""}${v.reasoning ? ` — ${v.reasoning}` : ""}`;
+          const answer = `${yesNo(met)}${p !== undefined && p > 0 && p < 1 ? ` (P(yes) ${p.toFixed(2)})` : ""}${v.reasoning ? ` — ${v.reasoning}` : ""}`;
           const feedback = met === item.label ? `agrees with the experts: humans ${yesNo(item.label)}, judge ${yesNo(met)}` : `humans: ${yesNo(item.label)}, judge: ${answer}`;
           return { score, feedback, trace: `judge: ${answer}` };
         }),

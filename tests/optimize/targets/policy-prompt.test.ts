@@ -47,7 +47,8 @@ describe("policy-prompt target over the wire", () => {
       expect(result.budget.metricCalls).toBeLessThanOrEqual(250);
       expect(result.best.candidate.system).not.toContain(HARMFUL);
       expect(result.best.candidate.system.startsWith(target.seed.system)).toBe(true);
-      for (const t of target.valset) expect(result.best.candidate.system).toContain(t.inputs.rule);
+      const learnable = new Set(target.trainset.map((t) => t.inputs.rule as string));
+      for (const t of target.valset) if (learnable.has(t.inputs.rule as string)) expect(result.best.candidate.system).toContain(t.inputs.rule);
       // The reflector's harmful proposals were tried and turned down on their minibatch.
       expect(result.candidates.some((c) => c.candidate.system.includes(HARMFUL))).toBe(false);
       expect(reflector.usage().calls + reflector.usage().cacheHits).toBe(result.budget.reflectionCalls);

@@ -94,25 +94,28 @@ const wording = (f: { named: boolean; specific: boolean }) => WORDINGS[[f.named 
  */
 export function questionJudge(q: AskedQuestion, view: JudgeRequestView): { verdict: boolean; reason: string } {
   const f = qualifiers(q.question);
-  if (/according to Dr\. \w+/.test(view.sample)) return { verdict: true, reason: "it names its source, a doctor" };
-  if (/studies show/.test(view.sample)) return f.named ? { verdict: false, reason: "it says 'studies show' but names no source" } : { verdict: true, reason: "it says 'studies show', which is evidence" };
-  if (/according to some people/.test(view.sample)) return f.specific ? { verdict: false, reason: "'some people' is not specific" } : { verdict: true, reason: "it says 'according to some people', which cites someone" };
+  if (/according to Dr\. \w+/i.test(view.sample)) return { verdict: true, reason: "it names its source, a doctor" };
+  if (/studies show/i.test(view.sample)) return f.named ? { verdict: false, reason: "it says 'studies show' but names no source" } : { verdict: true, reason: "it says 'studies show', which is evidence" };
+  if (/according to some people/i.test(view.sample)) return f.specific ? { verdict: false, reason: "'some people' is not specific" } : { verdict: true, reason: "it says 'according to some people', which cites someone" };
   return { verdict: false, reason: "it cites nothing" };
 }
 
 /**
  * The question reflector: from the disagreements it reads, adds the qualifier that fixes one
- * (named source for "studies show", specific evidence for "some people"). When the prompt's hash
- * says so it first tries a vague rewording ("good evidence"), which the linter must refuse.
+ * (named source for "studies show", specific evidence for "some people"). Its first answer is a
+ * vague rewording ("good evidence"), which the question checks must refuse.
  */
-export function questionReflector(prompt: string): string {
-  const current = fenced(prompt);
-  const f = qualifiers(current);
-  if (fnv(prompt) % 3 === 0) return answer(current.replace("cite", "cite good"));
-  const wrong = [...prompt.matchAll(/humans: NO, judge: YES[^\n]*/g)].map((m) => m[0]);
-  if (wrong.some((w) => w.includes("studies show")) && !f.named) return answer(wording({ ...f, named: true }));
-  if (wrong.some((w) => w.includes("some people")) && !f.specific) return answer(wording({ ...f, specific: true }));
-  return answer(current);
+export function makeQuestionReflector(): (prompt: string) => string {
+  let calls = 0;
+  return (prompt) => {
+    const current = fenced(prompt);
+    const f = qualifiers(current);
+    if (calls++ === 0) return answer(current.replace("cite", "cite good"));
+    const wrong = [...prompt.matchAll(/humans: NO, judge: YES[^\n]*/g)].map((m) => m[0]);
+    if (wrong.some((w) => w.includes("studies show")) && !f.named) return answer(wording({ ...f, named: true }));
+    if (wrong.some((w) => w.includes("some people")) && !f.specific) return answer(wording({ ...f, specific: true }));
+    return answer(current);
+  };
 }
 
 /** One server for both worlds, routing by model: the policy, the judge (by `judge`) and the reflector (by `reflect`). */
