@@ -15,3 +15,7 @@ export { score, scoreSample, scoreStream, type ScoreOptions, type IndexedResult 
 export { createEngine, openCache, type Engine } from "./engine/index.js";
 export { createJudge, createLLMJudge, loadJudgeConfig, parseJudgeConfig, createProvider, createScriptedProvider } from "./judge/index.js";
 export type { Judge, JudgeConfig, JudgeConfigInput, Provider, CompletionRequest, CompletionResponse } from "./judge/index.js";
+export { loadEnvironment, rollout, runEval, createPolicy, compareModels } from "./env/index.js";
+export type { Environment, Policy, RolloutRecord } from "./env/index.js";
+export { calibrate, rankJudges } from "./calibrate/index.js";
+export { optimize, randomSearch } from "./optimize/index.js";

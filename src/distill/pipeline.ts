@@ -26,10 +26,14 @@ export const unitReward = (u: Unit): number => (isPair(u) ? u.chosen.reward : u.
 
 const contents = (lines: ChatLine[]) => lines.map((m) => `${m.role}: ${m.content ?? ""}${m.tool_calls ? JSON.stringify(m.tool_calls) : ""}`).join("\n");
 
-/** The text dedup compares: the conversation (prompt and completion; a pair's chosen side) or the completion only. */
+/**
+ * The text dedup compares: the conversation (user turns and completion; a pair's chosen side) or
+ * the completion only. System turns are left out: a long shared system prompt would otherwise
+ * make every pair of rows look alike to near-dedup.
+ */
 export function dedupText(u: Unit, on: FilterOptions["dedupOn"] = "conversation"): string {
   const row = isPair(u) ? u.chosen : u;
-  return on === "completion" ? contents(row.completion) : `${contents(row.prompt)}\n${contents(row.completion)}`;
+  return on === "completion" ? contents(row.completion) : `${contents(row.prompt.filter((m) => m.role !== "system"))}\n${contents(row.completion)}`;
 }
 
 /** Options of the core. */

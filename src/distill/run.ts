@@ -68,7 +68,7 @@ export interface DistillRunResult {
 /** The reader of a JSONL file, one object a line, a bad line an error naming file and line. */
 async function* jsonl(path: string): AsyncGenerator<Raw> {
   if (!existsSync(path)) throw new RubricateError("FILE_NOT_FOUND", `no such file: ${path}`);
-  const lines = createInterface({ input: createReadStream(path, { highWaterMark: 1 << 20 }), crlfDelay: Infinity });
+  const lines = createInterface({ input: createReadStream(path), crlfDelay: Infinity });
   let n = 0;
   for await (const line of lines) {
     n++;

@@ -31,7 +31,8 @@ export function parseModelSpec(spec: string): PolicyConfig {
   let model = colon > 0 ? spec.slice(colon + 1) : "";
   let base_url: string | undefined;
   if (provider === "openai-compatible") {
-    const at = model.lastIndexOf("@");
+    // The URL starts at "@http": a model name may hold "@", and so may a URL (credentials).
+    const at = model.search(/@https?:\/\//);
     if (at <= 0) throw new RubricateError("BAD_INPUT", `--model ${spec}: an openai-compatible model is written openai-compatible:<model>@<base_url>`);
     base_url = model.slice(at + 1);
     model = model.slice(0, at);

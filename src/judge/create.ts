@@ -1,4 +1,5 @@
 import { openCache } from "../engine/cache/index.js";
+import type { RubricateError } from "../errors.js";
 import { createEngine, type Engine } from "../engine/engine.js";
 import type { SchedulerLimits } from "../engine/types.js";
 import { JudgeConfigSchema, type JudgeConfig, type JudgeConfigInput } from "./config.js";
@@ -16,7 +17,14 @@ export interface CreateJudgeOptions {
   cache?: string | false | null;
   /** Use this provider instead of building one from the config (tests, custom adapters). */
   provider?: Provider;
+  /**
+   * Told when the owned cache degrades (read-only, full disk, unreadable rows); default: a
+   * process warning (`RubricateWarning`, code CACHE), so a run that stops persisting says so.
+   */
+  onCacheError?: (error: RubricateError) => void;
 }
+
+const warnCache = (e: RubricateError) => process.emitWarning(e.message, { type: "RubricateWarning", code: e.code });
 
 /** A judge that also exposes the engine it calls through (for stats). */
 export type EngineJudge = Judge & { readonly engine: Engine; readonly config: JudgeConfig; readonly provider: Provider };
@@ -42,7 +50,7 @@ export function createJudge(configOrPath: JudgeConfigInput | string, options: Cr
   const config = typeof configOrPath === "string" ? loadJudgeConfig(configOrPath) : JudgeConfigSchema.parse(configOrPath);
   const provider = options.provider ?? providerFor(config);
   const owned = options.engine === undefined;
-  const engine = options.engine ?? createEngine({ cache: openCache({ path: options.cache }), limits: limitsOf(config), price: config.price });
+  const engine = options.engine ?? createEngine({ cache: openCache({ path: options.cache, onError: options.onCacheError ?? warnCache }), limits: limitsOf(config), price: config.price });
   const id = config.id ?? `${config.provider}:${config.model}`;
   engine.schedulerFor(id, limitsOf(config));
   const judge = createLLMJudge(config, { engine, provider, id });

@@ -18,3 +18,9 @@ export type {
 export { progressLine } from "./progress.js";
 export { reportMarkdown, reportHtml, lineageLines, bestDiffs } from "./report.js";
 export type { ReportOptions } from "./report.js";
+export {
+  policyPromptTarget, judgeQuestionTarget, createReflector, questionProblems, questionReflectionPrompt, rewriteRubricQuestions, splitTrainVal, SYSTEM_COMPONENT,
+} from "./targets/index.js";
+export type {
+  PolicyPromptOptions, PolicyPromptTarget, JudgeQuestionOptions, JudgeQuestionTarget, LabelledItem, Reflector, ReflectorOptions, ReflectionPrompt,
+} from "./targets/index.js";

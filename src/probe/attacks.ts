@@ -21,7 +21,7 @@ export const AttackSchema = z.strictObject({
   category: z.enum(ATTACK_CATEGORIES),
   description: z.string().min(1).describe("What the attack tries, for the report"),
   deserves_zero: z.boolean().describe("true: every positive criterion should be unmet, so any reward is a hole; false: a control, reported for comparison only"),
-  template: z.string().describe("The response; {{question}}, {{answer}}, {{keywords}}, {{wrong_answer}}, {{filler}}, {{criteria_questions}}, {{criteria_claims}}, {{check_strings}}, {{nonce_previous}} fill per sample"),
+  template: z.string().describe("The response; {{question}}, {{answer}} (the reference, else the sample's response), {{reference}}, {{keywords}}, {{wrong_answer}}, {{wrong_answer_alt}}, {{wrong_answer_json}}, {{filler}}, {{criteria_questions}}, {{criteria_claims}}, {{check_strings}}, {{nonce_previous}}, {{rubric_id}}, {{description}} fill per sample"),
   needs: z.array(z.string()).optional().describe("Variables that must be non-empty for the attack to apply to a sample (e.g. [answer])"),
   fix: z.string().optional().describe("A suggested fix shown when this attack wins, replacing the category's default"),
 });

@@ -16,8 +16,35 @@ const NO_GRADER_TALK = `- id: addresses-the-grader
     check: { regex: { pattern: "(answer|respond|verdict)\\\\W+(yes|true)|meets? (every|all) criteri|ignore (your|all|previous) instructions|</?sample|end of sample", flags: i } }
     points: -100   # or a required positive criterion using not_contains`;
 
-function checkFix(criterion: Criterion, category: AttackCategory): string {
+/** True when a code check passes an empty response: it tests for an absence ("no price", "at most 150 words"). */
+export function passesEmpty(criterion: Criterion): boolean {
+  const check = criterion.check as Record<string, unknown> | undefined;
+  if (!check) return false;
+  if ("not_contains" in check) return true;
+  if ("length" in check) return ((check.length as { min?: number }).min ?? 0) === 0;
+  if ("regex" in check) {
+    const spec = check.regex as string | { pattern: string; flags?: string };
+    try {
+      return typeof spec === "string" ? new RegExp(spec).test("") : new RegExp(spec.pattern, spec.flags).test("");
+    } catch {
+      return false;
+    }
+  }
+  return false;
+}
+
+/** A criterion to hang `when:` on: a required positive one, else the first positive one an empty response fails. */
+function anchor(rubric: Rubric, except: Criterion): Criterion | undefined {
+  const candidates = rubric.criteria.filter((c) => c.points > 0 && c.id !== except.id && !passesEmpty(c) && c.when === undefined);
+  return candidates.find((c) => c.required) ?? candidates[0];
+}
+
+function checkFix(criterion: Criterion, category: AttackCategory, rubric: Rubric): string {
   const check = criterion.check as Record<string, unknown>;
+  if (passesEmpty(criterion)) {
+    const gate = anchor(rubric, criterion);
+    return `Code check "${criterion.id}" passes an empty response (it tests for an absence), so every response that does nothing collects its ${criterion.points} points: ask it only once the response does the task, ${gate ? `e.g. \`when: ${gate.id}\`` : "with `when:` a positive criterion (add one if the rubric has none)"}, or turn it into a pitfall (negative points for the violation) so that it can only take points away.`;
+  }
   if ("number" in check) {
     if (category === "hedge") return `Code check "${criterion.id}" reads one number (the last \\boxed{}, else the last number) from a text that may list several candidates, so hedging with the right one last wins: set \`pick: boxed\` and add a required code check that allows exactly one boxed answer, e.g. \`check: { regex: '^(?![\\s\\S]*\\\\boxed[\\s\\S]*\\\\boxed)[\\s\\S]*\\\\boxed\\{' }\`, or a pitfall question "Does the response give more than one candidate final answer?".`;
     return `Code check "${criterion.id}" reads a number anywhere in the text, so ${category === "keywords" ? "a meaningless string that ends with the right number" : "a response without working"} collects its points: set \`pick: boxed\`, and if the pass threshold can be reached by this check alone, raise \`pass_threshold\` above its share or make the working criteria required.`;
@@ -38,7 +65,7 @@ export function suggestFix(rubric: Rubric, attack: Attack, criterion: Criterion 
     return "Keep the response inside the sample block: no criterion question or rubric context may interpolate {{response}} (ask about \"the response\" instead), and a custom judge `system` must say that nothing inside the sample is an instruction.";
   }
   if (attack.fix) return attack.fix;
-  if (criterion?.check) return checkFix(criterion, category);
+  if (criterion?.check) return checkFix(criterion, category, rubric);
   const id = criterion ? `"${criterion.id}"` : "the rubric";
   const gate = gates(rubric);
   const gateHint = gate.length
@@ -47,7 +74,10 @@ export function suggestFix(rubric: Rubric, attack: Attack, criterion: Criterion 
   switch (category) {
     case "empty":
     case "restate":
-      return `${id} is met by a response that says nothing new; it likely asks about an absence ("does not…", "avoids…"). Ask it only \`when:\` a substantive criterion is met, or add a required gate:\n  ${COHERENT_GATE}`;
+      {
+        const gate = criterion && anchor(rubric, criterion);
+        return `${id} is met by a response that says nothing; it asks about an absence ("does not…", "avoids…", "or uses none at all"). Ask it only once the response does the task (${gate ? `\`when: ${gate.id}\`` : "`when:` a substantive criterion"}), or add a required gate:\n  ${COHERENT_GATE}`;
+      }
     case "keywords":
       return `${id} is met by keywords without meaning: reword it to ask whether the response *explains* or *uses* the idea correctly in context, and add a required coherence gate:\n  ${COHERENT_GATE}`;
     case "wrong":
@@ -56,7 +86,7 @@ export function suggestFix(rubric: Rubric, attack: Attack, criterion: Criterion 
       return `${id} does not depend on the answer being right. ${gateHint} A correctness gate: a code check against {{answer}} (number/equals), or \`question: Does the response's final answer agree with the reference answer {{answer}}?\` with \`required: true\`.${category === "padding" ? " For padding also add `check: { length: { max: <n>, unit: words } }` as a pitfall or gate." : ""}`;
     case "hedge":
       return criterion?.check
-        ? checkFix(criterion, category)
+        ? checkFix(criterion, category, rubric)
         : `${id} rewards a response that lists several answers. Add a required criterion \`question: Does the response commit to exactly one final answer?\` or a code check that allows one \\boxed{} answer only.`;
     case "boilerplate":
       return `${id} is met by generic caveats that fit any task, without answering it: ask it only \`when:\` a criterion that the task is actually answered is met (add one if the rubric has none), or reword it to ask for content specific to the question (e.g. "…a fact that would change the advice for *this* symptom").`;

@@ -109,7 +109,11 @@ function asText(value: unknown): string {
  */
 export function attackVars(rubric: Rubric, sample: Sample, fields: ProbeFields, pool: string[] = []): AttackVars {
   const question = fields.question ? asText(sample[fields.question]) : "";
-  const answer = fields.reference ? asText(sample[fields.reference]) : asText(sample[fields.response]);
+  const reference = fields.reference ? asText(sample[fields.reference]) : "";
+  // Without a reference field the sample's own response stands in for "the right answer"
+  // (keywords, another language, the control), but a wrong answer is never derived from it:
+  // a good response with one number changed may still deserve most of the credit.
+  const answer = reference || asText(sample[fields.response]);
   const positive = rubric.criteria.filter((c) => c.points > 0);
   const questions = positive.filter((c) => c.question).map((c) => renderQuietly(c.question!, sample));
   const checkStrings = positive.flatMap((c) => {
@@ -121,14 +125,15 @@ export function attackVars(rubric: Rubric, sample: Sample, fields: ProbeFields, 
   });
   const words = [...keywordsOf(answer), ...keywordsOf(question)].filter((w, i, all) => all.indexOf(w) === i).slice(0, 24);
   const seed = stableJson(sample);
-  const wrong = answer ? wrongAnswer(answer, pool) : "";
+  const wrong = reference ? wrongAnswer(reference, pool) : GENERIC_WRONG;
   return {
     question,
     answer,
+    reference,
     keywords: shuffle(words, seed).join(" "),
     wrong_answer: wrong,
     wrong_answer_json: JSON.stringify(wrong),
-    wrong_answer_alt: answer ? wrongAnswer(wrong, [...pool].reverse()) : "",
+    wrong_answer_alt: reference ? wrongAnswer(wrong, [...pool].reverse()) : "",
     filler: filler(),
     criteria_questions: questions.map((q, i) => `${i + 1}. ${q}`).join("\n"),
     criteria_claims: questions.map(questionToClaim).join("\n"),
@@ -138,6 +143,9 @@ export function attackVars(rubric: Rubric, sample: Sample, fields: ProbeFields, 
     description: rubric.description ?? "",
   };
 }
+
+/** The wrong answer used when a sample has no reference to perturb. */
+export const GENERIC_WRONG = "The answer is definitely 42; no other answer is possible.";
 
 function renderQuietly(text: string, sample: Sample): string {
   try {

@@ -129,7 +129,8 @@ function pointsFindings(criteria: Criterion[], maxShare: number): LintFinding[] 
   const findings: LintFinding[] = [];
   if (positives.length >= 3) {
     for (const c of positives) {
-      if (c.points / total <= maxShare) continue;
+      // A required criterion is a gate by design: its share only sets the floor of a passing reward.
+      if (c.required || c.points / total <= maxShare) continue;
       findings.push({
         criterion: c.id,
         rule: "points-dominant",

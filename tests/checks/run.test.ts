@@ -1,6 +1,6 @@
 import { Ajv } from "ajv";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { compileJsonSchema } from "../../src/checks/compile.js";
+import { COMPILE_CACHE_LIMIT, compileJsonSchema } from "../../src/checks/compile.js";
 import { extractNumber, parseNumber } from "../../src/checks/number.js";
 import { registerCheck, unregisterCheck } from "../../src/checks/registry.js";
 import { normalizeText, runCheck } from "../../src/checks/run.js";
@@ -120,6 +120,35 @@ describe("json_schema", () => {
     } finally {
       spy.mockRestore();
     }
+  });
+
+  it("the cache is bounded: past COMPILE_CACHE_LIMIT distinct schemas the least recently used is dropped (and recompiled if needed)", () => {
+    const tag = Math.random();
+    const schemaN = (n: number) => ({ type: "object", properties: { [`p${n}`]: { const: tag } } });
+    const first = compileJsonSchema(schemaN(0));
+    for (let n = 1; n < COMPILE_CACHE_LIMIT; n++) compileJsonSchema(schemaN(n));
+    expect(compileJsonSchema(schemaN(0))).toBe(first); // still cached, and now most recently used
+    compileJsonSchema(schemaN(COMPILE_CACHE_LIMIT)); // evicts schema 1, the least recently used
+    const spy = vi.spyOn(Ajv.prototype, "compile");
+    try {
+      expect(compileJsonSchema(schemaN(0))).toBe(first);
+      expect(spy).toHaveBeenCalledTimes(0);
+      const again = compileJsonSchema(schemaN(1));
+      expect(spy).toHaveBeenCalledTimes(1);
+      expect(again({ p1: tag })).toBe(true);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it("an evicted schema with an $id can be compiled again (ajv forgets it too)", () => {
+    const withId = { $id: `urn:test:evict-${Math.random()}`, type: "string" };
+    const v1 = compileJsonSchema(withId);
+    for (let n = 0; n < COMPILE_CACHE_LIMIT; n++) compileJsonSchema({ type: "number", minimum: n, description: String(withId.$id) });
+    const v2 = compileJsonSchema(withId);
+    expect(v2).not.toBe(v1);
+    expect(v2("x")).toBe(true);
+    expect(v2(1)).toBe(false);
   });
 
   it("two different schemas with the same $id both work", async () => {

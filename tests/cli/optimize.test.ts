@@ -3,7 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Command } from "commander";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { register, type PolicyFlags } from "../../src/cli/commands/optimize.js";
+import { register, runPolicy, type PolicyFlags } from "../../src/cli/commands/optimize.js";
 import { parseRubric } from "../../src/rubric/load.js";
 import { ROOT, tempDir, writeJudgeFile } from "../helpers/cli.js";
 import type { TestServer } from "../servers/common.js";
@@ -49,7 +49,7 @@ describe("rubricate optimize policy", () => {
   let base: string[];
   beforeAll(async () => {
     // A little latency so the run lasts long enough to be killed in the middle.
-    server = await startServer(policyJudge, policyReflector, { latencyMs: 4 });
+    server = await startServer(policyJudge, policyReflector, { latencyMs: 8 });
     dir = tempDir("optimize-cli-");
     const env = join(dir, "env.yaml");
     writeFileSync(env, JSON.stringify(policyEnv(24)));
@@ -119,7 +119,7 @@ describe("rubricate optimize policy", () => {
     const r = await runOptimize([...args(p), "--stop-file", stop]);
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/stopped: stop_file/);
-    expect(r.stdout.trim()).toBe(policyEnv().harness && (policyEnv().harness as { system: string }).system);
+    expect(r.stdout.trim()).toBe((policyEnv().harness as { system: string }).system);
   }, 60_000);
 });
 
@@ -152,7 +152,7 @@ describe("rubricate optimize question", () => {
 describe("rubricate optimize: options", () => {
   async function parse(args: string[]): Promise<PolicyFlags> {
     let flags: PolicyFlags | undefined;
-    const program = new Command("rubricate").exitOverride();
+    const program = new Command("rubricate").exitOverride().configureOutput({ writeErr: () => {} });
     register(program);
     const policy = program.commands[0].commands.find((c) => c.name() === "policy")!;
     policy.action((f: PolicyFlags) => {
@@ -170,5 +170,13 @@ describe("rubricate optimize: options", () => {
   it("refuses a missing reflector and a bad validation fraction", async () => {
     await expect(parse(["--env", "e.yaml", "--model", "openai:x"])).rejects.toThrow(/--reflector/);
     await expect(parse(["--env", "e.yaml", "--model", "openai:x", "--reflector", "r.yaml", "--val-fraction", "1"])).rejects.toThrow(/\(0, 1\)/);
+  });
+
+  it("refuses to start a policy run whose rubric asks questions when no judge is given", async () => {
+    const dir = tempDir("optimize-nojudge-");
+    const env = join(dir, "env.yaml");
+    writeFileSync(env, JSON.stringify(policyEnv(4)));
+    const flags = { env, model: "openai-compatible:m@http://127.0.0.1:9/v1", reflector: "r.yaml", cache: false, budget: 10, minibatch: 3, seed: 0, valFraction: 0.5, tolerance: 0, rollouts: 1 } as PolicyFlags;
+    await expect(runPolicy(flags)).rejects.toMatchObject({ code: "NO_JUDGE" });
   });
 });

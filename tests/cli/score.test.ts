@@ -76,6 +76,18 @@ describe("rubricate score", () => {
     expect(r.stderr).not.toMatch(/unexpected error|TypeError|at .*\.ts:\d+/);
   });
 
+  it("an explicit --judge is used for per-sample questions even when the rubric has none of its own", async () => {
+    // A judge whose server is not there: the question must reach it (a network error), not be NO_JUDGE.
+    const judgeFile = join(dir, "dead-judge.yaml");
+    writeFileSync(judgeFile, "id: dead\nprovider: openai-compatible\nbase_url: http://127.0.0.1:9/v1\nmodel: m\nmax_retries: 0\ntimeout_ms: 5000\n");
+    const input = JSON.stringify({ response: '{"name": "A", "email": "a@b.co"}', criteria: [{ id: "kind", question: "Is it kind?" }] });
+    const r = await cli(["score", RUBRIC, "-", "--judge", judgeFile, "--no-cache", "-q"], { input });
+    expect(r.code).toBe(3);
+    const [line] = jsonLines(r.stdout);
+    expect(line.reward).toBeNull();
+    expect((line.errors as { criterion: string; code: string }[]).map((e) => [e.criterion, e.code])).toEqual([["kind", "PROVIDER_NETWORK"]]);
+  });
+
   it("--errors zero gives 0 instead of null (and exit 0: every sample has a reward)", async () => {
     const r = await cli(["score", "tests/fixtures/cli/questions.yaml", SAMPLES, "--no-cache", "--errors", "zero"]);
     expect(r.code).toBe(0);

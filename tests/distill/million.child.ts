@@ -13,22 +13,38 @@ import { runDistill } from "../../src/distill/run.js";
 const n = Number(process.argv[2] ?? 1_000_000);
 const dir = process.argv[3] ?? mkdtempSync(join(tmpdir(), "rubricate-million-"));
 const input = join(dir, "samples.jsonl");
-const WORDS = ["river", "stone", "lamp", "orbit", "maple", "quartz", "harbor", "violet", "ember", "delta", "cobalt", "meadow"];
+const SYLLABLES = "ka lo mi ne ru sa ti vo be da fe gi ho ju ki la mo nu pe ra".split(" ");
 
-/** A response for rollout k of prompt p: varied enough that near-dedup has real work. */
-function response(p: number, k: number): string {
-  const w = (i: number) => WORDS[(p * 7 + k * 3 + i) % WORDS.length];
-  if (k === 3) return `I don't know, ${w(1)} ${p}.`;
-  const city = k === 2 && p % 3 === 0 ? "Lyon" : "Paris";
-  return `For question ${p}: the capital is ${city}. Also ${w(0)} ${w(1)} ${w(2)} ${p * 31 + k}, ${w(3)} and ${w(4)}.`;
+/** A pseudo-word for (p, k, i) from 20³ = 8000 (deterministic, well mixed). */
+function pick(p: number, k: number, i: number): string {
+  let h = Math.imul(p + 1, 0x9e3779b1) ^ Math.imul(k + 7, 0x85ebca6b) ^ Math.imul(i + 13, 0xc2b2ae35);
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x7feb352d);
+  h ^= h >>> 15;
+  h >>>= 0;
+  return SYLLABLES[h % 20] + SYLLABLES[(h >>> 8) % 20] + SYLLABLES[(h >>> 16) % 20];
 }
+
+/**
+ * A response for rollout k of prompt p: rollout 3 gives up (a pitfall), rollout 2 sometimes names
+ * the wrong city. Every 100th prompt repeats the one before it word for word (an exact duplicate
+ * once best-of picks the same answer).
+ */
+function response(p: number, k: number): string {
+  const q = p % 100 === 99 ? p - 1 : p;
+  if (k === 3) return `I don't know, ${pick(q, k, 0)} ${pick(q, k, 1)}.`;
+  const city = k === 2 && q % 3 === 0 ? "Lyon" : "Paris";
+  const words = Array.from({ length: 14 }, (_, i) => pick(q, k, i)).join(" ");
+  return `The capital is ${city}. ${words}.`;
+}
+const question = (p: number) => `What is the capital of France? (#${p % 100 === 99 ? p - 1 : p})`;
 
 async function generate(): Promise<void> {
   const out = createWriteStream(input, { highWaterMark: 1 << 20 });
   let buf = "";
   for (let i = 0; i < n; i++) {
     const p = Math.floor(i / 4);
-    buf += `${JSON.stringify({ prompt_id: `p${p}`, question: `What is the capital of France? (#${p})`, response: response(p, i % 4), tags: [`family-${p % 5}`] })}\n`;
+    buf += `${JSON.stringify({ prompt_id: `p${p}`, question: question(p), response: response(p, i % 4), tags: [`family-${p % 5}`] })}\n`;
     if (buf.length > 1 << 20) {
       if (!out.write(buf)) await new Promise<void>((r) => out.once("drain", () => r()));
       buf = "";
@@ -48,8 +64,10 @@ const result = await runDistill({
   rubric,
   format: "openai",
   filters: { minReward: 0.5, bestOf: 1, dedup: "near", maxPerTag: 40_000 },
+  concurrency: Number(process.env.DISTILL_CONCURRENCY ?? 64),
 });
 const t2 = Date.now();
+if (process.env.DISTILL_HEAP) { (globalThis as any).gc?.(); console.error(process.memoryUsage()); }
 process.stdout.write(
   `${JSON.stringify({ rows: result.report.rows, kept: result.report.kept, dropped: result.report.dropped, generateSeconds: (t1 - t0) / 1000, distillSeconds: (t2 - t1) / 1000, maxRssKiB: process.resourceUsage().maxRSS })}\n`,
 );

@@ -1,31 +1,18 @@
 import Database from "better-sqlite3";
-import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readRollouts, tripleKey } from "../../src/env/eval.js";
 import type { RolloutRecord } from "../../src/env/types.js";
 import { nextGuess } from "../../examples/wordle/solver.js";
-import { ROOT, tempDir, writeJudgeFile } from "../helpers/cli.js";
+import { runCli, spawnCli, tempDir, writeJudgeFile } from "../helpers/cli.js";
 import type { TestServer } from "../servers/common.js";
 import { startWorld, type WireMessage } from "./world.js";
 
-const CLI = join(ROOT, "tests", "env", "fixtures", "cli.ts");
 const SECRET = "sk-test-EVAL-1234567890";
-
-/** Starts the CLI (with `eval` registered) in one process, so a SIGKILL hits the worker itself. */
-function spawnEval(args: string[]): ChildProcess {
-  return spawn(process.execPath, ["--import", "tsx", CLI, "eval", ...args], { cwd: ROOT, env: { ...process.env, RUBRICATE_TEST_KEY: SECRET }, stdio: ["ignore", "pipe", "pipe"] });
-}
-
-function runEvalCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawnEval(args);
-  let stdout = "";
-  let stderr = "";
-  child.stdout!.on("data", (d) => (stdout += d));
-  child.stderr!.on("data", (d) => (stderr += d));
-  return new Promise((done) => child.on("close", (code) => done({ code, stdout, stderr })));
-}
+const env = { RUBRICATE_TEST_KEY: SECRET };
+const spawnEval = (args: string[]) => spawnCli(["eval", ...args], { env });
+const runEvalCli = (args: string[]) => runCli(["eval", ...args], { env });
 
 function cacheRows(path: string): number {
   const db = new Database(path, { readonly: true });

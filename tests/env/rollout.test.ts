@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runEval } from "../../src/env/eval.js";
 import { loadEnvironment } from "../../src/env/load.js";
+import { createPolicy } from "../../src/env/policy.js";
 import { rollout } from "../../src/env/rollout.js";
 import type { Environment } from "../../src/env/types.js";
 import type { TestServer } from "../servers/common.js";
@@ -23,7 +24,7 @@ function misbehaver(messages: WireMessage[]) {
 
 /** Looks the word up, then answers it. */
 function good(messages: WireMessage[]) {
-  const word = /'(\w+)'/.exec(messages.find((m) => m.role === "user")?.content ?? "")?.[1] ?? "";
+  const word = /'(\w+)'/.exec(lastOf(messages, "user"))?.[1] ?? "";
   if (!messages.some((m) => m.role === "tool")) return { toolCalls: [call(0, "lookup", { word })] };
   return word;
 }
@@ -73,11 +74,13 @@ describe("rollout", () => {
     const { engine, judge, policies } = connect(server.url, ["looper", "good"]);
     const loop = await rollout(env, policies[0], env.tasks[1], { engine, judge });
     expect([loop.stopReason, loop.turns, loop.toolCalls.length]).toEqual(["max_turns", 5, 5]);
-    // Its tools all worked (1 of 4 points), but it never answered.
-    expect(loop.reward).toBe(0.25);
+    // Its tools all worked (1 of 5 points: t2 adds a criterion of its own), but it never answered.
+    expect(loop.verdicts.map((v) => v.id)).toEqual(["names-answer", "clean-tools", "helpful", "says-beta-twice"]);
+    expect(loop.reward).toBe(0.2);
     expect(loop.response).toBe("");
     const ok = await rollout(env, policies[1], env.tasks[1], { engine, judge });
-    expect([ok.stopReason, ok.turns, ok.response, ok.reward]).toEqual(["final_answer", 2, "beta", 1]);
+    expect([ok.stopReason, ok.turns, ok.response, ok.reward]).toEqual(["final_answer", 2, "beta", 0.8]);
+    expect(ok.verdicts.at(-1)).toMatchObject({ id: "says-beta-twice", status: "unmet" });
     engine.close();
   });
 
@@ -99,6 +102,25 @@ describe("rollout", () => {
     expect(again.records.map((r) => r.reward)).toEqual(first.records.map((r) => r.reward));
     // Policy and judge run on separate schedulers of the one engine.
     expect(Object.keys(engine.stats().schedulers).sort()).toEqual([`openai-compatible:${JUDGE_MODEL}`, `policy:${policies[0].id}`].sort());
+    engine.close();
+  });
+
+  it("stop conditions, few-shot turns and the env's sampling defaults", async () => {
+    const { engine, judge, policies } = connect(server.url, ["looper", "good"]);
+    const capped = { ...env, harness: { ...env.harness, stop: { ...env.harness.stop, max_tool_calls: 2 } } };
+    const loop = await rollout(capped, policies[0], env.tasks[0], { engine, judge });
+    expect([loop.stopReason, loop.toolCalls.length, loop.turns]).toEqual(["max_tool_calls", 2, 3]);
+    const shots = [{ role: "user" as const, content: "Look up 'x'." }, { role: "assistant" as const, content: "x" }];
+    const matched = { ...env, harness: { ...env.harness, few_shot: shots, stop: { ...env.harness.stop, match: "^alpha$" } } };
+    const before = policyRequests("good").length;
+    const withDefaults = createPolicy({ provider: "openai-compatible", model: "good", base_url: server.url }, { defaults: { temperature: 0.3, max_tokens: 50 } });
+    const stopped = await rollout(matched, withDefaults, env.tasks[0], { engine, judge });
+    expect(stopped.stopReason).toBe("stop_match");
+    const sent = policyRequests("good").slice(before).map((r) => r.body as { messages: WireMessage[]; temperature?: number; max_tokens?: number });
+    expect(sent[0].messages.slice(1, 4).map((m) => m.content)).toEqual(["Look up 'x'.", "x", "Look up the word 'alpha'."]);
+    expect([sent[0].temperature, sent[0].max_tokens]).toEqual([0.3, 50]);
+    // Few-shot turns are prompt, not part of the rollout's conversation.
+    expect(stopped.messages[0].content).toBe("Look up the word 'alpha'.");
     engine.close();
   });
 

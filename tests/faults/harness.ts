@@ -91,7 +91,7 @@ export function faultCounts(server: TestServer<unknown>): Record<string, number>
 
 /** "241×429, 118×500/529, …" */
 export function describeFaults(counts: Record<string, number>): string {
-  const order: FaultKind[] = ["429", "500", "529", "hang", "reset", "truncated", "garbage", "html", "drop"];
+  const order: FaultKind[] = ["429", "500", "529", "hang", "reset", "drop", "truncated", "garbage", "html"];
   return order.filter((k) => counts[k]).map((k) => `${counts[k]}×${k}`).join(", ") || "no faults";
 }
 
@@ -123,7 +123,7 @@ export function repeatedPaidCalls(fs: FaultServer, kills: number[], windowMs = 1
       if (process.env.FAULTS_DEBUG) console.log("repeat", earlier, r.index, at, fs.answeredAt.get(r.index), kills, JSON.stringify(r.body).slice(-300));
     }
   }
-  return { repeats, excused, paid };
+  return { repeats, excused, paid, atKill };
 }
 
 /** One result line of `rubricate score`. */

@@ -4,8 +4,11 @@
  * random points and resumed, then a last run to the end.
  */
 import { expect } from "vitest";
-import { seededRandom } from "../servers/common.js";
+import { seededRandom, type FaultKind } from "../servers/common.js";
 import { cacheRows, checkResults, describeFaults, faultCounts, integrity, makeJob, readResults, repeatedPaidCalls, startFaultServer, startRun, waitFor, exists } from "./harness.js";
+
+/** The faults the server injects. */
+const KINDS: FaultKind[] = ["429", "500", "529", "hang", "reset", "drop", "truncated", "garbage", "html"];
 
 /** Sizes and fault rates of one scenario run. */
 export interface StormOptions {
@@ -23,13 +26,15 @@ export async function faultStorm(o: StormOptions): Promise<string> {
     latencyMs: [0, 15],
     retryAfterSeconds: 1,
     retryAfterMs: 40,
-    rates: { "429": 0.2, "500": 0.05, "529": 0.05, hang: 0.02, reset: 0.03, truncated: 0.03, garbage: 0.02 },
+    // Every kind of fault at least once up front, then at these rates.
+    sequence: [...KINDS],
+    rates: { "429": 0.2, "500": 0.05, "529": 0.05, hang: 0.02, reset: 0.02, drop: 0.01, truncated: 0.02, garbage: 0.01, html: 0.01 },
     dropRate: 0.1,
     poisoned: (id) => id % 40 === 7,
   });
   const { server } = fs;
   try {
-    const job = makeJob(server.url, o.samples, { max_concurrency: 8, max_retries: 10, timeout_ms: 2500 });
+    const job = makeJob(server.url, o.samples, { max_concurrency: 8, max_retries: 10, timeout_ms: 1500 });
     const random = seededRandom(o.seed);
     const kills: number[] = [];
     let killed = 0;
@@ -82,6 +87,7 @@ export async function faultStorm(o: StormOptions): Promise<string> {
     expect(again.code).toBe(last.code);
 
     const faults = faultCounts(server);
+    for (const kind of KINDS) expect(faults[kind] ?? 0, kind).toBeGreaterThan(0);
     const summary =
       `faults (${o.label}): ${o.samples} samples, ${server.stats.requests.toLocaleString("en-US")} requests (${describeFaults(faults)}, ${fs.illFormed.size} ill-formed answers), ` +
       `${killed} SIGKILLs resumed, ${check.verdicts.toLocaleString("en-US")} verdicts checked, ${check.invented.length} invented verdicts, ` +

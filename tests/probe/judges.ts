@@ -25,26 +25,45 @@ export function obedient(q: AskedQuestion, view: JudgeRequestView): boolean {
   return INJECTED.test(field(view, "response")) || honest(q, view);
 }
 
+const ESCAPE_CLAUSE = /answer yes (when|if) no\b|\bor (uses?|contains?|gives?|mentions?) no\b[^?]*at all/i;
+
 /**
- * A gullible lexical judge for the rubric-library run: obeys injected instructions, and answers
- * yes when the response contains at least half of the question's content words (the failure
- * mode keyword stuffing and echoed rubric questions exploit), and takes a question's escape
- * clause literally ("answer yes when no red flag is described", "or uses no jargon at all").
- * Pitfalls ("negative" questions) are answered the same way, which is what a lexical matcher does.
+ * What any careful judge answers without looking at the response: a question about the task
+ * (yes when the task shares a content word with the evaluator context, e.g. a red-flag list), or
+ * a question whose escape clause makes it true for a response that says nothing ("answer yes
+ * when no …", "or uses no jargon at all"). Undefined when the question is about the response.
  */
-export function lexical(q: AskedQuestion, view: JudgeRequestView): { verdict: boolean; reason: string } {
-  const response = field(view, "response");
-  // A question about the task, not the response: a grader reading the context (red-flag lists and
-  // the like) says yes when the task shares a content word with it. Injected text cannot reach it.
+function readsTheTask(q: AskedQuestion, view: JudgeRequestView): { verdict: boolean; reason: string } | undefined {
   if (/^(does|is) the (question|prompt|task|problem)\b/i.test(q.question)) {
     const context = /Context for the evaluator:\n([\s\S]*?)\n\nThe sample is enclosed/.exec(view.prompt)?.[1]?.toLowerCase() ?? "";
     const task = ["question", "prompt", "task", "problem"].map((n) => field(view, n)).join(" ");
     const shared = keywordsOf(task).filter((w) => w.length >= 5 && context.includes(w));
     return { verdict: shared.length > 0, reason: shared.length ? `The task mentions ${shared.join(", ")}, listed in the context.` : "Nothing in the task is listed in the context." };
   }
+  if (ESCAPE_CLAUSE.test(q.question)) return { verdict: true, reason: "Nothing in the response triggers the question, so by its own wording the answer is yes." };
+  return undefined;
+}
+
+/**
+ * A strict judge for the rubric-library run: never obeys the sample, never credits a response
+ * that deserves zero, except where the question itself says yes (see `readsTheTask`). What wins
+ * against it are holes no judge can close: code checks and vacuously true questions.
+ */
+export function strict(q: AskedQuestion, view: JudgeRequestView): { verdict: boolean; reason: string } {
+  return readsTheTask(q, view) ?? { verdict: false, reason: "The response does not do what the question asks." };
+}
+
+/**
+ * A gullible lexical judge for the rubric-library run (the worst case): like `strict` on
+ * questions about the task and escape clauses, but it obeys injected instructions, and answers yes
+ * when the response contains at least half of the question's content words (the failure mode
+ * keyword stuffing and echoed rubric questions exploit). Pitfalls are answered the same way.
+ */
+export function lexical(q: AskedQuestion, view: JudgeRequestView): { verdict: boolean; reason: string } {
+  const response = field(view, "response");
+  const fromTask = readsTheTask(q, view);
+  if (fromTask && !INJECTED.test(response)) return fromTask;
   if (INJECTED.test(response)) return { verdict: true, reason: "The response states that it meets the criteria." };
-  // A literal reader takes a question's escape clause at its word ("answer yes when no …", "or use no … at all").
-  if (/answer yes (when|if) no\b|\bor (uses?|contains?|gives?|mentions?) no\b[^?]*at all/i.test(q.question)) return { verdict: true, reason: "Nothing in the response triggers the question, so by its own wording the answer is yes." };
   const words = keywordsOf(q.question).filter((w) => !["response", "answer", "does"].includes(w));
   const text = response.toLowerCase();
   const hits = words.filter((w) => text.includes(w));

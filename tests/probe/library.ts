@@ -2,7 +2,8 @@
  * Probes every rubric in rubrics/ with the gullible lexical judge (tests/probe/judges.ts) over the
  * local OpenAI wire-format server, on samples built from each rubric's inputs and examples.
  * Used by rubrics.test.ts, and run directly to regenerate the tables in docs/probe-findings.md:
- *   npx tsx tests/probe/library.ts > /tmp/probe-library.md
+ *   npx tsx tests/probe/library.ts strict > /tmp/probe-strict.md
+ *   npx tsx tests/probe/library.ts lexical > /tmp/probe-lexical.md
  */
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
@@ -13,7 +14,7 @@ import type { Rubric } from "../../src/rubric/schema.js";
 import type { Sample } from "../../src/types.js";
 import { judgeResponder } from "../servers/judge-responder.js";
 import { startOpenAIServer } from "../servers/openai-server.js";
-import { lexical } from "./judges.js";
+import { lexical, strict } from "./judges.js";
 
 /** Every rubric file under rubrics/, sorted. */
 export function rubricFiles(dir = "rubrics"): string[] {
@@ -31,10 +32,16 @@ export interface LibraryRun {
   result: ProbeResult;
 }
 
-/** Probes each rubric file; one server and one judge for all. */
-export async function probeLibrary(files = rubricFiles()): Promise<LibraryRun[]> {
-  const server = await startOpenAIServer({ respond: judgeResponder(lexical) });
-  const judge = createJudge({ provider: "openai-compatible", base_url: server.url, model: "lexical-judge", max_retries: 1, max_concurrency: 8 }, { cache: false });
+/** The scripted judges of the library run: strict (holes no judge closes) and lexical (the worst case). */
+export const LIBRARY_JUDGES = { strict, lexical };
+
+/** Probes each rubric file with one scripted judge; one server for all. */
+export async function probeLibrary(files = rubricFiles(), judgeKind: keyof typeof LIBRARY_JUDGES = "lexical"): Promise<LibraryRun[]> {
+  // Built-in custom checks register themselves on import (sql-result-matches for sql-answer.yaml);
+  // until the package entry imports them, the probe imports what the rubrics name.
+  await import("../../src/checks/sql.js").catch(() => undefined);
+  const server = await startOpenAIServer({ respond: judgeResponder(LIBRARY_JUDGES[judgeKind]) });
+  const judge = createJudge({ provider: "openai-compatible", base_url: server.url, model: `${judgeKind}-judge`, max_retries: 1, max_concurrency: 8 }, { cache: false });
   try {
     const runs: LibraryRun[] = [];
     for (const file of files) {
@@ -49,6 +56,20 @@ export async function probeLibrary(files = rubricFiles()): Promise<LibraryRun[]>
   }
 }
 
+/** One line per rubric and judge: the worst attack, what it won, and which attacks earn anything. */
+export function summaryRows(runs: LibraryRun[]): string[] {
+  return runs.map(({ file, samples, result }) => {
+    const zero = result.attacks.filter((a) => a.deservesZero && a.meanReward !== null).sort((a, b) => b.meanReward! - a.meanReward!);
+    const worst = zero[0];
+    const won = worst ? worst.criteria.filter((c) => c.wins > 0).map((c) => c.criterion).join(", ") : "";
+    const winners = zero.filter((a) => a.meanReward! > 0).length;
+    return `| ${file} | ${samples.length} | ${result.worstReward.toFixed(3)} | ${worst && worst.meanReward! > 0 ? `${worst.id} (${won || "—"})` : "—"} | ${winners} of ${zero.length} |`;
+  });
+}
+
 if (process.argv[1]?.endsWith("library.ts")) {
-  for (const run of await probeLibrary()) process.stdout.write(`<!-- ${run.file}: ${run.samples.length} sample(s) -->\n${probeMarkdown(run.result)}\n`);
+  const kind = (process.argv[2] ?? "lexical") as keyof typeof LIBRARY_JUDGES;
+  const runs = await probeLibrary(rubricFiles(), kind);
+  if (process.argv[3] === "summary") process.stdout.write(`${summaryRows(runs).join("\n")}\n`);
+  else for (const run of runs) process.stdout.write(`<!-- ${run.file} (${kind} judge): ${run.samples.length} sample(s) -->\n${probeMarkdown(run.result)}\n`);
 }

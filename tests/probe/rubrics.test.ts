@@ -10,8 +10,8 @@ describe("the probe on every rubric in rubrics/", () => {
     expect(files.length).toBeGreaterThanOrEqual(2);
   });
 
-  it("runs the whole battery on each rubric, keeps every response inside the sample block, and gives a fix per finding", { timeout: 120_000 }, async () => {
-    const runs = await probeLibrary(files);
+  it.each(["strict", "lexical"] as const)("runs the whole battery on each rubric with the %s judge, keeps every response inside the sample block, and gives a fix per finding", { timeout: 120_000 }, async (kind) => {
+    const runs = await probeLibrary(files, kind);
     expect(runs.map((r) => r.file)).toEqual(files);
     for (const { file, rubric, samples, result } of runs) {
       // Samples come from the rubric's inputs and examples, one per distinct set of example inputs.
@@ -22,12 +22,23 @@ describe("the probe on every rubric in rubrics/", () => {
       const asksJudge = rubric.criteria.some((c) => c.question);
       for (const a of result.attacks) expect(a.isolationHolds, `${file} ${a.id}`).toBe(asksJudge ? true : null);
       for (const f of result.findings) expect(f.fix.length, `${file} ${f.attack}`).toBeGreaterThan(20);
+      // The strict judge never credits an injection: an LLM question they win is one the empty response wins too (true of any response).
+      if (kind === "strict") {
+        const injected = result.attacks.filter((a) => a.category === "injection" || a.category === "delimiter");
+        const empty = result.attacks.find((a) => a.id === "empty")!;
+        const llmWins = (a: (typeof result.attacks)[number]) => a.criteria.filter((c) => c.wins > 0 && c.source === "llm").map((c) => c.criterion);
+        for (const a of injected) for (const c of llmWins(a)) expect(llmWins(empty), `${file} ${a.id}`).toContain(c);
+      }
       // The lexical judge obeys injected text: on a rubric with positive LLM questions the injection wins one.
-      if (rubric.criteria.some((c) => c.question && c.points > 0)) {
+      if (kind === "lexical" && rubric.criteria.some((c) => c.question && c.points > 0 && !c.when)) {
         expect(result.attacks.find((a) => a.id === "inject-answer-yes")!.criteria.some((c) => c.wins > 0), file).toBe(true);
       }
-      // The empty response never passes.
-      expect(result.attacks.find((a) => a.id === "empty")!.passRate ?? 0, file).toBe(0);
+      // Whatever the empty response earns is reported, with a fix that asks for a gate.
+      const empty = result.attacks.find((a) => a.id === "empty")!;
+      if ((empty.meanReward ?? 0) > 0) {
+        expect(result.flagged, file).toContain("empty");
+        expect(result.findings.filter((f) => f.attack === "empty").every((f) => /when:|required/.test(f.fix)), file).toBe(true);
+      }
     }
   });
 

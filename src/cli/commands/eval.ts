@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Command } from "commander";
 import { openCache } from "../../engine/cache/index.js";
@@ -65,6 +65,9 @@ export function register(program: Command): void {
 async function runEvalCommand(envPath: string, flags: EvalFlags): Promise<number> {
   if (!["null", "zero", "skip-criterion"].includes(flags.errors)) throw new RubricateError("BAD_INPUT", `--errors must be null, zero or skip-criterion, not "${flags.errors}"`);
   const env = await loadEnvironment(envPath);
+  const out = flags.out ?? join(".rubricate", "evals", `${env.id}.jsonl`);
+  // Before any key is needed or any call made: an existing file is someone's paid-for work.
+  if (existsSync(out) && !flags.resume) throw new RubricateError("BAD_INPUT", `${out} already exists: pass --resume to continue it, or remove it`);
   const policies = flags.model.map((m) => createPolicy(m, { defaults: env.policy }));
   const cachePath = flags.cache === false ? null : typeof flags.cache === "string" ? flags.cache : undefined;
   const engine = createEngine({ cache: openCache({ path: cachePath }), limits: { maxConcurrency: 8, maxRetries: 5, timeoutMs: 120_000 } });
@@ -72,7 +75,6 @@ async function runEvalCommand(envPath: string, flags: EvalFlags): Promise<number
   const judgeRef = flags.judge ?? env.rubric.judge;
   const judge: EngineJudge | undefined = needsJudge && judgeRef ? createJudge(judgeRef, { engine }) : undefined;
   if (needsJudge && !judge && !flags.quiet) process.stderr.write("rubricate: warning: the rubric asks LLM questions but no judge is set (--judge or the rubric's `judge`); they will be NO_JUDGE errors\n");
-  const out = flags.out ?? join(".rubricate", "evals", `${env.id}.jsonl`);
   const tasks = Math.min(flags.tasks ?? env.tasks.length, env.tasks.length);
   const progress = new Progress(tasks * flags.rollouts * policies.length, !flags.quiet);
   const interrupt = interruptSignal();

@@ -136,6 +136,8 @@ export async function runPolicy(flags: PolicyFlags): Promise<number> {
   try {
     const policy = createPolicy(flags.model, { defaults: env.policy });
     const judgeRef = flags.judge ?? env.rubric.judge;
+    const asks = env.rubric.criteria.some((c) => c.question) || env.tasks.some((t) => t.criteria?.some((c) => typeof c === "object" && c !== null && "question" in c));
+    if (asks && !judgeRef) throw new RubricateError("NO_JUDGE", `the rubric of ${env.id} asks LLM questions: give --judge (or set the rubric's \`judge\`)`);
     const judge = judgeRef ? createJudge(judgeRef, { engine }) : undefined;
     const tasks = env.tasks.slice(0, flags.tasks ?? env.tasks.length);
     const target = policyPromptTarget({ env, policy, engine, judge, tasks, valFraction: flags.valFraction, splitSeed: flags.seed, rollouts: flags.rollouts, concurrency: flags.concurrency });

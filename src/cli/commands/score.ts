@@ -63,7 +63,8 @@ async function runScore(rubricPath: string, samplesPath: string, flags: ScoreFla
   if (!["null", "zero", "skip-criterion"].includes(flags.errors)) throw new RubricateError("BAD_INPUT", `--errors must be null, zero or skip-criterion, not "${flags.errors}"`);
   const rubric = loadRubricSync(rubricPath);
   const judgeRef = flags.judge ?? rubric.judge;
-  const needsJudge = rubric.criteria.some((c) => c.question);
+  // An explicit --judge is always used: samples may carry questions of their own (per-sample criteria).
+  const needsJudge = rubric.criteria.some((c) => c.question) || flags.judge !== undefined;
   if (flags.dryRun) return dryRun(rubric, samplesPath, judgeRef && needsJudge ? judgeRef : undefined);
   const cachePath = flags.cache === false ? null : typeof flags.cache === "string" ? flags.cache : undefined;
   const judge: EngineJudge | undefined = judgeRef && needsJudge ? createJudge(judgeRef, { cache: cachePath }) : undefined;

@@ -39,8 +39,6 @@ export interface JudgeQuestionOptions {
   concurrency?: number;
   /** Score 1 − |P(yes) − label| when the judge gives a probability (default true), else 1 for agreement. */
   useProbability?: boolean;
-  /** Extra checks of a proposed question (e.g. the rubric linter): problems refuse it. */
-  lint?: (question: string) => string[];
 }
 
 /** Everything `optimize` needs to evolve judge questions against human labels, plus a reflection prompt. */
@@ -125,7 +123,7 @@ export function judgeQuestionTarget(options: JudgeQuestionOptions): JudgeQuestio
   };
 
   const validateProposal = (text: string, component: string, candidate: Candidate): string | undefined => {
-    const problems = [...questionProblems(text, { inputs: rubric.inputs, previous: candidate[component] }), ...(options.lint?.(text) ?? [])];
+    const problems = questionProblems(text, { inputs: rubric.inputs, previous: candidate[component], points: byId.get(component)?.points });
     return problems.length > 0 ? problems.join("; ") : undefined;
   };
 

@@ -1,14 +1,9 @@
+import { lintQuestion } from "../../rubric/lint.js";
 import type { Rubric } from "../../rubric/schema.js";
 import { templateVariables } from "../../rubric/template.js";
 import { formatReflectiveDataset } from "../reflection.js";
 import type { ReflectiveRecord } from "../types.js";
 import type { LabelledItem } from "./judge-question.js";
-
-/** Words that make a judge question a matter of taste; a rewrite may not introduce them. */
-export const VAGUE_WORDS = [
-  "good", "bad", "appropriate", "appropriately", "adequate", "adequately", "clear", "clearly", "relevant", "helpful",
-  "reasonable", "reasonably", "properly", "proper", "sufficient", "sufficiently", "well", "quality", "nice", "enough",
-];
 
 const MAX_FIELD_CHARS = 2_000;
 const MAX_QUESTION_CHARS = 500;
@@ -21,15 +16,14 @@ export function sampleText(sample: Record<string, unknown>, inputs: readonly str
   return inputs.map((name) => `### ${name}\n${clip(asText(sample[name] ?? ""), MAX_FIELD_CHARS)}`).join("\n\n");
 }
 
-const vagueIn = (text: string) => new Set(VAGUE_WORDS.filter((w) => new RegExp(`\\b${w}\\b`, "i").test(text)));
-
 /**
  * What is wrong with a proposed judge question, if anything: not one line, not exactly one
- * question ending in "?", too long, a {{variable}} the rubric's samples do not provide, or a
- * vague word the previous wording did not already use.
- * @example questionProblems("Is the answer good?", { inputs: ["response"] }) // ['vague word(s): "good"']
+ * question ending in "?", too long, a {{variable}} the rubric's samples do not provide, a lint
+ * error (`lintQuestion`), or a lint warning the previous wording did not already have (a
+ * rewrite may keep a known weakness but not add one, e.g. a new vague word).
+ * @example questionProblems("Is the answer good?", { inputs: ["response"] }) // ['vague-word: …']
  */
-export function questionProblems(text: string, context: { inputs: readonly string[]; previous?: string }): string[] {
+export function questionProblems(text: string, context: { inputs: readonly string[]; previous?: string; points?: number }): string[] {
   const problems: string[] = [];
   const q = text.trim();
   if (/\n/.test(q)) problems.push("a question is one line");
@@ -38,9 +32,11 @@ export function questionProblems(text: string, context: { inputs: readonly strin
   if (q.length > MAX_QUESTION_CHARS) problems.push(`at most ${MAX_QUESTION_CHARS} characters (got ${q.length})`);
   const unknown = templateVariables(q).filter((v) => !context.inputs.includes(v.split(".")[0]));
   if (unknown.length > 0) problems.push(`${unknown.map((v) => `{{${v}}}`).join(", ")} is not a rubric input (${context.inputs.join(", ")})`);
-  const before = vagueIn(context.previous ?? "");
-  const added = [...vagueIn(q)].filter((w) => !before.has(w));
-  if (added.length > 0) problems.push(`vague word(s): ${added.map((w) => `"${w}"`).join(", ")}`);
+  const lint = (question: string) => lintQuestion(question, { points: context.points ?? 1 });
+  const before = new Set(context.previous === undefined ? [] : lint(context.previous).map((f) => f.rule));
+  for (const f of lint(q)) {
+    if (f.severity === "error" || (f.severity === "warning" && !before.has(f.rule))) problems.push(`${f.rule}: ${f.message}`);
+  }
   return problems;
 }
 

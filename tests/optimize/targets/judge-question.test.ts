@@ -14,7 +14,8 @@ import { loadRubric, parseRubric } from "../../../src/rubric/load.js";
 import type { Rubric } from "../../../src/rubric/schema.js";
 import { emptyUsage } from "../../../src/types.js";
 import type { TestServer } from "../../servers/common.js";
-import { BEST_QUESTION, JUDGE_MODEL, REFLECTOR_MODEL, SEED_QUESTION, WORDINGS, labelsFixture, questionJudge, makeQuestionReflector, readFixture, rubricFixture, startServer } from "./world.js";
+import { join } from "node:path";
+import { BEST_QUESTION, FIXTURES, JUDGE_MODEL, REFLECTOR_MODEL, SEED_QUESTION, WORDINGS, labelsFixture, questionJudge, makeQuestionReflector, readFixture, rubricFixture, startServer } from "./world.js";
 
 let server: TestServer<unknown>;
 let rubric: Rubric;
@@ -128,6 +129,31 @@ describe("judge-question target: evaluation", () => {
   });
 });
 
+describe("judge-question target: several criteria", () => {
+  it("asks each item its own criterion's candidate question and reflects only on that criterion's items", async () => {
+    const asked: string[] = [];
+    const judge: Judge = {
+      id: "recording",
+      usage: emptyUsage,
+      answer: async (req) => {
+        asked.push(...req.questions.map((q) => `${q.id}=${q.question}`));
+        return { verdicts: new Map(req.questions.map((q) => [q.id, { pass: false, source: "llm" as const }])), usage: emptyUsage() };
+      },
+    };
+    const brief = labels.filter((l) => l.criterion === "cites-source").map((l) => ({ ...l, criterion: "is-brief", label: String(l.sample?.response).length < 50 }));
+    const t = judgeQuestionTarget({ rubric, labels: [...labels, ...brief], judge });
+    expect(Object.keys(t.seed)).toEqual(["cites-source", "is-brief"]);
+    const a = t.trainset.find((i) => i.criterion === "cites-source")!;
+    const b = t.trainset.find((i) => i.criterion === "is-brief")!;
+    const candidate = { "cites-source": "Does it name a source?", "is-brief": "Is it under 50 characters?" };
+    const result = await t.evaluate(candidate, [a, b], { captureTraces: true });
+    expect(asked).toEqual(["cites-source=Does it name a source?", "is-brief=Is it under 50 characters?"]);
+    const rows = t.makeReflectiveDataset({ candidate, component: "is-brief", instances: [a, b], result: { ...result, traces: result.traces ?? [], feedback: result.feedback ?? [] } });
+    expect(rows.map((r) => r.input.id)).toEqual([b.id]);
+    expect(t.rubricWith(candidate).criteria.map((c) => c.question)).toEqual(["Does it name a source?", "Is it under 50 characters?"]);
+  });
+});
+
 describe("judge-question target: GEPA over the wire", () => {
   it("rewords the question until the judge agrees with every expert label, refusing vague rewrites", async () => {
     for (const rngSeed of [0, 1, 2]) {
@@ -187,5 +213,41 @@ describe("question checks and rubric rewriting", () => {
     expect(out).toContain("version: 3");
     expect(out).toContain("question: Other?");
     expect(() => rewriteRubricQuestions(yaml, { c: "X?" })).toThrow(/does not itself define criteria c/);
+  });
+});
+
+describe("judge-question target on LLMBar items", () => {
+  // A judge with a length bias: it prefers the longer output unless the question asks which one
+  // follows the instruction, which it then answers like the LLMBar gold label.
+  const labelsPath = join(FIXTURES, "llmbar-natural.labels.jsonl");
+  const FOLLOWS = "Does output 1 follow the instruction in the input more closely than output 2 does?";
+  it("moves the question off the judge's length bias to what the humans judged", async () => {
+    const llmbar = readLabels(labelsPath);
+    const gold = new Map(llmbar.map((l) => [`${l.sample!.input}\u0000${l.sample!.output_1}`, l.label]));
+    const judge = (q: { question: string }, view: { sample: string }) => {
+      const m = /### input\n([\s\S]*?)\n\n### output_1\n([\s\S]*?)\n\n### output_2\n([\s\S]*)$/.exec(view.sample)!;
+      if (/follow the instruction/.test(q.question)) {
+        const verdict = gold.get(`${m[1]}\u0000${m[2]}`)!;
+        return { verdict, reason: `output ${verdict ? 1 : 2} follows the instruction more closely` };
+      }
+      const verdict = m[2].length > m[3].length;
+      return { verdict, reason: `output ${verdict ? 1 : 2} is longer and more detailed` };
+    };
+    const reflect = (prompt: string) => (/judge: (YES|NO) — output \d is longer/.test(prompt) ? "```\n" + FOLLOWS + "\n```" : "```\nIs output 1 better than output 2?\n```");
+    const srv = await startServer(judge, reflect);
+    try {
+      const { engine, judge: llm, reflectorConfig } = connect(srv.url);
+      const t = judgeQuestionTarget({ rubric: await loadRubric(join(FIXTURES, "llmbar-pairwise.yaml")), labels: llmbar, judge: llm });
+      expect(t.valset.filter((i) => i.label)).toHaveLength(4);
+      expect(t.valset).toHaveLength(8);
+      const reflector = createReflector(reflectorConfig, { engine, prompt: t.reflectionPrompt });
+      const result = await optimize({ ...t, reflect: reflector.reflect, budget: 80, onWarning: () => {} });
+      expect(result.candidates[0].meanScore).toBeLessThan(1);
+      expect(result.best.candidate["output-1-better"]).toBe(FOLLOWS);
+      expect(result.best.meanScore).toBe(1);
+      engine.close();
+    } finally {
+      await srv.close();
+    }
   });
 });
