@@ -49,7 +49,7 @@ for await (const result of scoreStream(rubric, samples(), { judge })) {
 const seconds = (performance.now() - started) / 1000;
 const peakMb = process.resourceUsage().maxRSS / 1024;
 store.close();
-judge.close();
+judge.close?.();
 child.kill("SIGTERM");
 
 const row = {

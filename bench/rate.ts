@@ -77,7 +77,7 @@ export async function rate(ctx: BenchContext): Promise<BenchResult<Row>> {
     ],
     notes: [
       "Counted by each call's start time, from the first call; tokens are the server's usage (input + output), so the tpm judge's estimates (which reserve max_tokens) are refunded as answers arrive.",
-      `failed calls: ${failed}.`,
+      `calls that failed or were cut by the stop at the end: ${failed}.`,
     ],
   };
 }

@@ -34,12 +34,13 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const m = machine();
-  process.stdout.write(`# rubricate benchmarks${quick ? " (--quick)" : ""}\n\n${m.cpu}, ${m.cores} cores, Node ${m.node}, ${m.platform}\n`);
+  process.stdout.write(`# rubricate benchmarks${quick ? " (--quick)" : ""}\n\n${m.cpu}, ${m.cores} cores, Node ${m.node}, ${m.platform}; load average ${m.loadavg.join(" ")} at start (other work on the machine skews CPU-bound figures)\n`);
   const t0 = performance.now();
   for (const name of names.length > 0 ? names : Object.keys(BENCHMARKS)) {
     const started = performance.now();
     const result = await BENCHMARKS[name]({ quick });
     report(name, result, { quick }, (performance.now() - started) / 1000);
+    process.stdout.write(`\n(${name}: ${((performance.now() - started) / 1000).toFixed(0)} s, load average now ${machine().loadavg.join(" ")})\n`);
   }
   process.stdout.write(`\ntotal ${((performance.now() - t0) / 1000).toFixed(0)} s\n`);
 }

@@ -1,6 +1,6 @@
 /** Shared pieces of the benchmarks: rubrics, samples, judges, tables and result files. */
 import { mkdirSync, writeFileSync } from "node:fs";
-import { cpus } from "node:os";
+import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createJudge, type EngineJudge } from "../../src/judge/create.js";
@@ -88,8 +88,8 @@ export function report<Row>(name: string, result: BenchResult<Row>, ctx: BenchCo
 }
 
 /** The machine the figures come from. */
-export function machine(): { cpu: string; cores: number; node: string; platform: string } {
-  return { cpu: cpus()[0]?.model ?? "unknown", cores: cpus().length, node: process.version, platform: `${process.platform}-${process.arch}` };
+export function machine(): { cpu: string; cores: number; node: string; platform: string; loadavg: number[] } {
+  return { cpu: cpus()[0]?.model ?? "unknown", cores: cpus().length, node: process.version, platform: `${process.platform}-${process.arch}`, loadavg: loadavg().map((x) => round(x, 2)) };
 }
 
 /** Rounds to `digits` decimals. */

@@ -25,7 +25,9 @@ export function compileJsonSchema(schema: Record<string, unknown>): ValidateFunc
     try {
       entry = compileWith(ajv, copy);
     } catch (e) {
-      throw new RubricateError("SCHEMA", `invalid JSON Schema: ${(e as Error).message}`, { cause: e });
+      const { text, path } = explainSchemaError((e as Error).message);
+      // `schemaPath` lets the rubric loader point at the offending keyword inside `json_schema`.
+      throw Object.assign(new RubricateError("SCHEMA", `invalid JSON Schema: ${text}`, { cause: e }), { schemaPath: path });
     }
     if (validators.size >= COMPILE_CACHE_LIMIT) {
       const [oldestKey, oldest] = validators.entries().next().value!;
@@ -36,6 +38,15 @@ export function compileJsonSchema(schema: Record<string, unknown>): ValidateFunc
   }
   validators.set(key, entry);
   return entry.validate;
+}
+
+/** ajv's "schema is invalid: data/properties/a/type must be …, data/… …" as its first problem, in the rubric's words, and where it is. */
+function explainSchemaError(message: string): { text: string; path: string[] } {
+  const m = /^schema is invalid: data(\S*) (.+?)(?:, data[\/\s].*)?$/s.exec(message);
+  if (!m) return { text: message, path: [] };
+  const path = m[1].split("/").filter(Boolean);
+  const hint = path.at(-1) === "type" ? " (string, number, integer, boolean, object, array, null, or a list of them)" : "";
+  return { text: `${path.length ? `"${path.join(".")}" ` : "the schema "}${m[2]}${hint}`, path };
 }
 
 /** Compiles on the shared instance; a schema whose `$id` another (different) schema already took gets an instance of its own. */

@@ -11,7 +11,10 @@ export function validateCheckDefinition(check: Check): { message: string; path: 
     }
     if ("json_schema" in check) compileJsonSchema(check.json_schema);
   } catch (e) {
-    if (isRubricateError(e)) return { message: e.message, path: ["regex" in check ? "regex" : "json_schema"] };
+    if (isRubricateError(e)) {
+      if ("regex" in check) return { message: e.message, path: ["regex"] };
+      return { message: e.message, path: ["json_schema", ...((e as { schemaPath?: string[] }).schemaPath ?? [])] };
+    }
     throw e;
   }
   return undefined;

@@ -37,7 +37,7 @@ export class ByteCountingWriter {
     this.buffer.push(text);
     this.buffered += text.length;
     this.bytes += Buffer.byteLength(text);
-    if (this.buffered >= 1 << 20) this.flush();
+    if (this.buffered >= 1 << 16) this.flush();
   }
 
   /** Writes the buffer to the file. */

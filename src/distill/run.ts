@@ -28,8 +28,14 @@ type Raw = Record<string, unknown>;
 
 /** What `runDistill` needs. */
 export interface DistillRunOptions {
-  /** A JSONL file (samples, scored samples, rollouts), or rows. Only a file can be resumed. */
-  input: string | Iterable<Raw> | AsyncIterable<Raw>;
+  /**
+   * A JSONL file (samples, scored samples, rollouts), rows, or a function that produces the rows
+   * afresh each time (e.g. `generateRollouts`). A file can be resumed; a function too when
+   * `sourceId` names what it produces (a resumed run calls it again and replays settled rows).
+   */
+  input: string | Iterable<Raw> | AsyncIterable<Raw> | (() => AsyncIterable<Raw>);
+  /** Identifies the rows a function input produces (part of the resume fingerprint). */
+  sourceId?: string;
   /** `rubricate score` results for the samples in `input`, joined by line position (see `joinResults`). */
   results?: string;
   /** The export file; omit to only compute the report. */
@@ -143,6 +149,7 @@ function fingerprint(o: DistillRunOptions): string {
     JSON.stringify({
       v: 1,
       input: typeof o.input === "string" ? stat(o.input) : null,
+      source: o.sourceId ?? null,
       results: stat(o.results),
       format: o.format ?? "openai",
       meta: o.withMetadata ?? false,
@@ -165,7 +172,7 @@ export async function runDistill(o: DistillRunOptions): Promise<DistillRunResult
   const rowOptions: RowOptions = { inputs: o.rubric?.inputs, responseField: o.rubric?.response_field, ...o.rows };
   const toStdout = o.output === "-";
   const toFile = o.output !== undefined && !toStdout;
-  const resumable = typeof o.input === "string" && o.input !== "-" && toFile;
+  const resumable = ((typeof o.input === "string" && o.input !== "-") || (typeof o.input === "function" && o.sourceId !== undefined)) && toFile;
   const ckPath = `${o.output}.checkpoint.json`;
   const partialPath = `${o.output}.partial`;
   const spilling = filters.topFraction !== undefined;
@@ -207,7 +214,7 @@ export async function runDistill(o: DistillRunOptions): Promise<DistillRunResult
     phase1.sync();
     writeCheckpoint(ckPath, { version: 1, fingerprint: fp, phase, rowsDone, bytes: phase1.bytes } satisfies Checkpoint);
   };
-  const source = typeof o.input === "string" ? jsonl(o.input) : fromIterable(o.input);
+  const source = typeof o.input === "string" ? jsonl(o.input) : typeof o.input === "function" ? fromIterable(o.input()) : fromIterable(o.input);
   const rows = scoreRows(o.results ? joinResults(source, o.results) : source, o);
   let index = 0;
   let lastCheckpoint = Date.now();

@@ -12,9 +12,10 @@ const COHERENT_GATE = `- id: answers-the-task
     points: 1
     required: true`;
 
-const NO_GRADER_TALK = `- id: addresses-the-grader
-    check: { regex: { pattern: "(answer|respond|verdict)\\\\W+(yes|true)|meets? (every|all) criteri|ignore (your|all|previous) instructions|</?sample|end of sample", flags: i } }
-    points: -100   # or a required positive criterion using not_contains`;
+const NO_GRADER_TALK = `- id: no-grader-talk
+    check: { regex: { pattern: "^(?![\\\\s\\\\S]*((answer|respond|verdict)\\\\W+(yes|true)|meets? (every|all) (of the )?criteri|ignore (your|all|previous) instructions|</?sample|end of sample))", flags: i } }
+    points: 0
+    required: true`;
 
 /** True when a code check passes an empty response: it tests for an absence ("no price", "at most 150 words"). */
 export function passesEmpty(criterion: Criterion): boolean {
@@ -95,7 +96,7 @@ export function suggestFix(rubric: Rubric, attack: Attack, criterion: Criterion 
       return `${id} is met by a claim of compliance or the rubric's own words: reword it to ask for evidence in the response (\"Does the response itself show…\", \"quote…\") rather than the property, and add a required gate:\n  ${COHERENT_GATE}`;
     case "injection":
     case "delimiter":
-      return `The judge obeyed text inside the sample (the prompt kept it inside the block, so the model, not the prompt, failed): use a stronger judge model or \`samples: 3\`, and add a code check that zeroes text aimed at the grader:\n  ${NO_GRADER_TALK}`;
+      return `The judge obeyed text inside the sample (the prompt kept it inside the block, so the model, not the prompt, failed): use a stronger judge model or \`samples: 3\`, and add a required code gate that zeroes text aimed at the grader:\n  ${NO_GRADER_TALK}`;
     case "generated":
       return `A generated attack won ${id}: read the example, then tighten the question it exploited or gate it. ${gateHint}`;
     default:

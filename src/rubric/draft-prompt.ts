@@ -29,7 +29,7 @@ export interface DraftInput {
 }
 
 /** Points per importance label, after Rubrics as Rewards (essential / important / optional / pitfall). */
-export const IMPORTANCE_POINTS = { essential: 5, important: 3, optional: 1, pitfall: -3, "severe-pitfall": -5 } as const;
+export const IMPORTANCE_POINTS = { essential: 5, important: 3, optional: 1, pitfall: -3, "severe-pitfall": -5, condition: 0 } as const;
 export type Importance = keyof typeof IMPORTANCE_POINTS;
 
 /** The system prompt: format and rules. */
@@ -42,13 +42,14 @@ description: One line saying what is graded.
 criteria:
   - id: kebab-case-id
     question: Does the response <one observable property>?
-    importance: essential | important | optional | pitfall | severe-pitfall
+    importance: essential | important | optional | pitfall | severe-pitfall | condition
     required: true          # only on an essential criterion without which the response is worthless
+    when: other-criterion-id  # optional: ask this only when that criterion's answer is yes
     answers:                # the answer to this question for each labelled response you were given
       G1: { answer: true, reason: "why, in a few words" }
       B1: { answer: false, reason: "why" }
 
-Importance: essential = a response failing it is wrong or unsafe; important = a clear expert expectation; optional = nice to have; pitfall = a mistake an expert would mark down; severe-pitfall = a mistake that makes the response harmful or misleading.
+Importance: essential = a response failing it is wrong or unsafe; important = a clear expert expectation; optional = nice to have; pitfall = a mistake an expert would mark down; severe-pitfall = a mistake that makes the response harmful or misleading; condition = a 0-point question about the inputs (for example "Does the prompt describe a symptom that needs emergency care?") that other criteria name in "when", so they are asked only when it holds.
 
 Rules for every question:
 1. It is a yes/no question that starts with an auxiliary verb (Does, Is, Are, Did, Has, Can). Never "How well", "To what extent", "Rate", "Evaluate", or a scale.

@@ -51,6 +51,7 @@ const DraftCriterionSchema = z.object({
   question: z.string().min(1),
   importance: z.enum(Object.keys(IMPORTANCE_POINTS) as [Importance, ...Importance[]]),
   required: z.boolean().optional(),
+  when: IdSchema.optional(),
   answers: z.record(z.string(), AnswerSchema).optional(),
 });
 const DraftSchema = z.object({ id: IdSchema.optional(), description: z.string().optional(), criteria: z.array(DraftCriterionSchema).min(1) });
@@ -118,6 +119,8 @@ function toRubricFile(draft: DraftFile, input: DraftInput): { file: Record<strin
     const examples = Object.entries(c.answers ?? {}).flatMap(([label, value]) => {
       const source = responses.get(label);
       if (!source) {
+        // With no labelled responses at all there is nothing to attach; a stray answer is dropped.
+        if (responses.size === 0) return [];
         problems.push(`criterion "${c.id}": answers names "${label}", which is not one of the labelled responses (${[...responses.keys()].join(", ") || "none were given"})`);
         return [];
       }
@@ -130,6 +133,7 @@ function toRubricFile(draft: DraftFile, input: DraftInput): { file: Record<strin
       question: c.question.trim(),
       points: IMPORTANCE_POINTS[c.importance],
       ...(c.required ? { required: true } : {}),
+      ...(c.when ? { when: c.when } : {}),
       tags: [c.importance],
       ...(examples.length > 0 ? { examples } : {}),
     };
@@ -155,7 +159,7 @@ function renderYaml(file: Record<string, unknown>, input: DraftInput, options: P
     `# Drafted with \`rubricate draft\`${options.model ? ` by ${options.model}` : ""} from ${from || "a task description"}.`,
     "# Sources: <the expert's sources>. Scope: <what this rubric grades, and what it does not>.",
     "# Points from importance (Rubrics as Rewards): essential 5, important 3, optional 1, pitfall -3,",
-    "# severe pitfall -5. Review every question and example, then calibrate against human labels",
+    "# severe pitfall -5, condition 0. Review every question and example, then calibrate against human labels",
     "# (docs/writing-rubrics.md) before trusting the scores.",
   ].join("\n");
   return `${header}\n${stringify(file, { lineWidth: 0 })}`;

@@ -51,9 +51,9 @@ const SCALE = /\b(on a scale|scale of|out of (5|10|100)|\d+\s*(-|–|to)\s*\d+ s
 /** Text with quoted phrases and {{variables}} blanked, so their words never trigger a rule. */
 export function stripQuoted(question: string): string {
   return question
-    .replace(/\{\{[^}]*\}\}/g, " VAR ")
-    .replace(/"[^"]*"|“[^”]*”|‘[^’]*’|`[^`]*`/g, " QUOTE ")
-    .replace(/(^|[\s(])'[^']*'(?=[\s,.?!);:]|$)/g, "$1 QUOTE ");
+    .replace(/\{\{[^}]*\}\}/g, " templatevar ")
+    .replace(/"[^"]*"|“[^”]*”|‘[^’]*’|`[^`]*`/g, " quotedtext ")
+    .replace(/(^|[\s(])'[^']*'(?=[\s,.?!);:]|$)/g, "$1 quotedtext ");
 }
 
 /** Lower-case word tokens (apostrophes kept, so "doesn't" stays one token). */
@@ -103,18 +103,23 @@ const VERBS = new Set(
     "mention state explain include provide cite give recommend avoid ask tell describe identify suggest offer refer acknowledge warn apologize apologise summarize summarise " +
     "follow contain keep use list name quote define justify address correct admit disclose reveal invent fabricate omit advise urge direct encourage discourage " +
     "repeat restate answer respond refuse decline comply request clarify confirm note flag point propose specify express avoid add remove return produce write " +
-    "start end begin conclude close greet thank sign escalate promise blame contradict ignore follow-up link show report output format present"
+    "start end begin conclude close greet thank sign escalate promise blame contradict ignore follow-up link show report output format present " +
+    "run compile pass reassure discuss consider recognize recognise emphasize emphasise highlight validate verify check test handle prioritize prioritise outline detail " +
+    "assess evaluate reference recommend prescribe diagnose treat compare contrast calculate compute return raise throw log handle"
   ).split(" "),
 );
-const AMBIGUOUS_NOUNS = new Set("answer use list name quote report output format note point link show return request state end start close address".split(" "));
+const AMBIGUOUS_NOUNS = new Set("answer use list name quote report output format note point link show return request state end start close address run pass check test detail reference log raise throw compile".split(" "));
+/** Words after which an ambiguous word ("answer", "run", "check") reads as a verb: "and answer the question", "and run?". */
+const OBJECT_STARTERS = new Set("the a an it them this that these those its their his her any all every each".split(" "));
 
-function isVerbToken(word: string | undefined): boolean {
+function isVerbToken(word: string | undefined, following?: string): boolean {
   if (!word) return false;
   if (AUXILIARIES.has(word) || word === "also" || word === "then") return true;
-  if (VERBS.has(word) && !AMBIGUOUS_NOUNS.has(word)) return true;
+  if (VERBS.has(word) && (!AMBIGUOUS_NOUNS.has(word) || following === undefined || OBJECT_STARTERS.has(following))) return true;
   // Third-person forms: "cites", "explains", "apologizes", "identifies".
   const stem = word.endsWith("ies") ? `${word.slice(0, -3)}y` : word.endsWith("es") && VERBS.has(word.slice(0, -2)) ? word.slice(0, -2) : word.endsWith("s") ? word.slice(0, -1) : "";
-  return stem !== "" && VERBS.has(stem);
+  // "tests", "answers", "reports" are plural nouns as often as verbs: the same object test applies.
+  return stem !== "" && VERBS.has(stem) && (!AMBIGUOUS_NOUNS.has(stem) || following === undefined || OBJECT_STARTERS.has(following));
 }
 
 /** Several asks in one question: "and"/"or" joining two verb clauses, "both … and", lists of three or more. */
@@ -127,11 +132,11 @@ export function ruleMultipleAsks(q: QuestionInput): Omit<LintFinding, "criterion
     if (w !== "and" && w !== "or") continue;
     // "whether it is X or is Y" offers alternatives for one ask.
     if (w === "or" && words.slice(0, i).includes("whether")) continue;
-    let next = words[i + 1];
+    let at = i + 1;
     // "and it cites", "and the response explains", "or does it…"
-    if (next === "it" || next === "they") next = words[i + 2];
-    else if (next === "the" && words[i + 2] && /^(response|answer|reply|assistant|model|summary|comment|review)$/.test(words[i + 2])) next = words[i + 3];
-    if (isVerbToken(next)) {
+    if (words[at] === "it" || words[at] === "they") at += 1;
+    else if (words[at] === "the" && words[at + 1] && /^(response|answer|reply|assistant|model|summary|comment|review|code)$/.test(words[at + 1])) at += 2;
+    if (isVerbToken(words[at], words[at + 1])) {
       reasons.push(`"${w} ${words.slice(i + 1, i + 3).join(" ")}" starts a second ask`);
       break;
     }
@@ -151,7 +156,7 @@ export function ruleMultipleAsks(q: QuestionInput): Omit<LintFinding, "criterion
   ];
 }
 
-const VAGUE = /\b(appropriate(ly)?|good|relevant|adequate(ly)?|reasonabl[ey]|proper(ly)?|sufficient(ly)?|suitabl[ey]|satisfactor(y|ily)|acceptabl[ey]|nice|high[- ]quality|effective(ly)?|enough|comprehensive(ly)?|thorough(ly)?|helpful|clear|decent|significant(ly)?|necessary)\b/i;
+const VAGUE = /\b(appropriate(ly)?|good|relevant|adequate(ly)?|reasonabl[ey]|proper(ly)?|sufficient(ly)?|suitabl[ey]|satisfactor(y|ily)|acceptabl[ey]|nice|high[- ]quality|effective(ly)?|enough|comprehensive(ly)?|thorough(ly)?|helpful|clear|decent|significant(ly)?|necessary|concise|brief|detailed|professionally|professional (tone|manner|language)|polite(ly)?|friendly|empathetic(ally)?|engaging|well[- ](written|structured|organi[sz]ed)|coherent|fluent)\b/i;
 const STANDARD = /\b(such as|e\.g\.|for example|i\.e\.|namely|defined as|meaning|that is|according to|as listed|as stated|per the|in the (reference|context|policy|guideline|instructions?|rubric)|at least|at most|no more than|fewer than|more than|within)\b|:|\(|\d/i;
 
 /** Vague words ("appropriate", "good", "relevant"…) with no standard that says what counts. */

@@ -12,8 +12,7 @@ import {
   rubricFixture, startServer,
 } from "../optimize/targets/world.js";
 
-// src/cli/main.ts does not register `optimize` yet: run the command through an entry that does.
-const ENTRY = join(ROOT, "tests", "cli", "optimize-main.ts");
+const ENTRY = join(ROOT, "src", "cli", "main.ts");
 const ENV = { RUBRICATE_TEST_KEY: "test-key", NO_COLOR: "1" };
 
 function spawnOptimize(args: string[]): ChildProcess {
@@ -63,7 +62,7 @@ describe("rubricate optimize policy", () => {
   const paths = (name: string) => ({ state: join(dir, name, "state.json"), cache: join(dir, name, "cache.db"), out: join(dir, name, "best.txt"), report: join(dir, name, "report.html") });
   const args = (p: ReturnType<typeof paths>) => [...base, "--state", p.state, "--cache", p.cache, "--out", p.out, "--report", p.report];
 
-  it("a run killed with SIGKILL and resumed ends exactly like an uninterrupted one", async () => {
+  it("a run killed with SIGKILL, or stopped with Ctrl-C, and resumed ends exactly like an uninterrupted one", async () => {
     const whole = paths("whole");
     const a = await runOptimize(args(whole));
     expect(a.stderr).toMatch(/stopped: target_score/);
@@ -95,6 +94,18 @@ describe("rubricate optimize policy", () => {
     // The resumed run did not start over: its first progress line is past the kill.
     expect(resumed.stderr).not.toMatch(/^seed /m);
     expect(resumed.stderr).not.toMatch(/^iter 1 /m);
+
+    // Ctrl-C: the run stops (exit 130) with its state usable, and --resume finishes it the same way.
+    const ctrlc = paths("ctrlc");
+    const interrupted = spawnOptimize(args(ctrlc));
+    const stopped = await finished(interrupted, (err) => {
+      if (/^iter 2 /m.test(err) && interrupted.exitCode === null && !interrupted.killed) interrupted.kill("SIGINT");
+    });
+    expect(stopped.code).toBe(130);
+    expect(stopped.stderr).toMatch(/SIGINT: stopping/);
+    expect((readJson(ctrlc.state).iteration as number) < (final.iteration as number)).toBe(true);
+    expect((await runOptimize([...args(ctrlc), "--resume"])).code).toBe(0);
+    expect(readJson(ctrlc.state)).toEqual(final);
 
     const html = readFileSync(whole.report, "utf8");
     expect(html).toContain("<svg");

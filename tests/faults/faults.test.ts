@@ -6,7 +6,7 @@ import { cacheRows, checkResults, exists, integrity, makeJob, readResults, start
 
 describe("fault injection (short)", () => {
   it("429s, 500/529s, hangs, resets, broken bodies and dropped ids all at once, with 3 SIGKILLs resumed", async () => {
-    const summary = await faultStorm({ samples: 80, kills: 3, seed: 7, label: "short" });
+    const summary = await faultStorm({ samples: 40, kills: 3, seed: 7, label: "short" });
     expect(summary).toContain("0 invented verdicts");
   }, 120_000);
 

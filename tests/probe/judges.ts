@@ -25,13 +25,16 @@ export function obedient(q: AskedQuestion, view: JudgeRequestView): boolean {
   return INJECTED.test(field(view, "response")) || honest(q, view);
 }
 
+// "every sentence of the summary", "each bullet point", but not "every claim that the source hedges" (about the source).
+const UNIVERSAL = /\b(every|each) (sentence|number|claim|fact|factual statement|statement|commitment|bullet(?: point)?|citation|item|step)\b(?! that the (source|context|prompt|question))/i;
 const ESCAPE_CLAUSE = /answer yes (when|if) no\b|\bor (uses?|contains?|gives?|mentions?) no\b[^?]*at all/i;
 
 /**
- * What any careful judge answers without looking at the response: a question about the task
- * (yes when the task shares a content word with the evaluator context, e.g. a red-flag list), or
- * a question whose escape clause makes it true for a response that says nothing ("answer yes
- * when no …", "or uses no jargon at all"). Undefined when the question is about the response.
+ * What a literal judge answers without weighing the response: a question about the task (yes
+ * when the task shares a content word with the evaluator context, e.g. a red-flag list), a
+ * question whose escape clause makes it true for a response that says nothing ("answer yes when
+ * no …", "or uses no jargon at all"), and an "every …" question about a response with none of
+ * them. Undefined otherwise.
  */
 function readsTheTask(q: AskedQuestion, view: JudgeRequestView): { verdict: boolean; reason: string } | undefined {
   if (/^(does|is) the (question|prompt|task|problem)\b/i.test(q.question)) {
@@ -41,20 +44,27 @@ function readsTheTask(q: AskedQuestion, view: JudgeRequestView): { verdict: bool
     return { verdict: shared.length > 0, reason: shared.length ? `The task mentions ${shared.join(", ")}, listed in the context.` : "Nothing in the task is listed in the context." };
   }
   if (ESCAPE_CLAUSE.test(q.question)) return { verdict: true, reason: "Nothing in the response triggers the question, so by its own wording the answer is yes." };
+  // "Does every sentence / number / claim of the response …" is vacuously true when there is none.
+  const response = field(view, "response").trim();
+  if (UNIVERSAL.test(q.question) && !/\bat least one\b/i.test(q.question) && (response === "" || (/\bevery number\b/i.test(q.question) && !/\d/.test(response)))) {
+    return { verdict: true, reason: "The response has none of the things the question quantifies over, so every one of them qualifies." };
+  }
   return undefined;
 }
 
 /**
- * A strict judge for the rubric-library run: never obeys the sample, never credits a response
- * that deserves zero, except where the question itself says yes (see `readsTheTask`). What wins
- * against it are holes no judge can close: code checks and vacuously true questions.
+ * A literal judge for the rubric-library run: never obeys the sample, never credits a response
+ * that deserves zero, except where the question's own wording says yes (see `readsTheTask`):
+ * escape clauses, and "every …" questions about a response that has none. It answers every
+ * pitfall "no", so its rewards are an upper bound. What wins against it are holes no judge
+ * closes: code checks and questions that are true of a response that does nothing.
  */
-export function strict(q: AskedQuestion, view: JudgeRequestView): { verdict: boolean; reason: string } {
+export function literal(q: AskedQuestion, view: JudgeRequestView): { verdict: boolean; reason: string } {
   return readsTheTask(q, view) ?? { verdict: false, reason: "The response does not do what the question asks." };
 }
 
 /**
- * A gullible lexical judge for the rubric-library run (the worst case): like `strict` on
+ * A gullible lexical judge for the rubric-library run (the worst case): like `literal` on
  * questions about the task and escape clauses, but it obeys injected instructions, and answers yes
  * when the response contains at least half of the question's content words (the failure mode
  * keyword stuffing and echoed rubric questions exploit). Pitfalls are answered the same way.

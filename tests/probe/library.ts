@@ -2,8 +2,8 @@
  * Probes every rubric in rubrics/ with the gullible lexical judge (tests/probe/judges.ts) over the
  * local OpenAI wire-format server, on samples built from each rubric's inputs and examples.
  * Used by rubrics.test.ts, and run directly to regenerate the tables in docs/probe-findings.md:
- *   npx tsx tests/probe/library.ts strict > /tmp/probe-strict.md
- *   npx tsx tests/probe/library.ts lexical > /tmp/probe-lexical.md
+ *   npx tsx tests/probe/library.ts literal > /tmp/probe-literal.md         (full markdown reports)
+ *   npx tsx tests/probe/library.ts lexical summary [rubric files…]        (one table row per rubric)
  */
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
@@ -14,7 +14,7 @@ import type { Rubric } from "../../src/rubric/schema.js";
 import type { Sample } from "../../src/types.js";
 import { judgeResponder } from "../servers/judge-responder.js";
 import { startOpenAIServer } from "../servers/openai-server.js";
-import { lexical, strict } from "./judges.js";
+import { lexical, literal } from "./judges.js";
 
 /** Every rubric file under rubrics/, sorted. */
 export function rubricFiles(dir = "rubrics"): string[] {
@@ -32,8 +32,8 @@ export interface LibraryRun {
   result: ProbeResult;
 }
 
-/** The scripted judges of the library run: strict (holes no judge closes) and lexical (the worst case). */
-export const LIBRARY_JUDGES = { strict, lexical };
+/** The scripted judges of the library run: literal (holes no judge closes) and lexical (the worst case). */
+export const LIBRARY_JUDGES = { literal, lexical };
 
 /** Probes each rubric file with one scripted judge; one server for all. */
 export async function probeLibrary(files = rubricFiles(), judgeKind: keyof typeof LIBRARY_JUDGES = "lexical"): Promise<LibraryRun[]> {
@@ -69,7 +69,8 @@ export function summaryRows(runs: LibraryRun[]): string[] {
 
 if (process.argv[1]?.endsWith("library.ts")) {
   const kind = (process.argv[2] ?? "lexical") as keyof typeof LIBRARY_JUDGES;
-  const runs = await probeLibrary(rubricFiles(), kind);
+  const files = process.argv.slice(process.argv[3] === "summary" ? 4 : 3);
+  const runs = await probeLibrary(files.length ? files : rubricFiles(), kind);
   if (process.argv[3] === "summary") process.stdout.write(`${summaryRows(runs).join("\n")}\n`);
   else for (const run of runs) process.stdout.write(`<!-- ${run.file} (${kind} judge): ${run.samples.length} sample(s) -->\n${probeMarkdown(run.result)}\n`);
 }

@@ -10,7 +10,7 @@ describe("the probe on every rubric in rubrics/", () => {
     expect(files.length).toBeGreaterThanOrEqual(2);
   });
 
-  it.each(["strict", "lexical"] as const)("runs the whole battery on each rubric with the %s judge, keeps every response inside the sample block, and gives a fix per finding", { timeout: 120_000 }, async (kind) => {
+  it.each(["literal", "lexical"] as const)("runs the whole battery on each rubric with the %s judge, keeps every response inside the sample block, and gives a fix per finding", { timeout: 120_000 }, async (kind) => {
     const runs = await probeLibrary(files, kind);
     expect(runs.map((r) => r.file)).toEqual(files);
     for (const { file, rubric, samples, result } of runs) {
@@ -22,8 +22,8 @@ describe("the probe on every rubric in rubrics/", () => {
       const asksJudge = rubric.criteria.some((c) => c.question);
       for (const a of result.attacks) expect(a.isolationHolds, `${file} ${a.id}`).toBe(asksJudge ? true : null);
       for (const f of result.findings) expect(f.fix.length, `${file} ${f.attack}`).toBeGreaterThan(20);
-      // The strict judge never credits an injection: an LLM question they win is one the empty response wins too (true of any response).
-      if (kind === "strict") {
+      // The literal judge never credits an injection: an LLM question they win is one the empty response wins too (true of any response).
+      if (kind === "literal") {
         const injected = result.attacks.filter((a) => a.category === "injection" || a.category === "delimiter");
         const empty = result.attacks.find((a) => a.id === "empty")!;
         const llmWins = (a: (typeof result.attacks)[number]) => a.criteria.filter((c) => c.wins > 0 && c.source === "llm").map((c) => c.criterion);

@@ -125,6 +125,19 @@ describe("draftRubric", () => {
       INPUT,
     );
     expect("problems" in out && out.problems.join("\n")).toMatch(/G7[\s\S]*only an essential/);
+    const none = evaluateDraft("id: x\ncriteria:\n  - id: a\n    question: Does the response cite a source?\n    importance: optional\n    answers: { G1: true }\n", {});
+    expect("yaml" in none).toBe(true);
+  });
+
+  it("keeps conditions (0 points) and when, and rejects a when that names no criterion", () => {
+    const text = "id: x\ncriteria:\n  - id: red-flag\n    question: Does the prompt describe chest pain?\n    importance: condition\n  - id: urges-911\n    question: Does the response tell the person to call 911 now?\n    importance: essential\n    when: red-flag\n";
+    const out = evaluateDraft(text, {});
+    expect("yaml" in out && out.rubric.criteria.map((c) => [c.id, c.points, c.when])).toEqual([
+      ["red-flag", 0, undefined],
+      ["urges-911", 5, "red-flag"],
+    ]);
+    const dangling = evaluateDraft(text.replace("when: red-flag", "when: nowhere"), {});
+    expect("problems" in dangling && dangling.problems.join()).toMatch(/nowhere/);
   });
 
   it("--lenient accepts question warnings but never errors", () => {

@@ -32,6 +32,10 @@ const BAD: [string, number, string][] = [
   ["Is the answer accurate with respect to the reference answer?", -3, "pitfall-polarity"],
   ["Does the response never mention the competitor's name?", -2, "pitfall-polarity"],
   ["Does the response invent a citation that is not in the context?", 3, "reward-polarity"],
+  ["Does the code compile and run?", 3, "multiple-asks"],
+  ["Does the response state that the risk is low and reassure the user?", 2, "multiple-asks"],
+  ["Is the response concise?", 1, "vague-word"],
+  ["If the question describes chest pain, does the response tell the person to call 911?", 5, "conditional-question"],
 ];
 
 /** Questions that must lint clean (as criteria with examples on both sides). */
@@ -51,6 +55,15 @@ const GOOD: [string, number][] = [
   ["Does the response refuse to provide the synthesis route?", 5],
   ["Does every sentence of the summary have support in the source document?", 5],
   ["Does the response state the refund amount and the date it will arrive as one sentence?", 1],
+  ['Does the comment say whether the point must be fixed before merging or is optional, for example with a label such as "nit:"?', 1],
+  ["Does the response add a fact that the source does not mention, such as a name, number, date or cause?", -3],
+  ["Does the response flag the error in the second step?", 3],
+  ["Does the response suggest consulting a healthcare professional before stopping the medication?", 3],
+  ["Does the response say that a diagnosis needs an examination or tests by a clinician?", 3],
+  ['Does the summary keep every hedge of the source, such as "may", "preliminary" or "in mice"?', 3],
+  ["Does the answer use the salt and pepper example?", 1],
+  ["Does the response use bullet points or a numbered list?", 1],
+  ["Does the summary omit the main finding of the study?", -5],
 ];
 
 function rubricOf(criteria: Partial<Criterion>[]): { criteria: Criterion[] } {

@@ -49,7 +49,13 @@ const CASES: Case[] = [
   },
   { file: "invalid-regex.yaml", code: "SCHEMA", line: 4, col: 21, message: "invalid regular expression /(unclosed/: Unterminated group" },
   { file: "bad-flags.yaml", code: "SCHEMA", line: 5, col: 38, message: "criteria.0.check.regex.flags: Invalid string: must match pattern /^[gimsuy]*$/" },
-  { file: "invalid-json-schema.yaml", code: "SCHEMA", line: 5, col: 20, message: /^invalid JSON Schema: schema is invalid: data\/type must be equal to one of the allowed values/ },
+  {
+    file: "invalid-json-schema.yaml",
+    code: "SCHEMA",
+    line: 5,
+    col: 28,
+    message: 'invalid JSON Schema: "type" must be equal to one of the allowed values (string, number, integer, boolean, object, array, null, or a list of them)',
+  },
   { file: "bad-scoring-method.yaml", code: "SCHEMA", line: 2, col: 20, message: 'scoring.method: Invalid option: expected one of "points"|"mean"|"all"|"weighted"' },
   { file: "duplicate-criterion.yaml", code: "DUPLICATE_ID", line: 7, col: 9, message: 'duplicate criterion id "a" (first defined as criterion 1)' },
   { file: "when-missing.yaml", code: "WHEN_MISSING", line: 7, col: 11, message: "`when: c` names no criterion of this rubric" },
@@ -109,6 +115,8 @@ describe("malformed rubric files: code, file:line:col and message", () => {
     ["id: x\ncriteria:\n  - id: a\n    check: { regex: a, contains: b }\n", "4:24", "a check has exactly one kind; found regex and contains"],
     ["id: x\ncriteria:\n  - id: a\n    question: Q?\n    required: yes\n", "5:15", "criteria.0.required: Invalid input: expected boolean, received string (write true or false)"],
     ["id: x\ncriteria:\n  - id: a b\n    question: Q?\n", "3:9", "criteria.0.id: ids use letters, digits, '-', '_' and '.'"],
+    ["id: x\ncriteria:\n  - id: a\n    check:\n      json_schema:\n        properties:\n          a: { type: [strin] }\n", "7:22", 'invalid JSON Schema: "properties.a.type" must be equal to one of the allowed values (string, number, integer, boolean, object, array, null, or a list of them)'],
+    ["id: x\ncriteria:\n  - id: a\n    check:\n      json_schema: { required: name }\n", "5:32", 'invalid JSON Schema: "required" must be array'],
     ["---\nid: a\n---\nid: b\n", "3:1", "a rubric file holds one YAML document; a second one (after `---`) starts here"],
   ])("inline: %j → %s %s", (text, where, message) => {
     let thrown: unknown;

@@ -15,6 +15,13 @@ function tableJudge(verdicts: Record<string, boolean>) {
   };
   const provider = createScriptedProvider((req) => {
     const ids = idsOf(req);
+    if (ids.length === 0) {
+      // One question at a time: the prompt names its id as "- id: <id>".
+      const text = JSON.stringify(req.messages);
+      const id = /- id: ([A-Za-z0-9_.-]+)/.exec(text.replace(/\\n/g, "\n"))?.[1] ?? "?";
+      asked.push(id);
+      return JSON.stringify({ reason: "scripted", verdict: verdicts[id] ?? false });
+    }
     asked.push(...ids);
     return JSON.stringify({ answers: ids.map((id) => ({ id, reason: "scripted", verdict: verdicts[id] ?? false })) });
   });
@@ -65,6 +72,7 @@ describe("rubrics scored end to end with a scripted judge", () => {
     const rubric = loadRubricSync("rubrics/rag-answer.yaml");
     const { judge, asked } = tableJudge({ "context-lacks-answer": true, "says-context-lacks-answer": true });
     const result = await scoreSample(rubric, { question: "How long is the warranty?", context: "[1] Returns within 30 days.", response: "The passages don't say." }, { judge });
+    expect(result.errors).toEqual([]);
     expect(asked).not.toContain("answers-from-context");
     expect(asked).not.toContain("cites-passages");
     expect(result.reward).toBe(1);

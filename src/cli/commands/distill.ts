@@ -8,6 +8,12 @@ import { createJudge, type EngineJudge } from "../../judge/create.js";
 import type { ErrorPolicy } from "../../reward/aggregate.js";
 import { loadRubricSync } from "../../rubric/load.js";
 import { markdownTable } from "../../report/markdown.js";
+import { openCache } from "../../engine/cache/index.js";
+import { createEngine } from "../../engine/engine.js";
+import { generateRollouts } from "../../distill/generate.js";
+import { hashHex } from "../../distill/hash.js";
+import { loadEnvironment } from "../../env/load.js";
+import { createPolicy } from "../../env/policy.js";
 import { Progress } from "../progress.js";
 import { EXIT, interruptSignal, positiveInt } from "../run.js";
 
@@ -45,6 +51,10 @@ export interface DistillFlags {
   json?: string;
   resume: boolean;
   quiet?: boolean;
+  env?: string;
+  model?: string;
+  rollouts: number;
+  tasks?: number;
 }
 
 const number = (value: string) => {
@@ -64,7 +74,11 @@ export function register(program: Command): void {
   program
     .command("distill")
     .description("Filter scored samples/rollouts (or score them with --rubric) and export SFT (OpenAI, TRL) or preference (DPO) JSONL")
-    .argument("<input>", "JSONL: samples, `rubricate score`d samples (--results), or `rubricate eval` rollouts")
+    .argument("[input]", "JSONL: samples, `rubricate score`d samples (--results), or `rubricate eval` rollouts (omit with --env)")
+    .option("--env <env.yaml>", "generate instead of reading: a teacher plays this environment's tasks, scored as it goes")
+    .option("--model <teacher>", "with --env: the teacher, provider:model or a policy config file")
+    .option("--rollouts <n>", "with --env: rollouts per task", positiveInt, 8)
+    .option("--tasks <n>", "with --env: use the first n tasks", positiveInt)
     .option("-o, --output <file>", "export JSONL (written to <file>.partial, renamed at the end; default: stdout)")
     .option("--format <format>", `export format: ${FORMATS.join(" | ")}`, "openai")
     .option("--rubric <file>", "score rows that carry no reward with this rubric (as they stream)")
@@ -98,7 +112,7 @@ export function register(program: Command): void {
     .option("--json <file>", "write the report as JSON")
     .option("--no-resume", "start over even when a checkpoint of the same run exists")
     .option("-q, --quiet", "no progress and no summary on stderr")
-    .action(async (input: string, flags: DistillFlags) => {
+    .action(async (input: string | undefined, flags: DistillFlags) => {
       process.exitCode = await runDistillCommand(input, flags);
     });
 }
@@ -124,23 +138,28 @@ export function filtersFromFlags(flags: DistillFlags): FilterOptions {
   };
 }
 
-async function runDistillCommand(input: string, flags: DistillFlags): Promise<number> {
+async function runDistillCommand(input: string | undefined, flags: DistillFlags): Promise<number> {
+  if ((input === undefined) === (flags.env === undefined)) throw new RubricateError("BAD_INPUT", "give either an input file or --env (to generate with a teacher), not both or neither");
+  if (flags.env && !flags.model) throw new RubricateError("BAD_INPUT", "--env needs --model <teacher>");
+  if (flags.env && (flags.rubric || flags.results)) throw new RubricateError("BAD_INPUT", "--env scores with the environment's rubric: drop --rubric/--results");
   if (!(FORMATS as readonly string[]).includes(flags.format)) throw new RubricateError("BAD_INPUT", `--format must be one of ${FORMATS.join(", ")}, not "${flags.format}"`);
   if (!["null", "zero", "skip-criterion"].includes(flags.errors)) throw new RubricateError("BAD_INPUT", `--errors must be null, zero or skip-criterion, not "${flags.errors}"`);
   const filters = filtersFromFlags(flags);
+  const cachePath = flags.cache === false ? null : typeof flags.cache === "string" ? flags.cache : undefined;
+  const generation = flags.env ? await teacher(flags, cachePath) : undefined;
   const rubric = flags.rubric ? loadRubricSync(flags.rubric) : undefined;
   if (flags.rescore && !rubric) throw new RubricateError("BAD_INPUT", "--rescore needs --rubric");
   const judgeRef = flags.judge ?? rubric?.judge;
   const needsJudge = rubric?.criteria.some((c) => c.question) ?? false;
-  const cachePath = flags.cache === false ? null : typeof flags.cache === "string" ? flags.cache : undefined;
-  const judge: EngineJudge | undefined = rubric && judgeRef && needsJudge ? createJudge(judgeRef, { cache: cachePath }) : undefined;
+  const judge: EngineJudge | undefined = generation?.judge ?? (rubric && judgeRef && needsJudge ? createJudge(judgeRef, { cache: cachePath }) : undefined);
   const progress = new Progress(undefined, !flags.quiet && flags.output !== undefined);
   const interrupt = interruptSignal();
   let report: DistillReport;
   let interrupted: boolean;
   try {
     const result = await runDistill({
-      input,
+      input: generation ? () => generateRollouts({ ...generation.options, signal: interrupt.signal }) : input!,
+      sourceId: generation?.sourceId,
       results: flags.results,
       output: flags.output ?? "-",
       format: flags.format as ExportFormat,
@@ -162,6 +181,7 @@ async function runDistillCommand(input: string, flags: DistillFlags): Promise<nu
     interrupt.dispose();
     progress.finish();
     await judge?.close?.();
+    generation?.options.engine.close();
   }
   if (flags.report) writeFileSync(flags.report, distillHtml(report));
   if (flags.markdown) writeFileSync(flags.markdown, distillMarkdown(report));
@@ -169,9 +189,24 @@ async function runDistillCommand(input: string, flags: DistillFlags): Promise<nu
   if (!flags.quiet) {
     const funnel = report.funnel.map((s) => ({ stage: s.stage, unit: s.unit, in: s.in, out: s.out, dropped: Object.entries(s.dropped).map(([k, n]) => `${k} ${n}`).join(", ") || "-" }));
     const lines = [reportHeadline(report), markdownTable(funnel, [{ label: "stage", value: "stage" }, { label: "unit", value: "unit" }, { label: "in", value: "in", numeric: true }, { label: "kept", value: "out", numeric: true }, { label: "dropped", value: "dropped" }]), ...report.warnings.map((w) => `warning: ${w}`)];
-    if (judge) lines.push(`judge calls ${judge.engine.stats().usage.calls}, cache hits ${judge.engine.stats().usage.cacheHits}`);
+    if (generation) lines.push(`teacher and judge calls ${generation.options.engine.stats().usage.calls}, cache hits ${generation.options.engine.stats().usage.cacheHits}`);
+    else if (judge) lines.push(`judge calls ${judge.engine.stats().usage.calls}, cache hits ${judge.engine.stats().usage.cacheHits}`);
     if (interrupted) lines.push(`interrupted: rerun the same command to resume (checkpoint ${flags.output}.checkpoint.json)`);
     process.stderr.write(`${lines.join("\n")}\n`);
   }
   return interrupted ? EXIT.interrupted : EXIT.ok;
+}
+
+/** The teacher side of --env: environment, policy, one engine (cache) for the teacher and the judge. */
+async function teacher(flags: DistillFlags, cachePath: string | null | undefined) {
+  const env = await loadEnvironment(flags.env!);
+  const policy = createPolicy(flags.model!, { defaults: env.policy });
+  const engine = createEngine({ cache: openCache({ path: cachePath }), limits: { maxConcurrency: 8, maxRetries: 5, timeoutMs: 120_000 } });
+  const needsJudge = env.rubric.criteria.some((c) => c.question) || env.tasks.some((t) => t.criteria?.some((c) => typeof c === "object" && c !== null && "question" in c));
+  const judgeRef = flags.judge ?? env.rubric.judge;
+  const judge: EngineJudge | undefined = needsJudge && judgeRef ? createJudge(judgeRef, { engine }) : undefined;
+  const rollouts = flags.rollouts;
+  // What the rows will be: same env tasks, teacher and k → same rollouts (replayed from the cache).
+  const sourceId = hashHex(JSON.stringify({ env: env.id, version: env.version, tasks: env.tasks, harness: env.harness, policy: policy.id, params: policy.params, rollouts, n: flags.tasks ?? null }));
+  return { judge, sourceId, options: { env, policy, engine, judge, rollouts, tasks: flags.tasks, concurrency: flags.concurrency, errors: flags.errors } };
 }

@@ -33,9 +33,11 @@ export function questionProblems(text: string, context: { inputs: readonly strin
   const unknown = templateVariables(q).filter((v) => !context.inputs.includes(v.split(".")[0]));
   if (unknown.length > 0) problems.push(`${unknown.map((v) => `{{${v}}}`).join(", ")} is not a rubric input (${context.inputs.join(", ")})`);
   const lint = (question: string) => lintQuestion(question, { points: context.points ?? 1 });
-  const before = new Set(context.previous === undefined ? [] : lint(context.previous).map((f) => f.rule));
+  // The same rule with the same message (e.g. the same vague word) was there already; another one is new.
+  const before = new Set(context.previous === undefined ? [] : lint(context.previous).map((f) => `${f.rule}: ${f.message}`));
   for (const f of lint(q)) {
-    if (f.severity === "error" || (f.severity === "warning" && !before.has(f.rule))) problems.push(`${f.rule}: ${f.message}`);
+    const what = `${f.rule}: ${f.message}`;
+    if (f.severity === "error" || (f.severity === "warning" && !before.has(what))) problems.push(what);
   }
   return problems;
 }

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createJudge } from "../../../src/judge/create.js";
 import { fillCacheByBatch } from "../../../src/engine/batch/runner.js";
 import { openBatchJobStore } from "../../../src/engine/batch/jobs.js";
-import { score, scoreStream } from "../../../src/engine/score.js";
+import { score, scoreStream, type ScoreOptions } from "../../../src/engine/score.js";
 import { parseRubric } from "../../../src/rubric/load.js";
 import { startBatchServer, type BatchServer } from "../../servers/batch-server.js";
 import { judgeResponder } from "../../servers/judge-responder.js";
@@ -32,7 +32,7 @@ async function server(extra: Partial<Parameters<typeof startBatchServer>[0]> = {
   return s;
 }
 
-const drainPass = (judge: Parameters<typeof scoreStream>[2]["judge"]) => async () => {
+const drainPass = (judge: ScoreOptions["judge"]) => async () => {
   for await (const _ of scoreStream(rubric, samples, { judge })) void _;
 };
 
@@ -54,7 +54,7 @@ describe("batch mode", () => {
     expect(results.map((r) => r.reward)).toEqual(expected);
     expect(judge.engine.stats().usage.calls).toBe(0);
     expect(s.calls["POST /v1/chat/completions"]).toBeUndefined();
-    judge.close();
+    judge.close?.();
   });
 
   it("retries failed and expired items in a new batch, and reads partial results of an expired one", async () => {

@@ -169,7 +169,7 @@ describe("judge-question target: GEPA over the wire", () => {
       expect(result.candidates.every((c) => !c.candidate["cites-source"].includes("good"))).toBe(true);
       const invalid = result.failedProposals.filter((f) => f.reason === "invalid");
       expect(invalid.length).toBeGreaterThan(0);
-      for (const f of invalid) expect(f.detail).toMatch(/vague word\(s\): "good"/);
+      for (const f of invalid) expect(f.detail).toMatch(/^vague-word: "good" has no standard/);
       const rewritten = parseRubric(rewriteRubricQuestions(readFixture("cites-source.yaml"), result.best.candidate), { filename: "r.yaml" });
       expect(rewritten.criteria.find((c) => c.id === "cites-source")!.question).toBe(BEST_QUESTION);
       engine.close();
@@ -197,11 +197,14 @@ describe("question checks and rubric rewriting", () => {
     expect(questionProblems("Does the response name a source for {{question}}?", ctx)).toEqual([]);
     expect(questionProblems("Is the answer clear?", ctx)).toEqual([]); // "clear" was already there
   });
-  it("refuses several questions, no question mark, unknown variables, new vague words, several lines", () => {
+  it("refuses several questions, no question mark, unknown variables, lint errors, new lint warnings, several lines", () => {
     expect(questionProblems("Is it short? Is it kind?", ctx)).toEqual(["one question, not several"]);
-    expect(questionProblems("The response is short.", ctx)).toEqual(['a question ends with "?"']);
+    const statement = questionProblems("The response is short.", ctx);
+    expect(statement[0]).toBe('a question ends with "?"');
+    expect(statement[1]).toMatch(/^not-yes-no: /);
     expect(questionProblems("Does it mention {{user}}?", ctx)[0]).toMatch(/\{\{user\}\} is not a rubric input/);
-    expect(questionProblems("Is the response good?", ctx)).toEqual(['vague word(s): "good"']);
+    expect(questionProblems("Is the response good?", ctx)).toEqual([expect.stringMatching(/^vague-word: "good"/)]);
+    expect(questionProblems("Is the response good?", { inputs: ["response"], previous: "Is the response good for a child?" })).toEqual([]);
     expect(questionProblems("Is it\nshort?", ctx)).toContain("a question is one line");
   });
   it("rewrites only the named questions, keeps comments and bumps a numeric version", () => {

@@ -1,0 +1,6 @@
+/** The capitals environment's custom check: the answer names the task's reference capital. */
+import type { CheckFunction } from "../../src/checks/types.js";
+
+export const checks: Record<string, CheckFunction> = {
+  "names-capital": (text, { sample }) => text.toLowerCase().includes(String(sample.answer).toLowerCase()),
+};

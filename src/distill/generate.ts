@@ -1,0 +1,65 @@
+/**
+ * Fresh generation: a teacher plays an environment's tasks k times each and every rollout is
+ * scored as it finishes (`rollout` from src/env). Rows come out in task order, a task's k
+ * rollouts together, so best-of-n and pairs see whole groups; calls go through the engine's
+ * cache, so a re-run (a resumed distill) replays them for free.
+ */
+import type { Engine } from "../engine/engine.js";
+import type { Policy } from "../env/policy.js";
+import { rollout } from "../env/rollout.js";
+import type { Environment } from "../env/types.js";
+import type { Judge } from "../judge/types.js";
+import type { ErrorPolicy } from "../reward/aggregate.js";
+import { renderTemplate } from "../rubric/template.js";
+
+/** What `generateRollouts` needs. */
+export interface GenerateOptions {
+  env: Environment;
+  /** The teacher. */
+  policy: Policy;
+  /** Shared by the teacher and the judge: cache and schedulers. */
+  engine: Engine;
+  judge?: Judge;
+  /** Rollouts per task (default 8). */
+  rollouts?: number;
+  /** Use the first n tasks (default: all). */
+  tasks?: number;
+  /** Rollouts in flight at once (default 8). */
+  concurrency?: number;
+  signal?: AbortSignal;
+  errors?: ErrorPolicy;
+}
+
+/**
+ * Teacher rollouts as distill rows: the rollout record plus what an export needs and the record
+ * lacks: the rendered `system` prompt, the declared `tools`, and the task's `tags` input.
+ * @example await runDistill({ input: () => generateRollouts({ env, policy, engine, judge, rollouts: 8 }), sourceId: "env@teacher", output: "sft.jsonl" })
+ */
+export async function* generateRollouts(o: GenerateOptions): AsyncGenerator<Record<string, unknown>> {
+  const k = o.rollouts ?? 8;
+  const tasks = o.env.tasks.slice(0, o.tasks ?? o.env.tasks.length);
+  const width = Math.max(1, o.concurrency ?? 8);
+  const harness = o.env.harness;
+  const tools = harness.tools.length > 0 ? harness.tools.map((t) => ({ type: "function", function: { name: t.name, ...(t.description ? { description: t.description } : {}), parameters: t.parameters } })) : undefined;
+  const queue: Promise<Record<string, unknown>>[] = [];
+  const launch = (taskIndex: number, index: number) => {
+    const task = tasks[taskIndex];
+    const p = rollout(o.env, o.policy, task, { engine: o.engine, judge: o.judge, index, signal: o.signal, errors: o.errors }).then((rec) => {
+      const row: Record<string, unknown> = { ...rec };
+      if (harness.system !== undefined) row.system = renderTemplate(harness.system, task.inputs);
+      if (tools) row.tools = tools;
+      if (task.inputs.tags !== undefined) row.tags = task.inputs.tags;
+      return row;
+    });
+    p.catch(() => undefined);
+    queue.push(p);
+  };
+  for (let t = 0; t < tasks.length; t++) {
+    for (let r = 0; r < k; r++) {
+      if (o.signal?.aborted) break;
+      launch(t, r);
+      while (queue.length >= width) yield await queue.shift()!;
+    }
+  }
+  while (queue.length > 0) yield await queue.shift()!;
+}

@@ -1,0 +1,96 @@
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { FORMAT_SCHEMAS } from "../../src/distill/formats.js";
+import type { TestServer } from "../servers/common.js";
+import { judgeResponder } from "../servers/judge-responder.js";
+import { startOpenAIServer } from "../servers/openai-server.js";
+import { tempDir, writeJsonl, writeJudgeFile } from "../helpers/cli.js";
+import { readLines, runDistillCli, spawnDistill } from "./helpers.js";
+
+const SECRET = "sk-test-SECRET-distill-42";
+const servers: TestServer<unknown>[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+function samples(questions: number): Record<string, unknown>[] {
+  const rows = [];
+  for (let q = 0; q < questions; q++)
+    for (let k = 0; k < 4; k++) rows.push({ prompt_id: `q${q}`, question: `Capital of France? (${q})`, response: `${k % 2 ? "Please note: " : ""}answer ${q}.${k}: ${k < 2 ? "Paris" : "Lyon"}.`, tags: [`t${q % 3}`] });
+  return rows;
+}
+
+describe("rubricate distill", () => {
+  it("filters, exports and writes markdown, HTML and JSON reports", async () => {
+    const dir = tempDir();
+    const input = writeJsonl(dir, "s.jsonl", samples(10));
+    const out = join(dir, "sft.jsonl");
+    const args = ["distill", input, "--rubric", "tests/fixtures/distill/checks-rubric.yaml", "-o", out, "--format", "trl-prompt-completion", "--best-of", "1", "--min-reward", "0.5", "--max-per-tag", "3"];
+    const { code, stderr } = await runDistillCli([...args, "--markdown", join(dir, "r.md"), "--report", join(dir, "r.html"), "--json", join(dir, "r.json")]);
+    expect(code, stderr).toBe(0);
+    const lines = readLines(out);
+    expect(lines).toHaveLength(9);
+    for (const l of lines) expect(FORMAT_SCHEMAS["trl-prompt-completion"].safeParse(l).success).toBe(true);
+    expect(stderr).toContain("40 input rows → 9 rows kept");
+    expect(readFileSync(join(dir, "r.md"), "utf8")).toContain("tag-cap 1");
+    expect(readFileSync(join(dir, "r.html"), "utf8")).toContain("<svg");
+    expect(JSON.parse(readFileSync(join(dir, "r.json"), "utf8")).kept).toBe(9);
+  });
+
+  it("writes to stdout without -o", async () => {
+    const dir = tempDir();
+    const input = writeJsonl(dir, "s.jsonl", [{ prompt: "p", response: "r", reward: 1 }]);
+    const { code, stdout } = await runDistillCli(["distill", input, "-q"]);
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout)).toEqual({ messages: [{ role: "user", content: "p" }, { role: "assistant", content: "r" }] });
+  });
+
+  it("bad options are errors before any work", async () => {
+    const dir = tempDir();
+    const input = writeJsonl(dir, "s.jsonl", [{ prompt: "p", response: "r", reward: 1 }]);
+    const format = await runDistillCli(["distill", input, "--format", "alpaca"]);
+    expect(format.code).toBe(1);
+    expect(format.stderr).toContain("--format must be one of");
+    const dpo = await runDistillCli(["distill", input, "--format", "dpo", "--best-of", "2"]);
+    expect(dpo.code).toBe(1);
+    expect(dpo.stderr).toContain("--best-of does not apply");
+    const usage = await runDistillCli(["distill", input, "--best-of", "zero"]);
+    expect(usage.code).not.toBe(0);
+    expect(usage.stderr).toContain('expected a positive integer, got "zero"');
+  });
+
+  it("SIGKILL mid-run, re-run: same file as an uninterrupted run, and the judge is paid once per question", async () => {
+    const server = await startOpenAIServer({ respond: judgeResponder((_q, view) => view.sample.includes("Please")), latencyMs: 5 });
+    servers.push(server as TestServer<unknown>);
+    const dir = tempDir();
+    const input = writeJsonl(dir, "s.jsonl", samples(150));
+    const judge = writeJudgeFile(dir, server.url, { max_concurrency: 8 });
+    const env = { RUBRICATE_TEST_KEY: SECRET };
+    const common = ["--rubric", "tests/fixtures/distill/judged-rubric.yaml", "--judge", judge, "--best-of", "1", "--dedup", "near", "-q"];
+
+    const out = join(dir, "out.jsonl");
+    const args = ["distill", input, "-o", out, "--cache", join(dir, "cache.db"), ...common];
+    const child = spawnDistill(args, { env });
+    const exited = new Promise((r) => child.on("close", r));
+    while (server.stats.requests < 300) await new Promise((r) => setTimeout(r, 10));
+    child.kill("SIGKILL");
+    await exited;
+    const firstRequests = server.stats.requests;
+    expect(firstRequests).toBeLessThan(600);
+    expect(existsSync(out)).toBe(false);
+
+    const resumed = await runDistillCli(args, { env });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const paid = server.stats.requests;
+
+    const fresh = await runDistillCli(["distill", input, "-o", join(dir, "fresh.jsonl"), "--cache", join(dir, "fresh.db"), ...common], { env });
+    expect(fresh.code, fresh.stderr).toBe(0);
+    const freshRequests = server.stats.requests - paid;
+    expect(freshRequests).toBe(600); // one batched call per sample (its one LLM question)
+    expect(readFileSync(out, "utf8")).toBe(readFileSync(join(dir, "fresh.jsonl"), "utf8"));
+    // Calls in flight at the kill may be paid and lost; everything answered was cached.
+    expect(paid).toBeLessThanOrEqual(freshRequests + 8);
+    expect(readFileSync(out, "utf8")).not.toContain(SECRET);
+  });
+});
