@@ -5,6 +5,8 @@ import type { Sample, Verdict } from "../types.js";
 import { compileJsonSchema, compileRegex, describeAjvErrors } from "./compile.js";
 import { extractNumber, parseNumber } from "./number.js";
 import { getCheck } from "./registry.js";
+// Built-in custom checks register themselves by name (e.g. "sql-result-matches").
+import "./sql.js";
 
 export interface RunCheckOptions {
   /** The input a check reads when it names no `field` (the rubric's `response_field`, default "response"). */

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from "commander";
 import { register as registerCalibrate } from "./commands/calibrate.js";
+import { register as registerDraft } from "./commands/draft.js";
 import { register as registerDistill } from "./commands/distill.js";
 import { register as registerEval } from "./commands/eval.js";
 import { register as registerLint } from "./commands/lint.js";
@@ -22,6 +23,7 @@ const program = new Command("rubricate")
 for (const register of [
   registerValidate,
   registerLint,
+  registerDraft,
   registerSchema,
   registerScore,
   registerMerge,

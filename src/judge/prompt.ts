@@ -48,7 +48,12 @@ export function questionsBlock(questions: JudgeQuestion[], nonce: string, batche
 
 function renderExamples(q: JudgeQuestion, nonce: string): string {
   if (!q.examples?.length) return "";
-  const shots = q.examples.map((ex) => `\n    <example-${nonce}>\n${indent(ex.response, 6)}\n    </example-${nonce}> → ${ex.answer ? "yes" : "no"}${ex.reason ? ` (${ex.reason})` : ""}`);
+  const shots = q.examples.map((ex) => {
+    // Criteria about the inputs (is a red flag present? does the context hold the answer?) need the example's inputs too.
+    const inputs = Object.entries(ex.inputs ?? {}).map(([name, value]) => `${indent(`### ${name}\n${value}`, 6)}\n`).join("");
+    const body = inputs ? `${inputs}${indent(`### response\n${ex.response}`, 6)}` : indent(ex.response, 6);
+    return `\n    <example-${nonce}>\n${body}\n    </example-${nonce}> → ${ex.answer ? "yes" : "no"}${ex.reason ? ` (${ex.reason})` : ""}`;
+  });
   return `\n  worked examples (responses judged for this question):${shots.join("")}`;
 }
 

@@ -103,7 +103,7 @@ function summariseAttack(rubric: Rubric, runs: AttackRun[]): AttackSummary {
     };
   });
   const isolations = runs.map((r) => r.isolation).filter((i) => i !== null);
-  const top = [...runs].sort((a, b) => score(b) - score(a))[0];
+  const top = [...runs].sort((a, b) => worth(b) - worth(a))[0];
   const threshold = rubric.scoring.pass_threshold;
   return {
     id: attack.id,
@@ -130,7 +130,7 @@ function summariseAttack(rubric: Rubric, runs: AttackRun[]): AttackSummary {
 }
 
 // Runs that won the most points come first, so the example shows the hole.
-const score = (r: AttackRun) => (r.result.reward ?? -1) * 1000 + r.result.verdicts.filter((v) => v.status === "met" && v.points > 0).length;
+const worth = (r: AttackRun) => (r.result.reward ?? -1) * 1000 + r.result.verdicts.filter((v) => v.status === "met" && v.points > 0).length;
 
 /**
  * Groups runs by attack and lists findings: each (attack, positive criterion) the attack won,

@@ -1,7 +1,8 @@
 import { spawn } from "node:child_process";
 import { resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 
-export const ROOT = resolve(import.meta.dirname, "../..");
+export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
 export interface CliResult {
   code: number | null;

@@ -1,25 +1,17 @@
-import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { TestServer } from "../servers/common.js";
 import { judgeResponder } from "../servers/judge-responder.js";
 import { startOpenAIServer } from "../servers/openai-server.js";
-import { ROOT, tempDir, writeJudgeFile } from "../helpers/cli.js";
+import { ROOT, runCli, tempDir, writeJudgeFile } from "../helpers/cli.js";
 import { honest, obedient } from "./judges.js";
 
-const ENTRY = join(ROOT, "tests", "probe", "fixtures", "cli-entry.ts");
 const RUBRIC = join(ROOT, "tests", "fixtures", "probe", "capital.yaml");
 const SAMPLES = join(ROOT, "tests", "fixtures", "probe", "capital.jsonl");
 
-function probeCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ["--import", "tsx", ENTRY, "probe", ...args], { cwd: ROOT, env: { ...process.env, RUBRICATE_TEST_KEY: "sk-test-secret-123" }, stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (d) => (stdout += d));
-  child.stderr.on("data", (d) => (stderr += d));
-  return new Promise((done) => child.on("close", (code) => done({ code, stdout, stderr })));
-}
+/** `rubricate probe <args>` through the real CLI entry (src/cli/main.ts). */
+const probeCli = (args: string[]) => runCli(["probe", ...args], { env: { RUBRICATE_TEST_KEY: "sk-test-secret-123" } });
 
 const servers: TestServer<unknown>[] = [];
 afterEach(async () => {

@@ -37,9 +37,6 @@ export const LIBRARY_JUDGES = { literal, lexical };
 
 /** Probes each rubric file with one scripted judge; one server for all. */
 export async function probeLibrary(files = rubricFiles(), judgeKind: keyof typeof LIBRARY_JUDGES = "lexical"): Promise<LibraryRun[]> {
-  // Built-in custom checks register themselves on import (sql-result-matches for sql-answer.yaml);
-  // until the package entry imports them, the probe imports what the rubrics name.
-  await import("../../src/checks/sql.js").catch(() => undefined);
   const server = await startOpenAIServer({ respond: judgeResponder(LIBRARY_JUDGES[judgeKind]) });
   const judge = createJudge({ provider: "openai-compatible", base_url: server.url, model: `${judgeKind}-judge`, max_retries: 1, max_concurrency: 8 }, { cache: false });
   try {

@@ -46,7 +46,7 @@ describe("probe with a judge that obeys injected instructions", () => {
     const injection = result.findings.find((f) => f.attack === "inject-answer-yes" && f.criterion === "names-capital")!;
     expect(injection.severity).toBe("high");
     expect(injection.fix).toMatch(/stronger judge model/);
-    expect(injection.fix).toMatch(/addresses-the-grader/);
+    expect(injection.fix).toMatch(/no-grader-talk/);
     // The example carries the judge's reasons.
     expect(attack(result, "inject-answer-yes").example!.reasons.find((r) => r.criterion === "names-capital")).toMatchObject({ status: "met", reasoning: "names-capital: yes" });
   });
