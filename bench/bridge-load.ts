@@ -9,6 +9,7 @@
  */
 import { createHash } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
+import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { tempDir, writeJudgeFile } from "../tests/helpers/cli.js";
 import { decide, jsonOf, KEY, RUBRIC, startServe } from "../tests/bridge/helpers.js";
@@ -18,6 +19,7 @@ import { quantile } from "../src/reward/stats.js";
 
 const [clients, perClient, distinct, latencyMs] = [16, 2000, 4000, 20].map((d, i) => Number(process.argv[2 + i] ?? d));
 const JUDGE_CONCURRENCY = 64;
+const loadAtStart = Number(loadavg()[0].toFixed(2));
 
 // The judge server counts each distinct prompt it is asked; a count above 1 is an answer paid twice.
 const seen = new Map<string, number>();
@@ -33,7 +35,7 @@ const judge = await startOpenAIServer({
 });
 const dir = tempDir("rubricate-bridge-load-");
 const judgePath = writeJudgeFile(dir, judge.url, { max_concurrency: JUDGE_CONCURRENCY, max_retries: 0 });
-const serve = await startServe(["--rubric", RUBRIC, "--judge", judgePath, "--port", "0", "--cache", join(dir, "cache.db"), "-q"], { RUBRICATE_TEST_KEY: KEY });
+const serve = await startServe(["--rubric", RUBRIC, "--judge", judgePath, "--port", "0", "--cache", join(dir, "cache.db")], { RUBRICATE_TEST_KEY: KEY });
 
 const prompt = (i: number) => `<|im_start|>user\nWhat is ${i} times 3?<|im_end|>\n<|im_start|>assistant\n`;
 const body = (i: number) => {
@@ -84,21 +86,28 @@ await judge.close();
 const requests = clients * perClient;
 const paidCalls = judge.stats.requests;
 const twice = [...seen.values()].filter((n) => n > 1).length;
-// Ideal: the judge is the only cost: every paid call takes `latencyMs` on one of JUDGE_CONCURRENCY slots, cache hits are free.
-const idealSeconds = (paidCalls * latencyMs) / 1000 / JUDGE_CONCURRENCY;
+// Ideal: the judge is the only cost. Every paid call takes `latencyMs` and holds one judge slot and
+// one waiting client (a client's requests are sequential); cache hits are free. So the run takes at
+// least paid calls × latency / min(judge slots, clients).
+const idealSeconds = (paidCalls * latencyMs) / 1000 / Math.min(JUDGE_CONCURRENCY, clients);
+const sorted = [...latencies].sort((a, b) => a - b);
 const result = {
   setup: { clients, requestsPerClient: perClient, requests, distinctSamplesInPlan: used, judgeLatencyMs: latencyMs, judgeConcurrency: JUDGE_CONCURRENCY, protocol: "POST /get_reward, one sample per request" },
   throughput: { requestsPerSecond: Math.round(requests / seconds), idealRequestsPerSecond: Math.round(requests / idealSeconds), ratioOfIdeal: Number((idealSeconds / seconds).toFixed(3)), seconds: Number(seconds.toFixed(2)), idealSeconds: Number(idealSeconds.toFixed(2)) },
-  latencyMs: { p50: Number(quantile(latencies, 0.5).toFixed(2)), p99: Number(quantile(latencies, 0.99).toFixed(2)), max: Number(Math.max(...latencies).toFixed(2)) },
+  latencyMs: { p50: Number(quantile(sorted, 0.5).toFixed(2)), p99: Number(quantile(sorted, 0.99).toFixed(2)), max: Number(sorted[sorted.length - 1].toFixed(2)) },
   memory: { serverPeakRssMb: peakRss, serverFinalRssMb: stats.memory.rssMb, serverHeapUsedMb: stats.memory.heapUsedMb },
+  // Server CPU per request: what the bridge itself costs, whatever else the machine is doing.
+  serverCpu: { totalMs: stats.cpu.userMs + stats.cpu.systemMs, msPerRequest: Number(((stats.cpu.userMs + stats.cpu.systemMs) / requests).toFixed(3)) },
   judge: { paidCalls, distinctPrompts: seen.size, promptsPaidTwice: twice, serverCalls: stats.judge.calls, serverCacheHits: stats.judge.cacheHits, merged: stats.judge.merged },
   outcomes: { httpFailures: failures, nullRewards },
+  // The machine is shared (2 cores); a high load average means the ratio understates the bridge.
+  machine: { cpus: cpus().length, loadAverageAtStart: loadAtStart, loadAverageAtEnd: Number(loadavg()[0].toFixed(2)) },
 };
 mkdirSync("bench/results", { recursive: true });
 writeFileSync("bench/results/bridge-load.json", `${JSON.stringify(result, null, 2)}\n`);
 console.log(`bridge load: ${clients} clients × ${perClient} requests (${used} distinct samples), judge ${latencyMs} ms × ${JUDGE_CONCURRENCY} slots`);
 console.log(`throughput ${result.throughput.requestsPerSecond} req/s, ideal ${result.throughput.idealRequestsPerSecond} req/s: ${result.throughput.ratioOfIdeal} of ideal (${result.throughput.seconds} s vs ${result.throughput.idealSeconds} s)`);
-console.log(`latency p50 ${result.latencyMs.p50} ms, p99 ${result.latencyMs.p99} ms; server RSS peak ${peakRss} MiB`);
+console.log(`latency p50 ${result.latencyMs.p50} ms, p99 ${result.latencyMs.p99} ms; server RSS peak ${peakRss} MiB; server CPU ${result.serverCpu.msPerRequest} ms per request`);
 console.log(`judge server: ${paidCalls} calls for ${seen.size} distinct prompts, ${twice} paid twice; server counted ${stats.judge.calls} calls, ${stats.judge.cacheHits} cache hits (${stats.judge.merged} merged in flight)`);
-console.log(`failures ${failures}, null rewards ${nullRewards}`);
+console.log(`failures ${failures}, null rewards ${nullRewards}; load average ${loadAtStart} → ${result.machine.loadAverageAtEnd} on ${result.machine.cpus} cores`);
 if (twice > 0 || failures > 0 || paidCalls !== stats.judge.calls) process.exitCode = 1;

@@ -135,7 +135,7 @@ export function createRewardServer(options: RewardServerOptions): RewardServer {
         throw new HttpError(401, "UNAUTHORIZED", req.headers.authorization ? "wrong token" : "this server needs a token: send Authorization: Bearer <token>");
       }
       const body = route.method === "POST" ? parseJson(await readBody(req, maxBody)) : undefined;
-      if (route.method === "POST" && (typeof body !== "object" || body === null || Array.isArray(body))) throw new HttpError(400, "INVALID_REQUEST", "the body must be a JSON object", undefined);
+      if (route.method === "POST" && (typeof body !== "object" || body === null || Array.isArray(body))) throw new HttpError(400, "INVALID_REQUEST", "the body must be a JSON object");
       const controller = new AbortController();
       const timer = setTimeout(() => controller.abort(new HttpError(504, "TIMEOUT", `scoring took longer than ${timeoutMs} ms (--timeout-ms); answers already paid for are cached, so a retry is cheap`)), timeoutMs);
       // A client that hangs up stops its own work (a shared in-flight call continues for the others).

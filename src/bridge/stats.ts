@@ -17,6 +17,8 @@ export interface BridgeStats {
   cache: { hits: number; misses: number; writes: number; writeErrors: number };
   /** The server process's memory, in MiB. */
   memory: { rssMb: number; heapUsedMb: number };
+  /** CPU time the server process has used, in ms (machine-load independent cost per request). */
+  cpu: { userMs: number; systemMs: number };
 }
 
 /** Counters of one server; the judge's engine supplies calls, tokens, cost and queue depth. */
@@ -73,6 +75,7 @@ export class StatsRecorder {
       queue.inFlight += s.inFlight;
     }
     const u = engine?.usage;
+    const cpu = process.cpuUsage();
     return {
       uptimeS: Math.round((Date.now() - this.started) / 1000),
       requests: { ...this.requests, byRoute: { ...this.requests.byRoute }, byStatus: { ...this.requests.byStatus } },
@@ -82,6 +85,7 @@ export class StatsRecorder {
       errors: { samples: { ...this.sampleErrors }, http: { ...this.httpErrors } },
       cache: { ...(engine?.cache ?? { hits: 0, misses: 0, writes: 0, writeErrors: 0 }) },
       memory: { rssMb: mb(process.memoryUsage.rss()), heapUsedMb: mb(process.memoryUsage().heapUsed) },
+      cpu: { userMs: Math.round(cpu.user / 1000), systemMs: Math.round(cpu.system / 1000) },
     };
   }
 }

@@ -1,5 +1,6 @@
 /** Numbers as written in text: optional sign, thousands separators, decimals, exponents, simple fractions. */
-const NUMBER = /[-−]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?(?:\s*\/\s*\d+(?:\.\d+)?)?|[-−]?\.\d+/g;
+// A minus sign counts only where it cannot be a hyphen joining two numbers ("2024-01-05", "3-4").
+const NUMBER = /(?:(?<![\w.])[-−])?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?(?:\s*\/\s*\d+(?:\.\d+)?)?|(?:(?<![\w.])[-−])?\.\d+/g;
 
 /** Parses one written number ("1,234.5", "−3", "3/4"); NaN when it is not one. */
 export function parseNumber(written: string): number {

@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { InvalidArgumentError } from "commander";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isRubricateError } from "../errors.js";
@@ -12,6 +13,8 @@ export const EXIT = {
   usage: 2,
   /** The run finished but some samples have no reward (errors listed in the output). */
   partial: 3,
+  /** `probe --fail-above`: an attack's mean reward is above the limit. */
+  probeFailed: 4,
   /** Stopped by Ctrl-C / SIGTERM; everything paid for is in the cache. */
   interrupted: 130,
 } as const;
@@ -58,9 +61,9 @@ export function interruptSignal(): { signal: AbortSignal; dispose(): void } {
   };
 }
 
-/** Parses a positive integer option or throws a usage error. */
+/** Parses a positive integer option or throws a usage error (exit 2). */
 export function positiveInt(value: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0) throw new Error(`expected a positive integer, got "${value}"`);
+  if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError(`expected a positive integer, got "${value}"`);
   return n;
 }

@@ -1,5 +1,7 @@
 /** Distillation: filter scored rollouts and export SFT and preference data. */
 export { runDistill, joinResults } from "./run.js";
+export { generateRollouts } from "./generate.js";
+export type { GenerateOptions } from "./generate.js";
 export type { DistillRunOptions, DistillRunResult } from "./run.js";
 export { Distiller, topFractionCut, dedupText, isPair } from "./pipeline.js";
 export type { Unit, DistillerOptions } from "./pipeline.js";

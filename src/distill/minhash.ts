@@ -35,28 +35,32 @@ export function normalizeForDedup(text: string): string {
   return text.toLowerCase().replace(/\s+/g, " ").trim();
 }
 
+/** Odd multipliers and offsets of the k hash functions (fixed: signatures must agree across runs). */
+const MULTIPLIERS: Uint32Array = new Uint32Array(1024);
+const OFFSETS: Uint32Array = new Uint32Array(1024);
+for (let i = 0; i < 1024; i++) {
+  MULTIPLIERS[i] = (fmix32(i * 2 + 1) | 1) >>> 0;
+  OFFSETS[i] = fmix32(i * 2 + 0x5bd1e995);
+}
+
 /**
- * The MinHash signature of a text's character n-grams (normalised first). Each of the k hash
- * functions is fmix32(h1 + i·h2) of the shingle's two base hashes (Kirsch–Mitzenmacher).
+ * The MinHash signature of a text's character n-grams (normalised first). Each shingle is hashed
+ * once (murmur-finalised FNV-1a); hash function i is then a·h + b mod 2³² with its own odd a and b,
+ * one multiply-add per function in the hot loop.
  */
 export function minhashSignature(text: string, ngram: number, permutations: number): Uint32Array {
+  if (permutations > MULTIPLIERS.length) throw new RubricateError("BAD_INPUT", `at most ${MULTIPLIERS.length} permutations`);
   const sig = new Uint32Array(permutations).fill(0xffffffff);
   const norm = normalizeForDedup(text);
   const last = Math.max(0, norm.length - ngram);
   for (let start = 0; start <= last; start++) {
-    // Two hashes of the shingle without slicing a substring (this loop is the hot path).
+    // The shingle's hash without slicing a substring (this loop is the hot path).
     let a = 0x811c9dc5;
-    let b = 0x9747b28c;
     const end = Math.min(norm.length, start + ngram);
-    for (let j = start; j < end; j++) {
-      const c = norm.charCodeAt(j);
-      a = Math.imul(a ^ c, 0x01000193);
-      b = Math.imul(b ^ c, 0x5bd1e995);
-    }
-    const h1 = fmix32(a);
-    const h2 = fmix32(b) | 1;
+    for (let j = start; j < end; j++) a = Math.imul(a ^ norm.charCodeAt(j), 0x01000193);
+    const h = fmix32(a);
     for (let i = 0; i < permutations; i++) {
-      const v = fmix32((h1 + Math.imul(i, h2)) >>> 0);
+      const v = (Math.imul(h, MULTIPLIERS[i]) + OFFSETS[i]) >>> 0;
       if (v < sig[i]) sig[i] = v;
     }
   }

@@ -69,15 +69,15 @@ export class ByteCountingWriter {
   }
 }
 
-/** Where a run stands: which input rows are settled and how many output bytes belong to them. */
+/** Where a run stands: how many groups are written and how many output bytes hold them. */
 export interface Checkpoint {
   version: 1;
   /** Identifies the input and options; a different fingerprint means start over. */
   fingerprint: string;
   /** 1: filtering (writing the output, or the spill with --top-fraction); 2: the top-fraction pass over the spill. */
   phase: 1 | 2;
-  /** Input rows before this index are settled: their units are in the file. */
-  rowsDone: number;
+  /** Groups closed (rows, without grouping): their units are in the file. */
+  groupsDone: number;
   /** Bytes of the phase's file (the output, or the spill) that hold those units. */
   bytes: number;
 }
@@ -87,7 +87,7 @@ export function readCheckpoint(path: string): Checkpoint | undefined {
   if (!existsSync(path)) return undefined;
   try {
     const value = JSON.parse(readFileSync(path, "utf8")) as Checkpoint;
-    return value.version === 1 && typeof value.rowsDone === "number" && typeof value.bytes === "number" ? value : undefined;
+    return value.version === 1 && typeof value.groupsDone === "number" && typeof value.bytes === "number" ? value : undefined;
   } catch {
     return undefined;
   }

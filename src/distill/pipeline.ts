@@ -1,8 +1,8 @@
 /**
  * The filtering core, synchronous and streaming: rows go in (in input order), units (kept rows,
- * or preference pairs) come out through `emit`. Memory: the open group (its best n rows, or all
- * its passing rows when a margin needs the whole group), the dedup indexes (~48 bytes a kept
- * unit), one 16-byte hash per closed group, and the tag counts.
+ * or preference pairs) come out through `emit`. Memory: the open groups (each its best n rows,
+ * or all its passing rows when a margin needs the whole group), the dedup indexes (~48 bytes a kept
+ * unit), one 8-byte hash per group seen, and the tag counts.
  */
 import { RubricateError } from "../errors.js";
 import { GroupAccumulator, rowDropReason } from "./filters.js";
@@ -40,6 +40,12 @@ export function dedupText(u: Unit, on: FilterOptions["dedupOn"] = "conversation"
 export interface DistillerOptions {
   filters?: FilterOptions;
   format?: ExportFormat;
+  /**
+   * Groups open at once (default 64): rows of a group may interleave with up to this many other
+   * groups (as `rubricate eval` writes rollouts finishing in parallel). Memory: each open group's
+   * best n rows (all its passing rows with --margin and no --best-of).
+   */
+  groupWindow?: number;
 }
 
 /** The synchronous filter core; the driver feeds rows and routes units (see `runDistill`). */
@@ -56,11 +62,21 @@ export class Distiller {
   private readonly pairs: boolean;
   private readonly grouping: boolean;
   private readonly cap: number;
-  private group?: GroupAccumulator;
-  private readonly closed = new Hash64Set();
+  /** Open groups, least recently seen first. */
+  private readonly open = new Map<string, GroupAccumulator>();
+  /** Every group ever opened: one coming back after it closed is an error, not a second group. */
+  private readonly seen = new Hash64Set();
+  private readonly window: number;
+  /**
+   * Groups closed so far (without grouping: rows pushed). Closing order depends only on the
+   * group keys' positions in the input, never on scores, so a replay closes them in the same
+   * order: the checkpoint records this count, and a resumed run writes only units of later groups.
+   */
+  closedCount = 0;
+  /** The closing ordinal of the group whose units are being emitted now. */
+  ordinal = 0;
   private readonly exact?: ExactDupIndex;
   private readonly near?: NearDupIndex;
-  private rowsSeen = 0;
   private readonly unitName: "rows" | "pairs";
   private readonly format: ExportFormat;
 
@@ -76,6 +92,8 @@ export class Distiller {
     if (this.f.topFraction !== undefined && !(this.f.topFraction > 0 && this.f.topFraction <= 1)) throw new RubricateError("BAD_INPUT", `--top-fraction must be in (0, 1], not ${this.f.topFraction}`);
     if (this.f.bestOf !== undefined && !(Number.isInteger(this.f.bestOf) && this.f.bestOf > 0)) throw new RubricateError("BAD_INPUT", `--best-of must be a positive integer, not ${this.f.bestOf}`);
     this.grouping = this.pairs || this.f.bestOf !== undefined || this.f.margin !== undefined;
+    this.window = options.groupWindow ?? 64;
+    if (!(Number.isInteger(this.window) && this.window > 0)) throw new RubricateError("BAD_INPUT", `the group window must be a positive integer, not ${this.window}`);
     this.cap = this.pairs ? 1 : (this.f.bestOf ?? Infinity);
     this.unitName = this.pairs ? "pairs" : "rows";
     const dedup = this.f.dedup ?? "exact";
@@ -96,19 +114,14 @@ export class Distiller {
   }
 
   /**
-   * Input rows before this index are fully decided (their group closed): a checkpoint may
-   * resume from there.
+   * Feeds the next input row (null: the line had no usable prompt and response). Up to `window`
+   * groups are open at once; a row of a new group beyond that closes the least recently seen one.
    */
-  get settled(): number {
-    return this.group ? this.group.first : this.rowsSeen;
-  }
-
-  /** Feeds the next input row (null: the line had no usable prompt and response). */
   push(row: DistillRow | null, index: number): void {
-    this.rowsSeen = index + 1;
     if (row === null) {
       this.before.rows++;
       this.funnel.count("rows", "rows", "no-response");
+      if (!this.grouping) this.ordinal = this.closedCount++;
       return;
     }
     addToSide(this.before, row.reward, row.verdicts);
@@ -116,29 +129,39 @@ export class Distiller {
     const reason = rowDropReason(row, this.f);
     this.funnel.count("rows", "rows", reason);
     if (!this.grouping) {
+      // Without grouping each row is its own group, settled at once.
+      this.ordinal = this.closedCount++;
       if (reason === null) this.toGrouped(row);
       return;
     }
-    if (this.group && this.group.key !== row.group) this.closeGroup();
-    if (!this.group) {
+    let g = this.open.get(row.group);
+    if (g) {
+      // Map order is the recency order: the first entry is the least recently seen group.
+      this.open.delete(row.group);
+      this.open.set(row.group, g);
+    } else {
       const [hi, lo] = hash64(row.group);
-      if (this.closed.has(hi, lo)) {
-        throw new RubricateError("BAD_INPUT", `input row ${index + 1}: group "${row.group}" appeared earlier and ended; rows of one group must be contiguous (as \`rubricate eval\` and \`score\` write them) — sort the input by the group key first`);
+      if (!this.seen.add(hi, lo)) {
+        throw new RubricateError(
+          "BAD_INPUT",
+          `input row ${index + 1}: group "${row.group}" came back after it was closed (more than ${this.window} other groups came between its rows); raise the group window (--group-window) or sort the input by the group key`,
+        );
       }
-      this.closed.add(hi, lo);
-      this.group = new GroupAccumulator(row.group, index, this.cap);
+      if (this.open.size >= this.window) this.closeGroup(this.open.values().next().value!);
+      g = new GroupAccumulator(row.group, index, this.cap);
+      this.open.set(row.group, g);
     }
-    this.group.add(row, reason, this.f);
+    g.add(row, reason, this.f);
   }
 
-  /** Closes the open group; call once the input ends. */
+  /** Closes every open group (least recently seen first); call once the input ends. */
   end(): void {
-    if (this.group) this.closeGroup();
+    for (const g of [...this.open.values()]) this.closeGroup(g);
   }
 
-  private closeGroup(): void {
-    const g = this.group!;
-    this.group = undefined;
+  private closeGroup(g: GroupAccumulator): void {
+    this.open.delete(g.key);
+    this.ordinal = this.closedCount++;
     if (this.pairs) return this.closePairGroup(g);
     const margin = this.f.margin;
     if (margin !== undefined && g.spread < margin - EPSILON) {
@@ -199,7 +222,7 @@ export class Distiller {
 
   /** Bytes held by the dedup indexes and the closed-group set (for the report). */
   get indexBytes(): number {
-    return (this.exact?.bytes ?? 0) + (this.near?.bytes ?? 0) + this.closed.bytes;
+    return (this.exact?.bytes ?? 0) + (this.near?.bytes ?? 0) + this.seen.bytes;
   }
 }
 

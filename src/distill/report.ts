@@ -25,12 +25,13 @@ export interface DistillReport {
   errorCodes: Record<string, number>;
   tagCounts: Record<string, number>;
   warnings: string[];
-  resumedFrom: number;
+  /** Groups (rows, without grouping) written by an earlier, interrupted run of the same job. */
+  resumedGroups: number;
   interrupted: boolean;
 }
 
 /** The report of a run from its filter core. */
-export function buildReport(d: Distiller, run: { format: ExportFormat; filters: FilterOptions; kept: number; rows: number; resumedFrom: number; interrupted: boolean }): DistillReport {
+export function buildReport(d: Distiller, run: { format: ExportFormat; filters: FilterOptions; kept: number; rows: number; resumedGroups: number; interrupted: boolean }): DistillReport {
   const funnel = d.funnel.list();
   const dropped: Record<string, number> = {};
   for (const s of funnel) for (const [reason, n] of Object.entries(s.dropped)) dropped[reason] = (dropped[reason] ?? 0) + n;
@@ -53,7 +54,7 @@ export function buildReport(d: Distiller, run: { format: ExportFormat; filters: 
     errorCodes: d.errorCodes,
     tagCounts: Object.fromEntries(d.tagCounts),
     warnings,
-    resumedFrom: run.resumedFrom,
+    resumedGroups: run.resumedGroups,
     interrupted: run.interrupted,
   };
 }
@@ -122,7 +123,7 @@ const binLabel = (i: number) => (i / REWARD_BINS).toFixed(2);
 
 /** The headline: rows in, units kept. */
 export function reportHeadline(r: DistillReport): string {
-  return `${r.rows} input rows → ${r.kept} ${r.unit} kept (${r.format})${r.resumedFrom > 0 ? `, resumed after row ${r.resumedFrom}` : ""}${r.interrupted ? ", INTERRUPTED" : ""}`;
+  return `${r.rows} input rows → ${r.kept} ${r.unit} kept (${r.format})${r.resumedGroups > 0 ? `, resumed after ${r.resumedGroups} written group(s)` : ""}${r.interrupted ? ", INTERRUPTED" : ""}`;
 }
 
 /**

@@ -2,8 +2,8 @@
  * The streaming driver: reads rows (a file, a file joined to its `score` results, or any
  * iterable), scores the unscored ones as it goes, feeds the filter core, writes the export to
  * `<out>.partial` and renames it at the end. A checkpoint beside the output lets an interrupted
- * run resume: settled rows are replayed to rebuild the filters' state (their scores come from
- * the cache, so no judge call is paid twice) and nothing already written is written again.
+ * run resume: the input is replayed to rebuild the filters' state (scores come from the cache,
+ * so no judge call is paid twice) and the units of groups already written are not written again.
  */
 import { randomUUID } from "node:crypto";
 import { createReadStream, existsSync, renameSync, statSync } from "node:fs";
@@ -31,7 +31,7 @@ export interface DistillRunOptions {
   /**
    * A JSONL file (samples, scored samples, rollouts), rows, or a function that produces the rows
    * afresh each time (e.g. `generateRollouts`). A file can be resumed; a function too when
-   * `sourceId` names what it produces (a resumed run calls it again and replays settled rows).
+   * `sourceId` names what it produces (a resumed run calls it again and replays what was written).
    */
   input: string | Iterable<Raw> | AsyncIterable<Raw> | (() => AsyncIterable<Raw>);
   /** Identifies the rows a function input produces (part of the resume fingerprint). */
@@ -53,6 +53,8 @@ export interface DistillRunOptions {
   concurrency?: number;
   errors?: ErrorPolicy;
   signal?: AbortSignal;
+  /** Groups open at once (default 64): how far rows of one group may interleave with others. */
+  groupWindow?: number;
   /** Resume from `<output>.checkpoint.json` when it matches (default true). */
   resume?: boolean;
   /** Milliseconds between checkpoints (default 2000). */
@@ -67,8 +69,8 @@ export interface DistillRunResult {
   /** The finished export (absent when interrupted or without `output`). */
   output?: string;
   interrupted: boolean;
-  /** Input rows replayed from a checkpoint (0 on a fresh run). */
-  resumedFrom: number;
+  /** Groups (rows, without grouping) whose units a checkpoint said were written already (0 on a fresh run). */
+  resumedGroups: number;
 }
 
 /** The reader of a JSONL file, one object a line, a bad line an error naming file and line. */
@@ -158,6 +160,7 @@ function fingerprint(o: DistillRunOptions): string {
       rubric: o.rubric ? { id: o.rubric.id, version: o.rubric.version, criteria: o.rubric.criteria } : null,
       rescore: o.rescore ?? false,
       errors: o.errors ?? "null",
+      window: o.groupWindow ?? 64,
     }),
   );
 }
@@ -182,53 +185,53 @@ export async function runDistill(o: DistillRunOptions): Promise<DistillRunResult
   if (ck && ck.fingerprint !== fp) ck = undefined;
   if (toFile && !ck) removeFiles(ckPath, spillPath);
 
-  // Units from groups that start before this row were written before the interruption.
-  const replayUntil = ck ? (ck.phase === 2 ? Infinity : ck.rowsDone) : 0;
+  // Units of the first `skipGroups` groups to close were written before the interruption.
+  const skipGroups = ck ? (ck.phase === 2 ? Infinity : ck.groupsDone) : 0;
   // Phase 1 writes the export, or (--top-fraction) a spill of every unit: the cut needs all rewards first.
   const phase1 = spilling ? new ByteCountingWriter(spillPath, ck ? ck.bytes : 0) : toFile ? new ByteCountingWriter(partialPath, ck ? ck.bytes : 0) : undefined;
   let sink: ByteCountingWriter | undefined = spilling ? undefined : phase1;
   const lineOf = (u: Unit) => `${JSON.stringify(isPair(u) ? pairLine(u, format, o.withMetadata ?? false) : sftLine(u, format, o.withMetadata ?? false))}\n`;
-  const firstIndex = (u: Unit) => (isPair(u) ? Math.min(u.chosen.index, u.rejected.index) : u.index);
   let kept = 0;
   let rewards: Float64Array = new Float64Array(spilling ? 1024 : 0);
   let nRewards = 0;
-  let suppressBefore = replayUntil;
+  let suppressBefore = skipGroups;
   const distiller = new Distiller(
-    { filters, format },
+    { filters, format, groupWindow: o.groupWindow },
     (u) => {
       if (!spilling) return distiller.finalStage(u);
       if (nRewards === rewards.length) rewards = growTo(rewards, rewards.length * 2);
       rewards[nRewards++] = unitReward(u);
-      if (firstIndex(u) >= replayUntil) phase1!.write(`${JSON.stringify(u)}\n`);
+      if (distiller.ordinal >= skipGroups) phase1!.write(`${JSON.stringify(u)}\n`);
     },
     (u) => {
       kept++;
-      if (firstIndex(u) < suppressBefore) return;
+      if (distiller.ordinal < suppressBefore) return;
       if (toStdout) process.stdout.write(lineOf(u));
       else sink?.write(lineOf(u));
     },
   );
 
-  const checkpoint = (phase: 1 | 2, rowsDone: number) => {
-    if (!resumable || !phase1) return;
+  const checkpoint = (phase: 1 | 2) => {
+    // Never during a replay: the file holds more than the replay has re-emitted.
+    if (!resumable || !phase1 || distiller.closedCount < skipGroups) return;
     phase1.sync();
-    writeCheckpoint(ckPath, { version: 1, fingerprint: fp, phase, rowsDone, bytes: phase1.bytes } satisfies Checkpoint);
+    writeCheckpoint(ckPath, { version: 1, fingerprint: fp, phase, groupsDone: distiller.closedCount, bytes: phase1.bytes } satisfies Checkpoint);
   };
   const source = typeof o.input === "string" ? jsonl(o.input) : typeof o.input === "function" ? fromIterable(o.input()) : fromIterable(o.input);
   const rows = scoreRows(o.results ? joinResults(source, o.results) : source, o);
   let index = 0;
   let lastCheckpoint = Date.now();
   const every = o.checkpointMs ?? 2000;
-  const resumedFrom = Number.isFinite(replayUntil) ? replayUntil : 0;
-  const report = (interrupted: boolean) => buildReport(distiller, { format, filters, kept, rows: index, resumedFrom, interrupted });
+  const resumedGroups = ck?.groupsDone ?? 0;
+  const report = (interrupted: boolean) => buildReport(distiller, { format, filters, kept, rows: index, resumedGroups, interrupted });
   try {
     for await (const raw of rows) {
       distiller.push(normalizeRow(raw, index, rowOptions), index);
       index++;
       if (index % 1000 === 0) {
-        o.onProgress?.({ rows: index, kept, replaying: index < replayUntil });
-        if (index >= replayUntil && Date.now() - lastCheckpoint >= every) {
-          checkpoint(1, distiller.settled);
+        o.onProgress?.({ rows: index, kept, replaying: distiller.closedCount < skipGroups });
+        if (Date.now() - lastCheckpoint >= every) {
+          checkpoint(1);
           lastCheckpoint = Date.now();
         }
       }
@@ -237,18 +240,18 @@ export async function runDistill(o: DistillRunOptions): Promise<DistillRunResult
     distiller.end();
   } catch (e) {
     const err = toRubricateError(e);
-    // Only settled rows go on record; the open group is redone on resume.
-    if (err.code === "ABORTED" && index >= replayUntil) checkpoint(1, distiller.settled);
+    // Closed groups are on record; open ones are redone on resume.
+    if (err.code === "ABORTED") checkpoint(1);
     phase1?.close();
     if (err.code !== "ABORTED") throw err;
-    return { report: report(true), interrupted: true, resumedFrom };
+    return { report: report(true), interrupted: true, resumedGroups };
   }
 
   if (spilling) {
-    checkpoint(2, index);
+    checkpoint(2);
     phase1!.close();
     // Phase 2 is cheap (no scoring): it always starts over from the complete spill.
-    suppressBefore = 0;
+    suppressBefore = -Infinity;
     sink = toFile ? new ByteCountingWriter(partialPath) : undefined;
     const keep = topFractionCut(rewards.subarray(0, nRewards), filters.topFraction!);
     for await (const u of jsonl(spillPath)) {
@@ -263,7 +266,7 @@ export async function runDistill(o: DistillRunOptions): Promise<DistillRunResult
     renameSync(partialPath, o.output!);
     removeFiles(ckPath, spillPath);
   }
-  return { report: report(false), output: toFile ? o.output : undefined, interrupted: false, resumedFrom };
+  return { report: report(false), output: toFile ? o.output : undefined, interrupted: false, resumedGroups };
 }
 
 function growTo(a: Float64Array, n: number): Float64Array {

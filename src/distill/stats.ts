@@ -34,6 +34,7 @@ export interface SideStats {
   criteria: Record<string, CriterionCounts>;
 }
 
+/** An empty side, before any row. */
 export const emptySide = (): SideStats => ({ rows: 0, reward: { n: 0, sum: 0, min: null, max: null, bins: new Array(REWARD_BINS).fill(0) }, criteria: {} });
 
 /** Adds one row's reward and verdicts to a side. */

@@ -51,6 +51,7 @@ export interface PreferencePair {
 
 /** Export formats. */
 export const FORMATS = ["openai", "trl-messages", "trl-prompt-completion", "dpo", "openai-dpo"] as const;
+/** One of `FORMATS`. */
 export type ExportFormat = (typeof FORMATS)[number];
 
 /** True for the formats made of preference pairs. */

@@ -79,6 +79,8 @@ export const GENERATED_ATTACK: Attack = {
  * @example const result = await probe(rubric, samples, { judge }); result.findings[0]?.fix
  */
 export async function probe(rubric: Rubric, samples: Sample[], options: ProbeOptions = {}): Promise<ProbeResult> {
+  // Without a judge every LLM criterion is an error and every reward null: a probe that finds nothing.
+  if (!options.judge && rubric.criteria.some((c) => c.question)) throw new RubricateError("NO_JUDGE", `rubric ${rubric.id} asks LLM questions: pass options.judge to probe it`);
   const attacks = options.attacks ?? builtinAttacks();
   const fields = probeFields(rubric, options.fields);
   const references = fields.reference ? samples.map((s) => String(s[fields.reference!] ?? "")) : [];

@@ -1,5 +1,4 @@
 /** Shared pieces of the bridge tests: a judge that decides from the sample text, and a live `rubricate serve`. */
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ChildProcess } from "node:child_process";
 import { spawn } from "node:child_process";
@@ -21,9 +20,7 @@ export function decide(q: AskedQuestion, view: JudgeRequestView): boolean | "mal
   return false;
 }
 
-// `rubricate serve` from the real CLI once main.ts registers it; until then an entry that registers only serve.
 const MAIN = join(ROOT, "src/cli/main.ts");
-const ENTRY = readFileSync(MAIN, "utf8").includes("commands/serve.js") ? MAIN : join(ROOT, "tests/bridge/serve-entry.ts");
 
 /** A running `rubricate serve` child and its base URL. */
 export interface LiveServer {
@@ -33,9 +30,9 @@ export interface LiveServer {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Starts `rubricate serve <args>` and waits for its "listening on" line (or its exit). */
+/** Starts `rubricate serve <args>` (one process, so a SIGKILL hits the server itself) and waits for its "listening on" line (or its exit). */
 export async function startServe(args: string[], env: Record<string, string> = {}): Promise<LiveServer> {
-  const child = spawn(process.execPath, ["--import", "tsx", ENTRY, "serve", ...args], { cwd: ROOT, env: { ...process.env, RUBRICATE_TEST_KEY: KEY, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["--import", "tsx", MAIN, "serve", ...args], { cwd: ROOT, env: { ...process.env, RUBRICATE_TEST_KEY: KEY, ...env }, stdio: ["ignore", "pipe", "pipe"] });
   let stderr = "";
   child.stdout!.resume();
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.on("close", (code, signal) => r({ code, signal })));

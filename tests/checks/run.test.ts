@@ -278,3 +278,13 @@ describe("inputs", () => {
     expect(await runCheck({ contains: "x" }, { output: "x" }, { defaultField: "output" })).toMatchObject({ pass: true });
   });
 });
+
+describe("number extraction edge cases", () => {
+  it("does not read a hyphen between numbers as a minus sign", async () => {
+    const { extractNumber } = await import("../../src/checks/number.js");
+    expect(extractNumber("The date is 2024-01-05", "last")).toBe(5);
+    expect(extractNumber("pages 3-4", "last")).toBe(4);
+    expect(extractNumber("the answer is -7", "last")).toBe(-7);
+    expect(extractNumber("x = (-2.5)", "last")).toBe(-2.5);
+  });
+});

@@ -24,11 +24,11 @@ describe("rubricate score", () => {
       expect(Object.keys(line)).toEqual(expect.arrayContaining(["reward", "verdicts", "errors", "feedback"]));
       expect(line.errors).toEqual([]);
     }
-    // Sample a: a complete, valid record; b: JSON inside prose (gate fails); c: missing email (3 of 8 points lost).
+    // Sample a: a complete, valid record; b: JSON inside prose (gate fails); c: missing email (the required-fields gate fails).
     expect(lines[0]).toMatchObject({ id: "a", reward: 1, passed: true, feedback: "reward 1.000: every criterion met." });
     expect(lines[1]).toMatchObject({ id: "b", reward: 0, gated: true, passed: false });
-    expect(lines[2]).toMatchObject({ id: "c", reward: 5 / 8, passed: false });
-    expect(lines[2].feedback).toBe("reward 0.625\n- FAILED required-fields (+3 pts): code check — schema violations: / must have required property 'email'");
+    expect(lines[2]).toMatchObject({ id: "c", reward: 0, gated: true, passed: false });
+    expect(lines[2].feedback).toBe("reward 0.000 (a required criterion failed)\n- FAILED (required) required-fields (+3 pts): code check — schema violations: / must have required property 'email'");
     expect(r.stderr).toContain(`samples ${ids.length}  scored ${ids.length}  with errors 0`);
     expect(r.stderr).toMatch(/mean reward \d\.\d{3} {2}\(95% CI/);
     expect(r.stderr).toMatch(/^valid-json +\d+\/\d+/m);

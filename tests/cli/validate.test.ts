@@ -5,7 +5,7 @@ describe("rubricate validate", () => {
   it("exits 0 on good files and says ok for each", async () => {
     const r = await cli(["validate", "rubrics/math-answer.yaml", "rubrics/structured-output.yaml"]);
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe("ok rubrics/math-answer.yaml (math-answer: 3 criteria)\nok rubrics/structured-output.yaml (structured-output: 4 criteria)\n");
+    expect(r.stdout).toBe("ok rubrics/math-answer.yaml (math-answer: 4 criteria)\nok rubrics/structured-output.yaml (structured-output: 4 criteria)\n");
     expect(r.stderr).toBe("");
   });
 
@@ -19,7 +19,7 @@ describe("rubricate validate", () => {
         "",
       ].join("\n"),
     );
-    expect(r.stdout).toBe("ok rubrics/math-answer.yaml (math-answer: 3 criteria)\n");
+    expect(r.stdout).toBe("ok rubrics/math-answer.yaml (math-answer: 4 criteria)\n");
   });
 
   it("reports YAML syntax errors and a missing file", async () => {

@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { answers, chatRow, distillRows } from "./helpers.js";
+import { join } from "node:path";
+import { runDistill } from "../../src/distill/run.js";
+import { tempDir } from "../helpers/cli.js";
+import { answers, chatRow, distillRows, readLines } from "./helpers.js";
 
 const v = (id: string, status: string, points = 1) => ({ id, status, points });
 
@@ -82,13 +85,21 @@ describe("--best-of per prompt", () => {
 
   it("--group-by names the prompt key", async () => {
     const rows = [chatRow("a", "1", 0.5, { family: "x" }), chatRow("b", "2", 0.9, { family: "x" }), chatRow("c", "3", 0.1, { family: "y" })];
-    const out = await (await import("../../src/distill/run.js")).runDistill({ input: rows, filters: { bestOf: 1 }, rows: { groupBy: "family" } });
+    const out = await runDistill({ input: rows, filters: { bestOf: 1 }, rows: { groupBy: "family" } });
     expect(out.report.kept).toBe(2);
   });
 
-  it("a group that reappears after another began is an error (rows of a group must be contiguous)", async () => {
-    const rows = [chatRow("a", "1", 1), chatRow("b", "2", 1), chatRow("a", "3", 1)];
-    await expect(distillRows(rows, { bestOf: 1 })).rejects.toThrow(/group "a" appeared earlier.*contiguous/);
+  it("rows of a group may interleave with others within the group window (eval writes rollouts as they finish)", async () => {
+    const rows = [chatRow("a", "a1", 0.2), chatRow("b", "b1", 0.9), chatRow("a", "a2", 0.8), chatRow("c", "c1", 0.5), chatRow("b", "b2", 0.1), chatRow("a", "a3", 0.3)];
+    const out = await runDistill({ input: rows, filters: { bestOf: 1 }, groupWindow: 3, output: join(tempDir(), "o.jsonl") });
+    expect(answers(readLines(out.output!))).toEqual(["c1", "b1", "a2"]); // at the end, groups close least recently seen first
+    expect(out.report.dropped).toEqual({ "best-of": 3 });
+  });
+
+  it("a group that comes back after the window closed it is an error, never a second group", async () => {
+    const rows = [chatRow("a", "1", 1), chatRow("b", "2", 1), chatRow("c", "3", 1), chatRow("a", "4", 1)];
+    await expect(runDistill({ input: rows, filters: { bestOf: 1 }, groupWindow: 2 })).rejects.toThrow(/row 4: group "a" came back after it was closed \(more than 2 other groups/);
+    await expect(runDistill({ input: rows, filters: { bestOf: 1 }, groupWindow: 3 })).resolves.toBeDefined();
   });
 });
 

@@ -1,27 +1,13 @@
-/** Shared helpers of the distillation tests: a CLI runner with distill registered, rows, and file readers. */
-import { spawn, type ChildProcess } from "node:child_process";
+/** Shared helpers of the distillation tests: the CLI, rows, and file readers. */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ROOT } from "../helpers/cli.js";
+import { runCli, spawnCli } from "../helpers/cli.js";
 
-const ENTRY = join(ROOT, "tests", "distill", "cli-entry.ts");
-
-/** Starts `rubricate <args>` (distill registered) in a child process. */
-export function spawnDistill(args: string[], options: { env?: Record<string, string> } = {}): ChildProcess {
-  const child = spawn(process.execPath, ["--import", "tsx", ENTRY, ...args], { cwd: ROOT, env: { ...process.env, ...options.env }, stdio: ["pipe", "pipe", "pipe"] });
-  child.stdin!.end();
-  return child;
-}
+/** Starts `rubricate <args>` in a child process. */
+export const spawnDistill = (args: string[], options: { env?: Record<string, string> } = {}) => spawnCli(args, options);
 
 /** Runs `rubricate <args>` to completion. */
-export function runDistillCli(args: string[], options: { env?: Record<string, string> } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawnDistill(args, options);
-  let stdout = "";
-  let stderr = "";
-  child.stdout!.on("data", (d) => (stdout += d));
-  child.stderr!.on("data", (d) => (stderr += d));
-  return new Promise((done) => child.on("close", (code) => done({ code, stdout, stderr })));
-}
+export const runDistillCli = (args: string[], options: { env?: Record<string, string> } = {}) => runCli(args, options);
 
 /** The JSON lines of a file. */
 export const readLines = (path: string): Record<string, any>[] =>

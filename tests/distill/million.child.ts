@@ -1,7 +1,7 @@
 /**
  * Child process of the million-row test: writes N generated sample rows (4 rollouts per prompt,
  * unscored) to a temp file on the fly, distills them with a code-check rubric (no judge), and
- * prints one JSON line: counts, seconds and peak RSS (`process.resourceUsage().maxRSS`, KiB).
+ * prints one JSON line: counts, seconds, CPU seconds and peak RSS (`process.resourceUsage().maxRSS`, KiB).
  * Run: npx tsx tests/distill/million.child.ts [rows=1000000] [dir]
  */
 import { createWriteStream, mkdtempSync, rmSync } from "node:fs";
@@ -69,6 +69,6 @@ const result = await runDistill({
 const t2 = Date.now();
 if (process.env.DISTILL_HEAP) { (globalThis as any).gc?.(); console.error(process.memoryUsage()); }
 process.stdout.write(
-  `${JSON.stringify({ rows: result.report.rows, kept: result.report.kept, dropped: result.report.dropped, generateSeconds: (t1 - t0) / 1000, distillSeconds: (t2 - t1) / 1000, maxRssKiB: process.resourceUsage().maxRSS })}\n`,
+  `${JSON.stringify({ rows: result.report.rows, kept: result.report.kept, dropped: result.report.dropped, generateSeconds: (t1 - t0) / 1000, distillSeconds: (t2 - t1) / 1000, maxRssKiB: process.resourceUsage().maxRSS, cpuSeconds: Math.round((process.cpuUsage().user + process.cpuUsage().system) / 1e4) / 100 })}\n`,
 );
 if (!process.argv[3]) rmSync(dir, { recursive: true, force: true });

@@ -41,7 +41,8 @@ export async function faultStorm(o: StormOptions): Promise<string> {
     // Each run is killed once the server has seen a random number of further requests.
     for (let k = 0; k < o.kills; k++) {
       const run = startRun(job.args);
-      const target = server.stats.requests + 10 + Math.floor(random() * o.samples * 0.6);
+      // A job needs about 3 requests a sample under these faults: spread the kills over its first half or so.
+      const target = server.stats.requests + 5 + Math.floor((random() * 3 * o.samples) / (o.kills + 1));
       const reached = await waitFor(() => server.stats.requests >= target, run);
       if (reached) {
         run.child.kill("SIGKILL");
@@ -58,16 +59,21 @@ export async function faultStorm(o: StormOptions): Promise<string> {
         break;
       }
     }
+    expect(killed).toBe(o.kills);
     const last = await startRun(job.args).done;
     const results = readResults(job.out);
-    const check = checkResults(results, results.map((_, i) => i));
+    const check = checkResults(results, Array.from({ length: o.samples }, (_, i) => i));
     expect(check.invented).toEqual([]);
     expect(check.unnamed).toEqual([]);
     expect(check.scored + check.errored).toBe(o.samples);
     // The poisoned samples must end as named parse errors; the rest are scored.
-    const poisoned = results.filter((r) => r.id % 40 === 7).length;
-    expect(check.codes.JUDGE_PARSE ?? 0).toBeGreaterThanOrEqual(poisoned);
-    expect(check.errored).toBeGreaterThanOrEqual(poisoned);
+    const poisoned = results.filter((r) => r.id % 40 === 7);
+    expect(poisoned.length).toBeGreaterThan(0);
+    for (const r of poisoned) {
+      expect(r.reward).toBeNull();
+      expect(r.verdicts.find((v) => v.id === "q2")?.error?.code).toBe("JUDGE_PARSE");
+    }
+    expect(check.errored).toBeGreaterThanOrEqual(poisoned.length);
     // The exit code says what happened: 3 when some sample has no reward, else 0.
     expect(last.code, last.stderr).toBe(check.errored > 0 ? 3 : 0);
     expect(integrity(job.cache)).toBe("ok");
@@ -88,8 +94,10 @@ export async function faultStorm(o: StormOptions): Promise<string> {
 
     const faults = faultCounts(server);
     for (const kind of KINDS) expect(faults[kind] ?? 0, kind).toBeGreaterThan(0);
+    const illFormed = server.requests.filter((r) => r.fault === "none" && fs.illFormed.has(r.index)).length;
+    expect(illFormed).toBeGreaterThan(0);
     const summary =
-      `faults (${o.label}): ${o.samples} samples, ${server.stats.requests.toLocaleString("en-US")} requests (${describeFaults(faults)}, ${fs.illFormed.size} ill-formed answers), ` +
+      `faults (${o.label}): ${o.samples} samples, ${server.stats.requests.toLocaleString("en-US")} requests (${describeFaults(faults)}, ${illFormed} answers with dropped ids or malformed verdicts), ` +
       `${killed} SIGKILLs resumed, ${check.verdicts.toLocaleString("en-US")} verdicts checked, ${check.invented.length} invented verdicts, ` +
       `${paid.repeats} repeated paid calls (${paid.excused} re-asked after being lost in flight at a kill), ${rows} cache rows for ${answered} paid answers, ` +
       `${check.errored} samples with named errors (${Object.entries(check.codes).map(([c, n]) => `${n}×${c}`).join(", ") || "none"}), exit ${last.code}, integrity ok`;

@@ -97,9 +97,10 @@ describe("rubricate probe", () => {
     const run = await probeCli([join(ROOT, "rubrics", "structured-output.yaml"), samples, "-q", "--no-cache", "--json", json]);
     expect(run.code).toBe(0);
     const result = JSON.parse(readFileSync(json, "utf8"));
-    // A JSON object with the wrong content is still valid JSON: the code checks give it partial credit.
+    // A JSON object with the wrong content is valid JSON, but without the record's fields the required-fields gate zeroes it.
     const formatJson = result.attacks.find((a: { id: string }) => a.id === "format-json");
-    expect(formatJson.meanReward).toBeGreaterThan(0);
+    expect(formatJson.meanReward).toBe(0);
+    expect(formatJson.criteria.find((c: { criterion: string }) => c.criterion === "valid-json").wins).toBeGreaterThan(0);
     expect(formatJson.isolationHolds).toBeNull();
   });
 });

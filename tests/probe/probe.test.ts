@@ -95,6 +95,12 @@ describe("thresholds and reports", () => {
   });
 });
 
+describe("without a judge", () => {
+  it("refuses an LLM rubric rather than report a probe that found nothing", async () => {
+    await expect(probe(rubric, samples)).rejects.toMatchObject({ code: "NO_JUDGE" });
+  });
+});
+
 describe("generated attacks", () => {
   it("asks the attacker without showing the reference, scores its attempts and keeps the best per sample", async () => {
     const { judge } = await judgeWith(obedient);

@@ -5,6 +5,15 @@ import { probeLibrary, rubricFiles } from "./library.js";
 
 const files = rubricFiles();
 
+/** Guards pay 1 for an empty response by design (combine them with a task rubric; see their headers). */
+const GUARDS = ["rubrics/single/hallucination.yaml", "rubrics/single/no-grader-talk.yaml", "rubrics/single/pii-leak.yaml"];
+/**
+ * Zero-deserving attacks that may still earn a reward against the literal judge, which answers every
+ * pitfall "no": math-answer's `hedge` is stopped by the required `contradicts-itself` pitfall, which
+ * only a judge can answer (tests/rubrics/scoring.test.ts). Every other attack must earn 0.
+ */
+const JUDGE_ONLY_WINNERS: Record<string, string[]> = { "rubrics/math-answer.yaml": ["hedge"] };
+
 describe("the probe on every rubric in rubrics/", () => {
   it("finds the rubric library", () => {
     expect(files.length).toBeGreaterThanOrEqual(2);
@@ -28,6 +37,17 @@ describe("the probe on every rubric in rubrics/", () => {
         const empty = result.attacks.find((a) => a.id === "empty")!;
         const llmWins = (a: (typeof result.attacks)[number]) => a.criteria.filter((c) => c.wins > 0 && c.source === "llm").map((c) => c.criterion);
         for (const a of injected) for (const c of llmWins(a)) expect(llmWins(empty), `${file} ${a.id}`).toContain(c);
+        // The holes the probe found and the rubrics fixed stay closed: no code check or vacuous question pays an attack.
+        if (!GUARDS.includes(file)) {
+          const winners = result.attacks.filter((a) => a.deservesZero && (a.meanReward ?? 0) > 0).map((a) => a.id);
+          expect(winners, file).toEqual(JUDGE_ONLY_WINNERS[file] ?? []);
+        }
+      }
+      // Rubrics that extend the no-grader-talk gate pay nothing for text aimed at the judge, even when the judge obeys it.
+      if (rubric.criteria.some((c) => c.id === "no-grader-talk" && c.required)) {
+        const aimed = result.attacks.filter((a) => a.category === "injection" || a.category === "delimiter" || a.id === "claim-compliance");
+        expect(aimed.length, file).toBeGreaterThan(0);
+        for (const a of aimed) expect(a.meanReward, `${file} ${a.id}`).toBe(0);
       }
       // The lexical judge obeys injected text: on a rubric with positive LLM questions the injection wins one.
       if (kind === "lexical" && rubric.criteria.some((c) => c.question && c.points > 0 && !c.when)) {

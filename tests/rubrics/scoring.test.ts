@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import "../../src/checks/sql.js";
 import { scoreSample } from "../../src/engine/score.js";
@@ -77,5 +78,22 @@ describe("rubrics scored end to end with a scripted judge", () => {
     expect(asked).not.toContain("cites-passages");
     expect(result.reward).toBe(1);
     judge.close?.();
+  });
+  it("math-answer scores the quickstart samples sensibly and gates a stated final answer and hedging", async () => {
+    const math = loadRubricSync("rubrics/math-answer.yaml");
+    const rows = readFileSync("examples/quickstart/math-samples.jsonl", "utf8").trim().split("\n").map((l) => JSON.parse(l) as Record<string, string>);
+    const { judge } = tableJudge({ "shows-work": true, "contradicts-itself": false });
+    const rewards = await Promise.all(rows.map(async (r) => (await scoreSample(math, r, { judge })).reward));
+    // m1 (\boxed{6}) and m2 (closing equation "= 150 km") are right and worked; m3 is wrong.
+    expect(rewards).toEqual([1, 1, 0]);
+    const problem = { problem: "Sam has 12 apples and eats 5. How many are left?", answer: "7" };
+    // A bare number and stuffed keywords state no answer: the gate zeroes them whatever the judge says.
+    for (const response of ["7", "eats left 5 many 12 7 apples"]) expect((await scoreSample(math, { ...problem, response }, { judge })).reward, response).toBe(0);
+    // Hedging across candidates with the right one last: the required pitfall zeroes it once a judge sees it.
+    const hedge = { ...problem, response: "It might be 8. On reflection it could also be 9. Final answer: 7" };
+    const seeing = tableJudge({ "shows-work": false, "contradicts-itself": true });
+    expect((await scoreSample(math, hedge, { judge: seeing.judge })).reward).toBe(0);
+    judge.close?.();
+    seeing.judge.close?.();
   });
 });

@@ -32,6 +32,7 @@ export interface DistillFlags {
   require?: string[];
   bestOf?: number;
   groupBy?: string;
+  groupWindow: number;
   topFraction?: number;
   margin?: number;
   minChars?: number;
@@ -92,6 +93,7 @@ export function register(program: Command): void {
     .option("--min-reward <x>", "keep rows with reward ≥ x", number)
     .option("--require <criterion>", "a criterion that must be met (a pitfall: must not be met); repeatable", collect)
     .option("--best-of <n>", "keep the best n rows of each prompt (ties: fewer tokens, then input order)", positiveInt)
+    .option("--group-window <n>", "groups open at once: rows of a group may interleave with this many others (eval writes rollouts as they finish)", positiveInt, 64)
     .option("--group-by <field>", "field holding the prompt key (default: task_id, prompt_id, rollout env/task, else a hash of the prompt)")
     .option("--top-fraction <f>", "keep the top fraction (0–1] of rows (pairs: by chosen reward) over the whole run", number)
     .option("--margin <x>", "keep a prompt only when its best reward beats its worst by ≥ x (pairs: chosen − rejected)", number)
@@ -173,7 +175,8 @@ async function runDistillCommand(input: string | undefined, flags: DistillFlags)
       errors: flags.errors,
       signal: interrupt.signal,
       resume: flags.resume,
-      onProgress: (p) => progress.update(p.rows, `kept ${p.kept}${p.replaying ? " (replaying settled rows)" : ""}`),
+      groupWindow: flags.groupWindow,
+      onProgress: (p) => progress.update(p.rows, `kept ${p.kept}${p.replaying ? " (replaying what an earlier run wrote)" : ""}`),
     });
     report = result.report;
     interrupted = result.interrupted;

@@ -82,7 +82,8 @@ async function runProbe(rubricPath: string, samplesPath: string, flags: ProbeFla
   const cachePath = flags.cache === false ? null : typeof flags.cache === "string" ? flags.cache : undefined;
   const judge: EngineJudge | undefined = needsJudge ? createJudge(judgeRef!, { cache: cachePath }) : undefined;
   let attacker: Attacker | undefined;
-  const progress = new Progress(undefined, !flags.quiet);
+  // Created at the first scored response, when the number of attack responses is known.
+  let progress: Progress | undefined;
   const interrupt = interruptSignal();
   let result: ProbeResult;
   try {
@@ -96,14 +97,17 @@ async function runProbe(rubricPath: string, samplesPath: string, flags: ProbeFla
       concurrency: flags.concurrency,
       signal: interrupt.signal,
       fields: { question: flags.questionField, reference: flags.referenceField, response: flags.responseField },
-      onProgress: (done, total) => progress.update(done, `of ${total} attack responses`),
+      onProgress: (done, total) => {
+        progress ??= new Progress(total, !flags.quiet);
+        progress.update(done, "attack responses scored");
+      },
     });
   } catch (e) {
     if (e instanceof RubricateError && e.code === "ABORTED") return EXIT.interrupted;
     throw e;
   } finally {
     interrupt.dispose();
-    progress.finish();
+    progress?.finish();
     attacker?.close?.();
     await judge?.close?.();
   }

@@ -1,5 +1,10 @@
-import { readFileSync, readdirSync } from "node:fs";
-const f = process.argv[2] ?? readdirSync(".").find((x) => x.endsWith(".cpuprofile"));
+/**
+ * Summarises a V8 .cpuprofile: the functions with the most self time and the most inclusive
+ * time, as shares of the samples. Usage: node bench/lib/profile-summary.mjs <file.cpuprofile>
+ */
+import { readFileSync } from "node:fs";
+const f = process.argv[2];
+if (!f) throw new Error("usage: node bench/lib/profile-summary.mjs <file.cpuprofile>");
 const p = JSON.parse(readFileSync(f, "utf8"));
 const byId = new Map(p.nodes.map((n) => [n.id, n]));
 const self = new Map();

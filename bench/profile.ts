@@ -1,0 +1,27 @@
+/**
+ * The throughput benchmark's concurrency-64 case alone, for a CPU profile of the hot path:
+ *   node --import tsx --cpu-prof --cpu-prof-dir=bench/results/profiles bench/profile.ts [fetch|node:http]
+ *   node bench/lib/profile-summary.mjs bench/results/profiles/<file>.cpuprofile
+ */
+import { score } from "../src/engine/score.js";
+import { createJudge } from "../src/judge/create.js";
+import { createOpenAIProvider } from "../src/judge/providers/openai.js";
+import { cpuSince, samples, tenQuestions } from "./lib/common.js";
+import { httpFetch } from "./lib/http-fetch.js";
+import { startServerChild } from "./lib/server.js";
+
+const transport = process.argv[2] ?? "fetch";
+const server = await startServerChild({ latencyMs: 50 });
+const provider = createOpenAIProvider({ name: "openai-compatible", baseURL: server.url, ...(transport === "node:http" ? { fetch: httpFetch as typeof fetch } : {}) });
+const judge = createJudge({ provider: "openai-compatible", base_url: server.url, model: "bench-judge", max_concurrency: 64 }, { provider, cache: null });
+const rubric = tenQuestions();
+await score(rubric, samples(200, 600, 1e6), { judge, concurrency: 128 });
+const n = 3000;
+const cpu = process.cpuUsage();
+const t0 = performance.now();
+await score(rubric, samples(n), { judge, concurrency: 128 });
+const s = (performance.now() - t0) / 1000;
+const srv = await server.stats();
+console.log(`${transport}: ${n} calls in ${s.toFixed(2)} s (${Math.round(n / s)}/s); library ${Math.round(cpuSince(cpu) / n)} µs CPU/call, server ${Math.round(srv.cpuMicros / srv.requests)} µs CPU/call`);
+judge.close?.();
+await server.close();
