@@ -75,6 +75,8 @@ export class Distiller {
   closedCount = 0;
   /** The closing ordinal of the group whose units are being emitted now. */
   ordinal = 0;
+  /** The group of the previous row (already the most recent: no reordering needed). */
+  private lastKey?: string;
   private readonly exact?: ExactDupIndex;
   private readonly near?: NearDupIndex;
   private readonly unitName: "rows" | "pairs";
@@ -137,8 +139,10 @@ export class Distiller {
     let g = this.open.get(row.group);
     if (g) {
       // Map order is the recency order: the first entry is the least recently seen group.
-      this.open.delete(row.group);
-      this.open.set(row.group, g);
+      if (row.group !== this.lastKey) {
+        this.open.delete(row.group);
+        this.open.set(row.group, g);
+      }
     } else {
       const [hi, lo] = hash64(row.group);
       if (!this.seen.add(hi, lo)) {
@@ -151,6 +155,7 @@ export class Distiller {
       g = new GroupAccumulator(row.group, index, this.cap);
       this.open.set(row.group, g);
     }
+    this.lastKey = row.group;
     g.add(row, reason, this.f);
   }
 
