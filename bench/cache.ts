@@ -8,30 +8,19 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { openCache } from "../src/engine/cache/index.js";
 import { SqliteCache } from "../src/engine/cache/sqlite.js";
 import { MemoryCache } from "../src/engine/cache/memory.js";
 import { score } from "../src/engine/score.js";
 import { createJudge } from "../src/judge/create.js";
-import { createScriptedProvider } from "../src/judge/providers/index.js";
 import { buildJudgeRequest } from "../src/judge/prompt.js";
 import type { CacheEntry } from "../src/engine/types.js";
-import { round, sample, samples, tenQuestions, type BenchContext, type BenchResult } from "./lib/common.js";
+import { round, samples, scriptedJudge, tenQuestions, type BenchContext, type BenchResult } from "./lib/common.js";
 
 interface Row {
   level: string;
   lookups: number;
   perSecond: number;
   usPerLookup: number;
-}
-
-/** The scripted judge's answer to a batched request: yes to q1, q3, q5. */
-export function scriptedJudge() {
-  return createScriptedProvider((req) => {
-    const text = typeof req.messages[0].content === "string" ? req.messages[0].content : req.messages[0].content.map((p) => p.text).join("");
-    const ids = [...text.matchAll(/^- id: (\S+)$/gm)].map((m) => m[1]);
-    return JSON.stringify({ answers: ids.map((id) => ({ id, reason: `${id} checked`, verdict: ["q1", "q3", "q5"].includes(id) })) });
-  });
 }
 
 function timeLoop(seconds: number, fn: (i: number) => void): { n: number; s: number } {
@@ -64,8 +53,7 @@ export async function cache(ctx: BenchContext): Promise<BenchResult<Row>> {
 
     // The engine: key hashing of a real judge request + layered lookup.
     const rubric = tenQuestions();
-    const layered = openCache({ path: join(dir, "engine.db") });
-    const judge = createJudge({ provider: "openai-compatible", base_url: "http://127.0.0.1:9/v1", model: "bench-judge" }, { provider: scriptedJudge(), engine: undefined, cache: join(dir, "judge.db") });
+    const judge = createJudge({ provider: "openai-compatible", base_url: "http://127.0.0.1:9/v1", model: "bench-judge" }, { provider: scriptedJudge(), cache: join(dir, "judge.db") });
     const warm = ctx.quick ? 1000 : 2000;
     const set = Array.from(samples(warm, 600));
     await score(rubric, set, { judge, concurrency: 64 }); // pays (scripted) and caches every answer
@@ -82,7 +70,6 @@ export async function cache(ctx: BenchContext): Promise<BenchResult<Row>> {
       }
     }
     rows.push(row("engine.complete hit (key hash + memory layer)", n, (performance.now() - t0) / 1000));
-    layered.close();
 
     t0 = performance.now();
     n = 0;
@@ -147,4 +134,3 @@ async function peakMemory(dir: string, n: number): Promise<MemoryRun[]> {
   return [code, cached];
 }
 
-export { sample };

@@ -10,6 +10,7 @@ import type { Rubric } from "../../src/rubric/schema.js";
 import { markdownTable } from "../../src/report/markdown.js";
 import type { Column } from "../../src/report/html.js";
 import type { Sample } from "../../src/types.js";
+import { createScriptedProvider } from "../../src/judge/providers/index.js";
 
 /** The repository root. */
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -103,4 +104,13 @@ export function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   const m = s.length >> 1;
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+/** The scripted judge's answer to a batched request: yes to q1, q3, q5. */
+export function scriptedJudge(): ReturnType<typeof createScriptedProvider> {
+  return createScriptedProvider((req) => {
+    const text = typeof req.messages[0].content === "string" ? req.messages[0].content : req.messages[0].content.map((p) => p.text).join("");
+    const ids = [...text.matchAll(/^- id: (\S+)$/gm)].map((m) => m[1]);
+    return JSON.stringify({ answers: ids.map((id) => ({ id, reason: `${id} checked`, verdict: ["q1", "q3", "q5"].includes(id) })) });
+  });
 }

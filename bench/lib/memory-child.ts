@@ -5,8 +5,7 @@
  */
 import { scoreStream } from "../../src/engine/score.js";
 import { createJudge } from "../../src/judge/create.js";
-import { codeOnly, samples, tenQuestions } from "./common.js";
-import { scriptedJudge } from "../cache.js";
+import { codeOnly, samples, scriptedJudge, tenQuestions } from "./common.js";
 
 const [mode, count, db] = process.argv.slice(2);
 const n = Number(count);

@@ -54,12 +54,7 @@ export class GroupAccumulator {
   overflow = 0;
   /** The worst row with a reward within the length limits (the rejected side of a pair). */
   rejected?: DistillRow;
-  /** Index of the group's first row (the stable order of groups). */
-  readonly first: number;
-
-  constructor(readonly key: string, first: number, private readonly cap = Infinity) {
-    this.first = first;
-  }
+  constructor(readonly key: string, private readonly cap = Infinity) {}
 
   /** Adds a row with its row-filter verdict (null = passes). */
   add(row: DistillRow, dropReason: string | null, f: FilterOptions): void {

@@ -1,6 +1,8 @@
 /** Distillation: filter scored rollouts and export SFT and preference data. */
 export { runDistill, joinResults } from "./run.js";
 export { generateRollouts } from "./generate.js";
+export { sortByGroup } from "./sort.js";
+export type { SortOptions } from "./sort.js";
 export type { GenerateOptions } from "./generate.js";
 export type { DistillRunOptions, DistillRunResult } from "./run.js";
 export { Distiller, topFractionCut, dedupText, isPair } from "./pipeline.js";

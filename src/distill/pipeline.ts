@@ -1,8 +1,8 @@
 /**
  * The filtering core, synchronous and streaming: rows go in (in input order), units (kept rows,
  * or preference pairs) come out through `emit`. Memory: the open groups (each its best n rows,
- * or all its passing rows when a margin needs the whole group), the dedup indexes (~48 bytes a kept
- * unit), one 8-byte hash per group seen, and the tag counts.
+ * or all its passing rows when a margin needs the whole group), the dedup indexes (~100 bytes a
+ * kept unit with near-dedup, ~12 exact only), one 8-byte hash per group seen, and the tag counts.
  */
 import { RubricateError } from "../errors.js";
 import { GroupAccumulator, rowDropReason } from "./filters.js";
@@ -56,8 +56,6 @@ export class Distiller {
   /** Error codes of rows without a reward. */
   readonly errorCodes: Record<string, number> = {};
   readonly tagCounts = new Map<string, number>();
-  /** Units that reached the group stage's output (before top-fraction/dedup/caps). */
-  grouped = 0;
   private readonly f: FilterOptions;
   private readonly pairs: boolean;
   private readonly grouping: boolean;
@@ -110,11 +108,6 @@ export class Distiller {
     if (this.f.maxPerTag !== undefined) this.funnel.stage("tag-cap", this.unitName);
   }
 
-  /** True when rows are grouped (best-of, margin, pairs): rows of a group must be contiguous. */
-  get isGrouping(): boolean {
-    return this.grouping;
-  }
-
   /**
    * Feeds the next input row (null: the line had no usable prompt and response). Up to `window`
    * groups are open at once; a row of a new group beyond that closes the least recently seen one.
@@ -152,7 +145,7 @@ export class Distiller {
         );
       }
       if (this.open.size >= this.window) this.closeGroup(this.open.values().next().value!);
-      g = new GroupAccumulator(row.group, index, this.cap);
+      g = new GroupAccumulator(row.group, this.cap);
       this.open.set(row.group, g);
     }
     this.lastKey = row.group;
@@ -193,7 +186,6 @@ export class Distiller {
   }
 
   private toGrouped(u: Unit): void {
-    this.grouped++;
     this.emitGrouped(u);
   }
 

@@ -22,6 +22,7 @@ import { ByteCountingWriter, readCheckpoint, removeFiles, writeCheckpoint, type 
 import { Distiller, isPair, topFractionCut, unitReward, type Unit } from "./pipeline.js";
 import { buildReport, type DistillReport } from "./report.js";
 import { isScored, normalizeRow, sampleForRubric } from "./rows.js";
+import { sortByGroup, type SortOptions } from "./sort.js";
 import type { ExportFormat, FilterOptions, RowOptions } from "./types.js";
 
 type Raw = Record<string, unknown>;
@@ -55,6 +56,11 @@ export interface DistillRunOptions {
   signal?: AbortSignal;
   /** Groups open at once (default 64): how far rows of one group may interleave with others. */
   groupWindow?: number;
+  /**
+   * Sort the input by group key first (an external sort through temporary files), for inputs
+   * whose groups are scattered; output then follows the group keys' order.
+   */
+  sort?: boolean | SortOptions;
   /** Resume from `<output>.checkpoint.json` when it matches (default true). */
   resume?: boolean;
   /** Milliseconds between checkpoints (default 2000). */
@@ -161,6 +167,7 @@ function fingerprint(o: DistillRunOptions): string {
       rescore: o.rescore ?? false,
       errors: o.errors ?? "null",
       window: o.groupWindow ?? 64,
+      sort: o.sort ?? false,
     }),
   );
 }
@@ -218,7 +225,9 @@ export async function runDistill(o: DistillRunOptions): Promise<DistillRunResult
     writeCheckpoint(ckPath, { version: 1, fingerprint: fp, phase, groupsDone: distiller.closedCount, bytes: phase1.bytes } satisfies Checkpoint);
   };
   const source = typeof o.input === "string" ? jsonl(o.input) : typeof o.input === "function" ? fromIterable(o.input()) : fromIterable(o.input);
-  const rows = scoreRows(o.results ? joinResults(source, o.results) : source, o);
+  const joined = o.results ? joinResults(source, o.results) : source;
+  const sorted = o.sort ? sortByGroup(joined, (raw, i) => normalizeRow(raw, i, rowOptions)?.group ?? "", o.sort === true ? {} : o.sort) : joined;
+  const rows = scoreRows(sorted, o);
   let index = 0;
   let lastCheckpoint = Date.now();
   const every = o.checkpointMs ?? 2000;
@@ -228,12 +237,11 @@ export async function runDistill(o: DistillRunOptions): Promise<DistillRunResult
     for await (const raw of rows) {
       distiller.push(normalizeRow(raw, index, rowOptions), index);
       index++;
-      if (index % 1000 === 0) {
-        o.onProgress?.({ rows: index, kept, replaying: distiller.closedCount < skipGroups });
-        if (Date.now() - lastCheckpoint >= every) {
-          checkpoint(1);
-          lastCheckpoint = Date.now();
-        }
+      if (index % 1000 === 0) o.onProgress?.({ rows: index, kept, replaying: distiller.closedCount < skipGroups });
+      // Checked on every row: with a judge, a thousand rows can take minutes.
+      if (resumable && Date.now() - lastCheckpoint >= every) {
+        checkpoint(1);
+        lastCheckpoint = Date.now();
       }
       if (o.signal?.aborted) throw new RubricateError("ABORTED", "interrupted");
     }

@@ -18,7 +18,7 @@ export interface RowVerdict {
 
 /** One input row after normalisation: a prompt, a completion, its score, and what filters read. */
 export interface DistillRow {
-  /** 0-based position in the input (blank lines not counted). */
+  /** 0-based position in the input (blank lines not counted; after --sort, in the sorted stream). */
   index: number;
   /** The group (prompt) this row belongs to. */
   group: string;

@@ -38,6 +38,19 @@ describe("rubricate distill", () => {
     expect(JSON.parse(readFileSync(join(dir, "r.json"), "utf8")).kept).toBe(9);
   });
 
+  it("--require takes repeated and comma-separated criteria", async () => {
+    const dir = tempDir();
+    const v = (id: string, status: string) => ({ id, status, points: 1 });
+    const input = writeJsonl(dir, "s.jsonl", [
+      { prompt: "p1", response: "all", reward: 1, verdicts: [v("a", "met"), v("b", "met"), v("c", "met")] },
+      { prompt: "p2", response: "no c", reward: 1, verdicts: [v("a", "met"), v("b", "met"), v("c", "unmet")] },
+      { prompt: "p3", response: "no b", reward: 1, verdicts: [v("a", "met"), v("b", "unmet"), v("c", "met")] },
+    ]);
+    const { code, stdout } = await runDistillCli(["distill", input, "-q", "--require", "a,b", "--require", "c"]);
+    expect(code).toBe(0);
+    expect(stdout.trim().split("\n").map((l) => JSON.parse(l).messages[1].content)).toEqual(["all"]);
+  });
+
   it("writes to stdout without -o", async () => {
     const dir = tempDir();
     const input = writeJsonl(dir, "s.jsonl", [{ prompt: "p", response: "r", reward: 1 }]);
@@ -73,15 +86,20 @@ describe("rubricate distill", () => {
     const args = ["distill", input, "-o", out, "--cache", join(dir, "cache.db"), ...common];
     const child = spawnDistill(args, { env });
     const exited = new Promise((r) => child.on("close", r));
-    while (server.stats.requests < 300) await new Promise((r) => setTimeout(r, 10));
+    // Kill once a checkpoint records written groups, so the re-run must resume from it.
+    const ckPath = `${out}.checkpoint.json`;
+    const written = () => existsSync(ckPath) && JSON.parse(readFileSync(ckPath, "utf8")).groupsDone > 0;
+    while (!written() && server.stats.requests < 600) await new Promise((r) => setTimeout(r, 10));
     child.kill("SIGKILL");
     await exited;
     const firstRequests = server.stats.requests;
     expect(firstRequests).toBeLessThan(600);
     expect(existsSync(out)).toBe(false);
+    const groupsDone = JSON.parse(readFileSync(ckPath, "utf8")).groupsDone;
 
-    const resumed = await runDistillCli(args, { env });
+    const resumed = await runDistillCli(args.filter((a) => a !== "-q"), { env });
     expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toContain(`resumed after ${groupsDone} written group(s)`);
     const paid = server.stats.requests;
 
     const fresh = await runDistillCli(["distill", input, "-o", join(dir, "fresh.jsonl"), "--cache", join(dir, "fresh.db"), ...common], { env });

@@ -100,7 +100,7 @@ export async function faultStorm(o: StormOptions): Promise<string> {
       `faults (${o.label}): ${o.samples} samples, ${server.stats.requests.toLocaleString("en-US")} requests (${describeFaults(faults)}, ${illFormed} answers with dropped ids or malformed verdicts), ` +
       `${killed} SIGKILLs resumed, ${check.verdicts.toLocaleString("en-US")} verdicts checked, ${check.invented.length} invented verdicts, ` +
       `${paid.repeats} repeated paid calls (${paid.excused} re-asked after being lost in flight at a kill), ${rows} cache rows for ${answered} paid answers, ` +
-      `${check.errored} samples with named errors (${Object.entries(check.codes).map(([c, n]) => `${n}×${c}`).join(", ") || "none"}), exit ${last.code}, integrity ok`;
+      `${check.errored} sample${check.errored === 1 ? "" : "s"} with named errors (${Object.entries(check.codes).map(([c, n]) => `${n}×${c}`).join(", ") || "none"}), exit ${last.code}, integrity ok`;
     console.log(summary);
     return summary;
   } finally {

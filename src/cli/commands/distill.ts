@@ -33,6 +33,7 @@ export interface DistillFlags {
   bestOf?: number;
   groupBy?: string;
   groupWindow: number;
+  sort?: boolean;
   topFraction?: number;
   margin?: number;
   minChars?: number;
@@ -68,7 +69,7 @@ const nonNegativeInt = (value: string) => {
   if (!Number.isInteger(n) || n < 0) throw new Error(`expected a non-negative integer, got "${value}"`);
   return n;
 };
-const collect = (value: string, previous: string[] = []) => [...previous, value];
+const collect = (value: string, previous: string[] = []) => [...previous, ...value.split(",").map((v) => v.trim()).filter(Boolean)];
 
 /** `rubricate distill <input>`: filter scored samples or rollouts and export SFT or preference data. */
 export function register(program: Command): void {
@@ -89,11 +90,12 @@ export function register(program: Command): void {
     .option("--cache <path>", "cache database (a resumed run re-pays nothing)", ".rubricate/cache.db")
     .option("--no-cache", "do not read or write any cache")
     .option("-c, --concurrency <n>", "rows scored at once", positiveInt)
-    .option("--errors <policy>", "a criterion error makes the reward: null (default: the row is dropped) | zero | skip-criterion", "null")
+    .option("--errors <policy>", "a criterion error makes the reward: null (the row is dropped) | zero | skip-criterion", "null")
     .option("--min-reward <x>", "keep rows with reward ≥ x", number)
-    .option("--require <criterion>", "a criterion that must be met (a pitfall: must not be met); repeatable", collect)
+    .option("--require <criterion>", "criteria that must be met (a pitfall: must not be met); repeatable or comma-separated", collect)
     .option("--best-of <n>", "keep the best n rows of each prompt (ties: fewer tokens, then input order)", positiveInt)
     .option("--group-window <n>", "groups open at once: rows of a group may interleave with this many others (eval writes rollouts as they finish)", positiveInt, 64)
+    .option("--sort", "sort the input by group key first (external sort via temporary files), for inputs whose groups are scattered")
     .option("--group-by <field>", "field holding the prompt key (default: task_id, prompt_id, rollout env/task, else a hash of the prompt)")
     .option("--top-fraction <f>", "keep the top fraction (0–1] of rows (pairs: by chosen reward) over the whole run", number)
     .option("--margin <x>", "keep a prompt only when its best reward beats its worst by ≥ x (pairs: chosen − rejected)", number)
@@ -176,6 +178,7 @@ async function runDistillCommand(input: string | undefined, flags: DistillFlags)
       signal: interrupt.signal,
       resume: flags.resume,
       groupWindow: flags.groupWindow,
+      sort: flags.sort,
       onProgress: (p) => progress.update(p.rows, `kept ${p.kept}${p.replaying ? " (replaying what an earlier run wrote)" : ""}`),
     });
     report = result.report;
