@@ -51,24 +51,28 @@ export async function cache(ctx: BenchContext): Promise<BenchResult<Row>> {
     rows.push(row("SQLite get (memory layer cold)", r.n, r.s));
     sqlite.close();
 
-    // The engine: key hashing of a real judge request + layered lookup.
+    // The engine: key hashing of a real judge request + layered lookup, with the judge's own key parts.
     const rubric = tenQuestions();
-    const judge = createJudge({ provider: "openai-compatible", base_url: "http://127.0.0.1:9/v1", model: "bench-judge" }, { provider: scriptedJudge(), cache: join(dir, "judge.db") });
+    const provider = scriptedJudge();
+    const judge = createJudge({ provider: "openai-compatible", base_url: "http://127.0.0.1:9/v1", model: "bench-judge" }, { provider, cache: join(dir, "judge.db") });
     const warm = ctx.quick ? 1000 : 2000;
     const set = Array.from(samples(warm, 600));
     await score(rubric, set, { judge, concurrency: 64 }); // pays (scripted) and caches every answer
     const questions = rubric.criteria.map((c) => ({ id: c.id, question: c.question!.replace("{{question}}", String(set[0].question)), version: c.version }));
     const requests = set.map((s) => buildJudgeRequest(rubric, s, questions, true, { model: "bench-judge", temperature: 0, maxTokens: 1024, logprobs: false, structuredOutput: true }));
-    const provider = scriptedJudge();
     const engine = judge.engine;
+    const keyExtra = { attempt: 0, versions: questions.map((q) => q.version ?? null) };
+    const paidBefore = engine.stats().usage.calls;
     let t0 = performance.now();
     let n = 0;
     while (performance.now() - t0 < secs * 1000) {
       for (const req of requests) {
-        await engine.complete({ ...provider, name: "openai-compatible", baseURL: "http://127.0.0.1:9/v1" }, req, { voteIndex: 0, keyExtra: { attempt: 0, versions: questions.map((q) => q.version ?? null) } });
+        const { cached } = await engine.complete(provider, req, { voteIndex: 0, keyExtra });
+        if (!cached) throw new Error("engine.complete missed: the benchmark's key parts differ from the judge's");
         n++;
       }
     }
+    if (engine.stats().usage.calls !== paidBefore) throw new Error("warm lookups made calls");
     rows.push(row("engine.complete hit (key hash + memory layer)", n, (performance.now() - t0) / 1000));
 
     t0 = performance.now();

@@ -41,6 +41,11 @@ export interface RewardServerOptions {
   errors?: ErrorPolicy;
   /** How OpenRLHF rows map to the rubric's inputs (default: `defaultMapping(rubric)`). */
   mapping?: FieldMapping;
+  /**
+   * Accept samples that carry their own `criteria` (per-sample rubrics, default true). Off, such
+   * a request is a 400: clients cannot make the judge answer questions the operator did not write.
+   */
+  allowSampleCriteria?: boolean;
 }
 
 /** A running reward server. */
@@ -75,6 +80,10 @@ export function createRewardServer(options: RewardServerOptions): RewardServer {
 
   const scoreAll = async (samples: Sample[], signal: AbortSignal) => {
     if (samples.length > maxSamples) throw new HttpError(413, "TOO_MANY_SAMPLES", `${samples.length} samples in one request; the limit is ${maxSamples} (--max-samples): split the batch`);
+    if (options.allowSampleCriteria === false) {
+      const index = samples.findIndex((sample) => sample && typeof sample === "object" && "criteria" in sample);
+      if (index >= 0) throw new HttpError(400, "SAMPLE_CRITERIA_REFUSED", `samples.${index}.criteria: this server scores only its rubric's criteria (started with --no-sample-criteria)`, `samples.${index}.criteria`);
+    }
     stats.samplesStarted(samples.length);
     let results: ScoreResult[] = [];
     try {

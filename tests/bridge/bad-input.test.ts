@@ -131,3 +131,26 @@ describe("starting safely", () => {
     }
   });
 });
+
+describe("--no-sample-criteria", () => {
+  it("refuses samples that bring their own judge questions, and still scores plain ones", async () => {
+    const judge = (await startOpenAIServer({ respond: judgeResponder(decide) })) as TestServer<unknown>;
+    const local = tempDir();
+    const strict = await startServe(["--rubric", RUBRIC, "--judge", writeJudgeFile(local, judge.url), "--port", "0", "--no-cache", "--no-sample-criteria"], {});
+    try {
+      const extra = { ...good, criteria: [{ id: "costly", question: "Is this an expensive extra question?" }] };
+      const refused = await fetch(`${strict.url}/v1/score`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ samples: [good, extra] }) });
+      const body = await jsonOf(refused);
+      expect(refused.status).toBe(400);
+      expect(body.error).toMatchObject({ code: "SAMPLE_CRITERIA_REFUSED", field: "samples.1.criteria" });
+      expect(judge.requests).toHaveLength(0);
+      const ok = await fetch(`${strict.url}/v1/score`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ samples: [good] }) });
+      expect(ok.status).toBe(200);
+      expect((await jsonOf(ok)).rewards).toHaveLength(1);
+    } finally {
+      strict.child.kill("SIGTERM");
+      await strict.exited;
+      await judge.close();
+    }
+  });
+});

@@ -74,7 +74,7 @@ describe("rubricate distill", () => {
   });
 
   it("SIGKILL mid-run, re-run: same file as an uninterrupted run, and the judge is paid once per question", async () => {
-    const server = await startOpenAIServer({ respond: judgeResponder((_q, view) => view.sample.includes("Please")), latencyMs: 5 });
+    const server = await startOpenAIServer({ respond: judgeResponder((_q, view) => view.sample.includes("Please")), latencyMs: 10 });
     servers.push(server as TestServer<unknown>);
     const dir = tempDir();
     const input = writeJsonl(dir, "s.jsonl", samples(150));
@@ -83,7 +83,7 @@ describe("rubricate distill", () => {
     const common = ["--rubric", "tests/fixtures/distill/judged-rubric.yaml", "--judge", judge, "--best-of", "1", "--dedup", "near", "-q"];
 
     const out = join(dir, "out.jsonl");
-    const args = ["distill", input, "-o", out, "--cache", join(dir, "cache.db"), ...common];
+    const args = ["distill", input, "-o", out, "--cache", join(dir, "cache.db"), "--checkpoint-ms", "50", ...common];
     const child = spawnDistill(args, { env });
     const exited = new Promise((r) => child.on("close", r));
     // Kill once a checkpoint records written groups, so the re-run must resume from it.

@@ -52,6 +52,7 @@ export interface DistillFlags {
   markdown?: string;
   json?: string;
   resume: boolean;
+  checkpointMs: number;
   quiet?: boolean;
   env?: string;
   model?: string;
@@ -115,6 +116,7 @@ export function register(program: Command): void {
     .option("--markdown <file.md>", "write the markdown report")
     .option("--json <file>", "write the report as JSON")
     .option("--no-resume", "start over even when a checkpoint of the same run exists")
+    .option("--checkpoint-ms <ms>", "milliseconds between checkpoints", positiveInt, 2000)
     .option("-q, --quiet", "no progress and no summary on stderr")
     .action(async (input: string | undefined, flags: DistillFlags) => {
       process.exitCode = await runDistillCommand(input, flags);
@@ -177,6 +179,7 @@ async function runDistillCommand(input: string | undefined, flags: DistillFlags)
       errors: flags.errors,
       signal: interrupt.signal,
       resume: flags.resume,
+      checkpointMs: flags.checkpointMs,
       groupWindow: flags.groupWindow,
       sort: flags.sort,
       onProgress: (p) => progress.update(p.rows, `kept ${p.kept}${p.replaying ? " (replaying what an earlier run wrote)" : ""}`),

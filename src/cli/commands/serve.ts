@@ -24,6 +24,7 @@ interface ServeFlags {
   responseField?: string;
   labelField?: string;
   stripSuffix?: string[];
+  sampleCriteria: boolean;
   quiet?: boolean;
 }
 
@@ -66,6 +67,7 @@ export function register(program: Command): void {
     .option("--response-field <input>", "OpenRLHF: the input that receives query minus prompt (default: the rubric's response_field, else response)")
     .option("--label-field <input>", "OpenRLHF: the input that receives `labels[i]` (default: reference, answer, label, ground_truth, solution or target, if an input); a label that is a JSON object supplies inputs by name")
     .option("--strip-suffix <text>", "OpenRLHF: an end-of-turn marker to cut off responses (repeatable; replaces the defaults)", collect)
+    .option("--no-sample-criteria", "refuse samples that carry their own `criteria` (clients cannot add paid judge questions)")
     .option("-q, --quiet", "no log lines on stderr")
     .action(async (flags: ServeFlags) => {
       process.exitCode = await runServe(flags);
@@ -90,7 +92,7 @@ async function runServe(flags: ServeFlags): Promise<number> {
   if (needsJudge && !judgeRef) throw new RubricateError("NO_JUDGE", `rubric ${rubric.id} asks LLM questions: pass --judge <file>`);
   const cache = flags.cache === false ? null : typeof flags.cache === "string" ? flags.cache : undefined;
   const judge = needsJudge ? createJudge(judgeRef!, { cache }) : undefined;
-  const server = createRewardServer({ rubric, judge, token, maxBodyBytes: flags.maxBody, maxSamples: flags.maxSamples, timeoutMs: flags.timeoutMs, concurrency: flags.concurrency, errors: flags.errors, mapping });
+  const server = createRewardServer({ rubric, judge, token, maxBodyBytes: flags.maxBody, maxSamples: flags.maxSamples, timeoutMs: flags.timeoutMs, concurrency: flags.concurrency, errors: flags.errors, mapping, allowSampleCriteria: flags.sampleCriteria });
   let url: string;
   try {
     url = await server.listen(flags.port, flags.host);
