@@ -16,6 +16,9 @@ import { buildJudgeRequest } from "../src/judge/prompt.js";
 import type { CacheEntry } from "../src/engine/types.js";
 import { round, samples, scriptedJudge, tenQuestions, type BenchContext, type BenchResult } from "./lib/common.js";
 
+/** Re-exported for other benchmarks (bench/distill.ts) that import it from here. */
+export { scriptedJudge } from "./lib/common.js";
+
 interface Row {
   level: string;
   lookups: number;

@@ -19,3 +19,6 @@ export { loadEnvironment, rollout, runEval, createPolicy, compareModels } from "
 export type { Environment, Policy, RolloutRecord } from "./env/index.js";
 export { calibrate, rankJudges } from "./calibrate/index.js";
 export { optimize, randomSearch } from "./optimize/index.js";
+export { runDistill, distillMarkdown, distillHtml, generateRollouts } from "./distill/index.js";
+export { probe } from "./probe/index.js";
+export { createRewardServer } from "./bridge/index.js";

@@ -141,6 +141,8 @@ export async function rollout(env: Environment, policy: Policy, task: Task, opti
     model: policy.id,
     task: task.id,
     rollout: index,
+    ...(system === undefined ? {} : { system }),
+    ...(harness.tools.length ? { tools: harness.tools.map((t) => ({ name: t.name, ...(t.description ? { description: t.description } : {}), parameters: t.parameters })) } : {}),
     messages,
     toolCalls,
     response,

@@ -1,3 +1,4 @@
+import type { ToolSpec } from "../judge/providers/types.js";
 import type { CheckFunction } from "../checks/types.js";
 import type { ChatMessage, ToolCall } from "../judge/providers/types.js";
 import type { Rubric } from "../rubric/schema.js";
@@ -105,6 +106,10 @@ export interface RolloutRecord {
   model: string;
   task: string;
   rollout: number;
+  /** The system prompt the policy saw, so the rollout can be exported as training data as it was played. */
+  system?: string;
+  /** The tools the policy was offered. */
+  tools?: ToolSpec[];
   messages: ChatMessage[];
   toolCalls: ToolCallRecord[];
   response: string;

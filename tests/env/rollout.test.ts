@@ -81,6 +81,9 @@ describe("rollout", () => {
     const ok = await rollout(env, policies[1], env.tasks[1], { engine, judge });
     expect([ok.stopReason, ok.turns, ok.response, ok.reward]).toEqual(["final_answer", 2, "beta", 0.8]);
     expect(ok.verdicts.at(-1)).toMatchObject({ id: "says-beta-twice", status: "unmet" });
+    // The record carries what the policy was offered, so distillation can export it as played.
+    expect(ok.tools?.map((t) => t.name).sort()).toEqual(env.harness.tools.map((t) => t.name).sort());
+    expect(ok.system).toBe("You look words up with the tools.");
     engine.close();
   });
 
