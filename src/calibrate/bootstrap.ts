@@ -1,27 +1,12 @@
 /** Seeded percentile bootstrap intervals: the same seed gives the same interval, on every machine. */
 
-/**
- * A small seeded PRNG (mulberry32) returning floats in [0, 1).
- * @example const rand = seededRandom(42); rand() // always the same first number
- */
-export function seededRandom(seed: number): () => number {
-  let a = (Math.floor(seed) >>> 0) ^ 0x9e3779b9;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { quantile as interpolate, seededRandom } from "../reward/stats.js";
+
+export { seededRandom };
 
 /** The q-quantile (0…1) of sorted numbers, interpolating linearly (numpy's default); null when empty. */
 export function quantile(sorted: number[], q: number): number | null {
-  if (sorted.length === 0) return null;
-  const pos = (sorted.length - 1) * Math.min(1, Math.max(0, q));
-  const lo = Math.floor(pos);
-  const hi = Math.ceil(pos);
-  return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo);
+  return sorted.length === 0 ? null : interpolate(sorted, Math.min(1, Math.max(0, q)));
 }
 
 /** Bootstrap settings. */

@@ -5,7 +5,7 @@ import { isMap, isPair, isScalar, parseDocument } from "yaml";
 import { registerCheck } from "../checks/registry.js";
 import { compileJsonSchema } from "../checks/compile.js";
 import { RubricateError, type SourceLocation } from "../errors.js";
-import { explainIssues } from "../rubric/issues.js";
+import { explainIssues, keysByName } from "../rubric/issues.js";
 import { loadRubricSync, parseRubric } from "../rubric/load.js";
 import type { Rubric } from "../rubric/schema.js";
 import { templateVariables } from "../rubric/template.js";
@@ -81,17 +81,13 @@ function fail(issues: Located[], code: "SCHEMA" | "FILE_NOT_FOUND" | "BAD_INPUT"
   throw new RubricateError(code, joinIssues(issues), { location: issues[0].location, issues });
 }
 
-function knownKeys(path: PropertyKey[]): string[] | undefined {
-  const names = path.filter((p) => typeof p === "string");
-  const last = names.at(-1);
-  if (path.length === 0) return Object.keys(EnvironmentSchema.shape);
-  if (last === "harness") return Object.keys(HarnessSchema.shape);
-  if (last === "tools") return Object.keys(ToolDeclSchema.shape);
-  if (last === "stop") return Object.keys(StopSchema.shape);
-  if (last === "policy") return Object.keys(PolicyDefaultsSchema.shape);
-  if (last === "dataset") return Object.keys(TaskSchema.shape);
-  return undefined;
-}
+const knownKeys = keysByName(EnvironmentSchema, {
+  harness: HarnessSchema,
+  tools: ToolDeclSchema,
+  stop: StopSchema,
+  policy: PolicyDefaultsSchema,
+  dataset: TaskSchema,
+});
 
 /** A dataset line: `{id?, inputs, answer?, criteria?}`, or flat (every other key is an input). */
 function normaliseTask(raw: Record<string, unknown>, index: number): Task | string {

@@ -113,15 +113,20 @@ export function valueAt(data: unknown, path: readonly PropertyKey[]): unknown {
   return current;
 }
 
-function knownKeys(path: PropertyKey[]): string[] | undefined {
-  const names = path.filter((p) => typeof p === "string");
-  const last = names.at(-1);
-  if (path.length === 0) return Object.keys(RubricSchema.shape);
-  if (last === "scoring") return Object.keys(ScoringSchema.shape);
-  if (last === "examples") return Object.keys(ExampleSchema.shape);
-  if (last === "criteria") return Object.keys(CriterionSchema.shape);
-  return undefined;
+/**
+ * Known keys at a path for "did you mean": the root schema's keys at the top level, else those of
+ * the schema named after the path's last key (`criteria.3` → the criterion schema).
+ */
+export function keysByName(root: { shape: object }, named: Record<string, { shape: object }>): (path: PropertyKey[]) => string[] | undefined {
+  return (path) => {
+    if (path.length === 0) return Object.keys(root.shape);
+    const last = path.filter((p) => typeof p === "string").at(-1);
+    const schema = last === undefined ? undefined : named[last];
+    return schema ? Object.keys(schema.shape) : undefined;
+  };
 }
+
+const knownKeys = keysByName(RubricSchema, { scoring: ScoringSchema, examples: ExampleSchema, criteria: CriterionSchema });
 
 function suggestion(word: string, candidates: string[]): string {
   let best: string | undefined;
