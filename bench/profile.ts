@@ -1,18 +1,17 @@
 /**
  * The throughput benchmark's concurrency-64 case alone, for a CPU profile of the hot path:
- *   node --import tsx --cpu-prof --cpu-prof-dir=bench/results/profiles bench/profile.ts [fetch|node:http]
+ *   node --import tsx --cpu-prof --cpu-prof-dir=bench/results/profiles bench/profile.ts [default|global-fetch]
  *   node bench/lib/profile-summary.mjs bench/results/profiles/<file>.cpuprofile
  */
 import { score } from "../src/engine/score.js";
 import { createJudge } from "../src/judge/create.js";
 import { createOpenAIProvider } from "../src/judge/providers/openai.js";
 import { cpuSince, samples, tenQuestions } from "./lib/common.js";
-import { httpFetch } from "./lib/http-fetch.js";
 import { startServerChild } from "./lib/server.js";
 
-const transport = process.argv[2] ?? "fetch";
+const transport = process.argv[2] ?? "default";
 const server = await startServerChild({ latencyMs: 50 });
-const provider = createOpenAIProvider({ name: "openai-compatible", baseURL: server.url, ...(transport === "node:http" ? { fetch: httpFetch as typeof fetch } : {}) });
+const provider = createOpenAIProvider({ name: "openai-compatible", baseURL: server.url, ...(transport === "global-fetch" ? { fetch: globalThis.fetch } : {}) });
 const judge = createJudge({ provider: "openai-compatible", base_url: server.url, model: "bench-judge", max_concurrency: 64 }, { provider, cache: null });
 const rubric = tenQuestions();
 await score(rubric, samples(200, 600, 1e6), { judge, concurrency: 128 });

@@ -9,16 +9,16 @@ import { join } from "node:path";
 import { score } from "../src/engine/score.js";
 import { createJudge, type EngineJudge } from "../src/judge/create.js";
 import { createOpenAIProvider } from "../src/judge/providers/openai.js";
-import { httpFetch } from "./lib/http-fetch.js";
 import { cpuSince, round, samples, tenQuestions, type BenchContext, type BenchResult } from "./lib/common.js";
 import { startServerChild } from "./lib/server.js";
 
 const LATENCY_MS = 50;
 
-type Transport = "fetch" | "node:http";
+/** "default": the library's keep-alive node:http transport; "global fetch": the SDK on Node's undici fetch, for comparison. */
+type Transport = "default" | "global fetch";
 
 function judgeWith(url: string, c: number, transport: Transport, cache: string): EngineJudge {
-  const provider = createOpenAIProvider({ name: "openai-compatible", baseURL: url, ...(transport === "node:http" ? { fetch: httpFetch as typeof fetch } : {}) });
+  const provider = createOpenAIProvider({ name: "openai-compatible", baseURL: url, ...(transport === "global fetch" ? { fetch: globalThis.fetch } : {}) });
   return createJudge({ provider: "openai-compatible", base_url: url, model: "bench-judge", max_concurrency: c, max_retries: 5, timeout_ms: 30_000 }, { provider, cache });
 }
 
@@ -43,7 +43,7 @@ export async function throughput(ctx: BenchContext): Promise<BenchResult<Row>> {
   const rounds = ctx.quick ? 10 : 40;
   let from = 0;
   try {
-    const levels: [number, Transport][] = [[1, "fetch"], [8, "fetch"], [64, "fetch"], [256, "fetch"], [64, "node:http"], [256, "node:http"]];
+    const levels: [number, Transport][] = [[1, "default"], [8, "default"], [64, "default"], [256, "default"], [64, "global fetch"], [256, "global fetch"]];
     for (const [c, transport] of levels) {
       const dir = mkdtempSync(join(tmpdir(), "rubricate-bench-"));
       const judge = judgeWith(server.url, c, transport, join(dir, "cache.db"));
@@ -68,8 +68,8 @@ export async function throughput(ctx: BenchContext): Promise<BenchResult<Row>> {
   } finally {
     await server.close();
   }
-  const at64 = rows.find((r) => r.concurrency === 64 && r.transport === "fetch")!;
-  const light64 = rows.find((r) => r.concurrency === 64 && r.transport === "node:http")!;
+  const at64 = rows.find((r) => r.concurrency === 64 && r.transport === "default")!;
+  const undici64 = rows.find((r) => r.concurrency === 64 && r.transport === "global fetch")!;
   return {
     title: `Throughput of score() at ${LATENCY_MS} ms judge latency (batched, 10 questions, SQLite cache)`,
     rows,
@@ -86,8 +86,8 @@ export async function throughput(ctx: BenchContext): Promise<BenchResult<Row>> {
     ],
     notes: [
       "ideal = calls × latency ÷ concurrency; CPU % is of one core (the server runs in its own process).",
-      "transport fetch: the OpenAI SDK's default (Node's global fetch); node:http: the same SDK given a keep-alive node:http fetch (bench/lib/http-fetch.ts) through the provider's `fetch` option.",
-      `target: ratio ≥ 0.9 at concurrency 64 — ${at64.ratio >= 0.9 ? "met" : "NOT met"} (${at64.ratio} with the default transport, ${light64.ratio} with node:http).`,
+      "transport default: rubricate's keep-alive node:http fetch under the OpenAI SDK (src/judge/providers/http-fetch.ts); global fetch: the same SDK on Node's undici fetch, for comparison.",
+      `target: ratio ≥ 0.9 at concurrency 64 — ${at64.ratio >= 0.9 ? "met" : "NOT met"} (${at64.ratio} with the default transport, ${undici64.ratio} with Node's global fetch).`,
     ],
   };
 }

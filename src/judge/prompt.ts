@@ -22,8 +22,7 @@ export function sampleNonce(rubricId: string, sample: Sample): string {
 }
 
 /** The shared first part of every prompt for a sample: rubric context and the delimited sample. */
-export function sharedPrefix(rubric: Pick<Rubric, "id" | "description" | "context" | "inputs">, sample: Sample): string {
-  const nonce = sampleNonce(rubric.id, sample);
+export function sharedPrefix(rubric: Pick<Rubric, "id" | "description" | "context" | "inputs">, sample: Sample, nonce = sampleNonce(rubric.id, sample)): string {
   const open = `<sample-${nonce}>`;
   const close = `</sample-${nonce}>`;
   const fields = rubric.inputs.map((name) => `### ${name}\n${asText(sample[name])}`).join("\n\n");
@@ -57,8 +56,21 @@ function renderExamples(q: JudgeQuestion, nonce: string): string {
   return `\n  worked examples (responses judged for this question):${shots.join("")}`;
 }
 
-/** JSON Schema of a batched answer for these ids (strict: every field required, no extras). */
+const schemas = new Map<string, Record<string, unknown>>();
+
+/** JSON Schema of a batched answer for these ids (strict: every field required, no extras); one object per id list. */
 export function batchedSchema(ids: string[]): Record<string, unknown> {
+  const key = ids.join("\0");
+  let schema = schemas.get(key);
+  if (!schema) {
+    // Bounded: a long run with per-sample criteria must not grow this without limit.
+    if (schemas.size >= 1000) schemas.clear();
+    schemas.set(key, (schema = buildBatchedSchema(ids)));
+  }
+  return schema;
+}
+
+function buildBatchedSchema(ids: string[]): Record<string, unknown> {
   return {
     type: "object",
     additionalProperties: false,
@@ -102,7 +114,7 @@ export function buildJudgeRequest(
   settings: PromptSettings,
 ): CompletionRequest {
   const nonce = sampleNonce(rubric.id, sample);
-  const content: TextPart[] = [{ text: sharedPrefix(rubric, sample), cache: true }, { text: `\n\n${questionsBlock(questions, nonce, batched)}` }];
+  const content: TextPart[] = [{ text: sharedPrefix(rubric, sample, nonce), cache: true }, { text: `\n\n${questionsBlock(questions, nonce, batched)}` }];
   const messages: ChatMessage[] = [{ role: "user", content }];
   const request: CompletionRequest = {
     model: settings.model,

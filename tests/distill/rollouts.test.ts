@@ -42,7 +42,9 @@ describe("rollouts written by rubricate eval", () => {
     for (const l of lines) {
       expect(FORMAT_SCHEMAS.openai.safeParse(l).success).toBe(true);
       expect(l.metadata).toMatchObject({ env: "capitals", model: policy.id, reward: 1 });
-      expect(l.messages[0].role).toBe("user"); // eval rollouts carry no system prompt of their own
+      // Eval rollouts record the system prompt the teacher saw, so the SFT row is the conversation as played.
+      expect(l.messages[0]).toEqual({ role: "system", content: env.harness.system });
+      expect(l.messages[1].role).toBe("user");
     }
     expect(sft.report.before.rows).toBe(32);
     expect(sft.report.before.criteria["names-capital"]).toMatchObject({ met: 16, unmet: 16 });

@@ -12,6 +12,7 @@ import type {
   Tool,
 } from "@anthropic-ai/sdk/resources/messages";
 import { createAnthropicBatchApi } from "./anthropic-batch.js";
+import { nodeHttpFetch } from "./http-fetch.js";
 import { joinText, keyFromEnv, withDeadline } from "./call.js";
 import { malformedResponse } from "./errors.js";
 import type { CompletionRequest, CompletionResponse, Provider, TextPart, ToolCall } from "./types.js";
@@ -132,7 +133,7 @@ export function fromAnthropicResponse(res: Message, jsonTool?: string): Completi
  */
 export function createAnthropicProvider(options: AnthropicProviderOptions = {}): Provider {
   const apiKey = options.apiKey || keyFromEnv(options.apiKeyEnv ?? "ANTHROPIC_API_KEY", "anthropic");
-  const client = new Anthropic({ apiKey, baseURL: options.baseURL, maxRetries: 0, timeout: options.timeoutMs ?? 600_000 });
+  const client = new Anthropic({ apiKey, baseURL: options.baseURL, maxRetries: 0, timeout: options.timeoutMs ?? 600_000, fetch: nodeHttpFetch });
   return {
     name: "anthropic",
     baseURL: client.baseURL,

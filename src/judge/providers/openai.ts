@@ -10,6 +10,7 @@ import type {
   ChatCompletionMessageParam,
 } from "openai/resources/chat/completions";
 import { createOpenAIBatchApi } from "./openai-batch.js";
+import { nodeHttpFetch } from "./http-fetch.js";
 import { RubricateError } from "../../errors.js";
 import { joinText, keyFromEnv, withDeadline } from "./call.js";
 import { malformedResponse } from "./errors.js";
@@ -26,7 +27,7 @@ export interface OpenAIProviderOptions {
   name?: "openai" | "openai-compatible";
   /** Client-wide timeout in ms when a call gives none (default 600000, the SDK's). */
   timeoutMs?: number;
-  /** The fetch the SDK calls (default: Node's global fetch); a lighter transport cuts per-call CPU (see BENCHMARKS.md). */
+  /** The fetch the SDK calls (default: `nodeHttpFetch`, keep-alive `node:http`; see BENCHMARKS.md). */
   fetch?: typeof fetch;
 }
 
@@ -141,7 +142,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): Provi
     baseURL: options.baseURL,
     maxRetries: 0,
     timeout: options.timeoutMs ?? 600_000,
-    ...(options.fetch ? { fetch: options.fetch } : {}),
+    fetch: options.fetch ?? nodeHttpFetch,
   });
   const secrets = apiKey === NO_KEY ? [] : [apiKey];
   return {
