@@ -76,7 +76,7 @@ export class SqliteCache implements Cache {
     const report = (e: RubricateError) => options.onError?.(e);
     try {
       mkdirSync(dirname(path), { recursive: true });
-      return new SqliteCache(path, openFile(path, options, false), "read-write", options);
+      return new SqliteCache(path, openWhenFree(path, options), "read-write", options);
     } catch (e) {
       if (isCorrupt(e)) {
         const err = cacheError(`${path} is not a valid rubricate cache (${message(e)}); move it away, pass another --cache path, or use --no-cache`, e);
@@ -191,6 +191,29 @@ export class SqliteCache implements Cache {
     this.reported.add(`${op}:${code}`);
     this.options.onError?.(cacheError(`cache ${op} failed on ${this.path} (${message(e)}); further ${op} errors of this kind are counted, not reported`, e));
   }
+}
+
+/**
+ * Opens read-write, retrying while another process holds the file: two runs starting together
+ * race to create the tables and switch the file to WAL, and SQLite answers the loser SQLITE_BUSY
+ * at once (the busy timeout does not cover a journal-mode change). Without the retry the loser
+ * would wrongly run with a read-only cache.
+ */
+function openWhenFree(path: string, options: SqliteCacheOptions): Database.Database {
+  const deadline = Date.now() + (options.busyTimeoutMs ?? 5000);
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return openFile(path, options, false);
+    } catch (e) {
+      const code = String((e as { code?: string })?.code ?? "");
+      if (!(code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED")) || Date.now() >= deadline) throw e;
+      sleepSync(Math.min(200, 10 * 2 ** attempt) * (0.5 + Math.random()));
+    }
+  }
+}
+
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
 function openFile(path: string, options: SqliteCacheOptions, readonly: boolean): Database.Database {

@@ -56,6 +56,22 @@ describe("SqliteCache", () => {
     db.close();
   });
 
+  it("several processes creating one fresh file at the same instant all open it read-write", async () => {
+    // They race to create the tables and switch to WAL; SQLite answers the losers SQLITE_BUSY at once.
+    for (let round = 0; round < 3; round++) {
+      const path = join(tmp(), `race-${round}.db`);
+      const startAt = String(Date.now() + 2000);
+      const runs = await Promise.all(Array.from({ length: 4 }, () => runChild([child, "open", path, startAt], { cwd })));
+      for (const r of runs) {
+        expect(r.stderr).toBe("");
+        expect(JSON.parse(r.stdout)).toEqual({ mode: "read-write", writeErrors: 0, errors: [] });
+      }
+      const db = new Database(path, { readonly: true });
+      expect(db.prepare("SELECT count(*) FROM responses").pluck().get()).toBe(4);
+      db.close();
+    }
+  });
+
   it("lets two processes write and read one file at the same time without errors", async () => {
     const path = join(tmp(), "shared.db");
     const n = 3000;
