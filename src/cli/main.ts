@@ -1,43 +1,39 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from "commander";
-import { register as registerCalibrate } from "./commands/calibrate.js";
-import { register as registerDraft } from "./commands/draft.js";
-import { register as registerDistill } from "./commands/distill.js";
-import { register as registerEval } from "./commands/eval.js";
-import { register as registerLint } from "./commands/lint.js";
-import { register as registerMerge } from "./commands/merge.js";
-import { register as registerOptimize } from "./commands/optimize.js";
-import { register as registerProbe } from "./commands/probe.js";
-import { register as registerSchema } from "./commands/schema.js";
-import { register as registerScore } from "./commands/score.js";
-import { register as registerServe } from "./commands/serve.js";
-import { register as registerValidate } from "./commands/validate.js";
 import { EXIT, packageVersion, reportError } from "./run.js";
 
-const program = new Command("rubricate")
-  .description("Binary-question rubrics, cached parallel LLM judges, rewards.")
-  .version(packageVersion(), "-v, --version")
-  .showHelpAfterError()
-  .exitOverride();
+type CommandModule = { register(program: Command): void };
 
-for (const register of [
-  registerValidate,
-  registerLint,
-  registerDraft,
-  registerSchema,
-  registerScore,
-  registerMerge,
-  registerServe,
-  registerEval,
-  registerDistill,
-  registerCalibrate,
-  registerOptimize,
-  registerProbe,
-]) {
-  register(program);
+// Each command is loaded only when it is the one asked for (all of them for help): `rubricate
+// validate` need not load both provider SDKs and SQLite. Order here is the order in --help.
+const commands: Record<string, () => Promise<CommandModule>> = {
+  validate: () => import("./commands/validate.js"),
+  lint: () => import("./commands/lint.js"),
+  draft: () => import("./commands/draft.js"),
+  schema: () => import("./commands/schema.js"),
+  score: () => import("./commands/score.js"),
+  merge: () => import("./commands/merge.js"),
+  serve: () => import("./commands/serve.js"),
+  eval: () => import("./commands/eval.js"),
+  distill: () => import("./commands/distill.js"),
+  calibrate: () => import("./commands/calibrate.js"),
+  optimize: () => import("./commands/optimize.js"),
+  probe: () => import("./commands/probe.js"),
+};
+
+async function main(): Promise<void> {
+  const program = new Command("rubricate")
+    .description("Binary-question rubrics, cached parallel LLM judges, rewards.")
+    .version(packageVersion(), "-v, --version")
+    .showHelpAfterError()
+    .exitOverride();
+  const asked = process.argv[2];
+  const wanted = asked !== undefined && Object.hasOwn(commands, asked) ? [commands[asked]] : asked === "-v" || asked === "--version" ? [] : Object.values(commands);
+  for (const load of wanted) (await load()).register(program);
+  await program.parseAsync(process.argv);
 }
 
-program.parseAsync(process.argv).catch((e: unknown) => {
+main().catch((e: unknown) => {
   if (e instanceof CommanderError) {
     process.exitCode = e.exitCode === 0 ? EXIT.ok : EXIT.usage;
     return;
