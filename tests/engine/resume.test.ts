@@ -1,4 +1,3 @@
-import Database from "better-sqlite3";
 import { readFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -6,6 +5,7 @@ import { startOpenAIServer } from "../servers/openai-server.js";
 import { judgeResponder } from "../servers/judge-responder.js";
 import type { TestServer } from "../servers/common.js";
 import { runCli, spawnCli, tempDir, writeJsonl, writeJudgeFile } from "../helpers/cli.js";
+import { cacheRows, integrity } from "../helpers/cache-db.js";
 
 const SECRET = "sk-test-SECRET-9f8e7d6c5b4a";
 const RUBRIC = "tests/fixtures/rubrics/ten-questions.yaml";
@@ -17,23 +17,7 @@ afterEach(async () => {
 const sampleRows = (n: number, from = 0) => Array.from({ length: n }, (_, i) => ({ id: from + i, question: "Where is it?", response: `Answer number ${from + i} is Paris.` }));
 const truth = (id: string) => ["q1", "q3"].includes(id);
 
-function cacheRows(path: string): number {
-  const db = new Database(path, { readonly: true });
-  try {
-    return (db.prepare("SELECT count(*) AS n FROM responses").get() as { n: number }).n;
-  } finally {
-    db.close();
-  }
-}
 
-function integrity(path: string): string {
-  const db = new Database(path);
-  try {
-    return (db.prepare("PRAGMA integrity_check").get() as { integrity_check: string }).integrity_check;
-  } finally {
-    db.close();
-  }
-}
 
 describe("a killed run resumes without paying twice", () => {
   it("SIGKILL midway, re-run: the second run pays only for what the first had not cached", async () => {

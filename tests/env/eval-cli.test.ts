@@ -1,4 +1,4 @@
-import Database from "better-sqlite3";
+import { cacheRows } from "../helpers/cache-db.js";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -14,14 +14,6 @@ const env = { RUBRICATE_TEST_KEY: SECRET };
 const spawnEval = (args: string[]) => spawnCli(["eval", ...args], { env });
 const runEvalCli = (args: string[]) => runCli(["eval", ...args], { env });
 
-function cacheRows(path: string): number {
-  const db = new Database(path, { readonly: true });
-  try {
-    return (db.prepare("SELECT count(*) AS n FROM responses").get() as { n: number }).n;
-  } finally {
-    db.close();
-  }
-}
 
 const lines = (path: string) => (existsSync(path) ? readFileSync(path, "utf8").split("\n").filter(Boolean) : []);
 

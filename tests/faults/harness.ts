@@ -8,7 +8,6 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
 import { chmodSync, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import Database from "better-sqlite3";
 import { startOpenAIServer, type OpenAIServerOptions } from "../servers/openai-server.js";
 import { judgeResponder, type Decision } from "../servers/judge-responder.js";
 import type { FaultKind, TestServer } from "../servers/common.js";
@@ -172,25 +171,7 @@ export function checkResults(results: ResultLine[], ids: number[]): { scored: nu
   return { scored, errored, verdicts, invented, unnamed, codes };
 }
 
-/** `PRAGMA integrity_check` of a cache file ("ok" when sound). */
-export function integrity(path: string): string {
-  const db = new Database(path, { readonly: true });
-  try {
-    return (db.prepare("PRAGMA integrity_check").get() as { integrity_check: string }).integrity_check;
-  } finally {
-    db.close();
-  }
-}
 
-/** Rows in a cache file. */
-export function cacheRows(path: string): number {
-  const db = new Database(path, { readonly: true });
-  try {
-    return (db.prepare("SELECT count(*) AS n FROM responses").get() as { n: number }).n;
-  } finally {
-    db.close();
-  }
-}
 
 /** A scenario's folder: samples, judge file, cache and output paths. */
 export interface Job {
@@ -263,3 +244,5 @@ export const asUnprivileged = (): { uid: number; gid: number } | undefined => (p
 
 /** True when a file exists. */
 export const exists = (p: string) => existsSync(p);
+
+export { cacheRows, integrity } from "../helpers/cache-db.js";
