@@ -67,3 +67,9 @@ export function positiveInt(value: string): number {
   if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError(`expected a positive integer, got "${value}"`);
   return n;
 }
+
+/** The cache a `--cache <path>` / `--no-cache` pair asks for: a path, or `null` for no cache at all. */
+export function cachePathOf(flag: string | boolean | undefined): string | null | undefined {
+  if (flag === false) return null;
+  return typeof flag === "string" ? flag : undefined;
+}

@@ -7,7 +7,7 @@ import { scoreLabelled } from "../../calibrate/judge.js";
 import { type PairwiseItem, type PairwiseSummary, pairwiseAgreement } from "../../calibrate/pairwise.js";
 import { calibrationHtml, calibrationMarkdown } from "../../calibrate/report.js";
 import { RubricateError } from "../../errors.js";
-import { EXIT, positiveInt } from "../run.js";
+import { EXIT, positiveInt, cachePathOf } from "../run.js";
 
 /** The flags of `rubricate calibrate`. */
 export interface CalibrateFlags {
@@ -114,7 +114,7 @@ async function scoreWithJudges(flags: CalibrateFlags, labels: HumanLabel[]): Pro
   const { loadRubricSync } = await import("../../rubric/load.js");
   const { createJudge } = await import("../../judge/create.js");
   const rubric = loadRubricSync(flags.rubric);
-  const cache = flags.cache === false ? null : typeof flags.cache === "string" ? flags.cache : undefined;
+  const cache = cachePathOf(flags.cache);
   const sets: VerdictSet[] = [];
   for (const ref of flags.judge) {
     const judge = createJudge(ref, { cache });

@@ -15,7 +15,7 @@ import { hashHex } from "../../distill/hash.js";
 import { loadEnvironment } from "../../env/load.js";
 import { createPolicy } from "../../env/policy.js";
 import { Progress } from "../progress.js";
-import { EXIT, interruptSignal, positiveInt } from "../run.js";
+import { EXIT, interruptSignal, positiveInt, cachePathOf } from "../run.js";
 
 /** The flags of `rubricate distill`. */
 export interface DistillFlags {
@@ -151,7 +151,7 @@ async function runDistillCommand(input: string | undefined, flags: DistillFlags)
   if (!(FORMATS as readonly string[]).includes(flags.format)) throw new RubricateError("BAD_INPUT", `--format must be one of ${FORMATS.join(", ")}, not "${flags.format}"`);
   if (!["null", "zero", "skip-criterion"].includes(flags.errors)) throw new RubricateError("BAD_INPUT", `--errors must be null, zero or skip-criterion, not "${flags.errors}"`);
   const filters = filtersFromFlags(flags);
-  const cachePath = flags.cache === false ? null : typeof flags.cache === "string" ? flags.cache : undefined;
+  const cachePath = cachePathOf(flags.cache);
   const generation = flags.env ? await teacher(flags, cachePath) : undefined;
   const rubric = flags.rubric ? loadRubricSync(flags.rubric) : undefined;
   if (flags.rescore && !rubric) throw new RubricateError("BAD_INPUT", "--rescore needs --rubric");

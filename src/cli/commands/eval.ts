@@ -11,7 +11,7 @@ import { RubricateError } from "../../errors.js";
 import { createJudge, type EngineJudge } from "../../judge/create.js";
 import type { ErrorPolicy } from "../../reward/aggregate.js";
 import { Progress } from "../progress.js";
-import { EXIT, interruptSignal, positiveInt } from "../run.js";
+import { EXIT, interruptSignal, positiveInt, cachePathOf } from "../run.js";
 
 interface EvalFlags {
   model: string[];
@@ -69,7 +69,7 @@ async function runEvalCommand(envPath: string, flags: EvalFlags): Promise<number
   // Before any key is needed or any call made: an existing file is someone's paid-for work.
   if (existsSync(out) && !flags.resume) throw new RubricateError("BAD_INPUT", `${out} already exists: pass --resume to continue it, or remove it`);
   const policies = flags.model.map((m) => createPolicy(m, { defaults: env.policy }));
-  const cachePath = flags.cache === false ? null : typeof flags.cache === "string" ? flags.cache : undefined;
+  const cachePath = cachePathOf(flags.cache);
   const engine = createEngine({ cache: openCache({ path: cachePath }), limits: { maxConcurrency: 8, maxRetries: 5, timeoutMs: 120_000 } });
   const needsJudge = env.rubric.criteria.some((c) => c.question) || env.tasks.some((t) => t.criteria?.some((c) => typeof c === "object" && c !== null && "question" in c));
   const judgeRef = flags.judge ?? env.rubric.judge;

@@ -17,7 +17,7 @@ import { createReflector, type ReflectionPrompt } from "../../optimize/targets/r
 import { rewriteRubricQuestions } from "../../optimize/targets/rubric-rewrite.js";
 import type { Candidate, Evaluate, OptimizeOptions, OptimizeResult } from "../../optimize/types.js";
 import { loadRubric } from "../../rubric/load.js";
-import { EXIT, interruptSignal, positiveInt } from "../run.js";
+import { EXIT, interruptSignal, positiveInt, cachePathOf } from "../run.js";
 
 /** Flags both `optimize` targets share. */
 export interface OptimizeFlags {
@@ -125,7 +125,7 @@ export function register(program: Command): void {
 }
 
 function openEngine(flags: OptimizeFlags): Engine {
-  const path = flags.cache === false ? null : typeof flags.cache === "string" ? flags.cache : undefined;
+  const path = cachePathOf(flags.cache);
   return createEngine({ cache: openCache({ path }), limits: { maxConcurrency: 8, maxRetries: 5, timeoutMs: 120_000 } });
 }
 

@@ -15,7 +15,7 @@ import { fillCacheByBatch } from "../../engine/batch/runner.js";
 import { openBatchJobStore } from "../../engine/batch/jobs.js";
 import type { FleetMemberStats } from "../../judge/providers/fleet.js";
 import { Progress } from "../progress.js";
-import { EXIT, interruptSignal, positiveInt } from "../run.js";
+import { EXIT, interruptSignal, positiveInt, cachePathOf } from "../run.js";
 
 interface ScoreFlags {
   output?: string;
@@ -66,7 +66,7 @@ async function runScore(rubricPath: string, samplesPath: string, flags: ScoreFla
   // An explicit --judge is always used: samples may carry questions of their own (per-sample criteria).
   const needsJudge = rubric.criteria.some((c) => c.question) || flags.judge !== undefined;
   if (flags.dryRun) return dryRun(rubric, samplesPath, judgeRef && needsJudge ? judgeRef : undefined);
-  const cachePath = flags.cache === false ? null : typeof flags.cache === "string" ? flags.cache : undefined;
+  const cachePath = cachePathOf(flags.cache);
   const judge: EngineJudge | undefined = judgeRef && needsJudge ? createJudge(judgeRef, { cache: cachePath }) : undefined;
   if (judge && (flags.batch || judge.config.mode === "batch")) {
     if (samplesPath === "-") throw new RubricateError("BAD_INPUT", "--batch reads the samples several times: give a file, not stdin");

@@ -6,7 +6,7 @@ import { RubricateError } from "../../errors.js";
 import { createJudge } from "../../judge/create.js";
 import type { ErrorPolicy } from "../../reward/aggregate.js";
 import { loadRubricSync } from "../../rubric/load.js";
-import { EXIT, positiveInt } from "../run.js";
+import { EXIT, positiveInt, cachePathOf } from "../run.js";
 
 interface ServeFlags {
   rubric: string;
@@ -90,7 +90,7 @@ async function runServe(flags: ServeFlags): Promise<number> {
   const judgeRef = flags.judge ?? rubric.judge;
   const needsJudge = rubric.criteria.some((c) => c.question);
   if (needsJudge && !judgeRef) throw new RubricateError("NO_JUDGE", `rubric ${rubric.id} asks LLM questions: pass --judge <file>`);
-  const cache = flags.cache === false ? null : typeof flags.cache === "string" ? flags.cache : undefined;
+  const cache = cachePathOf(flags.cache);
   const judge = needsJudge ? createJudge(judgeRef!, { cache }) : undefined;
   const server = createRewardServer({ rubric, judge, token, maxBodyBytes: flags.maxBody, maxSamples: flags.maxSamples, timeoutMs: flags.timeoutMs, concurrency: flags.concurrency, errors: flags.errors, mapping, allowSampleCriteria: flags.sampleCriteria });
   let url: string;
