@@ -32,11 +32,31 @@ export const nodeHttpFetch: typeof fetch = async (input, init = {}) => {
         const responseHeaders = new Headers();
         for (const [key, value] of Object.entries(res.headers)) if (value !== undefined) responseHeaders.set(key, Array.isArray(value) ? value.join(", ") : value);
         const status = res.statusCode ?? 502;
+        const init = { status, statusText: res.statusMessage, headers: responseHeaders };
         const nullBody = status === 204 || status === 304;
-        resolve(new Response(nullBody ? null : Buffer.concat(chunks), { status, statusText: res.statusMessage, headers: responseHeaders }));
+        const isJson = /\bjson\b/i.test(String(res.headers["content-type"] ?? ""));
+        resolve(nullBody ? new Response(null, init) : isJson ? new BufferedJsonResponse(Buffer.concat(chunks), init) : new Response(Buffer.concat(chunks), init));
       });
     });
     request.on("error", reject);
     request.end(body ?? undefined);
   });
 };
+
+/**
+ * A JSON response whose body is already in memory: `json()` and `text()` read the buffer
+ * directly instead of through a web stream (the SDKs call only these for JSON). Its `body` is
+ * null, which both SDKs accept for non-streaming calls; streams and files get a plain Response.
+ */
+class BufferedJsonResponse extends Response {
+  constructor(buffer: Buffer, init: ResponseInit) {
+    super(null, init);
+    // Own properties rather than methods: the DOM typings declare these as function-valued members.
+    const text = async () => buffer.toString("utf8");
+    Object.assign(this, {
+      text,
+      json: async () => JSON.parse(await text()),
+      arrayBuffer: async () => buffer.buffer.slice(buffer.byteOffset, buffer.byteOffset + buffer.byteLength),
+    });
+  }
+}
