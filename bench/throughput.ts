@@ -23,6 +23,7 @@ function judgeWith(url: string, c: number, transport: Transport, cache: string):
 }
 
 interface Row {
+  runs?: number;
   transport: string;
   concurrency: number;
   calls: number;
@@ -43,7 +44,10 @@ export async function throughput(ctx: BenchContext): Promise<BenchResult<Row>> {
   const rounds = ctx.quick ? 10 : 40;
   let from = 0;
   try {
-    const levels: [number, Transport][] = [[1, "default"], [8, "default"], [64, "default"], [256, "default"], [64, "global fetch"], [256, "global fetch"]];
+    // Concurrency 64 is the target and CPU-bound, so it is noisy on a shared machine: each
+    // transport runs three times, interleaved, and the median run is reported.
+    const levels: [number, Transport][] = [[1, "default"], [8, "default"], [64, "default"], [64, "global fetch"], [64, "default"], [64, "global fetch"], [64, "default"], [64, "global fetch"], [256, "default"], [256, "global fetch"]];
+    const runs: Row[] = [];
     for (const [c, transport] of levels) {
       const dir = mkdtempSync(join(tmpdir(), "rubricate-bench-"));
       const judge = judgeWith(server.url, c, transport, join(dir, "cache.db"));
@@ -61,9 +65,14 @@ export async function throughput(ctx: BenchContext): Promise<BenchResult<Row>> {
       const calls = judge.engine.stats().usage.calls - before;
       if (results.some((r) => r.errors.length > 0)) throw new Error(`throughput c=${c}: some samples errored`);
       const ideal = (calls * LATENCY_MS) / c / 1000;
-      rows.push({ transport, concurrency: c, calls, idealS: round(ideal), actualS: round(actual), ratio: round(ideal / actual, 3), callsPerS: Math.round(calls / actual), libCpuPct: Math.round((100 * lib) / actual), serverCpuPct: Math.round(srv.cpuMicros / 1e4 / actual) });
+      runs.push({ transport, concurrency: c, calls, idealS: round(ideal), actualS: round(actual), ratio: round(ideal / actual, 3), callsPerS: Math.round(calls / actual), libCpuPct: Math.round((100 * lib) / actual), serverCpuPct: Math.round(srv.cpuMicros / 1e4 / actual) });
       judge.close?.();
       rmSync(dir, { recursive: true, force: true });
+    }
+    for (const [c, transport] of levels) {
+      if (rows.some((r) => r.concurrency === c && r.transport === transport)) continue;
+      const same = runs.filter((r) => r.concurrency === c && r.transport === transport).sort((a, b) => a.ratio - b.ratio);
+      rows.push({ ...same[Math.floor(same.length / 2)], runs: same.length });
     }
   } finally {
     await server.close();
@@ -80,6 +89,7 @@ export async function throughput(ctx: BenchContext): Promise<BenchResult<Row>> {
       { label: "ideal s", value: "idealS", numeric: true },
       { label: "actual s", value: "actualS", numeric: true },
       { label: "ratio of ideal", value: "ratio", numeric: true },
+      { label: "runs (median shown)", value: "runs", numeric: true },
       { label: "calls/s", value: "callsPerS", numeric: true },
       { label: "library CPU %", value: "libCpuPct", numeric: true },
       { label: "server CPU %", value: "serverCpuPct", numeric: true },
