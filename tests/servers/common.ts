@@ -6,6 +6,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { createHash } from "node:crypto";
+import { seededRandom } from "../../src/reward/stats.js";
 
 /** What a server may do to one request instead of (or besides) answering it well. */
 export type FaultKind =
@@ -77,17 +78,8 @@ export interface FaultOptions {
   expectedApiKey?: string;
 }
 
-/** mulberry32: tiny, fast and good enough to make fault schedules reproducible. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The library's seeded PRNG, so fault schedules and latencies are reproducible. */
+export { seededRandom } from "../../src/reward/stats.js";
 
 const FAULT_ORDER: Exclude<FaultKind, "none">[] = ["429", "500", "529", "hang", "reset", "drop", "truncated", "garbage", "html", "refusal"];
 
