@@ -2,7 +2,8 @@ import { readFileSync } from "node:fs";
 import { InvalidArgumentError } from "commander";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { isRubricateError } from "../errors.js";
+import { isRubricateError, RubricateError } from "../errors.js";
+import type { ErrorPolicy } from "../reward/aggregate.js";
 
 /** Exit codes every command shares, so scripts and CI can tell what happened. */
 export const EXIT = {
@@ -72,4 +73,10 @@ export function positiveInt(value: string): number {
 export function cachePathOf(flag: string | boolean | undefined): string | null | undefined {
   if (flag === false) return null;
   return typeof flag === "string" ? flag : undefined;
+}
+
+/** Checks an `--errors` value: what a criterion error does to the reward. */
+export function errorPolicyOf(value: string): ErrorPolicy {
+  if (value === "null" || value === "zero" || value === "skip-criterion") return value;
+  throw new RubricateError("BAD_INPUT", `--errors must be null, zero or skip-criterion, not "${value}"`);
 }

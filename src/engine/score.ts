@@ -169,7 +169,6 @@ function whenCycle(criteria: Criterion[]): string[] | undefined {
 
 function sampleError(error: RubricateError, sample: Sample, policy: ErrorPolicy): ScoreResult {
   const result: ScoreResult = { reward: policy === "zero" ? 0 : null, verdicts: [], errors: [{ criterion: "*", code: error.code, message: error.message }], feedback: "", usage: emptyUsage() };
-  if (policy === "skip-criterion") result.reward = null;
   if (sample && typeof sample === "object" && (sample as Sample).id !== undefined) result.id = (sample as Sample).id;
   result.feedback = buildFeedback(result, policy);
   return result;

@@ -1,6 +1,6 @@
 import { costUsd } from "../engine/usage.js";
 import { RubricateError, toRubricateError } from "../errors.js";
-import { addUsage, emptyUsage, type Usage, type Verdict, type VerdictOrError } from "../types.js";
+import { addUsage, emptyUsage, type Usage, type VerdictOrError } from "../types.js";
 import { JudgeConfigSchema, type JudgeConfig, type JudgeConfigInput, type Price } from "./config.js";
 import { parseBatched, parseSingle, type ParsedAnswer } from "./parse.js";
 import { buildJudgeRequest, type PromptSettings } from "./prompt.js";
@@ -126,4 +126,3 @@ export function account(usage: Usage, response: CompletionResponse, cached: bool
   addUsage(usage, { calls: 1, inputTokens, outputTokens, cachedInputTokens, costUsd: price ? costUsd(response.usage, price) : 0 });
 }
 
-export type { Verdict };

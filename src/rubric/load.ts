@@ -5,7 +5,7 @@ import { validateCheckDefinition } from "../checks/validate.js";
 import { explainIssues, valueAt } from "./issues.js";
 import { RubricSchema, type Criterion, type Rubric, type RubricFile } from "./schema.js";
 import { templateVariables } from "./template.js";
-import { formatLocation, joinIssues, MAX_YAML_BYTES, parseYamlSource, type YamlSource } from "./yaml-source.js";
+import { joinIssues, MAX_YAML_BYTES, parseYamlSource, type YamlSource } from "./yaml-source.js";
 
 export interface ParseOptions {
   /** Named in every error; also the base for relative `extends`. */
@@ -216,4 +216,3 @@ function fail(code: "SCHEMA" | "DUPLICATE_ID" | "WHEN_MISSING" | "WHEN_CYCLE" | 
   throw new RubricateError(code, joinIssues(issues), { location: issues[0].location, issues });
 }
 
-export { formatLocation };

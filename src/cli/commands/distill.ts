@@ -15,7 +15,7 @@ import { hashHex } from "../../distill/hash.js";
 import { loadEnvironment } from "../../env/load.js";
 import { createPolicy } from "../../env/policy.js";
 import { Progress } from "../progress.js";
-import { EXIT, interruptSignal, positiveInt, cachePathOf } from "../run.js";
+import { EXIT, interruptSignal, positiveInt, cachePathOf, errorPolicyOf } from "../run.js";
 
 /** The flags of `rubricate distill`. */
 export interface DistillFlags {
@@ -149,7 +149,7 @@ async function runDistillCommand(input: string | undefined, flags: DistillFlags)
   if (flags.env && !flags.model) throw new RubricateError("BAD_INPUT", "--env needs --model <teacher>");
   if (flags.env && (flags.rubric || flags.results)) throw new RubricateError("BAD_INPUT", "--env scores with the environment's rubric: drop --rubric/--results");
   if (!(FORMATS as readonly string[]).includes(flags.format)) throw new RubricateError("BAD_INPUT", `--format must be one of ${FORMATS.join(", ")}, not "${flags.format}"`);
-  if (!["null", "zero", "skip-criterion"].includes(flags.errors)) throw new RubricateError("BAD_INPUT", `--errors must be null, zero or skip-criterion, not "${flags.errors}"`);
+  errorPolicyOf(flags.errors);
   const filters = filtersFromFlags(flags);
   const cachePath = cachePathOf(flags.cache);
   const generation = flags.env ? await teacher(flags, cachePath) : undefined;

@@ -11,7 +11,7 @@ import { RubricateError } from "../../errors.js";
 import { createJudge, type EngineJudge } from "../../judge/create.js";
 import type { ErrorPolicy } from "../../reward/aggregate.js";
 import { Progress } from "../progress.js";
-import { EXIT, interruptSignal, positiveInt, cachePathOf } from "../run.js";
+import { EXIT, interruptSignal, positiveInt, cachePathOf, errorPolicyOf } from "../run.js";
 
 interface EvalFlags {
   model: string[];
@@ -63,7 +63,7 @@ export function register(program: Command): void {
 }
 
 async function runEvalCommand(envPath: string, flags: EvalFlags): Promise<number> {
-  if (!["null", "zero", "skip-criterion"].includes(flags.errors)) throw new RubricateError("BAD_INPUT", `--errors must be null, zero or skip-criterion, not "${flags.errors}"`);
+  errorPolicyOf(flags.errors);
   const env = await loadEnvironment(envPath);
   const out = flags.out ?? join(".rubricate", "evals", `${env.id}.jsonl`);
   // Before any key is needed or any call made: an existing file is someone's paid-for work.

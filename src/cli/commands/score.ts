@@ -1,3 +1,4 @@
+import { writeFileSync } from "node:fs";
 import type { Command } from "commander";
 import { emptyEstimate, estimateSample } from "../../engine/estimate.js";
 import { scoreStream } from "../../engine/score.js";
@@ -15,7 +16,7 @@ import { fillCacheByBatch } from "../../engine/batch/runner.js";
 import { openBatchJobStore } from "../../engine/batch/jobs.js";
 import type { FleetMemberStats } from "../../judge/providers/fleet.js";
 import { Progress } from "../progress.js";
-import { EXIT, interruptSignal, positiveInt, cachePathOf } from "../run.js";
+import { EXIT, interruptSignal, positiveInt, cachePathOf, errorPolicyOf } from "../run.js";
 
 interface ScoreFlags {
   output?: string;
@@ -60,7 +61,7 @@ export function register(program: Command): void {
 }
 
 async function runScore(rubricPath: string, samplesPath: string, flags: ScoreFlags): Promise<number> {
-  if (!["null", "zero", "skip-criterion"].includes(flags.errors)) throw new RubricateError("BAD_INPUT", `--errors must be null, zero or skip-criterion, not "${flags.errors}"`);
+  errorPolicyOf(flags.errors);
   const rubric = loadRubricSync(rubricPath);
   const judgeRef = flags.judge ?? rubric.judge;
   // An explicit --judge is always used: samples may carry questions of their own (per-sample criteria).
@@ -109,7 +110,6 @@ async function runScore(rubricPath: string, samplesPath: string, flags: ScoreFla
     process.stderr.write(`fleet load: ${fleet.map((m) => `${m.baseURL} ${m.succeeded} ok / ${m.failed} failed${m.healthy ? "" : " (out)"}`).join("; ")}\n`);
   }
   if (flags.summaryJson) {
-    const { writeFileSync } = await import("node:fs");
     writeFileSync(flags.summaryJson, `${JSON.stringify(finished, null, 2)}\n`);
   }
   if (interrupted) return EXIT.interrupted;

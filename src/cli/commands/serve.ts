@@ -6,7 +6,7 @@ import { RubricateError } from "../../errors.js";
 import { createJudge } from "../../judge/create.js";
 import type { ErrorPolicy } from "../../reward/aggregate.js";
 import { loadRubricSync } from "../../rubric/load.js";
-import { EXIT, positiveInt, cachePathOf } from "../run.js";
+import { EXIT, positiveInt, cachePathOf, errorPolicyOf } from "../run.js";
 
 interface ServeFlags {
   rubric: string;
@@ -75,7 +75,7 @@ export function register(program: Command): void {
 }
 
 async function runServe(flags: ServeFlags): Promise<number> {
-  if (!["null", "zero", "skip-criterion"].includes(flags.errors)) throw new RubricateError("BAD_INPUT", `--errors must be null, zero or skip-criterion, not "${flags.errors}"`);
+  errorPolicyOf(flags.errors);
   const token = flags.token ?? (process.env.RUBRICATE_TOKEN || undefined);
   if (!isLoopback(flags.host) && !token) {
     throw new RubricateError("BAD_INPUT", `--host ${flags.host} makes the server reachable from other machines; refusing to start without a token (--token or RUBRICATE_TOKEN)`);
