@@ -1,23 +1,14 @@
 import Anthropic from "@anthropic-ai/sdk";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { RubricateError } from "../../../src/errors.js";
 import { createAnthropicProvider } from "../../../src/judge/providers/anthropic.js";
 import type { CompletionRequest, Provider } from "../../../src/judge/providers/types.js";
 import { startAnthropicServer } from "../../servers/anthropic-server.js";
+import { failure as failWithout } from "./helpers.js";
 
 const KEY = "sk-ant-test-0123456789abcdefSECRET";
 type Srv = Awaited<ReturnType<typeof startAnthropicServer>>;
 
-async function failure(p: Promise<unknown>): Promise<RubricateError> {
-  try {
-    await p;
-  } catch (e) {
-    expect(e).toBeInstanceOf(RubricateError);
-    expect((e as Error).message).not.toContain(KEY);
-    return e as RubricateError;
-  }
-  throw new Error("expected a failure");
-}
+const failure = (p: Promise<unknown>) => failWithout(p, KEY);
 
 const ask = (over: Partial<CompletionRequest> = {}): CompletionRequest => ({
   model: "claude-test",

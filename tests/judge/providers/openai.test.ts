@@ -4,20 +4,12 @@ import { RubricateError } from "../../../src/errors.js";
 import { createOpenAIProvider } from "../../../src/judge/providers/openai.js";
 import type { CompletionRequest, Provider } from "../../../src/judge/providers/types.js";
 import { startOpenAIServer } from "../../servers/openai-server.js";
+import { failure as failWithout } from "./helpers.js";
 
 const KEY = "sk-test-0123456789abcdefSECRET";
 type Srv = Awaited<ReturnType<typeof startOpenAIServer>>;
 
-async function failure(p: Promise<unknown>): Promise<RubricateError> {
-  try {
-    await p;
-  } catch (e) {
-    expect(e).toBeInstanceOf(RubricateError);
-    expect((e as Error).message).not.toContain(KEY);
-    return e as RubricateError;
-  }
-  throw new Error("expected a failure");
-}
+const failure = (p: Promise<unknown>) => failWithout(p, KEY);
 
 const ask = (over: Partial<CompletionRequest> = {}): CompletionRequest => ({
   model: "gpt-test",
