@@ -1,7 +1,7 @@
 import { defineConfig } from "tsup";
 
 /** One entry per public area: `rubricate`, `rubricate/rubric`, `rubricate/judge`, … */
-const areas = ["rubric", "checks", "judge", "engine", "reward", "env", "calibrate", "optimize", "report", "bridge", "distill", "probe"];
+const areas = ["rubric", "checks", "judge", "engine", "score", "env", "calibrate", "optimize", "report", "bridge", "distill", "probe", "draft"];
 
 export default defineConfig({
   entry: {

@@ -11,7 +11,7 @@ import { createInterface } from "node:readline";
 import { createJudge } from "../src/judge/create.js";
 import { fillCacheByBatch } from "../src/engine/batch/runner.js";
 import { openBatchJobStore } from "../src/engine/batch/jobs.js";
-import { scoreStream } from "../src/engine/score.js";
+import { scoreStream } from "../src/score/score.js";
 import { parseRubric } from "../src/rubric/load.js";
 
 const total = Number(process.argv[2] ?? 100_000);

@@ -15,7 +15,7 @@ import { tempDir, writeJudgeFile } from "../tests/helpers/cli.js";
 import { decide, jsonOf, KEY, RUBRIC, startServe } from "../tests/bridge/helpers.js";
 import { judgeResponder, promptText } from "../tests/servers/judge-responder.js";
 import { startOpenAIServer } from "../tests/servers/openai-server.js";
-import { quantile } from "../src/reward/stats.js";
+import { quantile } from "../src/stats/interval.js";
 
 const [clients, perClient, distinct, latencyMs] = [16, 2000, 4000, 20].map((d, i) => Number(process.argv[2 + i] ?? d));
 const JUDGE_CONCURRENCY = 64;

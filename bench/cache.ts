@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { SqliteCache } from "../src/engine/cache/sqlite.js";
 import { MemoryCache } from "../src/engine/cache/memory.js";
-import { score } from "../src/engine/score.js";
+import { score } from "../src/score/score.js";
 import { createJudge } from "../src/judge/create.js";
 import { buildJudgeRequest } from "../src/judge/prompt.js";
 import type { CacheEntry } from "../src/engine/types.js";

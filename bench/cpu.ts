@@ -2,7 +2,7 @@
  * Library CPU per judged question (the benchmark process's CPU; the judge server runs in its
  * own process) in batched and single mode, and per sample for a rubric of code checks only.
  */
-import { score } from "../src/engine/score.js";
+import { score } from "../src/score/score.js";
 import { benchJudge, codeOnly, cpuSince, round, samples, tenQuestions, type BenchContext, type BenchResult } from "./lib/common.js";
 import { startServerChild } from "./lib/server.js";
 

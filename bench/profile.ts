@@ -3,9 +3,9 @@
  *   node --import tsx --cpu-prof --cpu-prof-dir=bench/results/profiles bench/profile.ts [default|global-fetch]
  *   node bench/lib/profile-summary.mjs bench/results/profiles/<file>.cpuprofile
  */
-import { score } from "../src/engine/score.js";
+import { score } from "../src/score/score.js";
 import { createJudge } from "../src/judge/create.js";
-import { createOpenAIProvider } from "../src/judge/providers/openai.js";
+import { createOpenAIProvider } from "../src/providers/openai.js";
 import { cpuSince, samples, tenQuestions } from "./lib/common.js";
 import { startServerChild } from "./lib/server.js";
 

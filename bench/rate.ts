@@ -2,9 +2,9 @@
  * Rate limits honoured over a minute: one judge limited by `rpm`, another by `tpm`, run at the
  * same time against the same server for 60 s. Counts what they sent in the first full minute.
  */
-import { scoreStream } from "../src/engine/score.js";
+import { scoreStream } from "../src/score/score.js";
 import { createJudge } from "../src/judge/create.js";
-import { createOpenAIProvider } from "../src/judge/providers/openai.js";
+import { createOpenAIProvider } from "../src/providers/openai.js";
 import { round, samples, sleep, tenQuestions, type BenchContext, type BenchResult } from "./lib/common.js";
 import { recorded, type CallRecord } from "./lib/recorder.js";
 import { startServerChild } from "./lib/server.js";

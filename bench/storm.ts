@@ -3,9 +3,9 @@
  * answers every request with 429 (retry-after 1 s) for 30 s; how long after the storm until
  * throughput is back to 90% of what it was before.
  */
-import { scoreStream } from "../src/engine/score.js";
+import { scoreStream } from "../src/score/score.js";
 import { createJudge } from "../src/judge/create.js";
-import { createOpenAIProvider } from "../src/judge/providers/openai.js";
+import { createOpenAIProvider } from "../src/providers/openai.js";
 import { round, samples, sleep, tenQuestions, type BenchContext, type BenchResult } from "./lib/common.js";
 import { recorded, type CallRecord } from "./lib/recorder.js";
 import { startServerChild } from "./lib/server.js";

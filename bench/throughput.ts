@@ -6,9 +6,9 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { score } from "../src/engine/score.js";
+import { score } from "../src/score/score.js";
 import { createJudge, type EngineJudge } from "../src/judge/create.js";
-import { createOpenAIProvider } from "../src/judge/providers/openai.js";
+import { createOpenAIProvider } from "../src/providers/openai.js";
 import { cpuSince, round, samples, tenQuestions, type BenchContext, type BenchResult } from "./lib/common.js";
 import { startServerChild } from "./lib/server.js";
 
@@ -96,7 +96,7 @@ export async function throughput(ctx: BenchContext): Promise<BenchResult<Row>> {
     ],
     notes: [
       "ideal = calls × latency ÷ concurrency; CPU % is of one core (the server runs in its own process).",
-      "transport default: rubricate's keep-alive node:http fetch under the OpenAI SDK (src/judge/providers/http-fetch.ts); global fetch: the same SDK on Node's undici fetch, for comparison.",
+      "transport default: rubricate's keep-alive node:http fetch under the OpenAI SDK (src/providers/http-fetch.ts); global fetch: the same SDK on Node's undici fetch, for comparison.",
       `target: ratio ≥ 0.9 at concurrency 64 — ${at64.ratio >= 0.9 ? "met" : "NOT met"} (${at64.ratio} with the default transport, ${undici64.ratio} with Node's global fetch).`,
     ],
   };

@@ -4,7 +4,7 @@
  * (rubricate marks the shared rubric+sample prefix); the OpenAI server caches only at message
  * boundaries, which for rubricate's prompt is the system prompt.
  */
-import { score } from "../src/engine/score.js";
+import { score } from "../src/score/score.js";
 import { createJudge } from "../src/judge/create.js";
 import { startAnthropicServer } from "../tests/servers/anthropic-server.js";
 import { startOpenAIServer } from "../tests/servers/openai-server.js";

@@ -9,9 +9,9 @@ export { loadRubric, loadRubricSync, parseRubric, rubricJsonSchema, renderTempla
 export type { Check, Criterion, Example, Rubric, Scoring } from "./rubric/index.js";
 export { registerCheck, runCheck } from "./checks/index.js";
 export type { CheckFunction } from "./checks/index.js";
-export { aggregate, rewardFunction, meanWithInterval, SummaryBuilder, formatSummary } from "./reward/index.js";
-export type { ErrorPolicy, RewardFunction, RunSummary } from "./reward/index.js";
-export { score, scoreSample, scoreStream, type ScoreOptions, type IndexedResult } from "./engine/score.js";
+export { aggregate, rewardFunction, meanWithInterval, SummaryBuilder, formatSummary } from "./score/index.js";
+export type { ErrorPolicy, RewardFunction, RunSummary } from "./score/index.js";
+export { score, scoreSample, scoreStream, type ScoreOptions, type IndexedResult } from "./score/score.js";
 export { createEngine, openCache, type Engine } from "./engine/index.js";
 export { createJudge, createLLMJudge, loadJudgeConfig, parseJudgeConfig, createProvider, createScriptedProvider } from "./judge/index.js";
 export type { Judge, JudgeConfig, JudgeConfigInput, Provider, CompletionRequest, CompletionResponse } from "./judge/index.js";

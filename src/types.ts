@@ -76,3 +76,6 @@ export interface ScoreResult {
   id?: string | number;
   usage?: Usage;
 }
+
+/** What to do with a sample when a criterion could not be answered. */
+export type ErrorPolicy = "null" | "zero" | "skip-criterion";

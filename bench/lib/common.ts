@@ -10,7 +10,7 @@ import type { Rubric } from "../../src/rubric/schema.js";
 import { markdownTable } from "../../src/report/markdown.js";
 import type { Column } from "../../src/report/html.js";
 import type { Sample } from "../../src/types.js";
-import { createScriptedProvider } from "../../src/judge/providers/index.js";
+import { createScriptedProvider } from "../../src/providers/index.js";
 
 /** The repository root. */
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));

@@ -3,7 +3,7 @@
  * `populate N db` (pays a scripted judge for N samples into a SQLite cache), `cached N db`
  * (the same N samples, every answer from that cache).
  */
-import { scoreStream } from "../../src/engine/score.js";
+import { scoreStream } from "../../src/score/score.js";
 import { createJudge } from "../../src/judge/create.js";
 import { codeOnly, samples, scriptedJudge, tenQuestions } from "./common.js";
 

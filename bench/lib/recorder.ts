@@ -1,5 +1,5 @@
 /** A provider wrapper that timestamps each call's start and its outcome, for the rate benchmarks. */
-import type { Provider } from "../../src/judge/providers/types.js";
+import type { Provider } from "../../src/providers/types.js";
 
 /** One call as the client saw it. */
 export interface CallRecord {

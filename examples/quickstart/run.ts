@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { dirname, join } from "node:path";
 import { readFileSync } from "node:fs";
 import { formatSummary, loadRubric, score, SummaryBuilder } from "../../src/index.js";
-import { emptyEstimate, estimateSample } from "../../src/engine/estimate.js";
+import { emptyEstimate, estimateSample } from "../../src/score/estimate.js";
 import { loadJudgeConfig } from "../../src/judge/load.js";
 
 const here = dirname(fileURLToPath(import.meta.url));

@@ -1,9 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { score } from "../engine/score.js";
+import { score } from "../score/score.js";
 import { toRubricateError } from "../errors.js";
 import type { EngineJudge } from "../judge/create.js";
-import type { ErrorPolicy } from "../reward/aggregate.js";
+import type { ErrorPolicy } from "../score/aggregate.js";
 import type { Rubric } from "../rubric/schema.js";
 import { addUsage, emptyUsage, type Sample, type ScoreResult } from "../types.js";
 import { bearerToken, tokenMatches } from "./auth.js";

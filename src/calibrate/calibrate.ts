@@ -5,7 +5,7 @@
  */
 import { RubricateError } from "../errors.js";
 import { type AnnotatorAgreement, annotatorAgreement, majority } from "./agreement.js";
-import { bootstrapMany } from "./bootstrap.js";
+import { bootstrapMany } from "../stats/bootstrap.js";
 import { type CorrectedPassRate, correctedPassRate } from "./corrected.js";
 import type { HumanLabel, JudgeVerdict, VerdictSet } from "./inputs.js";
 import { type Confusion, type LabelPair, METRICS, type MetricName, confusion } from "./metrics.js";

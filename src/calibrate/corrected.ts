@@ -3,7 +3,7 @@
  * criterion, given the share the judge passed and the judge's TPR/TNR measured on labelled items.
  * Rogan & Gladen (1978), "Estimating prevalence from the results of a screening test".
  */
-import { type BootstrapOptions, quantile, seededRandom } from "./bootstrap.js";
+import { type BootstrapOptions, quantile, seededRandom } from "../stats/bootstrap.js";
 import { type LabelPair, confusion, tnr as tnrOf, tpr as tprOf } from "./metrics.js";
 
 /** A corrected estimate; `value` is null when the correction is meaningless (see `warning`). */

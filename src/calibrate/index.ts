@@ -7,7 +7,7 @@ export {
   METRICS, npv, passRate, precision, prevalence, tnr, tpr,
 } from "./metrics.js";
 export type { Confusion, LabelPair, MetricDef, MetricName } from "./metrics.js";
-export { bootstrap, bootstrapMany, quantile, seededRandom, type BootstrapOptions, type Interval } from "./bootstrap.js";
+export { bootstrap, bootstrapMany, quantile, seededRandom, type BootstrapOptions, type Interval } from "../stats/bootstrap.js";
 export { correctedPassRate, roganGladen, USELESS_JUDGE_WARNING, type CorrectedPassRate, type RoganGladen } from "./corrected.js";
 export {
   brierScore, confusionAtThreshold, expectedCalibrationError, prevalenceThreshold, reliabilityBins, youdenThreshold,

@@ -2,7 +2,7 @@
  * Computing verdicts now: the labelled samples scored with a rubric and a judge through the
  * engine's `score()` (cached like every other call), turned into a `VerdictSet` for `calibrate`.
  */
-import { score } from "../engine/score.js";
+import { score } from "../score/score.js";
 import { RubricateError } from "../errors.js";
 import type { Judge } from "../judge/types.js";
 import type { Rubric } from "../rubric/schema.js";

@@ -2,7 +2,7 @@
  * Pairwise judgements (which of two responses is better, or a tie) against human labels, with
  * the judge asked in both orders: agreement, position consistency, accuracy on consistent cases.
  */
-import { type BootstrapOptions, type Interval, bootstrapMany } from "./bootstrap.js";
+import { type BootstrapOptions, type Interval, bootstrapMany } from "../stats/bootstrap.js";
 
 /** A pairwise answer in the original numbering; null when the judge's answer could not be read. */
 export type Winner = "1" | "2" | "tie" | null;

@@ -1,6 +1,6 @@
 import { RubricateError, toRubricateError } from "../errors.js";
-import { renderTemplate } from "../rubric/template.js";
-import type { Check } from "../rubric/schema.js";
+import { renderTemplate } from "../text/template.js";
+import type { Check } from "./schema.js";
 import type { Sample, Verdict } from "../types.js";
 import { compileJsonSchema, compileRegex, describeAjvErrors } from "./compile.js";
 import { extractNumber, parseNumber } from "./number.js";

@@ -1,5 +1,5 @@
 import { isRubricateError } from "../errors.js";
-import type { Check } from "../rubric/schema.js";
+import type { Check } from "./schema.js";
 import { compileJsonSchema, compileRegex } from "./compile.js";
 
 /** Compiles what a check definition contains (regexes, JSON Schemas) so a bad one fails at load, with its path. */

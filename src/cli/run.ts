@@ -3,7 +3,7 @@ import { InvalidArgumentError } from "commander";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isRubricateError, RubricateError } from "../errors.js";
-import type { ErrorPolicy } from "../reward/aggregate.js";
+import type { ErrorPolicy } from "../score/aggregate.js";
 
 /** Exit codes every command shares, so scripts and CI can tell what happened. */
 export const EXIT = {

@@ -9,8 +9,8 @@ import type { Policy } from "../env/policy.js";
 import { rollout } from "../env/rollout.js";
 import type { Environment } from "../env/types.js";
 import type { Judge } from "../judge/types.js";
-import type { ErrorPolicy } from "../reward/aggregate.js";
-import { renderTemplate } from "../rubric/template.js";
+import type { ErrorPolicy } from "../score/aggregate.js";
+import { renderTemplate } from "../text/template.js";
 
 /** What `generateRollouts` needs. */
 export interface GenerateOptions {

@@ -3,7 +3,7 @@
  * inputs plus a response), `rubricate score` lines joined to their samples, and `rubricate eval`
  * rollouts (`env`, `task`, `rollout`, `messages`, `reward`, `verdicts`, `usage.policy`).
  */
-import { renderTemplate } from "../rubric/template.js";
+import { renderTemplate } from "../text/template.js";
 import { hashHex } from "./hash.js";
 import type { ChatLine, DistillRow, RowOptions, RowVerdict } from "./types.js";
 

@@ -1,6 +1,6 @@
 import { RubricateError } from "../errors.js";
 import { AbortCallbacks, abortedError as aborted } from "./abort.js";
-import type { CompletionRequest, CompletionResponse, Provider } from "../judge/providers/types.js";
+import type { CompletionRequest, CompletionResponse, Provider } from "../providers/types.js";
 import { emptyUsage, type Usage } from "../types.js";
 import { NullCache, type CacheStats } from "./cache/memory.js";
 import { cacheKey, sanitizeBaseURL } from "./key.js";

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { CompletionRequest } from "../judge/providers/types.js";
+import type { CompletionRequest } from "../providers/types.js";
 
 /** Everything that can change a provider's answer; never credentials. */
 export interface CacheKeyParts {

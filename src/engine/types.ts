@@ -1,4 +1,4 @@
-import type { CompletionResponse } from "../judge/providers/types.js";
+import type { CompletionResponse } from "../providers/types.js";
 
 /** What the cache stores for one paid call: the provider's answer, and when it was stored. */
 export interface CacheEntry {

@@ -1,4 +1,4 @@
-import type { CompletionRequest, TokenUsage } from "../judge/providers/types.js";
+import type { CompletionRequest, TokenUsage } from "../providers/types.js";
 
 /** USD per million tokens (the judge file's `price`, whose extra fields are ignored here). */
 export interface TokenPrice {
@@ -6,6 +6,8 @@ export interface TokenPrice {
   output: number;
   /** Price of input tokens served from the provider's prompt cache; defaults to `input`. */
   cached_input?: number;
+  /** Fraction of the live price paid through the batch API (e.g. 0.5). */
+  batch_discount?: number;
 }
 
 /**

@@ -4,7 +4,7 @@ import pLimit from "p-limit";
 import type { Engine } from "../engine/engine.js";
 import { RubricateError, toRubricateError } from "../errors.js";
 import type { Judge } from "../judge/types.js";
-import type { ErrorPolicy } from "../reward/aggregate.js";
+import type { ErrorPolicy } from "../score/aggregate.js";
 import type { Policy } from "./policy.js";
 import { rollout } from "./rollout.js";
 import type { Environment, RolloutRecord, Task } from "./types.js";

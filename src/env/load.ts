@@ -5,11 +5,11 @@ import { isMap, isPair, isScalar, parseDocument } from "yaml";
 import { registerCheck } from "../checks/registry.js";
 import { compileJsonSchema } from "../checks/compile.js";
 import { RubricateError, type SourceLocation } from "../errors.js";
-import { explainIssues, keysByName } from "../rubric/issues.js";
+import { explainIssues, keysByName } from "../config/issues.js";
 import { loadRubricSync, parseRubric } from "../rubric/load.js";
 import type { Rubric } from "../rubric/schema.js";
-import { templateVariables } from "../rubric/template.js";
-import { joinIssues, MAX_YAML_BYTES, parseYamlSource, type YamlSource } from "../rubric/yaml-source.js";
+import { templateVariables } from "../text/template.js";
+import { joinIssues, MAX_YAML_BYTES, parseYamlSource, type YamlSource } from "../config/yaml-source.js";
 import { EnvironmentSchema, HarnessSchema, PolicyDefaultsSchema, StopSchema, TaskSchema, ToolDeclSchema, type EnvironmentFile } from "./schema.js";
 import type { EnvHooks, Environment, Task } from "./types.js";
 
@@ -34,7 +34,7 @@ export async function parseEnvironment(text: string, options: { filename?: strin
     fail([{ message: "an environment file is a YAML mapping with at least `id`, `dataset` and `rubric`", location: at([]) }]);
   }
   const parsed = EnvironmentSchema.safeParse(data);
-  if (!parsed.success) fail(explainIssues(parsed.error, data, knownKeys).map((i) => ({ message: i.message, location: at(i.path, i.key) })));
+  if (!parsed.success) fail(explainIssues(parsed.error, data, { keysAt: knownKeys }).map((i) => ({ message: i.message, location: at(i.path, i.key) })));
   const file = parsed.data;
   const dir = options.baseDir ?? process.cwd();
   checkHarness(file, source);

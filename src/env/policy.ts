@@ -3,10 +3,10 @@ import { sanitizeBaseURL } from "../engine/key.js";
 import type { SchedulerLimits } from "../engine/types.js";
 import type { TokenPrice } from "../engine/usage.js";
 import { RubricateError } from "../errors.js";
-import { createProvider } from "../judge/providers/index.js";
-import type { Provider } from "../judge/providers/types.js";
-import { explainIssues } from "../rubric/issues.js";
-import { joinIssues, parseYamlSource } from "../rubric/yaml-source.js";
+import { createProvider } from "../providers/index.js";
+import type { Provider } from "../providers/types.js";
+import { explainIssues } from "../config/issues.js";
+import { joinIssues, parseYamlSource } from "../config/yaml-source.js";
 import { PolicyConfigSchema, type PolicyConfig, type PolicyConfigInput } from "./schema.js";
 
 /** A policy model ready to roll out: its provider, sampling parameters and scheduler limits. */
@@ -54,7 +54,7 @@ export function loadPolicyConfig(path: string): PolicyConfig {
   const source = parseYamlSource(readFileSync(path, "utf8"), { filename: path });
   const parsed = PolicyConfigSchema.safeParse(source.data ?? {});
   if (!parsed.success) {
-    const issues = explainIssues(parsed.error, source.data, (p) => (p.length === 0 ? Object.keys(PolicyConfigSchema.shape) : undefined)).map((i) => ({
+    const issues = explainIssues(parsed.error, source.data, { schema: PolicyConfigSchema }).map((i) => ({
       message: i.message,
       location: source.locate(i.path, { key: i.key }),
     }));

@@ -1,11 +1,11 @@
 import type { Engine } from "../engine/engine.js";
-import { scoreSample } from "../engine/score.js";
+import { scoreSample } from "../score/score.js";
 import { costUsd } from "../engine/usage.js";
 import { RubricateError, toRubricateError } from "../errors.js";
-import type { ChatMessage, CompletionRequest } from "../judge/providers/types.js";
+import type { ChatMessage, CompletionRequest } from "../providers/types.js";
 import type { Judge } from "../judge/types.js";
-import type { ErrorPolicy } from "../reward/aggregate.js";
-import { renderTemplate } from "../rubric/template.js";
+import type { ErrorPolicy } from "../score/aggregate.js";
+import { renderTemplate } from "../text/template.js";
 import { emptyUsage, type Sample, type ScoreResult } from "../types.js";
 import type { Policy } from "./policy.js";
 import { executeToolCall } from "./tools.js";

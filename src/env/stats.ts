@@ -1,4 +1,4 @@
-import { meanWithInterval, quantile, seededRandom, type MeanWithInterval } from "../reward/stats.js";
+import { meanWithInterval, quantile, seededRandom, type MeanWithInterval } from "../stats/interval.js";
 import { addUsage, emptyUsage, type CriterionResult, type Usage } from "../types.js";
 import type { PolicyUsage, RolloutRecord } from "./types.js";
 

@@ -1,5 +1,5 @@
 import { compileJsonSchema } from "../checks/compile.js";
-import type { ToolCall } from "../judge/providers/types.js";
+import type { ToolCall } from "../providers/types.js";
 import type { ToolDecl } from "./schema.js";
 import type { HookContext, ToolCallRecord, ToolImpl } from "./types.js";
 

@@ -1,6 +1,6 @@
-import type { ToolSpec } from "../judge/providers/types.js";
+import type { ToolSpec } from "../providers/types.js";
 import type { CheckFunction } from "../checks/types.js";
-import type { ChatMessage, ToolCall } from "../judge/providers/types.js";
+import type { ChatMessage, ToolCall } from "../providers/types.js";
 import type { Rubric } from "../rubric/schema.js";
 import type { ScoreResult, Usage } from "../types.js";
 import type { Harness, PolicyDefaults } from "./schema.js";

@@ -5,9 +5,8 @@ import type { SchedulerLimits } from "../engine/types.js";
 import { JudgeConfigSchema, type JudgeConfig, type JudgeConfigInput } from "./config.js";
 import { createLLMJudge } from "./llm-judge.js";
 import { loadJudgeConfig } from "./load.js";
-import { createFleetProvider } from "./providers/fleet.js";
-import { createProvider } from "./providers/index.js";
-import type { Provider } from "./providers/types.js";
+import { createProvider } from "../providers/index.js";
+import type { Provider } from "../providers/types.js";
 import type { Judge } from "./types.js";
 
 export interface CreateJudgeOptions {
@@ -31,10 +30,8 @@ export type EngineJudge = Judge & { readonly engine: Engine; readonly config: Ju
 
 /** The provider a config names; several `base_url`s make a fleet. */
 export function providerFor(config: JudgeConfig): Provider {
-  const urls = Array.isArray(config.base_url) ? config.base_url : [config.base_url];
-  const one = (base_url: string | undefined) => createProvider({ provider: config.provider, base_url, api_key_env: config.api_key_env, timeout_ms: config.timeout_ms });
-  if (urls.length === 1) return one(urls[0]);
-  return createFleetProvider(urls.map(one), { maxConcurrencyPerServer: config.server_max_concurrency });
+  const { provider, base_url, api_key_env, timeout_ms, server_max_concurrency } = config;
+  return createProvider({ provider, base_url, api_key_env, timeout_ms, server_max_concurrency });
 }
 
 /** The scheduler limits a judge configuration asks for. */

@@ -4,6 +4,6 @@ export { JudgeConfigSchema, PriceSchema, type JudgeConfig, type JudgeConfigInput
 export { loadJudgeConfig, parseJudgeConfig } from "./load.js";
 export { buildJudgeRequest, DEFAULT_SYSTEM_PROMPT, sampleNonce } from "./prompt.js";
 export { parseBatched, parseSingle, verdictProbabilities } from "./parse.js";
-export { createAnthropicProvider, createOpenAIProvider, createProvider, createScriptedProvider } from "./providers/index.js";
-export type * from "./providers/types.js";
+export { createAnthropicProvider, createOpenAIProvider, createProvider, createScriptedProvider } from "../providers/index.js";
+export type * from "../providers/types.js";
 export type { Judge, JudgeAnswer, JudgeQuestion, JudgeRequest } from "./types.js";

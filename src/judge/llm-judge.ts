@@ -4,7 +4,7 @@ import { addUsage, emptyUsage, type Usage, type VerdictOrError } from "../types.
 import { JudgeConfigSchema, type JudgeConfig, type JudgeConfigInput, type Price } from "./config.js";
 import { parseBatched, parseSingle, type ParsedAnswer } from "./parse.js";
 import { buildJudgeRequest, type PromptSettings } from "./prompt.js";
-import type { CompletionRequest, CompletionResponse, Provider } from "./providers/types.js";
+import type { CompletionRequest, CompletionResponse, Provider } from "../providers/types.js";
 import type { Judge, JudgeAnswer, JudgeQuestion, JudgeRequest } from "./types.js";
 import { tallyVotes, votesStillNeeded, type VoteTally } from "./votes.js";
 

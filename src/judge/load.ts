@@ -2,8 +2,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { RubricateError } from "../errors.js";
-import { explainIssues } from "../rubric/issues.js";
-import { joinIssues, parseYamlSource } from "../rubric/yaml-source.js";
+import { explainIssues } from "../config/issues.js";
+import { joinIssues, parseYamlSource } from "../config/yaml-source.js";
 import { JudgeConfigSchema, type JudgeConfig } from "./config.js";
 
 /**
@@ -14,7 +14,7 @@ export function parseJudgeConfig(text: string, options: { filename?: string } = 
   const source = parseYamlSource(text, options);
   const parsed = JudgeConfigSchema.safeParse(source.data ?? {});
   if (!parsed.success) {
-    const issues = explainIssues(parsed.error, source.data, (path) => (path.length === 0 ? Object.keys(JudgeConfigSchema.shape) : undefined)).map((i) => ({
+    const issues = explainIssues(parsed.error, source.data, { schema: JudgeConfigSchema }).map((i) => ({
       message: i.message,
       location: source.locate(i.path, { key: i.key }),
     }));

@@ -1,5 +1,5 @@
 import { RubricateError } from "../errors.js";
-import type { CompletionResponse, TokenLogprob } from "./providers/types.js";
+import type { CompletionResponse, TokenLogprob } from "../providers/types.js";
 
 /** One parsed answer: the reason the judge gave and its verdict, with P(yes) when logprobs allow. */
 export interface ParsedAnswer {

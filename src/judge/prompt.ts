@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Rubric } from "../rubric/schema.js";
 import type { Sample } from "../types.js";
-import type { ChatMessage, CompletionRequest, TextPart } from "./providers/types.js";
+import type { ChatMessage, CompletionRequest, TextPart } from "../providers/types.js";
 import type { JudgeQuestion } from "./types.js";
 
 /** The default judge system prompt; a judge file's `system` replaces it. */

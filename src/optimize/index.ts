@@ -10,7 +10,7 @@ export { lineDiff, formatDiff } from "./diff.js";
 export type { DiffLine } from "./diff.js";
 export { loadState } from "./state.js";
 export type { OptimizeState } from "./state.js";
-export { Rng } from "./rng.js";
+export { Rng } from "../stats/rng.js";
 export type {
   Candidate, EvalResult, Evaluate, ReflectiveRecord, Reflect, StopConditions, ProposalFailure, ProgressEvent,
   CandidateRecord, CurvePoint, StopReason, FailedProposal, OptimizeResult, OptimizeOptions,

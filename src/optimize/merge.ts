@@ -1,5 +1,5 @@
 import { removeDominated, instanceFronts } from "./pareto.js";
-import type { Rng } from "./rng.js";
+import type { Rng } from "../stats/rng.js";
 import type { Candidate } from "./types.js";
 
 /** The merge proposer's saved state. */

@@ -1,4 +1,4 @@
-import type { Rng } from "./rng.js";
+import type { Rng } from "../stats/rng.js";
 
 /**
  * For each instance, the candidates whose score on it equals the best score any candidate got

@@ -3,7 +3,7 @@ import { RubricateError, toRubricateError } from "../errors.js";
 import { budgetWarning, copiesInput, parseProposal } from "./guards.js";
 import { newMergeState } from "./merge.js";
 import { argmax, instanceFronts, removeDominated } from "./pareto.js";
-import { Rng } from "./rng.js";
+import { Rng } from "../stats/rng.js";
 import { newSamplerState } from "./sampler.js";
 import { candidateHash, hashJson, loadState, saveState, type OptimizeState } from "./state.js";
 import type {

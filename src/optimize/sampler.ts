@@ -1,4 +1,4 @@
-import type { Rng } from "./rng.js";
+import type { Rng } from "../stats/rng.js";
 
 /** The epoch-shuffled minibatch sampler's saved state. */
 export interface SamplerState {

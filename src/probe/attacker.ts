@@ -10,8 +10,8 @@ import { JudgeConfigSchema, type JudgeConfig, type JudgeConfigInput } from "../j
 import { limitsOf } from "../judge/create.js";
 import { loadJudgeConfig } from "../judge/load.js";
 import { parseJsonText } from "../judge/parse.js";
-import { createProvider } from "../judge/providers/index.js";
-import type { CompletionRequest, Provider } from "../judge/providers/types.js";
+import { createProvider } from "../providers/index.js";
+import type { CompletionRequest, Provider } from "../providers/types.js";
 import type { Rubric } from "../rubric/schema.js";
 import type { Sample, Usage } from "../types.js";
 import { emptyUsage, addUsage } from "../types.js";

@@ -7,9 +7,9 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { RubricateError } from "../errors.js";
-import { explainIssues } from "../rubric/issues.js";
+import { explainIssues } from "../config/issues.js";
 import { IdSchema } from "../rubric/schema.js";
-import { joinIssues, parseYamlSource } from "../rubric/yaml-source.js";
+import { joinIssues, parseYamlSource } from "../config/yaml-source.js";
 
 /** What an attack exploits; picks the suggested fix when it wins. */
 export const ATTACK_CATEGORIES = ["empty", "restate", "keywords", "wrong", "hedge", "padding", "boilerplate", "claim", "injection", "delimiter", "rubric-echo", "format", "language", "control", "generated"] as const;
@@ -42,7 +42,7 @@ export function parseAttacks(text: string, options: { filename?: string } = {}):
   const source = parseYamlSource(text, options);
   const parsed = AttackFileSchema.safeParse(source.data ?? {});
   if (!parsed.success) {
-    const issues = explainIssues(parsed.error, source.data, attackKeysAt).map((i) => ({ message: i.message, location: source.locate(i.path, { key: i.key }) }));
+    const issues = explainIssues(parsed.error, source.data, { keysAt: attackKeysAt }).map((i) => ({ message: i.message, location: source.locate(i.path, { key: i.key }) }));
     throw new RubricateError("SCHEMA", joinIssues(issues), { location: issues[0]?.location, issues });
   }
   return parsed.data.attacks;

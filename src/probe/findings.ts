@@ -2,7 +2,21 @@
 import type { Criterion, Rubric } from "../rubric/schema.js";
 import type { AttackCategory } from "./attacks.js";
 import { suggestFix } from "./fixes.js";
-import type { AttackRun } from "./run.js";
+import type { ScoreResult } from "../types.js";
+import type { Attack } from "./attacks.js";
+
+/** One attack response on one sample, and what it earned. */
+export interface AttackRun {
+  attack: Attack;
+  sampleIndex: number;
+  sampleId?: string | number;
+  response: string;
+  result: ScoreResult;
+  /** null when the rubric asks the judge nothing (no prompt to check). */
+  isolation: { holds: boolean; problems: string[] } | null;
+  /** For generated attacks: the attacker's strategy. */
+  strategy?: string;
+}
 
 /** How often one attack won one positive criterion. */
 export interface CriterionWin {

@@ -6,7 +6,7 @@
 import { buildJudgeRequest, DEFAULT_SYSTEM_PROMPT, sampleNonce } from "../judge/prompt.js";
 import type { JudgeQuestion } from "../judge/types.js";
 import type { Rubric } from "../rubric/schema.js";
-import { renderTemplate } from "../rubric/template.js";
+import { renderTemplate } from "../text/template.js";
 import type { Sample } from "../types.js";
 
 /** The outcome: `holds` when the response is confined to the sample block. */

@@ -1,14 +1,16 @@
 /** Runs the battery: every attack against every sample, scored like any other response. */
-import { score } from "../engine/score.js";
+import { score } from "../score/score.js";
 import { RubricateError, toRubricateError } from "../errors.js";
 import type { Judge } from "../judge/types.js";
 import type { Rubric } from "../rubric/schema.js";
-import { renderTemplate } from "../rubric/template.js";
+import { renderTemplate } from "../text/template.js";
 import { emptyUsage, addUsage, type Sample, type ScoreResult, type Usage } from "../types.js";
 import type { Attack } from "./attacks.js";
 import { builtinAttacks } from "./attacks.js";
 import type { Attacker, GeneratedAttempt } from "./attacker.js";
-import { summarise, type AttackSummary, type Finding } from "./findings.js";
+import { summarise, type AttackRun, type AttackSummary, type Finding } from "./findings.js";
+
+export type { AttackRun } from "./findings.js";
 import { checkIsolation } from "./isolation.js";
 import { attackVars, probeFields, type ProbeFields } from "./vars.js";
 
@@ -29,19 +31,6 @@ export interface ProbeOptions {
   concurrency?: number;
   signal?: AbortSignal;
   onProgress?: (done: number, total: number) => void;
-}
-
-/** One attack response on one sample, and what it earned. */
-export interface AttackRun {
-  attack: Attack;
-  sampleIndex: number;
-  sampleId?: string | number;
-  response: string;
-  result: ScoreResult;
-  /** null when the rubric asks the judge nothing (no prompt to check). */
-  isolation: { holds: boolean; problems: string[] } | null;
-  /** For generated attacks: the attacker's strategy. */
-  strategy?: string;
 }
 
 /** Everything a probe found. */

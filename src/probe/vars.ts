@@ -2,7 +2,7 @@
 import { createHash } from "node:crypto";
 import { sampleNonce, stableJson } from "../judge/prompt.js";
 import type { Rubric } from "../rubric/schema.js";
-import { renderTemplate } from "../rubric/template.js";
+import { renderTemplate } from "../text/template.js";
 import type { Sample } from "../types.js";
 
 /** Which sample inputs hold the task, the reference answer and the graded response. */

@@ -2,10 +2,11 @@ import { readFileSync, statSync } from "node:fs";
 import { dirname, isAbsolute, relative as relativePath, resolve } from "node:path";
 import { RubricateError, type SourceLocation } from "../errors.js";
 import { validateCheckDefinition } from "../checks/validate.js";
-import { explainIssues, valueAt } from "./issues.js";
+import { valueAt } from "../config/issues.js";
+import { explainRubricIssues } from "./issues.js";
 import { RubricSchema, type Criterion, type Rubric, type RubricFile } from "./schema.js";
-import { templateVariables } from "./template.js";
-import { joinIssues, MAX_YAML_BYTES, parseYamlSource, type YamlSource } from "./yaml-source.js";
+import { templateVariables } from "../text/template.js";
+import { joinIssues, MAX_YAML_BYTES, parseYamlSource, type YamlSource } from "../config/yaml-source.js";
 
 export interface ParseOptions {
   /** Named in every error; also the base for relative `extends`. */
@@ -72,7 +73,7 @@ function parseWithStack(text: string, options: ParseOptions, stack: string[]): R
   }
   const parsed = RubricSchema.safeParse(source.data);
   if (!parsed.success) {
-    const issues = explainIssues(parsed.error, source.data).map((i) => ({ message: i.message, location: at(i.path, i.key) }));
+    const issues = explainRubricIssues(parsed.error, source.data).map((i) => ({ message: i.message, location: at(i.path, i.key) }));
     fail("SCHEMA", issues);
   }
   const file = parsed.data;

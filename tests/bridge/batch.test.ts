@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { score } from "../../src/engine/score.js";
+import { score } from "../../src/score/score.js";
 import { createJudge } from "../../src/judge/create.js";
 import { loadRubricSync } from "../../src/rubric/load.js";
 import { runCli, tempDir, writeJudgeFile } from "../helpers/cli.js";

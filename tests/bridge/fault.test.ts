@@ -1,7 +1,7 @@
 import Database from "better-sqlite3";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { score } from "../../src/engine/score.js";
+import { score } from "../../src/score/score.js";
 import { createJudge } from "../../src/judge/create.js";
 import { loadRubricSync } from "../../src/rubric/load.js";
 import { tempDir, writeJudgeFile } from "../helpers/cli.js";

@@ -8,7 +8,7 @@ import { loadEnvironment } from "../../src/env/load.js";
 import { createPolicy } from "../../src/env/policy.js";
 import { FORMAT_SCHEMAS } from "../../src/distill/formats.js";
 import { runDistill } from "../../src/distill/run.js";
-import { createScriptedProvider } from "../../src/judge/providers/index.js";
+import { createScriptedProvider } from "../../src/providers/index.js";
 import { tempDir } from "../helpers/cli.js";
 import { readLines } from "./helpers.js";
 

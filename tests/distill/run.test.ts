@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { runDistill } from "../../src/distill/run.js";
 import { distillHtml, distillMarkdown } from "../../src/distill/report.js";
 import { createJudge } from "../../src/judge/create.js";
-import { createScriptedProvider } from "../../src/judge/providers/index.js";
+import { createScriptedProvider } from "../../src/providers/index.js";
 import { loadRubricSync } from "../../src/rubric/load.js";
 import { judgeResponder } from "../servers/judge-responder.js";
 import { tempDir, writeJsonl } from "../helpers/cli.js";

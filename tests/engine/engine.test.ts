@@ -7,7 +7,7 @@ import { MemoryCache, openCache } from "../../src/engine/cache/index.js";
 import { createEngine } from "../../src/engine/engine.js";
 import type { SchedulerLimits } from "../../src/engine/types.js";
 import { RubricateError } from "../../src/errors.js";
-import type { CompletionRequest, CompletionResponse, Provider } from "../../src/judge/providers/types.js";
+import type { CompletionRequest, CompletionResponse, Provider } from "../../src/providers/types.js";
 
 const limits: SchedulerLimits = { maxConcurrency: 4, maxRetries: 2, timeoutMs: 5000, backoffBaseMs: 1, backoffMaxMs: 2 };
 const req = (q = "q1"): CompletionRequest => ({ model: "m", messages: [{ role: "user", content: q }], temperature: 0 });

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { openCache } from "../../src/engine/cache/index.js";
 import { createEngine } from "../../src/engine/engine.js";
 import { cacheKey, canonicalJson, sanitizeBaseURL, type CacheKeyParts } from "../../src/engine/key.js";
-import type { CompletionRequest, Provider } from "../../src/judge/providers/types.js";
+import type { CompletionRequest, Provider } from "../../src/providers/types.js";
 
 const request: CompletionRequest = {
   model: "gpt-test",

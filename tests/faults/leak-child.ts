@@ -6,11 +6,11 @@
  * Run with --expose-gc.
  */
 import { getEventListeners } from "node:events";
-import { score } from "../../src/engine/score.js";
+import { score } from "../../src/score/score.js";
 import { createJudge } from "../../src/judge/create.js";
 import { loadRubricSync } from "../../src/rubric/load.js";
-import { withDeadline } from "../../src/judge/providers/call.js";
-import type { Provider } from "../../src/judge/providers/types.js";
+import { withDeadline } from "../../src/providers/call.js";
+import type { Provider } from "../../src/providers/types.js";
 
 const url = process.argv[2];
 const total = Number(process.argv[3] ?? 10_000);

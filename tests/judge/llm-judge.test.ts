@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createJudge } from "../../src/judge/create.js";
 import { loadRubricSync, parseRubric } from "../../src/rubric/load.js";
-import { score, scoreSample } from "../../src/engine/score.js";
+import { score, scoreSample } from "../../src/score/score.js";
 import { startOpenAIServer } from "../servers/openai-server.js";
 import { startAnthropicServer } from "../servers/anthropic-server.js";
 import { judgeResponder, viewRequest } from "../servers/judge-responder.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ancestorsOf, findMergeTriplet, mergeComponents, mergeSubsample, newMergeState, proposeMerge } from "../../src/optimize/merge.js";
-import { Rng } from "../../src/optimize/rng.js";
+import { Rng } from "../../src/stats/rng.js";
 
 // c0 seed; c1 rewrote a; c2 rewrote b; c3 (child of c1) rewrote a again; c4 rewrote a from the seed.
 const cands = [

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { frontFrequencies, instanceFronts, removeDominated, selectParent } from "../../src/optimize/pareto.js";
-import { Rng } from "../../src/optimize/rng.js";
+import { Rng } from "../../src/stats/rng.js";
 
 // Hand-worked case (candidate × instance):
 //   c0: 1   0   0   0.5      mean 0.375

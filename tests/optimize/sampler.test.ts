@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Rng } from "../../src/optimize/rng.js";
+import { Rng } from "../../src/stats/rng.js";
 import { newSamplerState, nextMinibatch } from "../../src/optimize/sampler.js";
 
 describe("epoch-shuffled minibatches", () => {

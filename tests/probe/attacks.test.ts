@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { RubricateError } from "../../src/errors.js";
 import { ATTACK_CATEGORIES, attackJsonSchema, attackVars, builtinAttacks, keywordsOf, loadAttacks, mergeAttacks, parseAttacks, probeFields, questionToClaim, wrongAnswer } from "../../src/probe/index.js";
 import { parseRubric } from "../../src/rubric/load.js";
-import { renderTemplate } from "../../src/rubric/template.js";
+import { renderTemplate } from "../../src/text/template.js";
 import { tempDir } from "../helpers/cli.js";
 
 describe("the packaged battery", () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { scoreSample } from "../../src/engine/score.js";
+import { scoreSample } from "../../src/score/score.js";
 import { builtinAttacks, suggestFix, type Attack } from "../../src/probe/index.js";
 import { passesEmpty } from "../../src/probe/fixes.js";
 import { parseRubric } from "../../src/rubric/load.js";

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { buildJudgeRequest, sampleNonce } from "../../src/judge/prompt.js";
 import { attackVars, builtinAttacks, checkIsolation, judgeQuestions, probeFields } from "../../src/probe/index.js";
-import { renderTemplate } from "../../src/rubric/template.js";
+import { renderTemplate } from "../../src/text/template.js";
 import { loadRubricSync, parseRubric } from "../../src/rubric/load.js";
 import type { Sample } from "../../src/types.js";
 

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { createJudge } from "../../src/judge/create.js";
-import { createScriptedProvider } from "../../src/judge/providers/index.js";
+import { createScriptedProvider } from "../../src/providers/index.js";
 import { createAttacker, probe, probeHtml, probeMarkdown, type ProbeResult } from "../../src/probe/index.js";
 import { loadRubricSync } from "../../src/rubric/load.js";
 import type { Sample } from "../../src/types.js";

@@ -4,7 +4,7 @@ import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { RubricateError, type ErrorCode } from "../../src/errors.js";
 import { loadRubric, loadRubricSync, parseRubric } from "../../src/rubric/load.js";
-import { MAX_YAML_BYTES } from "../../src/rubric/yaml-source.js";
+import { MAX_YAML_BYTES } from "../../src/config/yaml-source.js";
 
 const DIR = "tests/fixtures/malformed";
 const VALID = "tests/fixtures/valid";

@@ -1,10 +1,10 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import "../../src/checks/sql.js";
-import { scoreSample } from "../../src/engine/score.js";
+import { scoreSample } from "../../src/score/score.js";
 import { createJudge } from "../../src/judge/create.js";
-import { createScriptedProvider } from "../../src/judge/providers/index.js";
-import type { CompletionRequest } from "../../src/judge/providers/types.js";
+import { createScriptedProvider } from "../../src/providers/index.js";
+import type { CompletionRequest } from "../../src/providers/types.js";
 import { loadRubricSync } from "../../src/rubric/load.js";
 
 /** A judge whose answers come from a table of criterion id → verdict; records which ids were asked. */

@@ -5,7 +5,7 @@ import { runDistill } from "../../distill/run.js";
 import { FORMATS, type ExportFormat, type FilterOptions } from "../../distill/types.js";
 import { RubricateError } from "../../errors.js";
 import { createJudge, type EngineJudge } from "../../judge/create.js";
-import type { ErrorPolicy } from "../../reward/aggregate.js";
+import type { ErrorPolicy } from "../../score/aggregate.js";
 import { loadRubricSync } from "../../rubric/load.js";
 import { markdownTable } from "../../report/markdown.js";
 import { openCache } from "../../engine/cache/index.js";

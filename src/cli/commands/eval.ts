@@ -9,7 +9,7 @@ import { loadEnvironment } from "../../env/load.js";
 import { createPolicy } from "../../env/policy.js";
 import { RubricateError } from "../../errors.js";
 import { createJudge, type EngineJudge } from "../../judge/create.js";
-import type { ErrorPolicy } from "../../reward/aggregate.js";
+import type { ErrorPolicy } from "../../score/aggregate.js";
 import { Progress } from "../progress.js";
 import { EXIT, interruptSignal, positiveInt, cachePathOf, errorPolicyOf } from "../run.js";
 

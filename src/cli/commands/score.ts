@@ -1,12 +1,12 @@
 import { writeFileSync } from "node:fs";
 import type { Command } from "commander";
-import { emptyEstimate, estimateSample } from "../../engine/estimate.js";
-import { scoreStream } from "../../engine/score.js";
+import { emptyEstimate, estimateSample } from "../../score/estimate.js";
+import { scoreStream } from "../../score/score.js";
 import { RubricateError } from "../../errors.js";
 import { createJudge, type EngineJudge } from "../../judge/create.js";
 import { loadJudgeConfig } from "../../judge/load.js";
-import type { ErrorPolicy } from "../../reward/aggregate.js";
-import { formatSummary, SummaryBuilder } from "../../reward/summary.js";
+import type { ErrorPolicy } from "../../score/aggregate.js";
+import { formatSummary, SummaryBuilder } from "../../score/summary.js";
 import { loadRubricSync } from "../../rubric/load.js";
 import type { Rubric } from "../../rubric/schema.js";
 import type { Sample } from "../../types.js";
@@ -14,7 +14,7 @@ import { JsonlWriter, readJsonl } from "../io.js";
 import { parseShard, takeShard } from "../../engine/shard.js";
 import { fillCacheByBatch } from "../../engine/batch/runner.js";
 import { openBatchJobStore } from "../../engine/batch/jobs.js";
-import type { FleetMemberStats } from "../../judge/providers/fleet.js";
+import type { FleetMemberStats } from "../../providers/fleet.js";
 import { Progress } from "../progress.js";
 import { EXIT, interruptSignal, positiveInt, cachePathOf, errorPolicyOf } from "../run.js";
 

@@ -4,7 +4,7 @@ import { defaultMapping } from "../../bridge/protocol.js";
 import { createRewardServer } from "../../bridge/server.js";
 import { RubricateError } from "../../errors.js";
 import { createJudge } from "../../judge/create.js";
-import type { ErrorPolicy } from "../../reward/aggregate.js";
+import type { ErrorPolicy } from "../../score/aggregate.js";
 import { loadRubricSync } from "../../rubric/load.js";
 import { EXIT, positiveInt, cachePathOf, errorPolicyOf } from "../run.js";
 

@@ -1,9 +1,8 @@
 import { RubricateError } from "../../errors.js";
-import type { Price } from "../../judge/config.js";
-import type { BatchApi, Provider } from "../../judge/providers/types.js";
+import type { BatchApi, Provider } from "../../providers/types.js";
 import { addUsage, emptyUsage, type Usage } from "../../types.js";
 import type { Engine } from "../engine.js";
-import { costUsd } from "../usage.js";
+import { costUsd, type TokenPrice } from "../usage.js";
 import type { BatchJob, BatchJobStore } from "./jobs.js";
 import { DeferredSpill } from "./spill.js";
 
@@ -13,7 +12,7 @@ export interface BatchRunOptions {
   store: BatchJobStore;
   /** Runs one full scoring pass; the engine is in defer mode while it runs. */
   pass: () => Promise<void>;
-  price?: Price;
+  price?: TokenPrice;
   /** First poll interval (default 10 s), doubled up to `maxPollMs` (default 5 min). */
   pollMs?: number;
   maxPollMs?: number;

@@ -2,7 +2,7 @@ import { closeSync, createReadStream, mkdtempSync, openSync, rmSync, writeSync }
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import type { BatchItem, CompletionRequest } from "../../judge/providers/types.js";
+import type { BatchItem, CompletionRequest } from "../../providers/types.js";
 
 /**
  * The requests a scoring pass deferred, written to temporary JSONL files of at most `maxItems`

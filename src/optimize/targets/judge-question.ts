@@ -2,25 +2,17 @@ import pLimit from "p-limit";
 import { majority } from "../../calibrate/agreement.js";
 import { labelledSamples } from "../../calibrate/judge.js";
 import type { HumanLabel } from "../../calibrate/inputs.js";
-import { scoreSample } from "../../engine/score.js";
+import { scoreSample } from "../../score/score.js";
 import { RubricateError, type ErrorCode } from "../../errors.js";
 import type { Judge } from "../../judge/types.js";
 import type { Rubric } from "../../rubric/schema.js";
 import type { Sample } from "../../types.js";
 import type { Candidate, Evaluate, ReflectiveRecord } from "../types.js";
-import { questionProblems, questionReflectionPrompt, sampleText } from "./question-text.js";
+import { questionProblems, questionReflectionPrompt, sampleText, type LabelledItem } from "./question-text.js";
+
+export type { LabelledItem } from "./question-text.js";
 import type { ReflectionPrompt } from "./reflect.js";
 import { shuffled } from "./split.js";
-
-/** One labelled item: a sample, a criterion and the experts' (majority) answer to it. */
-export interface LabelledItem {
-  /** `<sample id>/<criterion id>`. */
-  id: string;
-  sampleId: string;
-  criterion: string;
-  label: boolean;
-  sample: Sample;
-}
 
 /** Options of `judgeQuestionTarget`. */
 export interface JudgeQuestionOptions {

@@ -1,9 +1,19 @@
 import { lintQuestion } from "../../rubric/lint.js";
 import type { Rubric } from "../../rubric/schema.js";
-import { templateVariables } from "../../rubric/template.js";
+import { templateVariables } from "../../text/template.js";
 import { formatReflectiveDataset } from "../reflection.js";
 import type { ReflectiveRecord } from "../types.js";
-import type { LabelledItem } from "./judge-question.js";
+import type { Sample } from "../../types.js";
+
+/** One labelled item: a sample, a criterion and the experts' (majority) answer to it. */
+export interface LabelledItem {
+  /** `<sample id>/<criterion id>`. */
+  id: string;
+  sampleId: string;
+  criterion: string;
+  label: boolean;
+  sample: Sample;
+}
 
 const MAX_FIELD_CHARS = 2_000;
 const MAX_QUESTION_CHARS = 500;

@@ -5,7 +5,7 @@ import { RubricateError } from "../../errors.js";
 import { JudgeConfigSchema, type JudgeConfig, type JudgeConfigInput } from "../../judge/config.js";
 import { limitsOf, providerFor } from "../../judge/create.js";
 import { loadJudgeConfig } from "../../judge/load.js";
-import type { Provider } from "../../judge/providers/types.js";
+import type { Provider } from "../../providers/types.js";
 import { emptyUsage, type Usage } from "../../types.js";
 import { buildReflectionPrompt } from "../reflection.js";
 import type { Candidate, Reflect, ReflectiveRecord } from "../types.js";

@@ -1,5 +1,5 @@
 import { RubricateError } from "../../errors.js";
-import { Rng } from "../rng.js";
+import { Rng } from "../../stats/rng.js";
 
 /** A seeded Fisher–Yates shuffle (a copy; the input is untouched). */
 export function shuffled<T>(items: readonly T[], seed: number): T[] {

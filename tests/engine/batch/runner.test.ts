@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createJudge } from "../../../src/judge/create.js";
 import { fillCacheByBatch } from "../../../src/engine/batch/runner.js";
 import { openBatchJobStore } from "../../../src/engine/batch/jobs.js";
-import { score, scoreStream, type ScoreOptions } from "../../../src/engine/score.js";
+import { score, scoreStream, type ScoreOptions } from "../../../src/score/score.js";
 import { parseRubric } from "../../../src/rubric/load.js";
 import { startBatchServer, type BatchServer } from "../../servers/batch-server.js";
 import { judgeResponder } from "../../servers/judge-responder.js";

@@ -1,0 +1,94 @@
+/**
+ * The OpenAI chat-completions wire format: neutral requests to request bodies, responses back.
+ * Shared by the live adapter (openai.ts) and the batch adapter (openai-batch.ts), so neither
+ * imports the other.
+ */
+import type {
+  ChatCompletion,
+  ChatCompletionCreateParamsNonStreaming,
+  ChatCompletionMessageParam,
+} from "openai/resources/chat/completions";
+import { joinText } from "./call.js";
+import { malformedResponse } from "./errors.js";
+import type { CompletionRequest, CompletionResponse, TokenLogprob, ToolCall } from "./types.js";
+
+/** Maps a neutral request to a chat completions body (exported for request-shape tests). */
+export function toOpenAIBody(req: CompletionRequest, name: string): ChatCompletionCreateParamsNonStreaming {
+  const messages: ChatCompletionMessageParam[] = [];
+  if (req.system !== undefined) messages.push({ role: "system", content: joinText(req.system) });
+  for (const m of req.messages) {
+    const text = joinText(m.content);
+    if (m.role === "tool") {
+      messages.push({ role: "tool", tool_call_id: m.toolCallId ?? "", content: text });
+    } else if (m.role === "assistant") {
+      messages.push({
+        role: "assistant",
+        content: m.toolCalls?.length && text === "" ? null : text,
+        ...(m.toolCalls?.length
+          ? { tool_calls: m.toolCalls.map((c) => ({ id: c.id, type: "function" as const, function: { name: c.name, arguments: c.arguments } })) }
+          : {}),
+      });
+    } else {
+      messages.push({ role: "user", content: text });
+    }
+  }
+  const body: ChatCompletionCreateParamsNonStreaming = { model: req.model, messages };
+  if (req.temperature !== undefined) body.temperature = req.temperature;
+  if (req.topP !== undefined) body.top_p = req.topP;
+  // OpenAI's reasoning models reject max_tokens; many compatible servers only know max_tokens.
+  if (req.maxTokens !== undefined) {
+    if (name === "openai") body.max_completion_tokens = req.maxTokens;
+    else body.max_tokens = req.maxTokens;
+  }
+  if (req.stop?.length) body.stop = req.stop;
+  if (req.seed !== undefined) body.seed = req.seed;
+  if (req.jsonSchema) {
+    body.response_format = {
+      type: "json_schema",
+      json_schema: { name: req.jsonSchema.name, schema: req.jsonSchema.schema, strict: true },
+    };
+  }
+  if (req.logprobs) {
+    body.logprobs = true;
+    body.top_logprobs = req.topLogprobs ?? 5;
+  }
+  if (req.tools?.length) {
+    body.tools = req.tools.map((t) => ({
+      type: "function" as const,
+      function: { name: t.name, ...(t.description ? { description: t.description } : {}), parameters: t.parameters },
+    }));
+  }
+  return body;
+}
+
+/** Maps a chat completion to the neutral response; a body that is not one is a retryable error. */
+export function fromOpenAIResponse(res: ChatCompletion, name: string): CompletionResponse {
+  if (typeof res !== "object" || res === null) throw malformedResponse(name, "body is not a JSON object");
+  const choice = Array.isArray(res.choices) ? res.choices[0] : undefined;
+  if (!choice?.message) throw malformedResponse(name, "no choices[0].message");
+  const msg = choice.message;
+  const toolCalls: ToolCall[] = [];
+  for (const c of msg.tool_calls ?? []) {
+    if (c.type === "function") toolCalls.push({ id: c.id, name: c.function.name, arguments: c.function.arguments });
+  }
+  const logprobs: TokenLogprob[] | undefined = choice.logprobs?.content?.map((t) => ({
+    token: t.token,
+    logprob: t.logprob,
+    top: t.top_logprobs?.map((a) => ({ token: a.token, logprob: a.logprob })),
+  }));
+  const refused = typeof msg.refusal === "string" && msg.refusal !== "";
+  const u = res.usage;
+  return {
+    text: msg.content ?? "",
+    ...(toolCalls.length ? { toolCalls } : {}),
+    ...(logprobs ? { logprobs } : {}),
+    finishReason: refused ? "refusal" : (choice.finish_reason ?? "stop"),
+    ...(refused ? { refusal: msg.refusal as string } : {}),
+    usage: {
+      inputTokens: u?.prompt_tokens ?? 0,
+      outputTokens: u?.completion_tokens ?? 0,
+      cachedInputTokens: u?.prompt_tokens_details?.cached_tokens ?? 0,
+    },
+    model: res.model,
+  };
+}

@@ -1,0 +1,74 @@
+/**
+ * The OpenAI adapter (chat completions, non-streaming), also used for OpenAI-compatible servers
+ * (vLLM, Ollama, llama.cpp). Thin by design: it maps neutral requests to the wire format and
+ * back, and leaves retries to our scheduler.
+ */
+import OpenAI from "openai";
+import { createOpenAIBatchApi } from "./openai-batch.js";
+import { nodeHttpFetch } from "./http-fetch.js";
+import { RubricateError } from "../errors.js";
+import { keyFromEnv, withDeadline } from "./call.js";
+import { fromOpenAIResponse, toOpenAIBody } from "./openai-wire.js";
+import type { Provider } from "./types.js";
+
+/** Options of `createOpenAIProvider`; the key comes from the environment unless given in code. */
+export interface OpenAIProviderOptions {
+  /** A key given in code; judge files never carry one, only `apiKeyEnv`. */
+  apiKey?: string;
+  /** The variable holding the key (default `OPENAI_API_KEY`). */
+  apiKeyEnv?: string;
+  baseURL?: string;
+  /** "openai" (default) or "openai-compatible" (a local server; the key is then optional). */
+  name?: "openai" | "openai-compatible";
+  /** Client-wide timeout in ms when a call gives none (default 600000, the SDK's). */
+  timeoutMs?: number;
+  /** The fetch the SDK calls (default: `nodeHttpFetch`, keep-alive `node:http`; see BENCHMARKS.md). */
+  fetch?: typeof fetch;
+}
+
+/** A placeholder the SDK insists on for keyless local servers; not a secret. */
+const NO_KEY = "not-needed";
+
+function resolveKey(o: OpenAIProviderOptions, name: string): string {
+  if (o.apiKey) return o.apiKey;
+  // A compatible server gets a key only from a variable named for it: sending OPENAI_API_KEY
+  // to an arbitrary base URL would hand the real key to a third party.
+  if (name === "openai-compatible") return o.apiKeyEnv ? keyFromEnv(o.apiKeyEnv, name) : NO_KEY;
+  return keyFromEnv(o.apiKeyEnv ?? "OPENAI_API_KEY", name);
+}
+
+/**
+ * A Provider over the official `openai` SDK (chat completions). SDK retries are off: our
+ * scheduler is the only retry layer.
+ * @example
+ * const openai = createOpenAIProvider();                       // OPENAI_API_KEY
+ * const local = createOpenAIProvider({ name: "openai-compatible", baseURL: "http://127.0.0.1:8000/v1" });
+ * const res = await openai.complete({ model: "gpt-4.1-mini", messages: [{ role: "user", content: "Hi" }] });
+ */
+export function createOpenAIProvider(options: OpenAIProviderOptions = {}): Provider {
+  const name = options.name ?? "openai";
+  if (name === "openai-compatible" && !options.baseURL) {
+    throw new RubricateError("JUDGE_CONFIG", "openai-compatible: base_url is required");
+  }
+  const apiKey = resolveKey(options, name);
+  const client = new OpenAI({
+    apiKey,
+    baseURL: options.baseURL,
+    maxRetries: 0,
+    timeout: options.timeoutMs ?? 600_000,
+    fetch: options.fetch ?? nodeHttpFetch,
+  });
+  const secrets = apiKey === NO_KEY ? [] : [apiKey];
+  return {
+    name,
+    baseURL: client.baseURL,
+    async complete(request, callOptions) {
+      const body = toOpenAIBody(request, name);
+      const res = await withDeadline(name, secrets, callOptions, (s) =>
+        client.chat.completions.create(body, { signal: s.signal, ...(s.timeoutMs !== undefined ? { timeout: s.timeoutMs } : {}) }),
+      );
+      return fromOpenAIResponse(res, name);
+    },
+    batch: createOpenAIBatchApi(client, name, secrets),
+  };
+}

@@ -1,0 +1,67 @@
+import type { RubricateError } from "../errors.js";
+import type { Criterion, Scoring } from "../rubric/schema.js";
+import type { CriterionResult, ErrorPolicy, ScoreResult, Verdict } from "../types.js";
+import { buildFeedback } from "./feedback.js";
+
+export type { ErrorPolicy } from "../types.js";
+
+/** A criterion's outcome before aggregation: a verdict, an error, or skipped because its `when` failed. */
+export type Outcome = { verdict: Verdict } | { error: RubricateError } | { skipped: string };
+
+/** A criterion is "good" when a positive one is met or a pitfall (negative points) is not. */
+export const isGood = (r: Pick<CriterionResult, "status" | "points">): boolean => (r.points < 0 ? r.status === "unmet" : r.status === "met");
+
+/**
+ * Turns per-criterion outcomes into a reward. `points` is HealthBench's: clip(Σ points met ÷ Σ
+ * positive points, 0, 1), skipped criteria counted in neither sum. Required criteria gate to 0.
+ * @example aggregate(rubric.criteria, outcomes, rubric.scoring).reward // 0.75
+ */
+export function aggregate(criteria: Criterion[], outcomes: Map<string, Outcome>, scoring: Scoring, options: { errors?: ErrorPolicy; questions?: Map<string, string> } = {}): ScoreResult {
+  const policy = options.errors ?? "null";
+  const results = criteria.map((c) => toResult(c, outcomes.get(c.id), options.questions?.get(c.id)));
+  const errors = results.filter((r) => r.status === "error").map((r) => ({ criterion: r.id, code: r.error!.code, message: r.error!.message }));
+  const counted = results.filter((r) => r.status === "met" || r.status === "unmet");
+  const gated = results.some((r) => r.required && (r.status === "met" || r.status === "unmet") && !isGood(r));
+
+  let reward: number | null;
+  if (errors.length > 0 && policy === "null") reward = null;
+  else if (errors.length > 0 && policy === "zero") reward = 0;
+  else if (gated) reward = 0;
+  else reward = combine(scoring.method, counted, criteria);
+
+  const passed = reward === null || scoring.pass_threshold === undefined ? (reward === null ? null : undefined) : reward >= scoring.pass_threshold;
+  const result: ScoreResult = { reward, verdicts: results, errors, feedback: "", gated: gated || undefined };
+  if (passed !== undefined) result.passed = passed;
+  result.feedback = buildFeedback(result, policy);
+  return result;
+}
+
+function combine(method: Scoring["method"], counted: CriterionResult[], criteria: Criterion[]): number {
+  if (method === "points") {
+    const possible = counted.filter((r) => r.points > 0).reduce((sum, r) => sum + r.points, 0);
+    if (possible === 0) return 0;
+    const achieved = counted.filter((r) => r.status === "met").reduce((sum, r) => sum + r.points, 0);
+    return clip(achieved / possible);
+  }
+  if (counted.length === 0) return 0;
+  if (method === "all") return counted.every(isGood) ? 1 : 0;
+  if (method === "mean") return counted.filter(isGood).length / counted.length;
+  const weight = (id: string) => criteria.find((c) => c.id === id)?.weight ?? 1;
+  const total = counted.reduce((sum, r) => sum + weight(r.id), 0);
+  return counted.filter(isGood).reduce((sum, r) => sum + weight(r.id), 0) / total;
+}
+
+function toResult(criterion: Criterion, outcome: Outcome | undefined, question: string | undefined): CriterionResult {
+  const base = { id: criterion.id, points: criterion.points, required: criterion.required, source: criterion.check ? "check" : "llm", question: question ?? criterion.question } as const;
+  if (!outcome) return { ...base, status: "error", earned: 0, error: { code: "INTERNAL", message: "criterion was never evaluated" } };
+  if ("skipped" in outcome) return { ...base, status: "skipped", earned: 0, reasoning: outcome.skipped };
+  if ("error" in outcome) return { ...base, status: "error", earned: 0, error: { code: outcome.error.code, message: outcome.error.message } };
+  const { verdict } = outcome;
+  const status = verdict.pass ? "met" : "unmet";
+  const result: CriterionResult = { ...base, source: verdict.source, status, earned: verdict.pass ? criterion.points : 0 };
+  if (verdict.probability !== undefined) result.probability = verdict.probability;
+  if (verdict.reasoning !== undefined) result.reasoning = verdict.reasoning;
+  return result;
+}
+
+const clip = (x: number) => Math.min(1, Math.max(0, x));

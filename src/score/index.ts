@@ -1,0 +1,7 @@
+/** Scoring: a rubric × samples → rewards, verdicts and feedback; aggregation and reward functions. */
+export { score, scoreSample, scoreStream, type ScoreOptions, type IndexedResult } from "./score.js";
+export { aggregate, isGood, type ErrorPolicy, type Outcome } from "./aggregate.js";
+export { buildFeedback } from "./feedback.js";
+export { meanWithInterval, quantile, seededRandom, type MeanWithInterval } from "../stats/interval.js";
+export { SummaryBuilder, formatSummary, type RunSummary } from "./summary.js";
+export { rewardFunction, type RewardFunction, type RewardFunctionOptions } from "./reward-function.js";

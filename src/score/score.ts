@@ -1,0 +1,234 @@
+import pLimit from "p-limit";
+import { RubricateError, toRubricateError } from "../errors.js";
+import { runCheck } from "../checks/run.js";
+import type { Judge, JudgeQuestion } from "../judge/types.js";
+import type { JudgeConfigInput } from "../judge/config.js";
+import { createJudge } from "../judge/create.js";
+import { CriterionSchema, type Criterion, type Rubric } from "../rubric/schema.js";
+import { renderTemplate } from "../text/template.js";
+import { aggregate, type ErrorPolicy, type Outcome } from "./aggregate.js";
+import { buildFeedback } from "./feedback.js";
+import { dirname } from "node:path";
+import { addUsage, emptyUsage, type Sample, type ScoreResult } from "../types.js";
+
+export interface ScoreOptions {
+  /**
+   * Answers the rubric's questions: a `Judge`, or a judge config, file path or packaged id (built
+   * for this call, with `cache`, and closed after it). Without one, LLM criteria are `NO_JUDGE` errors.
+   */
+  judge?: Judge | JudgeConfigInput | string;
+  /** For a judge built from a config: the cache file, `false` for memory only, `null` for none. */
+  cache?: string | false | null;
+  /** Samples scored at once (default 128); the judge's scheduler limits the calls themselves. */
+  concurrency?: number;
+  /** What a criterion error does to the reward (default "null": no reward, errors listed). */
+  errors?: ErrorPolicy;
+  signal?: AbortSignal;
+  /** Called after each sample with the count done so far. */
+  onProgress?: (progress: { done: number; result: ScoreResult; index: number }) => void;
+  /** "input" (default) yields results in input order; "completed" as they finish. */
+  order?: "input" | "completed";
+}
+
+/** A result with the position of its sample in the input. */
+export type IndexedResult = ScoreResult & { index: number };
+
+/**
+ * Scores one sample: code checks run here, LLM questions go to the judge in rounds (a `when`
+ * dependant is asked only after its condition is answered "yes").
+ * @example const result = await scoreSample(rubric, { response: "42" }, { judge })
+ */
+export async function scoreSample(rubric: Rubric, sample: Sample, options: Omit<ScoreOptions, "concurrency" | "order" | "onProgress"> = {}): Promise<ScoreResult> {
+  const owned = resolveJudge(options);
+  try {
+    return await scoreOne(rubric, sample, { ...options, judge: owned.judge });
+  } finally {
+    await owned.close();
+  }
+}
+
+/** A ready judge for the options, and how to release it if we built it. */
+function resolveJudge(options: Pick<ScoreOptions, "judge" | "cache">): { judge?: Judge; close: () => Promise<void> } {
+  const given = options.judge;
+  if (given === undefined || isJudge(given)) return { judge: given, close: async () => undefined };
+  const judge = createJudge(given, { cache: options.cache });
+  return { judge, close: async () => void (await judge.close?.()) };
+}
+
+const isJudge = (value: unknown): value is Judge => typeof value === "object" && value !== null && typeof (value as Judge).answer === "function";
+
+async function scoreOne(rubric: Rubric, sample: Sample, options: Omit<ScoreOptions, "concurrency" | "order" | "onProgress" | "judge"> & { judge?: Judge }): Promise<ScoreResult> {
+  const usage = emptyUsage();
+  const prepared = prepareCriteria(rubric, sample);
+  if (prepared instanceof RubricateError) return sampleError(prepared, sample, options.errors ?? "null");
+  const criteria = prepared;
+  const outcomes = new Map<string, Outcome>();
+  const questions = new Map<string, string>();
+  const rubricDir = rubric.source ? dirname(rubric.source) : undefined;
+  let pending = criteria;
+  while (pending.length > 0) {
+    const ready = pending.filter((c) => c.when === undefined || outcomes.has(c.when));
+    if (ready.length === 0) throw new RubricateError("WHEN_CYCLE", `criteria ${pending.map((c) => c.id).join(", ")} wait on each other`);
+    pending = pending.filter((c) => !ready.includes(c));
+    const asks: JudgeQuestion[] = [];
+    await Promise.all(
+      ready.map(async (criterion) => {
+        const condition = criterion.when === undefined ? undefined : outcomes.get(criterion.when);
+        if (condition && !("verdict" in condition && condition.verdict.pass)) {
+          outcomes.set(criterion.id, { skipped: `asked only when "${criterion.when}" is met` });
+          return;
+        }
+        if (criterion.check) {
+          try {
+            outcomes.set(criterion.id, { verdict: await runCheck(criterion.check, sample, { defaultField: rubric.response_field, rubricDir }) });
+          } catch (e) {
+            outcomes.set(criterion.id, { error: toRubricateError(e, "CHECK_FAILED") });
+          }
+          return;
+        }
+        try {
+          const question = renderTemplate(criterion.question!, sample);
+          questions.set(criterion.id, question);
+          asks.push({ id: criterion.id, question, examples: criterion.examples, version: criterion.version });
+        } catch (e) {
+          outcomes.set(criterion.id, { error: toRubricateError(e) });
+        }
+      }),
+    );
+    if (asks.length > 0) await askJudge(rubric, sample, asks, outcomes, usage, options);
+  }
+  const result = aggregate(criteria, outcomes, rubric.scoring, { errors: options.errors, questions });
+  if (sample.id !== undefined) result.id = sample.id;
+  result.usage = usage;
+  return result;
+}
+
+async function askJudge(rubric: Rubric, sample: Sample, asks: JudgeQuestion[], outcomes: Map<string, Outcome>, usage: ReturnType<typeof emptyUsage>, options: { judge?: Judge; signal?: AbortSignal }): Promise<void> {
+  if (!options.judge) {
+    const error = new RubricateError("NO_JUDGE", "no judge configured: this criterion is an LLM question (pass --judge <file> or options.judge)");
+    for (const ask of asks) outcomes.set(ask.id, { error });
+    return;
+  }
+  options.signal?.throwIfAborted();
+  let answer;
+  try {
+    answer = await options.judge.answer({ rubric, sample, questions: asks }, { signal: options.signal });
+  } catch (e) {
+    const error = toRubricateError(e);
+    if (error.code === "ABORTED") throw error;
+    for (const ask of asks) outcomes.set(ask.id, { error });
+    return;
+  }
+  addUsage(usage, answer.usage);
+  for (const ask of asks) {
+    const verdict = answer.verdicts.get(ask.id);
+    if (verdict === undefined) outcomes.set(ask.id, { error: new RubricateError("INTERNAL", `judge ${options.judge.id} gave no answer for "${ask.id}"`) });
+    else if (verdict instanceof Error) outcomes.set(ask.id, { error: verdict });
+    else outcomes.set(ask.id, { verdict });
+  }
+}
+
+/** The rubric's criteria plus the sample's own, validated; or the error that makes the sample unscorable. */
+function prepareCriteria(rubric: Rubric, sample: Sample): Criterion[] | RubricateError {
+  if (typeof sample !== "object" || sample === null || Array.isArray(sample)) return new RubricateError("BAD_INPUT", "a sample is a JSON object of the rubric's inputs");
+  const missing = rubric.inputs.filter((name) => sample[name] === undefined || sample[name] === null);
+  if (missing.length > 0) return new RubricateError("MISSING_INPUT", `the sample lacks input${missing.length > 1 ? "s" : ""} ${missing.map((m) => `"${m}"`).join(", ")}`);
+  if (sample.criteria === undefined) return rubric.criteria;
+  if (!Array.isArray(sample.criteria)) return new RubricateError("BAD_INPUT", "the sample's `criteria` must be a list of criteria");
+  const extra: Criterion[] = [];
+  for (const [i, raw] of sample.criteria.entries()) {
+    const parsed = CriterionSchema.safeParse(raw);
+    if (!parsed.success) return new RubricateError("BAD_INPUT", `sample criterion ${i + 1}: ${parsed.error.issues.map((x) => `${x.path.join(".") || "criterion"}: ${x.message}`).join("; ")}`);
+    extra.push(parsed.data);
+  }
+  const ids = new Set(rubric.criteria.map((c) => c.id));
+  for (const c of extra) {
+    if (ids.has(c.id)) return new RubricateError("DUPLICATE_ID", `sample criterion "${c.id}" repeats an id already in the rubric or sample`);
+    ids.add(c.id);
+  }
+  for (const c of extra) if (c.when !== undefined && !ids.has(c.when)) return new RubricateError("WHEN_MISSING", `sample criterion "${c.id}" has when: ${c.when}, which names no criterion`);
+  const all = [...rubric.criteria, ...extra];
+  // A cycle would leave criteria waiting on each other forever: one sample's error, not the whole run's.
+  const cycle = whenCycle(all);
+  if (cycle) return new RubricateError("WHEN_CYCLE", `sample criteria form a \`when\` cycle: ${cycle.join(" -> ")}`);
+  return all;
+}
+
+function whenCycle(criteria: Criterion[]): string[] | undefined {
+  const parent = new Map(criteria.filter((c) => c.when !== undefined).map((c) => [c.id, c.when!]));
+  for (const start of parent.keys()) {
+    const path = [start];
+    for (let current = parent.get(start); current !== undefined; current = parent.get(current)) {
+      if (current === start) return [...path, start];
+      if (path.includes(current)) break;
+      path.push(current);
+    }
+  }
+  return undefined;
+}
+
+function sampleError(error: RubricateError, sample: Sample, policy: ErrorPolicy): ScoreResult {
+  const result: ScoreResult = { reward: policy === "zero" ? 0 : null, verdicts: [], errors: [{ criterion: "*", code: error.code, message: error.message }], feedback: "", usage: emptyUsage() };
+  if (sample && typeof sample === "object" && (sample as Sample).id !== undefined) result.id = (sample as Sample).id;
+  result.feedback = buildFeedback(result, policy);
+  return result;
+}
+
+/**
+ * Scores samples as a stream: bounded memory (at most `concurrency` samples in flight), results
+ * in input order by default. Aborting stops new work and rejects with `ABORTED`.
+ * @example for await (const r of scoreStream(rubric, readJsonl("s.jsonl"), { judge })) console.log(r.reward)
+ */
+export async function* scoreStream(rubric: Rubric, samples: Iterable<Sample> | AsyncIterable<Sample>, options: ScoreOptions = {}): AsyncGenerator<IndexedResult> {
+  const owned = resolveJudge(options);
+  const scoring = { ...options, judge: owned.judge };
+  const width = Math.max(1, options.concurrency ?? 128);
+  const limit = pLimit(width);
+  const inFlight = new Map<number, Promise<IndexedResult>>();
+  let next = 0;
+  let done = 0;
+  const launch = (sample: Sample, index: number) => {
+    const task = limit(async () => {
+      options.signal?.throwIfAborted();
+      const result = { ...(await scoreOne(rubric, sample, scoring)), index };
+      options.onProgress?.({ done: ++done, result, index });
+      return result;
+    });
+    // A rejection must never be "unhandled" while an earlier sample is awaited; it is rethrown when its turn comes.
+    task.catch(() => undefined);
+    inFlight.set(index, task);
+  };
+  const takeOne = async (): Promise<IndexedResult> => {
+    const result = options.order === "completed" ? await Promise.race(inFlight.values()) : await inFlight.get(next)!;
+    inFlight.delete(result.index);
+    if (options.order !== "completed") next++;
+    return result;
+  };
+  let index = 0;
+  try {
+    for await (const sample of samples) {
+      if (options.signal?.aborted) break;
+      launch(sample, index++);
+      while (inFlight.size >= width) yield await takeOne();
+    }
+    while (inFlight.size > 0) yield await takeOne();
+    options.signal?.throwIfAborted();
+  } catch (e) {
+    throw toRubricateError(e);
+  } finally {
+    limit.clearQueue();
+    // Let in-flight work settle so nothing writes after the caller thinks we are done.
+    await Promise.allSettled(inFlight.values());
+    await owned.close();
+  }
+}
+
+/**
+ * Scores every sample and returns the results in input order.
+ * @example const results = await score(rubric, [{ response: "4" }]); results[0].reward
+ */
+export async function score(rubric: Rubric, samples: Iterable<Sample> | AsyncIterable<Sample>, options: ScoreOptions = {}): Promise<IndexedResult[]> {
+  const results: IndexedResult[] = [];
+  for await (const result of scoreStream(rubric, samples, options)) results.push(result);
+  return results;
+}

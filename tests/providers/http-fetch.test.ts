@@ -1,0 +1,71 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { nodeHttpFetch } from "../../src/providers/http-fetch.js";
+
+let server: Server;
+let url: string;
+const seen: { method?: string; body: string; type?: string }[] = [];
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (c) => (body += c));
+    req.on("end", () => {
+      seen.push({ method: req.method, body, type: req.headers["content-type"] });
+      if (req.url === "/json") res.writeHead(201, { "content-type": "application/json", "x-request-id": "r1" }).end('{"ok":true,"n":2}');
+      else if (req.url === "/text") res.writeHead(200, { "content-type": "text/plain" }).end("line 1\nline 2\n");
+      else if (req.url === "/cut") {
+        res.writeHead(200, { "content-type": "application/json", "content-length": "100" });
+        res.write('{"partial":');
+        setTimeout(() => res.destroy(), 10);
+      } else res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+describe("nodeHttpFetch", () => {
+  it("sends JSON bodies with their length and reads JSON answers from the buffer", async () => {
+    const res = await nodeHttpFetch(`${url}/json`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"q":"é"}' });
+    expect(res.status).toBe(201);
+    expect(res.ok).toBe(true);
+    expect(res.headers.get("x-request-id")).toBe("r1");
+    expect(await res.json()).toEqual({ ok: true, n: 2 });
+    expect(seen.at(-1)).toEqual({ method: "POST", body: '{"q":"é"}', type: "application/json" });
+  });
+
+  it("gives other content types a readable body stream", async () => {
+    const res = await nodeHttpFetch(`${url}/text`);
+    const reader = res.body!.getReader();
+    let text = "";
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) text += new TextDecoder().decode(chunk.value);
+    expect(text).toBe("line 1\nline 2\n");
+  });
+
+  it("answers 204 with no body", async () => {
+    const res = await nodeHttpFetch(`${url}/empty`);
+    expect(res.status).toBe(204);
+    expect(res.body).toBeNull();
+  });
+
+  it("rejects a body cut short as a network failure, never as a short answer", async () => {
+    // Node reports the reset itself ("aborted", ECONNRESET) or our end-of-body check does; both are network errors.
+    const error = await nodeHttpFetch(`${url}/cut`).then(
+      () => undefined,
+      (e: { code?: string; cause?: { code?: string } }) => e,
+    );
+    expect(error?.code ?? error?.cause?.code).toBe("ECONNRESET");
+  });
+
+  it("sends uploads (non-string bodies) through the global fetch", async () => {
+    const form = new FormData();
+    form.append("purpose", "batch");
+    const res = await nodeHttpFetch(`${url}/json`, { method: "POST", body: form });
+    expect(await res.json()).toEqual({ ok: true, n: 2 });
+    expect(seen.at(-1)?.type).toMatch(/^multipart\/form-data; boundary=/);
+    expect(seen.at(-1)?.body).toContain('name="purpose"');
+  });
+});

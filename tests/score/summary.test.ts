@@ -1,0 +1,35 @@
+import { describe, expect, it } from "vitest";
+import { formatSummary, SummaryBuilder } from "../../src/score/summary.js";
+import type { CriterionResult, ScoreResult } from "../../src/types.js";
+
+const v = (id: string, status: CriterionResult["status"]): CriterionResult => ({ id, status, points: 1, earned: status === "met" ? 1 : 0, required: false, source: "check" });
+const result = (reward: number | null, verdicts: CriterionResult[], errors: ScoreResult["errors"] = [], passed?: boolean): ScoreResult => ({ reward, verdicts, errors, feedback: "", ...(passed === undefined ? {} : { passed }) });
+
+describe("SummaryBuilder", () => {
+  it("counts samples, scored, errors (also when a policy turned them into a reward), pass rate and per-criterion rates", () => {
+    const s = new SummaryBuilder();
+    s.add(result(1, [v("a", "met"), v("b", "met")], [], true));
+    s.add(result(0, [v("a", "unmet"), v("b", "skipped")], [], false));
+    s.add(result(null, [v("a", "met"), v("b", "error")], [{ criterion: "b", code: "NO_JUDGE", message: "x" }]));
+    s.add(result(0, [v("a", "unmet"), v("b", "error")], [{ criterion: "b", code: "NO_JUDGE", message: "x" }], false));
+    const f = s.finish();
+    expect(f).toMatchObject({ samples: 4, scored: 3, withErrors: 2, passRate: 1 / 3, errorCodes: { NO_JUDGE: 2 } });
+    expect(f.reward?.mean).toBe(1 / 3);
+    expect(f.criteria).toEqual([
+      { id: "a", asked: 4, met: 2, skipped: 0, errors: 0, passRate: 0.5 },
+      { id: "b", asked: 1, met: 1, skipped: 1, errors: 2, passRate: 1 },
+    ]);
+    const text = formatSummary(f);
+    expect(text.split("\n")[0]).toBe("samples 4  scored 3  with errors 2");
+    expect(text).toContain("pass rate 33.3%");
+    expect(text).toContain("errors: NO_JUDGE ×2");
+  });
+
+  it("no scored sample: says so instead of a made-up mean", () => {
+    const s = new SummaryBuilder();
+    s.add(result(null, [], [{ criterion: "*", code: "MISSING_INPUT", message: "x" }]));
+    const f = s.finish();
+    expect(f.reward).toBeUndefined();
+    expect(formatSummary(f)).toContain("mean reward: none (no sample scored)");
+  });
+});
