@@ -37,17 +37,34 @@ export type ErrorCode =
   | "BAD_INPUT"
   | "INTERNAL";
 
+/** The brand every RubricateError carries, shared by every copy of the package (ESM and CJS builds, duplicate installs). */
+const BRAND = Symbol.for("rubricate.RubricateError");
+
 /**
  * The one error class rubricate throws: a stable `code`, a message that names the file, line
  * and column where there is one, and whether retrying could help.
  * @example
- * try { await loadRubric("r.yaml") } catch (e) { if (e instanceof RubricateError && e.code === "SCHEMA") ... }
+ * try { await loadRubric("r.yaml") } catch (e) { if (RubricateError.isInstance(e) && e.code === "SCHEMA") ... }
  */
 export class RubricateError extends Error {
+  /**
+   * `instanceof` checks the brand, not the prototype chain, so an error thrown by the CommonJS
+   * build is recognised by the ESM build's class and the other way round.
+   */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[BRAND] === true;
+  }
+
+  /** True for a RubricateError from any copy of the package. */
+  static isInstance(value: unknown): value is RubricateError {
+    return RubricateError[Symbol.hasInstance](value);
+  }
+
+  declare readonly [BRAND]: true;
   readonly code: ErrorCode;
   readonly location?: SourceLocation;
   readonly retryable: boolean;
-  /** Seconds the server asked us to wait (from `retry-after`), when it said. */
+  /** Milliseconds the server asked us to wait (from `retry-after` or `retry-after-ms`), when it said. */
   readonly retryAfterMs?: number;
   readonly status?: number;
   /** Every problem found, when there were several (e.g. all schema issues of one file). */
@@ -67,6 +84,7 @@ export class RubricateError extends Error {
   ) {
     super(withLocation(message, options.location), options.cause === undefined ? undefined : { cause: options.cause });
     this.name = "RubricateError";
+    Object.defineProperty(this, BRAND, { value: true });
     this.code = code;
     this.location = options.location;
     this.retryable = options.retryable ?? false;

@@ -96,6 +96,21 @@ describe("package [slow: build + npm pack + offline install]", () => {
     expect(json.stdout).toBe("rubricate rubric\n");
   });
 
+  it("a RubricateError thrown by the CommonJS build is recognised by the ESM build, and the other way round", () => {
+    const code = [
+      "import { createRequire } from 'node:module';",
+      "const cjs = createRequire(import.meta.url)('rubricate');",
+      "const esm = await import('rubricate');",
+      "const fromCjs = (() => { try { cjs.parseRubric('id: [', { filename: 'a.yaml' }); } catch (e) { return e; } })();",
+      "const fromEsm = (() => { try { esm.parseRubric('id: [', { filename: 'b.yaml' }); } catch (e) { return e; } })();",
+      "console.log(cjs.RubricateError === esm.RubricateError, fromCjs instanceof esm.RubricateError, fromEsm instanceof cjs.RubricateError, esm.RubricateError.isInstance(fromCjs), esm.isRubricateError(fromCjs, 'YAML_SYNTAX'), new Error('x') instanceof esm.RubricateError)",
+    ].join("\n");
+    const r = node(["--input-type=module", "-e", code]);
+    expect(r.stderr).toBe("");
+    // Two distinct classes (two builds), each recognising the other's errors; a plain Error is not one.
+    expect(r.stdout).toBe("false true true true true false\n");
+  });
+
   it("the rubricate bin prints its version and validates the packaged rubrics", () => {
     const bin = join(app, "node_modules", ".bin", process.platform === "win32" ? "rubricate.cmd" : "rubricate");
     const version = spawnSync(bin, ["--version"], { cwd: app, encoding: "utf8" });
