@@ -35,6 +35,8 @@ export type ErrorCode =
   | "DEFERRED"
   | "CACHE"
   | "BAD_INPUT"
+  | "SESSION_NOT_FOUND"
+  | "SESSION_LIMIT"
   | "INTERNAL";
 
 /** The brand every RubricateError carries, shared by every copy of the package (ESM and CJS builds, duplicate installs). */

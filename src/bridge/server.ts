@@ -46,6 +46,10 @@ export interface RewardServerOptions {
    * a request is a 400: clients cannot make the judge answer questions the operator did not write.
    */
   allowSampleCriteria?: boolean;
+  /** More routes (the environment API of `serve --env`): the route for a method and path, or undefined. */
+  routes?: (method: string, path: string) => { method: string; auth: boolean; handle: Handler; label?: string } | undefined;
+  /** Runs when the server has drained, before the judge's cache closes (e.g. closing environment sessions). */
+  onClose?: () => void | Promise<void>;
 }
 
 /** A running reward server. */
@@ -58,7 +62,7 @@ export interface RewardServer {
   stats(): BridgeStats;
 }
 
-type Handler = (body: unknown, signal: AbortSignal) => Promise<unknown>;
+export type Handler = (body: unknown, signal: AbortSignal) => Promise<unknown>;
 
 /**
  * Builds the HTTP reward server: OpenRLHF's `POST /get_reward`, `POST /v1/score`,
@@ -133,8 +137,9 @@ export function createRewardServer(options: RewardServerOptions): RewardServer {
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const path = new URL(req.url ?? "/", "http://localhost").pathname.replace(/\/+$/, "") || "/";
-    const route = routes[path];
-    const end = stats.begin(route ? path : "other");
+    const route = routes[path] ?? options.routes?.(req.method ?? "GET", path);
+    // Extra routes carry ids in their paths: their stats go under the route's label, not each path.
+    const end = stats.begin(route ? ((route as { label?: string }).label ?? path) : "other");
     res.on("close", () => end(res.statusCode));
     try {
       if (!route) throw new HttpError(404, "NOT_FOUND", `no route ${req.method} ${path}; try POST /v1/score, POST /v1/score/one, POST /get_reward, GET /v1/stats, GET /healthz`);
@@ -205,6 +210,7 @@ export function createRewardServer(options: RewardServerOptions): RewardServer {
         if (active > 0) await new Promise<void>((r) => idle.push(r));
         server.closeAllConnections();
         await stopped;
+        await options.onClose?.();
         await judge?.close?.();
       })()),
   };

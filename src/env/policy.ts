@@ -18,6 +18,14 @@ export interface Policy {
   params: { temperature?: number; topP?: number; maxTokens?: number; seed?: number };
   limits: SchedulerLimits;
   price?: TokenPrice;
+  /** Extra top-level request fields sent on every policy call (a trainer's `session_id`). */
+  extraBody?: Record<string, unknown>;
+  /**
+   * How policy calls use the cache: "on" (default; a re-run replays them free), "off" (always a
+   * fresh call: a trainer's weights change between steps), or a version tag that is part of the
+   * cache key (calls of the same weights version are replayed).
+   */
+  cache?: "on" | "off" | { version: string | number };
 }
 
 /**

@@ -63,7 +63,7 @@ export async function rollout(env: Environment, policy: Policy, task: Task, opti
     };
     let answer;
     try {
-      answer = await options.engine.complete(policy.provider, request, { voteIndex: index, keyExtra: { env: env.id, task: task.id }, scheduler, signal, price: policy.price });
+      answer = await options.engine.complete(policy.provider, request, { voteIndex: index, keyExtra: policyKeyExtra(env, task, policy), noCache: policy.cache === "off", scheduler, signal, price: policy.price });
     } catch (e) {
       const err = toRubricateError(e);
       if (err.code === "ABORTED") throw err;
@@ -166,7 +166,14 @@ function definedParams(policy: Policy): Partial<CompletionRequest> {
   if (p.topP !== undefined) out.topP = p.topP;
   if (p.maxTokens !== undefined) out.maxTokens = p.maxTokens;
   if (p.seed !== undefined) out.seed = p.seed;
+  if (policy.extraBody) out.extraBody = policy.extraBody;
   return out;
+}
+
+/** The policy call's extra cache-key material: the task, plus the weights version when the policy names one. */
+function policyKeyExtra(env: Environment, task: Task, policy: Policy): unknown {
+  const version = typeof policy.cache === "object" ? policy.cache.version : undefined;
+  return version === undefined ? { env: env.id, task: task.id } : { env: env.id, task: task.id, policyVersion: version };
 }
 
 function normaliseReply(reply: EnvReply): { message?: string; done: boolean } {

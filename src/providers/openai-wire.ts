@@ -58,6 +58,8 @@ export function toOpenAIBody(req: CompletionRequest, name: string): ChatCompleti
       function: { name: t.name, ...(t.description ? { description: t.description } : {}), parameters: t.parameters },
     }));
   }
+  // Fields the caller's server understands and the SDK's types do not (a trainer's session_id); ours win.
+  if (req.extraBody) return { ...req.extraBody, ...body } as ChatCompletionCreateParamsNonStreaming;
   return body;
 }
 

@@ -44,6 +44,11 @@ export interface CompletionRequest {
   tools?: ToolSpec[];
   stop?: string[];
   seed?: number;
+  /**
+   * Extra top-level fields of the request body, sent as they are (the OpenAI SDK's `extra_body`):
+   * e.g. a trainer's `session_id`, so its policy server can match calls to token traces.
+   */
+  extraBody?: Record<string, unknown>;
 }
 
 export interface TokenLogprob {

@@ -3,13 +3,24 @@ import { isLoopback } from "../../bridge/auth.js";
 import { defaultMapping } from "../../bridge/protocol.js";
 import { createRewardServer } from "../../bridge/server.js";
 import { RubricateError } from "../../errors.js";
-import { createJudge } from "../../judge/create.js";
+import { createJudge, type EngineJudge } from "../../judge/create.js";
+import { sessionRoutes } from "../../bridge/sessions.js";
+import { openCache } from "../../engine/cache/index.js";
+import { createEngine } from "../../engine/engine.js";
+import { loadEnvironment } from "../../env/load.js";
+import { createSessionManager } from "../../env/sessions.js";
+import type { Environment } from "../../env/types.js";
 import type { ErrorPolicy } from "../../score/aggregate.js";
 import { loadRubricSync } from "../../rubric/load.js";
 import { EXIT, positiveInt, cachePathOf, errorPolicyOf } from "../run.js";
 
 interface ServeFlags {
-  rubric: string;
+  rubric?: string;
+  env?: string;
+  maxSessions: number;
+  sessionIdleMs: number;
+  maxGroup: number;
+  allowPolicyHost?: string[];
   judge?: string;
   port: number;
   host: string;
@@ -51,7 +62,12 @@ export function register(program: Command): void {
   program
     .command("serve")
     .description("Serve rewards over HTTP for RL trainers (OpenRLHF POST /get_reward, POST /v1/score, POST /v1/score/one, GET /v1/stats, GET /healthz)")
-    .requiredOption("-r, --rubric <file>", "rubric YAML file")
+    .option("-r, --rubric <file>", "rubric YAML file (with --env: the environment's rubric)")
+    .option("--env <file>", "also serve this environment to trainers: sessions (/v1/sessions) and rollouts against their policy endpoint (/v1/rollouts)")
+    .option("--max-sessions <n>", "--env: sessions open at once", positiveInt, 1024)
+    .option("--session-idle-ms <ms>", "--env: a session untouched this long is closed (a trainer that went away)", positiveInt, 600_000)
+    .option("--max-group <n>", "--env: most rollouts in one /v1/rollouts request", positiveInt, 64)
+    .option("--allow-policy-host <host[:port]>", "--env: a policy endpoint host /v1/rollouts may call besides loopback (repeatable)", collect)
     .option("-j, --judge <judge>", "judge file or packaged judge id (default: the rubric's `judge`)")
     .option("-p, --port <port>", "port (0 picks a free one)", port, 8000)
     .option("--host <host>", "address to bind; anything but loopback needs --token or RUBRICATE_TOKEN", "127.0.0.1")
@@ -80,7 +96,10 @@ async function runServe(flags: ServeFlags): Promise<number> {
   if (!isLoopback(flags.host) && !token) {
     throw new RubricateError("BAD_INPUT", `--host ${flags.host} makes the server reachable from other machines; refusing to start without a token (--token or RUBRICATE_TOKEN)`);
   }
-  const rubric = loadRubricSync(flags.rubric);
+  if (!flags.rubric && !flags.env) throw new RubricateError("BAD_INPUT", "serve needs --rubric <file> or --env <file>");
+  if (flags.rubric && flags.env) throw new RubricateError("BAD_INPUT", "give --rubric or --env, not both: an environment brings its own rubric");
+  const env = flags.env ? await loadEnvironment(flags.env) : undefined;
+  const rubric = env ? env.rubric : loadRubricSync(flags.rubric!);
   const mapping = defaultMapping(rubric, { prompt: flags.promptField, response: flags.responseField, label: flags.labelField, stripSuffixes: flags.stripSuffix });
   if (!rubric.inputs.includes(mapping.response)) throw new RubricateError("BAD_INPUT", `--response-field ${mapping.response} is not an input of rubric ${rubric.id} (inputs: ${rubric.inputs.join(", ")})`);
   const log = (line: string) => flags.quiet || process.stderr.write(`rubricate serve: ${line}\n`);
@@ -92,7 +111,20 @@ async function runServe(flags: ServeFlags): Promise<number> {
   if (needsJudge && !judgeRef) throw new RubricateError("NO_JUDGE", `rubric ${rubric.id} asks LLM questions: pass --judge <file>`);
   const cache = cachePathOf(flags.cache);
   const judge = needsJudge ? createJudge(judgeRef!, { cache }) : undefined;
-  const server = createRewardServer({ rubric, judge, token, maxBodyBytes: flags.maxBody, maxSamples: flags.maxSamples, timeoutMs: flags.timeoutMs, concurrency: flags.concurrency, errors: flags.errors, mapping, allowSampleCriteria: flags.sampleCriteria });
+  const envApi = env ? environmentApi(env, flags, judge, cache) : undefined;
+  const server = createRewardServer({
+    rubric,
+    judge,
+    token,
+    maxBodyBytes: flags.maxBody,
+    maxSamples: flags.maxSamples,
+    timeoutMs: flags.timeoutMs,
+    concurrency: flags.concurrency,
+    errors: flags.errors,
+    mapping,
+    allowSampleCriteria: flags.sampleCriteria,
+    ...(envApi ? { routes: envApi.routes, onClose: envApi.close } : {}),
+  });
   let url: string;
   try {
     url = await server.listen(flags.port, flags.host);
@@ -101,6 +133,7 @@ async function runServe(flags: ServeFlags): Promise<number> {
     throw new RubricateError("BAD_INPUT", `cannot listen on ${flags.host}:${flags.port}: ${(e as Error).message}`);
   }
   const fields = [`response <- ${mapping.response}`, mapping.prompt ? `prompt <- ${mapping.prompt}` : "prompt unused", mapping.label ? `label <- ${mapping.label}` : "label unused (object labels still merge)"];
+  if (env) log(`environment ${env.id}@${env.version} (${env.tasks.length} tasks): POST /v1/sessions, POST /v1/rollouts`);
   log(`rubric ${rubric.id} listening on ${url} (${token ? "token required" : "no token"}; OpenRLHF ${fields.join(", ")})`);
   const stopped = new Promise<void>((resolve) => {
     const onSignal = (name: NodeJS.Signals) => {
@@ -120,4 +153,23 @@ async function runServe(flags: ServeFlags): Promise<number> {
   });
   await stopped;
   return EXIT.ok;
+}
+
+/** The environment API: a session manager swept for idle sessions, and its routes. */
+function environmentApi(env: Environment, flags: ServeFlags, judge: EngineJudge | undefined, cache: string | null | undefined) {
+  // Rollouts call the trainer's policy through the judge's engine (one place for limits and stats);
+  // without a judge, an engine of their own (policy calls are not cached unless versioned anyway).
+  const engine = judge?.engine ?? createEngine({ cache: openCache({ path: cache }), limits: { maxConcurrency: 256, maxRetries: 2, timeoutMs: 600_000 } });
+  const sessions = createSessionManager({ env, judge, errors: flags.errors, maxSessions: flags.maxSessions, idleMs: flags.sessionIdleMs, allowTaskCriteria: flags.sampleCriteria });
+  const sweeper = setInterval(() => sessions.sweep(), Math.min(flags.sessionIdleMs, 30_000));
+  sweeper.unref();
+  const routes = sessionRoutes({ env, sessions, engine, judge, errors: flags.errors, allowPolicyHosts: flags.allowPolicyHost, maxGroup: flags.maxGroup, allowTaskCriteria: flags.sampleCriteria });
+  return {
+    routes,
+    close: () => {
+      clearInterval(sweeper);
+      sessions.closeAll();
+      if (!judge) engine.close();
+    },
+  };
 }

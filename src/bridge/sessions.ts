@@ -1,0 +1,249 @@
+/**
+ * The environment API of `rubricate serve --env`: sessions a trainer drives turn by turn (it
+ * generates; the environment runs tools, replies and scores) and rollouts the server plays
+ * against the trainer's own policy endpoint. Routes, all JSON:
+ *
+ *   POST   /v1/sessions                    { task_id | task_index | task }      → the prompt, messages, tools
+ *   GET    /v1/sessions                    open sessions and limits
+ *   GET    /v1/sessions/:id                the conversation so far
+ *   POST   /v1/sessions/:id/step           { content, tool_calls?, finish_reason? } → new messages, done
+ *   POST   /v1/sessions/:id/tools/:name    { arguments, id? }                   → the tool's result
+ *   POST   /v1/sessions/:id/finish         { response? }                        → reward, verdicts, feedback
+ *   DELETE /v1/sessions/:id                closes it (hooks' work stops; idle sessions also expire)
+ *   POST   /v1/rollouts                    { task…, k?, policy: { base_url, model, extra_body?, … } } → k rollouts
+ */
+import { z } from "zod";
+import type { Engine } from "../engine/engine.js";
+import { toRubricateError, type ErrorCode } from "../errors.js";
+import type { Judge } from "../judge/types.js";
+import type { Episode, EpisodeScore } from "../env/episode.js";
+import { RemotePolicySchema, runRemoteRollouts } from "../env/remote.js";
+import { taskFromRef, type SessionManager, type TaskRef } from "../env/sessions.js";
+import type { Environment, RolloutRecord } from "../env/types.js";
+import type { ChatMessage, ToolCall } from "../providers/types.js";
+import type { ErrorPolicy } from "../types.js";
+import { HttpError } from "./http.js";
+import { parseRequest, wireResult } from "./protocol.js";
+
+/** A route the reward server mounts: its method, whether it needs the token, and its handler. */
+export interface ExtraRoute {
+  method: string;
+  /** The path pattern the server's stats count this route under (ids left out). */
+  label?: string;
+  auth: boolean;
+  handle: (body: unknown, signal: AbortSignal) => Promise<unknown>;
+}
+
+/** Options of `sessionRoutes`. */
+export interface SessionRoutesOptions {
+  env: Environment;
+  sessions: SessionManager;
+  /** The engine rollouts call the policy through (the judge's, so limits and stats are shared). */
+  engine: Engine;
+  judge?: Judge;
+  errors?: ErrorPolicy;
+  /** Policy endpoint hosts allowed besides loopback (`--allow-policy-host`). */
+  allowPolicyHosts?: readonly string[];
+  /** Most rollouts in one `/v1/rollouts` request (default 64). */
+  maxGroup?: number;
+  /** Accept task objects with their own `criteria` (default false: judge questions the operator did not write). */
+  allowTaskCriteria?: boolean;
+}
+
+const TaskRefShape = {
+  task_id: z.union([z.string().min(1), z.number()]).optional(),
+  task_index: z.number().int().nonnegative().optional(),
+  task: z.unknown().optional(),
+};
+const OpenSchema = z.strictObject(TaskRefShape);
+const ToolCallSchema = z.strictObject({
+  id: z.string().min(1).max(256).optional(),
+  name: z.string().min(1).max(64),
+  /** A JSON object, or the JSON text the model wrote. */
+  arguments: z.union([z.string(), z.record(z.string(), z.unknown())]).default({}),
+});
+const StepSchema = z.strictObject({
+  content: z.string().default(""),
+  tool_calls: z.array(ToolCallSchema).max(128).optional(),
+  finish_reason: z.string().optional(),
+});
+const ToolSchema = z.strictObject({ id: z.string().min(1).max(256).optional(), arguments: z.union([z.string(), z.record(z.string(), z.unknown())]).default({}) });
+const FinishSchema = z.strictObject({ response: z.string().optional() });
+const RolloutSchema = z.strictObject({ ...TaskRefShape, k: z.number().int().positive().default(1), policy: RemotePolicySchema });
+
+const STATUS: Partial<Record<ErrorCode, number>> = { BAD_INPUT: 400, SESSION_NOT_FOUND: 404, SESSION_LIMIT: 429, ABORTED: 499 };
+
+/** A RubricateError from the environment layer, as an HTTP answer (bad input 4xx; the rest 5xx). */
+function asHttp(e: unknown): never {
+  if (e instanceof HttpError) throw e;
+  const err = toRubricateError(e);
+  throw new HttpError(STATUS[err.code] ?? 500, err.code, err.message);
+}
+
+const guard =
+  <T>(fn: (body: unknown, signal: AbortSignal) => Promise<T>) =>
+  async (body: unknown, signal: AbortSignal) => {
+    try {
+      return await fn(body, signal);
+    } catch (e) {
+      asHttp(e);
+    }
+  };
+
+let callCounter = 0;
+const toolCall = (c: { id?: string; name: string; arguments: string | Record<string, unknown> }): ToolCall => ({
+  id: c.id ?? `call_${(++callCounter).toString(36)}`,
+  name: c.name,
+  arguments: typeof c.arguments === "string" ? c.arguments : JSON.stringify(c.arguments),
+});
+
+/** Messages in the OpenAI chat shape trainers use (`tool_calls`, `tool_call_id`). */
+export function wireMessages(messages: readonly ChatMessage[]): Record<string, unknown>[] {
+  return messages.map((m) => {
+    const content = typeof m.content === "string" ? m.content : m.content.map((p) => p.text).join("");
+    return {
+      role: m.role,
+      content,
+      ...(m.toolCalls?.length ? { tool_calls: m.toolCalls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.arguments } })) } : {}),
+      ...(m.toolCallId !== undefined ? { tool_call_id: m.toolCallId } : {}),
+    };
+  });
+}
+
+const openAITools = (episode: Episode) => episode.tools.map((t) => ({ type: "function", function: { name: t.name, ...(t.description ? { description: t.description } : {}), parameters: t.parameters } }));
+
+function scoreBody(score: EpisodeScore) {
+  const { sample: _sample, stopReason, turns, ...result } = score;
+  return { ...wireResult(result), stop_reason: stopReason, turns, usage: score.usage };
+}
+
+function rolloutBody(r: RolloutRecord) {
+  return {
+    task_id: r.task,
+    rollout: r.rollout,
+    messages: wireMessages(r.messages),
+    response: r.response,
+    turns: r.turns,
+    stop_reason: r.stopReason,
+    ...(r.error ? { error: r.error } : {}),
+    reward: r.reward,
+    passed: r.passed,
+    verdicts: r.verdicts,
+    errors: r.errors,
+    feedback: r.feedback,
+    usage: r.usage,
+  };
+}
+
+/**
+ * The environment routes for a reward server: returns the route for a method and path, a
+ * 405-shaped route for a known path and another method, or undefined for paths it does not own.
+ * @example createRewardServer({ rubric: env.rubric, judge, routes: sessionRoutes({ env, sessions, engine: judge.engine, judge }) })
+ */
+export function sessionRoutes(options: SessionRoutesOptions): (method: string, path: string) => ExtraRoute | undefined {
+  const { env, sessions } = options;
+  const maxGroup = options.maxGroup ?? 64;
+  const describe = (id: string, episode: Episode) => ({
+    session_id: id,
+    env: { id: env.id, version: env.version },
+    task_id: episode.task.id,
+    ...(episode.system !== undefined ? { system: episode.system } : {}),
+    few_shot: wireMessages(episode.shots),
+    messages: wireMessages(episode.messages),
+    tools: openAITools(episode),
+    max_turns: env.harness.max_turns,
+    turns: episode.turns,
+    done: episode.done,
+    ...(episode.stopReason ? { stop_reason: episode.stopReason } : {}),
+  });
+
+  const collection: Record<string, ExtraRoute> = {
+    POST: {
+      method: "POST",
+      auth: true,
+      handle: guard(async (body) => {
+        const ref = parseRequest(OpenSchema, body) as TaskRef;
+        const { id, episode } = await sessions.open(ref);
+        return describe(id, episode);
+      }),
+    },
+    GET: { method: "GET", auth: true, handle: async () => sessions.stats() },
+  };
+  const rollouts: ExtraRoute = {
+    method: "POST",
+    auth: true,
+    handle: guard(async (body, signal) => {
+      const { task_id, task_index, task, k, policy } = parseRequest(RolloutSchema, body);
+      if (k > maxGroup) throw new HttpError(413, "TOO_MANY_ROLLOUTS", `k=${k} rollouts in one request; the limit is ${maxGroup} (--max-group)`, "k");
+      // The same task rules as sessions (client criteria refused unless the operator allowed them).
+      const resolved = taskFromRef(env, { task_id, task_index, task }, { allowTaskCriteria: options.allowTaskCriteria });
+      const records = await runRemoteRollouts(env, resolved, k, policy, { engine: options.engine, judge: options.judge, errors: options.errors, signal, allowHosts: options.allowPolicyHosts });
+      return { env: { id: env.id, version: env.version }, task_id: resolved.id, rollouts: records.map(rolloutBody), rewards: records.map((r) => r.reward) };
+    }),
+  };
+
+  const one = (id: string, action: string | undefined, toolName: string | undefined): Record<string, ExtraRoute> | undefined => {
+    if (action === undefined) {
+      return {
+        GET: { method: "GET", auth: true, handle: guard(() => sessions.use(id, async (ep) => describe(id, ep))) },
+        DELETE: { method: "DELETE", auth: true, handle: async () => ({ session_id: id, closed: sessions.close(id) }) },
+      };
+    }
+    if (action === "step") {
+      return {
+        POST: {
+          method: "POST",
+          auth: true,
+          handle: guard((body) => {
+            const turn = parseRequest(StepSchema, body);
+            return sessions.use(id, async (ep) => {
+              const result = await ep.step({ content: turn.content, toolCalls: turn.tool_calls?.map(toolCall), finishReason: turn.finish_reason });
+              return { session_id: id, messages: wireMessages(result.messages), done: result.done, ...(result.stopReason ? { stop_reason: result.stopReason } : {}), turns: ep.turns };
+            });
+          }),
+        },
+      };
+    }
+    if (action === "tools" && toolName !== undefined) {
+      return {
+        POST: {
+          method: "POST",
+          auth: true,
+          handle: guard((body) => {
+            const call = parseRequest(ToolSchema, body);
+            return sessions.use(id, async (ep) => {
+              const rec = await ep.callTool(toolCall({ ...call, name: toolName }));
+              return { session_id: id, tool_call_id: rec.id, name: rec.name, result: rec.result, ...(rec.error ? { error: rec.error } : {}), done: ep.done };
+            });
+          }),
+        },
+      };
+    }
+    if (action === "finish") {
+      return {
+        POST: {
+          method: "POST",
+          auth: true,
+          handle: guard((body) => {
+            const { response } = parseRequest(FinishSchema, body);
+            return sessions.use(id, async (ep) => ({ session_id: id, ...scoreBody(await ep.finish(response)) }));
+          }),
+        },
+      };
+    }
+    return undefined;
+  };
+
+  return (method, path) => {
+    let table: Record<string, ExtraRoute> | undefined;
+    if (path === "/v1/sessions") table = collection;
+    else if (path === "/v1/rollouts") table = { POST: rollouts };
+    else {
+      const m = /^\/v1\/sessions\/([A-Za-z0-9-]{1,64})(?:\/(step|finish|tools)(?:\/([A-Za-z0-9_-]{1,64}))?)?$/.exec(path);
+      if (m) table = one(m[1], m[2], m[3]);
+    }
+    if (!table) return undefined;
+    const route = table[method] ?? Object.values(table)[0];
+    return { ...route, label: path.replace(/^\/v1\/sessions\/[^/]+/, "/v1/sessions/:id").replace(/\/tools\/[^/]+$/, "/tools/:name") };
+  };
+}

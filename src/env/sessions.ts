@@ -1,0 +1,162 @@
+import { randomUUID } from "node:crypto";
+import { RubricateError } from "../errors.js";
+import type { Judge } from "../judge/types.js";
+import type { ErrorPolicy } from "../types.js";
+import { startEpisode, type Episode } from "./episode.js";
+import { TaskSchema } from "./schema.js";
+import type { Environment, Task } from "./types.js";
+
+/** Which task a session plays: one of the environment's by id or index, or a task object. */
+export interface TaskRef {
+  task_id?: string | number;
+  task_index?: number;
+  /** A task the caller supplies: inputs (and an answer) for the environment's prompt and rubric. */
+  task?: unknown;
+}
+
+/**
+ * The task a reference names: one of the environment's by id or index, or a task object the
+ * caller supplies (its own `criteria` refused unless allowed). Bad references are `BAD_INPUT`.
+ * @example taskFromRef(env, { task_index: 0 })
+ */
+export function taskFromRef(env: Environment, ref: TaskRef, options: { allowTaskCriteria?: boolean } = {}): Task {
+  const given = [ref.task_id !== undefined, ref.task_index !== undefined, ref.task !== undefined].filter(Boolean).length;
+  if (given !== 1) throw new RubricateError("BAD_INPUT", "name exactly one of task_id, task_index or task");
+  if (ref.task_id !== undefined) {
+    const task = env.tasks.find((t) => t.id === String(ref.task_id));
+    if (!task) throw new RubricateError("BAD_INPUT", `task_id: environment ${env.id} has no task "${ref.task_id}" (${env.tasks.length} tasks)`);
+    return task;
+  }
+  if (ref.task_index !== undefined) {
+    const i = ref.task_index;
+    if (!Number.isInteger(i) || i < 0 || i >= env.tasks.length) throw new RubricateError("BAD_INPUT", `task_index: ${i} is not an index of environment ${env.id}'s ${env.tasks.length} tasks`);
+    return env.tasks[i];
+  }
+  const parsed = TaskSchema.safeParse(ref.task);
+  if (!parsed.success) throw new RubricateError("BAD_INPUT", `task: ${parsed.error.issues.map((i) => `${i.path.join(".") || "task"} ${i.message}`).join("; ")}`);
+  if (parsed.data.criteria && !options.allowTaskCriteria) throw new RubricateError("BAD_INPUT", "task.criteria: this server scores only its environment's rubric (client-supplied criteria are off)");
+  return { id: parsed.data.id === undefined ? "client-task" : String(parsed.data.id), inputs: parsed.data.inputs, answer: parsed.data.answer, ...(parsed.data.criteria ? { criteria: parsed.data.criteria } : {}) };
+}
+
+/** Options of `createSessionManager`. */
+export interface SessionManagerOptions {
+  env: Environment;
+  judge?: Judge;
+  errors?: ErrorPolicy;
+  /** Sessions open at once (default 1024); one more is a `SESSION_LIMIT` error. */
+  maxSessions?: number;
+  /** A session untouched this long is closed (default 600,000 ms: a trainer that vanished). */
+  idleMs?: number;
+  /**
+   * Accept task objects that carry their own `criteria` (default false): those are judge
+   * questions the operator did not write and pays for.
+   */
+  allowTaskCriteria?: boolean;
+  /** For tests: the clock idle times are read from. */
+  now?: () => number;
+}
+
+interface Entry {
+  episode: Episode;
+  lastUsed: number;
+  /** Calls in progress: a session is never expired under a running call. */
+  busy: number;
+}
+
+/** Open sessions of one environment, isolated from one another, with a cap and idle expiry. */
+export interface SessionManager {
+  open(ref: TaskRef): Promise<{ id: string; episode: Episode }>;
+  /** Runs `fn` on an open session (a `SESSION_NOT_FOUND` error when it is not open), keeping it alive meanwhile. */
+  use<T>(id: string, fn: (episode: Episode) => Promise<T>): Promise<T>;
+  /** Closes a session; true when it was open. */
+  close(id: string): boolean;
+  /** Closes sessions idle past `idleMs`; returns how many. */
+  sweep(): number;
+  closeAll(): void;
+  readonly size: number;
+  stats(): { open: number; opened: number; closed: number; expired: number; maxSessions: number };
+}
+
+/**
+ * Keeps the sessions a server plays for trainers: each an `Episode` of its own (own hook state,
+ * own tools), found by an unguessable id. A sweep closes sessions whose client went away.
+ * @example
+ * const sessions = createSessionManager({ env, judge });
+ * const { id, episode } = await sessions.open({ task_index: 0 });
+ * await sessions.use(id, (ep) => ep.step({ content: "CRANE" }));
+ */
+export function createSessionManager(options: SessionManagerOptions): SessionManager {
+  const { env } = options;
+  const maxSessions = options.maxSessions ?? 1024;
+  const idleMs = options.idleMs ?? 600_000;
+  const now = options.now ?? Date.now;
+  const open = new Map<string, Entry>();
+  let opened = 0;
+  let closed = 0;
+  let expired = 0;
+  let pending = 0;
+
+  const closeEntry = (id: string, entry: Entry, reason: string) => {
+    open.delete(id);
+    entry.episode.close(reason);
+    closed++;
+  };
+
+  const manager: SessionManager = {
+    async open(ref) {
+      const task = taskFromRef(env, ref, options);
+      if (open.size + pending >= maxSessions) {
+        manager.sweep();
+        if (open.size + pending >= maxSessions) throw new RubricateError("SESSION_LIMIT", `${maxSessions} sessions are open (the limit): close finished sessions or raise --max-sessions`, { retryable: true });
+      }
+      pending++;
+      try {
+        const episode = await startEpisode(env, task, { judge: options.judge, errors: options.errors });
+        const id = randomUUID();
+        open.set(id, { episode, lastUsed: now(), busy: 0 });
+        opened++;
+        return { id, episode };
+      } finally {
+        pending--;
+      }
+    },
+    async use(id, fn) {
+      const entry = open.get(id);
+      if (!entry) throw new RubricateError("SESSION_NOT_FOUND", `no open session "${id}" (closed, expired after ${Math.round(idleMs / 1000)} s idle, or the server restarted)`);
+      entry.busy++;
+      entry.lastUsed = now();
+      try {
+        return await fn(entry.episode);
+      } finally {
+        entry.busy--;
+        entry.lastUsed = now();
+      }
+    },
+    close(id) {
+      const entry = open.get(id);
+      if (!entry) return false;
+      closeEntry(id, entry, "the session was closed");
+      return true;
+    },
+    sweep() {
+      const cutoff = now() - idleMs;
+      let n = 0;
+      for (const [id, entry] of open) {
+        if (entry.busy === 0 && entry.lastUsed <= cutoff) {
+          closeEntry(id, entry, `the session expired after ${Math.round(idleMs / 1000)} s idle`);
+          expired++;
+          n++;
+        }
+      }
+      return n;
+    },
+    closeAll() {
+      for (const [id, entry] of open) closeEntry(id, entry, "the server is shutting down");
+    },
+    get size() {
+      return open.size;
+    },
+    stats: () => ({ open: open.size, opened, closed, expired, maxSessions }),
+  };
+  return manager;
+}

@@ -1,0 +1,50 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { loadEnvironment } from "../../src/env/load.js";
+import { createSessionManager, taskFromRef } from "../../src/env/sessions.js";
+import type { Environment } from "../../src/env/types.js";
+
+let env: Environment;
+beforeAll(async () => {
+  env = await loadEnvironment("examples/support-desk/env.yaml");
+});
+
+describe("session manager", () => {
+  it("closes sessions idle past the limit, never one with a call in progress", async () => {
+    let now = 0;
+    const sessions = createSessionManager({ env, idleMs: 1000, now: () => now });
+    const idle = await sessions.open({ task_index: 0 });
+    const busy = await sessions.open({ task_index: 1 });
+    let release!: () => void;
+    const running = sessions.use(busy.id, () => new Promise<void>((r) => (release = r)));
+    now = 5000;
+    expect(sessions.sweep()).toBe(1);
+    expect(idle.episode.closed).toBe(true);
+    expect(busy.episode.closed).toBe(false);
+    await expect(sessions.use(idle.id, async () => 1)).rejects.toMatchObject({ code: "SESSION_NOT_FOUND", message: expect.stringMatching(/expired after 1 s idle/) });
+    release();
+    await running;
+    // The call ended at t=5000: the session is fresh again.
+    expect(sessions.sweep()).toBe(0);
+    now = 7000;
+    expect(sessions.sweep()).toBe(1);
+    expect(sessions.stats()).toMatchObject({ open: 0, opened: 2, closed: 2, expired: 2 });
+  });
+
+  it("resolves tasks by id, index or object, and says what is wrong with a bad reference", () => {
+    expect(taskFromRef(env, { task_id: "late-return" }).id).toBe("late-return");
+    expect(taskFromRef(env, { task_index: 2 }).id).toBe(env.tasks[2].id);
+    expect(taskFromRef(env, { task: { id: 7, inputs: { customer_email: "x@y.z", message: "hi" } } })).toEqual({ id: "7", inputs: { customer_email: "x@y.z", message: "hi" }, answer: undefined });
+    expect(() => taskFromRef(env, { task_id: "a", task_index: 0 })).toThrow(/exactly one/);
+    expect(() => taskFromRef(env, { task: { inputs: 3 } })).toThrow(/task: inputs/);
+    expect(() => taskFromRef(env, { task: { criteria: [] } })).toThrow(/client-supplied criteria are off/);
+    expect(taskFromRef(env, { task: { criteria: [] } }, { allowTaskCriteria: true }).criteria).toEqual([]);
+  });
+
+  it("closing all sessions stops their episodes", async () => {
+    const sessions = createSessionManager({ env });
+    const a = await sessions.open({ task_index: 0 });
+    sessions.closeAll();
+    expect(a.episode.closed).toBe(true);
+    expect(sessions.size).toBe(0);
+  });
+});
