@@ -12,24 +12,8 @@ import { createSessionManager, type SessionManager } from "../../src/env/session
 import type { Environment } from "../../src/env/types.js";
 import type { EngineJudge } from "../../src/judge/create.js";
 import type { Reply, TestServer } from "../servers/common.js";
-import { connect, sampleFields, startWorld, type WireMessage } from "../env/world.js";
-import { policyViolation, type Order } from "../../examples/support-desk/hooks.js";
-
-// The support-desk agent of examples/support-desk/run.test.ts: looks orders up, refunds what the policy allows.
-function agent(messages: WireMessage[]): Reply {
-  const first = messages.find((m) => m.role === "user")?.content ?? "";
-  const email = /\(([^)]+@[^)]+)\)/.exec(first)?.[1] ?? "";
-  const tools = messages.filter((m) => m.role === "tool").map((m) => JSON.parse(m.content ?? "null") as unknown);
-  const turn = messages.filter((m) => m.role === "assistant").length;
-  const orders = (tools[0] ?? []) as Order[];
-  const target = orders.find((o) => first.includes(o.order_id) || first.toLowerCase().includes(o.item));
-  if (tools.length === 0) return { toolCalls: [{ id: `call_${turn}`, name: "find_orders", arguments: { email } }] };
-  if (!target) return "I'm sorry, I could not find that order.";
-  const why = policyViolation({ today: "2026-11-29" }, target, target.price, []);
-  if (why) return `I'm sorry, I can't refund order ${target.order_id}: ${why}. Our policy only allows refunds of delivered orders within 30 days.`;
-  if (tools.length === 1) return { toolCalls: [{ id: `call_${turn}`, name: "issue_refund", arguments: { order_id: target.order_id, amount: target.price, reason: "damaged on arrival" } }] };
-  return `I'm sorry about the ${target.item}. I have refunded ${target.price} euros for order ${target.order_id}; it will reach your card in a few days.`;
-}
+import { connect, type WireMessage } from "../env/world.js";
+import { agent, startSupportWorld } from "./env-world.js";
 
 let world: TestServer<unknown>;
 let env: Environment;
@@ -65,12 +49,7 @@ async function playOverHttp(taskId: string, policy: (m: WireMessage[]) => Reply)
 
 beforeAll(async () => {
   env = await loadEnvironment("examples/support-desk/env.yaml");
-  world = await startWorld({ agent: (m) => agent(m), echo: (_m, body) => `session ${String((body as { session_id?: unknown }).session_id)}` }, (q, view) => {
-    const r = sampleFields(view.sample).response;
-    if (q.id === "polite") return /sorry|thank/i.test(r);
-    if (q.id === "explains-outcome") return /[A-D]\d00/.test(r) && /refunded|can't refund/.test(r);
-    return /voucher|credit|exception/i.test(r);
-  });
+  world = await startSupportWorld();
   ({ judge } = connect(world.url, []));
   sessions = createSessionManager({ env, judge, maxSessions: 8 });
   server = createRewardServer({ rubric: env.rubric, judge, routes: sessionRoutes({ env, sessions, engine: judge.engine, judge, maxGroup: 4 }), onClose: () => sessions.closeAll() });
