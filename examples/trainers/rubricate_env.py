@@ -155,7 +155,8 @@ def _tool_method(tool: dict) -> tuple[str, Callable]:
         doc_lines.append(f"    {p}: {props[p].get('description') or p}")
     source = f"def {name}({sig}) -> str:\n    return self._call_tool({fn['name']!r}, {{k: v for k, v in dict({', '.join(f'{p}={p}' for p in ordered)}).items() if v is not None}})\n"
     scope: dict = {}
-    exec(compile(source, f"<rubricate tool {fn['name']}>", "exec"), scope)  # noqa: S102 - names checked above
+    # dont_inherit: this module's `from __future__ import annotations` would turn the hints into strings.
+    exec(compile(source, f"<rubricate tool {fn['name']}>", "exec", dont_inherit=True), scope)  # noqa: S102 - names checked above
     method = scope[name]
     method.__doc__ = "\n".join(doc_lines)
     return name, method

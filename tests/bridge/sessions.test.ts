@@ -196,3 +196,41 @@ describe("rollouts against the trainer's policy endpoint", () => {
     expect(mismatch.status).toBe(400);
   });
 });
+
+describe("load", () => {
+  it("256 concurrent sessions each reach their own correct reward", async () => {
+    const many = createSessionManager({ env, judge, maxSessions: 256 });
+    const srv = createRewardServer({ rubric: env.rubric, judge, routes: sessionRoutes({ env, sessions: many, engine: judge.engine, judge }) });
+    const base = await srv.listen(0);
+    const post = async (path: string, body: unknown) => {
+      const res = await fetch(base + path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+      return { status: res.status, json: (await res.json()) as any };
+    };
+    try {
+      const tasks = env.tasks.map((t) => t.id);
+      const results = await Promise.all(
+        Array.from({ length: 256 }, async (_, i) => {
+          const task = tasks[i % tasks.length];
+          const opened = await post("/v1/sessions", { task_id: task });
+          expect(opened.status).toBe(200);
+          const conversation: WireMessage[] = [...opened.json.messages];
+          for (let turn = 0; turn < 6; turn++) {
+            const reply = agent(conversation);
+            const body = typeof reply === "string" ? { content: reply } : { content: "", tool_calls: reply.toolCalls!.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments as Record<string, unknown> })) };
+            const stepped = await post(`/v1/sessions/${opened.json.session_id}/step`, body);
+            conversation.push({ role: "assistant", content: body.content, ...("tool_calls" in body ? { tool_calls: body.tool_calls!.map((c) => ({ id: c.id!, function: { name: c.name, arguments: JSON.stringify(c.arguments) } })) } : {}) }, ...stepped.json.messages);
+            if (stepped.json.done) break;
+          }
+          const done = await post(`/v1/sessions/${opened.json.session_id}/finish`, {});
+          return { task, reward: done.json.reward };
+        }),
+      );
+      // The agent earns full marks on every task; a session seeing another's refunds would not.
+      expect(results.every((r) => r.reward === 1)).toBe(true);
+      expect(many.stats().opened).toBe(256);
+    } finally {
+      await srv.close();
+      many.closeAll();
+    }
+  });
+});
