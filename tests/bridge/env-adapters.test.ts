@@ -71,7 +71,7 @@ python.describe("trainer adapters for environments (python3)", () => {
     expect(out.trl_completion_reward).toBe(1);
     // get_reward() scores the session as it stands (tool calls, no final message): the same as the
     // server scores that session when driven directly.
-    const post = async (path: string, body: unknown) => (await fetch(url + path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })).json();
+    const post = async (path: string, body: unknown): Promise<any> => (await fetch(url + path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })).json();
     const { session_id } = await post("/v1/sessions", { task_id: "damaged-blender" });
     await post(`/v1/sessions/${session_id}/tools/find_orders`, { arguments: { email: "ana@example.com" } });
     await post(`/v1/sessions/${session_id}/tools/issue_refund`, { arguments: { order_id: "A100", amount: 89.9, reason: "damaged on arrival" } });
