@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { Rubric } from "../rubric/schema.js";
+import { canonicalJson } from "../text/canonical-json.js";
 import type { Sample } from "../types.js";
 import type { ChatMessage, CompletionRequest, TextPart } from "../providers/types.js";
 import type { JudgeQuestion } from "./types.js";
@@ -18,7 +19,7 @@ export const DEFAULT_SYSTEM_PROMPT = [
  * same on every run (cache hits) yet no text can contain the hash of itself.
  */
 export function sampleNonce(rubricId: string, sample: Sample): string {
-  return createHash("sha256").update(rubricId).update("\0").update(stableJson(sample)).digest("hex").slice(0, 16);
+  return createHash("sha256").update(rubricId).update("\0").update(canonicalJson(sample)).digest("hex").slice(0, 16);
 }
 
 /** The shared first part of every prompt for a sample: rubric context and the delimited sample. */
@@ -141,12 +142,4 @@ function asText(value: unknown): string {
 function indent(text: string, n: number): string {
   const pad = " ".repeat(n);
   return text.split("\n").map((l) => pad + l).join("\n");
-}
-
-/** JSON with sorted keys, so equal objects hash equally. */
-export function stableJson(value: unknown): string {
-  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
-  if (Array.isArray(value)) return `[${value.map(stableJson).join(",")}]`;
-  const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(",")}}`;
 }
