@@ -36,7 +36,7 @@ describe("parseConfig", () => {
     expect(e.code).toBe("SCHEMA");
     expect(e.issues?.map((i) => i.location?.line)).toEqual([1, 1, 2]); // name missing, size not a number, extra unknown
     const list = thrown(() => parseConfig("- a\n", Schema, { filename: "c.yaml", mappingRequired: "a config is a mapping" }));
-    expect(list.message).toBe("a config is a mapping");
+    expect(list.message).toBe("c.yaml:1:1: a config is a mapping");
   });
 });
 
