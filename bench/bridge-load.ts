@@ -15,7 +15,7 @@ import { tempDir, writeJudgeFile } from "../tests/helpers/cli.js";
 import { decide, jsonOf, KEY, RUBRIC, startServe } from "../tests/bridge/helpers.js";
 import { judgeResponder, promptText } from "../tests/servers/judge-responder.js";
 import { startOpenAIServer } from "../tests/servers/openai-server.js";
-import { quantile } from "../src/stats/interval.js";
+import { quantile } from "../src/stats/quantile.js";
 
 const [clients, perClient, distinct, latencyMs] = [16, 2000, 4000, 20].map((d, i) => Number(process.argv[2 + i] ?? d));
 const JUDGE_CONCURRENCY = 64;
@@ -94,7 +94,7 @@ const sorted = [...latencies].sort((a, b) => a - b);
 const result = {
   setup: { clients, requestsPerClient: perClient, requests, distinctSamplesInPlan: used, judgeLatencyMs: latencyMs, judgeConcurrency: JUDGE_CONCURRENCY, protocol: "POST /get_reward, one sample per request" },
   throughput: { requestsPerSecond: Math.round(requests / seconds), idealRequestsPerSecond: Math.round(requests / idealSeconds), ratioOfIdeal: Number((idealSeconds / seconds).toFixed(3)), seconds: Number(seconds.toFixed(2)), idealSeconds: Number(idealSeconds.toFixed(2)) },
-  latencyMs: { p50: Number(quantile(sorted, 0.5).toFixed(2)), p99: Number(quantile(sorted, 0.99).toFixed(2)), max: Number(sorted[sorted.length - 1].toFixed(2)) },
+  latencyMs: { p50: Number(quantile(sorted, 0.5)!.toFixed(2)), p99: Number(quantile(sorted, 0.99)!.toFixed(2)), max: Number(sorted[sorted.length - 1].toFixed(2)) },
   memory: { serverPeakRssMb: peakRss, serverFinalRssMb: stats.memory.rssMb, serverHeapUsedMb: stats.memory.heapUsedMb },
   // Server CPU per request: what the bridge itself costs, whatever else the machine is doing.
   serverCpu: { totalMs: stats.cpu.userMs + stats.cpu.systemMs, msPerRequest: Number(((stats.cpu.userMs + stats.cpu.systemMs) / requests).toFixed(3)) },

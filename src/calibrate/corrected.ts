@@ -3,7 +3,7 @@
  * criterion, given the share the judge passed and the judge's TPR/TNR measured on labelled items.
  * Rogan & Gladen (1978), "Estimating prevalence from the results of a screening test".
  */
-import { type BootstrapOptions, quantile, seededRandom } from "../stats/bootstrap.js";
+import { type BootstrapOptions, percentileInterval, resampleStatistics } from "../stats/bootstrap.js";
 import { type LabelPair, confusion, tnr as tnrOf, tpr as tprOf } from "./metrics.js";
 
 /** A corrected estimate; `value` is null when the correction is meaningless (see `warning`). */
@@ -67,28 +67,17 @@ export function correctedPassRate(
   const point = { observed: rateOf(target), tpr: tprOf(c), tnr: tnrOf(c) };
   const estimate = roganGladen(point);
 
-  const draws: number[] = [];
-  let undefinedResamples = 0;
   const resamples = opts.resamples ?? 1000;
-  if (labelled.length > 0 && target.length > 0) {
-    const rand = seededRandom(opts.seed ?? 0);
-    const L = labelled.length;
-    const U = target.length;
-    for (let r = 0; r < resamples; r++) {
-      const rc = { tp: 0, fp: 0, tn: 0, fn: 0 };
-      for (let i = 0; i < L; i++) {
-        const p = labelled[Math.floor(rand() * L)];
-        if (p.human) p.judge ? rc.tp++ : rc.fn++;
-        else p.judge ? rc.fp++ : rc.tn++;
-      }
-      let passes = 0;
-      for (let i = 0; i < U; i++) if (target[Math.floor(rand() * U)]) passes++;
-      const v = roganGladen({ observed: passes / U, tpr: tprOf(rc), tnr: tnrOf(rc) }).value;
-      if (v === null) undefinedResamples++;
-      else draws.push(v);
-    }
-  }
-  draws.sort((a, b) => a - b);
+  const { draws, undefinedResamples } = resampleStatistics(
+    [labelled, target] as const,
+    {
+      corrected: ([l, t]) => {
+        const rc = confusion(l);
+        return roganGladen({ observed: rateOf(t), tpr: tprOf(rc), tnr: tnrOf(rc) }).value;
+      },
+    },
+    { seed: opts.seed, resamples },
+  ).corrected;
   const level = opts.level ?? 0.95;
   let warning = estimate.warning;
   if (!warning && undefinedResamples > 0) {
@@ -97,8 +86,7 @@ export function correctedPassRate(
   return {
     ...estimate,
     ...(warning ? { warning } : {}),
-    lo: quantile(draws, (1 - level) / 2),
-    hi: quantile(draws, 1 - (1 - level) / 2),
+    ...percentileInterval(draws, level),
     ...point,
     n: target.length,
     source,

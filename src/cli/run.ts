@@ -1,8 +1,6 @@
-import { readFileSync } from "node:fs";
 import { InvalidArgumentError } from "commander";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { isRubricateError, RubricateError } from "../errors.js";
+export { packageVersion } from "../config/load.js";
 import type { ErrorPolicy } from "../score/aggregate.js";
 
 /** Exit codes every command shares, so scripts and CI can tell what happened. */
@@ -19,19 +17,6 @@ export const EXIT = {
   /** Stopped by Ctrl-C / SIGTERM; everything paid for is in the cache. */
   interrupted: 130,
 } as const;
-
-/** The package version, read from package.json beside the build or the sources. */
-export function packageVersion(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (let i = 0; i < 4; i++) {
-    try {
-      return (JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { version: string }).version;
-    } catch {
-      dir = dirname(dir);
-    }
-  }
-  return "0.0.0";
-}
 
 /** Prints an error for a person (code and located message) and returns the exit code. */
 export function reportError(e: unknown): number {

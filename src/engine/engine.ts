@@ -1,12 +1,12 @@
 import { RubricateError } from "../errors.js";
 import { AbortCallbacks, abortedError as aborted } from "./abort.js";
 import type { CompletionRequest, CompletionResponse, Provider } from "../providers/types.js";
-import { emptyUsage, type Usage } from "../types.js";
+import { addUsage, emptyUsage, type Usage } from "../types.js";
 import { NullCache, type CacheStats } from "./cache/memory.js";
 import { cacheKey, sanitizeBaseURL } from "./key.js";
 import { Scheduler, type SchedulerOptions } from "./scheduler.js";
 import type { Cache, SchedulerLimits, SchedulerStats } from "./types.js";
-import { costUsd, estimateTokens, type TokenPrice } from "./usage.js";
+import { callUsage, estimateTokens, type TokenPrice } from "./usage.js";
 
 /** Options of `createEngine`. */
 export interface EngineOptions {
@@ -35,12 +35,14 @@ export interface CompleteOptions {
   estimatedTokens?: number;
 }
 
-/** An answer and whether this call paid for it. */
+/** An answer, whether this call paid for it, and what it cost (`callUsage`: read it, never recount). */
 export interface CompleteResult {
   response: CompletionResponse;
   /** True when this call paid nothing: a cache hit, or merged into an identical call in flight. */
   cached: boolean;
   key: string;
+  /** This call's usage: `calls: 1` with tokens and cost when paid, else `cacheHits: 1` and nothing else. */
+  usage: Usage;
 }
 
 /** What an engine has done so far. */
@@ -76,9 +78,15 @@ export interface Engine {
   close(): void;
 }
 
+/** A paid call's answer and its usage. */
+interface Paid {
+  response: CompletionResponse;
+  usage: Usage;
+}
+
 interface Flight {
   key: string;
-  promise: Promise<CompletionResponse>;
+  promise: Promise<Paid>;
   controller: AbortController;
   waiters: number;
 }
@@ -105,18 +113,14 @@ export function createEngine(options: EngineOptions): Engine {
     return s;
   };
 
-  const call = async (provider: Provider, request: CompletionRequest, opts: CompleteOptions, key: string, signal?: AbortSignal) => {
+  const call = async (provider: Provider, request: CompletionRequest, opts: CompleteOptions, key: string, signal?: AbortSignal): Promise<Paid> => {
     const scheduler = schedulerFor(opts.scheduler ?? `${provider.name}|${sanitizeBaseURL(provider.baseURL ?? "")}|${request.model}`);
     const estimate = opts.estimatedTokens ?? estimateTokens(request);
     const timeoutMs = scheduler.limits.timeoutMs;
     const response = await scheduler.run((s) => provider.complete(request, { signal: s, timeoutMs }), { estimatedTokens: estimate, signal });
     scheduler.recordUsage(estimate, response.usage.inputTokens + response.usage.outputTokens);
-    usage.calls++;
-    usage.inputTokens += response.usage.inputTokens;
-    usage.outputTokens += response.usage.outputTokens;
-    usage.cachedInputTokens += response.usage.cachedInputTokens;
-    const price = opts.price ?? options.price;
-    if (price) usage.costUsd += costUsd(response.usage, price);
+    const paid = callUsage(response, false, opts.price ?? options.price);
+    addUsage(usage, paid);
     // The Cache contract says set never throws, but a paid answer must reach the caller regardless.
     if (!opts.noCache) {
       try {
@@ -125,19 +129,19 @@ export function createEngine(options: EngineOptions): Engine {
         /* counted by the cache */
       }
     }
-    return response;
+    return { response, usage: paid };
   };
 
   const complete = async (provider: Provider, request: CompletionRequest, opts: CompleteOptions = {}): Promise<CompleteResult> => {
     const { signal } = opts;
     if (signal?.aborted) throw aborted(signal);
     const key = cacheKey({ provider: provider.name, baseURL: provider.baseURL, request, voteIndex: opts.voteIndex, extra: opts.keyExtra });
-    if (opts.noCache) return { response: await call(provider, request, opts, key, signal), cached: false, key };
+    if (opts.noCache) return { ...(await call(provider, request, opts, key, signal)), cached: false, key };
 
     const hit = cache.get(key);
     if (hit) {
       usage.cacheHits++;
-      return { response: hit.response, cached: true, key };
+      return { response: hit.response, cached: true, key, usage: callUsage(hit.response, true) };
     }
     if (defer) {
       defer({ key, provider, request });
@@ -147,7 +151,8 @@ export function createEngine(options: EngineOptions): Engine {
     if (flight) {
       merged++;
       usage.cacheHits++;
-      return { response: await join(flight, signal), cached: true, key };
+      const { response } = await join(flight, signal);
+      return { response, cached: true, key, usage: callUsage(response, true) };
     }
     const controller = new AbortController();
     const promise = call(provider, request, opts, key, controller.signal).finally(() => {
@@ -156,14 +161,14 @@ export function createEngine(options: EngineOptions): Engine {
     promise.catch(() => {}); // every waiter may have left; the rejection is theirs, not unhandled
     flight = { key, promise, controller, waiters: 0 };
     inflight.set(key, flight);
-    return { response: await join(flight, signal), cached: false, key };
+    return { ...(await join(flight, signal)), cached: false, key };
   };
 
   // A waiter's abort rejects only that waiter; the shared call is aborted when no one waits any more.
-  const join = (flight: Flight, signal?: AbortSignal): Promise<CompletionResponse> => {
+  const join = (flight: Flight, signal?: AbortSignal): Promise<Paid> => {
     flight.waiters++;
     if (!signal) return flight.promise;
-    return new Promise<CompletionResponse>((resolve, reject) => {
+    return new Promise<Paid>((resolve, reject) => {
       const onAbort = () => {
         if (--flight.waiters === 0) {
           if (inflight.get(flight.key) === flight) inflight.delete(flight.key); // newcomers start afresh

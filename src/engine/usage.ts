@@ -1,4 +1,5 @@
-import type { CompletionRequest, TokenUsage } from "../providers/types.js";
+import type { CompletionRequest, CompletionResponse, TokenUsage } from "../providers/types.js";
+import type { Usage } from "../types.js";
 
 /** USD per million tokens (the judge file's `price`, whose extra fields are ignored here). */
 export interface TokenPrice {
@@ -22,6 +23,18 @@ export function costUsd(usage: TokenUsage, price: TokenPrice): number {
   const cached = Math.min(usage.cachedInputTokens, usage.inputTokens);
   const fresh = usage.inputTokens - cached;
   return (fresh * price.input + cached * (price.cached_input ?? price.input) + usage.outputTokens * price.output) / 1e6;
+}
+
+/**
+ * The one classification of a call's usage: a paid call counts once with its tokens and cost; an
+ * answer that cost nothing this time (a cache hit, or merged into an identical call in flight)
+ * counts as a cache hit with no tokens and no cost, whatever the stored answer once used.
+ * @example callUsage(response, false, { input: 2.5, output: 10 }) // { calls: 1, cacheHits: 0, inputTokens: …, costUsd: … }
+ */
+export function callUsage(response: CompletionResponse, cached: boolean, price?: TokenPrice): Usage {
+  if (cached) return { calls: 0, cacheHits: 1, inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, costUsd: 0 };
+  const { inputTokens, outputTokens, cachedInputTokens } = response.usage;
+  return { calls: 1, cacheHits: 0, inputTokens, outputTokens, cachedInputTokens, costUsd: price ? costUsd(response.usage, price) : 0 };
 }
 
 /**

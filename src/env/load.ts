@@ -5,15 +5,16 @@ import { isMap, isPair, isScalar, parseDocument } from "yaml";
 import { registerCheck } from "../checks/registry.js";
 import { compileJsonSchema } from "../checks/compile.js";
 import { RubricateError, type SourceLocation } from "../errors.js";
-import { explainIssues, keysByName } from "../config/issues.js";
+import { keysByName } from "../config/issues.js";
+import { failWith, parseConfig, readConfigText, type LocatedIssue } from "../config/load.js";
 import { loadRubricSync, parseRubric } from "../rubric/load.js";
 import type { Rubric } from "../rubric/schema.js";
 import { templateVariables } from "../text/template.js";
-import { joinIssues, MAX_YAML_BYTES, parseYamlSource, type YamlSource } from "../config/yaml-source.js";
+import type { YamlSource } from "../config/yaml-source.js";
 import { EnvironmentSchema, HarnessSchema, PolicyDefaultsSchema, StopSchema, TaskSchema, ToolDeclSchema, type EnvironmentFile } from "./schema.js";
 import type { EnvHooks, Environment, Task } from "./types.js";
 
-type Located = { message: string; location: SourceLocation };
+type Located = LocatedIssue;
 
 /**
  * Reads an environment file: validates it, reads its tasks, loads its rubric, imports its hooks
@@ -21,21 +22,18 @@ type Located = { message: string; location: SourceLocation };
  * @example const env = await loadEnvironment("examples/wordle/env.yaml"); env.tasks.length
  */
 export async function loadEnvironment(path: string): Promise<Environment> {
-  const text = readText(path, "environment");
+  const text = readConfigText(path, { what: "environment" });
   return parseEnvironment(text, { filename: path, baseDir: dirname(resolve(path)) });
 }
 
 /** Parses environment YAML text; relative paths (dataset, rubric, hooks) resolve against `baseDir`. */
 export async function parseEnvironment(text: string, options: { filename?: string; baseDir?: string } = {}): Promise<Environment> {
-  const source = parseYamlSource(text, { filename: options.filename });
+  const { value: file, source } = parseConfig(text, EnvironmentSchema, {
+    filename: options.filename,
+    mappingRequired: "an environment file is a YAML mapping with at least `id`, `dataset` and `rubric`",
+    explain: { keysAt: knownKeys },
+  });
   const at = (path: readonly PropertyKey[], key?: string) => source.locate(path, { key });
-  const data = source.data;
-  if (typeof data !== "object" || data === null || Array.isArray(data)) {
-    fail([{ message: "an environment file is a YAML mapping with at least `id`, `dataset` and `rubric`", location: at([]) }]);
-  }
-  const parsed = EnvironmentSchema.safeParse(data);
-  if (!parsed.success) fail(explainIssues(parsed.error, data, { keysAt: knownKeys }).map((i) => ({ message: i.message, location: at(i.path, i.key) })));
-  const file = parsed.data;
   const dir = options.baseDir ?? process.cwd();
   checkHarness(file, source);
   const tasks = typeof file.dataset === "string" ? readDataset(resolve(dir, file.dataset), shown(dir, file.dataset), at(["dataset"])) : inlineTasks(file);
@@ -59,17 +57,6 @@ export async function parseEnvironment(text: string, options: { filename?: strin
   };
 }
 
-function readText(path: string, what: string): string {
-  let size: number;
-  try {
-    size = statSync(path).size;
-  } catch (e) {
-    throw new RubricateError("FILE_NOT_FOUND", `cannot read ${what} file ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { cause: e });
-  }
-  if (size > MAX_YAML_BYTES) throw new RubricateError("YAML_TOO_LARGE", `file is ${size} bytes; the limit is ${MAX_YAML_BYTES}`, { location: { file: path } });
-  return readFileSync(path, "utf8");
-}
-
 /** A path as the user would write it from the cwd. */
 function shown(dir: string, path: string): string {
   const abs = resolve(dir, path);
@@ -78,7 +65,7 @@ function shown(dir: string, path: string): string {
 }
 
 function fail(issues: Located[], code: "SCHEMA" | "FILE_NOT_FOUND" | "BAD_INPUT" = "SCHEMA"): never {
-  throw new RubricateError(code, joinIssues(issues), { location: issues[0].location, issues });
+  failWith(code, issues);
 }
 
 const knownKeys = keysByName(EnvironmentSchema, {

@@ -1,12 +1,11 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { sanitizeBaseURL } from "../engine/key.js";
 import type { SchedulerLimits } from "../engine/types.js";
 import type { TokenPrice } from "../engine/usage.js";
 import { RubricateError } from "../errors.js";
 import { createProvider } from "../providers/index.js";
 import type { Provider } from "../providers/types.js";
-import { explainIssues } from "../config/issues.js";
-import { joinIssues, parseYamlSource } from "../config/yaml-source.js";
+import { parseConfig, readConfigText } from "../config/load.js";
 import { PolicyConfigSchema, type PolicyConfig, type PolicyConfigInput } from "./schema.js";
 
 /** A policy model ready to roll out: its provider, sampling parameters and scheduler limits. */
@@ -59,16 +58,7 @@ export function parseModelSpec(spec: string): PolicyConfig {
  * @example loadPolicyConfig("policies/local-qwen.yaml")
  */
 export function loadPolicyConfig(path: string): PolicyConfig {
-  const source = parseYamlSource(readFileSync(path, "utf8"), { filename: path });
-  const parsed = PolicyConfigSchema.safeParse(source.data ?? {});
-  if (!parsed.success) {
-    const issues = explainIssues(parsed.error, source.data, { schema: PolicyConfigSchema }).map((i) => ({
-      message: i.message,
-      location: source.locate(i.path, { key: i.key }),
-    }));
-    throw new RubricateError("SCHEMA", joinIssues(issues), { location: issues[0].location, issues });
-  }
-  const c = parsed.data;
+  const c = parseConfig(readConfigText(path, { what: "policy" }), PolicyConfigSchema, { filename: path }).value;
   return { ...c, id: c.id ?? defaultPolicyId(c) };
 }
 

@@ -1,12 +1,11 @@
 import type { Engine } from "../engine/engine.js";
 import { scoreSample } from "../score/score.js";
-import { costUsd } from "../engine/usage.js";
 import { RubricateError, toRubricateError } from "../errors.js";
 import type { ChatMessage, CompletionRequest } from "../providers/types.js";
 import type { Judge } from "../judge/types.js";
 import type { ErrorPolicy } from "../score/aggregate.js";
 import { renderTemplate } from "../text/template.js";
-import { emptyUsage, type Sample, type ScoreResult } from "../types.js";
+import { emptyUsage, type Sample, type ScoreResult, type Usage } from "../types.js";
 import type { Policy } from "./policy.js";
 import { executeToolCall } from "./tools.js";
 import type { EnvReply, Environment, HookContext, PolicyUsage, RolloutRecord, StopReason, Task, ToolCallRecord } from "./types.js";
@@ -22,6 +21,15 @@ export interface RolloutOptions {
   signal?: AbortSignal;
   /** What a criterion error does to the reward (default "null"). */
   errors?: ErrorPolicy;
+}
+
+/** Adds one engine call's usage (paid or cached, as the engine classified it) to a rollout's policy usage. */
+function addPolicyUsage(into: PolicyUsage, call: Usage): void {
+  into.calls += call.calls;
+  into.cacheHits += call.cacheHits;
+  into.inputTokens += call.inputTokens;
+  into.outputTokens += call.outputTokens;
+  into.costUsd += call.costUsd;
 }
 
 /** The policy's scheduler id in the shared engine: its own limits, apart from the judge's. */
@@ -73,11 +81,7 @@ export async function rollout(env: Environment, policy: Policy, task: Task, opti
     }
     turns++;
     const res = answer.response;
-    usage.calls++;
-    if (answer.cached) usage.cacheHits++;
-    usage.inputTokens += res.usage.inputTokens;
-    usage.outputTokens += res.usage.outputTokens;
-    if (policy.price) usage.costUsd += costUsd(res.usage, policy.price);
+    addPolicyUsage(usage, answer.usage);
     messages.push({ role: "assistant", content: res.text, ...(res.toolCalls?.length ? { toolCalls: res.toolCalls } : {}) });
     if (stopMatch?.test(res.text)) {
       stopReason = "stop_match";

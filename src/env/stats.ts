@@ -1,4 +1,5 @@
-import { meanWithInterval, quantile, seededRandom, type MeanWithInterval } from "../stats/interval.js";
+import { mean, percentileInterval, resampleStatistics } from "../stats/bootstrap.js";
+import { meanWithInterval, type MeanWithInterval } from "../stats/interval.js";
 import { addUsage, emptyUsage, type CriterionResult, type Usage } from "../types.js";
 import type { PolicyUsage, RolloutRecord } from "./types.js";
 
@@ -119,22 +120,18 @@ export function pairedBootstrap(a: Map<string, number>, b: Map<string, number>, 
   const diffs = [...a.keys()].filter((t) => b.has(t)).map((t) => a.get(t)! - b.get(t)!);
   const n = diffs.length;
   if (n === 0) return { tasks: 0, diff: Number.NaN, low: Number.NaN, high: Number.NaN, p: 1, significant: false };
-  const random = seededRandom(options.seed ?? 1);
   const resamples = options.resamples ?? 2000;
-  const means = new Float64Array(resamples);
+  const { draws } = resampleStatistics([diffs] as const, { mean: ([d]) => mean(d) }, { seed: options.seed ?? 1, resamples }).mean;
   let below = 0;
   let above = 0;
-  for (let r = 0; r < resamples; r++) {
-    let s = 0;
-    for (let i = 0; i < n; i++) s += diffs[Math.floor(random() * n)];
-    means[r] = s / n;
-    if (means[r] <= 0) below++;
-    if (means[r] >= 0) above++;
+  for (const m of draws) {
+    if (m <= 0) below++;
+    if (m >= 0) above++;
   }
-  means.sort();
-  const diff = diffs.reduce((x, y) => x + y, 0) / n;
-  const low = quantile(means, 0.025);
-  const high = quantile(means, 0.975);
+  const diff = mean(diffs)!;
+  const interval = percentileInterval(draws);
+  const low = interval.lo!;
+  const high = interval.hi!;
   const p = Math.min(1, (2 * Math.min(below, above)) / resamples);
   return { tasks: n, diff, low, high, p, significant: n >= 2 && (low > 0 || high < 0) };
 }

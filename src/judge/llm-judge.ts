@@ -1,4 +1,3 @@
-import { costUsd } from "../engine/usage.js";
 import { RubricateError, toRubricateError } from "../errors.js";
 import { addUsage, emptyUsage, type Usage, type VerdictOrError } from "../types.js";
 import { JudgeConfigSchema, type JudgeConfig, type JudgeConfigInput, type Price } from "./config.js";
@@ -14,7 +13,7 @@ export interface CallEngine {
     provider: Provider,
     request: CompletionRequest,
     options: { voteIndex?: number; keyExtra?: unknown; signal?: AbortSignal; scheduler?: string; price?: Price },
-  ): Promise<{ response: CompletionResponse; cached: boolean }>;
+  ): Promise<{ response: CompletionResponse; cached: boolean; usage: Usage }>;
 }
 
 /** Parse attempts per question before its answer becomes a `JUDGE_PARSE` error. */
@@ -43,9 +42,9 @@ export function createLLMJudge(configInput: JudgeConfigInput | JudgeConfig, deps
     const call = async (questions: JudgeQuestion[], batched: boolean, voteIndex: number, attempt: number) => {
       const built = buildJudgeRequest(request.rubric, request.sample, questions, batched, settings);
       const keyExtra = { attempt, versions: questions.map((q) => q.version ?? null) };
-      const { response, cached } = await deps.engine.complete(deps.provider, built, { voteIndex, keyExtra, signal: options.signal, scheduler: id, price: config.price });
-      account(usage, response, cached, config.price);
-      return response;
+      const result = await deps.engine.complete(deps.provider, built, { voteIndex, keyExtra, signal: options.signal, scheduler: id, price: config.price });
+      addUsage(usage, result.usage);
+      return result.response;
     };
     const askOne = async (question: JudgeQuestion, voteIndex: number, firstAttempt: number): Promise<ParsedAnswer | RubricateError> => {
       let last: RubricateError | undefined;
@@ -115,14 +114,3 @@ function record(tally: VoteTally, answer: ParsedAnswer | RubricateError): void {
   if (answer.verdict) tally.yes++;
   else tally.no++;
 }
-
-/** Adds one response's usage; a cached answer costs nothing and counts as a hit. */
-export function account(usage: Usage, response: CompletionResponse, cached: boolean, price?: Price): void {
-  if (cached) {
-    usage.cacheHits++;
-    return;
-  }
-  const { inputTokens, outputTokens, cachedInputTokens } = response.usage;
-  addUsage(usage, { calls: 1, inputTokens, outputTokens, cachedInputTokens, costUsd: price ? costUsd(response.usage, price) : 0 });
-}
-

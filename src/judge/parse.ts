@@ -1,11 +1,25 @@
+import { z } from "zod";
 import { RubricateError } from "../errors.js";
 import type { CompletionResponse, TokenLogprob } from "../providers/types.js";
+import { ANSWER_FIELDS, type Answer } from "./answer.js";
 
-/** One parsed answer: the reason the judge gave and its verdict, with P(yes) when logprobs allow. */
-export interface ParsedAnswer {
-  reason: string;
-  verdict: boolean;
-  probability?: number;
+/** One parsed answer: the answer's fields (answer.ts), with P(yes) when logprobs allow. */
+export type ParsedAnswer = Answer & { probability?: number };
+
+/** What an answer is read against: the answer schema's fields; other keys (an entry's id, a model's extras) are dropped. */
+const ReadAnswerSchema = z.object(ANSWER_FIELDS);
+
+/**
+ * An answer from one entry of the model's JSON, validated against the answer schema after the
+ * leniency a model without structured output needs: a verdict written as "yes"/"no"/"true"/"false",
+ * a missing reason. Returns why not when the entry is no answer.
+ */
+function readAnswer(entry: Record<string, unknown>, id?: string): Answer | string {
+  const verdict = readVerdict(entry.verdict);
+  if (verdict === undefined) return `malformed verdict ${JSON.stringify(entry.verdict)}${id === undefined ? "" : ` for "${id}"`}`;
+  const parsed = ReadAnswerSchema.safeParse({ ...entry, reason: typeof entry.reason === "string" ? entry.reason : "", verdict });
+  if (!parsed.success) return parsed.error.issues.map((i) => `${i.path.join(".") || "answer"}: ${i.message}`).join("; ") + (id === undefined ? "" : ` for "${id}"`);
+  return parsed.data;
 }
 
 /**
@@ -27,12 +41,12 @@ export function parseBatched(response: CompletionResponse, ids: string[]): { ans
   list.forEach((entry: unknown, position: number) => {
     if (!isObject(entry) || typeof entry.id !== "string") return;
     seen.set(entry.id, (seen.get(entry.id) ?? 0) + 1);
-    const verdict = readVerdict(entry.verdict);
-    if (verdict === undefined) {
-      problems.set(entry.id, `malformed verdict ${JSON.stringify(entry.verdict)} for "${entry.id}"`);
+    const read = readAnswer(entry, entry.id);
+    if (typeof read === "string") {
+      problems.set(entry.id, read);
       return;
     }
-    const answer: ParsedAnswer = { reason: typeof entry.reason === "string" ? entry.reason : "", verdict };
+    const answer: ParsedAnswer = read;
     // Logprob positions follow the order of verdicts in the text, which is the order of the list.
     if (probabilities.length === list.length && probabilities[position] !== undefined) answer.probability = probabilities[position];
     answers.set(entry.id, answer);
@@ -43,7 +57,10 @@ export function parseBatched(response: CompletionResponse, ids: string[]): { ans
       problems.set(id, `"${id}" answered ${seen.get(id)} times`);
     } else if (!seen.has(id)) problems.set(id, `no answer for "${id}"`);
   }
-  for (const id of answers.keys()) if (!ids.includes(id)) answers.delete(id);
+  // Entries for ids not asked are neither answers nor problems of this call.
+  const asked = new Set(ids);
+  for (const id of answers.keys()) if (!asked.has(id)) answers.delete(id);
+  for (const id of problems.keys()) if (!asked.has(id)) problems.delete(id);
   return { answers, problems };
 }
 
@@ -52,11 +69,11 @@ export function parseSingle(response: CompletionResponse): ParsedAnswer {
   refuseRefusal(response);
   const data = parseJsonText(response.text);
   const entry = isObject(data) && isObject(data.answers) ? data.answers : isObject(data) && Array.isArray(data.answers) && data.answers.length === 1 ? data.answers[0] : data;
-  const verdict = isObject(entry) ? readVerdict(entry.verdict) : undefined;
-  if (!isObject(entry) || verdict === undefined) {
+  const read = isObject(entry) ? readAnswer(entry) : undefined;
+  if (read === undefined || typeof read === "string") {
     throw new RubricateError("JUDGE_PARSE", `cannot read a verdict from the judge's answer${response.finishReason === "length" ? " (output truncated)" : ""}: ${preview(response.text)}`, { retryable: true });
   }
-  const answer: ParsedAnswer = { reason: typeof entry.reason === "string" ? entry.reason : "", verdict };
+  const answer: ParsedAnswer = read;
   const [probability] = verdictProbabilities(response.logprobs);
   if (probability !== undefined) answer.probability = probability;
   return answer;
@@ -70,7 +87,7 @@ function refuseRefusal(response: CompletionResponse): void {
 
 /** JSON from a text that may wrap it in a code fence or prose; undefined when there is none. */
 export function parseJsonText(text: string): unknown {
-  const candidates = [text, /```(?:json)?\s*\n?([\s\S]*?)```/i.exec(text)?.[1], sliceBraces(text)];
+  const candidates = [text, fencedBlock(text), sliceBraces(text)];
   for (const candidate of candidates) {
     if (candidate === undefined) continue;
     try {
@@ -80,6 +97,16 @@ export function parseJsonText(text: string): unknown {
     }
   }
   return undefined;
+}
+
+/** The text inside the first ``` (or ```json) fence that is closed; found by index, in linear time. */
+function fencedBlock(text: string): string | undefined {
+  const open = text.indexOf("```");
+  if (open < 0) return undefined;
+  let from = open + 3;
+  if (text.slice(from, from + 4).toLowerCase() === "json") from += 4;
+  const close = text.indexOf("```", from);
+  return close < 0 ? undefined : text.slice(from, close);
 }
 
 function sliceBraces(text: string): string | undefined {
@@ -105,9 +132,12 @@ function readVerdict(value: unknown): boolean | undefined {
 export function verdictProbabilities(logprobs: TokenLogprob[] | undefined): (number | undefined)[] {
   if (!logprobs?.length) return [];
   const out: (number | undefined)[] = [];
-  let text = "";
+  // Only the end of the text so far matters ("verdict": with any white space), so keep a short
+  // tail with white space runs collapsed: linear in the output, where testing a regex against the
+  // whole growing text was quadratic.
+  let tail = "";
   for (const token of logprobs) {
-    if (/"verdict"\s*:\s*$/.test(text) && /^\s*(true|false|t|f)/i.test(token.token)) {
+    if (VERDICT_KEY_AT_END.test(tail) && /^\s*(true|false|t|f)/i.test(token.token)) {
       const top = token.top?.length ? token.top : [{ token: token.token, logprob: token.logprob }];
       let yes = 0;
       let no = 0;
@@ -118,10 +148,15 @@ export function verdictProbabilities(logprobs: TokenLogprob[] | undefined): (num
       }
       out.push(yes + no > 0 ? yes / (yes + no) : undefined);
     }
-    text += token.token;
+    tail = (tail + token.token).replace(/\s+/g, " ").slice(-TAIL);
   }
   return out;
 }
+
+/** `"verdict":` at the end of the text, white space collapsed. */
+const VERDICT_KEY_AT_END = /"verdict" ?: ?$/;
+/** Enough characters for `"verdict" : ` after collapsing white space. */
+const TAIL = 32;
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const preview = (text: string) => JSON.stringify(text.length > 200 ? `${text.slice(0, 200)}…` : text);

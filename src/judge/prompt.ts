@@ -1,8 +1,10 @@
 import { createHash } from "node:crypto";
 import type { Rubric } from "../rubric/schema.js";
+import { canonicalJson } from "../text/canonical-json.js";
 import type { Sample } from "../types.js";
 import type { ChatMessage, CompletionRequest, TextPart } from "../providers/types.js";
 import type { JudgeQuestion } from "./types.js";
+import { batchedAnswerJsonSchema, SINGLE_ANSWER_JSON_SCHEMA } from "./answer.js";
 
 /** The default judge system prompt; a judge file's `system` replaces it. */
 export const DEFAULT_SYSTEM_PROMPT = [
@@ -18,7 +20,7 @@ export const DEFAULT_SYSTEM_PROMPT = [
  * same on every run (cache hits) yet no text can contain the hash of itself.
  */
 export function sampleNonce(rubricId: string, sample: Sample): string {
-  return createHash("sha256").update(rubricId).update("\0").update(stableJson(sample)).digest("hex").slice(0, 16);
+  return createHash("sha256").update(rubricId).update("\0").update(canonicalJson(sample)).digest("hex").slice(0, 16);
 }
 
 /** The shared first part of every prompt for a sample: rubric context and the delimited sample. */
@@ -56,45 +58,11 @@ function renderExamples(q: JudgeQuestion, nonce: string): string {
   return `\n  worked examples (responses judged for this question):${shots.join("")}`;
 }
 
-const schemas = new Map<string, Record<string, unknown>>();
+/** JSON Schema of a batched answer for these ids (generated from the answer's zod schema; see answer.ts). */
+export const batchedSchema = batchedAnswerJsonSchema;
 
-/** JSON Schema of a batched answer for these ids (strict: every field required, no extras); one object per id list. */
-export function batchedSchema(ids: string[]): Record<string, unknown> {
-  const key = ids.join("\0");
-  let schema = schemas.get(key);
-  if (!schema) {
-    // Bounded: a long run with per-sample criteria must not grow this without limit.
-    if (schemas.size >= 1000) schemas.clear();
-    schemas.set(key, (schema = buildBatchedSchema(ids)));
-  }
-  return schema;
-}
-
-function buildBatchedSchema(ids: string[]): Record<string, unknown> {
-  return {
-    type: "object",
-    additionalProperties: false,
-    required: ["answers"],
-    properties: {
-      answers: {
-        type: "array",
-        items: {
-          type: "object",
-          additionalProperties: false,
-          required: ["id", "reason", "verdict"],
-          properties: { id: { type: "string", enum: ids }, reason: { type: "string" }, verdict: { type: "boolean" } },
-        },
-      },
-    },
-  };
-}
-
-export const SINGLE_SCHEMA: Record<string, unknown> = {
-  type: "object",
-  additionalProperties: false,
-  required: ["reason", "verdict"],
-  properties: { reason: { type: "string" }, verdict: { type: "boolean" } },
-};
+/** JSON Schema of a single answer (generated from the answer's zod schema; see answer.ts). */
+export const SINGLE_SCHEMA: Record<string, unknown> = SINGLE_ANSWER_JSON_SCHEMA;
 
 export interface PromptSettings {
   model: string;
@@ -141,12 +109,4 @@ function asText(value: unknown): string {
 function indent(text: string, n: number): string {
   const pad = " ".repeat(n);
   return text.split("\n").map((l) => pad + l).join("\n");
-}
-
-/** JSON with sorted keys, so equal objects hash equally. */
-export function stableJson(value: unknown): string {
-  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
-  if (Array.isArray(value)) return `[${value.map(stableJson).join(",")}]`;
-  const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(",")}}`;
 }

@@ -107,9 +107,8 @@ export function createAttacker(configOrPath: JudgeConfigInput | string, options:
         maxTokens: Math.max(config.max_tokens, 2048),
       };
       if (config.structured_output) request.jsonSchema = { name: "attempts", schema: ATTEMPTS_SCHEMA };
-      const { response, cached } = await engine.complete(provider, request, { signal: opts.signal, scheduler: id, price: config.price });
-      if (cached) total.cacheHits++;
-      else addUsage(total, { calls: 1, inputTokens: response.usage.inputTokens, outputTokens: response.usage.outputTokens });
+      const { response, usage } = await engine.complete(provider, request, { signal: opts.signal, scheduler: id, price: config.price });
+      addUsage(total, usage);
       const data = parseJsonText(response.text) as { attempts?: unknown } | undefined;
       const list = Array.isArray(data?.attempts) ? data.attempts : undefined;
       if (!list) throw new RubricateError("JUDGE_PARSE", `the attacker's answer has no "attempts" list`);

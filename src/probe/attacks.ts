@@ -2,14 +2,12 @@
  * Attacks are data: YAML files of response templates that deserve a zero reward (or, for
  * controls, do not), filled per sample with `{{question}}`, `{{answer}}`, `{{keywords}}`, ….
  */
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
 import { z } from "zod";
 import { RubricateError } from "../errors.js";
-import { explainIssues } from "../config/issues.js";
+import { packagedDir, parseConfig, readConfigText } from "../config/load.js";
 import { IdSchema } from "../rubric/schema.js";
-import { joinIssues, parseYamlSource } from "../config/yaml-source.js";
 
 /** What an attack exploits; picks the suggested fix when it wins. */
 export const ATTACK_CATEGORIES = ["empty", "restate", "keywords", "wrong", "hedge", "padding", "boilerplate", "claim", "injection", "delimiter", "rubric-echo", "format", "language", "control", "generated"] as const;
@@ -39,13 +37,7 @@ export type AttackFile = z.infer<typeof AttackFileSchema>;
  * @example parseAttacks("attacks:\n  - { id: e, category: empty, description: nothing, deserves_zero: true, template: '' }\n")
  */
 export function parseAttacks(text: string, options: { filename?: string } = {}): Attack[] {
-  const source = parseYamlSource(text, options);
-  const parsed = AttackFileSchema.safeParse(source.data ?? {});
-  if (!parsed.success) {
-    const issues = explainIssues(parsed.error, source.data, { keysAt: attackKeysAt }).map((i) => ({ message: i.message, location: source.locate(i.path, { key: i.key }) }));
-    throw new RubricateError("SCHEMA", joinIssues(issues), { location: issues[0]?.location, issues });
-  }
-  return parsed.data.attacks;
+  return parseConfig(text, AttackFileSchema, { filename: options.filename, explain: { keysAt: attackKeysAt } }).value.attacks;
 }
 
 function attackKeysAt(path: PropertyKey[]): string[] | undefined {
@@ -63,18 +55,12 @@ export function loadAttacks(path: string): Attack[] {
     throw new RubricateError("FILE_NOT_FOUND", `no attack file or folder: ${path}`);
   }
   const files = isDir ? readdirSync(path).filter((f) => /\.ya?ml$/.test(f)).sort().map((f) => join(path, f)) : [path];
-  return files.flatMap((file) => parseAttacks(readFileSync(file, "utf8"), { filename: file }));
+  return files.flatMap((file) => parseAttacks(readConfigText(file, { what: "attack" }), { filename: file }));
 }
 
 /** The folder of attacks shipped with the package (`probes/`). */
 export function packagedProbesDir(): string {
-  // Walk up from this module to the package root (src/probe in development, dist/ when built).
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (let i = 0; i < 4; i++) {
-    if (existsSync(join(dir, "package.json")) && existsSync(join(dir, "probes"))) return join(dir, "probes");
-    dir = dirname(dir);
-  }
-  return resolve("probes");
+  return packagedDir("probes");
 }
 
 /** The packaged battery. */

@@ -1,5 +1,5 @@
 /** Sample rows built from a rubric's own `inputs` and criterion `examples`, for probing without a dataset. */
-import { stableJson } from "../judge/prompt.js";
+import { canonicalJson } from "../text/canonical-json.js";
 import type { Rubric } from "../rubric/schema.js";
 import type { Sample } from "../types.js";
 
@@ -14,7 +14,7 @@ export function samplesFromExamples(rubric: Rubric): Sample[] {
   for (const criterion of rubric.criteria) {
     for (const ex of criterion.examples ?? []) {
       const inputs = ex.inputs ?? {};
-      const key = stableJson(inputs);
+      const key = canonicalJson(inputs);
       const entry = byInputs.get(key) ?? { inputs };
       if (ex.answer && criterion.points > 0) entry.yes ??= ex.response;
       entry.any ??= ex.response;

@@ -1,6 +1,7 @@
 /** The per-sample variables attack templates are filled with. */
 import { createHash } from "node:crypto";
-import { sampleNonce, stableJson } from "../judge/prompt.js";
+import { sampleNonce } from "../judge/prompt.js";
+import { canonicalJson } from "../text/canonical-json.js";
 import type { Rubric } from "../rubric/schema.js";
 import { renderTemplate } from "../text/template.js";
 import type { Sample } from "../types.js";
@@ -124,7 +125,7 @@ export function attackVars(rubric: Rubric, sample: Sample, fields: ProbeFields, 
     return [];
   });
   const words = [...keywordsOf(answer), ...keywordsOf(question)].filter((w, i, all) => all.indexOf(w) === i).slice(0, 24);
-  const seed = stableJson(sample);
+  const seed = canonicalJson(sample);
   const wrong = reference ? wrongAnswer(reference, pool) : GENERIC_WRONG;
   return {
     question,

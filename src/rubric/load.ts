@@ -1,12 +1,13 @@
-import { readFileSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { dirname, isAbsolute, relative as relativePath, resolve } from "node:path";
-import { RubricateError, type SourceLocation } from "../errors.js";
 import { validateCheckDefinition } from "../checks/validate.js";
 import { valueAt } from "../config/issues.js";
 import { explainRubricIssues } from "./issues.js";
+import { whenCycle } from "./when.js";
 import { RubricSchema, type Criterion, type Rubric, type RubricFile } from "./schema.js";
 import { templateVariables } from "../text/template.js";
-import { joinIssues, MAX_YAML_BYTES, parseYamlSource, type YamlSource } from "../config/yaml-source.js";
+import type { YamlSource } from "../config/yaml-source.js";
+import { failWith, parseConfig, readConfigText, type LocatedIssue } from "../config/load.js";
 
 export interface ParseOptions {
   /** Named in every error; also the base for relative `extends`. */
@@ -16,10 +17,7 @@ export interface ParseOptions {
   maxBytes?: number;
 }
 
-interface Located {
-  message: string;
-  location: SourceLocation;
-}
+type Located = LocatedIssue;
 
 /**
  * Parses rubric YAML text into a validated `Rubric`. Throws a `RubricateError` naming file:line:col.
@@ -44,39 +42,16 @@ export function loadRubricSync(path: string, options: Omit<ParseOptions, "filena
 
 function loadWithStack(path: string, options: Omit<ParseOptions, "filename">, stack: string[]): Rubric {
   const absolute = resolve(path);
-  return parseWithStack(readRubricText(absolute, path, options.maxBytes), { ...options, filename: path, baseDir: dirname(absolute) }, stack);
-}
-
-function readRubricText(absolute: string, shown: string, maxBytes = MAX_YAML_BYTES): string {
-  let size: number;
-  try {
-    const stat = statSync(absolute);
-    // A directory (EISDIR) or a device such as /dev/zero (reads forever) is not a rubric file.
-    if (!stat.isFile()) throw Object.assign(new Error("not a regular file"), { code: stat.isDirectory() ? "EISDIR" : "not a regular file" });
-    size = stat.size;
-  } catch (e) {
-    throw new RubricateError("FILE_NOT_FOUND", `cannot read rubric file ${shown}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { cause: e });
-  }
-  if (size > maxBytes) throw new RubricateError("YAML_TOO_LARGE", `file is ${size} bytes; the limit is ${maxBytes}`, { location: { file: shown } });
-  try {
-    return readFileSync(absolute, "utf8");
-  } catch (e) {
-    throw new RubricateError("FILE_NOT_FOUND", `cannot read rubric file ${shown}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { cause: e });
-  }
+  return parseWithStack(readConfigText(absolute, { what: "rubric", shown: path, maxBytes: options.maxBytes }), { ...options, filename: path, baseDir: dirname(absolute) }, stack);
 }
 
 function parseWithStack(text: string, options: ParseOptions, stack: string[]): Rubric {
-  const source = parseYamlSource(text, { filename: options.filename, maxBytes: options.maxBytes });
-  const at = (path: readonly PropertyKey[], key?: string) => source.locate(path, { key });
-  if (typeof source.data !== "object" || source.data === null || Array.isArray(source.data)) {
-    fail("SCHEMA", [{ message: "a rubric file is a YAML mapping with at least `id` and `criteria`", location: at([]) }]);
-  }
-  const parsed = RubricSchema.safeParse(source.data);
-  if (!parsed.success) {
-    const issues = explainRubricIssues(parsed.error, source.data).map((i) => ({ message: i.message, location: at(i.path, i.key) }));
-    fail("SCHEMA", issues);
-  }
-  const file = parsed.data;
+  const { value: file, source } = parseConfig(text, RubricSchema, {
+    filename: options.filename,
+    maxBytes: options.maxBytes,
+    mappingRequired: "a rubric file is a YAML mapping with at least `id` and `criteria`",
+    explain: explainRubricIssues,
+  });
   const own = file.criteria;
   checkCriteriaDefinitions(own, source);
   const base = resolveExtends(file, source, options, stack);
@@ -171,7 +146,7 @@ function checkCrossReferences(rubric: Rubric, own: Criterion[], source: YamlSour
       fail("WHEN_MISSING", [{ message: `\`when: ${criterion.when}\` names no criterion of this rubric`, location: locate(criterion.id, "when") }]);
     }
   }
-  const cycle = findWhenCycle(rubric.criteria);
+  const cycle = whenCycle(rubric.criteria);
   if (cycle) fail("WHEN_CYCLE", [{ message: `\`when\` cycle: ${cycle.join(" -> ")}`, location: locate(cycle[0], "when") }]);
   const declared = new Set(rubric.inputs);
   own.forEach((criterion, index) => {
@@ -198,22 +173,8 @@ function checkVariables(criterion: Criterion): string[] {
   return vars;
 }
 
-function findWhenCycle(criteria: Criterion[]): string[] | undefined {
-  const parent = new Map(criteria.filter((c) => c.when).map((c) => [c.id, c.when!]));
-  for (const start of parent.keys()) {
-    const path = [start];
-    let current = parent.get(start);
-    while (current !== undefined) {
-      if (current === start) return [...path, start];
-      if (path.includes(current)) break;
-      path.push(current);
-      current = parent.get(current);
-    }
-  }
-  return undefined;
-}
 
 function fail(code: "SCHEMA" | "DUPLICATE_ID" | "WHEN_MISSING" | "WHEN_CYCLE" | "NO_POSITIVE_POINTS" | "EXTENDS_CYCLE" | "EXTENDS_NOT_FOUND", issues: Located[]): never {
-  throw new RubricateError(code, joinIssues(issues), { location: issues[0].location, issues });
+  failWith(code, issues);
 }
 

@@ -2,6 +2,8 @@
 export { score, scoreSample, scoreStream, type ScoreOptions, type IndexedResult } from "./score.js";
 export { aggregate, isGood, type ErrorPolicy, type Outcome } from "./aggregate.js";
 export { buildFeedback } from "./feedback.js";
-export { meanWithInterval, quantile, seededRandom, type MeanWithInterval } from "../stats/interval.js";
+export { meanWithInterval, type MeanWithInterval } from "../stats/interval.js";
+export { quantile } from "../stats/quantile.js";
+export { seededRandom } from "../stats/rng.js";
 export { SummaryBuilder, formatSummary, type RunSummary } from "./summary.js";
 export { rewardFunction, type RewardFunction, type RewardFunctionOptions } from "./reward-function.js";

@@ -1,6 +1,4 @@
-import { score, scoreSample, type ScoreOptions } from "./score.js";
-import { createJudge } from "../judge/create.js";
-import type { Judge } from "../judge/types.js";
+import { resolveJudge, score, scoreSample, type ScoreOptions } from "./score.js";
 import type { Rubric } from "../rubric/schema.js";
 import type { Sample, ScoreResult } from "../types.js";
 
@@ -23,13 +21,12 @@ export interface RewardFunction {
  * @example const reward = rewardFunction(rubric, { judge: "openai-small" }); await reward({ question, response }) // 0.8
  */
 export function rewardFunction(rubric: Rubric, options: RewardFunctionOptions = {}): RewardFunction {
-  const given = options.judge;
-  const built = given !== undefined && (typeof given === "string" || typeof (given as Judge).answer !== "function") ? createJudge(given as Parameters<typeof createJudge>[0], { cache: options.cache }) : undefined;
-  const shared = { ...options, judge: built ?? (given as Judge | undefined) };
+  const owned = resolveJudge(options);
+  const shared = { ...options, judge: owned.judge };
   const fn = async (sample: Sample) => (await scoreSample(rubric, sample, shared)).reward;
   return Object.assign(fn, {
     batch: async (samples: Sample[]) => (await score(rubric, samples, shared)).map((r) => r.reward),
     detailed: (sample: Sample) => scoreSample(rubric, sample, shared),
-    close: async () => void (await built?.close?.()),
+    close: owned.close,
   });
 }

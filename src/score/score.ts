@@ -5,6 +5,7 @@ import type { Judge, JudgeQuestion } from "../judge/types.js";
 import type { JudgeConfigInput } from "../judge/config.js";
 import { createJudge } from "../judge/create.js";
 import { CriterionSchema, type Criterion, type Rubric } from "../rubric/schema.js";
+import { whenCycle } from "../rubric/when.js";
 import { renderTemplate } from "../text/template.js";
 import { aggregate, type ErrorPolicy, type Outcome } from "./aggregate.js";
 import { buildFeedback } from "./feedback.js";
@@ -47,15 +48,18 @@ export async function scoreSample(rubric: Rubric, sample: Sample, options: Omit<
   }
 }
 
-/** A ready judge for the options, and how to release it if we built it. */
-function resolveJudge(options: Pick<ScoreOptions, "judge" | "cache">): { judge?: Judge; close: () => Promise<void> } {
+/**
+ * The judge of `options`: a `Judge` as given, or one built from a config, file path or packaged
+ * id (with `options.cache`), with `close` releasing it only when it was built here.
+ */
+export function resolveJudge(options: Pick<ScoreOptions, "judge" | "cache">): { judge?: Judge; close: () => Promise<void> } {
   const given = options.judge;
   if (given === undefined || isJudge(given)) return { judge: given, close: async () => undefined };
   const judge = createJudge(given, { cache: options.cache });
   return { judge, close: async () => void (await judge.close?.()) };
 }
 
-const isJudge = (value: unknown): value is Judge => typeof value === "object" && value !== null && typeof (value as Judge).answer === "function";
+export const isJudge = (value: unknown): value is Judge => typeof value === "object" && value !== null && typeof (value as Judge).answer === "function";
 
 async function scoreOne(rubric: Rubric, sample: Sample, options: Omit<ScoreOptions, "concurrency" | "order" | "onProgress" | "judge"> & { judge?: Judge }): Promise<ScoreResult> {
   const usage = emptyUsage();
@@ -154,18 +158,6 @@ function prepareCriteria(rubric: Rubric, sample: Sample): Criterion[] | Rubricat
   return all;
 }
 
-function whenCycle(criteria: Criterion[]): string[] | undefined {
-  const parent = new Map(criteria.filter((c) => c.when !== undefined).map((c) => [c.id, c.when!]));
-  for (const start of parent.keys()) {
-    const path = [start];
-    for (let current = parent.get(start); current !== undefined; current = parent.get(current)) {
-      if (current === start) return [...path, start];
-      if (path.includes(current)) break;
-      path.push(current);
-    }
-  }
-  return undefined;
-}
 
 function sampleError(error: RubricateError, sample: Sample, policy: ErrorPolicy): ScoreResult {
   const result: ScoreResult = { reward: policy === "zero" ? 0 : null, verdicts: [], errors: [{ criterion: "*", code: error.code, message: error.message }], feedback: "", usage: emptyUsage() };

@@ -1,13 +1,9 @@
 /** Seeded percentile bootstrap intervals: the same seed gives the same interval, on every machine. */
 
-import { quantile as interpolate, seededRandom } from "./interval.js";
+import { quantile } from "./quantile.js";
+import { seededRandom } from "./rng.js";
 
-export { seededRandom };
-
-/** The q-quantile (0…1) of sorted numbers, interpolating linearly (numpy's default); null when empty. */
-export function quantile(sorted: number[], q: number): number | null {
-  return sorted.length === 0 ? null : interpolate(sorted, Math.min(1, Math.max(0, q)));
-}
+export { quantile, seededRandom };
 
 /** Bootstrap settings. */
 export interface BootstrapOptions {
@@ -28,6 +24,56 @@ export interface Interval {
   undefinedResamples: number;
 }
 
+/** One statistic's values over the resamples. */
+export interface Draws {
+  /** The finite values, sorted ascending. */
+  draws: number[];
+  /** Resamples where the statistic was null or not finite. */
+  undefinedResamples: number;
+}
+
+/**
+ * The bootstrap loop every interval in rubricate goes through. Each of `resamples` rounds draws
+ * every group afresh (with replacement, the group's size; groups in order, so independent sets
+ * are resampled independently) and evaluates every statistic on the drawn groups. With any group
+ * empty nothing is drawn.
+ * @example resampleStatistics([diffs], { mean: ([d]) => mean(d) }, { seed: 1, resamples: 2000 }).mean.draws
+ */
+export function resampleStatistics<G extends readonly (readonly unknown[])[], K extends string>(
+  groups: G,
+  statistics: Record<K, (drawn: G) => number | null>,
+  opts: Pick<BootstrapOptions, "seed" | "resamples"> = {},
+): Record<K, Draws> {
+  const names = Object.keys(statistics) as K[];
+  const out = Object.fromEntries(names.map((k) => [k, { draws: [] as number[], undefinedResamples: 0 }])) as Record<K, Draws>;
+  if (groups.length > 0 && groups.every((g) => g.length > 0)) {
+    const resamples = opts.resamples ?? 1000;
+    const rand = seededRandom(opts.seed ?? 0);
+    const drawn = groups.map((g) => new Array(g.length)) as unknown as G;
+    for (let r = 0; r < resamples; r++) {
+      for (let gi = 0; gi < groups.length; gi++) {
+        const from = groups[gi];
+        const into = drawn[gi] as unknown[];
+        const n = from.length;
+        for (let i = 0; i < n; i++) into[i] = from[Math.floor(rand() * n)];
+      }
+      for (const k of names) {
+        const v = statistics[k](drawn);
+        if (v === null || !Number.isFinite(v)) out[k].undefinedResamples++;
+        else out[k].draws.push(v);
+      }
+    }
+  }
+  for (const k of names) out[k].draws.sort((a, b) => a - b);
+  return out;
+}
+
+/** The central `level` percentile interval of sorted draws (nulls when there are none). */
+export function percentileInterval(sorted: readonly number[], level = 0.95): { lo: number | null; hi: number | null } {
+  const alpha = (1 - level) / 2;
+  return { lo: quantile(sorted, alpha), hi: quantile(sorted, 1 - alpha) };
+}
+
 /**
  * Percentile intervals of several statistics over the same resamples of `items` (resampled
  * with replacement, same size). Statistics returning null in a resample are left out of that
@@ -39,34 +85,17 @@ export function bootstrapMany<T, K extends string>(
   statistics: Record<K, (sample: readonly T[]) => number | null>,
   opts: BootstrapOptions = {},
 ): Record<K, Interval> {
-  const resamples = opts.resamples ?? 1000;
-  const level = opts.level ?? 0.95;
   const names = Object.keys(statistics) as K[];
-  const draws = Object.fromEntries(names.map((k) => [k, [] as number[]])) as Record<K, number[]>;
-  const nulls = Object.fromEntries(names.map((k) => [k, 0])) as Record<K, number>;
+  const overGroups = Object.fromEntries(names.map((k) => [k, ([sample]: readonly [readonly T[]]) => statistics[k](sample)])) as Record<K, (drawn: readonly [readonly T[]]) => number | null>;
+  const resampled = resampleStatistics([items] as const, overGroups, opts);
   const n = items.length;
-  if (n > 0) {
-    const rand = seededRandom(opts.seed ?? 0);
-    const sample: T[] = new Array(n);
-    for (let r = 0; r < resamples; r++) {
-      for (let i = 0; i < n; i++) sample[i] = items[Math.floor(rand() * n)];
-      for (const k of names) {
-        const v = statistics[k](sample);
-        if (v === null || !Number.isFinite(v)) nulls[k]++;
-        else draws[k].push(v);
-      }
-    }
-  }
-  const alpha = (1 - level) / 2;
   const out = {} as Record<K, Interval>;
   for (const k of names) {
     const value = n > 0 ? statistics[k](items) : null;
-    const sorted = draws[k].sort((a, b) => a - b);
     out[k] = {
       value: value !== null && Number.isFinite(value) ? value : null,
-      lo: quantile(sorted, alpha),
-      hi: quantile(sorted, 1 - alpha),
-      undefinedResamples: n > 0 ? nulls[k] : 0,
+      ...percentileInterval(resampled[k].draws, opts.level),
+      undefinedResamples: resampled[k].undefinedResamples,
     };
   }
   return out;
@@ -78,4 +107,12 @@ export function bootstrapMany<T, K extends string>(
  */
 export function bootstrap<T>(items: readonly T[], statistic: (sample: readonly T[]) => number | null, opts: BootstrapOptions = {}): Interval {
   return bootstrapMany(items, { stat: statistic }, opts).stat;
+}
+
+/** The arithmetic mean, summed in order (null when empty). */
+export function mean(values: readonly number[]): number | null {
+  if (values.length === 0) return null;
+  let sum = 0;
+  for (const v of values) sum += v;
+  return sum / values.length;
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Hash64Set, hash64 } from "../../src/distill/hash.js";
 import { ExactDupIndex, lshParams, minhashSignature, NearDupIndex, signatureSimilarity } from "../../src/distill/minhash.js";
-import { seededRandom } from "../../src/stats/interval.js";
+import { seededRandom } from "../../src/stats/rng.js";
 
 /** The exact Jaccard similarity of two texts' character n-gram sets. */
 function jaccard(a: string, b: string, n = 5): number {

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runDistill } from "../../src/distill/run.js";
 import { sortByGroup } from "../../src/distill/sort.js";
-import { seededRandom } from "../../src/stats/interval.js";
+import { seededRandom } from "../../src/stats/rng.js";
 import { tempDir } from "../helpers/cli.js";
 import { answers, chatRow, readLines } from "./helpers.js";
 

@@ -49,6 +49,26 @@ describe("engine", () => {
     expect(cache).toMatchObject({ hits: 1, misses: 2, writes: 2 });
   });
 
+  it("classifies each call's usage, paid or cached, and its totals are the sum of those", async () => {
+    const price = { input: 2, output: 10, cached_input: 1 };
+    const engine = createEngine({ cache: new MemoryCache(100), limits });
+    const p = fakeProvider();
+    const paid = await engine.complete(p, req(), { price });
+    const hit = await engine.complete(p, req(), { price });
+    expect(paid.usage).toEqual({ calls: 1, cacheHits: 0, inputTokens: 1000, outputTokens: 100, cachedInputTokens: 400, costUsd: (600 * 2 + 400 * 1 + 100 * 10) / 1e6 });
+    expect(hit.usage).toEqual({ calls: 0, cacheHits: 1, inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, costUsd: 0 });
+    const gate = deferred<void>();
+    const slow = fakeProvider(async () => (await gate.promise, answer("x")));
+    const both = Promise.all([engine.complete(slow, req("m")), engine.complete(slow, req("m"))]);
+    gate.resolve();
+    const [leader, follower] = await both;
+    expect([leader.usage.calls, follower.usage.calls, follower.usage.cacheHits]).toEqual([1, 0, 1]);
+    const sum = [paid, hit, leader, follower].reduce((n, r) => n + r.usage.costUsd, 0);
+    expect(engine.stats().usage).toMatchObject({ calls: 2, cacheHits: 2, inputTokens: 2000 });
+    // The merged pair ran without a price: only the first paid call has a cost.
+    expect(engine.stats().usage.costUsd).toBeCloseTo(sum, 15);
+  });
+
   it("separates votes and key extras, and noCache always pays", async () => {
     const engine = createEngine({ cache: new MemoryCache(100), limits });
     const p = fakeProvider();

@@ -101,10 +101,24 @@ describe("rollout", () => {
     const again = await runEval(env, { policies, engine, judge, rollouts: 3 });
     expect(policyRequests("good").length - before).toBe(12);
     expect(policyRequests(JUDGE_MODEL).length - judgeBefore).toBe(2);
-    expect(again.records.every((r) => r.usage.policy.cacheHits === r.usage.policy.calls)).toBe(true);
+    // Replayed turns are cache hits, not paid calls (the engine classifies each call; the rollout reads it).
+    expect(again.records.every((r) => r.usage.policy.cacheHits === r.turns && r.usage.policy.calls === 0)).toBe(true);
     expect(again.records.map((r) => r.reward)).toEqual(first.records.map((r) => r.reward));
     // Policy and judge run on separate schedulers of the one engine.
     expect(Object.keys(engine.stats().schedulers).sort()).toEqual([`openai-compatible:${JUDGE_MODEL}`, `policy:${policies[0].id}`].sort());
+    engine.close();
+  });
+
+  it("a replayed rollout counts its policy turns as cache hits with no tokens or cost, a first one as paid calls", async () => {
+    const { engine, judge, policies } = connect(server.url, ["good"]);
+    const first = await rollout(env, policies[0], env.tasks[0], { engine, judge, index: 7 });
+    const paid = first.usage.policy;
+    expect([paid.calls, paid.cacheHits]).toEqual([first.turns, 0]);
+    expect(paid.inputTokens).toBeGreaterThan(0);
+    expect(paid.costUsd).toBeGreaterThan(0);
+    const replay = await rollout(env, policies[0], env.tasks[0], { engine, judge, index: 7 });
+    expect(replay.usage.policy).toEqual({ calls: 0, cacheHits: first.turns, inputTokens: 0, outputTokens: 0, costUsd: 0 });
+    expect(engine.stats().usage.calls).toBe(paid.calls + first.usage.judge.calls);
     engine.close();
   });
 

@@ -59,3 +59,21 @@ describe("bootstrap", () => {
     expect(bootstrap([], mean)).toEqual({ value: null, lo: null, hi: null, undefinedResamples: 0 });
   });
 });
+
+describe("one PRNG and one bootstrap loop", () => {
+  it("seededRandom is the Rng stream from the golden-ratio-mixed seed", async () => {
+    const { Rng } = await import("../../src/stats/rng.js");
+    const rng = new Rng((7 >>> 0) ^ 0x9e3779b9);
+    const random = seededRandom(7);
+    expect(Array.from({ length: 5 }, () => random())).toEqual(Array.from({ length: 5 }, () => rng.next()));
+  });
+  it("resamples independent groups independently and gives sorted draws", async () => {
+    const { resampleStatistics } = await import("../../src/stats/bootstrap.js");
+    const out = resampleStatistics([[1, 2, 3], [10]] as const, { sum: ([a, b]) => a[0] + b[0], none: () => null }, { seed: 2, resamples: 50 });
+    expect(out.sum.draws).toHaveLength(50);
+    expect(out.sum.draws).toEqual([...out.sum.draws].sort((x, y) => x - y));
+    expect(out.sum.draws.every((v) => v >= 11 && v <= 13)).toBe(true);
+    expect(out.none).toEqual({ draws: [], undefinedResamples: 50 });
+    expect(resampleStatistics([[1], []] as const, { s: () => 1 }).s).toEqual({ draws: [], undefinedResamples: 0 });
+  });
+});

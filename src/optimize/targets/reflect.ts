@@ -1,12 +1,11 @@
 import { openCache } from "../../engine/cache/index.js";
 import { createEngine, type Engine } from "../../engine/engine.js";
-import { costUsd } from "../../engine/usage.js";
 import { RubricateError } from "../../errors.js";
 import { JudgeConfigSchema, type JudgeConfig, type JudgeConfigInput } from "../../judge/config.js";
 import { limitsOf, providerFor } from "../../judge/create.js";
 import { loadJudgeConfig } from "../../judge/load.js";
 import type { Provider } from "../../providers/types.js";
-import { emptyUsage, type Usage } from "../../types.js";
+import { addUsage, emptyUsage, type Usage } from "../../types.js";
 import { buildReflectionPrompt } from "../reflection.js";
 import type { Candidate, Reflect, ReflectiveRecord } from "../types.js";
 
@@ -61,15 +60,9 @@ export function createReflector<I>(configOrPath: JudgeConfigInput | string, opti
       temperature: config.temperature,
       maxTokens: config.max_tokens,
     };
-    const { response, cached } = await engine.complete(provider, request, { scheduler, signal: args.signal, keyExtra: { purpose: "gepa-reflection" }, price: config.price });
-    if (cached) usage.cacheHits += 1;
-    else {
-      usage.calls += 1;
-      usage.inputTokens += response.usage.inputTokens;
-      usage.outputTokens += response.usage.outputTokens;
-      usage.cachedInputTokens += response.usage.cachedInputTokens;
-      if (config.price) usage.costUsd += costUsd(response.usage, config.price);
-    }
+    const result = await engine.complete(provider, request, { scheduler, signal: args.signal, keyExtra: { purpose: "gepa-reflection" }, price: config.price });
+    addUsage(usage, result.usage);
+    const response = result.response;
     if (response.refusal) throw new RubricateError("JUDGE_REFUSAL", `the reflection model refused: ${response.refusal}`);
     return response.text;
   };

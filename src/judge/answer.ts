@@ -1,0 +1,58 @@
+/**
+ * The judge's answer format, once: the zod schema below is what parsing validates against, and
+ * the JSON Schema sent to providers for structured output is generated from it. Add a field to
+ * `ANSWER_FIELDS` and it is asked for, required in strict mode, validated and returned.
+ */
+import { z } from "zod";
+
+/**
+ * The fields of one answer, in the order the model writes them: the reason first, so the model
+ * reasons before it commits to a verdict.
+ */
+export const ANSWER_FIELDS = {
+  /** A short reason, one or two sentences. */
+  reason: z.string(),
+  /** true for yes, false for no. */
+  verdict: z.boolean(),
+};
+
+/** One answer to one question (single mode). */
+export const AnswerSchema = z.strictObject(ANSWER_FIELDS);
+export type Answer = z.output<typeof AnswerSchema>;
+
+/** One answer in a batched reply: the question's id, then the answer's fields. */
+export function batchedEntrySchema(ids: readonly string[]) {
+  return z.strictObject({ id: z.enum(ids as [string, ...string[]]), ...ANSWER_FIELDS });
+}
+
+/** A batched reply: one entry per question id. */
+export function batchedAnswerSchema(ids: readonly string[]) {
+  return z.strictObject({ answers: z.array(batchedEntrySchema(ids)) });
+}
+
+/**
+ * A JSON Schema of an answer schema as structured output wants it: every object closed
+ * (`additionalProperties: false`) and every field required, as OpenAI's strict mode demands;
+ * no `$schema` line (it is not part of the answer format, and would change every cache key).
+ */
+export function toStructuredOutputSchema(schema: z.ZodType): Record<string, unknown> {
+  const { $schema: _dialect, ...json } = z.toJSONSchema(schema, { io: "output", unrepresentable: "throw" }) as Record<string, unknown>;
+  return json;
+}
+
+/** JSON Schema of a single answer. */
+export const SINGLE_ANSWER_JSON_SCHEMA: Record<string, unknown> = toStructuredOutputSchema(AnswerSchema);
+
+const batchedSchemas = new Map<string, Record<string, unknown>>();
+
+/** JSON Schema of a batched answer for these ids; one object per id list, remembered (bounded). */
+export function batchedAnswerJsonSchema(ids: readonly string[]): Record<string, unknown> {
+  const key = ids.join("\0");
+  let schema = batchedSchemas.get(key);
+  if (!schema) {
+    // Bounded: a long run with per-sample criteria must not grow this without limit.
+    if (batchedSchemas.size >= 1000) batchedSchemas.clear();
+    batchedSchemas.set(key, (schema = toStructuredOutputSchema(batchedAnswerSchema(ids))));
+  }
+  return schema;
+}

@@ -1,0 +1,48 @@
+/**
+ * The one canonical JSON, for everything hashed: cache keys (engine/key) and the judge's sample nonce.
+ * JSON with object keys sorted at every depth and undefined members dropped; equal values give equal text.
+ * Written out directly (no sorted copy, then `JSON.stringify`): this is on every cache lookup's
+ * path and the copy doubled its cost. The text is byte-identical to `JSON.stringify` of a sorted
+ * copy, including its ordering of integer-like keys first, so existing cache keys stay valid.
+ */
+export function canonicalJson(value: unknown): string {
+  return write(value) ?? "null";
+}
+
+function write(value: unknown): string | undefined {
+  if (value === null) return "null";
+  switch (typeof value) {
+    case "string":
+      return JSON.stringify(value);
+    case "number":
+    case "boolean":
+    case "bigint": // JSON.stringify throws for a bigint, as before
+      return JSON.stringify(value);
+    case "object":
+      break;
+    default:
+      return undefined; // undefined, functions and symbols are dropped
+  }
+  if (Array.isArray(value)) {
+    let out = "[";
+    for (let i = 0; i < value.length; i++) out += (i > 0 ? "," : "") + (write(value[i]) ?? "null");
+    return `${out}]`;
+  }
+  if (typeof (value as { toJSON?: unknown }).toJSON === "function") return write((value as { toJSON(): unknown }).toJSON());
+  let out = "";
+  for (const k of orderedKeys(Object.keys(value))) {
+    const text = write((value as Record<string, unknown>)[k]);
+    if (text !== undefined) out += `${out ? "," : ""}${JSON.stringify(k)}:${text}`;
+  }
+  return `{${out}}`;
+}
+
+const INDEX = /^(?:0|[1-9]\d{0,9})$/;
+
+/** Sorted keys in the order JSON.stringify lists an object built in that order: array-index keys first, ascending. */
+function orderedKeys(keys: string[]): string[] {
+  keys.sort();
+  if (!keys.some((k) => INDEX.test(k) && Number(k) < 4294967295)) return keys;
+  const isIndex = (k: string) => INDEX.test(k) && Number(k) < 4294967295;
+  return [...keys.filter(isIndex).sort((a, b) => Number(a) - Number(b)), ...keys.filter((k) => !isIndex(k))];
+}
