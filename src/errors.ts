@@ -35,6 +35,10 @@ export type ErrorCode =
   | "DEFERRED"
   | "CACHE"
   | "BAD_INPUT"
+  | "PACKAGE_NOT_FOUND"
+  | "PACKAGE_INVALID"
+  | "REGISTRY_AUTH"
+  | "REGISTRY_DOWN"
   | "INTERNAL";
 
 /**

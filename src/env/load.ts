@@ -213,6 +213,22 @@ function inlineRubric(text: string, filename: string | undefined, dir: string): 
   return parseRubric(padded, { filename, baseDir: dir });
 }
 
+/**
+ * Imports a hooks module. Plain Node (the built CLI) cannot import TypeScript, so a .ts module it
+ * refuses goes through tsx's scoped loader (`tsImport`: no global hook, works under node_modules,
+ * where Node's own type stripping refuses); under tsx or vitest the first import already works.
+ */
+async function importModule(abs: string): Promise<Record<string, unknown>> {
+  const url = pathToFileURL(abs).href;
+  try {
+    return (await import(url)) as Record<string, unknown>;
+  } catch (e) {
+    if (!/\.[cm]?ts$/.test(abs) || (e as NodeJS.ErrnoException).code !== "ERR_UNKNOWN_FILE_EXTENSION") throw e;
+    const { tsImport } = await import("tsx/esm/api");
+    return (await tsImport(url, url)) as Record<string, unknown>;
+  }
+}
+
 async function importHooks(abs: string, shownPath: string, where: SourceLocation): Promise<EnvHooks> {
   try {
     statSync(abs);
@@ -221,10 +237,9 @@ async function importHooks(abs: string, shownPath: string, where: SourceLocation
   }
   let mod: Record<string, unknown>;
   try {
-    mod = (await import(pathToFileURL(abs).href)) as Record<string, unknown>;
+    mod = await importModule(abs);
   } catch (e) {
-    const hint = /\.ts$/.test(abs) && /Unknown file extension/.test(String(e)) ? " (a .ts hooks module needs tsx: run `npx tsx node_modules/rubricate/dist/cli/main.js …`, or compile it to .js/.mjs)" : "";
-    fail([{ message: `cannot import hooks "${shownPath}": ${(e as Error).message}${hint}`, location: where }]);
+    fail([{ message: `cannot import hooks "${shownPath}": ${(e as Error).message}`, location: where }]);
   }
   const hooks = (typeof mod.default === "object" && mod.default !== null ? mod.default : mod) as EnvHooks;
   const issues: Located[] = [];
