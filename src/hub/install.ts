@@ -51,13 +51,11 @@ export async function installEnv(spec: string, options: { envsDir: string; cwd: 
   const staging = mkdtempSync(join(options.envsDir, ".staging-"));
   try {
     writeFileSync(join(staging, "package.json"), `${JSON.stringify({ name: "rubricate-env-install", private: true, description: "An environment installed by rubricate" }, null, 2)}\n`);
+    // The project's .npmrc applies as if npm ran in the project: linked, never copied (it may hold a token).
     const npmrc = projectNpmrc(options.cwd);
-    const result = await runNpm(["install", spec, "--json", "--save-exact", "--ignore-scripts", "--legacy-peer-deps", "--no-audit", "--no-fund"], {
-      cwd: staging,
-      // The project's .npmrc as npm's "global" config: below the user's, above the defaults.
-      env: npmrc ? { npm_config_globalconfig: npmrc } : {},
-      signal: options.signal,
-    });
+    if (npmrc) symlinkSync(npmrc, join(staging, ".npmrc"));
+    const result = await runNpm(["install", spec, "--json", "--save-exact", "--ignore-scripts", "--legacy-peer-deps", "--no-audit", "--no-fund"], { cwd: staging, signal: options.signal });
+    if (npmrc) rmSync(join(staging, ".npmrc"));
     if (result.code !== 0) throw installFailure(spec, result);
     const deps = (JSON.parse(readFileSync(join(staging, "package.json"), "utf8")) as { dependencies?: Record<string, string> }).dependencies ?? {};
     const name = Object.keys(deps)[0];

@@ -130,7 +130,7 @@ const rowColumns: Column<SuiteRow>[] = [
 
 /** Where each environment came from: a line per environment (package, version, integrity). */
 function provenance(results: SuiteEnvResult[]): string[] {
-  return results.map((r) => `${r.label}: ${r.env.package ? describePackage(r.env.package) : `environment ${r.env.id} version ${r.env.version} (local file)`}`);
+  return results.map((r) => (r.env.package ? describePackage(r.env.package) : `${r.label}: environment ${r.env.id} version ${r.env.version} (local file)`));
 }
 
 const modelsLine = (suite: Pick<Suite, "models">) => `models: ${suite.models.map((m) => (m.alias === m.spec ? m.spec : `${m.alias} = ${m.spec}`)).join(", ")}`;

@@ -2,7 +2,7 @@
  * Fills a test registry with the packages a project's production dependencies need, packed from
  * its own node_modules, so a clean install from the registry works with no other registry.
  */
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -11,7 +11,8 @@ const NPM = process.platform === "win32" ? "npm.cmd" : "npm";
 
 /** The installed folders of `root`'s production dependency tree (each name@version once). */
 export function productionDependencyDirs(root: string): string[] {
-  const out = execFileSync(NPM, ["ls", "--omit=dev", "--all", "--parseable"], { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+  // `npm ls` exits non-zero on any tree warning (an extraneous dev package); the list is still whole.
+  const out = spawnSync(NPM, ["ls", "--omit=dev", "--all", "--parseable"], { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], maxBuffer: 16 * 1024 * 1024 }).stdout;
   const seen = new Set<string>();
   const dirs: string[] = [];
   for (const dir of out.split("\n").slice(1).filter(Boolean)) {
