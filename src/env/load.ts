@@ -215,8 +215,10 @@ function inlineRubric(text: string, filename: string | undefined, dir: string): 
 
 /**
  * Imports a hooks module. Plain Node (the built CLI) cannot import TypeScript, so a .ts module it
- * refuses goes through tsx's scoped loader (`tsImport`: no global hook, works under node_modules,
- * where Node's own type stripping refuses); under tsx or vitest the first import already works.
+ * refuses is imported again with tsx's loader registered for the duration (Node's own type
+ * stripping refuses files under node_modules). Registered, not tsx's namespaced `tsImport`: that
+ * would give the hooks their own copy of every module they import, `rubricate` included, so a
+ * check they register would land in a registry the running rubricate never reads.
  */
 async function importModule(abs: string): Promise<Record<string, unknown>> {
   const url = pathToFileURL(abs).href;
@@ -224,8 +226,14 @@ async function importModule(abs: string): Promise<Record<string, unknown>> {
     return (await import(url)) as Record<string, unknown>;
   } catch (e) {
     if (!/\.[cm]?ts$/.test(abs) || (e as NodeJS.ErrnoException).code !== "ERR_UNKNOWN_FILE_EXTENSION") throw e;
-    const { tsImport } = await import("tsx/esm/api");
-    return (await tsImport(url, url)) as Record<string, unknown>;
+    const { register } = await import("tsx/esm/api");
+    const unregister = register();
+    try {
+      // Node remembers the failed import of this URL: the query makes it a fresh one.
+      return (await import(`${url}?tsx`)) as Record<string, unknown>;
+    } finally {
+      await unregister();
+    }
   }
 }
 
