@@ -54,6 +54,12 @@ async function ok(cmd: string, args: string[], cwd: string, env: Record<string, 
 }
 
 const guessFrom = (m: WireMessage[]) => `GUESS: ${nextGuess(m.filter((x) => x.role === "user").map((x) => x.content ?? ""))}`;
+/** Plays `rubricate env init`'s scaffold: calls multiply with the two numbers asked about, then states the product. */
+function multiplier(m: WireMessage[]) {
+  const [a, b] = (m.find((x) => x.role === "user")?.content ?? "").match(/\d+/g)!.map(Number);
+  const result = m.find((x) => x.role === "tool")?.content;
+  return result === undefined ? { toolCalls: [{ id: "call_1", name: "multiply", arguments: { a, b } }] } : `${a} times ${b} is ${result}.`;
+}
 const jsonl = (path: string) => readFileSync(path, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as RolloutRecord);
 /** What is left in an environments folder: finished installs and any staging folder a failure left behind. */
 const envsIn = (app: string) => (existsSync(join(app, ".rubricate", "envs")) ? readdirSync(join(app, ".rubricate", "envs")).sort() : []);
@@ -132,7 +138,7 @@ describe("environments through a registry [slow: build + Verdaccio + npm install
     // Scripts are skipped: better-sqlite3's native build needs a download; these evals run with --no-cache.
     await ok(NPM, ["install", `rubricate@${pkg.version}`, "--ignore-scripts", "--no-audit", "--no-fund"], app);
 
-    server = await startWorld({ solver: guessFrom }, () => true);
+    server = await startWorld({ solver: guessFrom, times: multiplier }, () => true);
     judge = writeJudgeFile(work, server.url);
     model = `openai-compatible:solver@${server.url}`;
   }, 900_000);
@@ -249,6 +255,37 @@ describe("environments through a registry [slow: build + Verdaccio + npm install
       expect(r.stderr.trim().split("\n"), r.stderr).toHaveLength(1);
       expect(r.stderr).toMatch(message);
       expect(envsIn(app)).toEqual(before);
+    }
+  });
+
+  it("env init in the project, checked, published, installed by name: hooks that import rubricate at run time share the running one", async () => {
+    const init = await rubricate(["env", "init", "@rubricate/times-env", "--dir", "times"]);
+    expect(init.code).toBe(0);
+    const dir = join(app, "times");
+    // A check registered by the hooks module itself lands in the registry the CLI scores with only
+    // if `import "rubricate"` in the installed package is the rubricate running it (the peer).
+    writeFileSync(join(dir, "hooks.ts"), `import { registerCheck } from "rubricate";\nregisterCheck("peer-registered", () => true);\n${readFileSync(join(dir, "hooks.ts"), "utf8")}`);
+    writeFileSync(join(dir, "rubric.yaml"), `${readFileSync(join(dir, "rubric.yaml"), "utf8")}  - id: peer\n    check: { custom: peer-registered }\n    points: 1\n`);
+    const check = await rubricate(["env", "check", "times"]);
+    expect(check.stdout.trim().split("\n").at(-1), check.stdout).toBe("env check: ok");
+    writeFileSync(join(dir, ".npmrc"), `registry=${registry.url}\n${registry.authKey}:_authToken=\${NPM_TOKEN}\n`);
+    await ok(NPM, ["publish", "--ignore-scripts"], dir, { NPM_TOKEN: token });
+    rmSync(dir, { recursive: true });
+
+    const r = await rubricate(["eval", "@rubricate/times-env@0.1.0", "-m", `openai-compatible:times@${server.url}`, "--judge", judge, "--no-cache", "-q"]);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    const records = jsonl(join(app, ".rubricate", "evals", "@rubricate+times-env@0.1.0.jsonl"));
+    expect(records).toHaveLength(3);
+    for (const rec of records) {
+      expect(rec.toolCalls.map((c) => c.name)).toEqual(["multiply"]);
+      expect(rec.verdicts.map((v) => [v.id, v.status])).toEqual([
+        ["correct", "met"],
+        ["used-tool", "met"],
+        ["one-sentence", "met"],
+        ["peer", "met"],
+      ]);
+      expect(rec.reward).toBe(1);
     }
   });
 });
