@@ -68,7 +68,13 @@ export async function installEnv(spec: string, options: { envsDir: string; cwd: 
     if (existsSync(finalDir)) {
       rmSync(staging, { recursive: true, force: true });
     } else {
-      renameSync(staging, finalDir);
+      try {
+        renameSync(staging, finalDir);
+      } catch (e) {
+        // Another rubricate installed the same version meanwhile: theirs is as good as ours.
+        if (!existsSync(finalDir)) throw e;
+        rmSync(staging, { recursive: true, force: true });
+      }
     }
     return describeInstall(finalDir, name);
   } catch (e) {

@@ -3,8 +3,8 @@ import { dirname, join, resolve } from "node:path";
 import semver from "semver";
 import { loadEnvironment } from "../env/load.js";
 import type { Environment } from "../env/types.js";
-import { RubricateError } from "../errors.js";
-import { defaultEnvsDir, findInstalled, installEnv, readLockEntry } from "./install.js";
+import { isRubricateError, RubricateError } from "../errors.js";
+import { defaultEnvsDir, findInstalled, installEnv, installedVersions, readLockEntry, type InstalledEnv } from "./install.js";
 import { readEnvManifest, readPackageJson, rubricateVersion, type EnvPackage } from "./package.js";
 import { parseEnvSpec } from "./spec.js";
 
@@ -47,7 +47,16 @@ export async function resolveEnvSpec(spec: string, options: ResolveOptions = {})
     }
   }
   options.onNotice?.(`installing ${spec} into ${envsDir}`);
-  const installed = await installEnv(parsed.raw, { envsDir, cwd, signal: options.signal });
+  let installed;
+  try {
+    installed = await installEnv(parsed.raw, { envsDir, cwd, signal: options.signal });
+  } catch (e) {
+    // Offline: the newest version already installed that the spec accepts, said out loud.
+    const fallback = parsed.kind === "registry" && isRubricateError(e) && e.code === "REGISTRY_DOWN" ? newestInstalled(envsDir, parsed.name, parsed.range) : undefined;
+    if (!fallback) throw e;
+    options.onNotice?.(`the registry is unreachable; using the installed ${fallback.name}@${fallback.version}`);
+    return fromPackageDir(fallback.dir, "installed", fallback.root, options);
+  }
   const { dir, root: _root, ...pkg } = installed;
   return { ...withManifest(dir, pkg, options), from: "installed" };
 }
@@ -121,6 +130,13 @@ function findInProject(cwd: string, name: string): { dir: string; version: strin
     if (up === dir) return undefined;
     dir = up;
   }
+}
+
+/** The newest installed registry version of `name` that `range` ("" for any; a dist-tag matches none) accepts. */
+function newestInstalled(envsDir: string, name: string, range: string): InstalledEnv | undefined {
+  const versions = installedVersions(envsDir, name).filter((v) => semver.valid(v) && (range === "" || semver.satisfies(v, range)));
+  const best = semver.rsort(versions)[0];
+  return best ? findInstalled(envsDir, name, best) : undefined;
 }
 
 /** Warns when the environment wants another rubricate than the one running it. */

@@ -104,6 +104,13 @@ describe("resolveEnvSpec", () => {
     expect(r).toMatchObject({ from: "installed", package: { name: "@acme/wordle-env", version: "1.2.3", integrity: "sha512-xyz", resolved: "http://r/x.tgz" } });
     const env = await loadEnvironmentSpec("@acme/wordle-env@1.2.3", { cwd: work, envsDir });
     expect(env.version).toBe("1.2.3");
+    // A bare name or a range needs the registry; when it is down, the newest installed match is used, and said.
+    const notices: string[] = [];
+    const offline = await resolveEnvSpec("@acme/wordle-env@^1", { cwd: work, envsDir, onNotice: (l) => notices.push(l) });
+    expect(offline.package?.version).toBe("1.2.3");
+    expect(notices).toEqual([`installing @acme/wordle-env@^1 into ${envsDir}`, "the registry is unreachable; using the installed @acme/wordle-env@1.2.3"]);
+    await expect(resolveEnvSpec("@acme/wordle-env@^2", { cwd: work, envsDir })).rejects.toMatchObject({ code: "REGISTRY_DOWN" });
+    expect(readdirSync(envsDir)).toEqual([installFolderName("@acme/wordle-env", "1.2.3")]);
   });
 
   it("bad specs: a missing path, a folder that is no environment, a package.json without a `rubricate` field", async () => {
