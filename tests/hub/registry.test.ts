@@ -30,12 +30,15 @@ interface Run {
   stderr: string;
 }
 
+/** npm's cache for this file's runs: a temp folder, so a run neither reads nor grows the user's. */
+let npmCache: string | undefined;
+
 /** Runs a command without blocking this process (the policy server lives here). */
 function run(cmd: string, args: string[], cwd: string, env: Record<string, string> = {}): Promise<Run> {
   return new Promise((done, fail) => {
     const child = spawn(cmd, args, {
       cwd,
-      env: { ...process.env, npm_config_update_notifier: "false", npm_config_fetch_retries: "0", NO_COLOR: "1", ...env },
+      env: { ...process.env, npm_config_update_notifier: "false", npm_config_fetch_retries: "0", ...(npmCache ? { npm_config_cache: npmCache } : {}), NO_COLOR: "1", ...env },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let stdout = "";
@@ -97,6 +100,7 @@ describe("environments through a registry [slow: build + Verdaccio + npm install
 
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), "rubricate-registry-"));
+    npmCache = join(work, "npm-cache");
     // 1. The package as a user gets it: built in a scratch copy (this checkout's dist/ is untouched), packed.
     const copy = join(work, "project");
     mkdirSync(copy);
@@ -155,7 +159,7 @@ describe("environments through a registry [slow: build + Verdaccio + npm install
     expect(r.stdout).toBe(`${pkg.version}\n`);
     expect(existsSync(join(app, "node_modules", "rubricate", "dist", "cli", "main.js"))).toBe(true);
     expect(existsSync(join(app, "node_modules", "rubricate", "src"))).toBe(false);
-  });
+  }, 180_000);
 
   it("evaluates a package by name: installed into .rubricate/envs (not the project), .ts hooks run, name/version/integrity in every rollout and the summary", async () => {
     const before = readFileSync(join(app, "package.json"), "utf8");
@@ -180,7 +184,7 @@ describe("environments through a registry [slow: build + Verdaccio + npm install
     expect(readFileSync(join(app, "package.json"), "utf8")).toBe(before);
     expect(existsSync(join(app, "node_modules", "@rubricate"))).toBe(false);
     expect(envsIn(app)).toEqual(["@rubricate+wordle-env@1.1.0"]);
-  });
+  }, 180_000);
 
   it("a private scoped package is refused without a token (one line, nothing left behind) and works with one", async () => {
     const refused = await rubricate(["eval", "@private/wordle-env@1.0.0", "-m", model, "--judge", judge, "--no-cache", "-q"]);
@@ -205,7 +209,7 @@ describe("environments through a registry [slow: build + Verdaccio + npm install
     } finally {
       writeFileSync(join(app, ".npmrc"), `registry=${registry.url}\n`);
     }
-  });
+  }, 180_000);
 
   it("a suite evaluates 1.0.0 and 1.1.0 side by side: both versions in one table and one report", async () => {
     writeFileSync(
@@ -239,7 +243,7 @@ describe("environments through a registry [slow: build + Verdaccio + npm install
     expect(v1.map((x) => x.envVersion)).toEqual(Array(6).fill("1.0.0"));
     expect(v11.map((x) => x.envVersion)).toEqual(Array(2).fill("1.1.0"));
     expect(v1[0].model).toBe("solver");
-  });
+  }, 180_000);
 
   it("bad input: an unknown package, a package without a `rubricate` field, a missing version, a registry that is down: one line each, nothing installed", async () => {
     const before = envsIn(app);
@@ -256,7 +260,7 @@ describe("environments through a registry [slow: build + Verdaccio + npm install
       expect(r.stderr).toMatch(message);
       expect(envsIn(app)).toEqual(before);
     }
-  });
+  }, 180_000);
 
   it("env init in the project, checked, published, installed by name: hooks that import rubricate at run time share the running one", async () => {
     const init = await rubricate(["env", "init", "@rubricate/times-env", "--dir", "times"]);
@@ -287,5 +291,5 @@ describe("environments through a registry [slow: build + Verdaccio + npm install
       ]);
       expect(rec.reward).toBe(1);
     }
-  });
+  }, 180_000);
 });
