@@ -38,6 +38,9 @@ export function parseEnvSpec(spec: string, cwd = process.cwd()): EnvSpec {
     case "directory":
       return { kind: "path", path: parsed.fetchSpec! };
     case "git":
+      // `user/repo` is GitHub shorthand to npm, but `examples/wordel` (a typo under a folder that exists) is a path.
+      if (/^[^:@]+\/[^:]+$/.test(trimmed) && existsSync(resolve(cwd, trimmed.split("/")[0]))) return { kind: "path", path: resolve(cwd, trimmed) };
+      return { kind: "fetch", raw: trimmed, via: parsed.type };
     case "file":
     case "remote":
       return { kind: "fetch", raw: trimmed, via: parsed.type };

@@ -46,6 +46,8 @@ describe("parseEnvSpec", () => {
     expect(parseEnvSpec("github:acme/wordle-env", ROOT)).toMatchObject({ kind: "fetch", via: "git" });
     expect(parseEnvSpec("git+https://example.com/acme/wordle-env.git#v1", ROOT)).toMatchObject({ kind: "fetch", via: "git" });
     expect(parseEnvSpec("acme/wordle-env", ROOT)).toMatchObject({ kind: "fetch", via: "git" });
+    // A typo under a folder that exists stays a path (a clear FILE_NOT_FOUND, not a GitHub fetch).
+    expect(parseEnvSpec("examples/wordel", ROOT)).toEqual({ kind: "path", path: join(ROOT, "examples", "wordel") });
     expect(parseEnvSpec("https://example.com/wordle-env-1.0.0.tgz", ROOT)).toMatchObject({ kind: "fetch", via: "remote" });
   });
 
