@@ -37,6 +37,10 @@ export type ErrorCode =
   | "BAD_INPUT"
   | "SESSION_NOT_FOUND"
   | "SESSION_LIMIT"
+  | "PACKAGE_NOT_FOUND"
+  | "PACKAGE_INVALID"
+  | "REGISTRY_AUTH"
+  | "REGISTRY_DOWN"
   | "INTERNAL";
 
 /** The brand every RubricateError carries, shared by every copy of the package (ESM and CJS builds, duplicate installs). */

@@ -17,6 +17,9 @@ export { createJudge, createLLMJudge, loadJudgeConfig, parseJudgeConfig, createP
 export type { Judge, JudgeConfig, JudgeConfigInput, Provider, CompletionRequest, CompletionResponse } from "./judge/index.js";
 export { loadEnvironment, rollout, runEval, createPolicy, compareModels } from "./env/index.js";
 export type { Environment, Policy, RolloutRecord } from "./env/index.js";
+// Hook types for environment packages (`import type { EnvHooks } from "rubricate"`), and the hub.
+export type { EnvHooks, EnvPackage, EnvResponseContext, FinalizeContext, HookContext, Task } from "./env/index.js";
+export { loadEnvironmentSpec, resolveEnvSpec, checkEnvPackage, initEnvPackage, loadSuite, runSuite } from "./hub/index.js";
 export { calibrate, rankJudges } from "./calibrate/index.js";
 export { optimize, randomSearch } from "./optimize/index.js";
 export { runDistill, distillMarkdown, distillHtml, generateRollouts } from "./distill/index.js";

@@ -4,8 +4,8 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
-import type { CheckFunction } from "../../src/checks/types.js";
-import type { EnvHooks, FinalizeContext, HookContext } from "../../src/env/types.js";
+// rubricate is a peer dependency: the types of the rubricate that runs this environment.
+import type { CheckFunction, EnvHooks, FinalizeContext, HookContext } from "rubricate";
 
 /** One document of the corpus. */
 export interface Doc {

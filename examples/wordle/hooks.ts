@@ -5,8 +5,8 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { CheckFunction } from "../../src/checks/types.js";
-import type { EnvHooks, EnvResponseContext, FinalizeContext } from "../../src/env/types.js";
+// rubricate is a peer dependency: the types of the rubricate that runs this environment.
+import type { CheckFunction, EnvHooks, EnvResponseContext, FinalizeContext } from "rubricate";
 
 /** The allowed guesses (and possible secrets), one a line in words.txt. */
 export const WORDS: string[] = readFileSync(join(import.meta.dirname, "words.txt"), "utf8").split("\n").filter(Boolean);

@@ -15,6 +15,7 @@ const commands: Record<string, () => Promise<CommandModule>> = {
   merge: () => import("./commands/merge.js"),
   serve: () => import("./commands/serve.js"),
   eval: () => import("./commands/eval.js"),
+  env: () => import("./commands/env.js"),
   distill: () => import("./commands/distill.js"),
   calibrate: () => import("./commands/calibrate.js"),
   optimize: () => import("./commands/optimize.js"),

@@ -61,7 +61,8 @@ export async function runEval(env: Environment, options: EvalOptions): Promise<E
     if (!options.resume) throw new RubricateError("BAD_INPUT", `${options.out} already exists: pass --resume to continue it, or remove it`);
     for (const rec of readRollouts(options.out, { repair: true })) {
       const key = tripleKey(rec);
-      if (rec.env === env.id && wanted.has(key)) done.set(key, rec);
+      // A record of another version of the environment is not this eval's (older records carry no version).
+      if (rec.env === env.id && (rec.envVersion === undefined || rec.envVersion === String(env.version)) && wanted.has(key)) done.set(key, rec);
     }
   }
   if (options.out) mkdirSync(dirname(options.out), { recursive: true });

@@ -11,6 +11,7 @@ export { EnvironmentSchema, PolicyConfigSchema, HarnessSchema, TaskSchema, ToolD
 export type { EnvironmentFile, Harness, PolicyConfig, PolicyConfigInput, PolicyDefaults, ToolDecl } from "./schema.js";
 export type {
   EnvHooks,
+  EnvPackage,
   EnvReply,
   EnvResponseContext,
   Environment,

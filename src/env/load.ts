@@ -200,6 +200,30 @@ function inlineRubric(text: string, filename: string | undefined, dir: string): 
   return parseRubric(padded, { filename, baseDir: dir });
 }
 
+/**
+ * Imports a hooks module. Plain Node (the built CLI) cannot import TypeScript, so a .ts module it
+ * refuses is imported again with tsx's loader registered for the duration (Node's own type
+ * stripping refuses files under node_modules). Registered, not tsx's namespaced `tsImport`: that
+ * would give the hooks their own copy of every module they import, `rubricate` included, so a
+ * check they register would land in a registry the running rubricate never reads.
+ */
+async function importModule(abs: string): Promise<Record<string, unknown>> {
+  const url = pathToFileURL(abs).href;
+  try {
+    return (await import(url)) as Record<string, unknown>;
+  } catch (e) {
+    if (!/\.[cm]?ts$/.test(abs) || (e as NodeJS.ErrnoException).code !== "ERR_UNKNOWN_FILE_EXTENSION") throw e;
+    const { register } = await import("tsx/esm/api");
+    const unregister = register();
+    try {
+      // Node remembers the failed import of this URL: the query makes it a fresh one.
+      return (await import(`${url}?tsx`)) as Record<string, unknown>;
+    } finally {
+      await unregister();
+    }
+  }
+}
+
 async function importHooks(abs: string, shownPath: string, where: SourceLocation): Promise<EnvHooks> {
   try {
     statSync(abs);
@@ -208,10 +232,9 @@ async function importHooks(abs: string, shownPath: string, where: SourceLocation
   }
   let mod: Record<string, unknown>;
   try {
-    mod = (await import(pathToFileURL(abs).href)) as Record<string, unknown>;
+    mod = await importModule(abs);
   } catch (e) {
-    const hint = /\.ts$/.test(abs) && /Unknown file extension/.test(String(e)) ? " (a .ts hooks module needs tsx: run `npx tsx node_modules/rubricate/dist/cli/main.js …`, or compile it to .js/.mjs)" : "";
-    fail([{ message: `cannot import hooks "${shownPath}": ${(e as Error).message}${hint}`, location: where }]);
+    fail([{ message: `cannot import hooks "${shownPath}": ${(e as Error).message}`, location: where }]);
   }
   const hooks = (typeof mod.default === "object" && mod.default !== null ? mod.default : mod) as EnvHooks;
   const issues: Located[] = [];

@@ -142,6 +142,8 @@ export async function rollout(env: Environment, policy: Policy, task: Task, opti
     : await scoreSample(env.rubric, sample, { judge: options.judge, signal, errors: options.errors });
   return {
     env: env.id,
+    envVersion: String(env.version),
+    ...(env.package ? { envPackage: env.package } : {}),
     model: policy.id,
     task: task.id,
     rollout: index,

@@ -58,7 +58,7 @@ export const EnvironmentSchema = z.strictObject({
   dataset: z.union([z.string().min(1).describe("A JSONL file of tasks, relative to this file"), z.array(TaskSchema).min(1)]),
   harness: HarnessSchema.prefault({}),
   rubric: z.union([z.string().min(1).describe("A rubric file, relative to this file"), RubricSchema]),
-  hooks: z.string().min(1).optional().describe("A module exporting tools, envResponse, setup, finalize, checks (.ts under tsx; .js/.mjs for the built CLI)"),
+  hooks: z.string().min(1).optional().describe("A module exporting tools, envResponse, setup, finalize, checks (.ts, .js or .mjs; TypeScript runs without a build step)"),
   policy: PolicyDefaultsSchema.prefault({}),
   config: z.record(z.string(), z.unknown()).optional().describe("Free-form settings handed to the hooks (e.g. a corpus folder)"),
 });

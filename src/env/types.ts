@@ -76,6 +76,18 @@ export interface Environment {
   hooks: EnvHooks;
   policy: PolicyDefaults;
   config: Record<string, unknown>;
+  /** The package it came from (`rubricate eval <name@version>`); its version is then `version`. */
+  package?: EnvPackage;
+}
+
+/** An environment package as installed: stamped into every rollout, summary and report. */
+export interface EnvPackage {
+  name: string;
+  version: string;
+  /** The registry tarball's hash (`sha512-…`), when npm installed it. */
+  integrity?: string;
+  /** Where npm fetched it from (a tarball URL, or a git URL with its commit). */
+  resolved?: string;
 }
 
 /** Why a rollout ended. */
@@ -103,6 +115,10 @@ export interface PolicyUsage {
 /** One rollout, as written to the rollouts JSONL (one line each). */
 export interface RolloutRecord {
   env: string;
+  /** The environment's version: its package's, else the YAML's `version:`. */
+  envVersion?: string;
+  /** The package the environment came from: name, version, integrity. */
+  envPackage?: EnvPackage;
   model: string;
   task: string;
   rollout: number;

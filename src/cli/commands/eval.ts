@@ -5,7 +5,10 @@ import { openCache } from "../../engine/cache/index.js";
 import { createEngine } from "../../engine/engine.js";
 import { evalMarkdown, evalReportHtml } from "../../env/report.js";
 import { runEval } from "../../env/eval.js";
-import { loadEnvironment } from "../../env/load.js";
+import type { Environment } from "../../env/types.js";
+import { describePackage, packageLabel } from "../../hub/package.js";
+import { loadEnvironmentSpec } from "../../hub/resolve.js";
+import { envLabels, isSuiteFile, labelFile, loadSuite, runSuite, suiteMarkdown, suiteReportHtml } from "../../hub/suite.js";
 import { createPolicy } from "../../env/policy.js";
 import { RubricateError } from "../../errors.js";
 import { createJudge, type EngineJudge } from "../../judge/create.js";
@@ -14,7 +17,8 @@ import { Progress } from "../progress.js";
 import { EXIT, interruptSignal, positiveInt, cachePathOf, errorPolicyOf } from "../run.js";
 
 interface EvalFlags {
-  model: string[];
+  model?: string[];
+  envsDir?: string;
   tasks?: number;
   rollouts: number;
   judge?: string;
@@ -42,8 +46,9 @@ export function register(program: Command): void {
   program
     .command("eval")
     .description("Roll out an environment's tasks with one or more policy models, score every rollout with its rubric, compare the models")
-    .argument("<env>", "environment YAML file")
-    .requiredOption("-m, --model <model>", "policy: provider:model (openai:gpt-4.1-mini, anthropic:claude-haiku-4-5, openai-compatible:<model>@<base_url>) or a policy config file; repeat to compare", collect)
+    .argument("<env>", "environment: a YAML file or package folder, an installed package (@acme/wordle-env), name@version, a git URL; or a suite YAML (environments × models)")
+    .option("-m, --model <model>", "policy: provider:model (openai:gpt-4.1-mini, anthropic:claude-haiku-4-5, openai-compatible:<model>@<base_url>) or a policy config file; repeat to compare (a suite names its own)", collect)
+    .option("--envs-dir <dir>", "where environments from a registry or git are installed (default .rubricate/envs, or $RUBRICATE_ENVS_DIR); never the project's node_modules")
     .option("-n, --tasks <n>", "use the first n tasks (default: all)", positiveInt)
     .option("-k, --rollouts <k>", "rollouts per task and model", positiveInt, 1)
     .option("-j, --judge <judge>", "judge file or packaged judge id (default: the rubric's `judge`)")
@@ -57,24 +62,30 @@ export function register(program: Command): void {
     .option("--pass-threshold <x>", "a rollout passes when its reward ≥ x (default: the rubric's pass_threshold, else 1)", threshold)
     .option("--errors <policy>", "a criterion error makes the reward: null (default) | zero | skip-criterion", "null")
     .option("-q, --quiet", "no progress on stderr")
-    .action(async (envPath: string, flags: EvalFlags) => {
-      process.exitCode = await runEvalCommand(envPath, flags);
+    .addHelpText("after", "\nA suite file (`environments:` and `models:`, with aliases) runs each environment with each model and prints one\ncombined table; its `tasks` and `rollouts` apply, --out names a folder (default .rubricate/evals/<suite>/).")
+    .action(async (spec: string, flags: EvalFlags) => {
+      process.exitCode = isSuiteFile(spec) ? await runSuiteCommand(spec, flags) : await runEvalCommand(spec, flags);
     });
 }
 
-async function runEvalCommand(envPath: string, flags: EvalFlags): Promise<number> {
+const notice = (flags: EvalFlags) => (flags.quiet ? undefined : (line: string) => process.stderr.write(`rubricate: ${line}\n`));
+
+/** The environment line of summaries and reports: its package, version and integrity, or its YAML version. */
+const envLine = (env: Environment) => (env.package ? `environment ${describePackage(env.package)}` : `environment ${env.id} version ${env.version}`);
+
+async function runEvalCommand(spec: string, flags: EvalFlags): Promise<number> {
   errorPolicyOf(flags.errors);
-  const env = await loadEnvironment(envPath);
-  const out = flags.out ?? join(".rubricate", "evals", `${env.id}.jsonl`);
+  if (!flags.model?.length) throw new RubricateError("BAD_INPUT", "eval needs at least one --model (or a suite file that names its models)");
+  const env = await loadEnvironmentSpec(spec, { envsDir: flags.envsDir, onNotice: notice(flags) });
+  const out = flags.out ?? join(".rubricate", "evals", `${env.package ? labelFile(packageLabel(env.package)) : env.id}.jsonl`);
   // Before any key is needed or any call made: an existing file is someone's paid-for work.
   if (existsSync(out) && !flags.resume) throw new RubricateError("BAD_INPUT", `${out} already exists: pass --resume to continue it, or remove it`);
   const policies = flags.model.map((m) => createPolicy(m, { defaults: env.policy }));
   const cachePath = cachePathOf(flags.cache);
   const engine = createEngine({ cache: openCache({ path: cachePath }), limits: { maxConcurrency: 8, maxRetries: 5, timeoutMs: 120_000 } });
-  const needsJudge = env.rubric.criteria.some((c) => c.question) || env.tasks.some((t) => t.criteria?.some((c) => typeof c === "object" && c !== null && "question" in c));
   const judgeRef = flags.judge ?? env.rubric.judge;
-  const judge: EngineJudge | undefined = needsJudge && judgeRef ? createJudge(judgeRef, { engine }) : undefined;
-  if (needsJudge && !judge && !flags.quiet) process.stderr.write("rubricate: warning: the rubric asks LLM questions but no judge is set (--judge or the rubric's `judge`); they will be NO_JUDGE errors\n");
+  const judge: EngineJudge | undefined = needsJudge(env) && judgeRef ? createJudge(judgeRef, { engine }) : undefined;
+  if (needsJudge(env) && !judge && !flags.quiet) process.stderr.write("rubricate: warning: the rubric asks LLM questions but no judge is set (--judge or the rubric's `judge`); they will be NO_JUDGE errors\n");
   const tasks = Math.min(flags.tasks ?? env.tasks.length, env.tasks.length);
   const progress = new Progress(tasks * flags.rollouts * policies.length, !flags.quiet);
   const interrupt = interruptSignal();
@@ -99,7 +110,7 @@ async function runEvalCommand(envPath: string, flags: EvalFlags): Promise<number
     engine.close();
   }
   const passThreshold = flags.passThreshold ?? env.rubric.scoring.pass_threshold ?? 1;
-  const subtitle = `${result.records.length} rollouts (${result.resumed} resumed) · ${policies.length} model(s) · ${tasks} task(s) × ${flags.rollouts} rollout(s) · pass threshold ${passThreshold}`;
+  const subtitle = `${envLine(env)} · ${result.records.length} rollouts (${result.resumed} resumed) · ${policies.length} model(s) · ${tasks} task(s) × ${flags.rollouts} rollout(s) · pass threshold ${passThreshold}`;
   const summary = evalMarkdown(result.records, { env: env.id, subtitle }, { passThreshold });
   process.stdout.write(summary);
   if (flags.summaryMd) write(flags.summaryMd, summary);
@@ -107,6 +118,66 @@ async function runEvalCommand(envPath: string, flags: EvalFlags): Promise<number
   if (!flags.quiet) process.stderr.write(`rubricate: rollouts in ${out}${flags.report ? `, report in ${flags.report}` : ""}\n`);
   if (result.interrupted) return EXIT.interrupted;
   return result.records.some((r) => r.reward === null) ? EXIT.partial : EXIT.ok;
+}
+
+/** `rubricate eval suite.yaml`: every environment × every model, one combined table and report. */
+async function runSuiteCommand(path: string, flags: EvalFlags): Promise<number> {
+  errorPolicyOf(flags.errors);
+  if (flags.model?.length) throw new RubricateError("BAD_INPUT", `${path} is a suite: it names its models under models:; drop --model`);
+  const suite = loadSuite(path);
+  // Every environment is resolved (and installed) before any call is paid: a bad spec costs nothing.
+  const envs: Environment[] = [];
+  for (const e of suite.environments) envs.push(await loadEnvironmentSpec(e.spec, { envsDir: flags.envsDir, onNotice: notice(flags) }));
+  const labels = envLabels(envs);
+  const outDir = flags.out ?? join(".rubricate", "evals", suite.name);
+  for (const label of labels) {
+    const out = join(outDir, `${labelFile(label)}.jsonl`);
+    if (existsSync(out) && !flags.resume) throw new RubricateError("BAD_INPUT", `${out} already exists: pass --resume to continue it, or remove it`);
+  }
+  const engine = createEngine({ cache: openCache({ path: cachePathOf(flags.cache) }), limits: { maxConcurrency: 8, maxRetries: 5, timeoutMs: 120_000 } });
+  const judges = new Map<string, EngineJudge>();
+  const judgeFor = (env: Environment, ref: string | undefined) => {
+    const wanted = flags.judge ?? ref ?? env.rubric.judge;
+    if (!wanted || !needsJudge(env)) return undefined;
+    if (!judges.has(wanted)) judges.set(wanted, createJudge(wanted, { engine }));
+    return judges.get(wanted);
+  };
+  const total = envs.reduce((n, env, i) => n + Math.min(suite.environments[i].tasks ?? env.tasks.length, env.tasks.length) * suite.environments[i].rollouts * suite.models.length, 0);
+  const progress = new Progress(total, !flags.quiet);
+  let done = 0;
+  const interrupt = interruptSignal();
+  let run;
+  try {
+    run = await runSuite(suite, {
+      engine,
+      envs,
+      judgeFor,
+      outDir,
+      resume: flags.resume,
+      concurrency: flags.concurrency,
+      errors: flags.errors,
+      signal: interrupt.signal,
+      passThreshold: flags.passThreshold,
+      onRollout: () => progress.update(++done, `calls ${engine.stats().usage.calls}, cache hits ${engine.stats().usage.cacheHits}`),
+    });
+  } finally {
+    interrupt.dispose();
+    progress.finish();
+    engine.close();
+  }
+  const rollouts = run.results.reduce((n, r) => n + r.records.length, 0);
+  const subtitle = `${rollouts} rollouts · ${envs.length} environment(s) × ${suite.models.length} model(s)`;
+  const summary = suiteMarkdown(suite, run.results, subtitle);
+  process.stdout.write(summary);
+  if (flags.summaryMd) write(flags.summaryMd, summary);
+  if (flags.report) write(flags.report, suiteReportHtml(suite, run.results, subtitle));
+  if (!flags.quiet) process.stderr.write(`rubricate: rollouts in ${outDir}${flags.report ? `, report in ${flags.report}` : ""}\n`);
+  if (run.interrupted) return EXIT.interrupted;
+  return run.results.some((r) => r.records.some((x) => x.reward === null)) ? EXIT.partial : EXIT.ok;
+}
+
+function needsJudge(env: Environment): boolean {
+  return env.rubric.criteria.some((c) => c.question) || env.tasks.some((t) => t.criteria?.some((c) => typeof c === "object" && c !== null && "question" in c));
 }
 
 function write(path: string, text: string): void {

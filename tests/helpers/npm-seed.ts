@@ -1,0 +1,59 @@
+/**
+ * Fills a test registry with the packages a project's production dependencies need, packed from
+ * its own node_modules, so a clean install from the registry works with no other registry.
+ */
+import { execFileSync, spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { mkdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+
+const NPM = process.platform === "win32" ? "npm.cmd" : "npm";
+
+/** The installed folders of `root`'s production dependency tree (each name@version once). */
+export function productionDependencyDirs(root: string): string[] {
+  // `npm ls` exits non-zero on any tree warning (an extraneous dev package); the list is still whole.
+  const out = spawnSync(NPM, ["ls", "--omit=dev", "--all", "--parseable"], { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], maxBuffer: 16 * 1024 * 1024 }).stdout;
+  const seen = new Set<string>();
+  const dirs: string[] = [];
+  for (const dir of out.split("\n").slice(1).filter(Boolean)) {
+    const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { name: string; version: string };
+    const key = `${pkg.name}@${pkg.version}`;
+    if (!seen.has(key)) {
+      seen.add(key);
+      dirs.push(dir);
+    }
+  }
+  return dirs;
+}
+
+/** Packs folders with one `npm pack` (no scripts run); returns the tarball paths. */
+export function packDirs(dirs: string[], dest: string): string[] {
+  mkdirSync(dest, { recursive: true });
+  const out = execFileSync(NPM, ["pack", "--ignore-scripts", "--json", "--pack-destination", dest, ...dirs], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], maxBuffer: 64 * 1024 * 1024 });
+  return (JSON.parse(out) as { filename: string }[]).map((p) => join(dest, p.filename.replace(/^@/, "").replace("/", "-")));
+}
+
+/**
+ * Publishes a tarball with npm's publish request (what libnpmpublish sends: one PUT of the
+ * packument with the tarball attached) — the manifest is the folder's package.json.
+ */
+export async function publishTarball(registry: string, token: string, tarball: string, manifest: Record<string, unknown>): Promise<void> {
+  const data = readFileSync(tarball);
+  const name = String(manifest.name);
+  const version = String(manifest.version);
+  const file = `${name}-${version}.tgz`;
+  const dist = {
+    integrity: `sha512-${createHash("sha512").update(data).digest("base64")}`,
+    shasum: createHash("sha1").update(data).digest("hex"),
+    tarball: `${registry}${name}/-/${file.replace(/^@[^/]+\//, "")}`,
+  };
+  const body = {
+    _id: name,
+    name,
+    "dist-tags": { latest: version },
+    versions: { [version]: { ...manifest, _id: `${name}@${version}`, dist } },
+    _attachments: { [file]: { content_type: "application/octet-stream", data: data.toString("base64"), length: data.length } },
+  };
+  const res = await fetch(`${registry}${name.replace("/", "%2f")}`, { method: "PUT", headers: { "content-type": "application/json", authorization: `Bearer ${token}` }, body: JSON.stringify(body) });
+  if (!res.ok && res.status !== 409) throw new Error(`publishing ${name}@${version} failed: ${res.status} ${await res.text()}`);
+}
