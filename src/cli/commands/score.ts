@@ -65,7 +65,7 @@ async function runScore(rubricPath: string, samplesPath: string, flags: ScoreFla
   const rubric = loadRubricSync(rubricPath);
   const judgeRef = flags.judge ?? rubric.judge;
   // An explicit --judge is always used: samples may carry questions of their own (per-sample criteria).
-  const needsJudge = rubric.criteria.some((c) => c.question) || flags.judge !== undefined;
+  const needsJudge = rubric.criteria.some((c) => c.question) || flags.judge !== undefined || rubric.criteria_from_samples === true;
   if (flags.dryRun) return dryRun(rubric, samplesPath, judgeRef && needsJudge ? judgeRef : undefined);
   const cachePath = cachePathOf(flags.cache);
   const judge: EngineJudge | undefined = judgeRef && needsJudge ? createJudge(judgeRef, { cache: cachePath }) : undefined;

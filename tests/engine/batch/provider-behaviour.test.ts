@@ -191,6 +191,23 @@ describe.each<Kind>(["openai", "anthropic"])("%s batches: never pay twice", (kin
   });
 });
 
+describe("what batch requests carry and what a run that falls back live says", () => {
+  it("an Anthropic judge's temperature reaches the batch requests", async () => {
+    const s = await server();
+    await run(judgeFor("anthropic", s, { temperature: 0 }));
+    expect(s.jobs[0].items.every((i) => i.body.temperature === 0)).toBe(true);
+  });
+
+  it("rounds that run out warn with the live price of what is left", async () => {
+    const s = await server({ fate: () => "failed" });
+    const price = { input: 2, output: 8 };
+    const { report, events } = await run(judgeFor("openai", s, { price }), { maxRounds: 1, price });
+    expect(report.leftover).toBe(12);
+    expect(report.leftoverLiveCostUsd).toBeGreaterThan(0);
+    expect(events.find((e) => e.includes("asked live"))).toMatch(/^warning: 12 request\(s\) .* full live price \(about \$\d+\.\d{4} at most\)$/);
+  });
+});
+
 describe("OpenAI failed batches", () => {
   it("a validation failure stops batch mode with the provider's message; nothing resubmitted", async () => {
     const s = await server({ failBatch: () => [{ code: "invalid_json_line", message: "This line is not parseable as valid JSON.", line: 3 }] });
