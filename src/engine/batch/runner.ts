@@ -154,6 +154,7 @@ function refuseSmallMemoryCache(engine: Engine, pending: number): void {
 async function submit(chunk: SpillChunk, state: RunState): Promise<BatchJob> {
   const { options, api, report, log } = state;
   const { store, provider } = options;
+  if (options.signal?.aborted) throw new RubricateError("ABORTED", "batch mode interrupted before submitting; run the same command again to go on");
   // Recorded before anything leaves: a crash from here on leaves a job to look up, never a silent resubmit.
   const job = store.create(provider.name, state.baseURL, chunk.keys());
   for (let attempt = 1; ; attempt++) {
