@@ -1,7 +1,9 @@
 import { RubricateError } from "../../errors.js";
 import type { BatchApi, BatchResultItem, BatchStatus, Provider } from "../../providers/types.js";
 import { addUsage, emptyUsage, type Usage } from "../../types.js";
+import { LayeredCache } from "../cache/layered.js";
 import { MemoryCache, NullCache } from "../cache/memory.js";
+import type { Cache } from "../types.js";
 import type { Engine } from "../engine.js";
 import { costUsd, type TokenPrice } from "../usage.js";
 import type { TokenUsage } from "../../providers/types.js";
@@ -73,6 +75,8 @@ interface RunState {
   sequential: boolean;
   /** Keys the provider rejected as invalid requests. */
   rejected: KeySet;
+  /** Where answers are written: the persistent layer, so a million answers do not churn the memory LRU. */
+  sink: Cache;
 }
 
 /**
@@ -97,6 +101,7 @@ export async function fillCacheByBatch(options: BatchRunOptions): Promise<BatchR
     log: options.onEvent ?? (() => undefined),
     sequential: false,
     rejected: new KeySet(),
+    sink: engine.cache instanceof LayeredCache ? engine.cache.lower : engine.cache,
   };
   const { report, log } = state;
   const limits = {
@@ -279,7 +284,7 @@ async function settle(job: BatchJob, state: RunState): Promise<void> {
 function take(item: BatchResultItem, state: RunState): void {
   const { options, report, log } = state;
   if (item.response) {
-    options.engine.cache.set(item.customId, { response: item.response, createdAt: Date.now() });
+    state.sink.set(item.customId, { response: item.response, createdAt: Date.now() });
     report.succeeded++;
     const u = item.response.usage;
     addUsage(report.usage, { calls: 1, inputTokens: u.inputTokens, outputTokens: u.outputTokens, cachedInputTokens: u.cachedInputTokens, costUsd: options.price ? batchCostUsd(u, options.price, state.api.discount) : 0 });
