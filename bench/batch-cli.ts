@@ -61,4 +61,4 @@ console.table([row]);
 process.stderr.write(stderr.split("\n").filter((l) => l.startsWith("batch:")).slice(-1).join("\n") + "\n");
 rmSync(dir, { recursive: true, force: true });
 mkdirSync(join(import.meta.dirname, "results"), { recursive: true });
-writeFileSync(join(import.meta.dirname, "results", `batch-cli-${kind}-${total}.json`), `${JSON.stringify({ bench: "batch-cli", date: new Date().toISOString(), ...row }, null, 2)}\n`);
+writeFileSync(join(import.meta.dirname, "results", "batch-cli.json"), `${JSON.stringify({ bench: "batch-cli", date: new Date().toISOString(), ...row }, null, 2)}\n`);

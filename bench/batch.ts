@@ -75,4 +75,4 @@ const row = {
 };
 console.table([row]);
 mkdirSync(join(import.meta.dirname, "results"), { recursive: true });
-writeFileSync(join(import.meta.dirname, "results", `batch-${kind}-${total}.json`), `${JSON.stringify({ bench: "batch", date: new Date().toISOString(), ...row }, null, 2)}\n`);
+writeFileSync(join(import.meta.dirname, "results", "batch.json"), `${JSON.stringify({ bench: "batch", date: new Date().toISOString(), ...row }, null, 2)}\n`);

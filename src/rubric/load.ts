@@ -185,7 +185,7 @@ function checkCrossReferences(rubric: Rubric, own: Criterion[], source: YamlSour
     fail("NO_POSITIVE_POINTS", [{ message: "no criterion has positive points, so the `points` reward is undefined", location: source.locate(["criteria"]) }]);
   }
   if (rubric.criteria.length === 0 && !rubric.criteria_from_samples) {
-    fail("SCHEMA", [{ message: "the rubric has no criteria (if every sample brings its own, say `criteria_from_samples: true`)", location: source.locate([], { key: "criteria" }) }]);
+    fail("SCHEMA", [{ message: "the rubric has no criteria", location: source.locate([], { key: "criteria" }) }]);
   }
 }
 
