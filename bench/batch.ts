@@ -1,7 +1,8 @@
 /**
  * 100,000 judge requests through batch mode end to end (submit, poll, collect into the cache,
- * then a scoring pass of cache hits) against the local OpenAI batch server in a child process;
- * prints the client's peak memory. Run: npx tsx bench/batch.ts [samples]
+ * then a scoring pass of cache hits) against the local batch server in a child process; prints
+ * the client's peak memory, and what the process held before the run (modules, SDKs, tsx).
+ * Run: npx tsx bench/batch.ts [samples] [openai|anthropic]
  */
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
@@ -15,6 +16,7 @@ import { scoreStream } from "../src/score/score.js";
 import { parseRubric } from "../src/rubric/load.js";
 
 const total = Number(process.argv[2] ?? 100_000);
+const kind = process.argv[3] === "anthropic" ? "anthropic" : "openai";
 const child = spawn(process.execPath, ["--import", "tsx", join(import.meta.dirname, "batch-server-child.ts")], { stdio: ["ignore", "pipe", "inherit"] });
 const url = await new Promise<string>((resolve) => createInterface({ input: child.stdout! }).once("line", resolve));
 
@@ -23,11 +25,14 @@ const dir = mkdtempSync(join(tmpdir(), "rubricate-batch-bench-"));
 const cache = join(dir, "cache.db");
 const rubric = parseRubric("id: bench\ninputs: [response]\ncriteria:\n  - { id: relevant, question: Is the response on topic?, points: 1 }\n", { filename: "bench.yaml" });
 const price = { input: 0.4, output: 1.6, batch_discount: 0.5 };
-const judge = createJudge({ provider: "openai", model: "gpt-bench", base_url: `${url}/v1`, api_key_env: "RUBRICATE_BENCH_KEY", price }, { cache });
+const judge = createJudge({ provider: kind, model: "bench-model", base_url: kind === "openai" ? `${url}/v1` : url, api_key_env: "RUBRICATE_BENCH_KEY", price }, { cache });
 function* samples() {
   for (let i = 0; i < total; i++) yield { id: i, response: `Response number ${i} about the topic at hand.` };
 }
 const store = openBatchJobStore(cache);
+const startRssMb = Math.round(process.memoryUsage.rss() / 1e6);
+let batchPeakRss = 0;
+const probe = setInterval(() => (batchPeakRss = Math.max(batchPeakRss, process.memoryUsage.rss())), 50);
 const started = performance.now();
 const report = await fillCacheByBatch({
   engine: judge.engine,
@@ -40,6 +45,7 @@ const report = await fillCacheByBatch({
   },
 });
 const batchSeconds = (performance.now() - started) / 1000;
+clearInterval(probe);
 let scored = 0;
 let sum = 0;
 for await (const result of scoreStream(rubric, samples(), { judge })) {
@@ -53,6 +59,7 @@ judge.close?.();
 child.kill("SIGTERM");
 
 const row = {
+  provider: kind,
   requests: report.submitted,
   jobs: report.jobs,
   answered: report.succeeded,
@@ -61,6 +68,8 @@ const row = {
   meanReward: sum / scored,
   batchSeconds: Number(batchSeconds.toFixed(1)),
   totalSeconds: Number(seconds.toFixed(1)),
+  startRssMb,
+  batchPeakRssMb: Math.round(batchPeakRss / 1e6),
   peakRssMb: Math.round(peakMb),
   costUsdAtBatchPrice: Number(report.usage.costUsd.toFixed(4)),
 };

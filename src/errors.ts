@@ -33,6 +33,7 @@ export type ErrorCode =
   | "MISSING_API_KEY"
   | "ABORTED"
   | "DEFERRED"
+  | "BATCH_FAILED"
   | "CACHE"
   | "BAD_INPUT"
   | "SESSION_NOT_FOUND"

@@ -5,7 +5,8 @@ export const PriceSchema = z.strictObject({
   input: z.number().nonnegative(),
   output: z.number().nonnegative(),
   cached_input: z.number().nonnegative().optional(),
-  batch_discount: z.number().min(0).max(1).optional().describe("Fraction of the live price paid through the batch API (e.g. 0.5)"),
+  batch_discount: z.number().min(0).max(1).optional().describe("Fraction of the live price paid through the batch API (default 0.5, both providers' discount)"),
+  cache_write: z.number().nonnegative().optional().describe("USD per million tokens written to the provider's prompt cache (Anthropic; default 1.25 x input)"),
 });
 export type Price = z.infer<typeof PriceSchema>;
 

@@ -35,8 +35,11 @@ function parseArgs(args: string): Record<string, unknown> {
   }
 }
 
+/** The messages body with the sampling fields the SDK's types lag behind on. */
+export type AnthropicBody = MessageCreateParamsNonStreaming & { temperature?: number; top_p?: number };
+
 /** Maps a neutral request to a messages body (exported for request-shape tests). */
-export function toAnthropicBody(req: CompletionRequest): MessageCreateParamsNonStreaming {
+export function toAnthropicBody(req: CompletionRequest): AnthropicBody {
   const messages: MessageParam[] = [];
   const push = (role: "user" | "assistant", blocks: ContentBlockParam[]) => {
     const last = messages[messages.length - 1];
@@ -54,12 +57,14 @@ export function toAnthropicBody(req: CompletionRequest): MessageCreateParamsNonS
       push("user", textBlocks(m.content));
     }
   }
-  const body: MessageCreateParamsNonStreaming = { model: req.model, max_tokens: req.maxTokens ?? DEFAULT_MAX_TOKENS, messages };
+  const body: AnthropicBody = { model: req.model, max_tokens: req.maxTokens ?? DEFAULT_MAX_TOKENS, messages };
   if (req.system !== undefined) {
     body.system = typeof req.system === "string" ? req.system : textBlocks(req.system);
   }
-  // temperature and top_p are deprecated in the messages API (this SDK no longer types them),
-  // so they are not sent; judge determinism on Anthropic rests on votes, not sampling settings.
+  // The SDK's types dropped temperature and top_p, but the API takes them for most models and a
+  // judge at temperature 0 matters: typed locally, sent only when the request sets them.
+  if (req.temperature !== undefined) body.temperature = req.temperature;
+  if (req.topP !== undefined) body.top_p = req.topP;
   if (req.stop?.length) body.stop_sequences = req.stop;
   const tools: Tool[] = (req.tools ?? []).map((t) => ({
     name: t.name,

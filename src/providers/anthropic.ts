@@ -5,6 +5,7 @@
 import Anthropic from "@anthropic-ai/sdk";
 import { createAnthropicBatchApi } from "./anthropic-batch.js";
 import { nodeHttpFetch } from "./http-fetch.js";
+import { streamingFetch } from "./batch-fetch.js";
 import { keyFromEnv, withDeadline } from "./call.js";
 import { fromAnthropicResponse, toAnthropicBody } from "./anthropic-wire.js";
 import type { Provider } from "./types.js";
@@ -39,6 +40,7 @@ export function createAnthropicProvider(options: AnthropicProviderOptions = {}):
       );
       return fromAnthropicResponse(res, request.jsonSchema?.name);
     },
-    batch: createAnthropicBatchApi(client, [apiKey]),
+    // The batch client streams uploads and result files (hundreds of MB); the live one buffers small JSON.
+    batch: createAnthropicBatchApi(client.withOptions({ fetch: streamingFetch }), [apiKey]),
   };
 }

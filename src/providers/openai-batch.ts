@@ -1,18 +1,18 @@
-import { createWriteStream, openAsBlob } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
-import { once } from "node:events";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import OpenAI, { toFile } from "openai";
+import { createReadStream } from "node:fs";
+import { randomBytes } from "node:crypto";
+import type OpenAI from "openai";
 import { toProviderError } from "./errors.js";
 import { fromOpenAIResponse, toOpenAIBody } from "./openai-wire.js";
 import type { BatchApi, BatchResultItem, BatchStatus } from "./types.js";
 
 const ENDED = new Set(["completed", "failed", "expired", "cancelled"]);
+/** Our clock and the provider's may differ; a lookup searches this far before the job's record. */
+const CLOCK_SKEW_MS = 10 * 60_000;
 
 /**
  * The OpenAI Batch API for chat completions: a JSONL file of requests is uploaded, a batch
- * created over it, polled, and its output and error files read back.
+ * created over it, polled, and its output and error files read back. `client` should stream
+ * (see `streamingFetch`): input files reach 200 MB and result files more.
  */
 export function createOpenAIBatchApi(client: OpenAI, name: string, secrets: string[]): BatchApi {
   const guard = async <T>(run: () => Promise<T>): Promise<T> => {
@@ -23,39 +23,66 @@ export function createOpenAIBatchApi(client: OpenAI, name: string, secrets: stri
     }
   };
   return {
-    maxItems: 50_000,
-    async submit(items, options = {}) {
-      // The input file is written to disk and uploaded from a file-backed Blob: memory stays flat at any size.
-      const dir = await mkdtemp(join(tmpdir(), "rubricate-batch-"));
-      const path = join(dir, "input.jsonl");
-      try {
-        const out = createWriteStream(path);
-        for await (const item of items) {
-          const line = `${JSON.stringify({ custom_id: item.customId, method: "POST", url: "/v1/chat/completions", body: toOpenAIBody(item.request, name) })}\n`;
-          if (!out.write(line)) await once(out, "drain");
-        }
-        await new Promise<void>((resolve, reject) => out.end((e?: Error | null) => (e ? reject(e) : resolve())));
-        const upload = await toFile(await openAsBlob(path), "rubricate-batch.jsonl");
-        const file = await guard(() => client.files.create({ file: upload, purpose: "batch" }, { signal: options.signal }));
-        const batch = await guard(() =>
-          client.batches.create({ input_file_id: file.id, endpoint: "/v1/chat/completions", completion_window: "24h", metadata: options.metadata }, { signal: options.signal }),
-        );
-        return { id: batch.id };
-      } finally {
-        await rm(dir, { recursive: true, force: true });
+    // 200 MB is the documented file limit; the margin covers the multipart framing and rounding.
+    limits: { maxItems: 50_000, maxBytes: 190 * 1024 * 1024 },
+    discount: 0.5,
+    framing: { head: "", separator: "\n", tail: "\n" },
+    encode: (item) => JSON.stringify({ custom_id: item.customId, method: "POST", url: "/v1/chat/completions", body: toOpenAIBody(item.request, name) }),
+    async submit(file, options) {
+      // The multipart body is streamed from disk with its length known up front: memory stays flat at 200 MB.
+      const boundary = `----rubricate${randomBytes(12).toString("hex")}`;
+      const head = Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="purpose"\r\n\r\nbatch\r\n` +
+          `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="rubricate-batch.jsonl"\r\nContent-Type: application/jsonl\r\n\r\n`,
+      );
+      const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+      const body = async function* () {
+        yield head;
+        for await (const chunk of createReadStream(file.path)) yield chunk as Buffer;
+        yield tail;
+      };
+      const timeout = options.timeoutMs;
+      const uploaded = await guard(() =>
+        client.post<OpenAI.FileObject>("/files", {
+          body: body(),
+          headers: { "content-type": `multipart/form-data; boundary=${boundary}`, "content-length": String(head.length + file.bytes + tail.length) },
+          ...(timeout ? { timeout } : {}),
+        }),
+      );
+      options.onUploaded?.(uploaded.id);
+      const batch = await guard(() =>
+        client.batches.create({ input_file_id: uploaded.id, endpoint: "/v1/chat/completions", completion_window: "24h", metadata: options.metadata }, timeout ? { timeout } : {}),
+      );
+      return { id: batch.id };
+    },
+    async find(hint, options = {}) {
+      if (!hint.fileId && !hint.jobId) return undefined;
+      const since = Math.floor((hint.createdAt - CLOCK_SKEW_MS) / 1000);
+      // Newest first and no server-side filter: page back until batches older than the job.
+      for await (const batch of await guard(async () => client.batches.list({ limit: 100 }, { signal: options.signal }))) {
+        if (batch.created_at < since) return undefined;
+        if (hint.exclude.has(batch.id)) continue;
+        if (batch.metadata?.rubricate_job === hint.jobId || (hint.fileId !== undefined && batch.input_file_id === hint.fileId)) return batch.id;
       }
+      return undefined;
     },
     async status(id, options = {}): Promise<BatchStatus> {
       const batch = await guard(() => client.batches.retrieve(id, { signal: options.signal }));
       const counts = batch.request_counts;
-      return { state: ENDED.has(batch.status) ? "ended" : "in_progress", raw: batch.status, counts: counts ? { total: counts.total, succeeded: counts.completed, failed: counts.failed } : undefined };
+      const errors = (batch.errors?.data ?? []).map((e) => ({ code: e.code ?? "unknown", message: e.message ?? "", ...(typeof e.line === "number" ? { line: e.line } : {}) }));
+      return {
+        state: ENDED.has(batch.status) ? "ended" : "in_progress",
+        raw: batch.status,
+        counts: counts ? { total: counts.total, succeeded: counts.completed, failed: counts.failed } : undefined,
+        ...(errors.length ? { errors } : {}),
+      };
     },
     async *results(id, options = {}): AsyncGenerator<BatchResultItem> {
       const batch = await guard(() => client.batches.retrieve(id, { signal: options.signal }));
       for (const fileId of [batch.output_file_id, batch.error_file_id]) {
         if (!fileId) continue;
         const response = await guard(() => client.files.content(fileId, { signal: options.signal }));
-        for await (const line of lines(response)) yield readLine(JSON.parse(line), name);
+        for await (const line of lines(response)) yield readLine(JSON.parse(line) as OutputLine, name);
       }
     },
   };
@@ -67,12 +94,14 @@ async function* lines(response: Response): AsyncGenerator<string> {
   let buffered = "";
   for await (const chunk of response.body.pipeThrough(new TextDecoderStream())) {
     buffered += chunk;
+    let start = 0;
     let newline: number;
-    while ((newline = buffered.indexOf("\n")) >= 0) {
-      const line = buffered.slice(0, newline);
-      buffered = buffered.slice(newline + 1);
+    while ((newline = buffered.indexOf("\n", start)) >= 0) {
+      const line = buffered.slice(start, newline);
+      start = newline + 1;
       if (line.trim()) yield line;
     }
+    buffered = buffered.slice(start);
   }
   if (buffered.trim()) yield buffered;
 }
@@ -80,15 +109,22 @@ async function* lines(response: Response): AsyncGenerator<string> {
 interface OutputLine {
   custom_id: string;
   response?: { status_code: number; body: unknown } | null;
-  error?: { code?: string; message?: string } | null;
+  error?: { code?: string | null; message?: string } | null;
 }
+
+/** A status that will fail the same way if asked again: the request itself is wrong. */
+const permanentStatus = (status: number | undefined) => status !== undefined && status >= 400 && status < 500 && status !== 408 && status !== 409 && status !== 429;
 
 function readLine(line: OutputLine, name: string): BatchResultItem {
   const customId = line.custom_id;
-  if (line.response && line.response.status_code === 200) {
+  const status = line.response?.status_code;
+  if (line.response && status === 200) {
     return { customId, outcome: "succeeded", response: fromOpenAIResponse(line.response.body as OpenAI.ChatCompletion, name) };
   }
-  const code = line.error?.code ?? `http_${line.response?.status_code ?? "unknown"}`;
-  const message = line.error?.message ?? JSON.stringify(line.response?.body ?? "no response").slice(0, 300);
-  return { customId, outcome: code === "batch_expired" ? "expired" : code === "batch_cancelled" ? "canceled" : "errored", error: { code, message } };
+  const bodyError = (line.response?.body as { error?: { code?: string | null; type?: string; message?: string } } | undefined)?.error;
+  const code = line.error?.code ?? (status !== undefined ? `http_${status}` : "unknown");
+  const message = line.error?.message ?? bodyError?.message ?? JSON.stringify(line.response?.body ?? "no response").slice(0, 300);
+  if (code === "batch_expired") return { customId, outcome: "expired", error: { code, message } };
+  if (code === "batch_cancelled") return { customId, outcome: "canceled", error: { code, message } };
+  return { customId, outcome: "errored", error: { code, message, permanent: permanentStatus(status) } };
 }

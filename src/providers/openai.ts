@@ -6,6 +6,7 @@
 import OpenAI from "openai";
 import { createOpenAIBatchApi } from "./openai-batch.js";
 import { nodeHttpFetch } from "./http-fetch.js";
+import { streamingFetch } from "./batch-fetch.js";
 import { RubricateError } from "../errors.js";
 import { keyFromEnv, withDeadline } from "./call.js";
 import { fromOpenAIResponse, toOpenAIBody } from "./openai-wire.js";
@@ -69,6 +70,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): Provi
       );
       return fromOpenAIResponse(res, name);
     },
-    batch: createOpenAIBatchApi(client, name, secrets),
+    // The batch client streams uploads and result files (hundreds of MB); the live one buffers small JSON.
+    batch: createOpenAIBatchApi(client.withOptions({ fetch: options.fetch ?? streamingFetch }), name, secrets),
   };
 }

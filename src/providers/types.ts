@@ -109,9 +109,13 @@ export interface BatchItem {
 /** A batch job's progress, reduced to what a client must act on. */
 export interface BatchStatus {
   state: "in_progress" | "ended";
-  /** The provider's own status word ("validating", "completed", "expired", "ended", …). */
+  /** The provider's own status word ("validating", "completed", "failed", "expired", "ended", …). */
   raw: string;
   counts?: { total?: number; succeeded?: number; failed?: number };
+  /** Why a batch failed as a whole (OpenAI `errors.data`): validation errors, `token_limit_exceeded`. */
+  errors?: { code: string; message: string; line?: number }[];
+  /** The results are gone (Anthropic `archived_at`, 29 days after creation). */
+  archived?: boolean;
 }
 
 /** One result of a batch: an answer, or why there is none. */
@@ -119,15 +123,47 @@ export interface BatchResultItem {
   customId: string;
   outcome: "succeeded" | "errored" | "expired" | "canceled";
   response?: CompletionResponse;
-  error?: { code: string; message: string };
+  /** `permanent`: the request itself is wrong (HTTP 4xx, `invalid_request_error`); asking again would fail again. */
+  error?: { code: string; message: string; permanent?: boolean };
+}
+
+/** A batch file or body as written on disk in the provider's own format, ready to send. */
+export interface BatchFile {
+  path: string;
+  count: number;
+  bytes: number;
+}
+
+/** What a client knows of a batch whose create may or may not have reached the provider. */
+export interface BatchHint {
+  /** Our job id (OpenAI: sent as `metadata.rubricate_job`). */
+  jobId: string;
+  /** OpenAI: the uploaded input file. */
+  fileId?: string;
+  /** When the job was recorded, ms since epoch (before the create request left). */
+  createdAt: number;
+  count: number;
+  /** Batches already claimed by other jobs. */
+  exclude: Set<string>;
 }
 
 /** A provider's batch service (OpenAI Batch API, Anthropic Message Batches). */
 export interface BatchApi {
-  /** Requests per batch this client sends (the runner splits larger sets). */
-  readonly maxItems?: number;
-  /** Items arrive as a stream so a 100k-request batch is never held in memory where the API allows. */
-  submit(items: AsyncIterable<BatchItem>, options?: { signal?: AbortSignal; metadata?: Record<string, string> }): Promise<{ id: string }>;
+  /** The provider's per-batch limits (OpenAI 50,000 requests / 200 MB a file; Anthropic 100,000 / 256 MB a body). */
+  readonly limits: { maxItems: number; maxBytes: number };
+  /** Price of a batch call as a fraction of the live one (both providers: 0.5). */
+  readonly discount: number;
+  /** How a batch file is framed: written before the first item, between items, after the last. */
+  readonly framing: { head: string; separator: string; tail: string };
+  /** One request in the provider's batch format (an OpenAI JSONL line, an Anthropic `requests` element). */
+  encode(item: BatchItem): string;
+  /**
+   * Sends a batch file. Not aborted by Ctrl-C once started (a create cut short may still make a
+   * batch); `timeoutMs` bounds it. `onUploaded` hears the input file id before the batch is created.
+   */
+  submit(file: BatchFile, options: { metadata: Record<string, string>; timeoutMs?: number; onUploaded?: (fileId: string) => void }): Promise<{ id: string }>;
+  /** Looks for a batch a crashed, timed-out or failed create may have made; undefined when there is none. */
+  find(hint: BatchHint, options?: { signal?: AbortSignal }): Promise<string | undefined>;
   status(id: string, options?: { signal?: AbortSignal }): Promise<BatchStatus>;
   results(id: string, options?: { signal?: AbortSignal }): AsyncIterable<BatchResultItem>;
 }

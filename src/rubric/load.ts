@@ -159,7 +159,9 @@ function checkCrossReferences(rubric: Rubric, own: Criterion[], source: YamlSour
   if (rubric.scoring.method === "points" && rubric.criteria.length > 0 && !rubric.criteria.some((c) => c.points > 0)) {
     fail("NO_POSITIVE_POINTS", [{ message: "no criterion has positive points, so the `points` reward is undefined", location: source.locate(["criteria"]) }]);
   }
-  if (rubric.criteria.length === 0) fail("SCHEMA", [{ message: "the rubric has no criteria", location: source.locate([], { key: "criteria" }) }]);
+  if (rubric.criteria.length === 0 && !rubric.criteria_from_samples) {
+    fail("SCHEMA", [{ message: "the rubric has no criteria", location: source.locate([], { key: "criteria" }) }]);
+  }
 }
 
 function checkVariables(criterion: Criterion): string[] {

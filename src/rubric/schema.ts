@@ -56,6 +56,10 @@ export const RubricSchema = z.strictObject({
   scoring: ScoringSchema.default({ method: "points" }),
   extends: z.union([z.string(), z.array(z.string())]).optional().describe("Rubric files whose criteria come first"),
   criteria: z.array(CriterionSchema).default([]),
+  criteria_from_samples: z
+    .boolean()
+    .optional()
+    .describe("Every criterion comes with each sample (its `criteria` list, HealthBench-style); the file may then have none of its own"),
 });
 export type RubricFile = z.infer<typeof RubricSchema>;
 

@@ -137,7 +137,9 @@ function prepareCriteria(rubric: Rubric, sample: Sample): Criterion[] | Rubricat
   if (typeof sample !== "object" || sample === null || Array.isArray(sample)) return new RubricateError("BAD_INPUT", "a sample is a JSON object of the rubric's inputs");
   const missing = rubric.inputs.filter((name) => sample[name] === undefined || sample[name] === null);
   if (missing.length > 0) return new RubricateError("MISSING_INPUT", `the sample lacks input${missing.length > 1 ? "s" : ""} ${missing.map((m) => `"${m}"`).join(", ")}`);
-  if (sample.criteria === undefined) return rubric.criteria;
+  if (sample.criteria === undefined) {
+    return rubric.criteria_from_samples && rubric.criteria.length === 0 ? new RubricateError("BAD_INPUT", "the rubric takes its criteria from each sample (`criteria_from_samples`), and this sample has no `criteria`") : rubric.criteria;
+  }
   if (!Array.isArray(sample.criteria)) return new RubricateError("BAD_INPUT", "the sample's `criteria` must be a list of criteria");
   const extra: Criterion[] = [];
   for (const [i, raw] of sample.criteria.entries()) {
@@ -152,6 +154,7 @@ function prepareCriteria(rubric: Rubric, sample: Sample): Criterion[] | Rubricat
   }
   for (const c of extra) if (c.when !== undefined && !ids.has(c.when)) return new RubricateError("WHEN_MISSING", `sample criterion "${c.id}" has when: ${c.when}, which names no criterion`);
   const all = [...rubric.criteria, ...extra];
+  if (all.length === 0) return new RubricateError("BAD_INPUT", "the sample's `criteria` list is empty and the rubric has none of its own");
   // A cycle would leave criteria waiting on each other forever: one sample's error, not the whole run's.
   const cycle = whenCycle(all);
   if (cycle) return new RubricateError("WHEN_CYCLE", `sample criteria form a \`when\` cycle: ${cycle.join(" -> ")}`);

@@ -44,6 +44,14 @@ describe("anthropic adapter: success", () => {
     expect(JSON.stringify(srv.requests)).not.toContain(KEY);
   });
 
+  it("sends temperature and top_p when the request sets them (the SDK's types dropped them; the API takes them)", async () => {
+    await provider.complete(ask({ temperature: 0, topP: 0.9 }));
+    await provider.complete(ask());
+    expect(srv.requests[0].body).toMatchObject({ temperature: 0, top_p: 0.9 });
+    expect(srv.requests[1].body).not.toHaveProperty("temperature");
+    expect(srv.requests[1].body).not.toHaveProperty("top_p");
+  });
+
   it("structured output is a forced tool whose input comes back as the text", async () => {
     srv.setBehavior({ respond: () => '{"verdict":true}' });
     const res = await provider.complete(ask({ jsonSchema: { name: "verdicts", schema } }));

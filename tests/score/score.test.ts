@@ -182,6 +182,21 @@ criteria:
     else expect(results[1].errors[0].message).toMatch(message);
   });
 
+  it("a rubric file with no criteria of its own loads when it says `criteria_from_samples: true`", async () => {
+    expect(() => parseRubric("id: bare\n", { filename: "bare.yaml" })).toThrow(/the rubric has no criteria/);
+    const perSample = parseRubric("id: hb\ncriteria_from_samples: true\n", { filename: "hb.yaml" });
+    const judge = fakeJudge((q) => q.includes("kind"));
+    const results = await score(perSample, [
+      { response: "x", criteria: [{ id: "kind", question: "Is it kind?", points: 2 }, { id: "dose", check: { contains: "mg" }, points: 1 }] },
+      { response: "y" },
+      { response: "z", criteria: [] },
+    ], { judge });
+    expect(results[0].reward).toBe(2 / 3);
+    expect(results.slice(1).map((r) => r.reward)).toEqual([null, null]);
+    expect(results[1].errors[0]).toMatchObject({ code: "BAD_INPUT", message: expect.stringMatching(/criteria_from_samples.*no `criteria`/) });
+    expect(results[2].errors[0]).toMatchObject({ code: "BAD_INPUT", message: expect.stringMatching(/empty/) });
+  });
+
   it("a per-sample question with no judge is NO_JUDGE", async () => {
     const r = await scoreSample(rubric, { response: "x", criteria: [{ id: "kind", question: "Is it kind?" }] });
     expect(r.errors.map((e) => e.code)).toEqual(["NO_JUDGE"]);

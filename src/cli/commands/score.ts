@@ -65,12 +65,13 @@ async function runScore(rubricPath: string, samplesPath: string, flags: ScoreFla
   const rubric = loadRubricSync(rubricPath);
   const judgeRef = flags.judge ?? rubric.judge;
   // An explicit --judge is always used: samples may carry questions of their own (per-sample criteria).
-  const needsJudge = rubric.criteria.some((c) => c.question) || flags.judge !== undefined;
+  const needsJudge = rubric.criteria.some((c) => c.question) || flags.judge !== undefined || rubric.criteria_from_samples === true;
   if (flags.dryRun) return dryRun(rubric, samplesPath, judgeRef && needsJudge ? judgeRef : undefined);
   const cachePath = cachePathOf(flags.cache);
   const judge: EngineJudge | undefined = judgeRef && needsJudge ? createJudge(judgeRef, { cache: cachePath }) : undefined;
   if (judge && (flags.batch || judge.config.mode === "batch")) {
     if (samplesPath === "-") throw new RubricateError("BAD_INPUT", "--batch reads the samples several times: give a file, not stdin");
+    if (cachePath === null) throw new RubricateError("BAD_INPUT", "batch mode keeps its answers in the cache for the scoring pass: drop --no-cache (every answer would be paid for in the batch, thrown away, then paid again live)");
     await runBatch(rubric, samplesPath, judge, typeof cachePath === "string" ? cachePath : undefined, flags);
   }
   const writer = new JsonlWriter(flags.output);
@@ -136,7 +137,7 @@ async function runBatch(rubric: Rubric, samplesPath: string, judge: EngineJudge,
     if (!flags.quiet) {
       const u = report.usage;
       process.stderr.write(
-        `batch: ${report.jobs} job(s) submitted (${report.resumedJobs} resumed), ${report.submitted} requests, ${report.succeeded} answered, ${report.failed} failed, ${report.expired} expired; tokens in ${u.inputTokens} out ${u.outputTokens}; est. cost $${u.costUsd.toFixed(4)} at the batch price\n`,
+        `batch: ${report.jobs} job(s) submitted (${report.resumedJobs} resumed), ${report.submitted} requests, ${report.succeeded} answered, ${report.failed} failed, ${report.expired} expired, ${report.rejected} rejected as invalid, ${report.found} found after a lost create, ${report.lost} lost; tokens in ${u.inputTokens} out ${u.outputTokens}; est. cost $${u.costUsd.toFixed(4)} at the batch price\n`,
       );
     }
   } finally {

@@ -1,60 +1,102 @@
-import { closeSync, createReadStream, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
-import type { BatchItem, CompletionRequest } from "../../providers/types.js";
+import type { BatchApi, BatchFile, CompletionRequest } from "../../providers/types.js";
+import { estimateTokens } from "../usage.js";
+import { KeySet } from "./key-set.js";
+
+/** One batch's worth of deferred requests, on disk in the provider's format. */
+export interface SpillChunk extends BatchFile {
+  /** The custom_ids (cache keys) of its requests, in order. */
+  keys(): string[];
+}
 
 /**
- * The requests a scoring pass deferred, written to temporary JSONL files of at most `maxItems`
- * lines each, so a 100,000-request batch costs a set of keys in memory, not the prompts.
+ * The requests a scoring pass deferred, written straight into batch files in the provider's own
+ * format, each cut under the provider's request count and byte limits. What stays in memory is a
+ * fingerprint per key (16 bytes), never a prompt.
  */
 export class DeferredSpill {
   private readonly dir = mkdtempSync(join(tmpdir(), "rubricate-deferred-"));
-  private readonly keys = new Set<string>();
-  private readonly files: { path: string; count: number }[] = [];
+  private readonly seen = new KeySet();
+  private readonly files: (SpillChunk & { keysPath: string })[] = [];
   private fd: number | undefined;
+  private keysFd: number | undefined;
+  private readonly headBytes: number;
+  private readonly separatorBytes: number;
+  private readonly tailBytes: number;
+  /** Rough input+output tokens of everything deferred (for the live-price warning). */
+  estimatedTokens = 0;
 
-  constructor(private readonly maxItems: number) {}
-
-  get size(): number {
-    return this.keys.size;
+  constructor(
+    private readonly api: Pick<BatchApi, "encode" | "framing">,
+    private readonly limits: { maxItems: number; maxBytes: number },
+  ) {
+    this.headBytes = Buffer.byteLength(api.framing.head);
+    this.separatorBytes = Buffer.byteLength(api.framing.separator);
+    this.tailBytes = Buffer.byteLength(api.framing.tail);
   }
+
+  /** Requests written to batch files. */
+  get size(): number {
+    return this.files.reduce((n, f) => n + f.count, 0);
+  }
+
+  /** Requests too large for any batch (one request over the byte limit): left to the live pass. */
+  tooLarge = 0;
 
   /** Records a deferred call once per key (synchronous: the engine's defer hook is). */
   add(key: string, request: CompletionRequest): void {
-    if (this.keys.has(key)) return;
-    this.keys.add(key);
+    if (!this.seen.add(key)) return;
+    const line = this.api.encode({ customId: key, request });
+    const bytes = Buffer.byteLength(line);
     let current = this.files.at(-1);
-    if (!current || current.count >= this.maxItems || this.fd === undefined) {
-      if (this.fd !== undefined) closeSync(this.fd);
-      current = { path: join(this.dir, `chunk-${this.files.length}.jsonl`), count: 0 };
+    const fits = current && this.fd !== undefined && current.count < this.limits.maxItems && current.bytes + this.separatorBytes + bytes + this.tailBytes <= this.limits.maxBytes;
+    if (!fits) {
+      if (this.headBytes + bytes + this.tailBytes > this.limits.maxBytes) {
+        this.tooLarge++;
+        return;
+      }
+      this.closeCurrent();
+      const n = this.files.length;
+      current = { path: join(this.dir, `chunk-${n}.batch`), keysPath: join(this.dir, `chunk-${n}.keys`), count: 0, bytes: this.headBytes, keys: () => [] };
+      const keysPath = current.keysPath;
+      current.keys = () => readFileSync(keysPath, "utf8").split("\n").filter(Boolean);
       this.files.push(current);
       this.fd = openSync(current.path, "w");
+      this.keysFd = openSync(current.keysPath, "w");
+      writeSync(this.fd, this.api.framing.head);
+    } else {
+      writeSync(this.fd!, this.api.framing.separator);
+      current!.bytes += this.separatorBytes;
     }
-    writeSync(this.fd, `${JSON.stringify({ customId: key, request })}\n`);
-    current.count++;
+    writeSync(this.fd!, line);
+    writeSync(this.keysFd!, `${key}\n`);
+    current!.bytes += bytes;
+    current!.count++;
+    this.estimatedTokens += estimateTokens(request);
   }
 
-  /** The chunks, each readable as a stream of batch items. */
-  chunks(): { count: number; keys: () => Promise<string[]>; items: () => AsyncGenerator<BatchItem> }[] {
-    if (this.fd !== undefined) closeSync(this.fd);
+  /** The finished batch files, each under the limits. */
+  chunks(): SpillChunk[] {
+    this.closeCurrent();
+    return this.files;
+  }
+
+  private closeCurrent(): void {
+    if (this.fd !== undefined) {
+      writeSync(this.fd, this.api.framing.tail);
+      this.files.at(-1)!.bytes += this.tailBytes;
+      closeSync(this.fd);
+    }
+    if (this.keysFd !== undefined) closeSync(this.keysFd);
     this.fd = undefined;
-    return this.files.map(({ path, count }) => {
-      const items = async function* (): AsyncGenerator<BatchItem> {
-        for await (const line of createInterface({ input: createReadStream(path), crlfDelay: Infinity })) if (line) yield JSON.parse(line) as BatchItem;
-      };
-      const keys = async () => {
-        const out: string[] = [];
-        for await (const item of items()) out.push(item.customId);
-        return out;
-      };
-      return { count, items, keys };
-    });
+    this.keysFd = undefined;
   }
 
   /** Deletes the temporary files. */
   dispose(): void {
-    if (this.fd !== undefined) closeSync(this.fd);
+    this.closeCurrent();
     rmSync(this.dir, { recursive: true, force: true });
   }
 }

@@ -1,0 +1,257 @@
+/**
+ * Batch mode against what the real batch services do and our happy-path server never did: lost
+ * creates, size limits, failed batches, flaky polls, archived results, invalid items, pricing.
+ */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { MemoryCache } from "../../../src/engine/cache/memory.js";
+import { createEngine } from "../../../src/engine/engine.js";
+import { fillCacheByBatch, type BatchRunOptions } from "../../../src/engine/batch/runner.js";
+import { openBatchJobStore } from "../../../src/engine/batch/jobs.js";
+import { RubricateError } from "../../../src/errors.js";
+import { createJudge } from "../../../src/judge/create.js";
+import type { JudgeConfigInput } from "../../../src/judge/config.js";
+import { score, scoreStream } from "../../../src/score/score.js";
+import { parseRubric } from "../../../src/rubric/load.js";
+import { startBatchServer, type BatchServer, type BatchServerOptions } from "../../servers/batch-server.js";
+import { judgeResponder } from "../../servers/judge-responder.js";
+import { runCli, spawnCli, tempDir, writeJsonl } from "../../helpers/cli.js";
+
+process.env.RUBRICATE_TEST_KEY = "sk-batch-test-key";
+const servers: BatchServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+const RUBRIC_TEXT =
+  "id: b\ninputs: [response]\ncriteria:\n  - { id: mentions, question: Does it mention Paris?, points: 2 }\n  - { id: detail, question: Does it give a detail?, points: 1, when: mentions }\n  - { id: polite, question: Is it polite?, points: 1 }\n";
+const rubric = parseRubric(RUBRIC_TEXT, { filename: "b.yaml" });
+const decide = judgeResponder((q, view) => (q.id === "mentions" ? view.sample.includes("Paris") : q.id === "detail" ? view.sample.includes("tower") : true));
+const samples = Array.from({ length: 12 }, (_, i) => ({ id: i, response: i % 3 === 0 ? "Paris has a tower." : i % 3 === 1 ? "Paris." : "London." }));
+const expected = samples.map((s) => (s.response.includes("tower") ? 1 : s.response.includes("Paris") ? 0.75 : 1 / 3));
+type Kind = "openai" | "anthropic";
+
+async function server(extra: Partial<BatchServerOptions> = {}) {
+  const s = await startBatchServer({ respond: decide, ...extra });
+  servers.push(s);
+  return s;
+}
+
+function judgeFor(kind: Kind, s: BatchServer, extra: Partial<JudgeConfigInput> = {}, cache: string | false = false) {
+  const base_url = kind === "openai" ? `${s.url}/v1` : s.url;
+  return createJudge({ provider: kind, base_url, model: kind === "openai" ? "gpt-test" : "claude-test", api_key_env: "RUBRICATE_TEST_KEY", ...extra }, { cache });
+}
+
+async function run(judge: ReturnType<typeof judgeFor>, extra: Partial<BatchRunOptions> = {}) {
+  const events: string[] = [];
+  const report = await fillCacheByBatch({
+    engine: judge.engine, provider: judge.provider, store: openBatchJobStore(undefined), pollMs: 5, maxPollMs: 20, onEvent: (e) => events.push(e),
+    pass: async () => {
+      for await (const _ of scoreStream(rubric, samples, { judge })) void _;
+    },
+    ...extra,
+  });
+  return { report, events };
+}
+
+const allIds = (s: BatchServer) => s.jobs.flatMap((j) => j.items.map((i) => i.customId));
+async function expectAllAnsweredFromCache(judge: ReturnType<typeof judgeFor>) {
+  expect((await score(rubric, samples, { judge })).map((r) => r.reward)).toEqual(expected);
+  expect(judge.engine.stats().usage.calls).toBe(0);
+}
+
+describe.each<Kind>(["openai", "anthropic"])("%s batches: never pay twice", (kind) => {
+  it("the create has its own long timeout, not the judge's timeout_ms", async () => {
+    const s = await server({ createDelayMs: 300 });
+    const judge = judgeFor(kind, s, { timeout_ms: 100 });
+    const { report } = await run(judge);
+    expect(report).toMatchObject({ jobs: 2, submitted: 20, succeeded: 20, found: 0 });
+    expect(s.jobs).toHaveLength(2);
+    await expectAllAnsweredFromCache(judge);
+  });
+
+  it("a create that times out after the provider made the batch is found, not resubmitted", async () => {
+    const s = await server({ createDelayMs: 400 });
+    const judge = judgeFor(kind, s, { timeout_ms: 100 });
+    const { report, events } = await run(judge, { createTimeoutMs: 100 });
+    // Two rounds, two batches: each create timed out on the client and was found by a lookup.
+    expect(s.jobs).toHaveLength(2);
+    expect(new Set(allIds(s)).size).toBe(allIds(s).length);
+    expect(report).toMatchObject({ jobs: 2, found: 2, submitted: 20, succeeded: 20 });
+    expect(events.some((e) => e.includes("found"))).toBe(true);
+    await expectAllAnsweredFromCache(judge);
+  });
+
+  it("Ctrl-C during a create lets it finish, records the batch, and the next run collects it", async () => {
+    const s = await server({ createDelayMs: 300 });
+    const judge = judgeFor(kind, s);
+    const store = openBatchJobStore(join(tempDir(), "jobs.db"));
+    const controller = new AbortController();
+    const pass = async () => {
+      for await (const _ of scoreStream(rubric, samples, { judge })) void _;
+    };
+    const watcher = setInterval(() => s.jobs.length > 0 && controller.abort(), 5);
+    const first = fillCacheByBatch({ engine: judge.engine, provider: judge.provider, store, pass, pollMs: 5, signal: controller.signal });
+    await expect(first).rejects.toMatchObject({ code: "ABORTED" });
+    clearInterval(watcher);
+    expect(s.jobs).toHaveLength(1);
+    expect(store.active(judge.provider.name, judge.provider.baseURL ?? "")[0]).toMatchObject({ state: "submitted", remoteId: s.jobs[0].id });
+    s.setOptions({ createDelayMs: 0 });
+    const report = await fillCacheByBatch({ engine: judge.engine, provider: judge.provider, store, pass, pollMs: 5 });
+    expect(report.resumedJobs).toBe(1);
+    expect(new Set(allIds(s)).size).toBe(allIds(s).length);
+    store.close();
+    await expectAllAnsweredFromCache(judge);
+  });
+
+  it("SIGKILL during create, then --resume: the batch is found and collected, nothing paid twice", async () => {
+    const s = await server({ createDelayMs: 60_000 });
+    const dir = tempDir();
+    const input = writeJsonl(dir, "samples.jsonl", samples);
+    const rubricPath = join(dir, "rubric.yaml");
+    writeFileSync(rubricPath, RUBRIC_TEXT);
+    const judgePath = join(dir, "judge.yaml");
+    const base = kind === "openai" ? `${s.url}/v1` : s.url;
+    writeFileSync(judgePath, `provider: ${kind}\nmodel: test-model\nbase_url: ${base}\napi_key_env: RUBRICATE_TEST_KEY\n`);
+    const args = ["score", rubricPath, input, "--judge", judgePath, "--cache", join(dir, "cache.db"), "--batch", "--poll-ms", "5", "-o", join(dir, "out.jsonl")];
+    const child = spawnCli(args);
+    const exited = new Promise((r) => child.on("close", r));
+    // The provider has made the batch; its answer to the create never reaches the client.
+    while (s.jobs.length < 1) await new Promise((r) => setTimeout(r, 10));
+    child.kill("SIGKILL");
+    await exited;
+    s.setOptions({ createDelayMs: 0 });
+    const resumed = await runCli([...args, "--resume"]);
+    expect(resumed.stderr).toContain("found batch");
+    expect(resumed.code).toBe(0);
+    expect(new Set(allIds(s)).size).toBe(allIds(s).length);
+    expect(s.jobs).toHaveLength(2);
+    expect(s.calls["POST /v1/chat/completions"] ?? s.calls["POST /v1/messages"]).toBeUndefined();
+  });
+
+  it("chunks are cut by the provider's byte limit as well as the count", async () => {
+    const maxBytes = 6_000;
+    const s = await server({ limits: { [kind]: { maxItems: 50_000, maxBytes } } });
+    const judge = judgeFor(kind, s);
+    const { report } = await run(judge, { maxBytes });
+    expect(s.violations).toEqual([]);
+    expect(s.jobs.length).toBeGreaterThan(2);
+    for (const job of s.jobs) expect(job.bytes).toBeLessThanOrEqual(maxBytes);
+    expect(report).toMatchObject({ submitted: 20, succeeded: 20, leftover: 0 });
+    await expectAllAnsweredFromCache(judge);
+  });
+
+  it("polls and result reads survive 429 and 5xx; a missing batch is a warning and its requests go again", async () => {
+    const poll = kind === "openai" ? "GET /v1/batches/:id" : "GET /v1/messages/batches/:id";
+    const read = kind === "openai" ? "GET /v1/files/:id/content" : "GET /v1/messages/batches/:id/results";
+    const s = await server({ fault: (route, n) => (route === poll && n <= 2 ? [503, 429][n - 1] : route === read && n === 1 ? 500 : undefined), missing: (job) => job.id.endsWith("0001") });
+    const judge = judgeFor(kind, s);
+    const { report, events } = await run(judge);
+    expect(report.lost).toBe(1);
+    expect(events.some((e) => e.startsWith("warning:") && e.includes("404"))).toBe(true);
+    // The lost batch's requests were asked again in a new batch, once.
+    expect(s.jobs.length).toBe(3);
+    await expectAllAnsweredFromCache(judge);
+  });
+
+  it("archived or expired results: collected with a warning, the requests asked again", async () => {
+    const s = await server({ archived: (job) => job.id.endsWith("0001") });
+    const judge = judgeFor(kind, s);
+    const { report, events } = await run(judge);
+    expect(report.lost).toBe(1);
+    expect(events.some((e) => e.startsWith("warning:"))).toBe(true);
+    await expectAllAnsweredFromCache(judge);
+  });
+
+  it("requests the provider refuses as invalid are reported, not resubmitted", async () => {
+    const s = await server({ fate: (_id, i, job) => (job.id.endsWith("0001") && i % 4 === 1 ? "invalid" : job.id.endsWith("0001") && i % 4 === 2 ? "failed" : "ok") });
+    const judge = judgeFor(kind, s);
+    const { report, events } = await run(judge);
+    const first = new Set(s.jobs[0].items.filter((_, i) => i % 4 === 1).map((i) => i.customId));
+    const later = s.jobs.slice(1).flatMap((j) => j.items.map((i) => i.customId));
+    expect(later.filter((id) => first.has(id))).toEqual([]);
+    expect(report.rejected).toBe(3);
+    expect(report.failed).toBe(3);
+    expect(events.some((e) => e.includes("rejected") && e.includes("not resubmitted"))).toBe(true);
+    // The 5xx ones were asked again.
+    expect(later.length).toBeGreaterThanOrEqual(3);
+  });
+
+  it("prices at the provider's 50% batch discount by default, and prices cache writes", async () => {
+    const s = await server({ respond: (body) => ({ ...(typeof decide(body) === "string" ? { text: decide(body) as string } : (decide(body) as object)), usage: { input: 1000, output: 10, cached: 0, cacheWrite: kind === "anthropic" ? 500 : 0 } }) });
+    const price = { input: 2, output: 8 };
+    const judge = judgeFor(kind, s, { price });
+    const { report } = await run(judge, { price });
+    // Anthropic counts input_tokens apart from cache writes; rubricate reports their sum.
+    const input = kind === "anthropic" ? 1500 : 1000;
+    const writes = kind === "anthropic" ? 500 : 0;
+    const perCall = (input * 2 + 10 * 8 + writes * (2 * 1.25 - 2)) / 1e6;
+    expect(report.usage.costUsd).toBeCloseTo(report.succeeded * perCall * 0.5, 10);
+  });
+});
+
+describe("what batch requests carry and what a run that falls back live says", () => {
+  it("an Anthropic judge's temperature reaches the batch requests", async () => {
+    const s = await server();
+    await run(judgeFor("anthropic", s, { temperature: 0 }));
+    expect(s.jobs[0].items.every((i) => i.body.temperature === 0)).toBe(true);
+  });
+
+  it("rounds that run out warn with the live price of what is left", async () => {
+    const s = await server({ fate: () => "failed" });
+    const price = { input: 2, output: 8 };
+    const { report, events } = await run(judgeFor("openai", s, { price }), { maxRounds: 1, price });
+    expect(report.leftover).toBe(12);
+    expect(report.leftoverLiveCostUsd).toBeGreaterThan(0);
+    expect(events.find((e) => e.includes("asked live"))).toMatch(/^warning: 12 request\(s\) .* full live price \(about \$\d+\.\d{4} at most\)$/);
+  });
+});
+
+describe("OpenAI failed batches", () => {
+  it("a validation failure stops batch mode with the provider's message; nothing resubmitted", async () => {
+    const s = await server({ failBatch: () => [{ code: "invalid_json_line", message: "This line is not parseable as valid JSON.", line: 3 }] });
+    const judge = judgeFor("openai", s);
+    const failure = run(judge);
+    await expect(failure).rejects.toBeInstanceOf(RubricateError);
+    await expect(failure).rejects.toThrow(/line 3: This line is not parseable as valid JSON\. \(invalid_json_line\)/);
+    expect(s.jobs).toHaveLength(1);
+  });
+
+  it("an enqueued token limit resubmits the requests one batch at a time", async () => {
+    const s = await server({ failBatch: (job) => (Number(job.id.slice(-4)) <= 3 ? [{ code: "token_limit_exceeded", message: "Enqueued token limit reached for gpt-test.", line: null }] : undefined) });
+    const judge = judgeFor("openai", s);
+    const { report, events } = await run(judge, { maxItems: 4 });
+    expect(s.jobs.slice(0, 3).map((j) => j.errors?.[0].code)).toEqual(["token_limit_exceeded", "token_limit_exceeded", "token_limit_exceeded"]);
+    expect(events.some((e) => e.includes("one batch at a time"))).toBe(true);
+    // After the failure no batch was created while another was still running.
+    for (const job of s.jobs.slice(3)) expect(job.concurrent).toBe(0);
+    expect(report.leftover).toBe(0);
+    await expectAllAnsweredFromCache(judge);
+  });
+});
+
+describe("batch mode needs a cache that keeps its answers", () => {
+  it("score --batch --no-cache is refused with a one-line reason before anything is paid", async () => {
+    const s = await server();
+    const dir = tempDir();
+    const input = writeJsonl(dir, "samples.jsonl", samples);
+    const rubricPath = join(dir, "rubric.yaml");
+    writeFileSync(rubricPath, RUBRIC_TEXT);
+    const judgePath = join(dir, "judge.yaml");
+    writeFileSync(judgePath, `provider: openai\nmodel: gpt-test\nbase_url: ${s.url}/v1\napi_key_env: RUBRICATE_TEST_KEY\n`);
+    const result = await runCli(["score", rubricPath, input, "--judge", judgePath, "--no-cache", "--batch", "-o", join(dir, "out.jsonl")]);
+    expect(result.code).not.toBe(0);
+    expect(result.stderr.trim().split("\n")).toHaveLength(1);
+    expect(result.stderr).toMatch(/batch mode .*cache/);
+    expect(Object.keys(s.calls)).toEqual([]);
+  });
+
+  it("a memory-only cache too small for the run is refused before submitting", async () => {
+    const s = await server();
+    const engine = createEngine({ cache: new MemoryCache(5), limits: { maxConcurrency: 8, maxRetries: 0, timeoutMs: 60_000 } });
+    const judge = createJudge({ provider: "openai", base_url: `${s.url}/v1`, model: "gpt-test", api_key_env: "RUBRICATE_TEST_KEY" }, { engine });
+    await expect(run(judge as ReturnType<typeof judgeFor>)).rejects.toThrow(/memory-only cache keeps 5/);
+    expect(s.jobs).toHaveLength(0);
+  });
+});
