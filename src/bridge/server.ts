@@ -97,7 +97,7 @@ export interface RewardServer {
 }
 
 /** Error codes that mean the judge is out (or too slow), not that the sample is bad. */
-const OUTAGE_CODES = new Set(["PROVIDER_HTTP", "PROVIDER_TIMEOUT", "PROVIDER_NETWORK", "RATE_LIMITED", "MISSING_API_KEY", "NO_JUDGE", "CACHE", "INTERNAL", "DEADLINE"]);
+const OUTAGE_CODES = new Set(["PROVIDER_HTTP", "PROVIDER_TIMEOUT", "PROVIDER_NETWORK", "RATE_LIMITED", "MISSING_API_KEY", "CACHE", "INTERNAL", "DEADLINE"]);
 const isOutage = (r: ScoreResult) => r.reward === null && r.errors.some((e) => OUTAGE_CODES.has(e.code));
 
 const deadlineResult = (ms: number): ScoreResult => ({
