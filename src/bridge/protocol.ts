@@ -190,7 +190,8 @@ export function extraLogKeys(criterionIds: string[]): string[] {
 /**
  * OpenRLHF's answer. `rewards` (advantages) and `scores` (its 0-1 dynamic-filtering signal) are
  * the rubric reward, or `fallback` for a sample without one. `extra_logs`: per criterion 1 met, 0
- * not met, skipped or errored; `rubricate_error` 1 when the sample got the fallback; and
+ * not met, skipped or errored; `rubricate_error` 1 when the sample got the fallback or had any
+ * error (so `--errors zero` cannot hide an outage behind zeros); and
  * `rubricate_error/<criterion>` 1 when that criterion errored (their batch means are error rates).
  * `errors` is parallel to `rewards` (null when the reward is real). Criteria a sample brought
  * itself are not logged (their ids vary between requests).
@@ -204,7 +205,7 @@ export function openrlhfResponse(rows: RowOutcome[], criterionIds: string[], fal
     const reward = result?.reward ?? null;
     rewards.push(reward ?? fallback);
     errors.push(result ? errorText(result) : (row as string));
-    extra.rubricate_error.push(reward === null ? 1 : 0);
+    extra.rubricate_error.push(reward === null || (result?.errors.length ?? 0) > 0 ? 1 : 0);
     for (const id of criterionIds) {
       const verdict = result?.verdicts.find((v) => v.id === id);
       extra[id].push(verdict?.status === "met" ? 1 : 0);

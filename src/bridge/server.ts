@@ -98,7 +98,8 @@ export interface RewardServer {
 
 /** Error codes that mean the judge is out (or too slow), not that the sample is bad. */
 const OUTAGE_CODES = new Set(["PROVIDER_HTTP", "PROVIDER_TIMEOUT", "PROVIDER_NETWORK", "RATE_LIMITED", "MISSING_API_KEY", "CACHE", "INTERNAL", "DEADLINE"]);
-const isOutage = (r: ScoreResult) => r.reward === null && r.errors.some((e) => OUTAGE_CODES.has(e.code));
+// Whatever --errors made of the reward: with "zero" an outage must not hide behind 0s.
+const isOutage = (r: ScoreResult) => r.errors.some((e) => OUTAGE_CODES.has(e.code));
 
 const deadlineResult = (ms: number): ScoreResult => ({
   reward: null,
@@ -174,7 +175,7 @@ export function createRewardServer(options: RewardServerOptions): RewardServer {
   const usageOf = (results: ScoreResult[]) => results.reduce((u, r) => addUsage(u, r.usage ?? {}), emptyUsage());
 
   const routes: Record<string, Route> = {
-    "/healthz": { method: "GET", auth: false, handle: async () => ({ ok: true, rubric: rubric.id, version: rubric.version, inputs: rubric.inputs, response_field: mapping.response, draining }) },
+    "/healthz": { method: "GET", auth: false, handle: async () => ({ ok: true, rubric: rubric.id, version: rubric.version, inputs: rubric.inputs, response_field: mapping.response, prompt_field: mapping.prompt ?? null, label_field: mapping.label ?? null, label_fields: mapping.labelFields, draining }) },
     "/v1/stats": { method: "GET", auth: true, handle: async () => stats.snapshot() },
     "/v1/score": {
       method: "POST",
