@@ -32,7 +32,7 @@ const openrlhf = (name: string, rows: { question: string; response: string; answ
 
 /** Runs a contract script; resolves with its JSON output (a violation exits 1 and rejects with its message). */
 function contract(args: string[], input: unknown, cwd = ROOT): Promise<any> {
-  const child = spawn(python.path ?? "python3", args, { cwd, env: { ...process.env, RUBRICATE_URL: "" }, stdio: ["pipe", "pipe", "pipe"] });
+  const child = spawn(python.path ?? "python3", args, { cwd, env: { ...process.env, RUBRICATE_URL: "", PYTHONDONTWRITEBYTECODE: "1" }, stdio: ["pipe", "pipe", "pipe"] });
   child.stdin.end(JSON.stringify(input));
   let out = "";
   let err = "";
