@@ -163,7 +163,7 @@ async function runServe(flags: ServeFlags): Promise<number> {
     throw new RubricateError("BAD_INPUT", `cannot listen on ${flags.host}:${flags.port}: ${(e as Error).message}`);
   }
   const fields = [`response <- ${mapping.response}`, mapping.prompt ? `prompt <- ${mapping.prompt}` : "prompt unused", mapping.label ? `label <- ${mapping.label}` : "label unused (object labels still merge)", ...(mapping.labelFields.length ? [`JSON labels carry ${mapping.labelFields.join(", ")}`] : [])];
-  log(`rubric ${rubric.id} listening on ${url} (${token ? "token required" : "no token"}; OpenRLHF ${fields.join(", ")})`);
+  // Signal handlers first: a supervisor may send SIGTERM the moment it reads the line below.
   const stopped = new Promise<void>((resolve) => {
     const onSignal = (name: NodeJS.Signals) => {
       log(`${name}: finishing ${server.stats().requests.inFlight} request(s) in flight, then closing the cache (${name} again quits now)`);
@@ -180,6 +180,7 @@ async function runServe(flags: ServeFlags): Promise<number> {
     process.on("SIGTERM", onSignal);
     process.on("SIGINT", onSignal);
   });
+  log(`rubric ${rubric.id} listening on ${url} (${token ? "token required" : "no token"}; OpenRLHF ${fields.join(", ")})`);
   await stopped;
   return EXIT.ok;
 }
