@@ -84,7 +84,7 @@ export async function sessions(ctx: BenchContext): Promise<BenchResult<Row>> {
   const engine = createEngine({ limits: { maxConcurrency: 8, maxRetries: 0, timeoutMs: 10_000 } });
   for (const concurrency of ctx.quick ? [64] : [1, 64, 256]) {
     const manager = createSessionManager({ env, maxSessions: 1024 });
-    const server = createRewardServer({ rubric: env.rubric, routes: sessionRoutes({ env, sessions: manager, engine }) });
+    const server = createRewardServer({ rubric: env.rubric, dynamicRoutes: sessionRoutes({ env, sessions: manager, engine }) });
     const url = await server.listen(0);
     const post = async (path: string, body: unknown) => (await fetch(url + path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })).json() as Promise<any>;
     const httpTurn: number[] = [];

@@ -5,9 +5,10 @@
 
 A reward the server could not compute is None, with its reason at the same index of `errors`;
 it is never replaced by a made-up 0. Batches larger than `max_batch` are split and sent from a
-thread pool; connection failures and 5xx answers are retried with backoff, 4xx answers are not
-(they mean the request itself is wrong). The server's cache makes every retry free for answers
-it already paid for.
+thread pool; connection failures and 5xx answers are retried with backoff (a 503 from a judge
+outage says how long to wait in Retry-After, and the client waits that long), 4xx answers are
+not (they mean the request itself is wrong). The server's cache makes every retry free for
+answers it already paid for.
 """
 from __future__ import annotations
 
@@ -19,7 +20,29 @@ import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-__all__ = ["RubricateClient", "RubricateError"]
+__all__ = ["RubricateClient", "RubricateError", "message_text"]
+
+#: Longest wait honoured from a Retry-After header, in seconds.
+MAX_RETRY_AFTER = 60.0
+
+
+def message_text(value: Any, role: Optional[str] = None) -> str:
+    """The text of a plain string, a message, or a list of messages (the last one with `role`)."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict):
+        content = value.get("content", "")
+        if isinstance(content, list):  # multimodal parts: keep the text ones
+            return "".join(p.get("text", "") for p in content if isinstance(p, dict) and p.get("type", "text") == "text")
+        return "" if content is None else str(content)
+    if isinstance(value, (list, tuple)):
+        messages = [m for m in value if isinstance(m, dict) and (role is None or m.get("role") == role)]
+        if role == "assistant":  # a completion may be several assistant messages (tool turns)
+            return "\n".join(message_text(m) for m in messages)
+        return message_text(messages[-1]) if messages else ""
+    return str(value)
 
 
 class RubricateError(RuntimeError):
@@ -59,9 +82,11 @@ class RubricateClient:
         if self.token:
             headers["Authorization"] = "Bearer " + self.token
         last: Optional[BaseException] = None
+        wait: Optional[float] = None
         for attempt in range(self.retries + 1):
             if attempt:
-                time.sleep(min(30.0, 0.5 * 2 ** (attempt - 1)))
+                time.sleep(wait if wait is not None else min(30.0, 0.5 * 2 ** (attempt - 1)))
+            wait = None
             request = urllib.request.Request(self.url + path, data=data, headers=headers, method=method)
             try:
                 with urllib.request.urlopen(request, timeout=self.timeout) as response:
@@ -75,6 +100,10 @@ class RubricateClient:
                 if e.code < 500 or e.code == 501:
                     raise RubricateError(message, e.code, error.get("code")) from None
                 last = RubricateError(message, e.code, error.get("code"))
+                try:
+                    wait = min(MAX_RETRY_AFTER, max(0.0, float(e.headers.get("Retry-After"))))
+                except (TypeError, ValueError):
+                    wait = None
             except (urllib.error.URLError, ConnectionError, TimeoutError) as e:
                 last = e
         raise RubricateError("%s %s failed after %d attempt(s): %s" % (method, path, self.retries + 1, last))

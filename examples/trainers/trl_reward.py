@@ -11,38 +11,22 @@ each extra dataset column arrives as a list parallel to `completions`. Both data
 plain (prompts and completions are strings) and conversational (lists of {"role", "content"}
 messages; the prompt text is the last user message, the completion text the assistant's).
 A reward the server could not compute is None: TRL turns None into NaN and sums rewards with
-nansum, so that sample gets no signal from this function (and a warning if no function scored
-it). The reasons of the last call are in `reward.last_errors`.
+nansum; a completion every function left NaN is "unscorable" (out of its group's baseline, its
+advantage forced to 0, a warning logged). The reasons of the last call are in
+`reward.last_errors`, and when TRL passes `log_metric` (GRPOTrainer does) the share of
+completions without a reward is logged as `rubricate/error_rate`. A judge outage (the server's
+503, retried with its Retry-After) raises, which stops training rather than feeding it NaNs.
 """
 from __future__ import annotations
 
 import logging
 from typing import Any, Dict, List, Optional, Sequence
 
-from rubricate_client import RubricateClient
+from rubricate_client import RubricateClient, message_text
 
 __all__ = ["RubricateReward", "message_text"]
 
 log = logging.getLogger("rubricate")
-
-
-def message_text(value: Any, role: Optional[str] = None) -> str:
-    """The text of a plain string, a message, or a list of messages (the last one with `role`)."""
-    if value is None:
-        return ""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, dict):
-        content = value.get("content", "")
-        if isinstance(content, list):  # multimodal parts: keep the text ones
-            return "".join(p.get("text", "") for p in content if isinstance(p, dict) and p.get("type", "text") == "text")
-        return "" if content is None else str(content)
-    if isinstance(value, (list, tuple)):
-        messages = [m for m in value if isinstance(m, dict) and (role is None or m.get("role") == role)]
-        if role == "assistant":  # a completion may be several assistant messages (tool turns)
-            return "\n".join(message_text(m) for m in messages)
-        return message_text(messages[-1]) if messages else ""
-    return str(value)
 
 
 class RubricateReward:
@@ -88,10 +72,13 @@ class RubricateReward:
         return rows
 
     def __call__(self, prompts: Sequence[Any], completions: Sequence[Any], **kwargs: Any) -> List[Optional[float]]:
+        log_metric = kwargs.pop("log_metric", None)
         rewards, errors = self.client.rewards(self.samples(prompts, completions, **kwargs))
         self.last_errors = errors
         failed = sum(1 for e in errors if e)
+        if callable(log_metric) and errors:
+            log_metric("%s/error_rate" % self.__name__, failed / len(errors))
         if failed:
             first = next(e for e in errors if e)
             log.warning("rubricate: %d of %d completions have no reward (first: %s)", failed, len(errors), first)
-        return rewards
+        return [None if r is None else float(r) for r in rewards]

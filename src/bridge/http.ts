@@ -1,4 +1,4 @@
-import type { IncomingMessage, ServerResponse } from "node:http";
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from "node:http";
 
 /** An error that becomes an HTTP answer: a status, a stable code and, for bad input, the field at fault. */
 export class HttpError extends Error {
@@ -7,6 +7,8 @@ export class HttpError extends Error {
     readonly code: string,
     message: string,
     readonly field?: string,
+    /** Extra response headers (e.g. `retry-after`). */
+    readonly headers: Record<string, string> = {},
   ) {
     super(message);
     this.name = "HttpError";
@@ -40,7 +42,7 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   });
 }
 
-const tooLarge = (limit: number) => new HttpError(413, "BODY_TOO_LARGE", `the request body exceeds ${limit} bytes (--max-body); send fewer samples per request`);
+const tooLarge = (limit: number) => new HttpError(413, "BODY_TOO_LARGE", `the request body exceeds ${limit} bytes: start rubricate serve with a larger --max-body (e.g. --max-body 512mb), or send fewer samples per request`);
 
 /** Parses a JSON body; a syntax error is a 400 that says where. */
 export function parseJson(body: Buffer): unknown {
@@ -52,15 +54,28 @@ export function parseJson(body: Buffer): unknown {
   }
 }
 
-/** Sends a JSON answer (unless the client is gone). */
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+/** Sends a JSON answer (unless the client is gone); `serialize` writes the text (default `JSON.stringify`). */
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}, serialize: (body: unknown) => string = JSON.stringify): void {
   if (res.headersSent || res.destroyed) return;
-  const text = JSON.stringify(body);
+  const text = serialize(body);
   res.writeHead(status, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(text), ...headers });
   res.end(text);
 }
 
-/** Sends an HttpError as `{ "error": { code, message, field? } }`. */
+/** What follows the status in the reason phrase: trainers' HTTP clients show the phrase, not the body. */
+const REASON_HINTS: Record<string, string> = {
+  BODY_TOO_LARGE: "raise rubricate serve --max-body",
+  TOO_MANY_SAMPLES: "raise rubricate serve --max-samples",
+  JUDGE_UNAVAILABLE: "judge outage, retry later",
+  TIMEOUT: "scoring deadline passed, retry (answers are cached)",
+  UNSUPPORTED_MEDIA_TYPE: "send Content-Type: application/json",
+};
+
+/**
+ * Sends an HttpError as `{ "error": { code, message, field? } }`. The reason phrase carries the
+ * code and, for limits, the flag to raise: OpenRLHF logs only "413 Client Error: <phrase>".
+ */
 export function sendError(res: ServerResponse, error: HttpError, headers: Record<string, string> = {}): void {
+  if (!res.headersSent) res.statusMessage = `${STATUS_CODES[error.status] ?? "Error"} (${error.code}${REASON_HINTS[error.code] ? `: ${REASON_HINTS[error.code]}` : ""})`;
   sendJson(res, error.status, { error: { code: error.code, message: error.message, ...(error.field !== undefined ? { field: error.field } : {}) } }, headers);
 }

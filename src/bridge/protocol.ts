@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import type { Rubric } from "../rubric/schema.js";
-import type { CriterionResult, Sample, ScoreResult } from "../types.js";
+import type { Sample, ScoreResult } from "../types.js";
 import { HttpError } from "./http.js";
 
 const SampleSchema = z.record(z.string(), z.unknown());
@@ -39,6 +39,8 @@ export interface FieldMapping {
   prompt?: string;
   /** The input that receives a label that is not a JSON object, if any. */
   label?: string;
+  /** Inputs that JSON-object labels carry by name (declared so `serve` can check every input is fed). */
+  labelFields: string[];
   /** Trailing end-of-turn markers removed from a response (the query is decoded with special tokens). */
   stripSuffixes: string[];
 }
@@ -46,8 +48,9 @@ export interface FieldMapping {
 /** End-of-sequence markers of common chat templates. */
 export const DEFAULT_STRIP_SUFFIXES = ["<|im_end|>", "<|endoftext|>", "<|eot_id|>", "<|end_of_text|>", "<|end|>", "</s>", "<end_of_turn>", "<eos>", "<｜end▁of▁sentence｜>"];
 
-const PROMPT_NAMES = ["prompt", "question", "query", "input", "instruction"];
-const LABEL_NAMES = ["reference", "answer", "label", "ground_truth", "solution", "target", "expected"];
+// Conventional names, first match wins: OpenRLHF's `prompts[i]` feeds the prompt input, `labels[i]` the label input.
+const PROMPT_NAMES = ["prompt", "question", "problem", "query", "input", "instruction", "task", "message"];
+const LABEL_NAMES = ["reference", "answer", "label", "ground_truth", "solution", "target", "expected", "gold"];
 
 /**
  * The mapping for a rubric: explicit names win; otherwise the rubric's `response_field` (or
@@ -57,18 +60,65 @@ const LABEL_NAMES = ["reference", "answer", "label", "ground_truth", "solution",
 export function defaultMapping(rubric: Pick<Rubric, "inputs" | "response_field">, explicit: Partial<FieldMapping> = {}): FieldMapping {
   const response = explicit.response ?? rubric.response_field ?? "response";
   const pick = (names: string[]) => names.find((n) => n !== response && rubric.inputs.includes(n));
+  const prompt = explicit.prompt ?? pick(PROMPT_NAMES.filter((n) => n !== explicit.label));
   return {
     response,
-    prompt: explicit.prompt ?? pick(PROMPT_NAMES),
-    label: explicit.label ?? pick(LABEL_NAMES.filter((n) => n !== explicit.prompt)),
+    prompt,
+    label: explicit.label ?? pick(LABEL_NAMES.filter((n) => n !== prompt)),
+    labelFields: explicit.labelFields ?? [],
     stripSuffixes: explicit.stripSuffixes ?? DEFAULT_STRIP_SUFFIXES,
   };
 }
 
-/** The response inside an OpenRLHF query: the text after its prompt, end markers and padding removed. */
+/**
+ * The rubric inputs an OpenRLHF request cannot feed with this mapping (not the response, prompt
+ * or label input, nor a declared field of JSON-object labels). `serve` refuses to start with any.
+ */
+export function unfedInputs(rubric: Pick<Rubric, "inputs">, mapping: FieldMapping): string[] {
+  const fed = new Set([mapping.response, mapping.prompt, mapping.label, ...mapping.labelFields].filter((n): n is string => n !== undefined));
+  return rubric.inputs.filter((name) => !fed.has(name));
+}
+
+/** Characters a decoded left-cut prompt may start with that are not in the prompt (a split multi-byte character decodes to U+FFFD). */
+const CUT_SLACK = 4;
+/** Lengths of the prompt tail searched for in the query, longest first (a cut may keep less than the longest). */
+const ANCHORS = [64, 24, 8];
+
+/**
+ * Where the prompt ends inside the query, or -1. The query normally starts with the whole prompt;
+ * OpenRLHF cuts prompts longer than its budget from the LEFT (keeping their last tokens), so the
+ * query may start with only the prompt's end, possibly after a few undecodable characters. The
+ * longest head of the query that is a suffix of the prompt wins (chat templates repeat markers,
+ * so a shorter match can be a false one).
+ */
+export function promptEnd(query: string, prompt: string): number {
+  if (query.startsWith(prompt)) return prompt.length;
+  if (prompt.length === 0) return 0;
+  for (const size of ANCHORS) {
+    const anchor = prompt.slice(-Math.min(size, prompt.length));
+    let best = -1;
+    for (let at = query.indexOf(anchor); at >= 0 && at + anchor.length <= prompt.length + CUT_SLACK; at = query.indexOf(anchor, at + 1)) {
+      const end = at + anchor.length;
+      for (let skip = 0; skip <= Math.min(CUT_SLACK, at); skip++) {
+        if (prompt.endsWith(query.slice(skip, end))) {
+          best = end;
+          break;
+        }
+      }
+    }
+    if (best >= 0) return best;
+  }
+  return -1;
+}
+
+/** The response inside an OpenRLHF query: the text after its prompt (or the prompt's kept end), end markers and padding removed. */
 export function responseOf(query: string, prompt: string | undefined, strip: string[]): string | undefined {
-  if (prompt !== undefined && !query.startsWith(prompt)) return undefined;
-  let text = prompt === undefined ? query : query.slice(prompt.length);
+  let text = query;
+  if (prompt !== undefined) {
+    const end = promptEnd(query, prompt);
+    if (end < 0) return undefined;
+    text = query.slice(end);
+  }
   for (let changed = true; changed; ) {
     changed = false;
     const trimmed = text.trimEnd();
@@ -94,7 +144,7 @@ export function openrlhfSamples(request: z.infer<typeof OpenRLHFRequestSchema>, 
   return request.query.map((query, i): MappedRow => {
     const prompt = request.prompts?.[i];
     const response = responseOf(query, prompt, mapping.stripSuffixes);
-    if (response === undefined) return { error: "BAD_INPUT: the query does not start with its prompt, so the response cannot be cut out of it" };
+    if (response === undefined) return { error: "BAD_INPUT: the query does not start with its prompt (nor with the prompt's end, as after a left cut), so the response cannot be cut out of it" };
     const sample: Sample = {};
     const label = labels?.[i];
     if (label !== null && typeof label === "object" && !Array.isArray(label)) Object.assign(sample, label);
@@ -118,27 +168,68 @@ export function wireResult(result: ScoreResult): Omit<ScoreResult, "usage"> {
   return rest;
 }
 
-const logValue = (v: CriterionResult | undefined): number | null => (v === undefined || v.status === "error" ? null : v.status === "met" ? 1 : 0);
+/** Outcome of one OpenRLHF row: a result, or the reason it was not scored. */
+export type RowOutcome = ScoreResult | string;
+
+/** What `/get_reward` answers; every number a float, none null (see `trainerJson`). */
+export interface OpenRLHFAnswer {
+  rewards: number[];
+  scores: number[];
+  extra_logs: Record<string, number[]>;
+  errors: (string | null)[];
+}
 
 /**
- * OpenRLHF's answer: `rewards` (advantages), `scores` (its 0–1 dynamic-filtering signal; the
- * same numbers, rubric rewards are already in [0, 1]), `extra_logs` per criterion (1 met, 0 not
- * met or skipped, null on error) plus `rubricate_error` (1 when the reward is null), and
- * `errors` parallel to `rewards`.
+ * The `extra_logs` keys of a server: fixed for the rubric, so every response (even an empty one)
+ * carries the same keys; OpenRLHF reads the first response's keys from every other.
  */
-export function openrlhfResponse(rows: (ScoreResult | string)[]): { rewards: (number | null)[]; scores: (number | null)[]; extra_logs: Record<string, (number | null)[]>; errors: (string | null)[] } {
-  const ids: string[] = [];
-  for (const row of rows) if (typeof row !== "string") for (const v of row.verdicts) if (!ids.includes(v.id)) ids.push(v.id);
-  const extra: Record<string, (number | null)[]> = Object.fromEntries(ids.map((id) => [id, []]));
-  extra.rubricate_error = [];
-  const rewards: (number | null)[] = [];
+export function extraLogKeys(criterionIds: string[]): string[] {
+  return [...criterionIds, "rubricate_error", ...criterionIds.map((id) => `rubricate_error/${id}`)];
+}
+
+/**
+ * OpenRLHF's answer. `rewards` (advantages) and `scores` (its 0-1 dynamic-filtering signal) are
+ * the rubric reward, or `fallback` for a sample without one. `extra_logs`: per criterion 1 met, 0
+ * not met, skipped or errored; `rubricate_error` 1 when the sample got the fallback or had any
+ * error (so `--errors zero` cannot hide an outage behind zeros); and
+ * `rubricate_error/<criterion>` 1 when that criterion errored (their batch means are error rates).
+ * `errors` is parallel to `rewards` (null when the reward is real). Criteria a sample brought
+ * itself are not logged (their ids vary between requests).
+ */
+export function openrlhfResponse(rows: RowOutcome[], criterionIds: string[], fallback: number): OpenRLHFAnswer {
+  const extra: Record<string, number[]> = Object.fromEntries(extraLogKeys(criterionIds).map((k) => [k, []]));
+  const rewards: number[] = [];
   const errors: (string | null)[] = [];
   for (const row of rows) {
     const result = typeof row === "string" ? undefined : row;
-    rewards.push(result?.reward ?? null);
+    const reward = result?.reward ?? null;
+    rewards.push(reward ?? fallback);
     errors.push(result ? errorText(result) : (row as string));
-    for (const id of ids) extra[id].push(result ? logValue(result.verdicts.find((v) => v.id === id)) : null);
-    extra.rubricate_error.push(result?.reward === null || !result ? 1 : 0);
+    extra.rubricate_error.push(reward === null || (result?.errors.length ?? 0) > 0 ? 1 : 0);
+    for (const id of criterionIds) {
+      const verdict = result?.verdicts.find((v) => v.id === id);
+      extra[id].push(verdict?.status === "met" ? 1 : 0);
+      extra[`rubricate_error/${id}`].push(!result || verdict?.status === "error" || (result.errors.some((e) => e.criterion === "*") && reward === null) ? 1 : 0);
+    }
   }
   return { rewards, scores: [...rewards], extra_logs: extra, errors };
+}
+
+/**
+ * JSON text in which every number is written as a float (`1.0`, `0.0`): Python's json then gives
+ * floats, so OpenRLHF's `torch.as_tensor` makes a float tensor (an all-integer list would be
+ * int64, and `std()` of it fails). Non-finite numbers cannot be written and throw.
+ */
+export function trainerJson(value: unknown): string {
+  if (typeof value === "number") {
+    if (!Number.isFinite(value)) throw new RangeError(`cannot send ${value} to a trainer`);
+    return Number.isInteger(value) && Math.abs(value) < 1e21 ? value.toFixed(1) : String(value);
+  }
+  if (Array.isArray(value)) return `[${value.map(trainerJson).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const parts: string[] = [];
+    for (const [k, v] of Object.entries(value)) if (v !== undefined) parts.push(`${JSON.stringify(k)}:${trainerJson(v)}`);
+    return `{${parts.join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
 }

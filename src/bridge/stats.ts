@@ -12,8 +12,11 @@ export interface BridgeStats {
   judge: { calls: number; cacheHits: number; merged: number; inputTokens: number; outputTokens: number; cachedInputTokens: number; costUsd: number };
   /** Calls waiting for or holding a scheduler slot. */
   queue: { queued: number; inFlight: number };
-  /** Samples without a reward by error code, and HTTP errors by code. */
-  errors: { samples: Record<string, number>; http: Record<string, number> };
+  /**
+   * Samples without a reward by error code; criterion errors by criterion id; samples that got
+   * `--fallback-reward` on `/get_reward`; and HTTP errors by code (503 JUDGE_UNAVAILABLE: outages).
+   */
+  errors: { samples: Record<string, number>; criteria: Record<string, number>; fallbacks: number; http: Record<string, number> };
   cache: { hits: number; misses: number; writes: number; writeErrors: number };
   /** The server process's memory, in MiB. */
   memory: { rssMb: number; heapUsedMb: number };
@@ -27,6 +30,8 @@ export class StatsRecorder {
   private readonly requests = { total: 0, inFlight: 0, byRoute: {} as Record<string, number>, byStatus: {} as Record<string, number> };
   private readonly samples = { scored: 0, inFlight: 0, withReward: 0, withoutReward: 0 };
   private readonly sampleErrors: Record<string, number> = {};
+  private readonly criterionErrors: Record<string, number> = {};
+  private fallbacks = 0;
   private readonly httpErrors: Record<string, number> = {};
 
   constructor(private readonly judge?: EngineJudge) {}
@@ -64,7 +69,13 @@ export class StatsRecorder {
         const codes = new Set(r.errors.map((e) => e.code));
         for (const code of codes.size ? codes : ["NO_REWARD"]) this.sampleErrors[code] = (this.sampleErrors[code] ?? 0) + 1;
       } else this.samples.withReward++;
+      for (const e of r.errors) if (e.criterion !== "*") this.criterionErrors[e.criterion] = (this.criterionErrors[e.criterion] ?? 0) + 1;
     }
+  }
+
+  /** `n` samples were answered with the fallback reward. */
+  fallbacksGiven(n: number): void {
+    this.fallbacks += n;
   }
 
   snapshot(): BridgeStats {
@@ -82,7 +93,7 @@ export class StatsRecorder {
       samples: { ...this.samples },
       judge: { calls: u?.calls ?? 0, cacheHits: u?.cacheHits ?? 0, merged: engine?.merged ?? 0, inputTokens: u?.inputTokens ?? 0, outputTokens: u?.outputTokens ?? 0, cachedInputTokens: u?.cachedInputTokens ?? 0, costUsd: u?.costUsd ?? 0 },
       queue,
-      errors: { samples: { ...this.sampleErrors }, http: { ...this.httpErrors } },
+      errors: { samples: { ...this.sampleErrors }, criteria: { ...this.criterionErrors }, fallbacks: this.fallbacks, http: { ...this.httpErrors } },
       cache: { ...(engine?.cache ?? { hits: 0, misses: 0, writes: 0, writeErrors: 0 }) },
       memory: { rssMb: mb(process.memoryUsage.rss()), heapUsedMb: mb(process.memoryUsage().heapUsed) },
       cpu: { userMs: Math.round(cpu.user / 1000), systemMs: Math.round(cpu.system / 1000) },

@@ -5,7 +5,7 @@ import { addUsage, emptyUsage, type Usage } from "../types.js";
 import { NullCache, type CacheStats } from "./cache/memory.js";
 import { cacheKey, sanitizeBaseURL } from "./key.js";
 import { Scheduler, type SchedulerOptions } from "./scheduler.js";
-import type { Cache, SchedulerLimits, SchedulerStats } from "./types.js";
+import type { Cache, CacheEntry, SchedulerLimits, SchedulerStats, SharedCache } from "./types.js";
 import { callUsage, estimateTokens, type TokenPrice } from "./usage.js";
 
 /** Options of `createEngine`. */
@@ -74,8 +74,8 @@ export interface Engine {
   schedulerFor(id: string, limits?: SchedulerLimits): Scheduler;
   stats(): EngineStats;
   readonly cache: Cache;
-  /** Closes the cache. */
-  close(): void;
+  /** Closes the cache (a shared cache's connection closes once its pending writes are sent). */
+  close(): void | Promise<void>;
 }
 
 /** A paid call's answer and its usage. */
@@ -86,7 +86,8 @@ interface Paid {
 
 interface Flight {
   key: string;
-  promise: Promise<Paid>;
+  /** The answer with its usage, and whether this process paid for it (a shared cache may hold it already). */
+  promise: Promise<Paid & { paid: boolean }>;
   controller: AbortController;
   waiters: number;
 }
@@ -99,7 +100,7 @@ interface Flight {
  * const { response, cached } = await engine.complete(provider, request, { voteIndex: 0 });
  */
 export function createEngine(options: EngineOptions): Engine {
-  const cache = options.cache ?? new NullCache();
+  const cache: Cache = options.cache ?? new NullCache();
   const usage = emptyUsage();
   const schedulers = new Map<string, Scheduler>();
   const inflight = new Map<string, Flight>();
@@ -155,20 +156,37 @@ export function createEngine(options: EngineOptions): Engine {
       return { response, cached: true, key, usage: callUsage(response, true) };
     }
     const controller = new AbortController();
-    const promise = call(provider, request, opts, key, controller.signal).finally(() => {
+    const promise = (cache.shared ? sharedCall(cache.shared, provider, request, opts, key, controller.signal) : call(provider, request, opts, key, controller.signal).then((result) => ({ ...result, paid: true }))).finally(() => {
       if (inflight.get(key) === flight) inflight.delete(key);
     });
     promise.catch(() => {}); // every waiter may have left; the rejection is theirs, not unhandled
     flight = { key, promise, controller, waiters: 0 };
     inflight.set(key, flight);
-    return { ...(await join(flight, signal)), cached: false, key };
+    const { response, usage: callUse, paid } = await join(flight, signal);
+    if (!paid) usage.cacheHits++;
+    return { response, cached: !paid, key, usage: paid ? callUse : callUsage(response, true) };
+  };
+
+  // Another process may hold the answer or be paying for it: claim the key first; pay only when
+  // the claim is ours, and release it with the answer (or with nothing after an error).
+  const sharedCall = async (shared: SharedCache, provider: Provider, request: CompletionRequest, opts: CompleteOptions, key: string, signal: AbortSignal): Promise<Paid & { paid: boolean }> => {
+    const claim = await shared.claim(key, signal);
+    if ("entry" in claim) return { response: claim.entry.response, usage: callUsage(claim.entry.response, true), paid: false };
+    let entry: CacheEntry | undefined;
+    try {
+      const result = await call(provider, request, opts, key, signal);
+      entry = { response: result.response, createdAt: Date.now() };
+      return { ...result, paid: true };
+    } finally {
+      await claim.release(entry).catch(() => undefined); // counted by the cache; the answer still reaches the caller
+    }
   };
 
   // A waiter's abort rejects only that waiter; the shared call is aborted when no one waits any more.
-  const join = (flight: Flight, signal?: AbortSignal): Promise<Paid> => {
+  const join = (flight: Flight, signal?: AbortSignal): Promise<Paid & { paid: boolean }> => {
     flight.waiters++;
     if (!signal) return flight.promise;
-    return new Promise<Paid>((resolve, reject) => {
+    return new Promise((resolve, reject) => {
       const onAbort = () => {
         if (--flight.waiters === 0) {
           if (inflight.get(flight.key) === flight) inflight.delete(flight.key); // newcomers start afresh

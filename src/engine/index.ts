@@ -9,11 +9,13 @@ export {
   LayeredCache,
   MemoryCache,
   NullCache,
+  RedisCache,
   SqliteCache,
   openCache,
   type CacheStats,
   type OpenCacheOptions,
+  type RedisCacheOptions,
   type SqliteCacheMode,
   type SqliteCacheOptions,
 } from "./cache/index.js";
-export type { Cache, CacheEntry, SchedulerLimits, SchedulerStats } from "./types.js";
+export type { Cache, CacheClaim, CacheEntry, SchedulerLimits, SchedulerStats, SharedCache } from "./types.js";

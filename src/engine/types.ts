@@ -14,9 +14,27 @@ export interface Cache {
   get(key: string): CacheEntry | undefined;
   set(key: string, entry: CacheEntry): void;
   has(key: string): boolean;
-  /** Flushes pending writes and releases the file. Safe to call twice. */
-  close(): void;
+  /** Flushes pending writes and releases the file (or connection). Safe to call twice. */
+  close(): void | Promise<void>;
   readonly stats: { hits: number; misses: number; writes: number; writeErrors: number };
+  /**
+   * Present on caches several processes share (Redis): the engine asks it before paying, so an
+   * answer stored or being paid for by another process is not paid again.
+   */
+  readonly shared?: SharedCache;
+}
+
+/** The claim on one key: either the answer (stored by anyone), or the duty to pay for it and release. */
+export type CacheClaim = { entry: CacheEntry } | { release(entry?: CacheEntry): Promise<void> };
+
+/**
+ * The cross-process side of a shared cache. `claim` returns the stored answer, or makes this
+ * process the one that pays: others asking for the same key wait until it releases (with the
+ * answer, or with nothing after an error, which is never stored). A claim expires when its
+ * holder stops renewing it, so a dead process blocks nobody for long.
+ */
+export interface SharedCache {
+  claim(key: string, signal?: AbortSignal): Promise<CacheClaim>;
 }
 
 /** Limits a scheduler enforces for one judge or policy. */

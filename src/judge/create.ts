@@ -56,8 +56,8 @@ export function createJudge(configOrPath: JudgeConfigInput | string, options: Cr
     engine,
     config,
     provider,
-    close: () => {
-      if (owned) engine.close();
+    close: async () => {
+      if (owned) await engine.close(); // a shared (Redis) cache sends its pending writes first
     },
   };
 }

@@ -29,8 +29,8 @@ beforeAll(async () => {
   judgeServer = (await startOpenAIServer({ respond: judgeResponder(decide) })) as TestServer<unknown>;
   dir = tempDir();
   judgePath = writeJudgeFile(dir, judgeServer.url);
-  // The token comes from the environment here; defaults for --max-body (16 MiB) and --max-samples (4096).
-  serve = await startServe(["--rubric", RUBRIC, "--judge", judgePath, "--port", "0", "--cache", join(dir, "cache.db")], { RUBRICATE_TOKEN: TOKEN });
+  // The token comes from the environment here; --max-body 16 MiB and --max-samples 4096 (below the defaults, 128 MiB and 16,384, to keep the test small).
+  serve = await startServe(["--rubric", RUBRIC, "--judge", judgePath, "--port", "0", "--cache", join(dir, "cache.db"), "--max-body", "16mb", "--max-samples", "4096"], { RUBRICATE_TOKEN: TOKEN });
 });
 
 afterAll(async () => {
@@ -117,7 +117,7 @@ describe("starting safely", () => {
     const d = tempDir();
     const live = await startServe(["--rubric", RUBRIC, "--judge", writeJudgeFile(d, slow.url), "--port", "0", "--cache", join(d, "cache.db"), "--timeout-ms", "300"]);
     try {
-      const res = await fetch(`${live.url}/v1/score`, { method: "POST", body: json({ samples: [good] }) });
+      const res = await fetch(`${live.url}/v1/score`, { method: "POST", headers: { "content-type": "application/json" }, body: json({ samples: [good] }) });
       const body = await jsonOf(res);
       expect(res.status).toBe(504);
       expect(body.error.code).toBe("TIMEOUT");

@@ -14,6 +14,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "examples
 
 from rubricate_client import RubricateClient, RubricateError  # noqa: E402
 from trl_reward import RubricateReward  # noqa: E402
+import verl_reward  # noqa: E402
 from verl_reward import compute_score, compute_score_batch  # noqa: E402
 
 url, token = sys.argv[1], sys.argv[2]
@@ -37,12 +38,13 @@ out["trl_name"] = conv.__name__
 
 # verl: per-sample and batch signatures; the question comes through extra_info.
 nan = lambda v: "nan" if isinstance(v, float) and math.isnan(v) else v
-out["verl_one"] = [nan(compute_score("qa", r, a, {"question": q, "index": i}, url=url, token=token, on_error="nan")) for i, (q, a, r) in enumerate(zip(questions, answers, responses))]
-out["verl_batch"] = [nan(v) for v in compute_score_batch(["qa"] * len(cases), responses, answers, [{"question": q} for q in questions], url=url, token=token, on_error="nan")]
+# verl's functions answer {"score": float, "rubricate_error": 0.0|1.0}; the score is compared here.
+out["verl_one"] = [nan(compute_score("qa", r, a, {"question": q, "index": i}, url=url, token=token, on_error="nan")["score"]) for i, (q, a, r) in enumerate(zip(questions, answers, responses))]
+out["verl_batch"] = [nan(v["score"]) for v in compute_score_batch(["qa"] * len(cases), responses, answers, [{"question": q} for q in questions], url=url, token=token, on_error="nan")]
 try:
-    compute_score_batch(["qa"] * len(cases), responses, answers, [{"question": q} for q in questions], url=url, token=token)
+    compute_score_batch(["qa"] * len(cases), responses, answers, [{"question": q} for q in questions], url=url, token=token, on_error="raise")
     out["verl_raise"] = "no error"
-except RubricateError as e:
+except verl_reward.RubricateError as e:
     out["verl_raise"] = str(e)
 
 # A wrong token is a 4xx the client reports at once, without retrying.

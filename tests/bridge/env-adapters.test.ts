@@ -39,7 +39,7 @@ python.describe("trainer adapters for environments (python3)", () => {
     world = await startSupportWorld({ late: () => LATE, undelivered: () => NOT_DELIVERED, sure: () => "Sure, refunded!" });
     ({ judge } = connect(world.url, []));
     const sessions = createSessionManager({ env, judge });
-    server = createRewardServer({ rubric: env.rubric, judge, routes: sessionRoutes({ env, sessions, engine: judge.engine, judge }), onClose: () => sessions.closeAll() });
+    server = createRewardServer({ rubric: env.rubric, judge, dynamicRoutes: sessionRoutes({ env, sessions, engine: judge.engine, judge }), onClose: () => sessions.closeAll() });
     url = await server.listen(0);
   });
   afterAll(async () => {

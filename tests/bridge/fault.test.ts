@@ -46,7 +46,7 @@ describe("faults", () => {
     const batch = JSON.stringify({ samples: samples(150) });
 
     const first = await startServe(args);
-    const lost = fetch(`${first.url}/v1/score`, { method: "POST", body: batch }).then(
+    const lost = fetch(`${first.url}/v1/score`, { method: "POST", headers: { "content-type": "application/json" }, body: batch }).then(
       (r) => r.status,
       () => "connection lost",
     );
@@ -63,7 +63,7 @@ describe("faults", () => {
 
     const second = await startServe(args);
     try {
-      const res = await fetch(`${second.url}/v1/score`, { method: "POST", body: batch });
+      const res = await fetch(`${second.url}/v1/score`, { method: "POST", headers: { "content-type": "application/json" }, body: batch });
       expect(res.status).toBe(200);
       const body = await jsonOf(res);
       const paidOnReplay = judge.stats.requests - paidBeforeKill;
@@ -91,7 +91,7 @@ describe("faults", () => {
     const dir = tempDir();
     const cache = join(dir, "cache.db");
     const live = await startServe(["--rubric", RUBRIC, "--judge", writeJudgeFile(dir, judge.url, { max_concurrency: 4 }), "--port", "0", "--cache", cache]);
-    const pending = fetch(`${live.url}/v1/score`, { method: "POST", body: JSON.stringify({ samples: samples(12) }) });
+    const pending = fetch(`${live.url}/v1/score`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ samples: samples(12) }) });
     while (judge.stats.requests < 1) await new Promise((r) => setTimeout(r, 5));
     live.child.kill("SIGTERM");
     const res = await pending;

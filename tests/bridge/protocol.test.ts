@@ -1,16 +1,47 @@
 import { describe, expect, it } from "vitest";
 import { isLoopback, tokenMatches } from "../../src/bridge/auth.js";
 import { HttpError } from "../../src/bridge/http.js";
-import { defaultMapping, openrlhfResponse, openrlhfSamples, responseOf, DEFAULT_STRIP_SUFFIXES } from "../../src/bridge/protocol.js";
+import { defaultMapping, extraLogKeys, openrlhfResponse, openrlhfSamples, promptEnd, responseOf, trainerJson, unfedInputs, DEFAULT_STRIP_SUFFIXES } from "../../src/bridge/protocol.js";
 import { parseBytes } from "../../src/cli/commands/serve.js";
 import type { ScoreResult } from "../../src/types.js";
 
 describe("field mapping", () => {
   it("defaults to the rubric's response field and conventional prompt and label inputs", () => {
     expect(defaultMapping({ inputs: ["question", "response", "answer"] })).toMatchObject({ response: "response", prompt: "question", label: "answer" });
-    expect(defaultMapping({ inputs: ["problem", "solution_text", "ground_truth"], response_field: "solution_text" })).toMatchObject({ response: "solution_text", prompt: undefined, label: "ground_truth" });
+    // "problem" is a conventional prompt name too (rubrics/math-answer.yaml: problem, response, answer).
+    expect(defaultMapping({ inputs: ["problem", "solution_text", "ground_truth"], response_field: "solution_text" })).toMatchObject({ response: "solution_text", prompt: "problem", label: "ground_truth" });
+    expect(defaultMapping({ inputs: ["problem", "response", "answer"] })).toMatchObject({ prompt: "problem", label: "answer" });
     expect(defaultMapping({ inputs: ["response"] })).toMatchObject({ prompt: undefined, label: undefined });
     expect(defaultMapping({ inputs: ["q", "response", "gold"] }, { prompt: "q", label: "gold" })).toMatchObject({ prompt: "q", label: "gold" });
+  });
+});
+
+describe("inputs a request feeds", () => {
+  it("names the inputs no request field feeds; JSON-label fields and explicit fields count as fed", () => {
+    const rubric = { inputs: ["diff", "issue", "response"] };
+    expect(unfedInputs(rubric, defaultMapping(rubric))).toEqual(["diff", "issue"]);
+    expect(unfedInputs(rubric, defaultMapping(rubric, { prompt: "diff", labelFields: ["issue"] }))).toEqual([]);
+    const math = { inputs: ["problem", "response", "answer"] };
+    expect(unfedInputs(math, defaultMapping(math))).toEqual([]);
+  });
+});
+
+describe("left-cut prompts (current OpenRLHF keeps only a long prompt's last tokens)", () => {
+  const prompt = `<|im_start|>system\nYou are careful.<|im_end|>\n<|im_start|>user\n${"Long context. ".repeat(40)}What is 6*7?<|im_end|>\n<|im_start|>assistant\n`;
+  it("cuts the response after the prompt's kept end", () => {
+    for (const keep of [30, 70, 200, prompt.length - 1]) {
+      const query = `${prompt.slice(-keep)}It is 42.<|im_end|>`;
+      expect(responseOf(query, prompt, DEFAULT_STRIP_SUFFIXES)).toBe("It is 42.");
+    }
+  });
+  it("tolerates a broken first character from decoding a cut token list", () => {
+    expect(responseOf(`\uFFFD${prompt.slice(-90)}Answer: 42</s>`, prompt, DEFAULT_STRIP_SUFFIXES)).toBe("Answer: 42");
+  });
+  it("prefers the longest match when the template repeats itself, and refuses a query that holds no prompt end", () => {
+    const repeated = "<|im_start|>user\nhi<|im_end|>\n".repeat(6) + "<|im_start|>assistant\n";
+    const query = `${repeated.slice(-100)}<|im_start|>user\nok<|im_end|>`;
+    expect(promptEnd(query, repeated)).toBe(100);
+    expect(responseOf("nothing of the prompt here", prompt, [])).toBeUndefined();
   });
 });
 
@@ -53,12 +84,25 @@ describe("openrlhfResponse", () => {
     errors: reward === null ? [{ criterion: "b", code: "JUDGE_PARSE", message: "no verdict" }] : [],
     feedback: "",
   });
-  it("gives rewards, identical scores, per-criterion logs and parallel errors", () => {
-    const out = openrlhfResponse([result(0.5, { a: "met", b: "skipped" }), result(null, { a: "unmet", b: "error" }), "BAD_INPUT: cut failed"]);
-    expect(out.rewards).toEqual([0.5, null, null]);
+  it("gives rewards and identical scores with the fallback for a sample without one, fixed per-criterion logs and parallel errors", () => {
+    const out = openrlhfResponse([result(0.5, { a: "met", b: "skipped" }), result(null, { a: "unmet", b: "error" }), "BAD_INPUT: cut failed"], ["a", "b"], 0);
+    expect(out.rewards).toEqual([0.5, 0, 0]);
     expect(out.scores).toEqual(out.rewards);
-    expect(out.extra_logs).toEqual({ a: [1, 0, null], b: [0, null, null], rubricate_error: [0, 1, 1] });
+    expect(out.extra_logs).toEqual({ a: [1, 0, 0], b: [0, 0, 0], rubricate_error: [0, 1, 1], "rubricate_error/a": [0, 0, 1], "rubricate_error/b": [0, 1, 1] });
     expect(out.errors).toEqual([null, "b: JUDGE_PARSE: no verdict", "BAD_INPUT: cut failed"]);
+  });
+  it("carries the same extra_logs keys in every answer, an empty one included", () => {
+    const empty = openrlhfResponse([], ["a", "b"], 0);
+    expect(Object.keys(empty.extra_logs)).toEqual(extraLogKeys(["a", "b"]));
+    expect(Object.values(empty.extra_logs).every((v) => v.length === 0)).toBe(true);
+  });
+});
+
+describe("trainerJson", () => {
+  it("writes every number as a float, so Python reads floats (an int list would become an int64 tensor)", () => {
+    expect(trainerJson({ rewards: [1, 0, 0.5], extra_logs: { a: [1, 0] }, errors: [null, "x"] })).toBe('{"rewards":[1.0,0.0,0.5],"extra_logs":{"a":[1.0,0.0]},"errors":[null,"x"]}');
+    expect(JSON.parse(trainerJson({ n: -3, big: 1e21, tiny: 1e-7 }))).toEqual({ n: -3, big: 1e21, tiny: 1e-7 });
+    expect(() => trainerJson([Number.NaN])).toThrow(/NaN/);
   });
 });
 

@@ -92,10 +92,12 @@ describe("rubricate serve end to end", () => {
     const json = await jsonOf(res);
     // The sample is the templated prompt as the question, the reference answer and the cut-out response.
     const expected = await inProcess(CASES.map((c) => ({ question: prompt(c.question), answer: c.answer, response: c.response })));
-    expect(json.rewards).toEqual(expected);
-    expect(json.scores).toEqual(expected);
+    // A sample without a reward gets the fallback (0.0), never null (OpenRLHF cannot make a tensor of null); it is counted.
+    expect(json.rewards).toEqual(expected.map((r) => r ?? 0));
+    expect(json.scores).toEqual(expected.map((r) => r ?? 0));
     expect(json.errors.map((e: string | null) => e === null)).toEqual(expected.map((r) => r !== null));
-    expect(Object.keys(json.extra_logs).sort()).toEqual(["cites", "correct", "insults", "polite", "rubricate_error", "short"]);
+    const criteria = ["correct", "polite", "insults", "cites", "short"];
+    expect(Object.keys(json.extra_logs).sort()).toEqual([...criteria, "rubricate_error", ...criteria.map((c) => `rubricate_error/${c}`)].sort());
     expect(json.extra_logs.correct.slice(0, 4)).toEqual([1, 0, 1, 0]);
     expect(json.extra_logs.cites.slice(0, 4)).toEqual([0, 0, 1, 0]); // skipped when not correct: 0, not an error
     expect(json.extra_logs.rubricate_error).toEqual([0, 0, 0, 0, 1]);
@@ -103,23 +105,24 @@ describe("rubricate serve end to end", () => {
     // OpenRLHF's current rollout path sends one sample per request; a JSON-object label supplies inputs by name.
     const one = await fetch(`${serve.url}/get_reward`, {
       method: "POST",
-      headers: { authorization: `Bearer ${TOKEN}` },
+      headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
       body: JSON.stringify({ query: [`Q: ${CASES[0].question}\nA: ${CASES[0].response}</s>`], prompts: [`Q: ${CASES[0].question}\nA: `], labels: [{ answer: "Paris", question: CASES[0].question }] }),
     }).then(jsonOf);
     expect(one.rewards).toEqual([(await inProcess([CASES[0]]))[0]]);
 
-    // A query that does not start with its prompt cannot be cut: null with the reason, the rest scored.
+    // A query that does not start with its prompt cannot be cut: the fallback with the reason, the rest scored.
     const bad = await fetch(`${serve.url}/get_reward`, {
       method: "POST",
-      headers: { authorization: `Bearer ${TOKEN}` },
+      headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
       body: JSON.stringify({ query: ["something else entirely", body.query[0]], prompts: [body.prompts[1], body.prompts[0]], labels: ["4", "Paris"] }),
     }).then(jsonOf);
-    expect(bad.rewards).toEqual([null, expected[0]]);
+    expect(bad.rewards).toEqual([0, expected[0]]);
+    expect(bad.extra_logs.rubricate_error).toEqual([1, 0]);
     expect(bad.errors[0]).toMatch(/does not start with its prompt/);
   });
 
   it("POST /v1/score returns rewards, verdicts and feedback; /v1/score/one one sample; stats count it all", async () => {
-    const auth = { authorization: `Bearer ${TOKEN}` };
+    const auth = { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" };
     const batch = await fetch(`${serve.url}/v1/score`, { method: "POST", headers: auth, body: JSON.stringify({ samples: CASES }) }).then(jsonOf);
     const expected = await inProcess(CASES);
     expect(batch.rewards).toEqual(expected);

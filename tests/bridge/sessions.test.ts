@@ -52,7 +52,7 @@ beforeAll(async () => {
   world = await startSupportWorld();
   ({ judge } = connect(world.url, []));
   sessions = createSessionManager({ env, judge, maxSessions: 8 });
-  server = createRewardServer({ rubric: env.rubric, judge, routes: sessionRoutes({ env, sessions, engine: judge.engine, judge, maxGroup: 4 }), onClose: () => sessions.closeAll() });
+  server = createRewardServer({ rubric: env.rubric, judge, dynamicRoutes: sessionRoutes({ env, sessions, engine: judge.engine, judge, maxGroup: 4 }), onClose: () => sessions.closeAll() });
   url = await server.listen(0);
 });
 // A trainer closes what it opened; so does each test, so the next starts below the session limit.
@@ -200,7 +200,7 @@ describe("rollouts against the trainer's policy endpoint", () => {
 describe("load", () => {
   it("256 concurrent sessions each reach their own correct reward", async () => {
     const many = createSessionManager({ env, judge, maxSessions: 256 });
-    const srv = createRewardServer({ rubric: env.rubric, judge, routes: sessionRoutes({ env, sessions: many, engine: judge.engine, judge }) });
+    const srv = createRewardServer({ rubric: env.rubric, judge, dynamicRoutes: sessionRoutes({ env, sessions: many, engine: judge.engine, judge }) });
     const base = await srv.listen(0);
     const post = async (path: string, body: unknown) => {
       const res = await fetch(base + path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { isLoopback } from "../../bridge/auth.js";
-import { defaultMapping } from "../../bridge/protocol.js";
+import { defaultMapping, unfedInputs } from "../../bridge/protocol.js";
 import { createRewardServer } from "../../bridge/server.js";
 import { RubricateError } from "../../errors.js";
 import { createJudge, type EngineJudge } from "../../judge/create.js";
@@ -10,6 +10,7 @@ import { createEngine } from "../../engine/engine.js";
 import { loadEnvironment } from "../../env/load.js";
 import { createSessionManager } from "../../env/sessions.js";
 import type { Environment } from "../../env/types.js";
+import { RedisCache } from "../../engine/cache/redis.js";
 import type { ErrorPolicy } from "../../score/aggregate.js";
 import { loadRubricSync } from "../../rubric/load.js";
 import { EXIT, positiveInt, cachePathOf, errorPolicyOf } from "../run.js";
@@ -35,9 +36,31 @@ interface ServeFlags {
   responseField?: string;
   labelField?: string;
   stripSuffix?: string[];
+  labelFields?: string[];
   sampleCriteria: boolean;
+  allowSampleQuestions?: boolean;
+  fallbackReward: number;
+  maxErrorShare: number;
+  allowHost?: string[];
+  maxConnections: number;
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
   quiet?: boolean;
 }
+
+const finite = (value: string) => {
+  const n = Number(value);
+  if (value.trim() === "" || !Number.isFinite(n)) throw new Error(`expected a number, got "${value}"`);
+  return n;
+};
+
+const share = (value: string) => {
+  const n = finite(value);
+  if (n < 0 || n > 1) throw new Error(`expected a share between 0 and 1, got "${value}"`);
+  return n;
+};
+
+const list = (value: string, previous: string[] = []) => [...previous, ...value.split(",").map((v) => v.trim()).filter(Boolean)];
 
 const port = (value: string) => {
   const n = Number(value);
@@ -72,18 +95,26 @@ export function register(program: Command): void {
     .option("-p, --port <port>", "port (0 picks a free one)", port, 8000)
     .option("--host <host>", "address to bind; anything but loopback needs --token or RUBRICATE_TOKEN", "127.0.0.1")
     .option("--token <token>", "require Authorization: Bearer <token> (default: $RUBRICATE_TOKEN)")
-    .option("--cache <path>", "cache database", ".rubricate/cache.db")
+    .option("--cache <path>", "cache: a SQLite file, or redis://host:port/db shared by several servers", ".rubricate/cache.db")
     .option("--no-cache", "do not read or write any cache (every call is paid)")
-    .option("--max-body <size>", "largest request body, e.g. 16mb", parseBytes, 16 * 1024 * 1024)
-    .option("--max-samples <n>", "most samples in one request (more is a 413: split the batch)", positiveInt, 4096)
-    .option("--timeout-ms <ms>", "answer 504 when a request is still scoring after this long", positiveInt, 600_000)
+    .option("--max-body <size>", "largest request body, e.g. 128mb (a whole OpenRLHF batch)", parseBytes, 128 * 1024 * 1024)
+    .option("--max-samples <n>", "most samples in one request (more is a 413 naming this flag)", positiveInt, 16_384)
+    .option("--timeout-ms <ms>", "per-request deadline: samples not scored by then fail (DEADLINE; a 504 when none was); keep it under the trainer's timeout (OpenRLHF: 180 s)", positiveInt, 150_000)
     .option("-c, --concurrency <n>", "samples of one request scored at once (the judge file limits calls)", positiveInt, 128)
     .option("--errors <policy>", "a criterion error makes the reward: null (default) | zero | skip-criterion", "null")
-    .option("--prompt-field <input>", "OpenRLHF: the rubric input that receives `prompts[i]` (default: prompt or question, if an input)")
+    .option("--fallback-reward <n>", "OpenRLHF /get_reward: the reward of a sample without one (counted in extra_logs.rubricate_error and /v1/stats)", finite, 0)
+    .option("--max-error-share <share>", "answer 503 + Retry-After when more than this share of a request failed from a judge outage", share, 0.25)
+    .option("--prompt-field <input>", "OpenRLHF: the rubric input that receives `prompts[i]` (default: prompt, question, problem, query, input, instruction, task or message, if an input)")
     .option("--response-field <input>", "OpenRLHF: the input that receives query minus prompt (default: the rubric's response_field, else response)")
-    .option("--label-field <input>", "OpenRLHF: the input that receives `labels[i]` (default: reference, answer, label, ground_truth, solution or target, if an input); a label that is a JSON object supplies inputs by name")
+    .option("--label-field <input>", "OpenRLHF: the input that receives `labels[i]` (default: reference, answer, label, ground_truth, solution, target, expected or gold, if an input)")
+    .option("--label-fields <inputs>", "OpenRLHF: inputs that JSON-object labels carry by name, comma-separated (e.g. problem,answer)", list)
     .option("--strip-suffix <text>", "OpenRLHF: an end-of-turn marker to cut off responses (repeatable; replaces the defaults)", collect)
-    .option("--no-sample-criteria", "refuse samples that carry their own `criteria` (clients cannot add paid judge questions)")
+    .option("--allow-sample-questions", "let samples add their own LLM judge questions (paid by this server; off by default)")
+    .option("--no-sample-criteria", "refuse samples that carry their own `criteria` at all (by default pure checks are allowed, custom checks never)")
+    .option("--allow-host <host:port>", "accept this Host name besides the bound address (repeatable; e.g. behind a proxy)", collect)
+    .option("--max-connections <n>", "open connections at once; more are closed", positiveInt, 512)
+    .option("--headers-timeout-ms <ms>", "a client must send its request headers within this", positiveInt, 10_000)
+    .option("--request-timeout-ms <ms>", "a client must send its whole request (body included) within this", positiveInt, 120_000)
     .option("-q, --quiet", "no log lines on stderr")
     .action(async (flags: ServeFlags) => {
       process.exitCode = await runServe(flags);
@@ -100,8 +131,18 @@ async function runServe(flags: ServeFlags): Promise<number> {
   if (flags.rubric && flags.env) throw new RubricateError("BAD_INPUT", "give --rubric or --env, not both: an environment brings its own rubric");
   const env = flags.env ? await loadEnvironment(flags.env) : undefined;
   const rubric = env ? env.rubric : loadRubricSync(flags.rubric!);
-  const mapping = defaultMapping(rubric, { prompt: flags.promptField, response: flags.responseField, label: flags.labelField, stripSuffixes: flags.stripSuffix });
+  const mapping = defaultMapping(rubric, { prompt: flags.promptField, response: flags.responseField, label: flags.labelField, labelFields: flags.labelFields, stripSuffixes: flags.stripSuffix });
   if (!rubric.inputs.includes(mapping.response)) throw new RubricateError("BAD_INPUT", `--response-field ${mapping.response} is not an input of rubric ${rubric.id} (inputs: ${rubric.inputs.join(", ")})`);
+  // Fail at start, not once per sample: every input must come from some field of a request.
+  const unfed = unfedInputs(rubric, mapping);
+  if (unfed.length > 0) {
+    const taken = [mapping.response && `response <- ${mapping.response}`, mapping.prompt && `prompt <- ${mapping.prompt}`, mapping.label && `label <- ${mapping.label}`].filter(Boolean).join(", ");
+    throw new RubricateError(
+      "BAD_INPUT",
+      `rubric ${rubric.id} needs input${unfed.length > 1 ? "s" : ""} ${unfed.map((n) => `"${n}"`).join(", ")} that no request field feeds (${taken}); ` +
+        `pass --prompt-field ${unfed[0]} (OpenRLHF prompts), --label-field ${unfed[0]} (labels), or --label-fields ${unfed.join(",")} (labels that are JSON objects carrying them)`,
+    );
+  }
   const log = (line: string) => flags.quiet || process.stderr.write(`rubricate serve: ${line}\n`);
   for (const [flag, name] of [["--prompt-field", flags.promptField], ["--label-field", flags.labelField]] as const) {
     if (name && !rubric.inputs.includes(name)) log(`warning: ${flag} ${name} is not an input of rubric ${rubric.id}; the judge will not see it`);
@@ -122,19 +163,29 @@ async function runServe(flags: ServeFlags): Promise<number> {
     concurrency: flags.concurrency,
     errors: flags.errors,
     mapping,
-    allowSampleCriteria: flags.sampleCriteria,
-    ...(envApi ? { routes: envApi.routes, onClose: envApi.close } : {}),
+    sampleCriteria: !flags.sampleCriteria ? "off" : flags.allowSampleQuestions ? "questions" : "checks",
+    fallbackReward: flags.fallbackReward,
+    maxErrorShare: flags.maxErrorShare,
+    allowHosts: flags.allowHost,
+    maxConnections: flags.maxConnections,
+    headersTimeoutMs: flags.headersTimeoutMs,
+    requestTimeoutMs: flags.requestTimeoutMs,
+    log,
+    ...(envApi ? { dynamicRoutes: envApi.routes, onClose: envApi.close } : {}),
   });
   let url: string;
   try {
+    const shared = judge?.engine.cache;
+    if (shared instanceof RedisCache) await shared.ready(); // an unreachable shared cache is a start-up error, not a silent cost
     url = await server.listen(flags.port, flags.host);
   } catch (e) {
     await judge?.close?.();
+    if (e instanceof RubricateError) throw e;
     throw new RubricateError("BAD_INPUT", `cannot listen on ${flags.host}:${flags.port}: ${(e as Error).message}`);
   }
-  const fields = [`response <- ${mapping.response}`, mapping.prompt ? `prompt <- ${mapping.prompt}` : "prompt unused", mapping.label ? `label <- ${mapping.label}` : "label unused (object labels still merge)"];
+  const fields = [`response <- ${mapping.response}`, mapping.prompt ? `prompt <- ${mapping.prompt}` : "prompt unused", mapping.label ? `label <- ${mapping.label}` : "label unused (object labels still merge)", ...(mapping.labelFields.length ? [`JSON labels carry ${mapping.labelFields.join(", ")}`] : [])];
+  // Signal handlers first: a supervisor may send SIGTERM the moment it reads the line below.
   if (env) log(`environment ${env.id}@${env.version} (${env.tasks.length} tasks): POST /v1/sessions, POST /v1/rollouts`);
-  log(`rubric ${rubric.id} listening on ${url} (${token ? "token required" : "no token"}; OpenRLHF ${fields.join(", ")})`);
   const stopped = new Promise<void>((resolve) => {
     const onSignal = (name: NodeJS.Signals) => {
       log(`${name}: finishing ${server.stats().requests.inFlight} request(s) in flight, then closing the cache (${name} again quits now)`);
@@ -151,6 +202,7 @@ async function runServe(flags: ServeFlags): Promise<number> {
     process.on("SIGTERM", onSignal);
     process.on("SIGINT", onSignal);
   });
+  log(`rubric ${rubric.id} listening on ${url} (${token ? "token required" : "no token"}; OpenRLHF ${fields.join(", ")})`);
   await stopped;
   return EXIT.ok;
 }
@@ -160,10 +212,10 @@ function environmentApi(env: Environment, flags: ServeFlags, judge: EngineJudge 
   // Rollouts call the trainer's policy through the judge's engine (one place for limits and stats);
   // without a judge, an engine of their own (policy calls are not cached unless versioned anyway).
   const engine = judge?.engine ?? createEngine({ cache: openCache({ path: cache }), limits: { maxConcurrency: 256, maxRetries: 2, timeoutMs: 600_000 } });
-  const sessions = createSessionManager({ env, judge, errors: flags.errors, maxSessions: flags.maxSessions, idleMs: flags.sessionIdleMs, allowTaskCriteria: flags.sampleCriteria });
+  const sessions = createSessionManager({ env, judge, errors: flags.errors, maxSessions: flags.maxSessions, idleMs: flags.sessionIdleMs, allowTaskCriteria: Boolean(flags.allowSampleQuestions) });
   const sweeper = setInterval(() => sessions.sweep(), Math.min(flags.sessionIdleMs, 30_000));
   sweeper.unref();
-  const routes = sessionRoutes({ env, sessions, engine, judge, errors: flags.errors, allowPolicyHosts: flags.allowPolicyHost, maxGroup: flags.maxGroup, allowTaskCriteria: flags.sampleCriteria });
+  const routes = sessionRoutes({ env, sessions, engine, judge, errors: flags.errors, allowPolicyHosts: flags.allowPolicyHost, maxGroup: flags.maxGroup, allowTaskCriteria: Boolean(flags.allowSampleQuestions) });
   return {
     routes,
     close: () => {

@@ -1,0 +1,289 @@
+import { randomBytes } from "node:crypto";
+import { Redis } from "ioredis";
+import { RubricateError } from "../../errors.js";
+import type { Cache, CacheClaim, CacheEntry, SharedCache } from "../types.js";
+import { MemoryCache, emptyCacheStats, type CacheStats } from "./memory.js";
+
+/** Options of `RedisCache`. */
+export interface RedisCacheOptions {
+  /** How long a claim lives without renewal (default 10,000 ms): the longest a dead replica blocks a key. */
+  lockMs?: number;
+  /** Prefix of every Redis key and the notification channel (default "rubricate"). */
+  prefix?: string;
+  /** Entries of the in-process LRU in front of Redis (default 10,000). */
+  memoryEntries?: number;
+  /** Told about failed reads/writes, once per kind (the run goes on: a Redis outage costs money, never answers). */
+  onError?: (error: RubricateError) => void;
+}
+
+// One round trip each, atomic on the server. CLAIM: the stored answer, else take the lock (1) or
+// report it held by someone else (0). RELEASE: store the answer (if any), drop our lock, notify.
+const CLAIM = `local v = redis.call('GET', KEYS[1])
+if v then return v end
+if redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[2], 'NX') then return 1 end
+return 0`;
+const RELEASE = `if ARGV[2] ~= '' then redis.call('SET', KEYS[1], ARGV[2], 'NX') end
+if redis.call('GET', KEYS[2]) == ARGV[1] then redis.call('DEL', KEYS[2]) end
+redis.call('PUBLISH', KEYS[3], ARGV[3])
+return 1`;
+const RENEW = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0`;
+
+type Scripted = Redis & {
+  rubricateClaim(value: string, lock: string, token: string, ttl: number): Promise<string | number>;
+  rubricateRelease(value: string, lock: string, channel: string, token: string, entry: string, key: string): Promise<number>;
+  rubricateRenew(lock: string, token: string, ttl: number): Promise<number>;
+};
+
+/**
+ * A cache shared by every process that points at the same Redis database (reward servers on
+ * several machines): `redis://host:port/db`. An in-process LRU answers repeats; Redis holds the
+ * answers (JSON, no expiry, never an error, never an API key: keys are content hashes) and the
+ * claims that make two replicas asking for the same answer at once pay for it once. A claim is a
+ * lock with a TTL its holder renews while the call runs; waiters are woken by a pub/sub message
+ * and also poll, so a holder that died is replaced after at most `lockMs`. If Redis fails, the
+ * run goes on uncached (counted in `writeErrors`, told once to `onError`).
+ * @example
+ * const cache = RedisCache.open("redis://10.0.0.5:6379/0?lock_ms=15000");
+ */
+export class RedisCache implements Cache, SharedCache {
+  private readonly counts = emptyCacheStats();
+  private readonly memory: MemoryCache;
+  private readonly redis: Scripted;
+  private subscriber?: Promise<Redis | undefined>;
+  private readonly waiters = new Map<string, Set<() => void>>();
+  private readonly claimed = new Set<string>();
+  private readonly reported = new Set<string>();
+  private readonly pending = new Set<Promise<unknown>>();
+  private readonly renewals = new Set<NodeJS.Timeout>();
+  private closing?: Promise<void>;
+  readonly lockMs: number;
+  readonly prefix: string;
+  readonly shared: SharedCache = this;
+
+  constructor(
+    readonly url: string,
+    private readonly options: RedisCacheOptions = {},
+  ) {
+    this.lockMs = options.lockMs ?? 10_000;
+    this.prefix = options.prefix ?? "rubricate";
+    this.memory = new MemoryCache(options.memoryEntries ?? 10_000);
+    // A command fails after one reconnect attempt instead of queueing forever: the engine then pays (never invents).
+    this.redis = new Redis(url, { maxRetriesPerRequest: 1, connectTimeout: 5000, lazyConnect: false }) as Scripted;
+    this.redis.on("error", (e) => this.report("connect", e));
+    this.redis.defineCommand("rubricateClaim", { numberOfKeys: 2, lua: CLAIM });
+    this.redis.defineCommand("rubricateRelease", { numberOfKeys: 3, lua: RELEASE });
+    this.redis.defineCommand("rubricateRenew", { numberOfKeys: 1, lua: RENEW });
+  }
+
+  /** Opens `redis://host:port/db[?lock_ms=…&prefix=…]` (query values override `options`). */
+  static open(url: string, options: RedisCacheOptions = {}): RedisCache {
+    const parsed = new URL(url);
+    const lockMs = parsed.searchParams.get("lock_ms");
+    const prefix = parsed.searchParams.get("prefix");
+    if (lockMs !== null && !(Number(lockMs) >= 100)) throw new RubricateError("BAD_INPUT", `${url}: lock_ms must be a number of milliseconds >= 100`);
+    parsed.search = "";
+    return new RedisCache(parsed.toString(), { ...options, ...(lockMs !== null ? { lockMs: Number(lockMs) } : {}), ...(prefix ? { prefix } : {}) });
+  }
+
+  /** Resolves when Redis answers a PING; rejects with a `CACHE` error naming the URL otherwise. */
+  async ready(): Promise<void> {
+    try {
+      await this.redis.ping();
+    } catch (e) {
+      throw new RubricateError("CACHE", `cannot reach the Redis cache at ${redacted(this.url)}: ${(e as Error).message}`, { cause: e });
+    }
+  }
+
+  /** The in-process copy only: lookups that may wait on Redis go through `claim`. */
+  get(key: string): CacheEntry | undefined {
+    const entry = this.memory.get(key);
+    if (entry) this.counts.hits++;
+    return entry;
+  }
+
+  has(key: string): boolean {
+    return this.memory.has(key);
+  }
+
+  /** Keeps the answer here and stores it in Redis (unless a claim of ours is about to store it). */
+  set(key: string, entry: CacheEntry): void {
+    this.memory.set(key, entry);
+    if (this.claimed.has(key) || this.closing) return;
+    this.track(
+      this.redis.set(this.valueKey(key), JSON.stringify(entry), "NX").then(
+        () => void this.counts.writes++,
+        (e) => this.failedWrite(e),
+      ),
+    );
+  }
+
+  async claim(key: string, signal?: AbortSignal): Promise<CacheClaim> {
+    const local = this.memory.get(key);
+    if (local) return { entry: local };
+    try {
+      await this.subscribe();
+      for (;;) {
+        signal?.throwIfAborted();
+        const token = randomBytes(12).toString("hex");
+        const answer = await this.redis.rubricateClaim(this.valueKey(key), this.lockKey(key), token, this.lockMs);
+        if (typeof answer === "string") {
+          const entry = this.parse(answer);
+          if (entry) {
+            this.counts.hits++;
+            this.memory.set(key, entry);
+            return { entry };
+          }
+          // A damaged value is a miss: pay for it, never invent it (the release will not overwrite it; NX).
+          return this.own(key, token, false);
+        }
+        if (answer === 1) {
+          this.counts.misses++;
+          return this.own(key, token, true);
+        }
+        await this.waitFor(key, signal);
+      }
+    } catch (e) {
+      if (signal?.aborted) throw e;
+      this.report("claim", e);
+      this.counts.misses++;
+      return { release: async () => undefined }; // Redis is unreachable: pay here, unshared
+    }
+  }
+
+  private own(key: string, token: string, locked: boolean): CacheClaim {
+    this.claimed.add(key);
+    const renew = locked
+      ? setInterval(() => {
+          this.redis.rubricateRenew(this.lockKey(key), token, this.lockMs).catch((e) => this.report("renew", e));
+        }, Math.max(50, Math.floor(this.lockMs / 3)))
+      : undefined;
+    if (renew) {
+      renew.unref();
+      this.renewals.add(renew);
+    }
+    let released = false;
+    return {
+      release: async (entry) => {
+        if (released) return;
+        released = true;
+        clearInterval(renew);
+        if (renew) this.renewals.delete(renew);
+        this.claimed.delete(key);
+        if (entry) this.memory.set(key, entry);
+        const write = this.redis.rubricateRelease(this.valueKey(key), this.lockKey(key), this.channel, token, entry ? JSON.stringify(entry) : "", key).then(
+          () => void (entry && this.counts.writes++),
+          (e) => this.failedWrite(e),
+        );
+        this.track(write);
+        await write;
+      },
+    };
+  }
+
+  /** Until the key's holder releases (pub/sub), or a poll interval passes (the holder may have died). */
+  private waitFor(key: string, signal?: AbortSignal): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      let set = this.waiters.get(key);
+      if (!set) this.waiters.set(key, (set = new Set()));
+      const done = () => {
+        clearTimeout(timer);
+        set!.delete(done);
+        if (set!.size === 0 && this.waiters.get(key) === set) this.waiters.delete(key);
+        signal?.removeEventListener("abort", onAbort);
+        resolve();
+      };
+      const onAbort = () => {
+        done();
+        reject(signal!.reason);
+      };
+      const timer = setTimeout(done, Math.min(1000, Math.max(50, Math.floor(this.lockMs / 4))));
+      set.add(done);
+      signal?.addEventListener("abort", onAbort, { once: true });
+    });
+  }
+
+  private subscribe(): Promise<Redis | undefined> {
+    this.subscriber ??= (async () => {
+      const sub = this.redis.duplicate();
+      sub.on("error", (e) => this.report("subscribe", e));
+      sub.on("message", (_channel: string, key: string) => {
+        const set = this.waiters.get(key);
+        if (set) for (const wake of [...set]) wake();
+      });
+      await sub.subscribe(this.channel);
+      return sub;
+    })();
+    return this.subscriber;
+  }
+
+  get stats(): CacheStats {
+    return { ...this.counts };
+  }
+
+  /** Sends the writes still pending, then closes both connections. Safe to call twice. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      for (const timer of this.renewals) clearInterval(timer); // our claims lapse after lock_ms, as a dead process's would
+      await Promise.allSettled([...this.pending]);
+      const sub = await this.subscriber?.catch(() => undefined);
+      sub?.disconnect();
+      await this.redis.quit().catch(() => this.redis.disconnect());
+      this.memory.close();
+    })();
+    return this.closing;
+  }
+
+  private parse(text: string): CacheEntry | undefined {
+    try {
+      const entry = JSON.parse(text) as CacheEntry;
+      if (entry && typeof entry === "object" && entry.response) return entry;
+    } catch {
+      /* reported below */
+    }
+    this.report("read", new Error("a stored value is not a cache entry"));
+    return undefined;
+  }
+
+  private track(p: Promise<unknown>): void {
+    this.pending.add(p);
+    p.finally(() => this.pending.delete(p)).catch(() => undefined);
+  }
+
+  private failedWrite(e: unknown): void {
+    this.counts.writeErrors++;
+    this.report("write", e);
+  }
+
+  private report(op: string, e: unknown): void {
+    if (this.closing) return;
+    const kind = `${op}:${(e as { code?: string })?.code ?? (e as Error)?.message ?? "?"}`;
+    if (this.reported.has(kind)) return;
+    this.reported.add(kind);
+    this.options.onError?.(new RubricateError("CACHE", `Redis cache ${op} failed on ${redacted(this.url)} (${(e as Error)?.message ?? e}); further ${op} errors of this kind are counted, not reported`, { cause: e }));
+  }
+
+  private valueKey(key: string): string {
+    return `${this.prefix}:answer:${key}`;
+  }
+  private lockKey(key: string): string {
+    return `${this.prefix}:claim:${key}`;
+  }
+  private get channel(): string {
+    return `${this.prefix}:released`;
+  }
+}
+
+/** True for a `--cache` value that names a Redis database rather than a SQLite file. */
+export const isRedisUrl = (value: string): boolean => /^rediss?:\/\//i.test(value);
+
+/** The URL without its password, for messages. */
+function redacted(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = "***";
+    return u.toString();
+  } catch {
+    return "redis://…";
+  }
+}

@@ -1,0 +1,161 @@
+/**
+ * What `serve` refuses (issue 16, items 6, 7 and 11): clients naming files or server code,
+ * requests a web page can make, and clients that hold sockets without finishing a request.
+ */
+import { writeFileSync } from "node:fs";
+import { request } from "node:http";
+import { connect, type Socket } from "node:net";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { createRewardServer, type RewardServer, type RewardServerOptions } from "../../src/bridge/server.js";
+import { loadRubricSync } from "../../src/rubric/load.js";
+import { ROOT, tempDir } from "../helpers/cli.js";
+
+const rubric = loadRubricSync(join(ROOT, "tests/bridge/fixtures/checks.yaml"));
+const good = { question: "Capital of France?", answer: "Paris", response: "Paris." };
+const running: RewardServer[] = [];
+const sockets: Socket[] = [];
+
+async function start(options: Partial<RewardServerOptions> = {}) {
+  const srv = createRewardServer({ rubric, ...options });
+  running.push(srv);
+  const url = new URL(await srv.listen(0));
+  return { srv, url, port: Number(url.port) };
+}
+
+afterEach(async () => {
+  for (const s of sockets.splice(0)) s.destroy();
+  await Promise.all(running.splice(0).map((s) => s.close()));
+});
+
+/** A raw HTTP request (node:http, so Host, Origin and Content-Type are exactly what we say). */
+function send(port: number, path: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<{ status: number; body: any; headers: Record<string, unknown> }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: "127.0.0.1", port, path, method: options.method ?? "POST", headers: { host: `127.0.0.1:${port}`, "content-type": "application/json", ...options.headers } }, (res) => {
+      let text = "";
+      res.on("data", (d) => (text += d));
+      res.on("end", () => resolve({ status: res.statusCode!, body: text ? JSON.parse(text) : undefined, headers: res.headers }));
+    });
+    req.on("error", reject);
+    req.end(options.body);
+  });
+}
+
+const raw = (port: number) =>
+  new Promise<Socket>((resolve, reject) => {
+    const s = connect(port, "127.0.0.1", () => resolve(s));
+    s.resume(); // read what the server sends, so its close is seen
+    s.on("error", () => undefined);
+    s.once("error", reject);
+    sockets.push(s);
+  });
+const closedWithin = (s: Socket, ms: number) =>
+  new Promise<boolean>((resolve) => {
+    if (s.destroyed || s.readableEnded) return resolve(true);
+    const t = setTimeout(() => resolve(false), ms);
+    s.once("close", () => (clearTimeout(t), resolve(true)));
+  });
+
+describe("clients may not name files or server code (item 6)", () => {
+  it("a sample's custom check (sql-result-matches over a server file) is refused before anything runs", async () => {
+    const dir = tempDir();
+    const secretDb = join(dir, "secret.sql");
+    writeFileSync(secretDb, "CREATE TABLE secret (v TEXT); INSERT INTO secret VALUES ('s3cret-row');");
+    const { srv, port } = await start();
+    const probe = { ...good, response: "SELECT v FROM secret", criteria: [{ id: "leak", check: { custom: "sql-result-matches", args: { database: secretDb, reference: "SELECT 's3cret-row'" } } }] };
+    const res = await send(port, "/v1/score", { body: JSON.stringify({ samples: [probe] }) });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: "SAMPLE_CHECK_REFUSED", field: "samples.0.criteria.0.check" });
+    expect(JSON.stringify(res.body)).not.toContain("s3cret");
+    expect(srv.stats().samples.scored).toBe(0);
+  });
+
+  it("client-added judge questions are off by default and on with the operator's flag; pure checks are allowed", async () => {
+    const { port } = await start();
+    const asking = { ...good, criteria: [{ id: "costly", question: "Is this worth an extra paid call?" }] };
+    const refused = await send(port, "/v1/score", { body: JSON.stringify({ samples: [asking] }) });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toMatchObject({ code: "SAMPLE_QUESTIONS_REFUSED" });
+    expect(refused.body.error.message).toMatch(/--allow-sample-questions/);
+    const pure = { ...good, criteria: [{ id: "has-period", check: { regex: "\\.$" }, points: 1 }] };
+    const ok = await send(port, "/v1/score", { body: JSON.stringify({ samples: [pure] }) });
+    expect(ok.status).toBe(200);
+    expect(ok.body.results[0].verdicts.map((v: { id: string }) => v.id)).toContain("has-period");
+    const open = await start({ sampleCriteria: "questions" });
+    const allowed = await send(open.port, "/v1/score", { body: JSON.stringify({ samples: [asking] }) });
+    expect(allowed.status).toBe(200); // accepted; this server has no judge, so the question is that sample's error, not a refusal
+    expect(allowed.body.errors[0]).toMatch(/NO_JUDGE/);
+  });
+});
+
+describe("browsers cannot use the loopback server (item 7)", () => {
+  it("a text/plain POST (what a page can send without a preflight) is a 415 and scores nothing", async () => {
+    const { srv, port } = await start();
+    const res = await send(port, "/v1/score", { headers: { "content-type": "text/plain;charset=UTF-8" }, body: JSON.stringify({ samples: [good] }) });
+    expect(res.status).toBe(415);
+    expect(res.body.error.code).toBe("UNSUPPORTED_MEDIA_TYPE");
+    expect((await send(port, "/get_reward", { headers: { "content-type": "" }, body: JSON.stringify({ query: ["x"] }) })).status).toBe(415);
+    expect(srv.stats().samples.scored).toBe(0);
+  });
+
+  it("a foreign Host (DNS rebinding) is refused; the bound address and localhost are accepted", async () => {
+    const { port } = await start();
+    const rebound = await send(port, "/healthz", { method: "GET", headers: { host: `attacker.example:${port}` } });
+    expect(rebound.status).toBe(403);
+    expect(rebound.body.error.code).toBe("HOST_REFUSED");
+    expect((await send(port, "/v1/score", { headers: { host: `attacker.example:${port}` }, body: JSON.stringify({ samples: [good] }) })).status).toBe(403);
+    expect((await send(port, "/healthz", { method: "GET", headers: { host: `localhost:${port}` } })).status).toBe(200);
+    expect((await send(port, "/healthz", { method: "GET" })).status).toBe(200);
+    const proxied = await start({ allowHosts: ["reward.internal:8000"] });
+    expect((await send(proxied.port, "/healthz", { method: "GET", headers: { host: "reward.internal:8000" } })).status).toBe(200);
+  });
+
+  it("cross-origin requests are refused (Origin of another site, or Sec-Fetch-Site: cross-site)", async () => {
+    const { srv, port } = await start();
+    const res = await send(port, "/v1/score", { headers: { origin: "http://evil.example" }, body: JSON.stringify({ samples: [good] }) });
+    expect(res.status).toBe(403);
+    expect(res.body.error.code).toBe("CROSS_ORIGIN");
+    expect(res.headers["access-control-allow-origin"]).toBeUndefined();
+    expect((await send(port, "/healthz", { method: "GET", headers: { "sec-fetch-site": "cross-site" } })).status).toBe(403);
+    expect((await send(port, "/v1/score", { headers: { origin: "null" }, body: JSON.stringify({ samples: [good] }) })).status).toBe(403);
+    expect(srv.stats().samples.scored).toBe(0);
+    // A trainer's client sends no Origin: accepted.
+    expect((await send(port, "/v1/score", { body: JSON.stringify({ samples: [good] }) })).status).toBe(200);
+  });
+});
+
+describe("slow clients cannot hold the server (item 11)", () => {
+  it("a client that never finishes its headers is cut off after the headers timeout", async () => {
+    const { port } = await start({ headersTimeoutMs: 400 });
+    const s = await raw(port);
+    s.write(`POST /v1/score HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nX-Slow: 1`);
+    expect(await closedWithin(s, 3000)).toBe(true);
+  });
+
+  it("a client that never finishes its body is cut off after the request timeout", async () => {
+    const { port } = await start({ headersTimeoutMs: 300, requestTimeoutMs: 600 });
+    const s = await raw(port);
+    s.write(`POST /v1/score HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{"samples": [`);
+    expect(await closedWithin(s, 4000)).toBe(true);
+  });
+
+  it("without the token the answer is a 401 before any of the body is read, and the connection is closed", async () => {
+    const { port } = await start({ token: "t0ken-for-the-test" });
+    const s = await raw(port);
+    let answer = "";
+    s.on("data", (d) => (answer += d));
+    s.write(`POST /v1/score HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: 50000000\r\n\r\n`);
+    expect(await closedWithin(s, 3000)).toBe(true);
+    expect(answer).toMatch(/^HTTP\/1\.1 401/);
+    expect(answer).toMatch(/connection: close/i);
+  });
+
+  it("connections past the cap are closed at once", async () => {
+    const { srv, port } = await start({ maxConnections: 5 });
+    const opened = await Promise.all(Array.from({ length: 12 }, () => raw(port)));
+    const closed = await Promise.all(opened.map((s) => closedWithin(s, 1500)));
+    expect(closed.filter(Boolean).length).toBeGreaterThanOrEqual(7);
+    expect(srv.server.maxConnections).toBe(5);
+    expect((await send(port, "/healthz", { method: "GET" }).catch(() => ({ status: 0 }))).status).not.toBe(500);
+  });
+});

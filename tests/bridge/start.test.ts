@@ -1,0 +1,41 @@
+/** `serve` fails at start, not once per sample, when a rubric input is fed by no request field (issue 17, item 3). */
+import { join } from "node:path";
+import { afterAll, beforeAll, expect, it, describe } from "vitest";
+import { ROOT, tempDir, writeJudgeFile } from "../helpers/cli.js";
+import { judgeResponder } from "../servers/judge-responder.js";
+import { startOpenAIServer, type TestServer } from "../servers/openai-server.js";
+import { decide, jsonOf, KEY, startServe } from "./helpers.js";
+
+let judge: TestServer<unknown>;
+beforeAll(async () => {
+  judge = (await startOpenAIServer({ respond: judgeResponder(decide) })) as TestServer<unknown>;
+  process.env.RUBRICATE_TEST_KEY = KEY;
+});
+afterAll(async () => judge?.close());
+
+describe("inputs checked at start", () => {
+  it("the README's first command (rubrics/math-answer.yaml) feeds problem from prompts and answer from labels: rewards, no MISSING_INPUT", async () => {
+    const s = await startServe(["--rubric", join(ROOT, "rubrics/math-answer.yaml"), "--judge", writeJudgeFile(tempDir(), judge.url, { max_retries: 0 }), "--port", "0", "--no-cache"]);
+    try {
+      expect(s.stderr()).toMatch(/prompt <- problem, label <- answer/);
+      const prompt = "<|im_start|>user\nSam has 12 apples and eats 5. How many are left?<|im_end|>\n<|im_start|>assistant\n";
+      const res = await fetch(`${s.url}/get_reward`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ query: [`${prompt}12 - 5 = 7. Final answer: 7<|im_end|>`], prompts: [prompt], labels: ["7"] }) });
+      const body = await jsonOf(res);
+      expect(res.status).toBe(200);
+      expect(body.errors[0] ?? "").not.toMatch(/MISSING_INPUT/);
+      expect(typeof body.rewards[0]).toBe("number");
+    } finally {
+      s.child.kill("SIGTERM");
+      await s.exited;
+    }
+  });
+
+  it("a rubric input no request field feeds stops serve at start, naming the input and the flags", async () => {
+    const attempt = startServe(["--rubric", join(ROOT, "rubrics/code-review-comment.yaml"), "--judge", writeJudgeFile(tempDir(), judge.url), "--port", "0", "--no-cache"]);
+    await expect(attempt).rejects.toThrow(/exited \(1\)[\s\S]*needs inputs "diff", "issue" that no request field feeds[\s\S]*--prompt-field diff[\s\S]*--label-fields diff,issue/);
+    const fed = await startServe(["--rubric", join(ROOT, "rubrics/code-review-comment.yaml"), "--judge", writeJudgeFile(tempDir(), judge.url), "--port", "0", "--no-cache", "--prompt-field", "diff", "--label-fields", "issue"]);
+    fed.child.kill("SIGTERM");
+    const end = await fed.exited;
+    expect(end, fed.stderr()).toEqual({ code: 0, signal: null });
+  });
+});

@@ -1,0 +1,137 @@
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { RedisCache, openCache } from "../../../src/engine/cache/index.js";
+import { createEngine } from "../../../src/engine/engine.js";
+import type { SchedulerLimits } from "../../../src/engine/types.js";
+import { RubricateError } from "../../../src/errors.js";
+import type { CompletionRequest, CompletionResponse, Provider } from "../../../src/providers/types.js";
+import { redisServer, startRedis, type LiveRedis } from "../../helpers/redis.js";
+
+const limits: SchedulerLimits = { maxConcurrency: 64, maxRetries: 0, timeoutMs: 5000 };
+const req = (q: string): CompletionRequest => ({ model: "m", messages: [{ role: "user", content: q }], temperature: 0 });
+const answer = (text: string): CompletionResponse => ({ text, finishReason: "stop", usage: { inputTokens: 10, outputTokens: 1, cachedInputTokens: 0 } });
+const API_KEY = "sk-never-stored-4b1e";
+
+/** A provider that answers after `delayMs`, counting paid calls per prompt; `fail` makes a prompt's calls throw. */
+function slowProvider(delayMs = 20, fail = new Set<string>()) {
+  const paid = new Map<string, number>();
+  const p = {
+    name: "fake",
+    baseURL: "http://fake.test/v1",
+    apiKey: API_KEY,
+    paid,
+    calls: () => [...paid.values()].reduce((a, b) => a + b, 0),
+    complete: async (r: CompletionRequest) => {
+      const q = String(r.messages[0].content);
+      await new Promise((res) => setTimeout(res, delayMs));
+      if (fail.has(q)) throw new RubricateError("PROVIDER_HTTP", "judge down", { retryable: false });
+      paid.set(q, (paid.get(q) ?? 0) + 1);
+      return answer(`answer to ${q}`);
+    },
+  };
+  return p satisfies Provider;
+}
+
+let redis: LiveRedis;
+let n = 0;
+const url = (extra = "") => `${redis.url}?prefix=t${++n}${extra}`;
+
+redisServer.describe("RedisCache (a cache shared by several processes)", () => {
+  beforeAll(async () => {
+    redis = await startRedis();
+  });
+  afterAll(async () => {
+    await redis?.stop();
+  });
+
+  it("opens from a redis:// --cache value and stores an answer another cache then reads without paying", async () => {
+    const a = openCache({ path: url() });
+    expect(a).toBeInstanceOf(RedisCache);
+    const b = RedisCache.open((a as RedisCache).url + `?prefix=${(a as RedisCache).prefix}`);
+    const p = slowProvider(1);
+    const first = await createEngine({ cache: a, limits }).complete(p, req("q"));
+    const second = await createEngine({ cache: b, limits }).complete(p, req("q"));
+    expect(first.cached).toBe(false);
+    expect(second).toMatchObject({ cached: true, response: { text: "answer to q" } });
+    expect(p.calls()).toBe(1);
+    await Promise.all([a.close(), b.close()]);
+  });
+
+  it("pays once for identical calls in flight on two caches at once (300 prompts asked by both)", async () => {
+    const u = url();
+    const [a, b] = [RedisCache.open(u), RedisCache.open(u)];
+    const p = slowProvider(15);
+    const ea = createEngine({ cache: a, limits });
+    const eb = createEngine({ cache: b, limits });
+    const prompts = Array.from({ length: 300 }, (_, i) => `q${i}`);
+    const results = await Promise.all([...prompts.map((q) => ea.complete(p, req(q))), ...prompts.map((q) => eb.complete(p, req(q)))]);
+    expect(p.calls()).toBe(300);
+    expect([...p.paid.values()].every((c) => c === 1)).toBe(true);
+    expect(results.filter((r) => !r.cached)).toHaveLength(300);
+    results.forEach((r, i) => expect(r.response.text).toBe(`answer to ${prompts[i % 300]}`));
+    expect(ea.stats().usage.calls + eb.stats().usage.calls).toBe(300);
+    await Promise.all([a.close(), b.close()]);
+  });
+
+  it("never stores an error: the waiter pays after the holder's call failed, and nothing is kept", async () => {
+    const u = url();
+    const [a, b] = [RedisCache.open(u), RedisCache.open(u)];
+    const failing = slowProvider(30, new Set(["q"]));
+    const working = slowProvider(1);
+    const ea = createEngine({ cache: a, limits });
+    const first = ea.complete(failing, req("q"));
+    await new Promise((r) => setTimeout(r, 10)); // a holds the claim
+    const second = createEngine({ cache: b, limits }).complete(working, req("q"));
+    await expect(first).rejects.toMatchObject({ code: "PROVIDER_HTTP" });
+    expect((await second).cached).toBe(false); // b paid: the failure released the claim without an answer
+    expect(working.calls()).toBe(1);
+    const raw = new Redis(redis.url);
+    const values = await raw.keys(`${a.prefix}:answer:*`);
+    expect(values).toHaveLength(1);
+    expect(await raw.get(values[0])).toContain("answer to q");
+    await raw.quit();
+    await Promise.all([a.close(), b.close()]);
+  });
+
+  it("a claim whose holder died expires: the next process pays after lock_ms, not never", async () => {
+    const u = url("&lock_ms=300");
+    const dead = RedisCache.open(u);
+    const claim = await dead.claim("k");
+    expect("release" in claim).toBe(true);
+    await dead.close(); // never releases, never renews: as if SIGKILLed (close stops the renewal with the connection)
+    const alive = RedisCache.open(u);
+    const started = Date.now();
+    const next = await alive.claim("k");
+    expect("release" in next).toBe(true);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(150); // it waited for the expiry rather than paying at once
+    if ("release" in next) await next.release();
+    await alive.close();
+  });
+
+  it("stores no API key: Redis holds content-hash keys and the provider's answers only", async () => {
+    const u = url();
+    const c = RedisCache.open(u);
+    await createEngine({ cache: c, limits }).complete(slowProvider(1), req("secret-free prompt"));
+    await c.close();
+    const raw = new Redis(redis.url);
+    const keys = await raw.keys(`${c.prefix}:*`);
+    expect(keys.length).toBeGreaterThan(0);
+    for (const k of keys) {
+      expect(k).not.toContain(API_KEY);
+      expect(String(await raw.get(k))).not.toContain(API_KEY);
+    }
+    await raw.quit();
+  });
+
+  it("with Redis unreachable the run goes on and pays (told once), and ready() names the URL", async () => {
+    const errors: RubricateError[] = [];
+    const c = RedisCache.open("redis://127.0.0.1:1/0", { onError: (e) => errors.push(e) });
+    await expect(c.ready()).rejects.toThrow(/cannot reach the Redis cache at redis:\/\/127\.0\.0\.1:1\/0/);
+    const p = slowProvider(1);
+    const r = await createEngine({ cache: c, limits }).complete(p, req("q"));
+    expect(r.cached).toBe(false);
+    expect(p.calls()).toBe(1);
+    expect(errors.length).toBeGreaterThan(0);
+    await c.close();
+  });
+});
