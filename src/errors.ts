@@ -35,6 +35,9 @@ export type ErrorCode =
   | "DEFERRED"
   | "CACHE"
   | "BAD_INPUT"
+  | "SANDBOX"
+  | "HOOK_FAILED"
+  | "ROLLOUT_TIMEOUT"
   | "INTERNAL";
 
 /**

@@ -1,0 +1,79 @@
+/**
+ * The Python side of the REPL (stdlib only; Debian's python3). One JSON request a line on stdin
+ * (`{"code": ...}`), one JSON answer a line on the real stdout (`{"stdout", "stderr", "error"}`);
+ * what the code prints is captured, never mixed with the protocol. `llm_query(prompt)` asks the
+ * host over the Unix socket named by RUBRICATE_HOST_SOCKET (network stays off). The variable
+ * `context` holds the file named by RUBRICATE_CONTEXT_FILE, read once at start.
+ */
+export const PYTHON_REPL_DRIVER = String.raw`
+import io, json, os, socket, sys, traceback, contextlib
+
+_proto_out = sys.stdout
+_sock_path = os.environ.get("RUBRICATE_HOST_SOCKET")
+
+def llm_query(prompt, model=None):
+    """Asks a sub-model through the host; returns its text. Raises RuntimeError when the host refuses (budget, depth)."""
+    if not _sock_path:
+        raise RuntimeError("llm_query is not available in this environment")
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        s.connect(_sock_path)
+        req = {"prompt": str(prompt)}
+        if model is not None:
+            req["model"] = str(model)
+        s.sendall((json.dumps(req) + "\n").encode("utf-8"))
+        buf = b""
+        while not buf.endswith(b"\n"):
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            buf += chunk
+    finally:
+        s.close()
+    answer = json.loads(buf.decode("utf-8") or "{}")
+    if "error" in answer:
+        raise RuntimeError(answer["error"])
+    return answer.get("text", "")
+
+_ns = {"__name__": "__repl__", "llm_query": llm_query}
+_ctx_file = os.environ.get("RUBRICATE_CONTEXT_FILE")
+if _ctx_file:
+    with open(_ctx_file, "r", encoding="utf-8", errors="replace") as f:
+        _ns["context"] = f.read()
+
+def _run(code):
+    out, err = io.StringIO(), io.StringIO()
+    error = None
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            try:
+                compiled = compile(code, "<repl>", "eval")
+            except SyntaxError:
+                compiled = None
+            if compiled is not None:
+                value = eval(compiled, _ns)
+                if value is not None:
+                    print(repr(value))
+            else:
+                exec(compile(code, "<repl>", "exec"), _ns)
+        except BaseException as e:
+            if isinstance(e, SystemExit):
+                error = "SystemExit is not allowed in the REPL"
+            else:
+                error = "".join(traceback.format_exception_only(type(e), e)).strip()
+    return {"stdout": out.getvalue(), "stderr": err.getvalue(), "error": error}
+
+_proto_out.write(json.dumps({"ready": True}) + "\n")
+_proto_out.flush()
+for line in sys.stdin:
+    line = line.strip()
+    if not line:
+        continue
+    try:
+        req = json.loads(line)
+        answer = _run(req.get("code", ""))
+    except Exception as e:
+        answer = {"stdout": "", "stderr": "", "error": "bad request: %s" % e}
+    _proto_out.write(json.dumps(answer) + "\n")
+    _proto_out.flush()
+`;
