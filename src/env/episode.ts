@@ -243,7 +243,8 @@ export async function openEpisode(env: Environment, task: Task, options: Episode
         for (const [name, probe] of Object.entries(env.sandbox.state)) {
           signal.throwIfAborted();
           if ("run" in probe) {
-            const r = await box.exec(renderTemplate(probe.run, task.inputs), { signal, ...(probe.timeout_ms ? { timeoutMs: probe.timeout_ms } : {}) });
+            // The submitted answer reaches the check as a variable, never spliced into its text (no injection).
+            const r = await box.exec(renderTemplate(probe.run, task.inputs), { signal, env: { SUBMITTED: terminal.submitted ?? "" }, ...(probe.timeout_ms ? { timeoutMs: probe.timeout_ms } : {}) });
             probes[name] = r.stdout.trim();
             probes[`${name}_exit_code`] = r.exitCode ?? -1;
           } else {

@@ -56,7 +56,7 @@ export type PolicyDefaults = z.infer<typeof PolicyDefaultsSchema>;
 
 /** A check of the sandbox's final state: a command (its output and exit code) or a file's content. */
 export const StateProbeSchema = z.union([
-  z.strictObject({ run: z.string().min(1).describe("A shell command; its stdout becomes the sample field, its exit code <name>_exit_code"), timeout_ms: z.number().int().positive().optional() }),
+  z.strictObject({ run: z.string().min(1).describe("A shell command ({{var}} fills from inputs; the submitted answer is $SUBMITTED); its stdout becomes the sample field, its exit code <name>_exit_code"), timeout_ms: z.number().int().positive().optional() }),
   z.strictObject({ file: z.string().min(1).describe("A file whose content becomes the sample field (\"\" when missing)") }),
 ]);
 export type StateProbe = z.infer<typeof StateProbeSchema>;
