@@ -96,7 +96,7 @@ export async function openEpisode(env: Environment, task: Task, options: Episode
   let llmCalls = 0;
   let replCalls = 0;
   let closed: Promise<EpisodeClosed> | undefined;
-  let ctx!: HookContext;
+  let ctx: HookContext | undefined;
 
   const modelFor = (name?: string): Policy => {
     const models = options.models ?? {};
@@ -166,10 +166,11 @@ export async function openEpisode(env: Environment, task: Task, options: Episode
   const close = (): Promise<EpisodeClosed> =>
     (closed ??= (async () => {
       const out: EpisodeClosed = {};
-      if (env.hooks.teardown && ctx) {
+      if (env.hooks.teardown && ctx !== undefined) {
         try {
           // Teardown runs even after Ctrl-C: it gets a live signal of its own.
-          await callHook(scope, "teardown", () => env.hooks.teardown!(ctx), { timeoutMs: hookTimeout });
+          const c = ctx;
+          await callHook(scope, "teardown", () => env.hooks.teardown!(c), { timeoutMs: hookTimeout, evenAfterFault: true });
         } catch (e) {
           const err = toRubricateError(e);
           out.teardownError = { code: err.code, message: err.message };
@@ -203,8 +204,9 @@ export async function openEpisode(env: Environment, task: Task, options: Episode
       }
     }
     const base = { task, config: env.config, envDir: env.dir, signal, ...(sandbox ? { sandbox } : {}), llm, judge };
-    const state = env.hooks.setup ? await callHook(scope, "setup", () => env.hooks.setup!(base), { timeoutMs: hookTimeout, signal }) : undefined;
-    ctx = { ...base, state };
+    // Set before setup runs, so teardown runs (with state undefined) even when setup fails.
+    ctx = { ...base, state: undefined };
+    if (env.hooks.setup) ctx.state = await callHook(scope, "setup", () => env.hooks.setup!(base), { timeoutMs: hookTimeout, signal });
   } catch (e) {
     await close();
     throw e;

@@ -6,6 +6,7 @@ import { RubricateError, toRubricateError } from "../errors.js";
 import type { Judge } from "../judge/types.js";
 import type { ErrorPolicy } from "../score/aggregate.js";
 import type { Policy } from "./policy.js";
+import { sandboxBackend } from "../sandbox/index.js";
 import { installHookGuard } from "./isolation.js";
 import { rollout } from "./rollout.js";
 import type { Environment, RolloutRecord, Task } from "./types.js";
@@ -61,6 +62,10 @@ export async function runEval(env: Environment, options: EvalOptions): Promise<E
   const wanted = new Set<string>();
   for (const task of tasks) for (const p of options.policies) for (let r = 0; r < k; r++) wanted.add(tripleKey({ task: task.id, model: p.id, rollout: r }));
 
+  if (env.sandbox && !options.unsafeNoSandbox) {
+    const why = await sandboxBackend(env.sandbox.backend).unavailable();
+    if (why) throw new RubricateError("SANDBOX", `environment "${env.id}" runs its tools in a ${env.sandbox.backend} sandbox, which is not usable here: ${why}. Install it, or pass --unsafe-no-sandbox to run the commands unisolated on this machine`);
+  }
   const done = new Map<string, RolloutRecord>();
   if (options.out && existsSync(options.out)) {
     if (!options.resume) throw new RubricateError("BAD_INPUT", `${options.out} already exists: pass --resume to continue it, or remove it`);

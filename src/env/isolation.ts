@@ -103,8 +103,8 @@ export const outsideHooks = <T>(fn: () => T): T => scopes.exit(fn);
  * `process.exit` in it or an escaped fault all become `HOOK_FAILED` naming hook and task.
  * The caller's abort signal wins (ABORTED passes through).
  */
-export async function callHook<T>(scope: HookScope, name: string, fn: () => T | Promise<T>, options: { timeoutMs: number; signal?: AbortSignal }): Promise<T> {
-  if (scope.fault) throw scope.fault;
+export async function callHook<T>(scope: HookScope, name: string, fn: () => T | Promise<T>, options: { timeoutMs: number; signal?: AbortSignal; evenAfterFault?: boolean }): Promise<T> {
+  if (scope.fault && !options.evenAfterFault) throw scope.fault;
   options.signal?.throwIfAborted();
   let timer: NodeJS.Timeout | undefined;
   let onAbort: (() => void) | undefined;
@@ -113,7 +113,8 @@ export async function callHook<T>(scope: HookScope, name: string, fn: () => T | 
     onAbort = () => reject(toRubricateError(options.signal?.reason ?? new RubricateError("ABORTED", "aborted")));
     options.signal?.addEventListener("abort", onAbort, { once: true });
   });
-  const faulted = scope.faulted.then((e) => Promise.reject(e));
+  // A fault from before this call does not end it (teardown after a failed rollout); a new one does.
+  const faulted = scope.fault ? new Promise<never>(() => {}) : scope.faulted.then((e) => Promise.reject(e));
   try {
     const work = scopes.run(scope, () => Promise.resolve().then(fn));
     return await Promise.race([work, deadline, faulted]);
