@@ -4,6 +4,7 @@ export { rollout, policySchedulerId, renderTranscript, lastAssistantText, type R
 export { runEval, readRollouts, tripleKey, type EvalOptions, type EvalResult } from "./eval.js";
 export { createPolicy, defaultPolicyId, parseModelSpec, loadPolicyConfig, resolveModelArg, type Policy } from "./policy.js";
 export { executeToolCall, MAX_TOOL_RESULT_CHARS } from "./tools.js";
+export { isRolloutRecord, sampleOfRollout, samplesOfRows } from "./records.js";
 export { openEpisode, sandboxLimitsOf, type Episode, type EpisodeClosed, type EpisodeOptions } from "./episode.js";
 export { TERMINAL_TOOLS, TERMINAL_TOOL_NAMES, type TerminalToolName } from "./terminal.js";
 export { installHookGuard } from "./isolation.js";
