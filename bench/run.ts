@@ -7,6 +7,7 @@ import { cache } from "./cache.js";
 import { cli } from "./cli.js";
 import { cpu } from "./cpu.js";
 import { rate } from "./rate.js";
+import { sandbox } from "./sandbox.js";
 import { storm } from "./storm.js";
 import { throughput } from "./throughput.js";
 import { tokens } from "./tokens.js";
@@ -22,6 +23,7 @@ export const BENCHMARKS: Record<string, Bench> = {
   rate,
   storm,
   cli,
+  sandbox,
 };
 
 async function main(): Promise<void> {

@@ -138,6 +138,7 @@ function topLevelArgs(): string[] {
 }
 
 let sandboxCounter = 0;
+let swept = false;
 
 class BubblewrapSandbox implements Sandbox {
   readonly backend = "bubblewrap";
@@ -153,7 +154,11 @@ class BubblewrapSandbox implements Sandbox {
   private destroyed = false;
 
   constructor(options: SandboxOptions) {
-    sweepStaleSandboxes();
+    // Once per process: folders of processes that died without cleaning up (SIGKILL).
+    if (!swept) {
+      swept = true;
+      sweepStaleSandboxes();
+    }
     this.options = options;
     this.limits = resolveLimits(options.limits);
     this.dir = mkdtempSync(join(tmpdir(), DIR_PREFIX));
