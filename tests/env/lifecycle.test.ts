@@ -93,3 +93,34 @@ describe("hook isolation", () => {
     expect(recs.filter((x) => x.error?.code === "HOOK_FAILED").map((x) => x.task).sort()).toEqual(["exit-timer", "exit-tool", "never-respond", "never-setup", "reject-later", "throw-finalize", "throw-setup", "throw-timer"]);
   });
 });
+
+describe("a model inside hooks", () => {
+  it("ctx.llm and ctx.judge run through the engine and the judge; their usage counts to the rollout", async () => {
+    const world = await startWorld({ writer: (m) => `A sentence about ${/about (\w+)/.exec(m[0].content ?? "")?.[1]}.`, critic: () => "OK, fine." }, (q, view) => q.question.includes("tea") === view.sample.includes("tea"));
+    try {
+      const env = await loadEnvironment("tests/env/fixtures/hook-models/env.yaml");
+      const { engine, judge, policies } = connect(world.url, ["writer"]);
+      const critic = connect(world.url, ["critic"]).policies[0];
+      const { records } = await runEval(env, { policies, engine, judge, models: { critic } });
+      for (const r of records) {
+        expect(r.error).toBeUndefined();
+        expect(r.sample).toMatchObject({ critique: "OK, fine.", on_topic: true });
+        expect(r.reward).toBe(1);
+        expect(r.usage.hooks?.calls).toBe(2);
+        expect(r.usage.hooks?.inputTokens).toBeGreaterThan(0);
+      }
+      const asked = world.requests.map((q) => (q.body as { model: string }).model);
+      expect(asked.filter((m) => m === "critic")).toHaveLength(2);
+      expect(asked.filter((m) => m === "judge-model")).toHaveLength(2);
+    } finally {
+      await world.close();
+    }
+  });
+
+  it("a sandboxed environment without bubblewrap is refused with a clear error naming --unsafe-no-sandbox", async () => {
+    const r = await runCli(["eval", "examples/ctf/env.yaml", "--model", `openai-compatible:poker@${server.url}`, "--out", join(tempDir("rubricate-nobwrap-"), "r.jsonl"), "--no-cache", "-q"], { env: { RUBRICATE_BWRAP: "/nonexistent/bwrap" } });
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/bubblewrap sandbox, which is not usable here: bubblewrap \(bwrap\) is not installed.*--unsafe-no-sandbox/s);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+});

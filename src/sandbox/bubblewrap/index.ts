@@ -19,6 +19,9 @@ const TOP_LEVEL = ["bin", "sbin", "lib", "lib32", "lib64", "libx32"];
 /** The PATH of every command, and the only variables a command sees besides its own. */
 const BASE_ENV = { PATH: "/usr/local/bin:/usr/bin:/bin", HOME: WORKDIR, USER: "sandbox", LOGNAME: "sandbox", LANG: "C.UTF-8", TERM: "dumb", TMPDIR: "/tmp" };
 
+/** The bwrap binary: on PATH, or where RUBRICATE_BWRAP says (non-standard installs). */
+const bwrapBinary = () => process.env.RUBRICATE_BWRAP ?? "bwrap";
+
 const isRoot = () => process.getuid?.() === 0;
 
 let uidCounter = 0;
@@ -103,7 +106,7 @@ export const bubblewrapBackend: SandboxBackend = {
   name: "bubblewrap",
   unavailable() {
     availability ??= new Promise((resolve) => {
-      const probe = spawnSync("bwrap", ["--unshare-all", "--die-with-parent", "--ro-bind", "/usr", "/usr", ...topLevelArgs(), "--proc", "/proc", "--dev", "/dev", "/usr/bin/true"], {
+      const probe = spawnSync(bwrapBinary(), ["--unshare-all", "--die-with-parent", "--ro-bind", "/usr", "/usr", ...topLevelArgs(), "--proc", "/proc", "--dev", "/dev", "/usr/bin/true"], {
         stdio: ["ignore", "ignore", "pipe"],
         timeout: 10_000,
         env: { PATH: BASE_ENV.PATH },
@@ -192,7 +195,7 @@ class BubblewrapSandbox implements Sandbox {
     const limits = [`--cpu=${l.cpuSeconds}:${l.cpuSeconds + 1}`, `--as=${l.memoryBytes}`, `--fsize=${l.fileBytes}`, `--nofile=${l.openFiles}`, "--core=0"];
     if (this.uid !== undefined) limits.push(`--nproc=${l.processes}`);
     const user = this.uid !== undefined ? ["setpriv", `--reuid=${this.uid}`, `--regid=${this.uid}`, "--clear-groups", "--"] : [];
-    const bwrap = ["bwrap", "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session"];
+    const bwrap = [bwrapBinary(), "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session"];
     if (this.options.network) bwrap.push("--share-net");
     bwrap.push("--ro-bind", "/usr", "/usr", ...topLevelArgs());
     for (const name of ETC_FILES) bwrap.push("--ro-bind-try", `/etc/${name}`, `/etc/${name}`);
