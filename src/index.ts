@@ -17,6 +17,10 @@ export { createJudge, createLLMJudge, loadJudgeConfig, parseJudgeConfig, createP
 export type { Judge, JudgeConfig, JudgeConfigInput, Provider, CompletionRequest, CompletionResponse } from "./judge/index.js";
 export { loadEnvironment, rollout, runEval, createPolicy, compareModels } from "./env/index.js";
 export type { Environment, Policy, RolloutRecord } from "./env/index.js";
+export { openEpisode, sampleOfRollout } from "./env/index.js";
+export type { EnvHooks, HookContext, EnvResponseContext, FinalizeContext, Episode } from "./env/index.js";
+export { createSandbox } from "./sandbox/index.js";
+export type { Sandbox, SandboxBackend, SandboxLimits, SandboxOptions, ExecResult } from "./sandbox/index.js";
 export { calibrate, rankJudges } from "./calibrate/index.js";
 export { optimize, randomSearch } from "./optimize/index.js";
 export { runDistill, distillMarkdown, distillHtml, generateRollouts } from "./distill/index.js";

@@ -4,7 +4,8 @@ import { dockerBackend, podmanBackend } from "./docker/index.js";
 import { unsafeHostBackend } from "./host/index.js";
 import type { Sandbox, SandboxBackend, SandboxOptions } from "./types.js";
 
-export * from "./types.js";
+export { DEFAULT_LIMITS, resolveLimits } from "./types.js";
+export type { ExecOptions, ExecResult, Sandbox, SandboxBackend, SandboxBind, SandboxLimitHit, SandboxLimits, SandboxOptions, SandboxProcess } from "./types.js";
 export { bubblewrapBackend, sweepStaleSandboxes } from "./bubblewrap/index.js";
 export { containerBackend, dockerBackend, podmanBackend } from "./docker/index.js";
 export { unsafeHostBackend } from "./host/index.js";
@@ -39,3 +40,4 @@ export async function createSandbox(options: SandboxOptions & { backend?: Sandbo
   if (name === "unsafe-host" && !options.unsafe) throw new RubricateError("SANDBOX", "running commands on the host needs the explicit --unsafe-no-sandbox flag");
   return sandboxBackend(name).create(options);
 }
+export { startHostBridge, startPythonRepl, type HostBridge, type HostCall, type HostAnswer, type PythonRepl, type ReplResult } from "./repl/index.js";
