@@ -14,7 +14,7 @@ export interface HookScope {
   fault?: RubricateError;
   /** Settles when `fault` is set, so a waiting hook call ends at once. */
   faulted: Promise<RubricateError>;
-  /** Timers and immediates hooks created; cleared when the rollout ends so none keeps the process alive. */
+  /** Timers and immediates hooks created; unref'd when the rollout ends so none keeps the process alive. */
   timers: Set<NodeJS.Timeout | NodeJS.Immediate>;
 }
 
@@ -129,13 +129,13 @@ export async function callHook<T>(scope: HookScope, name: string, fn: () => T | 
   }
 }
 
-/** Clears what the rollout's hooks left pending, so no hook timer keeps the process alive. */
+/**
+ * Unrefs the timers the rollout's hooks left pending, so none keeps the process alive. Unref, not
+ * clear: a timer a library creates once and shares (an HTTP client's) may have been born inside a
+ * hook, and clearing it would break every later user.
+ */
 export function releaseHookScope(scope: HookScope): void {
-  for (const t of scope.timers) {
-    clearTimeout(t as NodeJS.Timeout);
-    clearInterval(t as NodeJS.Timeout);
-    clearImmediate(t as NodeJS.Immediate);
-  }
+  for (const t of scope.timers) (t as NodeJS.Timeout).unref?.();
   scope.timers.clear();
 }
 

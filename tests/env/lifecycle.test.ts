@@ -51,7 +51,7 @@ describe("hook isolation", () => {
       expect(byTask[task].reward).toBeNull();
       expect(byTask[task].stopReason).toBe("error");
     }
-    // A timer left pending by a hook is cleared when its rollout ends: nothing keeps the process alive.
+    // A timer left pending by a hook is unref'd when its rollout ends: nothing keeps the process alive.
     expect(byTask["pending-timer"].error).toBeUndefined();
     expect(timeouts()).toBeLessThanOrEqual(timersBefore);
     // teardown ran once per rollout, including after failures; its own failure is recorded, the result stands.
