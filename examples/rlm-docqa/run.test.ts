@@ -33,9 +33,28 @@ function greedy(m: WireMessage[]) {
   return submit(t, "0000");
 }
 
-/** The sub-model: reads the code of the asked place out of the excerpt it was given. */
-function sub(m: WireMessage[]) {
+/** An RLM that hands a 400 kB slice to a sub-RLM (rlm_query) instead of cutting the excerpt itself. */
+function recursive(m: WireMessage[]) {
+  const t = turnOf(m);
+  const place = placeOf(m);
+  if (t === 0) return py(t, `i = context.find(${JSON.stringify(`access code of the ${place} is`)})\npart = context[max(0, i - 200000):i + 200000]\nprint(len(part))`);
+  if (t === 1) return py(t, `print(rlm_query(${JSON.stringify(`What is the access code of the ${place}? Reply with the four digits only.`)}, part))`);
+  return submit(t, /stdout:\n(\d{4})/.exec(lastTool(m))?.[1] ?? "none");
+}
+
+/**
+ * The sub-model. Called with the python tool (a sub-RLM), it searches its own REPL's context
+ * first and answers from what it printed; called plainly (llm_query), it reads the code out of
+ * the excerpt in its prompt.
+ */
+function sub(m: WireMessage[], body: Record<string, unknown>) {
   const prompt = m.find((x) => x.role === "user")?.content ?? "";
+  if (Array.isArray(body.tools)) {
+    const place = /access code of the ([a-z ]+)\?/.exec(prompt)?.[1];
+    const seen = [...m].reverse().find((x) => x.role === "tool")?.content;
+    if (seen === undefined) return py(0, `j = context.find(${JSON.stringify(`access code of the ${place} is`)})\nprint(len(context), context[j:j + 60])`);
+    return /is (\d{4})\./.exec(seen ?? "")?.[1] ?? "unknown";
+  }
   const place = /What is the access code of the ([a-z ]+)\?/.exec(prompt)?.[1];
   return new RegExp(`access code of the ${place} is (\\d{4})`).exec(prompt)?.[1] ?? "unknown";
 }
@@ -46,7 +65,7 @@ bwrap.describe("rlm-docqa example", () => {
   python.describe("with python3", () => {
     beforeAll(async () => {
       env = await loadEnvironment("examples/rlm-docqa/env.yaml");
-      server = await startWorld({ rlm, greedy, sub }, () => true);
+      server = await startWorld({ rlm, greedy, recursive, sub }, () => true);
     });
     afterAll(() => server?.close());
 
@@ -68,6 +87,28 @@ bwrap.describe("rlm-docqa example", () => {
       expect(Math.max(...bodies.filter((b) => b.model === "rlm").map((b) => b.bytes))).toBeLessThan(16_000);
       expect(Math.max(...bodies.filter((b) => b.model === "sub").map((b) => b.bytes))).toBeLessThan(4_000);
       expect(bodies.filter((b) => b.model === "sub")).toHaveLength(3);
+    });
+
+    it("rlm_query starts a sub-RLM with a REPL of its own over a slice, within max_depth", async () => {
+      const deep: Environment = { ...env, tasks: env.tasks.slice(0, 1), sandbox: { ...env.sandbox!, repl: { ...env.sandbox!.repl!, max_depth: 2 } } };
+      const subModel = createPolicy({ provider: "openai-compatible", model: "sub", base_url: server.url, max_retries: 1 });
+      const before = server.requests.length;
+      const { engine, judge, policies } = connect(server.url, ["recursive"]);
+      const [r] = (await runEval(deep, { policies, engine, judge, models: { sub: subModel } })).records;
+      expect(r.error).toBeUndefined();
+      expect(r.reward).toBe(1);
+      // The sub-RLM's two turns: its python call saw a 400 kB context of its own, then it answered.
+      const subCalls = server.requests.slice(before).filter((q) => (q.body as { model: string }).model === "sub");
+      expect(subCalls).toHaveLength(2);
+      expect(JSON.stringify(subCalls[1].body)).toMatch(/stdout:\\n400000 access code of the north warehouse is 4711\./);
+      expect(Math.max(...subCalls.map((q) => JSON.stringify(q.body).length))).toBeLessThan(8_000);
+      expect(r.usage.hooks?.calls).toBe(2);
+
+      // At the default max_depth 1 the same call is refused inside the REPL.
+      const { engine: e2, judge: j2, policies: p2 } = connect(server.url, ["recursive"]);
+      const [shallow] = (await runEval({ ...env, tasks: env.tasks.slice(0, 1) }, { policies: p2, engine: e2, judge: j2, models: { sub: subModel } })).records;
+      expect(shallow.toolCalls[1].result).toMatch(/error: RuntimeError: rlm_query at depth 1: its REPL's own calls would exceed max_depth 1; use llm_query/);
+      expect(shallow.reward).toBe(0);
     });
 
     it("refuses a prompt over max_prompt_chars and calls past max_calls, inside the REPL", async () => {

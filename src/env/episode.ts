@@ -2,13 +2,13 @@ import type { Engine } from "../engine/engine.js";
 import { costUsd } from "../engine/usage.js";
 import { RubricateError, toRubricateError } from "../errors.js";
 import type { Judge } from "../judge/types.js";
-import type { ChatMessage, CompletionRequest, ToolCall } from "../providers/types.js";
+import type { ChatMessage, CompletionRequest, CompletionResponse, ToolCall, ToolSpec } from "../providers/types.js";
 import { createSandbox, type Sandbox, type SandboxLimits } from "../sandbox/index.js";
-import { startHostBridge, startPythonRepl, type HostBridge, type HostCall, type PythonRepl } from "../sandbox/repl/index.js";
+import { startHostBridge, startPythonRepl, type HostAnswer, type HostBridge, type HostCall, type PythonRepl } from "../sandbox/repl/index.js";
 import { renderTemplate } from "../text/template.js";
 import { callHook, newHookScope, outsideHooks, releaseHookScope, type HookScope } from "./isolation.js";
 import { policySchedulerId, type Policy } from "./policy.js";
-import { describeExec, terminalToolImpls, type TerminalState, type TerminalToolName } from "./terminal.js";
+import { describeCell, describeExec, TERMINAL_TOOLS, terminalToolImpls, type TerminalState, type TerminalToolName } from "./terminal.js";
 import { executeToolCall } from "./tools.js";
 import type { EnvReply, Environment, HookContext, HookLlmRequest, PolicyUsage, ResolvedSandboxConfig, StopReason, Task, ToolCallRecord, ToolImpl } from "./types.js";
 
@@ -59,6 +59,11 @@ export interface Episode {
   /** Runs `teardown`, stops the REPL, destroys the sandbox, clears hook timers. Never throws; safe to call twice. */
   close(): Promise<EpisodeClosed>;
 }
+
+/** What a sub-RLM (started by `rlm_query`) is told. */
+export const SUB_RLM_SYSTEM =
+  "You answer a question about a text you cannot read directly: it is the string variable `context` of a Python REPL. Use the python tool to search it and print small pieces; llm_query(prompt) may ask a helper model. When you know the answer, reply with it in plain text (no tool call).";
+const PYTHON_TOOL: ToolSpec = { name: "python", description: TERMINAL_TOOLS.python.description, parameters: TERMINAL_TOOLS.python.parameters };
 
 const emptyPolicyUsage = (): PolicyUsage => ({ calls: 0, cacheHits: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 });
 
@@ -111,18 +116,21 @@ export async function openEpisode(env: Environment, task: Task, options: Episode
   };
 
   /** A model call for a hook or the REPL: through the engine, outside the hook's scope (its timers are the engine's). */
-  const callModel = (request: HookLlmRequest, purpose: string, n: number): Promise<string> =>
+  const complete = (request: HookLlmRequest & { tools?: ToolSpec[] }, purpose: string, n: number | string): Promise<CompletionResponse> =>
     outsideHooks(async () => {
       const model = modelFor(request.model);
       const scheduler = policySchedulerId(model);
       options.engine.schedulerFor(scheduler, model.limits);
       const messages: ChatMessage[] = request.messages ?? [{ role: "user", content: request.prompt ?? "" }];
+      const temperature = request.temperature ?? model.params.temperature;
+      const maxTokens = request.maxTokens ?? model.params.maxTokens;
       const req: CompletionRequest = {
         model: model.model,
         ...(request.system !== undefined ? { system: request.system } : {}),
         messages,
-        ...(request.temperature ?? model.params.temperature) !== undefined ? { temperature: request.temperature ?? model.params.temperature } : {},
-        ...(request.maxTokens ?? model.params.maxTokens) !== undefined ? { maxTokens: request.maxTokens ?? model.params.maxTokens } : {},
+        ...(request.tools?.length ? { tools: request.tools } : {}),
+        ...(temperature !== undefined ? { temperature } : {}),
+        ...(maxTokens !== undefined ? { maxTokens } : {}),
       };
       const answer = await options.engine.complete(model.provider, req, { voteIndex: index, keyExtra: { env: env.id, task: task.id, hook: purpose, call: n }, scheduler, signal, price: model.price });
       usage.calls++;
@@ -130,8 +138,9 @@ export async function openEpisode(env: Environment, task: Task, options: Episode
       usage.inputTokens += answer.response.usage.inputTokens;
       usage.outputTokens += answer.response.usage.outputTokens;
       if (model.price) usage.costUsd += costUsd(answer.response.usage, model.price);
-      return answer.response.text;
+      return answer.response;
     });
+  const callModel = async (request: HookLlmRequest, purpose: string, n: number | string) => (await complete(request, purpose, n)).text;
 
   const llm = (request: string | HookLlmRequest) => callModel(typeof request === "string" ? { prompt: request } : request, "llm", ++llmCalls);
 
@@ -149,17 +158,53 @@ export async function openEpisode(env: Environment, task: Task, options: Episode
       return verdict.pass;
     });
 
-  /** `llm_query` from inside the REPL: the call budget and prompt size are checked here, on the host. */
-  const onHostCall = async (call: HostCall) => {
+  /**
+   * `llm_query` / `rlm_query` from inside a REPL at `depth` - 1: the depth, the call budget and the
+   * prompt size are checked here, on the host.
+   */
+  const onHostCall = async (call: HostCall, depth: number): Promise<HostAnswer> => {
     const repl = env.sandbox?.repl;
     if (!repl) return { error: "llm_query is not enabled" };
+    if (depth > repl.max_depth) return { error: `a call at depth ${depth} exceeds max_depth ${repl.max_depth}` };
+    if (call.context !== undefined && depth >= repl.max_depth) return { error: `rlm_query at depth ${depth}: its REPL's own calls would exceed max_depth ${repl.max_depth}; use llm_query` };
     if (replCalls >= repl.max_calls) return { error: `llm_query budget spent: ${repl.max_calls} calls per rollout` };
     if (call.prompt.length > repl.max_prompt_chars) return { error: `prompt of ${call.prompt.length} characters; llm_query takes at most ${repl.max_prompt_chars}` };
     const n = ++replCalls;
     try {
+      if (call.context !== undefined) return { text: await subRlm({ ...call, context: call.context }, depth, n) };
       return { text: await callModel({ prompt: call.prompt, model: call.model ?? repl.model }, "llm_query", n) };
     } catch (e) {
       return { error: toRubricateError(e).message };
+    }
+  };
+
+  /** `rlm_query`: a sub-model with a REPL of its own over `context`, at `depth`, until it answers in text. */
+  const subRlm = async (call: HostCall & { context: string }, depth: number, n: number): Promise<string> => {
+    const repl = env.sandbox!.repl!;
+    const box = sandbox!;
+    const file = `${box.workdir}/.rlm/context-${n}.txt`;
+    await box.writeFile(file, call.context);
+    const child = await startPythonRepl(box, { contextFile: file, bridge, depth });
+    try {
+      const messages: ChatMessage[] = [{ role: "user", content: `${call.prompt}\n\n(The variable \`context\` of your REPL holds ${call.context.length} characters.)` }];
+      for (let turn = 0; turn < repl.sub_max_turns; turn++) {
+        const res = await complete({ model: call.model ?? repl.model, system: SUB_RLM_SYSTEM, messages, tools: [PYTHON_TOOL] }, "rlm_query", `${n}.${turn}`);
+        messages.push({ role: "assistant", content: res.text, ...(res.toolCalls?.length ? { toolCalls: res.toolCalls } : {}) });
+        if (!res.toolCalls?.length) return res.text;
+        for (const tc of res.toolCalls) {
+          let code = "";
+          try {
+            code = String((JSON.parse(tc.arguments) as { code?: unknown }).code ?? "");
+          } catch {
+            code = "";
+          }
+          const result = code ? describeCell(await child.run(code, repl.cell_timeout_ms ? { timeoutMs: repl.cell_timeout_ms } : {}), box.limits.outputBytes) : "error: call python with {\"code\": \"...\"}";
+          messages.push({ role: "tool", toolCallId: tc.id, content: result });
+        }
+      }
+      throw new RubricateError("BAD_INPUT", `the sub-RLM gave no answer within ${repl.sub_max_turns} turns`);
+    } finally {
+      child.close();
     }
   };
 

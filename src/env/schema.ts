@@ -79,6 +79,8 @@ export const ReplSchema = z.strictObject({
   model: z.string().min(1).optional().describe("The name (under `models:`) of the sub-model llm_query calls; default: the policy"),
   max_calls: z.number().int().nonnegative().default(20).describe("llm_query calls allowed per rollout"),
   max_prompt_chars: z.number().int().positive().default(100_000).describe("Longest prompt llm_query accepts"),
+  max_depth: z.number().int().positive().default(1).describe("Call depth: 1 allows llm_query from the policy's REPL; 2 also rlm_query (a sub-model with a REPL of its own, whose llm_query calls are depth 2); and so on"),
+  sub_max_turns: z.number().int().positive().default(6).describe("Turns of a sub-RLM started by rlm_query before it must answer"),
   cell_timeout_ms: z.number().int().positive().optional().describe("Wall-clock limit of one cell (default the command timeout)"),
 });
 

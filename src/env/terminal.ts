@@ -1,5 +1,5 @@
 import type { ExecResult, Sandbox } from "../sandbox/types.js";
-import type { PythonRepl } from "../sandbox/repl/index.js";
+import type { PythonRepl, ReplResult } from "../sandbox/repl/index.js";
 import type { ToolDecl } from "./schema.js";
 import type { ToolImpl } from "./types.js";
 
@@ -31,7 +31,8 @@ export const TERMINAL_TOOLS: Record<TerminalToolName, ToolDecl> = {
   },
   python: {
     name: "python",
-    description: "Run Python code in a persistent REPL (variables survive between calls). The variable `context` holds the document; `llm_query(prompt)` asks a sub-model and returns its text. Print what you need to see.",
+    description:
+      "Run Python code in a persistent REPL (variables survive between calls). The variable `context` holds the document; `llm_query(prompt)` asks a sub-model and returns its text; `rlm_query(prompt, text)` asks a sub-model that gets a REPL of its own over `text` (where the environment allows that depth). Print what you need to see.",
     parameters: { type: "object", properties: { code: { type: "string" } }, required: ["code"], additionalProperties: false },
   },
 };
@@ -69,12 +70,16 @@ export function terminalToolImpls(names: readonly TerminalToolName[], sandbox: S
     },
     python: async ({ code }: { code: string }) => {
       if (!repl) throw new Error("this environment has no Python REPL");
-      const r = await (await repl()).run(code, cellTimeoutMs ? { timeoutMs: cellTimeoutMs } : {});
-      const out = [r.stdout && `stdout:\n${clipText(r.stdout, sandbox.limits.outputBytes)}`, r.stderr && `stderr:\n${clipText(r.stderr, sandbox.limits.outputBytes)}`, r.error && `error: ${r.error}`].filter(Boolean);
-      return out.join("\n") || "(no output)";
+      return describeCell(await (await repl()).run(code, cellTimeoutMs ? { timeoutMs: cellTimeoutMs } : {}), sandbox.limits.outputBytes);
     },
   };
   return Object.fromEntries(names.map((n) => [n, all[n]]));
+}
+
+/** A REPL cell's result as the model reads it (output cut at `max` characters per stream). */
+export function describeCell(r: ReplResult, max: number): string {
+  const out = [r.stdout && `stdout:\n${clipText(r.stdout, max)}`, r.stderr && `stderr:\n${clipText(r.stderr, max)}`, r.error && `error: ${r.error}`].filter(Boolean);
+  return out.join("\n") || "(no output)";
 }
 
 function clipText(text: string, max: number): string {

@@ -2,7 +2,8 @@
  * The Python side of the REPL (stdlib only; Debian's python3). One JSON request a line on stdin
  * (`{"code": ...}`), one JSON answer a line on the real stdout (`{"stdout", "stderr", "error"}`);
  * what the code prints is captured, never mixed with the protocol. `llm_query(prompt)` asks the
- * host over the Unix socket named by RUBRICATE_HOST_SOCKET (network stays off). The variable
+ * host over the Unix socket named by RUBRICATE_HOST_SOCKET (network stays off); `rlm_query(prompt,
+ * context)` asks for a sub-RLM with a REPL of its own. The variable
  * `context` holds the file named by RUBRICATE_CONTEXT_FILE, read once at start.
  */
 export const PYTHON_REPL_DRIVER = String.raw`
@@ -11,16 +12,12 @@ import io, json, os, socket, sys, traceback, contextlib
 _proto_out = sys.stdout
 _sock_path = os.environ.get("RUBRICATE_HOST_SOCKET")
 
-def llm_query(prompt, model=None):
-    """Asks a sub-model through the host; returns its text. Raises RuntimeError when the host refuses (budget, depth)."""
+def _ask_host(req):
     if not _sock_path:
         raise RuntimeError("llm_query is not available in this environment")
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         s.connect(_sock_path)
-        req = {"prompt": str(prompt)}
-        if model is not None:
-            req["model"] = str(model)
         s.sendall((json.dumps(req) + "\n").encode("utf-8"))
         buf = b""
         while not buf.endswith(b"\n"):
@@ -35,7 +32,18 @@ def llm_query(prompt, model=None):
         raise RuntimeError(answer["error"])
     return answer.get("text", "")
 
-_ns = {"__name__": "__repl__", "llm_query": llm_query}
+def llm_query(prompt, model=None):
+    """Asks a sub-model through the host; returns its text. Raises RuntimeError when the host refuses (budget, size)."""
+    req = {"prompt": str(prompt)}
+    if model is not None:
+        req["model"] = str(model)
+    return _ask_host(req)
+
+def rlm_query(prompt, context):
+    """Runs a sub-RLM: a sub-model with a REPL of its own whose variable "context" is the given text; returns its answer. Refused past the maximum depth."""
+    return _ask_host({"prompt": str(prompt), "context": str(context)})
+
+_ns = {"__name__": "__repl__", "llm_query": llm_query, "rlm_query": rlm_query}
 _ctx_file = os.environ.get("RUBRICATE_CONTEXT_FILE")
 if _ctx_file:
     with open(_ctx_file, "r", encoding="utf-8", errors="replace") as f:

@@ -13,35 +13,48 @@ const SOCKET_NAME = "host.sock";
 /** Longest request line the bridge reads (a sub-model prompt), in bytes. */
 export const MAX_BRIDGE_REQUEST_BYTES = 4 * 1024 * 1024;
 
-/** A request from inside a sandbox (`llm_query(prompt, model)`). */
+/** A request from inside a sandbox: `llm_query(prompt)`, or `rlm_query(prompt, context)` (a sub-RLM over `context`). */
 export interface HostCall {
   prompt: string;
   model?: string;
+  /** Set by `rlm_query`: the text the sub-RLM's REPL holds as `context`. */
+  context?: string;
 }
 
 /** The answer the host sends back: a text, or an error the REPL raises as RuntimeError. */
 export type HostAnswer = { text: string } | { error: string };
 
-/** A Unix socket on the host, bound read-only into a sandbox, answering `llm_query`. */
+/** Unix sockets on the host, in one folder bound read-only into a sandbox, answering `llm_query`. */
 export interface HostBridge {
   /** Pass to `SandboxOptions.binds`. */
   bind: SandboxBind;
-  /** The socket path as the sandbox sees it. */
-  socketPath: string;
+  /** The sandbox path of the socket whose calls are made at `depth` (1 = from the root REPL); created on first use. */
+  socketFor(depth: number): Promise<string>;
   close(): Promise<void>;
 }
 
 /**
  * Starts the host side of `llm_query`: one JSON line in, one JSON line out per connection. The
- * sandbox keeps its network off; the only door is this socket, and `handle` decides (budget,
- * depth, which model).
+ * sandbox keeps its network off; the only doors are these sockets, one per call depth (a REPL
+ * learns the path of its own depth only), and `handle` decides (budget, depth, which model).
  */
-export async function startHostBridge(handle: (call: HostCall) => Promise<HostAnswer>): Promise<HostBridge> {
+export async function startHostBridge(handle: (call: HostCall, depth: number) => Promise<HostAnswer>): Promise<HostBridge> {
   const dir = mkdtempSync(join(tmpdir(), "rubricate-bridge-"));
   chmodSync(dir, 0o755);
-  const path = join(dir, SOCKET_NAME);
   const sockets = new Set<Socket>();
-  const server: Server = createServer((socket) => {
+  const servers = new Map<number, Promise<Server>>();
+  const listen = (depth: number): Promise<Server> => {
+    const server: Server = createServer((socket) => serve(socket, (call) => handle(call, depth)));
+    const path = join(dir, `depth-${depth}.sock`);
+    return new Promise<Server>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(path, () => {
+        chmodSync(path, 0o666);
+        resolve(server);
+      });
+    });
+  };
+  const serve = (socket: Socket, answer: (call: HostCall) => Promise<HostAnswer>) => {
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
     socket.on("error", () => socket.destroy());
@@ -62,29 +75,29 @@ export async function startHostBridge(handle: (call: HostCall) => Promise<HostAn
       try {
         const parsed = JSON.parse(buf.slice(0, nl)) as Partial<HostCall>;
         if (typeof parsed.prompt !== "string") throw new Error("prompt must be a string");
-        call = { prompt: parsed.prompt, ...(typeof parsed.model === "string" ? { model: parsed.model } : {}) };
+        call = { prompt: parsed.prompt, ...(typeof parsed.model === "string" ? { model: parsed.model } : {}), ...(typeof parsed.context === "string" ? { context: parsed.context } : {}) };
       } catch (e) {
         socket.end(`${JSON.stringify({ error: `bad request: ${(e as Error).message}` })}\n`);
         return;
       }
-      handle(call)
+      answer(call)
         .catch((e: unknown) => ({ error: e instanceof Error ? e.message : String(e) }))
-        .then((answer) => {
-          if (!socket.destroyed) socket.end(`${JSON.stringify(answer)}\n`);
+        .then((a) => {
+          if (!socket.destroyed) socket.end(`${JSON.stringify(a)}\n`);
         });
     });
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(path, () => resolve());
-  });
-  chmodSync(path, 0o666);
+  };
   return {
     bind: { host: dir, path: BRIDGE_MOUNT },
-    socketPath: `${BRIDGE_MOUNT}/${SOCKET_NAME}`,
+    async socketFor(depth) {
+      let server = servers.get(depth);
+      if (!server) servers.set(depth, (server = listen(depth)));
+      await server;
+      return `${BRIDGE_MOUNT}/depth-${depth}.sock`;
+    },
     close: async () => {
       for (const s of sockets) s.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const server of servers.values()) await server.then((s) => new Promise<void>((resolve) => s.close(() => resolve()))).catch(() => undefined);
       rmSync(dir, { recursive: true, force: true });
     },
   };
@@ -109,14 +122,15 @@ export interface PythonRepl {
 
 /**
  * Starts `python3` with the driver inside the sandbox. `contextFile` (a path in the sandbox)
- * is loaded into the variable `context`; `bridge` gives the REPL `llm_query`.
+ * is loaded into the variable `context`; `bridge` gives the REPL `llm_query` and `rlm_query`.
  * @example const repl = await startPythonRepl(box, { contextFile: "doc.txt", bridge }); (await repl.run("len(context)")).stdout
  */
-export async function startPythonRepl(sandbox: Sandbox, options: { contextFile?: string; bridge?: HostBridge; timeoutMs?: number } = {}): Promise<PythonRepl> {
+export async function startPythonRepl(sandbox: Sandbox, options: { contextFile?: string; bridge?: HostBridge; depth?: number; timeoutMs?: number } = {}): Promise<PythonRepl> {
   await sandbox.writeFile(".rubricate-repl.py", PYTHON_REPL_DRIVER);
   const env: Record<string, string> = { PYTHONDONTWRITEBYTECODE: "1", PYTHONIOENCODING: "utf-8" };
   if (options.contextFile) env.RUBRICATE_CONTEXT_FILE = options.contextFile;
-  if (options.bridge) env.RUBRICATE_HOST_SOCKET = options.bridge.socketPath;
+  // This REPL is at `depth` (0 = the policy's); its calls are made at depth + 1.
+  if (options.bridge) env.RUBRICATE_HOST_SOCKET = await options.bridge.socketFor((options.depth ?? 0) + 1);
   let proc: SandboxProcess;
   let lines: AsyncIterator<string>;
   let stderrTail = "";
