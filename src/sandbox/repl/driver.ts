@@ -7,7 +7,7 @@
  * `context` holds the file named by RUBRICATE_CONTEXT_FILE, read once at start.
  */
 export const PYTHON_REPL_DRIVER = String.raw`
-import io, json, os, socket, sys, traceback, contextlib
+import ast, io, json, os, socket, sys, traceback, contextlib
 
 _proto_out = sys.stdout
 _sock_path = os.environ.get("RUBRICATE_HOST_SOCKET")
@@ -50,20 +50,20 @@ if _ctx_file:
         _ns["context"] = f.read()
 
 def _run(code):
+    """Runs a cell; like a notebook, the value of a final expression is printed."""
     out, err = io.StringIO(), io.StringIO()
     error = None
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
-            try:
-                compiled = compile(code, "<repl>", "eval")
-            except SyntaxError:
-                compiled = None
-            if compiled is not None:
-                value = eval(compiled, _ns)
+            tree = ast.parse(code, "<repl>", "exec")
+            last = tree.body[-1] if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+            if last is not None:
+                tree.body.pop()
+            exec(compile(tree, "<repl>", "exec"), _ns)
+            if last is not None:
+                value = eval(compile(ast.Expression(last.value), "<repl>", "eval"), _ns)
                 if value is not None:
                     print(repr(value))
-            else:
-                exec(compile(code, "<repl>", "exec"), _ns)
         except BaseException as e:
             if isinstance(e, SystemExit):
                 error = "SystemExit is not allowed in the REPL"
