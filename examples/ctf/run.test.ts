@@ -1,5 +1,3 @@
-import { readdirSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { runEval } from "../../src/env/eval.js";
 import { loadEnvironment } from "../../src/env/load.js";
@@ -7,6 +5,7 @@ import type { Environment } from "../../src/env/types.js";
 import type { TestServer } from "../../tests/servers/common.js";
 import { connect, startWorld, type WireMessage } from "../../tests/env/world.js";
 import { needsBubblewrap, needsPython } from "../../tests/sandbox/helpers.js";
+import { sandboxTraces } from "../../tests/sandbox/traces.js";
 import { guess, solve, type CtfAction } from "./solver.js";
 
 const bwrap = needsBubblewrap();
@@ -21,7 +20,6 @@ const asReply = (action: CtfAction, turn: number) => {
 };
 const turnOf = (messages: WireMessage[]) => messages.filter((m) => m.role === "assistant").length;
 
-const sandboxFolders = () => readdirSync(tmpdir()).filter((n) => n.startsWith("rubricate-sandbox-"));
 
 let server: TestServer<unknown>;
 let env: Environment;
@@ -46,7 +44,6 @@ bwrap.describe("ctf example", () => {
     });
 
     it("a solver that looks first captures every flag; a guesser captures none; the machine's state decides", async () => {
-      const before = sandboxFolders();
       const { engine, judge, policies } = connect(server.url, ["solver", "guesser"]);
       const { records } = await runEval(env, { policies, engine, judge, concurrency: 4 });
       expect(records).toHaveLength(10);
@@ -64,7 +61,7 @@ bwrap.describe("ctf example", () => {
         expect(r.verdicts.find((v) => v.id === "inspected-before-answering")?.status).toBe("unmet");
       }
       // Every rollout's sandbox is gone.
-      expect(sandboxFolders()).toEqual(before);
+      expect(sandboxTraces()).toEqual({ folders: [], mounts: [], processes: [] });
     });
   });
 });

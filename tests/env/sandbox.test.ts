@@ -1,5 +1,5 @@
 import { createServer, type Server } from "node:net";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -8,6 +8,7 @@ import { parseEnvironment } from "../../src/env/load.js";
 import type { Environment, RolloutRecord } from "../../src/env/types.js";
 import { tempDir } from "../helpers/cli.js";
 import { needsBubblewrap } from "../sandbox/helpers.js";
+import { sandboxTraces } from "../sandbox/traces.js";
 import type { TestServer } from "../servers/common.js";
 import { connect, startWorld, type WireMessage } from "./world.js";
 
@@ -54,29 +55,6 @@ function escapes(port: number, hostPath: string): string[] {
     "(sleep 1000 &); sleep 1000",
     "cat flag.txt",
   ];
-}
-
-/** Host state a sandbox could leave behind. */
-function traces() {
-  const ours = (n: string) => {
-    try {
-      return Number(readFileSync(join(tmpdir(), n, "owner.pid"), "utf8")) === process.pid;
-    } catch {
-      return n.startsWith("rubricate-bridge-");
-    }
-  };
-  const folders = readdirSync(tmpdir()).filter((n) => (n.startsWith("rubricate-sandbox-") || n.startsWith("rubricate-bridge-")) && ours(n));
-  const mounts = readFileSync("/proc/self/mounts", "utf8").split("\n").filter((l) => l.includes("rubricate-sandbox-"));
-  const processes = readdirSync("/proc")
-    .filter((p) => /^\d+$/.test(p))
-    .filter((p) => {
-      try {
-        return readFileSync(`/proc/${p}/cmdline`, "utf8").includes("rubricate-sandbox-");
-      } catch {
-        return false;
-      }
-    });
-  return { folders, mounts, processes };
 }
 
 let server: TestServer<unknown>;
@@ -144,7 +122,7 @@ bwrap.describe("sandboxed environments", () => {
     expect(results[6]).toMatch(/killed-all/);
     expect(results[7]).toMatch(/killed: the command ran longer than 1500 ms/);
     expect(existsSync("/usr/pwned-h18") || existsSync("/etc/pwned-h18") || existsSync(join(tmpdir(), "pwned-h18"))).toBe(false);
-    expect(traces()).toEqual({ folders: [], mounts: [], processes: [] });
+    expect(sandboxTraces()).toEqual({ folders: [], mounts: [], processes: [] });
   });
 
   it("after 100 rollouts with injected faults no process, mount or temp folder is left; --resume re-runs the errored ones", async () => {
@@ -166,7 +144,7 @@ bwrap.describe("sandboxed environments", () => {
         expect(r.reward, r.task).toBe(1);
       }
     }
-    expect(traces()).toEqual({ folders: [], mounts: [], processes: [] });
+    expect(sandboxTraces()).toEqual({ folders: [], mounts: [], processes: [] });
 
     // The hang is fixed; --resume runs the 24 errored rollouts again and keeps the 76 others.
     hangs = false;
@@ -177,6 +155,6 @@ bwrap.describe("sandboxed environments", () => {
     const lines = readRollouts(out);
     expect(lines).toHaveLength(100);
     expect(lines.every((r) => r.reward === 1)).toBe(true);
-    expect(traces()).toEqual({ folders: [], mounts: [], processes: [] });
+    expect(sandboxTraces()).toEqual({ folders: [], mounts: [], processes: [] });
   }, 120_000);
 });

@@ -1,30 +1,16 @@
 import { createServer, type Server } from "node:net";
-import { readdirSync, readFileSync, existsSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, statSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bubblewrapBackend } from "../../src/sandbox/bubblewrap/index.js";
 import { createSandbox } from "../../src/sandbox/index.js";
 import type { Sandbox } from "../../src/sandbox/types.js";
 import { needsBubblewrap } from "./helpers.js";
+import { sandboxTraces } from "./traces.js";
 
 const bwrap = needsBubblewrap();
 const isRoot = process.getuid?.() === 0;
 /** The names of the processes a command can see (no procps needed). */
 const PROCESS_NAMES = "cat /proc/[0-9]*/comm 2>/dev/null";
-
-/** What a sandbox may leave on the host: folders, mounts, processes of sandbox users. */
-function hostTraces() {
-  const dirs = readdirSync(tmpdir()).filter((n) => n.startsWith("rubricate-sandbox-") && readOwner(n) === process.pid);
-  const mounts = readFileSync("/proc/self/mounts", "utf8").split("\n").filter((l) => l.includes("rubricate-sandbox-"));
-  return { dirs, mounts };
-}
-function readOwner(name: string): number | undefined {
-  try {
-    return Number(readFileSync(`${tmpdir()}/${name}/owner.pid`, "utf8"));
-  } catch {
-    return undefined;
-  }
-}
 
 bwrap.describe("bubblewrap sandbox", () => {
   let box: Sandbox;
@@ -43,6 +29,7 @@ bwrap.describe("bubblewrap sandbox", () => {
   });
   afterAll(async () => {
     await box?.destroy();
+    expect(sandboxTraces()).toEqual({ folders: [], mounts: [], processes: [] });
     server?.close();
     delete process.env.RUBRICATE_TEST_SECRET;
   });
@@ -143,15 +130,16 @@ bwrap.describe("bubblewrap sandbox", () => {
     const other = await bubblewrapBackend.create({});
     const spawned = other.spawn(["sleep", "300"]);
     await other.exec("echo x > f");
-    expect(hostTraces().dirs.length).toBeGreaterThanOrEqual(1);
+    expect(sandboxTraces().folders.length).toBe(2);
     await other.destroy();
     await other.destroy();
     expect(await spawned.exited).toBeNull();
     await expect(other.exec("true")).rejects.toThrow(/destroyed/);
     // Only the suite's own sandbox remains.
-    const traces = hostTraces();
-    expect(traces.dirs).toHaveLength(1);
-    expect(traces.mounts.length).toBeLessThanOrEqual(1);
+    const traces = sandboxTraces();
+    expect(traces.folders).toHaveLength(1);
+    expect(traces.mounts.length).toBe(isRoot ? 1 : 0);
+    expect(traces.processes).toEqual([]);
   });
 });
 

@@ -169,6 +169,7 @@ class BubblewrapSandbox implements Sandbox {
     chmodSync(this.dir, 0o711);
     this.id = `bwrap-${process.pid}-${++sandboxCounter}`;
     writeFileSync(join(this.dir, "owner.pid"), String(process.pid));
+    created.push(this.dir);
     this.work = join(this.dir, "work");
     mkdirSync(this.work, { mode: 0o700 });
     this.uid = isRoot() ? nextUid() : undefined;
@@ -257,5 +258,9 @@ class BubblewrapSandbox implements Sandbox {
   }
 }
 
-/** Test hook: how many sandboxes of this process are alive. */
+/** How many sandboxes of this process are alive. */
 export const liveSandboxCount = () => live.size;
+
+/** Every host folder this process made for a sandbox (for tests that check nothing is left behind). */
+const created: string[] = [];
+export const sandboxFoldersCreated = (): readonly string[] => created;
