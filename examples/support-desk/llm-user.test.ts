@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runEval } from "../../src/env/eval.js";
 import { loadEnvironment } from "../../src/env/load.js";
 import { createPolicy } from "../../src/env/policy.js";
+import { compareModels } from "../../src/env/stats.js";
 import type { Environment } from "../../src/env/types.js";
 import type { TestServer } from "../../tests/servers/common.js";
 import { connect, startWorld, type WireMessage } from "../../tests/env/world.js";
@@ -62,6 +63,11 @@ describe("support desk with an LLM customer (ctx.llm)", () => {
       expect(r.usage.hooks!.costUsd).toBeGreaterThan(0);
       expect(r.verdicts.find((v) => v.id === "db-end-state")?.status).toBe("met");
     }
+    // The summary's cost includes the simulated customer.
+    const stats = compareModels(records).models[0];
+    const hookCost = records.reduce((sum, r) => sum + (r.usage.hooks?.costUsd ?? 0), 0);
+    expect(stats.usage.hooks.calls).toBe(2 * records.length);
+    expect(stats.usage.costUsd).toBeCloseTo(stats.usage.policy.costUsd + stats.usage.judge.costUsd + hookCost, 10);
     // What the user model was sent: the persona as system prompt, the agent's words as "user" turns.
     const first = userRequests()[0].body as { messages: WireMessage[] };
     const task = env.tasks.find((t) => first.messages[0].content === personaPrompt(t.inputs));
