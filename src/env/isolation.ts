@@ -45,9 +45,13 @@ let timerHook: AsyncHook | undefined;
 const onUncaught = (error: unknown) => {
   const scope = scopes.getStore();
   if (!scope) {
-    // Not ours: behave as Node would without this listener.
+    // Not ours: remove the guard and throw it again on a clean stack, so Node handles it as it
+    // would have without us (message, exit code 1).
     uninstall(true);
-    throw error;
+    process.nextTick(() => {
+      throw error;
+    });
+    return;
   }
   fail(scope, error instanceof HookExit ? error : new RubricateError("HOOK_FAILED", `a hook of task "${scope.task}" threw outside its call: ${describe(error)}`, { cause: error }));
 };

@@ -108,6 +108,12 @@ bwrap.describe("bubblewrap sandbox", () => {
     expect(r.truncated).toBe(true);
   });
 
+  it("cannot make user namespaces of its own, nor see or gain capabilities", async () => {
+    const r = await box.exec("unshare -U true; echo rc=$?; grep CapEff /proc/self/status");
+    expect(r.stdout).toMatch(/rc=[1-9]/);
+    expect(r.stdout).toMatch(/CapEff:\s+0+\n/);
+  });
+
   it("`kill -9 -1` inside kills nothing outside", async () => {
     const r = await box.exec("kill -9 -1; echo still-here");
     expect(r.stdout).toContain("still-here");

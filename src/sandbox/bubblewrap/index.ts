@@ -93,6 +93,7 @@ function isMounted(path: string): boolean {
 }
 
 let availability: Promise<string | null> | undefined;
+let disableUserns = false;
 
 /**
  * The default backend on Linux: one fresh `bwrap` per command over a private work folder, so
@@ -111,6 +112,8 @@ export const bubblewrapBackend: SandboxBackend = {
         timeout: 10_000,
         env: { PATH: BASE_ENV.PATH },
       });
+      // --disable-userns came with bubblewrap 0.8 (Debian 12); older ones (Ubuntu 22.04: 0.6) run without it.
+      disableUserns = String(spawnSync(bwrapBinary(), ["--help"], { encoding: "utf8", env: { PATH: BASE_ENV.PATH } }).stdout ?? "").includes("--disable-userns");
       if (probe.error) resolve(`bubblewrap (bwrap) is not installed: ${(probe.error as NodeJS.ErrnoException).code ?? probe.error.message} (Debian/Ubuntu: apt-get install bubblewrap)`);
       else if (probe.status !== 0) resolve(`bubblewrap cannot create namespaces here: ${String(probe.stderr).trim() || `exit ${probe.status}`}`);
       else resolve(null);
@@ -196,7 +199,7 @@ class BubblewrapSandbox implements Sandbox {
     const limits = [`--cpu=${l.cpuSeconds}:${l.cpuSeconds + 1}`, `--as=${l.memoryBytes}`, `--fsize=${l.fileBytes}`, `--nofile=${l.openFiles}`, "--core=0"];
     if (this.uid !== undefined) limits.push(`--nproc=${l.processes}`);
     const user = this.uid !== undefined ? ["setpriv", `--reuid=${this.uid}`, `--regid=${this.uid}`, "--clear-groups", "--"] : [];
-    const bwrap = [bwrapBinary(), "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session"];
+    const bwrap = [bwrapBinary(), "--unshare-all", "--unshare-user", ...(disableUserns ? ["--disable-userns"] : []), "--die-with-parent", "--new-session"];
     if (this.options.network) bwrap.push("--share-net");
     bwrap.push("--ro-bind", "/usr", "/usr", ...topLevelArgs());
     for (const name of ETC_FILES) bwrap.push("--ro-bind-try", `/etc/${name}`, `/etc/${name}`);
