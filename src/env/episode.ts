@@ -86,6 +86,8 @@ export function sandboxLimitsOf(config: ResolvedSandboxConfig): Partial<SandboxL
 /**
  * Starts one task: its sandbox (files written, setup commands run), the REPL bridge, and the
  * `setup` hook. A failure here cleans up what was made and throws (SANDBOX or HOOK_FAILED).
+ * Outside `runEval`, call `installHookGuard()` while episodes run (and its returned function
+ * after), so a hook's `process.exit` or stray throw fails its episode instead of the process.
  * @example const ep = await openEpisode(env, env.tasks[0], { engine }); try { await ep.runTool(call) } finally { await ep.close() }
  */
 export async function openEpisode(env: Environment, task: Task, options: EpisodeOptions): Promise<Episode> {

@@ -126,12 +126,13 @@ bwrap.describe("sandboxed environments", () => {
   });
 
   it("after 100 rollouts with injected faults no process, mount or temp folder is left; --resume re-runs the errored ones", async () => {
-    const env: Environment = await parseEnvironment(ENV(25, 2500), { baseDir: process.cwd() });
+    // A rollout limit well above what a healthy rollout takes on a loaded CI machine (about 0.5 s here under load 20).
+    const env: Environment = await parseEnvironment(ENV(25, 4000), { baseDir: process.cwd() });
     const dir = tempDir("rubricate-sbx-eval-");
     const out = join(dir, "rollouts.jsonl");
     hangs = true;
     const first = connect(server.url, ["faulty"]);
-    const { records } = await runEval(env, { ...first, policies: first.policies, rollouts: 4, concurrency: 8, out });
+    const { records } = await runEval(env, { ...first, policies: first.policies, rollouts: 4, concurrency: 12, out });
     expect(records).toHaveLength(100);
     const kindOf = (r: RolloutRecord) => Number(r.task.slice(1)) % 4;
     for (const r of records) {
