@@ -151,7 +151,12 @@ export async function rollout(env: Environment, policy: Policy, task: Task, opti
     }
     signal.throwIfAborted();
     checkFault();
-    if (!error) extras = await ep.finish(messages, ep.submitted() ?? lastAssistantText(messages), stopReason);
+    if (!error) {
+      extras = await ep.finish(messages, ep.submitted() ?? lastAssistantText(messages), stopReason);
+      // A limit that fired during the final-state checks leaves them partial: not a result.
+      signal.throwIfAborted();
+      checkFault();
+    }
   } catch (e) {
     const err = toRubricateError(e);
     if (outer?.aborted) {
