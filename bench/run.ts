@@ -8,6 +8,7 @@ import { cli } from "./cli.js";
 import { cpu } from "./cpu.js";
 import { rate } from "./rate.js";
 import { sessions } from "./sessions.js";
+import { sandbox } from "./sandbox.js";
 import { storm } from "./storm.js";
 import { throughput } from "./throughput.js";
 import { tokens } from "./tokens.js";
@@ -24,6 +25,7 @@ export const BENCHMARKS: Record<string, Bench> = {
   storm,
   cli,
   sessions,
+  sandbox,
 };
 
 async function main(): Promise<void> {

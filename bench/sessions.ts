@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { createRewardServer } from "../src/bridge/server.js";
 import { sessionRoutes } from "../src/bridge/sessions.js";
 import { createEngine } from "../src/engine/engine.js";
-import { startEpisode } from "../src/env/episode.js";
+import { startSession } from "../src/env/session.js";
 import { loadEnvironment } from "../src/env/load.js";
 import { createSessionManager } from "../src/env/sessions.js";
 import type { BenchContext, BenchResult } from "./lib/common.js";
@@ -65,11 +65,12 @@ export async function sessions(ctx: BenchContext): Promise<BenchResult<Row>> {
   ];
   const rows: Row[] = [];
 
+  const engine = createEngine({ limits: { maxConcurrency: 8, maxRetries: 0, timeoutMs: 10_000 } });
   // In-process: the ideal.
   const inTurn: number[] = [];
   let t0 = performance.now();
   for (let i = 0; i < total; i++) {
-    const ep = await startEpisode(env, env.tasks[i % 2]);
+    const ep = await startSession(env, env.tasks[i % 2], { engine });
     for (const turn of turns) {
       const s = performance.now();
       await ep.step(turn);
@@ -81,9 +82,8 @@ export async function sessions(ctx: BenchContext): Promise<BenchResult<Row>> {
   rows.push({ mode: "in-process Episode", concurrency: 1, sessions: total, sessionsPerSec: round(idealRate, 0), turnP50Ms: round(pct(inTurn, 0.5), 3), turnP99Ms: round(pct(inTurn, 0.99), 3), ratio: 1 });
 
   // Over HTTP, as trainers drive it.
-  const engine = createEngine({ limits: { maxConcurrency: 8, maxRetries: 0, timeoutMs: 10_000 } });
   for (const concurrency of ctx.quick ? [64] : [1, 64, 256]) {
-    const manager = createSessionManager({ env, maxSessions: 1024 });
+    const manager = createSessionManager({ env, engine, maxSessions: 1024 });
     const server = createRewardServer({ rubric: env.rubric, dynamicRoutes: sessionRoutes({ env, sessions: manager, engine }) });
     const url = await server.listen(0);
     const post = async (path: string, body: unknown) => (await fetch(url + path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })).json() as Promise<any>;

@@ -42,6 +42,9 @@ export type ErrorCode =
   | "PACKAGE_INVALID"
   | "REGISTRY_AUTH"
   | "REGISTRY_DOWN"
+  | "SANDBOX"
+  | "HOOK_FAILED"
+  | "ROLLOUT_TIMEOUT"
   | "INTERNAL";
 
 /** The brand every RubricateError carries, shared by every copy of the package (ESM and CJS builds, duplicate installs). */

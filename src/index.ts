@@ -20,6 +20,10 @@ export type { Environment, Policy, RolloutRecord } from "./env/index.js";
 // Hook types for environment packages (`import type { EnvHooks } from "rubricate"`), and the hub.
 export type { EnvHooks, EnvPackage, EnvResponseContext, FinalizeContext, HookContext, Task } from "./env/index.js";
 export { loadEnvironmentSpec, resolveEnvSpec, checkEnvPackage, initEnvPackage, loadSuite, runSuite } from "./hub/index.js";
+export { openEpisode, sampleOfRollout } from "./env/index.js";
+export type { Episode } from "./env/index.js";
+export { createSandbox } from "./sandbox/index.js";
+export type { Sandbox, SandboxBackend, SandboxLimits, SandboxOptions, ExecResult } from "./sandbox/index.js";
 export { calibrate, rankJudges } from "./calibrate/index.js";
 export { optimize, randomSearch } from "./optimize/index.js";
 export { runDistill, distillMarkdown, distillHtml, generateRollouts } from "./distill/index.js";

@@ -16,7 +16,7 @@ import { z } from "zod";
 import type { Engine } from "../engine/engine.js";
 import { toRubricateError, type ErrorCode } from "../errors.js";
 import type { Judge } from "../judge/types.js";
-import type { Episode, EpisodeScore } from "../env/episode.js";
+import type { Session, SessionScore } from "../env/session.js";
 import { RemotePolicySchema, runRemoteRollouts } from "../env/remote.js";
 import { taskFromRef, type SessionManager, type TaskRef } from "../env/sessions.js";
 import type { Environment, RolloutRecord } from "../env/types.js";
@@ -110,9 +110,9 @@ export function wireMessages(messages: readonly ChatMessage[]): Record<string, u
   });
 }
 
-const openAITools = (episode: Episode) => episode.tools.map((t) => ({ type: "function", function: { name: t.name, ...(t.description ? { description: t.description } : {}), parameters: t.parameters } }));
+const openAITools = (episode: Session) => episode.tools.map((t) => ({ type: "function", function: { name: t.name, ...(t.description ? { description: t.description } : {}), parameters: t.parameters } }));
 
-function scoreBody(score: EpisodeScore) {
+function scoreBody(score: SessionScore) {
   const { sample: _sample, stopReason, turns, ...result } = score;
   return { ...wireResult(result), stop_reason: stopReason, turns, usage: score.usage };
 }
@@ -143,7 +143,7 @@ function rolloutBody(r: RolloutRecord) {
 export function sessionRoutes(options: SessionRoutesOptions): (method: string, path: string) => ExtraRoute | undefined {
   const { env, sessions } = options;
   const maxGroup = options.maxGroup ?? 64;
-  const describe = (id: string, episode: Episode) => ({
+  const describe = (id: string, episode: Session) => ({
     session_id: id,
     env: { id: env.id, version: env.version },
     task_id: episode.task.id,

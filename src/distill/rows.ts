@@ -3,6 +3,7 @@
  * inputs plus a response), `rubricate score` lines joined to their samples, and `rubricate eval`
  * rollouts (`env`, `task`, `rollout`, `messages`, `reward`, `verdicts`, `usage.policy`).
  */
+import { isRolloutRecord, sampleOfRollout } from "../env/records.js";
 import { renderTemplate } from "../text/template.js";
 import { hashHex } from "./hash.js";
 import type { ChatLine, DistillRow, RowOptions, RowVerdict } from "./types.js";
@@ -187,6 +188,8 @@ export const isScored = (row: Raw): boolean => Object.hasOwn(row, "reward") && (
  * (the last assistant text) and the prompt input (the user turns, joined by blank lines).
  */
 export function sampleForRubric(row: Raw, inputs: string[], responseField = "response"): Raw {
+  // An eval rollout carries the sample its rubric saw (task inputs, final state): score that.
+  if (isRolloutRecord(row) && row.sample) return sampleOfRollout(row);
   if (!Array.isArray(row.messages)) return row;
   const messages = row.messages.map(toChatLine).filter((m): m is ChatLine => m !== null);
   const sample: Raw = { ...row };

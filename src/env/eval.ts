@@ -1,4 +1,4 @@
-import { appendFileSync, existsSync, mkdirSync, readFileSync, truncateSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, truncateSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import pLimit from "p-limit";
 import type { Engine } from "../engine/engine.js";
@@ -6,6 +6,8 @@ import { RubricateError, toRubricateError } from "../errors.js";
 import type { Judge } from "../judge/types.js";
 import type { ErrorPolicy } from "../score/aggregate.js";
 import type { Policy } from "./policy.js";
+import { sandboxBackend } from "../sandbox/index.js";
+import { installHookGuard } from "./isolation.js";
 import { rollout } from "./rollout.js";
 import type { Environment, RolloutRecord, Task } from "./types.js";
 
@@ -22,10 +24,14 @@ export interface EvalOptions {
   concurrency?: number;
   /** Append each finished rollout to this JSONL file. */
   out?: string;
-  /** Read `out` first and skip the (task, model, rollout) triples it already holds. */
+  /** Read `out` first and skip the (task, model, rollout) triples it already holds; rollouts that ended in an error are run again. */
   resume?: boolean;
   signal?: AbortSignal;
   errors?: ErrorPolicy;
+  /** The environment's `models:` resolved (for `ctx.llm` and the REPL's `llm_query`). */
+  models?: Record<string, Policy>;
+  /** Run sandbox commands on the host, unisolated (`--unsafe-no-sandbox`). */
+  unsafeNoSandbox?: boolean;
   /** Called as each rollout finishes (after it is saved). */
   onRollout?: (record: RolloutRecord, progress: { done: number; total: number }) => void;
 }
@@ -56,14 +62,23 @@ export async function runEval(env: Environment, options: EvalOptions): Promise<E
   const wanted = new Set<string>();
   for (const task of tasks) for (const p of options.policies) for (let r = 0; r < k; r++) wanted.add(tripleKey({ task: task.id, model: p.id, rollout: r }));
 
+  if (env.sandbox && !options.unsafeNoSandbox) {
+    const why = await sandboxBackend(env.sandbox.backend).unavailable();
+    if (why) throw new RubricateError("SANDBOX", `environment "${env.id}" runs its tools in a ${env.sandbox.backend} sandbox, which is not usable here: ${why}. Install it, or pass --unsafe-no-sandbox to run the commands unisolated on this machine`);
+  }
   const done = new Map<string, RolloutRecord>();
   if (options.out && existsSync(options.out)) {
     if (!options.resume) throw new RubricateError("BAD_INPUT", `${options.out} already exists: pass --resume to continue it, or remove it`);
-    for (const rec of readRollouts(options.out, { repair: true })) {
+    const all = readRollouts(options.out, { repair: true });
+    const errored = all.filter((rec) => rec.error && rec.env === env.id && wanted.has(tripleKey(rec)));
+    for (const rec of all) {
       const key = tripleKey(rec);
-      // A record of another version of the environment is not this eval's (older records carry no version).
-      if (rec.env === env.id && (rec.envVersion === undefined || rec.envVersion === String(env.version)) && wanted.has(key)) done.set(key, rec);
+      // A record of another version of the environment is not this eval's (older records carry no
+      // version); an errored rollout is played again.
+      if (rec.env === env.id && (rec.envVersion === undefined || rec.envVersion === String(env.version)) && wanted.has(key) && !rec.error) done.set(key, rec);
     }
+    // Errored rollouts are run again: drop their lines (atomically) so the file keeps one line per cell.
+    if (errored.length) rewriteWithout(options.out, new Set(errored));
   }
   if (options.out) mkdirSync(dirname(options.out), { recursive: true });
   const resumed = done.size;
@@ -73,18 +88,28 @@ export async function runEval(env: Environment, options: EvalOptions): Promise<E
   for (const task of tasks) for (let r = 0; r < k; r++) for (const policy of options.policies) if (!done.has(tripleKey({ task: task.id, model: policy.id, rollout: r }))) jobs.push({ task, policy, index: r });
 
   const limit = pLimit(Math.max(1, options.concurrency ?? 8));
+  // Hooks run in-process: while the eval runs, a hook's process.exit, stray throw or timer fails only its rollout.
+  const removeGuard = installHookGuard();
   const total = wanted.size;
   let interrupted = false;
   const run = jobs.map((job) =>
     limit(async () => {
       if (options.signal?.aborted) return;
-      const rec = await rollout(env, job.policy, job.task, { engine: options.engine, judge: options.judge, index: job.index, signal: options.signal, errors: options.errors });
+      const rec = await rollout(env, job.policy, job.task, {
+        engine: options.engine,
+        judge: options.judge,
+        index: job.index,
+        signal: options.signal,
+        errors: options.errors,
+        models: options.models,
+        unsafeNoSandbox: options.unsafeNoSandbox,
+      });
       if (options.out) appendFileSync(options.out, `${JSON.stringify(rec)}\n`);
       done.set(tripleKey(rec), rec);
       options.onRollout?.(rec, { done: done.size, total });
     }),
   );
-  const settled = await Promise.allSettled(run);
+  const settled = await Promise.allSettled(run).finally(removeGuard);
   for (const s of settled) {
     if (s.status === "rejected") {
       const e = toRubricateError(s.reason);
@@ -96,6 +121,14 @@ export async function runEval(env: Environment, options: EvalOptions): Promise<E
   const order = [...wanted];
   const records = order.map((key) => done.get(key)).filter((r): r is RolloutRecord => r !== undefined);
   return { records, resumed, interrupted };
+}
+
+/** Rewrites a rollouts file without the given records (by line), through a temp file and a rename. */
+function rewriteWithout(path: string, drop: Set<RolloutRecord>): void {
+  const keep = readRollouts(path).filter((rec) => !(rec.error && [...drop].some((d) => tripleKey(d) === tripleKey(rec) && d.env === rec.env)));
+  const tmp = `${path}.resume-${process.pid}`;
+  writeFileSync(tmp, keep.map((r) => `${JSON.stringify(r)}\n`).join(""));
+  renameSync(tmp, path);
 }
 
 /**

@@ -10,9 +10,10 @@ import { failWith, parseConfig, readConfigText, type LocatedIssue } from "../con
 import { loadRubricSync, parseRubric } from "../rubric/load.js";
 import type { Rubric } from "../rubric/schema.js";
 import { templateVariables } from "../text/template.js";
-import type { YamlSource } from "../config/yaml-source.js";
-import { EnvironmentSchema, HarnessSchema, PolicyDefaultsSchema, StopSchema, TaskSchema, ToolDeclSchema, type EnvironmentFile } from "./schema.js";
-import type { EnvHooks, Environment, Task } from "./types.js";
+import { MAX_YAML_BYTES, type YamlSource } from "../config/yaml-source.js";
+import { EnvironmentSchema, HarnessSchema, PolicyDefaultsSchema, SandboxConfigSchema, SandboxLimitsSchema, StopSchema, TaskSchema, ToolDeclSchema, ReplSchema, type EnvironmentFile, type SandboxConfig } from "./schema.js";
+import { TERMINAL_TOOLS } from "./terminal.js";
+import type { EnvHooks, Environment, ResolvedSandboxConfig, Task } from "./types.js";
 
 type Located = LocatedIssue;
 
@@ -36,11 +37,13 @@ export async function parseEnvironment(text: string, options: { filename?: strin
   const at = (path: readonly PropertyKey[], key?: string) => source.locate(path, { key });
   const dir = options.baseDir ?? process.cwd();
   checkHarness(file, source);
+  const sandbox = file.sandbox ? resolveSandbox(file.sandbox, dir, at) : undefined;
   const tasks = typeof file.dataset === "string" ? readDataset(resolve(dir, file.dataset), shown(dir, file.dataset), at(["dataset"])) : inlineTasks(file);
   checkTemplates(file, tasks, source);
   const rubric = typeof file.rubric === "string" ? loadRubricFile(dir, file.rubric, at(["rubric"])) : inlineRubric(text, options.filename, dir);
   const hooks = file.hooks ? await importHooks(resolve(dir, file.hooks), shown(dir, file.hooks), at(["hooks"])) : {};
   checkTools(file, hooks, source);
+  const harness = sandbox ? { ...file.harness, tools: [...sandbox.tools.map((name) => TERMINAL_TOOLS[name]), ...file.harness.tools] } : file.harness;
   for (const [name, fn] of Object.entries(hooks.checks ?? {})) registerCheck(name, fn);
   return {
     id: file.id,
@@ -49,12 +52,42 @@ export async function parseEnvironment(text: string, options: { filename?: strin
     source: options.filename,
     dir,
     tasks,
-    harness: file.harness,
+    harness,
     rubric,
     hooks,
     policy: file.policy,
     config: file.config ?? {},
+    ...(sandbox ? { sandbox } : {}),
+    ...(file.models ? { models: file.models } : {}),
   };
+}
+
+/** Reads the `{ from: file }` entries of `sandbox.files` (relative to the environment's folder) now, so a missing one is a load error. */
+function resolveSandbox(config: SandboxConfig, dir: string, at: (path: readonly PropertyKey[], key?: string) => SourceLocation): ResolvedSandboxConfig {
+  const files: Record<string, string> = {};
+  for (const [path, value] of Object.entries(config.files)) {
+    if (typeof value === "string") files[path] = value;
+    else {
+      try {
+        files[path] = readFileSync(resolve(dir, value.from), "utf8");
+      } catch (e) {
+        fail([{ message: `sandbox file "${path}": cannot read ${value.from}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, location: at(["sandbox", "files", path]) }], "FILE_NOT_FOUND");
+      }
+    }
+  }
+  if (config.tools.includes("python") && !config.repl) fail([{ message: "the python tool needs a `sandbox.repl` section", location: at(["sandbox", "tools"]) }]);
+  return { ...config, files };
+}
+
+function readText(path: string, what: string): string {
+  let size: number;
+  try {
+    size = statSync(path).size;
+  } catch (e) {
+    throw new RubricateError("FILE_NOT_FOUND", `cannot read ${what} file ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { cause: e });
+  }
+  if (size > MAX_YAML_BYTES) throw new RubricateError("YAML_TOO_LARGE", `file is ${size} bytes; the limit is ${MAX_YAML_BYTES}`, { location: { file: path } });
+  return readFileSync(path, "utf8");
 }
 
 /** A path as the user would write it from the cwd. */
@@ -74,15 +107,28 @@ const knownKeys = keysByName(EnvironmentSchema, {
   stop: StopSchema,
   policy: PolicyDefaultsSchema,
   dataset: TaskSchema,
+  sandbox: SandboxConfigSchema,
+  limits: SandboxLimitsSchema,
+  repl: ReplSchema,
 });
+
+/** The keys of a flat task line that are not inputs. */
+const TASK_KEYS = ["id", "answer", "criteria", "files", "setup"];
 
 /** A dataset line: `{id?, inputs, answer?, criteria?}`, or flat (every other key is an input). */
 function normaliseTask(raw: Record<string, unknown>, index: number): Task | string {
-  const shaped = "inputs" in raw ? raw : { ...pick(raw, ["id", "answer", "criteria"]), inputs: omit(raw, ["id", "answer", "criteria"]) };
+  const shaped = "inputs" in raw ? raw : { ...pick(raw, TASK_KEYS), inputs: omit(raw, TASK_KEYS) };
   const parsed = TaskSchema.safeParse(shaped);
   if (!parsed.success) return parsed.error.issues.map((x) => `${x.path.join(".") || "task"}: ${x.message}`).join("; ");
   const t = parsed.data;
-  return { id: String(t.id ?? index + 1), inputs: t.inputs, ...(t.answer !== undefined ? { answer: t.answer } : {}), ...(t.criteria ? { criteria: t.criteria } : {}) };
+  return {
+    id: String(t.id ?? index + 1),
+    inputs: t.inputs,
+    ...(t.answer !== undefined ? { answer: t.answer } : {}),
+    ...(t.criteria ? { criteria: t.criteria } : {}),
+    ...(t.files ? { files: t.files } : {}),
+    ...(t.setup ? { setup: t.setup } : {}),
+  };
 }
 
 const pick = (o: Record<string, unknown>, keys: string[]) => Object.fromEntries(Object.entries(o).filter(([k]) => keys.includes(k)));
@@ -254,6 +300,10 @@ async function importHooks(abs: string, shownPath: string, where: SourceLocation
 function checkTools(file: EnvironmentFile, hooks: EnvHooks, source: YamlSource): void {
   const issues: Located[] = [];
   const impl = hooks.tools ?? {};
+  const builtin = new Set<string>(file.sandbox?.tools ?? []);
+  file.harness.tools.forEach((tool, i) => {
+    if (builtin.has(tool.name)) issues.push({ message: `tool "${tool.name}" is a built-in sandbox tool (sandbox.tools); give yours another name`, location: source.locate(["harness", "tools", i, "name"]) });
+  });
   file.harness.tools.forEach((tool, i) => {
     if (typeof impl[tool.name] !== "function") {
       const where = file.hooks ? `the hooks module (${file.hooks}) exports no tools.${tool.name}` : "the environment has no `hooks:` module to implement it";

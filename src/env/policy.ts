@@ -27,6 +27,9 @@ export interface Policy {
   cache?: "on" | "off" | { version: string | number };
 }
 
+/** A policy's scheduler id in the shared engine: its own limits, apart from the judge's. */
+export const policySchedulerId = (policy: Pick<Policy, "id">) => `policy:${policy.id}`;
+
 /**
  * Parses `provider:model`: `openai:gpt-4.1-mini`, `anthropic:claude-haiku-4-5`, or
  * `openai-compatible:<model>@<base_url>` (vLLM, Ollama, llama.cpp). The model may contain ":".

@@ -6,9 +6,9 @@ import type { Judge } from "../judge/types.js";
 import type { ErrorPolicy } from "../score/aggregate.js";
 import { renderTemplate } from "../text/template.js";
 import { emptyUsage, type Sample, type ScoreResult, type Usage } from "../types.js";
-import type { Policy } from "./policy.js";
-import { executeToolCall } from "./tools.js";
-import type { EnvReply, Environment, HookContext, PolicyUsage, RolloutRecord, StopReason, Task, ToolCallRecord } from "./types.js";
+import { openEpisode, type Episode, type EpisodeClosed } from "./episode.js";
+import { policySchedulerId, type Policy } from "./policy.js";
+import type { Environment, PolicyUsage, RolloutRecord, StopReason, Task, ToolCallRecord } from "./types.js";
 
 /** Options of `rollout`. */
 export interface RolloutOptions {
@@ -21,7 +21,13 @@ export interface RolloutOptions {
   signal?: AbortSignal;
   /** What a criterion error does to the reward (default "null"). */
   errors?: ErrorPolicy;
+  /** The environment's `models:` resolved (for `ctx.llm` and the REPL's `llm_query`). */
+  models?: Record<string, Policy>;
+  /** Run sandbox commands on the host (`--unsafe-no-sandbox`). */
+  unsafeNoSandbox?: boolean;
 }
+
+export { policySchedulerId };
 
 /** Adds one engine call's usage (paid or cached, as the engine classified it) to a rollout's policy usage. */
 function addPolicyUsage(into: PolicyUsage, call: Usage): void {
@@ -32,23 +38,33 @@ function addPolicyUsage(into: PolicyUsage, call: Usage): void {
   into.costUsd += call.costUsd;
 }
 
-/** The policy's scheduler id in the shared engine: its own limits, apart from the judge's. */
-export const policySchedulerId = (policy: Policy) => `policy:${policy.id}`;
-
 /**
  * Plays one task with a policy and scores the result: the policy answers, tools run, the
  * environment replies, until a stop condition; then the rubric scores the sample built from the
  * conversation. Policy calls are cached per (task, rollout index), so a re-run replays them free.
+ * A hook that fails, a sandbox that cannot start and the rollout's own timeout end this rollout
+ * with an `error` (reward null), never the eval; `teardown` and the sandbox's cleanup always run.
  * @example const rec = await rollout(env, createPolicy("openai:gpt-4.1-mini"), env.tasks[0], { engine, judge }); rec.reward
  */
 export async function rollout(env: Environment, policy: Policy, task: Task, options: RolloutOptions): Promise<RolloutRecord> {
   const started = Date.now();
   const index = options.index ?? 0;
-  const signal = options.signal ?? new AbortController().signal;
-  const { harness, hooks } = env;
-  const base = { task, config: env.config, envDir: env.dir };
-  const state = hooks.setup ? await hooks.setup(base) : undefined;
-  const ctx: HookContext = { ...base, state, signal };
+  const outer = options.signal;
+  const { harness } = env;
+  // The rollout's own signal: the caller's (Ctrl-C) or the rollout's wall-clock limit.
+  const controller = new AbortController();
+  const onOuterAbort = () => controller.abort(outer?.reason);
+  if (outer?.aborted) onOuterAbort();
+  else outer?.addEventListener("abort", onOuterAbort, { once: true });
+  let timedOut = false;
+  const timer =
+    harness.rollout_timeout_ms === undefined
+      ? undefined
+      : setTimeout(() => {
+          timedOut = true;
+          controller.abort(new RubricateError("ROLLOUT_TIMEOUT", `task "${task.id}" ran longer than ${harness.rollout_timeout_ms} ms`));
+        }, harness.rollout_timeout_ms);
+  const signal = controller.signal;
   const shots: ChatMessage[] = harness.few_shot.map((s) => ({ role: s.role, content: s.content }));
   const messages: ChatMessage[] = [{ role: "user", content: renderTemplate(harness.prompt, task.inputs) }];
   const system = harness.system === undefined ? undefined : renderTemplate(harness.system, task.inputs);
@@ -57,74 +73,125 @@ export async function rollout(env: Environment, policy: Policy, task: Task, opti
   const stopMatch = harness.stop.match === undefined ? undefined : new RegExp(harness.stop.match);
   const scheduler = policySchedulerId(policy);
   options.engine.schedulerFor(scheduler, policy.limits);
+  const toolSpecs = harness.tools.map((t) => ({ name: t.name, ...(t.description ? { description: t.description } : {}), parameters: t.parameters }));
 
   let turns = 0;
   let stopReason: StopReason = "max_turns";
   let error: RolloutRecord["error"];
-  while (turns < harness.max_turns) {
-    const request: CompletionRequest = {
-      model: policy.model,
-      ...(system === undefined ? {} : { system }),
-      messages: [...shots, ...messages],
-      ...(harness.tools.length ? { tools: harness.tools.map((t) => ({ name: t.name, ...(t.description ? { description: t.description } : {}), parameters: t.parameters })) } : {}),
-      ...definedParams(policy),
+  let episode: Episode | undefined;
+  let extras: Record<string, unknown> = {};
+  let closed: EpisodeClosed = {};
+  try {
+    episode = await openEpisode(env, task, { engine: options.engine, judge: options.judge, policy, models: options.models, index, signal, unsafeNoSandbox: options.unsafeNoSandbox });
+    const ep = episode;
+    const checkFault = () => {
+      const fault = ep.fault();
+      if (fault) throw fault;
     };
-    let answer;
-    try {
-      answer = await options.engine.complete(policy.provider, request, { voteIndex: index, keyExtra: policyKeyExtra(env, task, policy), noCache: policy.cache === "off", scheduler, signal, price: policy.price });
-    } catch (e) {
-      const err = toRubricateError(e);
-      if (err.code === "ABORTED") throw err;
+    while (turns < harness.max_turns) {
+      const request: CompletionRequest = {
+        model: policy.model,
+        ...(system === undefined ? {} : { system }),
+        messages: [...shots, ...messages],
+        ...(toolSpecs.length ? { tools: toolSpecs } : {}),
+        ...definedParams(policy),
+      };
+      let answer;
+      try {
+        answer = await options.engine.complete(policy.provider, request, { voteIndex: index, keyExtra: policyKeyExtra(env, task, policy), noCache: policy.cache === "off", scheduler, signal, price: policy.price });
+      } catch (e) {
+        const err = toRubricateError(e);
+        if (err.code === "ABORTED" || signal.aborted) throw err;
+        error = { code: err.code, message: err.message };
+        stopReason = "policy_error";
+        break;
+      }
+      turns++;
+      const res = answer.response;
+      addPolicyUsage(usage, answer.usage);
+      messages.push({ role: "assistant", content: res.text, ...(res.toolCalls?.length ? { toolCalls: res.toolCalls } : {}) });
+      if (stopMatch?.test(res.text)) {
+        stopReason = "stop_match";
+        break;
+      }
+      if (res.toolCalls?.length) {
+        const limit = harness.stop.max_tool_calls;
+        if (limit !== undefined && toolCalls.length + res.toolCalls.length > limit) {
+          stopReason = "max_tool_calls";
+          break;
+        }
+        for (const call of res.toolCalls) {
+          signal.throwIfAborted();
+          const rec = await ep.runTool(call);
+          toolCalls.push(rec);
+          messages.push({ role: "tool", toolCallId: call.id, content: rec.result });
+          checkFault();
+        }
+        if (ep.submitted() !== undefined) {
+          stopReason = "submitted";
+          break;
+        }
+        continue;
+      }
+      const reply = await ep.respond(messages, turns, res.text);
+      if (reply) {
+        if (reply.done) {
+          stopReason = "env_done";
+          if (reply.message !== undefined) messages.push({ role: "user", content: reply.message });
+          break;
+        }
+        messages.push({ role: "user", content: reply.message ?? "" });
+        continue;
+      }
+      if (res.finishReason === "length") {
+        stopReason = "length";
+        break;
+      }
+      if (harness.stop.on_final_answer) {
+        stopReason = "final_answer";
+        break;
+      }
+      messages.push({ role: "user", content: "Continue." });
+    }
+    signal.throwIfAborted();
+    checkFault();
+    if (!error) {
+      extras = await ep.finish(messages, ep.submitted() ?? lastAssistantText(messages), stopReason);
+      // A limit that fired during the final-state checks leaves them partial: not a result.
+      signal.throwIfAborted();
+      checkFault();
+    }
+  } catch (e) {
+    const err = toRubricateError(e);
+    if (outer?.aborted) {
+      await episode?.close();
+      clearTimeout(timer);
+      outer.removeEventListener("abort", onOuterAbort);
+      throw err.code === "ABORTED" ? err : new RubricateError("ABORTED", err.message, { cause: e });
+    }
+    if (timedOut) {
+      error = { code: "ROLLOUT_TIMEOUT", message: `task "${task.id}" ran longer than ${harness.rollout_timeout_ms} ms` };
+      stopReason = "timeout";
+    } else {
       error = { code: err.code, message: err.message };
-      stopReason = "policy_error";
-      break;
+      stopReason = "error";
     }
-    turns++;
-    const res = answer.response;
-    addPolicyUsage(usage, answer.usage);
-    messages.push({ role: "assistant", content: res.text, ...(res.toolCalls?.length ? { toolCalls: res.toolCalls } : {}) });
-    if (stopMatch?.test(res.text)) {
-      stopReason = "stop_match";
-      break;
-    }
-    if (res.toolCalls?.length) {
-      const limit = harness.stop.max_tool_calls;
-      if (limit !== undefined && toolCalls.length + res.toolCalls.length > limit) {
-        stopReason = "max_tool_calls";
-        break;
-      }
-      for (const call of res.toolCalls) {
-        signal.throwIfAborted();
-        const rec = await executeToolCall(call, harness.tools, hooks.tools ?? {}, ctx, harness.tool_timeout_ms);
-        toolCalls.push(rec);
-        messages.push({ role: "tool", toolCallId: call.id, content: rec.result });
-      }
-      continue;
-    }
-    if (hooks.envResponse) {
-      const reply = normaliseReply(await hooks.envResponse({ ...ctx, messages, turn: turns, text: res.text }));
-      if (reply.done) {
-        stopReason = "env_done";
-        if (reply.message !== undefined) messages.push({ role: "user", content: reply.message });
-        break;
-      }
-      messages.push({ role: "user", content: reply.message ?? "" });
-      continue;
-    }
-    if (res.finishReason === "length") {
-      stopReason = "length";
-      break;
-    }
-    if (harness.stop.on_final_answer) {
-      stopReason = "final_answer";
-      break;
-    }
-    messages.push({ role: "user", content: "Continue." });
+  } finally {
+    clearTimeout(timer);
+    if (episode) closed = await episode.close();
+    outer?.removeEventListener("abort", onOuterAbort);
   }
-  signal.throwIfAborted();
+  outer?.throwIfAborted();
 
-  const response = lastAssistantText(messages);
-  const extras = hooks.finalize ? await hooks.finalize({ ...ctx, messages, response, stopReason }) : {};
+  const submitted = episode?.submitted();
+  const response = submitted ?? lastAssistantText(messages);
+  const stored: Record<string, unknown> = {
+    ...task.inputs,
+    ...(task.answer !== undefined ? { answer: task.answer } : {}),
+    ...extras,
+    id: task.id,
+    ...(task.criteria ? { criteria: task.criteria } : {}),
+  };
   const sample: Sample = {
     ...task.inputs,
     ...(task.answer !== undefined ? { answer: task.answer } : {}),
@@ -138,8 +205,9 @@ export async function rollout(env: Environment, policy: Policy, task: Task, opti
     ...(task.criteria ? { criteria: task.criteria } : {}),
   };
   const scored: ScoreResult = error
-    ? { reward: null, verdicts: [], errors: [{ criterion: "*", ...error }], feedback: `the policy could not be called: ${error.message}`, usage: emptyUsage() }
-    : await scoreSample(env.rubric, sample, { judge: options.judge, signal, errors: options.errors });
+    ? { reward: null, verdicts: [], errors: [{ criterion: "*", ...error }], feedback: error.code === "PROVIDER_HTTP" || stopReason === "policy_error" ? `the policy could not be called: ${error.message}` : `the rollout failed: ${error.message}`, usage: emptyUsage() }
+    : await scoreSample(env.rubric, sample, { judge: options.judge, signal: outer, errors: options.errors });
+  const hookUsage = episode?.usage();
   return {
     env: env.id,
     envVersion: String(env.version),
@@ -148,7 +216,7 @@ export async function rollout(env: Environment, policy: Policy, task: Task, opti
     task: task.id,
     rollout: index,
     ...(system === undefined ? {} : { system }),
-    ...(harness.tools.length ? { tools: harness.tools.map((t) => ({ name: t.name, ...(t.description ? { description: t.description } : {}), parameters: t.parameters })) } : {}),
+    ...(toolSpecs.length ? { tools: toolSpecs } : {}),
     messages,
     toolCalls,
     response,
@@ -160,7 +228,9 @@ export async function rollout(env: Environment, policy: Policy, task: Task, opti
     verdicts: scored.verdicts,
     errors: scored.errors,
     feedback: scored.feedback,
-    usage: { policy: usage, judge: scored.usage ?? emptyUsage() },
+    usage: { policy: usage, judge: scored.usage ?? emptyUsage(), ...(hookUsage && hookUsage.calls > 0 ? { hooks: hookUsage } : {}) },
+    sample: stored,
+    ...(closed.teardownError ? { teardownError: closed.teardownError } : {}),
     ms: Date.now() - started,
   };
 }
@@ -180,13 +250,6 @@ function definedParams(policy: Policy): Partial<CompletionRequest> {
 function policyKeyExtra(env: Environment, task: Task, policy: Policy): unknown {
   const version = typeof policy.cache === "object" ? policy.cache.version : undefined;
   return version === undefined ? { env: env.id, task: task.id } : { env: env.id, task: task.id, policyVersion: version };
-}
-
-function normaliseReply(reply: EnvReply): { message?: string; done: boolean } {
-  if (reply === null || reply === undefined) return { done: true };
-  if (typeof reply === "string") return { message: reply, done: false };
-  if (typeof reply !== "object") throw new RubricateError("BAD_INPUT", `envResponse returned ${JSON.stringify(reply)}; expected a string, { message, done } or null`);
-  return { message: reply.message, done: reply.done ?? reply.message === undefined };
 }
 
 const text = (m: ChatMessage) => (typeof m.content === "string" ? m.content : m.content.map((p) => p.text).join(""));

@@ -16,6 +16,8 @@ export const TaskSchema = z.strictObject({
   inputs: z.record(z.string(), z.unknown()).default({}),
   answer: z.unknown().optional().describe("The reference answer, offered to the rubric as {{answer}}"),
   criteria: z.array(z.unknown()).optional().describe("Extra criteria for this task only (merged after the rubric's)"),
+  files: z.record(z.string(), z.string()).optional().describe("Files written into this task's sandbox before it starts: path -> content"),
+  setup: z.array(z.string()).optional().describe("Shell commands run in this task's sandbox before it starts ({{var}} fills from inputs)"),
 });
 export type TaskInput = z.input<typeof TaskSchema>;
 
@@ -37,6 +39,8 @@ export const HarnessSchema = z.strictObject({
   max_turns: z.number().int().positive().max(1000).default(10).describe("Policy calls allowed in one rollout"),
   tools: z.array(ToolDeclSchema).default([]),
   tool_timeout_ms: z.number().int().positive().default(10_000),
+  hook_timeout_ms: z.number().int().positive().default(30_000).describe("A setup, envResponse, finalize or teardown hook that takes longer fails its rollout"),
+  rollout_timeout_ms: z.number().int().positive().optional().describe("Wall-clock limit of one rollout; past it the rollout ends with a ROLLOUT_TIMEOUT error and the eval goes on"),
   stop: StopSchema.prefault({}),
 });
 export type Harness = z.infer<typeof HarnessSchema>;
@@ -50,6 +54,50 @@ export const PolicyDefaultsSchema = z.strictObject({
 });
 export type PolicyDefaults = z.infer<typeof PolicyDefaultsSchema>;
 
+/** A check of the sandbox's final state: a command (its output and exit code) or a file's content. */
+export const StateProbeSchema = z.union([
+  z.strictObject({ run: z.string().min(1).describe("A shell command ({{var}} fills from inputs; the submitted answer is $SUBMITTED); its stdout becomes the sample field, its exit code <name>_exit_code"), timeout_ms: z.number().int().positive().optional() }),
+  z.strictObject({ file: z.string().min(1).describe("A file whose content becomes the sample field (\"\" when missing)") }),
+]);
+export type StateProbe = z.infer<typeof StateProbeSchema>;
+
+/** Resource limits of the environment's sandboxes (YAML units). */
+export const SandboxLimitsSchema = z.strictObject({
+  cpu_seconds: z.number().positive().optional(),
+  memory_mb: z.number().positive().optional(),
+  processes: z.number().int().positive().optional(),
+  file_size_mb: z.number().positive().optional(),
+  disk_mb: z.number().positive().optional(),
+  open_files: z.number().int().positive().optional(),
+  output_kb: z.number().positive().optional(),
+  command_timeout_ms: z.number().int().positive().optional(),
+});
+
+/** The RLM harness: a persistent Python REPL whose `context` is a file and whose `llm_query` calls a sub-model. */
+export const ReplSchema = z.strictObject({
+  context_file: z.string().min(1).optional().describe("A file of the sandbox loaded into the REPL variable `context` ({{var}} fills from inputs)"),
+  model: z.string().min(1).optional().describe("The name (under `models:`) of the sub-model llm_query calls; default: the policy"),
+  max_calls: z.number().int().nonnegative().default(20).describe("llm_query calls allowed per rollout"),
+  max_prompt_chars: z.number().int().positive().default(100_000).describe("Longest prompt llm_query accepts"),
+  max_depth: z.number().int().positive().default(1).describe("Call depth: 1 allows llm_query from the policy's REPL; 2 also rlm_query (a sub-model with a REPL of its own, whose llm_query calls are depth 2); and so on"),
+  sub_max_turns: z.number().int().positive().default(6).describe("Turns of a sub-RLM started by rlm_query before it must answer"),
+  cell_timeout_ms: z.number().int().positive().optional().describe("Wall-clock limit of one cell (default the command timeout)"),
+});
+
+/** A sandbox per rollout: where terminal tools run and final-state checks look. */
+export const SandboxConfigSchema = z.strictObject({
+  backend: z.enum(["bubblewrap", "docker", "podman"]).default("bubblewrap"),
+  image: z.string().optional().describe("Container image (docker/podman)"),
+  network: z.boolean().default(false),
+  limits: SandboxLimitsSchema.prefault({}),
+  tools: z.array(z.enum(["bash", "read_file", "write_file", "submit", "python"])).default(["bash", "read_file", "write_file", "submit"]).describe("Built-in tools offered to the policy"),
+  files: z.record(z.string(), z.union([z.string(), z.strictObject({ from: z.string().min(1) })])).default({}).describe("Files of every rollout: path -> content, or { from: a file beside the environment }"),
+  setup: z.array(z.string()).default([]).describe("Shell commands run before every rollout (a failing one fails the rollout)"),
+  state: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), StateProbeSchema).default({}).describe("Final-state checks, run in the sandbox when the rollout ends; each becomes a sample field"),
+  repl: ReplSchema.optional(),
+});
+export type SandboxConfig = z.infer<typeof SandboxConfigSchema>;
+
 /** The environment file format (YAML). */
 export const EnvironmentSchema = z.strictObject({
   id: IdSchema,
@@ -61,6 +109,8 @@ export const EnvironmentSchema = z.strictObject({
   hooks: z.string().min(1).optional().describe("A module exporting tools, envResponse, setup, finalize, checks (.ts, .js or .mjs; TypeScript runs without a build step)"),
   policy: PolicyDefaultsSchema.prefault({}),
   config: z.record(z.string(), z.unknown()).optional().describe("Free-form settings handed to the hooks (e.g. a corpus folder)"),
+  sandbox: SandboxConfigSchema.optional().describe("A sandbox per rollout with terminal tools and final-state checks"),
+  models: z.record(z.string(), z.string().min(1)).optional().describe("Models the hooks call with ctx.llm (and the REPL with llm_query): name -> provider:model or a policy config file"),
 });
 export type EnvironmentFile = z.infer<typeof EnvironmentSchema>;
 

@@ -2,7 +2,8 @@ import { randomUUID } from "node:crypto";
 import { RubricateError } from "../errors.js";
 import type { Judge } from "../judge/types.js";
 import type { ErrorPolicy } from "../types.js";
-import { startEpisode, type Episode } from "./episode.js";
+import { startSession, type Session } from "./session.js";
+import type { Engine } from "../engine/engine.js";
 import { TaskSchema } from "./schema.js";
 import type { Environment, Task } from "./types.js";
 
@@ -41,6 +42,10 @@ export function taskFromRef(env: Environment, ref: TaskRef, options: { allowTask
 /** Options of `createSessionManager`. */
 export interface SessionManagerOptions {
   env: Environment;
+  /** Model calls of the hooks (`ctx.llm`) go through it; the judge's engine, usually. */
+  engine: Engine;
+  /** Run sandbox commands on the host (`--unsafe-no-sandbox`). */
+  unsafeNoSandbox?: boolean;
   judge?: Judge;
   errors?: ErrorPolicy;
   /** Sessions open at once (default 1024); one more is a `SESSION_LIMIT` error. */
@@ -57,7 +62,7 @@ export interface SessionManagerOptions {
 }
 
 interface Entry {
-  episode: Episode;
+  episode: Session;
   lastUsed: number;
   /** Calls in progress: a session is never expired under a running call. */
   busy: number;
@@ -65,9 +70,9 @@ interface Entry {
 
 /** Open sessions of one environment, isolated from one another, with a cap and idle expiry. */
 export interface SessionManager {
-  open(ref: TaskRef): Promise<{ id: string; episode: Episode }>;
+  open(ref: TaskRef): Promise<{ id: string; episode: Session }>;
   /** Runs `fn` on an open session (a `SESSION_NOT_FOUND` error when it is not open), keeping it alive meanwhile. */
-  use<T>(id: string, fn: (episode: Episode) => Promise<T>): Promise<T>;
+  use<T>(id: string, fn: (session: Session) => Promise<T>): Promise<T>;
   /** Closes a session; true when it was open. */
   close(id: string): boolean;
   /** Closes sessions idle past `idleMs`; returns how many. */
@@ -78,10 +83,10 @@ export interface SessionManager {
 }
 
 /**
- * Keeps the sessions a server plays for trainers: each an `Episode` of its own (own hook state,
+ * Keeps the sessions a server plays for trainers: each a `Session` of its own (own hook state,
  * own tools), found by an unguessable id. A sweep closes sessions whose client went away.
  * @example
- * const sessions = createSessionManager({ env, judge });
+ * const sessions = createSessionManager({ env, engine, judge });
  * const { id, episode } = await sessions.open({ task_index: 0 });
  * await sessions.use(id, (ep) => ep.step({ content: "CRANE" }));
  */
@@ -98,7 +103,8 @@ export function createSessionManager(options: SessionManagerOptions): SessionMan
 
   const closeEntry = (id: string, entry: Entry, reason: string) => {
     open.delete(id);
-    entry.episode.close(reason);
+    // Teardown runs in the background; its failure is the episode's, never the caller's.
+    entry.episode.close(reason).catch(() => undefined);
     closed++;
   };
 
@@ -111,7 +117,7 @@ export function createSessionManager(options: SessionManagerOptions): SessionMan
       }
       pending++;
       try {
-        const episode = await startEpisode(env, task, { judge: options.judge, errors: options.errors });
+        const episode = await startSession(env, task, { engine: options.engine, judge: options.judge, errors: options.errors, unsafeNoSandbox: options.unsafeNoSandbox });
         const id = randomUUID();
         open.set(id, { episode, lastUsed: now(), busy: 0 });
         opened++;

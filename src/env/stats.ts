@@ -64,7 +64,8 @@ export interface ModelStats {
   /** Per criterion: rollouts where it was answered, and the share that went the right way. */
   criteria: { id: string; answered: number; ok: number; rate: number | null }[];
   meanTurns: number;
-  usage: { policy: PolicyUsage; judge: Usage; costUsd: number };
+  /** `hooks`: model calls the environment's hooks and REPL made (a simulated user, llm_query); in `costUsd` too. */
+  usage: { policy: PolicyUsage; judge: Usage; hooks: PolicyUsage; costUsd: number };
 }
 
 /** A paired comparison of two models on the tasks both have. */
@@ -176,8 +177,10 @@ function modelStats(model: string, recs: RolloutRecord[], criteria: string[], th
   const scored = recs.filter((r) => r.reward !== null);
   const policy: PolicyUsage = { calls: 0, cacheHits: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 };
   const judge = emptyUsage();
+  const hooks: PolicyUsage = { calls: 0, cacheHits: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 };
   for (const r of recs) {
     for (const key of Object.keys(policy) as (keyof PolicyUsage)[]) policy[key] += r.usage.policy[key];
+    for (const key of Object.keys(hooks) as (keyof PolicyUsage)[]) hooks[key] += r.usage.hooks?.[key] ?? 0;
     addUsage(judge, r.usage.judge);
   }
   return {
@@ -196,6 +199,6 @@ function modelStats(model: string, recs: RolloutRecord[], criteria: string[], th
       return { id, answered: answers.length, ok, rate: answers.length ? ok / answers.length : null };
     }),
     meanTurns: recs.length ? recs.reduce((s, r) => s + r.turns, 0) / recs.length : 0,
-    usage: { policy, judge, costUsd: policy.costUsd + judge.costUsd },
+    usage: { policy, judge, hooks, costUsd: policy.costUsd + judge.costUsd + hooks.costUsd },
   };
 }

@@ -3,7 +3,8 @@ import type { CheckFunction } from "../checks/types.js";
 import type { ChatMessage, ToolCall } from "../providers/types.js";
 import type { Rubric } from "../rubric/schema.js";
 import type { ScoreResult, Usage } from "../types.js";
-import type { Harness, PolicyDefaults } from "./schema.js";
+import type { Sandbox } from "../sandbox/types.js";
+import type { Harness, PolicyDefaults, SandboxConfig } from "./schema.js";
 
 /** One task of a dataset, normalised: an id (given, or the line number), inputs, reference, extra criteria. */
 export interface Task {
@@ -11,7 +12,31 @@ export interface Task {
   inputs: Record<string, unknown>;
   answer?: unknown;
   criteria?: unknown[];
+  /** Files written into this task's sandbox before it starts. */
+  files?: Record<string, string>;
+  /** Commands run in this task's sandbox before it starts. */
+  setup?: string[];
 }
+
+/** `sandbox:` of an environment file, with `{ from }` files read. */
+export type ResolvedSandboxConfig = Omit<SandboxConfig, "files"> & { files: Record<string, string> };
+
+/** A model call from a hook (a simulated user, a grader): a prompt, or a system prompt and messages. */
+export interface HookLlmRequest {
+  /** A name under the environment's `models:` (default: the first one, else the policy). */
+  model?: string;
+  system?: string;
+  prompt?: string;
+  messages?: ChatMessage[];
+  temperature?: number;
+  maxTokens?: number;
+}
+
+/** `ctx.llm`: calls a model through the eval's engine (cache, scheduler, rate limits); usage counts to the rollout. */
+export type HookLlm = (request: string | HookLlmRequest) => Promise<string>;
+
+/** `ctx.judge`: asks the eval's judge one yes/no question about a sample (default: the task's inputs); usage counts to the rollout. */
+export type HookJudge = (question: string, sample?: Record<string, unknown>) => Promise<boolean>;
 
 /** What every hook sees: the task, this rollout's own state, the env's `config` and folder. */
 export interface HookContext<State = unknown> {
@@ -22,6 +47,12 @@ export interface HookContext<State = unknown> {
   /** The environment file's folder, to resolve files shipped beside it. */
   envDir: string;
   signal: AbortSignal;
+  /** This rollout's sandbox, when the environment declares `sandbox:`. */
+  sandbox?: Sandbox;
+  /** A model through the engine (see HookLlm); throws NO_MODEL-style errors when the eval has none. */
+  llm: HookLlm;
+  /** The eval's judge (see HookJudge). */
+  judge: HookJudge;
 }
 
 /** A tool implementation: parsed, schema-checked arguments in, any JSON-able value (or text) out. Throwing shows the error to the model. */
@@ -55,9 +86,11 @@ export interface EnvHooks<State = any> {
   /** Answers each assistant message that calls no tool (multi-turn games, simulated users). */
   envResponse?: (ctx: EnvResponseContext<State>) => EnvReply | Promise<EnvReply>;
   /** Fresh state for one rollout (a game, a mock database). */
-  setup?: (ctx: Omit<HookContext<never>, "state" | "signal">) => State | Promise<State>;
+  setup?: (ctx: Omit<HookContext<never>, "state">) => State | Promise<State>;
   /** Extra sample fields for the rubric (e.g. the database's end state), merged over the defaults. */
   finalize?: (ctx: FinalizeContext<State>) => Record<string, unknown> | Promise<Record<string, unknown>>;
+  /** Runs when the rollout ends — after success, an error, a timeout or Ctrl-C — before the sandbox is destroyed. Its own failure is recorded, never thrown. */
+  teardown?: (ctx: HookContext<State>) => void | Promise<void>;
   /** Custom checks the rubric names with `check: { custom: name }`; registered when the env loads. */
   checks?: Record<string, CheckFunction>;
 }
@@ -76,6 +109,10 @@ export interface Environment {
   hooks: EnvHooks;
   policy: PolicyDefaults;
   config: Record<string, unknown>;
+  /** A sandbox per rollout with terminal tools and final-state checks. */
+  sandbox?: ResolvedSandboxConfig;
+  /** Models the hooks call (`ctx.llm`): name -> provider:model spec or policy config file. */
+  models?: Record<string, string>;
   /** The package it came from (`rubricate eval <name@version>`); its version is then `version`. */
   package?: EnvPackage;
 }
@@ -91,7 +128,7 @@ export interface EnvPackage {
 }
 
 /** Why a rollout ended. */
-export type StopReason = "final_answer" | "env_done" | "max_turns" | "max_tool_calls" | "stop_match" | "policy_error" | "length";
+export type StopReason = "final_answer" | "env_done" | "max_turns" | "max_tool_calls" | "stop_match" | "policy_error" | "length" | "submitted" | "error" | "timeout";
 
 /** One executed tool call and what the model was shown. */
 export interface ToolCallRecord extends ToolCall {
@@ -138,6 +175,15 @@ export interface RolloutRecord {
   verdicts: ScoreResult["verdicts"];
   errors: ScoreResult["errors"];
   feedback: string;
-  usage: { policy: PolicyUsage; judge: Usage };
+  usage: { policy: PolicyUsage; judge: Usage; hooks?: PolicyUsage };
+  /**
+   * The sample fields the record does not hold elsewhere: the task's inputs, answer, id and
+   * criteria, and what the rollout produced (`finalize`'s fields, the sandbox's final-state
+   * checks, the submitted answer). With it, `score` and `distill --rescore` rebuild the sample
+   * the rubric saw (response, transcript, turns, tool_calls and stop_reason come from the record).
+   */
+  sample?: Record<string, unknown>;
+  /** Set when `teardown` failed (the rollout's result stands). */
+  teardownError?: { code: string; message: string };
   ms: number;
 }

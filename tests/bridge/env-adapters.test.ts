@@ -38,7 +38,7 @@ python.describe("trainer adapters for environments (python3)", () => {
     // Fixed texts: the trajectories the Python side plays, so eval can play the same ones.
     world = await startSupportWorld({ late: () => LATE, undelivered: () => NOT_DELIVERED, sure: () => "Sure, refunded!" });
     ({ judge } = connect(world.url, []));
-    const sessions = createSessionManager({ env, judge });
+    const sessions = createSessionManager({ env, engine: judge.engine, judge });
     server = createRewardServer({ rubric: env.rubric, judge, dynamicRoutes: sessionRoutes({ env, sessions, engine: judge.engine, judge }), onClose: () => sessions.closeAll() });
     url = await server.listen(0);
   });

@@ -51,7 +51,7 @@ beforeAll(async () => {
   env = await loadEnvironment("examples/support-desk/env.yaml");
   world = await startSupportWorld();
   ({ judge } = connect(world.url, []));
-  sessions = createSessionManager({ env, judge, maxSessions: 8 });
+  sessions = createSessionManager({ env, engine: judge.engine, judge, maxSessions: 8 });
   server = createRewardServer({ rubric: env.rubric, judge, dynamicRoutes: sessionRoutes({ env, sessions, engine: judge.engine, judge, maxGroup: 4 }), onClose: () => sessions.closeAll() });
   url = await server.listen(0);
 });
@@ -199,7 +199,7 @@ describe("rollouts against the trainer's policy endpoint", () => {
 
 describe("load", () => {
   it("256 concurrent sessions each reach their own correct reward", async () => {
-    const many = createSessionManager({ env, judge, maxSessions: 256 });
+    const many = createSessionManager({ env, engine: judge.engine, judge, maxSessions: 256 });
     const srv = createRewardServer({ rubric: env.rubric, judge, dynamicRoutes: sessionRoutes({ env, sessions: many, engine: judge.engine, judge }) });
     const base = await srv.listen(0);
     const post = async (path: string, body: unknown) => {

@@ -1,9 +1,11 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { createEngine } from "../../src/engine/engine.js";
 import { loadEnvironment } from "../../src/env/load.js";
 import { createSessionManager, taskFromRef } from "../../src/env/sessions.js";
 import type { Environment } from "../../src/env/types.js";
 
 let env: Environment;
+const engine = createEngine({ limits: { maxConcurrency: 2, maxRetries: 0, timeoutMs: 10_000 } });
 beforeAll(async () => {
   env = await loadEnvironment("examples/support-desk/env.yaml");
 });
@@ -11,7 +13,7 @@ beforeAll(async () => {
 describe("session manager", () => {
   it("closes sessions idle past the limit, never one with a call in progress", async () => {
     let now = 0;
-    const sessions = createSessionManager({ env, idleMs: 1000, now: () => now });
+    const sessions = createSessionManager({ env, engine, idleMs: 1000, now: () => now });
     const idle = await sessions.open({ task_index: 0 });
     const busy = await sessions.open({ task_index: 1 });
     let release!: () => void;
@@ -41,7 +43,7 @@ describe("session manager", () => {
   });
 
   it("closing all sessions stops their episodes", async () => {
-    const sessions = createSessionManager({ env });
+    const sessions = createSessionManager({ env, engine });
     const a = await sessions.open({ task_index: 0 });
     sessions.closeAll();
     expect(a.episode.closed).toBe(true);

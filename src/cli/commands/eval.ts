@@ -9,7 +9,7 @@ import type { Environment } from "../../env/types.js";
 import { describePackage, packageLabel } from "../../hub/package.js";
 import { loadEnvironmentSpec } from "../../hub/resolve.js";
 import { envLabels, isSuiteFile, labelFile, loadSuite, runSuite, suiteMarkdown, suiteReportHtml } from "../../hub/suite.js";
-import { createPolicy } from "../../env/policy.js";
+import { createPolicy, type Policy } from "../../env/policy.js";
 import { RubricateError } from "../../errors.js";
 import { createJudge, type EngineJudge } from "../../judge/create.js";
 import type { ErrorPolicy } from "../../score/aggregate.js";
@@ -31,6 +31,8 @@ interface EvalFlags {
   passThreshold?: number;
   errors: ErrorPolicy;
   quiet?: boolean;
+  envModel: string[];
+  unsafeNoSandbox?: boolean;
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -62,6 +64,8 @@ export function register(program: Command): void {
     .option("--pass-threshold <x>", "a rollout passes when its reward ≥ x (default: the rubric's pass_threshold, else 1)", threshold)
     .option("--errors <policy>", "a criterion error makes the reward: null (default) | zero | skip-criterion", "null")
     .option("-q, --quiet", "no progress on stderr")
+    .option("--env-model <name=model>", "a model the environment's hooks call (ctx.llm, llm_query): overrides its `models:` entry; repeatable", collect, [])
+    .option("--unsafe-no-sandbox", "run the environment's sandbox commands directly on this machine with your rights (no isolation: only for environments you trust)")
     .addHelpText("after", "\nA suite file (`environments:` and `models:`, with aliases) runs each environment with each model and prints one\ncombined table; its `tasks` and `rollouts` apply, --out names a folder (default .rubricate/evals/<suite>/).")
     .action(async (spec: string, flags: EvalFlags) => {
       process.exitCode = isSuiteFile(spec) ? await runSuiteCommand(spec, flags) : await runEvalCommand(spec, flags);
@@ -81,6 +85,7 @@ async function runEvalCommand(spec: string, flags: EvalFlags): Promise<number> {
   // Before any key is needed or any call made: an existing file is someone's paid-for work.
   if (existsSync(out) && !flags.resume) throw new RubricateError("BAD_INPUT", `${out} already exists: pass --resume to continue it, or remove it`);
   const policies = flags.model.map((m) => createPolicy(m, { defaults: env.policy }));
+  const models = envModels(env.models ?? {}, flags.envModel);
   const cachePath = cachePathOf(flags.cache);
   const engine = createEngine({ cache: openCache({ path: cachePath }), limits: { maxConcurrency: 8, maxRetries: 5, timeoutMs: 120_000 } });
   const judgeRef = flags.judge ?? env.rubric.judge;
@@ -102,6 +107,8 @@ async function runEvalCommand(spec: string, flags: EvalFlags): Promise<number> {
       resume: flags.resume,
       signal: interrupt.signal,
       errors: flags.errors,
+      models,
+      unsafeNoSandbox: flags.unsafeNoSandbox,
       onRollout: (_rec, p) => progress.update(p.done, `calls ${engine.stats().usage.calls}, cache hits ${engine.stats().usage.cacheHits}`),
     });
   } finally {
@@ -178,6 +185,17 @@ async function runSuiteCommand(path: string, flags: EvalFlags): Promise<number> 
 
 function needsJudge(env: Environment): boolean {
   return env.rubric.criteria.some((c) => c.question) || env.tasks.some((t) => t.criteria?.some((c) => typeof c === "object" && c !== null && "question" in c));
+}
+
+/** The environment's `models:` with `--env-model name=spec` overrides, as policies. */
+function envModels(declared: Record<string, string>, overrides: string[]): Record<string, Policy> {
+  const specs = { ...declared };
+  for (const o of overrides) {
+    const eq = o.indexOf("=");
+    if (eq <= 0) throw new RubricateError("BAD_INPUT", `--env-model "${o}": expected name=provider:model`);
+    specs[o.slice(0, eq)] = o.slice(eq + 1);
+  }
+  return Object.fromEntries(Object.entries(specs).map(([name, spec]) => [name, createPolicy(spec)]));
 }
 
 function write(path: string, text: string): void {

@@ -11,6 +11,7 @@ import { loadRubricSync } from "../../rubric/load.js";
 import type { Rubric } from "../../rubric/schema.js";
 import type { Sample } from "../../types.js";
 import { JsonlWriter, readJsonl } from "../io.js";
+import { samplesOfRows } from "../../env/records.js";
 import { parseShard, takeShard } from "../../engine/shard.js";
 import { fillCacheByBatch } from "../../engine/batch/runner.js";
 import { openBatchJobStore } from "../../engine/batch/jobs.js";
@@ -81,7 +82,7 @@ async function runScore(rubricPath: string, samplesPath: string, flags: ScoreFla
   let interrupted = false;
   try {
     const shard = flags.shard ? parseShard(flags.shard) : undefined;
-    const rows = readJsonl(samplesPath) as AsyncIterable<Sample>;
+    const rows = samplesOfRows(readJsonl(samplesPath)) as AsyncIterable<Sample>;
     const input = shard ? rowsOf(takeShard(rows, shard)) : rows;
     const stream = scoreStream(rubric, input, { judge, concurrency: flags.concurrency, errors: flags.errors, order: flags.order, signal: interrupt.signal });
     let done = 0;
@@ -131,7 +132,7 @@ async function runBatch(rubric: Rubric, samplesPath: string, judge: EngineJudge,
       signal: interrupt.signal,
       onEvent: (e) => flags.quiet || process.stderr.write(`batch: ${e}\n`),
       pass: async () => {
-        for await (const _ of scoreStream(rubric, readJsonl(samplesPath) as AsyncIterable<Sample>, { judge, concurrency: flags.concurrency })) void _;
+        for await (const _ of scoreStream(rubric, samplesOfRows(readJsonl(samplesPath)) as AsyncIterable<Sample>, { judge, concurrency: flags.concurrency })) void _;
       },
     });
     if (!flags.quiet) {
@@ -149,7 +150,7 @@ async function runBatch(rubric: Rubric, samplesPath: string, judge: EngineJudge,
 async function dryRun(rubric: Rubric, samplesPath: string, judgeRef: string | undefined): Promise<number> {
   const judge = judgeRef ? loadJudgeConfig(judgeRef) : undefined;
   const estimate = emptyEstimate();
-  for await (const sample of readJsonl(samplesPath)) estimateSample(estimate, rubric, sample as Sample, judge);
+  for await (const sample of samplesOfRows(readJsonl(samplesPath))) estimateSample(estimate, rubric, sample as Sample, judge);
   const lines = [
     `samples ${estimate.samples}, LLM questions ${estimate.llmQuestions}${judge ? ` (judge ${judge.id}: ${judge.mode}, ${judge.samples} vote(s))` : " (no judge)"}`,
     `calls at most ${estimate.calls}`,

@@ -8,6 +8,7 @@ import { sessionRoutes } from "../../bridge/sessions.js";
 import { openCache } from "../../engine/cache/index.js";
 import { createEngine } from "../../engine/engine.js";
 import { loadEnvironment } from "../../env/load.js";
+import { installHookGuard } from "../../env/isolation.js";
 import { createSessionManager } from "../../env/sessions.js";
 import type { Environment } from "../../env/types.js";
 import { RedisCache } from "../../engine/cache/redis.js";
@@ -21,6 +22,7 @@ interface ServeFlags {
   maxSessions: number;
   sessionIdleMs: number;
   maxGroup: number;
+  unsafeNoSandbox?: boolean;
   allowPolicyHost?: string[];
   judge?: string;
   port: number;
@@ -90,6 +92,7 @@ export function register(program: Command): void {
     .option("--max-sessions <n>", "--env: sessions open at once", positiveInt, 1024)
     .option("--session-idle-ms <ms>", "--env: a session untouched this long is closed (a trainer that went away)", positiveInt, 600_000)
     .option("--max-group <n>", "--env: most rollouts in one /v1/rollouts request", positiveInt, 64)
+    .option("--unsafe-no-sandbox", "--env: run the environment's sandbox commands on this machine with your rights (no isolation: only for environments you trust)")
     .option("--allow-policy-host <host[:port]>", "--env: a policy endpoint host /v1/rollouts may call besides loopback (repeatable)", collect)
     .option("-j, --judge <judge>", "judge file or packaged judge id (default: the rubric's `judge`)")
     .option("-p, --port <port>", "port (0 picks a free one)", port, 8000)
@@ -212,7 +215,9 @@ function environmentApi(env: Environment, flags: ServeFlags, judge: EngineJudge 
   // Rollouts call the trainer's policy through the judge's engine (one place for limits and stats);
   // without a judge, an engine of their own (policy calls are not cached unless versioned anyway).
   const engine = judge?.engine ?? createEngine({ cache: openCache({ path: cache }), limits: { maxConcurrency: 256, maxRetries: 2, timeoutMs: 600_000 } });
-  const sessions = createSessionManager({ env, judge, errors: flags.errors, maxSessions: flags.maxSessions, idleMs: flags.sessionIdleMs, allowTaskCriteria: Boolean(flags.allowSampleQuestions) });
+  const sessions = createSessionManager({ env, engine, judge, unsafeNoSandbox: flags.unsafeNoSandbox, errors: flags.errors, maxSessions: flags.maxSessions, idleMs: flags.sessionIdleMs, allowTaskCriteria: Boolean(flags.allowSampleQuestions) });
+  // A hook's process.exit or stray throw fails its session, not the server.
+  const releaseGuard = installHookGuard();
   const sweeper = setInterval(() => sessions.sweep(), Math.min(flags.sessionIdleMs, 30_000));
   sweeper.unref();
   const routes = sessionRoutes({ env, sessions, engine, judge, errors: flags.errors, allowPolicyHosts: flags.allowPolicyHost, maxGroup: flags.maxGroup, allowTaskCriteria: Boolean(flags.allowSampleQuestions) });
@@ -221,6 +226,7 @@ function environmentApi(env: Environment, flags: ServeFlags, judge: EngineJudge 
     close: () => {
       clearInterval(sweeper);
       sessions.closeAll();
+      releaseGuard();
       if (!judge) engine.close();
     },
   };

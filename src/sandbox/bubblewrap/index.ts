@@ -1,0 +1,269 @@
+import { spawnSync, type ChildProcess } from "node:child_process";
+import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { RubricateError } from "../../errors.js";
+import { readViaExec, writeViaExec } from "../files.js";
+import { killGroup, runChild, runChildRaw, sandboxProcess, type ChildCommand, type RawExec } from "../process.js";
+import { resolveLimits, type ExecOptions, type ExecResult, type Sandbox, type SandboxBackend, type SandboxLimits, type SandboxOptions, type SandboxProcess } from "../types.js";
+
+/** Where commands see their work folder. */
+export const WORKDIR = "/work";
+/** Prefix of every sandbox's host folder under the temp folder (stale ones are swept by pid). */
+const DIR_PREFIX = "rubricate-sandbox-";
+/** Host files a program may need (dynamic loader cache, certificates, Debian's alternatives): read-only, when present. */
+const ETC_FILES = ["alternatives", "ld.so.cache", "ld.so.conf", "ld.so.conf.d", "ssl", "ca-certificates", "localtime", "nsswitch.conf", "mime.types"];
+const NETWORK_ETC_FILES = ["resolv.conf", "hosts", "gai.conf", "host.conf"];
+/** The merged-/usr top-level entries of Debian (symlinks into /usr) or real folders on older systems. */
+const TOP_LEVEL = ["bin", "sbin", "lib", "lib32", "lib64", "libx32"];
+/** The PATH of every command, and the only variables a command sees besides its own. */
+const BASE_ENV = { PATH: "/usr/local/bin:/usr/bin:/bin", HOME: WORKDIR, USER: "sandbox", LOGNAME: "sandbox", LANG: "C.UTF-8", TERM: "dumb", TMPDIR: "/tmp" };
+
+/** The bwrap binary: on PATH, or where RUBRICATE_BWRAP says (non-standard installs). */
+const bwrapBinary = () => process.env.RUBRICATE_BWRAP ?? "bwrap";
+
+const isRoot = () => process.getuid?.() === 0;
+
+let uidCounter = 0;
+/** A user id of its own per sandbox (as root): RLIMIT_NPROC counts per user, and root ignores it. */
+function nextUid(): number {
+  uidCounter = (uidCounter + 1) % 1000;
+  return 1_000_000 + (process.pid % 1000) * 1000 + uidCounter;
+}
+
+/** Every live sandbox of this process, destroyed synchronously if the process exits first. */
+const live = new Set<BubblewrapSandbox>();
+let exitHookInstalled = false;
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.on("exit", () => {
+    for (const box of live) box.destroySync();
+  });
+}
+
+/**
+ * Removes the folders (and tmpfs mounts) of sandboxes whose process died without cleaning up
+ * (SIGKILL): each folder holds the pid of the process that made it.
+ */
+export function sweepStaleSandboxes(root = tmpdir()): number {
+  let removed = 0;
+  let entries: string[];
+  try {
+    entries = readdirSync(root).filter((n) => n.startsWith(DIR_PREFIX));
+  } catch {
+    return 0;
+  }
+  for (const name of entries) {
+    const dir = join(root, name);
+    let owner: number;
+    try {
+      owner = Number(readFileSync(join(dir, "owner.pid"), "utf8"));
+    } catch {
+      continue;
+    }
+    if (!Number.isInteger(owner) || owner <= 0 || processAlive(owner)) continue;
+    removeSandboxDir(dir);
+    removed++;
+  }
+  return removed;
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+function removeSandboxDir(dir: string): void {
+  const work = join(dir, "work");
+  if (isMounted(work)) spawnSync("umount", ["-l", work], { stdio: "ignore" });
+  rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+}
+
+function isMounted(path: string): boolean {
+  try {
+    return readFileSync("/proc/self/mounts", "utf8").split("\n").some((line) => line.split(" ")[1] === path);
+  } catch {
+    return false;
+  }
+}
+
+let availability: Promise<string | null> | undefined;
+let disableUserns = false;
+
+/**
+ * The default backend on Linux: one fresh `bwrap` per command over a private work folder, so
+ * every process a command starts dies with it (its own pid namespace). Read-only /usr and a
+ * handful of /etc files; no home, no project folder, no host variables, no network unless asked.
+ * As root each sandbox runs as a user id of its own (so the process limit holds) on a
+ * size-limited tmpfs (so the disk limit holds); otherwise as the calling user, where only the
+ * per-file size limit bounds the disk and the process limit is not applied (root ignores nothing, users share one count).
+ */
+export const bubblewrapBackend: SandboxBackend = {
+  name: "bubblewrap",
+  unavailable() {
+    availability ??= new Promise((resolve) => {
+      const probe = spawnSync(bwrapBinary(), ["--unshare-all", "--die-with-parent", "--ro-bind", "/usr", "/usr", ...topLevelArgs(), "--proc", "/proc", "--dev", "/dev", "/usr/bin/true"], {
+        stdio: ["ignore", "ignore", "pipe"],
+        timeout: 10_000,
+        env: { PATH: BASE_ENV.PATH },
+      });
+      // --disable-userns came with bubblewrap 0.8 (Debian 12); older ones (Ubuntu 22.04: 0.6) run without it.
+      disableUserns = String(spawnSync(bwrapBinary(), ["--help"], { encoding: "utf8", env: { PATH: BASE_ENV.PATH } }).stdout ?? "").includes("--disable-userns");
+      if (probe.error) resolve(`bubblewrap (bwrap) is not installed: ${(probe.error as NodeJS.ErrnoException).code ?? probe.error.message} (Debian/Ubuntu: apt-get install bubblewrap)`);
+      else if (probe.status !== 0) resolve(`bubblewrap cannot create namespaces here: ${String(probe.stderr).trim() || `exit ${probe.status}`}`);
+      else resolve(null);
+    });
+    return availability;
+  },
+  async create(options: SandboxOptions = {}) {
+    const why = await this.unavailable();
+    if (why) throw new RubricateError("SANDBOX", why);
+    return new BubblewrapSandbox(options);
+  },
+};
+
+function topLevelArgs(): string[] {
+  const args: string[] = [];
+  for (const name of TOP_LEVEL) {
+    const path = `/${name}`;
+    let st;
+    try {
+      st = lstatSync(path);
+    } catch {
+      continue;
+    }
+    if (st.isSymbolicLink()) args.push("--symlink", readlinkSync(path), path);
+    else if (st.isDirectory()) args.push("--ro-bind", path, path);
+  }
+  return args;
+}
+
+let sandboxCounter = 0;
+let swept = false;
+
+class BubblewrapSandbox implements Sandbox {
+  readonly backend = "bubblewrap";
+  readonly workdir = WORKDIR;
+  readonly id: string;
+  readonly limits: SandboxLimits;
+  private readonly dir: string;
+  private readonly work: string;
+  private readonly uid: number | undefined;
+  private readonly mounted: boolean;
+  private readonly options: SandboxOptions;
+  private readonly children = new Set<ChildProcess>();
+  private destroyed = false;
+
+  constructor(options: SandboxOptions) {
+    // Once per process: folders of processes that died without cleaning up (SIGKILL).
+    if (!swept) {
+      swept = true;
+      sweepStaleSandboxes();
+    }
+    this.options = options;
+    this.limits = resolveLimits(options.limits);
+    this.dir = mkdtempSync(join(tmpdir(), DIR_PREFIX));
+    // The sandbox user passes through (to its work folder and /etc files) but cannot list it.
+    chmodSync(this.dir, 0o711);
+    this.id = `bwrap-${process.pid}-${++sandboxCounter}`;
+    writeFileSync(join(this.dir, "owner.pid"), String(process.pid));
+    created.push(this.dir);
+    this.work = join(this.dir, "work");
+    mkdirSync(this.work, { mode: 0o700 });
+    this.uid = isRoot() ? nextUid() : undefined;
+    const uid = this.uid ?? process.getuid?.() ?? 1000;
+    const gid = this.uid ?? process.getgid?.() ?? 1000;
+    let mounted = false;
+    if (this.uid !== undefined) {
+      const r = spawnSync("mount", ["-t", "tmpfs", "-o", `size=${this.limits.diskBytes},mode=0700,uid=${uid},gid=${gid},nosuid,nodev`, "tmpfs", this.work], { stdio: "ignore" });
+      mounted = r.status === 0;
+      if (!mounted) chownSync(this.work, uid, gid);
+    }
+    this.mounted = mounted;
+    mkdirSync(join(this.dir, "etc"));
+    writeFileSync(join(this.dir, "etc", "passwd"), `root:x:0:0:root:/root:/usr/sbin/nologin\nsandbox:x:${uid}:${gid}:sandbox:${WORKDIR}:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n`);
+    writeFileSync(join(this.dir, "etc", "group"), `root:x:0:\nsandbox:x:${gid}:\nnogroup:x:65534:\n`);
+    writeFileSync(join(this.dir, "etc", "hostname"), "sandbox\n");
+    live.add(this);
+    installExitHook();
+  }
+
+  /** prlimit → setpriv (as root) → bwrap → the command. */
+  private command(argv: string[], options: Omit<ExecOptions, "stdin" | "timeoutMs"> = {}): ChildCommand {
+    const l = this.limits;
+    const limits = [`--cpu=${l.cpuSeconds}:${l.cpuSeconds + 1}`, `--as=${l.memoryBytes}`, `--fsize=${l.fileBytes}`, `--nofile=${l.openFiles}`, "--core=0"];
+    if (this.uid !== undefined) limits.push(`--nproc=${l.processes}`);
+    const user = this.uid !== undefined ? ["setpriv", `--reuid=${this.uid}`, `--regid=${this.uid}`, "--clear-groups", "--"] : [];
+    const bwrap = [bwrapBinary(), "--unshare-all", "--unshare-user", ...(disableUserns ? ["--disable-userns"] : []), "--die-with-parent", "--new-session"];
+    if (this.options.network) bwrap.push("--share-net");
+    bwrap.push("--ro-bind", "/usr", "/usr", ...topLevelArgs());
+    for (const name of ETC_FILES) bwrap.push("--ro-bind-try", `/etc/${name}`, `/etc/${name}`);
+    if (this.options.network) for (const name of NETWORK_ETC_FILES) bwrap.push("--ro-bind-try", `/etc/${name}`, `/etc/${name}`);
+    for (const name of ["passwd", "group", "hostname"]) bwrap.push("--ro-bind", join(this.dir, "etc", name), `/etc/${name}`);
+    bwrap.push("--proc", "/proc", "--dev", "/dev", "--size", String(l.diskBytes), "--tmpfs", "/tmp", "--bind", this.work, WORKDIR);
+    for (const b of this.options.binds ?? []) bwrap.push(b.writable ? "--bind" : "--ro-bind", b.host, b.path);
+    bwrap.push("--chdir", options.cwd ?? WORKDIR, "--clearenv");
+    for (const [k, v] of Object.entries({ ...BASE_ENV, ...this.options.env, ...options.env })) bwrap.push("--setenv", k, v);
+    bwrap.push("--", ...argv);
+    // bwrap's own environment shows in the sandbox as /proc/1/environ: start it with nothing of ours.
+    return { file: "prlimit", args: [...limits, "--", ...user, ...bwrap], env: { PATH: BASE_ENV.PATH } };
+  }
+
+  private alive(): void {
+    if (this.destroyed) throw new RubricateError("SANDBOX", `sandbox ${this.id} was destroyed`);
+  }
+
+  async exec(command: string | string[], options: ExecOptions = {}): Promise<ExecResult> {
+    this.alive();
+    const argv = typeof command === "string" ? ["/bin/sh", "-c", command] : command;
+    return runChild(this.command(argv, options), { ...options, timeoutMs: options.timeoutMs ?? this.limits.commandTimeoutMs, outputBytes: this.limits.outputBytes, children: this.children });
+  }
+
+  spawn(argv: string[], options: Omit<ExecOptions, "stdin" | "timeoutMs"> = {}): SandboxProcess {
+    this.alive();
+    return sandboxProcess(this.command(argv, options), this.children);
+  }
+
+  /** Runs an argv with binary output (file transfers). */
+  private raw: RawExec = (argv, o) => runChildRaw(this.command(argv), { ...o, timeoutMs: this.limits.commandTimeoutMs, children: this.children });
+
+  readFile(path: string, options: { maxBytes?: number } = {}): Promise<Buffer> {
+    this.alive();
+    return readViaExec(this.raw, path, options.maxBytes);
+  }
+
+  writeFile(path: string, data: string | Uint8Array, options: { mode?: number } = {}): Promise<void> {
+    this.alive();
+    return writeViaExec(this.raw, path, data, options.mode);
+  }
+
+  async destroy(): Promise<void> {
+    this.destroySync();
+  }
+
+  /** Kills what still runs, unmounts and removes the folder; synchronous so it also works in an exit handler. */
+  destroySync(): void {
+    if (this.destroyed) return;
+    this.destroyed = true;
+    for (const child of this.children) killGroup(child);
+    this.children.clear();
+    if (this.mounted) {
+      const r = spawnSync("umount", [this.work], { stdio: "ignore" });
+      if (r.status !== 0) spawnSync("umount", ["-l", this.work], { stdio: "ignore" });
+    }
+    if (existsSync(this.dir)) removeSandboxDir(this.dir);
+    live.delete(this);
+  }
+}
+
+/** How many sandboxes of this process are alive. */
+export const liveSandboxCount = () => live.size;
+
+/** Every host folder this process made for a sandbox (for tests that check nothing is left behind). */
+const created: string[] = [];
+export const sandboxFoldersCreated = (): readonly string[] => created;

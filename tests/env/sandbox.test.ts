@@ -1,0 +1,162 @@
+import { createServer, type Server } from "node:net";
+import { existsSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { readRollouts, runEval } from "../../src/env/eval.js";
+import { parseEnvironment } from "../../src/env/load.js";
+import type { Environment, RolloutRecord } from "../../src/env/types.js";
+import { tempDir } from "../helpers/cli.js";
+import { needsBubblewrap } from "../sandbox/helpers.js";
+import { sandboxTraces } from "../sandbox/traces.js";
+import type { TestServer } from "../servers/common.js";
+import { connect, startWorld, type WireMessage } from "./world.js";
+
+const bwrap = needsBubblewrap();
+const isRoot = process.getuid?.() === 0;
+const SECRET = "sk-escape-test-0123456789abcdef";
+
+const ENV = (tasks: number, rolloutTimeoutMs = 20_000) => `
+id: sandbox-faults
+dataset: [${Array.from({ length: tasks }, (_, i) => `{ id: t${i}, inputs: { n: ${i} } }`).join(", ")}]
+harness:
+  prompt: "Task {{n}}"
+  max_turns: 14
+  tool_timeout_ms: 20000
+  rollout_timeout_ms: ${rolloutTimeoutMs}
+sandbox:
+  limits: { cpu_seconds: 2, processes: 32, file_size_mb: 4, disk_mb: 8, output_kb: 4, command_timeout_ms: 1500 }
+  setup: ["echo FLAG{inside} > flag.txt"]
+  state:
+    solved: { run: 'test "$SUBMITTED" = "$(cat flag.txt)"' }
+rubric:
+  id: sandbox-faults
+  inputs: [solved_exit_code]
+  criteria:
+    - { id: solved, check: { field: solved_exit_code, equals: "0" }, points: 1 }
+`;
+
+const turnOf = (m: WireMessage[]) => m.filter((x) => x.role === "assistant").length;
+const bash = (turn: number, command: string) => ({ toolCalls: [{ id: `b${turn}`, name: "bash", arguments: JSON.stringify({ command }) }] });
+const submit = (turn: number, answer: string) => ({ toolCalls: [{ id: `s${turn}`, name: "submit", arguments: JSON.stringify({ answer }) }] });
+const taskNumber = (m: WireMessage[]) => Number(/Task (\d+)/.exec(m.find((x) => x.role === "user")?.content ?? "")?.[1] ?? -1);
+const lastTool = (m: WireMessage[]) => [...m].reverse().find((x) => x.role === "tool")?.content ?? "";
+
+/** Every escape the issue lists, one command a turn; then it reads the flag and submits it. */
+function escapes(port: number, hostPath: string): string[] {
+  return [
+    `cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n' | grep -c ${SECRET.slice(0, 12)}; env`,
+    `cat /etc/shadow; ls /root /home ${hostPath}`,
+    `touch /usr/pwned-h18; touch /etc/pwned-h18; touch ${tmpdir()}/pwned-h18; echo tried`,
+    `python3 -c "import socket; socket.create_connection(('127.0.0.1', ${port}), timeout=1)"`,
+    "f(){ f|f& }; f; echo bomb",
+    "i=0; while head -c 1000000 /dev/zero > fill$i; do i=$((i+1)); done; echo disk full after $i; rm -f fill*",
+    "kill -9 -1; echo killed-all",
+    "(sleep 1000 &); sleep 1000",
+    "cat flag.txt",
+  ];
+}
+
+let server: TestServer<unknown>;
+let loopback: Server;
+let port = 0;
+let connections = 0;
+let hangs = true;
+bwrap.describe("sandboxed environments", () => {
+  beforeAll(async () => {
+    process.env.RUBRICATE_ESCAPE_SECRET = SECRET;
+    loopback = createServer((s) => {
+      connections++;
+      s.end("host\n");
+    });
+    await new Promise<void>((r) => loopback.listen(0, "127.0.0.1", () => r()));
+    port = (loopback.address() as { port: number }).port;
+    const plan = escapes(port, process.cwd());
+    server = await startWorld(
+      {
+        escaper: (m) => {
+          const t = turnOf(m);
+          return t < plan.length ? bash(t, plan[t]) : submit(t, /FLAG\{\w+\}/.exec(lastTool(m))?.[0] ?? "none");
+        },
+        // Task n % 4: 0 solves; 1 hangs past the rollout's limit (until `hangs` is cleared); 2 leaves a background
+        // process and a fork bomb; 3 fills the disk and calls an unknown tool. Then each submits what it read.
+        faulty: (m) => {
+          const t = turnOf(m);
+          const n = taskNumber(m);
+          const kind = n % 4;
+          if (kind === 1 && hangs) return bash(t, "sleep 100");
+          if (kind === 2 && t === 0) return bash(t, "(sleep 1000 &); f(){ f|f& }; f");
+          if (kind === 3 && t === 0) return bash(t, "while head -c 1000000 /dev/zero >> big; do :; done");
+          if (kind === 3 && t === 1) return { toolCalls: [{ id: "u1", name: "no_such_tool", arguments: "{}" }] };
+          if (!m.some((x) => x.role === "tool" && x.content?.includes("FLAG{"))) return bash(t, "cat flag.txt");
+          return submit(t, /FLAG\{\w+\}/.exec(lastTool(m))?.[0] ?? "none");
+        },
+      },
+      () => true,
+    );
+  });
+  afterAll(() => {
+    server?.close();
+    loopback?.close();
+    delete process.env.RUBRICATE_ESCAPE_SECRET;
+  });
+
+  it("a policy trying every escape is confined, killed at its limits, and the rollout goes on to a correct submit; the host is unchanged", async () => {
+    const env = await parseEnvironment(ENV(1), { baseDir: process.cwd() });
+    const { engine, judge, policies } = connect(server.url, ["escaper"]);
+    const { records } = await runEval(env, { policies, engine, judge });
+    const rec = records[0];
+    expect(rec.error).toBeUndefined();
+    expect(rec.stopReason).toBe("submitted");
+    expect(rec.reward).toBe(1);
+    const results = rec.toolCalls.map((c) => c.result);
+    expect(results[0]).toMatch(/^exit code: 0\nstdout:\n0\n/);
+    expect(results.join("\n")).not.toContain(SECRET);
+    expect(results[1]).toMatch(/No such file or directory/);
+    expect(results[1]).not.toMatch(/root:/);
+    expect(results[2]).toMatch(/Read-only file system/);
+    expect(results[3]).toMatch(/Connection refused|Network is unreachable/);
+    expect(connections).toBe(0);
+    if (isRoot) expect(results[4]).toMatch(/Cannot fork|Resource temporarily unavailable|killed/);
+    // As root the work folder is a size-limited tmpfs; otherwise only the command's time limit stops the loop.
+    expect(results[5]).toMatch(isRoot ? /No space left on device/ : /No space left on device|killed: the command ran longer/);
+    expect(results[6]).toMatch(/killed-all/);
+    expect(results[7]).toMatch(/killed: the command ran longer than 1500 ms/);
+    expect(existsSync("/usr/pwned-h18") || existsSync("/etc/pwned-h18") || existsSync(join(tmpdir(), "pwned-h18"))).toBe(false);
+    expect(sandboxTraces()).toEqual({ folders: [], mounts: [], processes: [] });
+  });
+
+  it("after 100 rollouts with injected faults no process, mount or temp folder is left; --resume re-runs the errored ones", async () => {
+    // A rollout limit well above what a healthy rollout takes on a loaded CI machine (about 0.5 s here under load 20).
+    const env: Environment = await parseEnvironment(ENV(25, 4000), { baseDir: process.cwd() });
+    const dir = tempDir("rubricate-sbx-eval-");
+    const out = join(dir, "rollouts.jsonl");
+    hangs = true;
+    const first = connect(server.url, ["faulty"]);
+    const { records } = await runEval(env, { ...first, policies: first.policies, rollouts: 4, concurrency: 12, out });
+    expect(records).toHaveLength(100);
+    const kindOf = (r: RolloutRecord) => Number(r.task.slice(1)) % 4;
+    for (const r of records) {
+      if (kindOf(r) === 1) {
+        expect(r.error?.code).toBe("ROLLOUT_TIMEOUT");
+        expect(r.stopReason).toBe("timeout");
+        expect(r.reward).toBeNull();
+      } else {
+        expect(r.error, r.task).toBeUndefined();
+        expect(r.reward, r.task).toBe(1);
+      }
+    }
+    expect(sandboxTraces()).toEqual({ folders: [], mounts: [], processes: [] });
+
+    // The hang is fixed; --resume runs the 24 errored rollouts again and keeps the 76 others.
+    hangs = false;
+    const second = connect(server.url, ["faulty"]);
+    const resumed = await runEval(env, { ...second, policies: second.policies, rollouts: 4, concurrency: 8, out, resume: true });
+    expect(resumed.resumed).toBe(76);
+    expect(resumed.records.filter((r) => r.error)).toEqual([]);
+    const lines = readRollouts(out);
+    expect(lines).toHaveLength(100);
+    expect(lines.every((r) => r.reward === 1)).toBe(true);
+    expect(sandboxTraces()).toEqual({ folders: [], mounts: [], processes: [] });
+  }, 120_000);
+});

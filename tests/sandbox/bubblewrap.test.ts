@@ -1,0 +1,169 @@
+import { createServer, type Server } from "node:net";
+import { existsSync, statSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bubblewrapBackend } from "../../src/sandbox/bubblewrap/index.js";
+import { createSandbox } from "../../src/sandbox/index.js";
+import type { Sandbox } from "../../src/sandbox/types.js";
+import { needsBubblewrap } from "./helpers.js";
+import { sandboxTraces } from "./traces.js";
+
+const bwrap = needsBubblewrap();
+const isRoot = process.getuid?.() === 0;
+/** The names of the processes a command can see (no procps needed). */
+const PROCESS_NAMES = "cat /proc/[0-9]*/comm 2>/dev/null";
+
+bwrap.describe("bubblewrap sandbox", () => {
+  let box: Sandbox;
+  let server: Server;
+  let port = 0;
+  let connections = 0;
+  beforeAll(async () => {
+    process.env.RUBRICATE_TEST_SECRET = "sk-never-inside-0123456789";
+    server = createServer((s) => {
+      connections++;
+      s.end("hello from the host\n");
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+    port = (server.address() as { port: number }).port;
+    box = await createSandbox({ limits: { commandTimeoutMs: 4000, cpuSeconds: 2, processes: 32, diskBytes: 16 * 1024 * 1024, fileBytes: 8 * 1024 * 1024, outputBytes: 4096 } });
+  });
+  afterAll(async () => {
+    await box?.destroy();
+    expect(sandboxTraces()).toEqual({ folders: [], mounts: [], processes: [] });
+    server?.close();
+    delete process.env.RUBRICATE_TEST_SECRET;
+  });
+
+  it("runs commands in a private /work with a clean environment", async () => {
+    const r = await box.exec("pwd; echo hi > a.txt; cat a.txt; env | sort");
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout.split("\n").slice(0, 2)).toEqual(["/work", "hi"]);
+    expect(r.stdout).toContain("HOME=/work");
+    expect(r.stdout).not.toContain("RUBRICATE_TEST_SECRET");
+    expect((await box.readFile("a.txt")).toString()).toBe("hi\n");
+  });
+
+  it("shows no host secret anywhere: environment of any process, home, project folder", async () => {
+    const r = await box.exec(`cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n' | grep -c RUBRICATE_TEST_SECRET; ls /root /home ${JSON.stringify(process.cwd())} 2>&1; ls /`);
+    expect(r.stdout.split("\n")[0]).toBe("0");
+    expect(r.stdout).toContain("/root': No such file");
+    expect(r.stdout).toContain("/home': No such file");
+    expect(r.stdout).toContain(`${process.cwd()}': No such file`);
+  });
+
+  it("cannot write outside its work folder on the host", async () => {
+    const r = await box.exec("echo x > /usr/evil; echo $?; touch /etc/evil; mkdir -p /tmp/x && echo ok-tmp");
+    expect(r.stdout.split("\n")[0]).not.toBe("0");
+    expect(r.stderr).toMatch(/Read-only file system/);
+    expect(existsSync("/usr/evil")).toBe(false);
+    expect(existsSync("/etc/evil")).toBe(false);
+  });
+
+  it("cannot reach a server on the host's loopback (no network)", async () => {
+    const r = await box.exec(`python3 -c "import socket; s=socket.create_connection(('127.0.0.1', ${port}), timeout=2); print(s.recv(100))"`);
+    expect(r.exitCode).not.toBe(0);
+    expect(r.stderr).toMatch(/Connection refused|Network is unreachable/);
+    expect(connections).toBe(0);
+  });
+
+  it("kills a hanging command at its wall-clock limit, with every child", async () => {
+    const r = await box.exec("(sleep 300 &) ; sleep 300", { timeoutMs: 300 });
+    expect(r.limit).toBe("timeout");
+    expect(r.exitCode).toBeNull();
+    expect((await box.exec(PROCESS_NAMES)).stdout).not.toContain("sleep");
+  });
+
+  it("background processes do not outlive their command", async () => {
+    await box.exec("nohup sleep 300 >/dev/null 2>&1 & echo started");
+    expect((await box.exec(PROCESS_NAMES)).stdout).not.toContain("sleep");
+  });
+
+  it("stops a busy loop at its CPU limit", async () => {
+    const r = await box.exec("while :; do :; done", { timeoutMs: 20_000 });
+    expect(r.limit).toBe("cpu");
+  });
+
+  it.skipIf(!isRoot)("stops a fork bomb at the process limit, and the next command runs", async () => {
+    const r = await box.exec("f(){ f|f& }; f; sleep 1; echo survived", { timeoutMs: 10_000 });
+    expect(r.stderr).toMatch(/Cannot fork|Resource temporarily unavailable/);
+    const next = await box.exec("echo fine");
+    expect(next.stdout).toBe("fine\n");
+  });
+
+  it("cuts a file at the file-size limit and the work folder at the disk limit", async () => {
+    const big = await box.exec("head -c 20000000 /dev/zero > big; ls -l big | awk '{print $5}'");
+    expect(big.stderr).toMatch(/File size limit exceeded/);
+    expect(Number(big.stdout.trim())).toBe(8 * 1024 * 1024);
+    if (isRoot) {
+      const fill = await box.exec("for i in 1 2 3 4; do head -c 6000000 /dev/zero > f$i || exit 9; done");
+      expect(fill.exitCode).toBe(9);
+      expect(fill.stderr).toMatch(/No space left on device/);
+    }
+    await box.exec("rm -f big f1 f2 f3 f4");
+  });
+
+  it("keeps at most outputBytes of output and says so", async () => {
+    const r = await box.exec("head -c 100000 /dev/zero | tr '\\0' y");
+    expect(r.stdout.length).toBe(4096);
+    expect(r.truncated).toBe(true);
+  });
+
+  it("cannot make user namespaces of its own, nor see or gain capabilities", async () => {
+    const r = await box.exec("unshare -U true; echo rc=$?; grep CapEff /proc/self/status");
+    expect(r.stdout).toMatch(/rc=[1-9]/);
+    expect(r.stdout).toMatch(/CapEff:\s+0+\n/);
+  });
+
+  it("`kill -9 -1` inside kills nothing outside", async () => {
+    const r = await box.exec("kill -9 -1; echo still-here");
+    expect(r.stdout).toContain("still-here");
+    expect(process.kill(process.pid, 0)).toBe(true);
+  });
+
+  it("reads files inside the sandbox, so a planted symlink cannot reach the host", async () => {
+    await box.exec("ln -sf /etc/shadow shadow; ln -sf /proc/1/environ env1");
+    await expect(box.readFile("shadow")).rejects.toThrow(/cannot read shadow/);
+    const env1 = await box.readFile("env1").catch(() => Buffer.from(""));
+    expect(env1.toString()).not.toContain("RUBRICATE_TEST_SECRET");
+  });
+
+  it("writes files with folders and modes", async () => {
+    await box.writeFile("deep/dir/x.sh", "#!/bin/sh\necho run\n", { mode: 0o755 });
+    expect((await box.exec("./deep/dir/x.sh")).stdout).toBe("run\n");
+  });
+
+  it("destroy leaves no folder, mount or process, and is idempotent", async () => {
+    const other = await bubblewrapBackend.create({});
+    const spawned = other.spawn(["sleep", "300"]);
+    await other.exec("echo x > f");
+    expect(sandboxTraces().folders.length).toBe(2);
+    await other.destroy();
+    await other.destroy();
+    expect(await spawned.exited).toBeNull();
+    await expect(other.exec("true")).rejects.toThrow(/destroyed/);
+    // Only the suite's own sandbox remains.
+    const traces = sandboxTraces();
+    expect(traces.folders).toHaveLength(1);
+    expect(traces.mounts.length).toBe(isRoot ? 1 : 0);
+    expect(traces.processes).toEqual([]);
+  });
+});
+
+describe("unsafe host backend", () => {
+  it("is refused without the explicit flag", async () => {
+    await expect(createSandbox({ backend: "unsafe-host" })).rejects.toThrow(/--unsafe-no-sandbox/);
+  });
+  it("runs on the host in a temp folder with a clean environment when asked", async () => {
+    process.env.RUBRICATE_TEST_SECRET2 = "x";
+    const box = await createSandbox({ backend: "unsafe-host", unsafe: true });
+    try {
+      const r = await box.exec("env");
+      expect(r.stdout).not.toContain("RUBRICATE_TEST_SECRET2");
+      expect(statSync(box.workdir).isDirectory()).toBe(true);
+    } finally {
+      await box.destroy();
+      delete process.env.RUBRICATE_TEST_SECRET2;
+    }
+    expect(existsSync(box.workdir)).toBe(false);
+  });
+});
