@@ -54,6 +54,24 @@ describe("rubricate calibrate: files", () => {
     expect(json.results[0].criteria[0].humanTies).toBe(1);
     expect(json.results[0].costUsd).toBeCloseTo(0.03, 12);
   });
+  it("--compare: B − A per criterion, split by kind from the rubric's points", async () => {
+    const rubric = join(dir, "rubric.yaml");
+    writeFileSync(rubric, "id: r\ninputs: [response]\ncriteria:\n  - id: c\n    question: Does the response state a wrong dose?\n    points: -2\n  - id: d\n    question: Does the response name a source?\n    points: 1\n");
+    let printed = "";
+    const flags = { ...base, labels, rubric, compare: true, verdicts: [`old=${join(dir, "a.jsonl")}`, `new=${join(dir, "b.jsonl")}`] };
+    expect(await runCalibrate(flags, (t) => (printed += t))).toBe(0);
+    expect(printed).toContain("## Judge comparison: B = new vs A = old");
+    // s1 (yes) and s2 (no): a right, b wrong; s3 tied annotators, left out.
+    expect(printed).toMatch(/\| pitfall \| pitfall \| 2 \| 100\.0 \| 0\.0 \| -100\.0/);
+    await expect(computeCalibration({ ...base, labels, compare: true, verdicts: [join(dir, "a.jsonl")] })).rejects.toThrow(/--compare needs exactly two judges/);
+  });
+
+  it("--compare on stored LLMBar judges shows the rules' gain", async () => {
+    const run = await computeCalibration({ ...base, compare: true, dataset: "llmbar:neighbor", storedJudge: ["gpt-4-vanilla-norules", "gpt-4-vanilla"], datasetsDir: join(import.meta.dirname, "..", "..", "examples", "calibration", "data") });
+    expect(run.comparison!.groups.at(-1)!.n).toBe(134);
+    expect(run.comparison!.groups.at(-1)!.delta.value).toBeGreaterThan(0.1);
+  });
+
   it("refuses a run without verdicts or a judge, and --judge without --rubric", async () => {
     await expect(computeCalibration({ ...base, labels })).rejects.toThrow(/--verdicts/);
     await expect(computeCalibration({ ...base, labels, judge: ["j.yaml"] })).rejects.toThrow(/--judge needs --rubric/);
