@@ -29,6 +29,10 @@ export const JudgeConfigSchema = z.strictObject({
   timeout_ms: z.number().int().positive().default(60_000),
   max_retries: z.number().int().nonnegative().default(5),
   system: z.string().optional().describe("Replaces the default judge system prompt"),
+  system_preset: z
+    .enum(["neutral", "strict"])
+    .default("neutral")
+    .describe("The built-in system prompt: neutral (yes = what the question describes is present, a mistake included; 'such as' lists illustrative; length, style and tone are not evidence) or strict (the prompt before issue 23: yes only when the sample clearly satisfies the question)"),
   price: PriceSchema.optional().describe("USD per million tokens, for cost estimates"),
   structured_output: z.boolean().default(true).describe("Off for servers without json_schema support: the JSON is then parsed from text"),
 });

@@ -32,6 +32,7 @@ export function createLLMJudge(configInput: JudgeConfigInput | JudgeConfig, deps
   const settings: PromptSettings = {
     model: config.model,
     system: config.system,
+    systemPreset: config.system_preset,
     temperature: config.temperature,
     maxTokens: config.max_tokens,
     logprobs: config.logprobs,
