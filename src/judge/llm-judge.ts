@@ -3,7 +3,8 @@ import { RubricateError, toRubricateError } from "../errors.js";
 import { addUsage, emptyUsage, type Usage, type VerdictOrError } from "../types.js";
 import { JudgeConfigSchema, type JudgeConfig, type JudgeConfigInput, type Price } from "./config.js";
 import { parseBatched, parseSingle, type ParsedAnswer } from "./parse.js";
-import { buildJudgeRequest, type PromptSettings } from "./prompt.js";
+import { buildJudgeRequest, sampleText, type PromptSettings } from "./prompt.js";
+import { quoteProblem } from "./quote.js";
 import type { CompletionRequest, CompletionResponse, Provider } from "../providers/types.js";
 import type { Judge, JudgeAnswer, JudgeQuestion, JudgeRequest } from "./types.js";
 import { tallyVotes, votesStillNeeded, type VoteTally } from "./votes.js";
@@ -41,6 +42,9 @@ export function createLLMJudge(configInput: JudgeConfigInput | JudgeConfig, deps
 
   async function answer(request: JudgeRequest, options: { signal?: AbortSignal } = {}): Promise<JudgeAnswer> {
     const usage = emptyUsage();
+    const quotable = request.questions.some((q) => q.quote) ? sampleText(request.rubric, request.sample) : "";
+    /** Why an answer to a `quote: true` question cannot be trusted (its quote is not in the sample), if so. */
+    const badQuote = (question: JudgeQuestion, a: ParsedAnswer) => (question.quote ? quoteProblem(a, quotable) : undefined);
     const call = async (questions: JudgeQuestion[], batched: boolean, voteIndex: number, attempt: number) => {
       const built = buildJudgeRequest(request.rubric, request.sample, questions, batched, settings);
       const keyExtra = { attempt, versions: questions.map((q) => q.version ?? null) };
@@ -52,7 +56,11 @@ export function createLLMJudge(configInput: JudgeConfigInput | JudgeConfig, deps
       let last: RubricateError | undefined;
       for (let attempt = firstAttempt; attempt < PARSE_ATTEMPTS; attempt++) {
         try {
-          return parseSingle(await call([question], false, voteIndex, attempt));
+          const parsed = parseSingle(await call([question], false, voteIndex, attempt));
+          const problem = badQuote(question, parsed);
+          // Asked again (a new attempt is a new cache key), like an unreadable answer.
+          if (problem) throw new RubricateError("JUDGE_PARSE", problem, { retryable: true });
+          return parsed;
         } catch (e) {
           last = toRubricateError(e);
           if (last.code === "ABORTED" || !["JUDGE_PARSE", "JUDGE_REFUSAL"].includes(last.code)) return last;
@@ -70,7 +78,8 @@ export function createLLMJudge(configInput: JudgeConfigInput | JudgeConfig, deps
       try {
         const parsed = parseBatched(await call(questions, true, voteIndex, 0), questions.map((q) => q.id));
         for (const [qid, a] of parsed.answers) out.set(qid, a);
-        retry = questions.filter((q) => parsed.problems.has(q.id));
+        retry = questions.filter((q) => parsed.problems.has(q.id) || (out.has(q.id) && badQuote(q, out.get(q.id) as ParsedAnswer) !== undefined));
+        for (const q of retry) out.delete(q.id);
       } catch (e) {
         const error = toRubricateError(e);
         if (error.code === "ABORTED" || !["JUDGE_PARSE", "JUDGE_REFUSAL"].includes(error.code)) {

@@ -6,6 +6,8 @@ export interface ParsedAnswer {
   reason: string;
   verdict: boolean;
   probability?: number;
+  /** The span the judge quoted, when the question asked for one (`quote: true`). */
+  quote?: string;
 }
 
 /**
@@ -33,6 +35,7 @@ export function parseBatched(response: CompletionResponse, ids: string[]): { ans
       return;
     }
     const answer: ParsedAnswer = { reason: typeof entry.reason === "string" ? entry.reason : "", verdict };
+    if (typeof entry.quote === "string") answer.quote = entry.quote;
     // Logprob positions follow the order of verdicts in the text, which is the order of the list.
     if (probabilities.length === list.length && probabilities[position] !== undefined) answer.probability = probabilities[position];
     answers.set(entry.id, answer);
@@ -57,6 +60,7 @@ export function parseSingle(response: CompletionResponse): ParsedAnswer {
     throw new RubricateError("JUDGE_PARSE", `cannot read a verdict from the judge's answer${response.finishReason === "length" ? " (output truncated)" : ""}: ${preview(response.text)}`, { retryable: true });
   }
   const answer: ParsedAnswer = { reason: typeof entry.reason === "string" ? entry.reason : "", verdict };
+  if (typeof entry.quote === "string") answer.quote = entry.quote;
   const [probability] = verdictProbabilities(response.logprobs);
   if (probability !== undefined) answer.probability = probability;
   return answer;

@@ -71,10 +71,15 @@ export function sharedPrefix(rubric: Pick<Rubric, "id" | "description" | "contex
 
 /** The question part, which comes last so providers can cache the shared prefix. */
 export function questionsBlock(questions: JudgeQuestion[], nonce: string, batched: boolean): string {
-  const body = questions.map((q) => `- id: ${q.id}\n  question: ${q.question}${renderExamples(q, nonce)}`).join("\n");
+  const quoting = questions.some((q) => q.quote);
+  const body = questions.map((q) => `- id: ${q.id}\n  question: ${q.question}${quoting && q.quote ? "\n  quote: required" : ""}${renderExamples(q, nonce)}`).join("\n");
+  // Rubrics without quoted criteria get exactly the prompt they always had (same cache keys).
+  const quoteRule = quoting
+    ? ` "quote" copies, word for word, the span of the sample the verdict rests on; it is required for a yes to a question marked "quote: required", and "" when no span decides the verdict.`
+    : "";
   const instruction = batched
-    ? `Answer every question below. Return JSON {"answers": [{"id", "reason", "verdict"}]} with exactly one entry per id, in the order given; "verdict" is true for yes and false for no.`
-    : `Answer the question below. Return JSON {"reason", "verdict"}; "verdict" is true for yes and false for no.`;
+    ? `Answer every question below. Return JSON {"answers": [{"id", "reason", ${quoting ? `"quote", ` : ""}"verdict"}]} with exactly one entry per id, in the order given; "verdict" is true for yes and false for no.${quoteRule}`
+    : `Answer the question below. Return JSON {"reason", ${quoting ? `"quote", ` : ""}"verdict"}; "verdict" is true for yes and false for no.${quoteRule}`;
   return `${instruction}\n\n${body}`;
 }
 
@@ -92,15 +97,22 @@ function renderExamples(q: JudgeQuestion, nonce: string): string {
 const schemas = new Map<string, Record<string, unknown>>();
 
 /** JSON Schema of a batched answer for these ids (strict: every field required, no extras); one object per id list. */
-export function batchedSchema(ids: string[]): Record<string, unknown> {
-  const key = ids.join("\0");
+export function batchedSchema(ids: string[], withQuote = false): Record<string, unknown> {
+  const key = `${withQuote ? "q\0" : ""}${ids.join("\0")}`;
   let schema = schemas.get(key);
   if (!schema) {
     // Bounded: a long run with per-sample criteria must not grow this without limit.
     if (schemas.size >= 1000) schemas.clear();
-    schemas.set(key, (schema = buildBatchedSchema(ids)));
+    schemas.set(key, (schema = withQuote ? withQuoteField(buildBatchedSchema(ids)) : buildBatchedSchema(ids)));
   }
   return schema;
+}
+
+/** The same answer schema with a required string `quote` in each answer. */
+function withQuoteField(schema: Record<string, unknown>): Record<string, unknown> {
+  const answers = (schema.properties as Record<string, { items: { required: string[]; properties: Record<string, unknown> } }>).answers;
+  const items = { ...answers.items, required: ["id", "reason", "quote", "verdict"], properties: { ...answers.items.properties, quote: { type: "string" } } };
+  return { ...schema, properties: { answers: { ...answers, items } } };
 }
 
 function buildBatchedSchema(ids: string[]): Record<string, unknown> {
@@ -127,6 +139,14 @@ export const SINGLE_SCHEMA: Record<string, unknown> = {
   additionalProperties: false,
   required: ["reason", "verdict"],
   properties: { reason: { type: "string" }, verdict: { type: "boolean" } },
+};
+
+/** The single-question schema with a `quote` (criteria with `quote: true`). */
+export const SINGLE_QUOTE_SCHEMA: Record<string, unknown> = {
+  type: "object",
+  additionalProperties: false,
+  required: ["reason", "quote", "verdict"],
+  properties: { reason: { type: "string" }, quote: { type: "string" }, verdict: { type: "boolean" } },
 };
 
 export interface PromptSettings {
@@ -160,13 +180,21 @@ export function buildJudgeRequest(
     maxTokens: settings.maxTokens,
   };
   if (settings.structuredOutput) {
-    request.jsonSchema = batched ? { name: "verdicts", schema: batchedSchema(questions.map((q) => q.id)) } : { name: "verdict", schema: SINGLE_SCHEMA };
+    const quoting = questions.some((q) => q.quote);
+    request.jsonSchema = batched
+      ? { name: "verdicts", schema: batchedSchema(questions.map((q) => q.id), quoting) }
+      : { name: "verdict", schema: quoting ? SINGLE_QUOTE_SCHEMA : SINGLE_SCHEMA };
   }
   if (settings.logprobs) {
     request.logprobs = true;
     request.topLogprobs = 5;
   }
   return request;
+}
+
+/** The sample as the judge sees it (its inputs' text), for checking quotes against. */
+export function sampleText(rubric: Pick<Rubric, "inputs">, sample: Sample): string {
+  return rubric.inputs.map((name) => asText(sample[name])).join("\n\n");
 }
 
 function asText(value: unknown): string {

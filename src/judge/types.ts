@@ -6,6 +6,8 @@ export interface JudgeQuestion {
   id: string;
   question: string;
   examples?: Example[];
+  /** The judge must quote the deciding span of the sample; a quote not in the sample is re-asked. */
+  quote?: boolean;
   /** Part of the cache key: bump a criterion's version to re-ask it. */
   version?: string | number;
 }

@@ -27,6 +27,10 @@ export const CriterionSchema = z
     when: IdSchema.optional().describe("Ask only if this criterion passed"),
     tags: z.array(z.string()).optional(),
     examples: z.array(ExampleSchema).optional(),
+    quote: z
+      .boolean()
+      .optional()
+      .describe("The judge must quote, word for word, the span of the sample its verdict rests on; a quote not found in the sample is asked again"),
     version: z.union([z.number(), z.string()]).optional().describe("Bump to invalidate cached verdicts"),
   })
   .refine((c) => c.question === undefined || c.check === undefined, {

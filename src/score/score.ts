@@ -89,7 +89,7 @@ async function scoreOne(rubric: Rubric, sample: Sample, options: Omit<ScoreOptio
         try {
           const question = renderTemplate(criterion.question!, sample);
           questions.set(criterion.id, question);
-          asks.push({ id: criterion.id, question, examples: criterion.examples, version: criterion.version });
+          asks.push({ id: criterion.id, question, examples: criterion.examples, version: criterion.version, ...(criterion.quote ? { quote: true } : {}) });
         } catch (e) {
           outcomes.set(criterion.id, { error: toRubricateError(e) });
         }
