@@ -1,9 +1,10 @@
 import { costUsd } from "../engine/usage.js";
 import { RubricateError, toRubricateError } from "../errors.js";
-import { addUsage, emptyUsage, type Usage, type VerdictOrError } from "../types.js";
+import { addUsage, emptyUsage, type Sample, type Usage, type VerdictOrError } from "../types.js";
 import { JudgeConfigSchema, type JudgeConfig, type JudgeConfigInput, type Price } from "./config.js";
 import { parseBatched, parseSingle, type ParsedAnswer } from "./parse.js";
-import { buildJudgeRequest, sampleText, type PromptSettings } from "./prompt.js";
+import { buildJudgeRequest, sampleText, stableJson, type PromptSettings } from "./prompt.js";
+import { Rng } from "../stats/rng.js";
 import { quoteProblem } from "./quote.js";
 import type { CompletionRequest, CompletionResponse, Provider } from "../providers/types.js";
 import type { Judge, JudgeAnswer, JudgeQuestion, JudgeRequest } from "./types.js";
@@ -74,6 +75,13 @@ export function createLLMJudge(configInput: JudgeConfigInput | JudgeConfig, deps
         await Promise.all(questions.map(async (q) => out.set(q.id, await askOne(q, voteIndex, 0))));
         return out;
       }
+      const groups = callGroups(questions, request.rubric.max_criteria, voteIndex, request.sample);
+      if (groups.length > 1 || groups[0].length !== questions.length) {
+        const parts = await Promise.all(groups.map((g) => castVote(g, voteIndex)));
+        for (const part of parts) for (const [qid, a] of part) out.set(qid, a);
+        return out;
+      }
+      questions = groups[0];
       let retry = questions;
       try {
         const parsed = parseBatched(await call(questions, true, voteIndex, 0), questions.map((q) => q.id));
@@ -136,3 +144,25 @@ export function account(usage: Usage, response: CompletionResponse, cached: bool
   addUsage(usage, { calls: 1, inputTokens, outputTokens, cachedInputTokens, costUsd: price ? costUsd(response.usage, price) : 0 });
 }
 
+
+/**
+ * How one vote's questions are split into calls: each `alone` question by itself, the rest in
+ * batches of at most `maxCriteria`. Vote 0 keeps the rubric's order; later votes shuffle it
+ * (seeded by the sample and the vote), so an order effect (earlier verdicts pulling later ones)
+ * varies across votes instead of repeating.
+ */
+export function callGroups(questions: JudgeQuestion[], maxCriteria: number | undefined, voteIndex: number, sample: Sample): JudgeQuestion[][] {
+  const alone = questions.filter((q) => q.alone).map((q) => [q]);
+  let rest = questions.filter((q) => !q.alone);
+  if (voteIndex > 0 && rest.length > 1) rest = new Rng(hashSeed(`${stableJson(sample)}\0${voteIndex}`)).shuffle([...rest]);
+  const size = maxCriteria ?? Infinity;
+  const batches: JudgeQuestion[][] = [];
+  for (let i = 0; i < rest.length; i += Math.min(size, rest.length)) batches.push(rest.slice(i, i + Math.min(size, rest.length)));
+  return [...batches, ...alone];
+}
+
+function hashSeed(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  return h;
+}

@@ -27,6 +27,10 @@ export const CriterionSchema = z
     when: IdSchema.optional().describe("Ask only if this criterion passed"),
     tags: z.array(z.string()).optional(),
     examples: z.array(ExampleSchema).optional(),
+    judge_mode: z
+      .enum(["batched", "single"])
+      .optional()
+      .describe("single: always asked in a call of its own; batched: may share a call with other criteria (default: the rubric's judge_mode)"),
     quote: z
       .boolean()
       .optional()
@@ -58,6 +62,11 @@ export const RubricSchema = z.strictObject({
   response_field: z.string().optional().describe("The input holding the graded response (default: response)"),
   judge: z.string().optional().describe("A judge id or judge file, overridable at run time"),
   scoring: ScoringSchema.default({ method: "points" }),
+  judge_mode: z
+    .enum(["batched", "single"])
+    .optional()
+    .describe("How the judge is asked: batched (a sample's questions share calls, the default) or single (one call per question); a criterion's own judge_mode wins"),
+  max_criteria: z.number().int().positive().optional().describe("At most this many questions in one batched call (default: no limit)"),
   extends: z.union([z.string(), z.array(z.string())]).optional().describe("Rubric files whose criteria come first"),
   criteria: z.array(CriterionSchema).default([]),
 });

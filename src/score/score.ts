@@ -89,7 +89,8 @@ async function scoreOne(rubric: Rubric, sample: Sample, options: Omit<ScoreOptio
         try {
           const question = renderTemplate(criterion.question!, sample);
           questions.set(criterion.id, question);
-          asks.push({ id: criterion.id, question, examples: criterion.examples, version: criterion.version, ...(criterion.quote ? { quote: true } : {}) });
+          const alone = (criterion.judge_mode ?? rubric.judge_mode) === "single";
+          asks.push({ id: criterion.id, question, examples: criterion.examples, version: criterion.version, ...(criterion.quote ? { quote: true } : {}), ...(alone ? { alone } : {}) });
         } catch (e) {
           outcomes.set(criterion.id, { error: toRubricateError(e) });
         }
