@@ -7,3 +7,6 @@ export { parseBatched, parseSingle, verdictProbabilities } from "./parse.js";
 export { createAnthropicProvider, createOpenAIProvider, createProvider, createScriptedProvider } from "../providers/index.js";
 export type * from "../providers/types.js";
 export type { Judge, JudgeAnswer, JudgeQuestion, JudgeRequest } from "./types.js";
+export { modelFamily, sameFamilyWarning, type ModelRef } from "./family.js";
+export { quoteProblem } from "./quote.js";
+export { orderFlips, orderFlipsMarkdown, type FlipRow, type OrderFlips } from "./order-flips.js";
