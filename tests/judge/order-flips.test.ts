@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createJudge } from "../../src/judge/create.js";
 import { orderFlips, orderFlipsMarkdown } from "../../src/judge/order-flips.js";
 import { parseRubric } from "../../src/rubric/load.js";
@@ -8,6 +8,7 @@ import { startOpenAIServer } from "../servers/openai-server.js";
 
 const servers: TestServer<unknown>[] = [];
 afterEach(async () => {
+  vi.unstubAllEnvs();
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });
 
@@ -40,5 +41,26 @@ describe("orderFlips", () => {
   it("needs at least two questions", async () => {
     const one = parseRubric("id: r\ninputs: [response]\ncriteria:\n  - id: a\n    question: Is a there?\n");
     await expect(orderFlips(one, samples, { judge: await primacyJudge() })).rejects.toThrow(/at least two/);
+  });
+});
+
+describe("rubricate flips", () => {
+  it("prints the flip table for a samples file through a judge file", async () => {
+    const { runFlips } = await import("../../src/cli/commands/flips.js");
+    const { tempDir, writeJudgeFile, writeJsonl } = await import("../helpers/cli.js");
+    const { writeFileSync } = await import("node:fs");
+    const { join } = await import("node:path");
+    const server = (await startOpenAIServer({ respond: judgeResponder((q, view) => view.questions[0].id === q.id) })) as TestServer<unknown>;
+    servers.push(server);
+    const dir = tempDir("flips-");
+    const rubricPath = join(dir, "r.yaml");
+    writeFileSync(rubricPath, "id: r\ninputs: [response]\ncriteria:\n  - id: a\n    question: Is a there?\n  - id: b\n    question: Is b there?\n");
+    const samplesPath = writeJsonl(dir, "s.jsonl", samples);
+    let printed = "";
+    vi.stubEnv("RUBRICATE_TEST_KEY", "k");
+    const code = await runFlips(samplesPath, { rubric: rubricPath, judge: writeJudgeFile(dir, server.url), cache: false, limit: 2, json: join(dir, "f.json") }, (t) => (printed += t));
+    expect(code).toBe(0);
+    expect(printed).toContain("| a | 2 | 2 | 100.0% | 0 |");
+    expect(printed).toContain("| all | 4 | 4 | 100.0% | 0 |");
   });
 });
