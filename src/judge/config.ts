@@ -29,6 +29,10 @@ export const JudgeConfigSchema = z.strictObject({
   timeout_ms: z.number().int().positive().default(60_000),
   max_retries: z.number().int().nonnegative().default(5),
   system: z.string().optional().describe("Replaces the default judge system prompt"),
+  probability: z
+    .enum(["verdict", "confidence", "probe"])
+    .default("verdict")
+    .describe("Where P(yes) comes from: verdict (the verdict token's logprobs after the reason, with logprobs: true; else the vote share), confidence (a stated 0–1 confidence field in the answer), probe (one extra one-token yes/no call per question, P(yes) from its top logprobs)"),
   system_preset: z
     .enum(["neutral", "strict"])
     .default("neutral")

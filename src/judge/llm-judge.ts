@@ -2,8 +2,8 @@ import { costUsd } from "../engine/usage.js";
 import { RubricateError, toRubricateError } from "../errors.js";
 import { addUsage, emptyUsage, type Sample, type Usage, type VerdictOrError } from "../types.js";
 import { JudgeConfigSchema, type JudgeConfig, type JudgeConfigInput, type Price } from "./config.js";
-import { parseBatched, parseSingle, type ParsedAnswer } from "./parse.js";
-import { buildJudgeRequest, sampleText, stableJson, type PromptSettings } from "./prompt.js";
+import { parseBatched, parseSingle, probeProbability, type ParsedAnswer } from "./parse.js";
+import { buildJudgeRequest, buildProbeRequest, sampleText, stableJson, type PromptSettings } from "./prompt.js";
 import { Rng } from "../stats/rng.js";
 import { quoteProblem } from "./quote.js";
 import type { CompletionRequest, CompletionResponse, Provider } from "../providers/types.js";
@@ -31,10 +31,12 @@ export function createLLMJudge(configInput: JudgeConfigInput | JudgeConfig, deps
   const config = JudgeConfigSchema.parse(configInput);
   const id = deps.id ?? config.id ?? `${config.provider}:${config.model}`;
   const total = emptyUsage();
+  const withSource = withSourceFor(config);
   const settings: PromptSettings = {
     model: config.model,
     system: config.system,
     systemPreset: config.system_preset,
+    confidence: config.probability === "confidence",
     temperature: config.temperature,
     maxTokens: config.max_tokens,
     logprobs: config.logprobs,
@@ -57,7 +59,7 @@ export function createLLMJudge(configInput: JudgeConfigInput | JudgeConfig, deps
       let last: RubricateError | undefined;
       for (let attempt = firstAttempt; attempt < PARSE_ATTEMPTS; attempt++) {
         try {
-          const parsed = parseSingle(await call([question], false, voteIndex, attempt));
+          const parsed = withSource(parseSingle(await call([question], false, voteIndex, attempt)));
           const problem = badQuote(question, parsed);
           // Asked again (a new attempt is a new cache key), like an unreadable answer.
           if (problem) throw new RubricateError("JUDGE_PARSE", problem, { retryable: true });
@@ -85,7 +87,7 @@ export function createLLMJudge(configInput: JudgeConfigInput | JudgeConfig, deps
       let retry = questions;
       try {
         const parsed = parseBatched(await call(questions, true, voteIndex, 0), questions.map((q) => q.id));
-        for (const [qid, a] of parsed.answers) out.set(qid, a);
+        for (const [qid, a] of parsed.answers) out.set(qid, withSource(a));
         retry = questions.filter((q) => parsed.problems.has(q.id) || (out.has(q.id) && badQuote(q, out.get(q.id) as ParsedAnswer) !== undefined));
         for (const q of retry) out.delete(q.id);
       } catch (e) {
@@ -116,11 +118,34 @@ export function createLLMJudge(configInput: JudgeConfigInput | JudgeConfig, deps
     options.signal?.throwIfAborted();
     const verdicts = new Map<string, VerdictOrError>();
     for (const q of request.questions) verdicts.set(q.id, tallyVotes(tallies.get(q.id)!, maxVotes));
+    if (config.probability === "probe") {
+      // One extra one-token call per answered question; its P(yes) replaces the vote share.
+      await Promise.all(
+        request.questions.map(async (q) => {
+          const v = verdicts.get(q.id);
+          if (!v || v instanceof Error) return;
+          const built = buildProbeRequest(request.rubric, request.sample, q, settings);
+          const { response, cached } = await deps.engine.complete(deps.provider, built, { keyExtra: { probe: true, version: q.version ?? null }, signal: options.signal, scheduler: id, price: config.price });
+          account(usage, response, cached, config.price);
+          const p = probeProbability(response);
+          if (p !== undefined) v.probability = p;
+        }),
+      );
+    }
     addUsage(total, usage);
     return { verdicts, usage };
   }
 
   return { id, answer, usage: () => ({ ...total }) };
+}
+
+/** With `probability: confidence`, P(yes) is the stated confidence (logprobs after a reason are flattened). */
+function withSourceFor(config: JudgeConfig) {
+  return (a: ParsedAnswer): ParsedAnswer => {
+    if (config.probability !== "confidence") return a;
+    const { probability: _flattened, ...rest } = a;
+    return a.confidence === undefined ? rest : { ...rest, probability: a.confidence };
+  };
 }
 
 function record(tally: VoteTally, answer: ParsedAnswer | RubricateError): void {

@@ -8,6 +8,8 @@ export interface ParsedAnswer {
   probability?: number;
   /** The span the judge quoted, when the question asked for one (`quote: true`). */
   quote?: string;
+  /** The judge's stated probability of yes (`probability: confidence`), when in [0, 1]. */
+  confidence?: number;
 }
 
 /**
@@ -36,6 +38,7 @@ export function parseBatched(response: CompletionResponse, ids: string[]): { ans
     }
     const answer: ParsedAnswer = { reason: typeof entry.reason === "string" ? entry.reason : "", verdict };
     if (typeof entry.quote === "string") answer.quote = entry.quote;
+    if (isProbability(entry.confidence)) answer.confidence = entry.confidence;
     // Logprob positions follow the order of verdicts in the text, which is the order of the list.
     if (probabilities.length === list.length && probabilities[position] !== undefined) answer.probability = probabilities[position];
     answers.set(entry.id, answer);
@@ -61,6 +64,7 @@ export function parseSingle(response: CompletionResponse): ParsedAnswer {
   }
   const answer: ParsedAnswer = { reason: typeof entry.reason === "string" ? entry.reason : "", verdict };
   if (typeof entry.quote === "string") answer.quote = entry.quote;
+  if (isProbability(entry.confidence)) answer.confidence = entry.confidence;
   const [probability] = verdictProbabilities(response.logprobs);
   if (probability !== undefined) answer.probability = probability;
   return answer;
@@ -125,6 +129,27 @@ export function verdictProbabilities(logprobs: TokenLogprob[] | undefined): (num
     text += token.token;
   }
   return out;
+}
+
+const isProbability = (v: unknown): v is number => typeof v === "number" && v >= 0 && v <= 1;
+
+/**
+ * P(yes) from a one-word yes/no answer's first token: its top logprobs' mass on yes-words
+ * renormalised against no-words (the mean of the two-point distribution, not the top choice);
+ * undefined without logprobs or without either word among them.
+ */
+export function probeProbability(response: CompletionResponse): number | undefined {
+  const first = response.logprobs?.[0];
+  if (!first) return undefined;
+  const top = first.top?.length ? first.top : [{ token: first.token, logprob: first.logprob }];
+  let yes = 0;
+  let no = 0;
+  for (const t of top) {
+    const word = t.token.trim().toLowerCase().replace(/[^a-z]/g, "");
+    if (word === "yes" || word === "y" || word === "true") yes += Math.exp(t.logprob);
+    else if (word === "no" || word === "n" || word === "false") no += Math.exp(t.logprob);
+  }
+  return yes + no > 0 ? yes / (yes + no) : undefined;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);

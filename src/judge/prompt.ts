@@ -70,16 +70,22 @@ export function sharedPrefix(rubric: Pick<Rubric, "id" | "description" | "contex
 }
 
 /** The question part, which comes last so providers can cache the shared prefix. */
-export function questionsBlock(questions: JudgeQuestion[], nonce: string, batched: boolean): string {
+export function questionsBlock(questions: JudgeQuestion[], nonce: string, batched: boolean, extras: { confidence?: boolean; probe?: boolean } = {}): string {
+  if (extras.probe) {
+    const q = questions[0];
+    return `Answer the question below with one word: yes or no.\n\n- id: ${q.id}\n  question: ${q.question}${renderExamples(q, nonce)}`;
+  }
   const quoting = questions.some((q) => q.quote);
   const body = questions.map((q) => `- id: ${q.id}\n  question: ${q.question}${quoting && q.quote ? "\n  quote: required" : ""}${renderExamples(q, nonce)}`).join("\n");
   // Rubrics without quoted criteria get exactly the prompt they always had (same cache keys).
   const quoteRule = quoting
     ? ` "quote" copies, word for word, the span of the sample the verdict rests on; it is required for a yes to a question marked "quote: required", and "" when no span decides the verdict.`
     : "";
+  const confidenceRule = extras.confidence ? ` "confidence" is your probability, from 0 to 1, that the answer is yes.` : "";
+  const fields = `"reason", ${quoting ? `"quote", ` : ""}${extras.confidence ? `"confidence", ` : ""}"verdict"`;
   const instruction = batched
-    ? `Answer every question below. Return JSON {"answers": [{"id", "reason", ${quoting ? `"quote", ` : ""}"verdict"}]} with exactly one entry per id, in the order given; "verdict" is true for yes and false for no.${quoteRule}`
-    : `Answer the question below. Return JSON {"reason", ${quoting ? `"quote", ` : ""}"verdict"}; "verdict" is true for yes and false for no.${quoteRule}`;
+    ? `Answer every question below. Return JSON {"answers": [{"id", ${fields}}]} with exactly one entry per id, in the order given; "verdict" is true for yes and false for no.${quoteRule}${confidenceRule}`
+    : `Answer the question below. Return JSON {${fields}}; "verdict" is true for yes and false for no.${quoteRule}${confidenceRule}`;
   return `${instruction}\n\n${body}`;
 }
 
@@ -97,22 +103,34 @@ function renderExamples(q: JudgeQuestion, nonce: string): string {
 const schemas = new Map<string, Record<string, unknown>>();
 
 /** JSON Schema of a batched answer for these ids (strict: every field required, no extras); one object per id list. */
-export function batchedSchema(ids: string[], withQuote = false): Record<string, unknown> {
-  const key = `${withQuote ? "q\0" : ""}${ids.join("\0")}`;
+export function batchedSchema(ids: string[], withQuote = false, withConfidence = false): Record<string, unknown> {
+  const key = `${withQuote ? "q\0" : ""}${withConfidence ? "c\0" : ""}${ids.join("\0")}`;
   let schema = schemas.get(key);
   if (!schema) {
     // Bounded: a long run with per-sample criteria must not grow this without limit.
     if (schemas.size >= 1000) schemas.clear();
-    schemas.set(key, (schema = withQuote ? withQuoteField(buildBatchedSchema(ids)) : buildBatchedSchema(ids)));
+    schema = buildBatchedSchema(ids);
+    if (withQuote) schema = withAnswerField(schema, "quote", { type: "string" });
+    if (withConfidence) schema = withAnswerField(schema, "confidence", { type: "number" });
+    schemas.set(key, schema);
   }
   return schema;
 }
 
-/** The same answer schema with a required string `quote` in each answer. */
-function withQuoteField(schema: Record<string, unknown>): Record<string, unknown> {
+/** The same answer schema with one more required field in each answer (before `verdict`). */
+function withAnswerField(schema: Record<string, unknown>, name: string, type: Record<string, unknown>): Record<string, unknown> {
   const answers = (schema.properties as Record<string, { items: { required: string[]; properties: Record<string, unknown> } }>).answers;
-  const items = { ...answers.items, required: ["id", "reason", "quote", "verdict"], properties: { ...answers.items.properties, quote: { type: "string" } } };
+  const required = [...answers.items.required.filter((f) => f !== "verdict"), name, "verdict"];
+  const items = { ...answers.items, required, properties: { ...answers.items.properties, [name]: type } };
   return { ...schema, properties: { answers: { ...answers, items } } };
+}
+
+/** The single-question schema with the asked extra fields. */
+function singleSchema(withQuote: boolean, withConfidence: boolean): Record<string, unknown> {
+  if (!withConfidence) return withQuote ? SINGLE_QUOTE_SCHEMA : SINGLE_SCHEMA;
+  const base = withQuote ? SINGLE_QUOTE_SCHEMA : SINGLE_SCHEMA;
+  const required = [...(base.required as string[]).filter((f) => f !== "verdict"), "confidence", "verdict"];
+  return { ...base, required, properties: { ...(base.properties as Record<string, unknown>), confidence: { type: "number" } } };
 }
 
 function buildBatchedSchema(ids: string[]): Record<string, unknown> {
@@ -155,6 +173,8 @@ export interface PromptSettings {
   system?: string;
   /** Which built-in system prompt (default `neutral`). */
   systemPreset?: SystemPreset;
+  /** Ask for a stated confidence in each answer (`probability: confidence`). */
+  confidence?: boolean;
   temperature: number;
   maxTokens: number;
   logprobs: boolean;
@@ -170,7 +190,7 @@ export function buildJudgeRequest(
   settings: PromptSettings,
 ): CompletionRequest {
   const nonce = sampleNonce(rubric.id, sample);
-  const content: TextPart[] = [{ text: sharedPrefix(rubric, sample, nonce), cache: true }, { text: `\n\n${questionsBlock(questions, nonce, batched)}` }];
+  const content: TextPart[] = [{ text: sharedPrefix(rubric, sample, nonce), cache: true }, { text: `\n\n${questionsBlock(questions, nonce, batched, { confidence: settings.confidence })}` }];
   const messages: ChatMessage[] = [{ role: "user", content }];
   const request: CompletionRequest = {
     model: settings.model,
@@ -181,15 +201,33 @@ export function buildJudgeRequest(
   };
   if (settings.structuredOutput) {
     const quoting = questions.some((q) => q.quote);
+    const confident = settings.confidence ?? false;
     request.jsonSchema = batched
-      ? { name: "verdicts", schema: batchedSchema(questions.map((q) => q.id), quoting) }
-      : { name: "verdict", schema: quoting ? SINGLE_QUOTE_SCHEMA : SINGLE_SCHEMA };
+      ? { name: "verdicts", schema: batchedSchema(questions.map((q) => q.id), quoting, confident) }
+      : { name: "verdict", schema: singleSchema(quoting, confident) };
   }
   if (settings.logprobs) {
     request.logprobs = true;
     request.topLogprobs = 5;
   }
   return request;
+}
+
+/**
+ * The verdict probe (`probability: probe`): the same shared prefix, one question, a one-word
+ * yes/no answer with top logprobs — P(yes) read before any reasoning has flattened it.
+ */
+export function buildProbeRequest(rubric: Pick<Rubric, "id" | "description" | "context" | "inputs">, sample: Sample, question: JudgeQuestion, settings: PromptSettings): CompletionRequest {
+  const nonce = sampleNonce(rubric.id, sample);
+  return {
+    model: settings.model,
+    system: settings.system ?? SYSTEM_PROMPTS[settings.systemPreset ?? "neutral"],
+    messages: [{ role: "user", content: [{ text: sharedPrefix(rubric, sample, nonce), cache: true }, { text: `\n\n${questionsBlock([question], nonce, false, { probe: true })}` }] }],
+    temperature: 0,
+    maxTokens: 1,
+    logprobs: true,
+    topLogprobs: 10,
+  };
 }
 
 /** The sample as the judge sees it (its inputs' text), for checking quotes against. */

@@ -31,6 +31,12 @@ export const CriterionSchema = z
       .enum(["batched", "single"])
       .optional()
       .describe("single: always asked in a call of its own; batched: may share a call with other criteria (default: the rubric's judge_mode)"),
+    threshold: z
+      .number()
+      .min(0)
+      .max(1)
+      .optional()
+      .describe("Met when the judge's P(yes) is at least this (a per-criterion threshold, e.g. the one `rubricate calibrate` suggests); without a probability the verdict stands"),
     quote: z
       .boolean()
       .optional()

@@ -97,6 +97,7 @@ async function scoreOne(rubric: Rubric, sample: Sample, options: Omit<ScoreOptio
       }),
     );
     if (asks.length > 0) await askJudge(rubric, sample, asks, outcomes, usage, options);
+    for (const criterion of ready) applyThreshold(criterion, outcomes);
   }
   const result = aggregate(criteria, outcomes, rubric.scoring, { errors: options.errors, questions });
   if (sample.id !== undefined) result.id = sample.id;
@@ -127,6 +128,15 @@ async function askJudge(rubric: Rubric, sample: Sample, asks: JudgeQuestion[], o
     else if (verdict instanceof Error) outcomes.set(ask.id, { error: verdict });
     else outcomes.set(ask.id, { verdict });
   }
+}
+
+/** A criterion with a `threshold` is met when the judge's P(yes) reaches it (the verdict stands without a probability). */
+function applyThreshold(criterion: Criterion, outcomes: Map<string, Outcome>): void {
+  const outcome = outcomes.get(criterion.id);
+  if (criterion.threshold === undefined || !outcome || !("verdict" in outcome) || outcome.verdict.source !== "llm") return;
+  const p = outcome.verdict.probability;
+  if (p === undefined) return;
+  outcomes.set(criterion.id, { verdict: { ...outcome.verdict, pass: p >= criterion.threshold } });
 }
 
 /** The rubric's criteria plus the sample's own, validated; or the error that makes the sample unscorable. */
