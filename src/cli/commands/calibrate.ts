@@ -1,4 +1,4 @@
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import type { Command } from "commander";
 import { type CalibrationResult, calibrate } from "../../calibrate/calibrate.js";
 import { LLMBAR_SUBSETS, PANDALM_JUDGES, defaultDatasetsDir, llmbarJudges, loadLlmbar, loadPandalm } from "../../calibrate/datasets.js";
@@ -6,6 +6,7 @@ import { type HumanLabel, type VerdictSet, readLabels, readVerdicts } from "../.
 import { scoreLabelled } from "../../calibrate/judge.js";
 import { type PairwiseItem, type PairwiseSummary, pairwiseAgreement } from "../../calibrate/pairwise.js";
 import { calibrationHtml, calibrationMarkdown } from "../../calibrate/report.js";
+import { rubricWithThresholds, suggestedThresholds } from "../../calibrate/thresholds.js";
 import { compareJudges, comparisonMarkdown, kindsFromRubric, type JudgeComparison } from "../../calibrate/compare.js";
 import { RubricateError } from "../../errors.js";
 import { EXIT, positiveInt, cachePathOf } from "../run.js";
@@ -27,6 +28,7 @@ export interface CalibrateFlags {
   resamples?: number;
   quiet?: boolean;
   compare?: boolean;
+  writeThresholds?: string;
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -56,6 +58,7 @@ export function register(program: Command): void {
     .option("--seed <n>", "bootstrap seed (default 0)", nonNegativeInt)
     .option("--resamples <n>", "bootstrap resamples (default 1000)", positiveInt)
     .option("--compare", "exactly two judges (verdicts, judges or stored judges): B − A accuracy per criterion with paired bootstrap intervals, split into pitfall and positive criteria when --rubric is given")
+    .option("--write-thresholds <file>", "with --rubric and one judge whose verdicts carry P(yes): write the rubric with each criterion's suggested threshold (Youden's J)")
     .option("-q, --quiet", "do not print the summary")
     .action(async (flags: CalibrateFlags) => {
       process.exitCode = await runCalibrate(flags);
@@ -80,6 +83,12 @@ export async function runCalibrate(flags: CalibrateFlags, out: (text: string) =>
   if (!flags.quiet) out(run.markdown);
   if (flags.markdown) writeFileSync(flags.markdown, run.markdown);
   if (flags.report) writeFileSync(flags.report, calibrationHtml(run.results, { pairwise: run.pairwise, title: reportTitle(flags) }));
+  if (flags.writeThresholds) {
+    if (!flags.rubric || run.results.length !== 1) throw new RubricateError("BAD_INPUT", "--write-thresholds needs --rubric and exactly one judge");
+    const thresholds = suggestedThresholds(run.results[0]);
+    if (Object.keys(thresholds).length === 0) throw new RubricateError("BAD_INPUT", "no criterion has verdicts with probabilities and both label classes: nothing to threshold (use logprobs: true or probability: confidence | probe)");
+    writeFileSync(flags.writeThresholds, rubricWithThresholds(readFileSync(flags.rubric, "utf8"), thresholds, flags.rubric));
+  }
   if (flags.json) writeFileSync(flags.json, `${JSON.stringify({ results: run.results, pairwise: run.pairwise, ...(run.comparison ? { comparison: run.comparison } : {}) }, null, 2)}\n`);
   return EXIT.ok;
 }
