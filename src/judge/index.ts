@@ -10,3 +10,4 @@ export type { Judge, JudgeAnswer, JudgeQuestion, JudgeRequest } from "./types.js
 export { modelFamily, sameFamilyWarning, type ModelRef } from "./family.js";
 export { quoteProblem } from "./quote.js";
 export { orderFlips, orderFlipsMarkdown, type FlipRow, type OrderFlips } from "./order-flips.js";
+export { createPanel } from "./panel.js";
