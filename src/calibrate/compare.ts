@@ -16,6 +16,9 @@ interface PairedItem {
   human: boolean;
   a: boolean;
   b: boolean;
+  /** P(yes) of each judge, when its verdict carried one. */
+  pa?: number;
+  pb?: number;
 }
 
 /** The comparison over one group of items. */
@@ -29,6 +32,15 @@ export interface ComparisonRow {
   accuracyB: Interval;
   /** Accuracy of B minus accuracy of A, paired over the same items. */
   delta: Interval;
+  /**
+   * Brier score (mean squared error of P(yes) against the label; lower is better) of each judge
+   * and B − A, over the items where both verdicts carried a probability; null values without any.
+   */
+  brierA: Interval;
+  brierB: Interval;
+  brierDelta: Interval;
+  /** Items where both verdicts carried a probability. */
+  withProbability: number;
   /** Items only B got right, and items only A got right (the discordant pairs). */
   onlyB: number;
   onlyA: number;
@@ -49,18 +61,32 @@ export interface JudgeComparison {
 
 const verdictKey = (v: Pick<JudgeVerdict, "sampleId" | "criterion">) => `${v.sampleId}\0${v.criterion}`;
 
-function verdictMap(set: VerdictSet): Map<string, boolean | null> {
-  const map = new Map<string, boolean | null>();
-  for (const v of set.verdicts) map.set(verdictKey(v), v.status === "met" ? true : v.status === "unmet" ? false : null);
+function verdictMap(set: VerdictSet): Map<string, { pass: boolean; p?: number } | null> {
+  const map = new Map<string, { pass: boolean; p?: number } | null>();
+  for (const v of set.verdicts) map.set(verdictKey(v), v.status === "met" || v.status === "unmet" ? { pass: v.status === "met", ...(v.probability !== undefined ? { p: v.probability } : {}) } : null);
   return map;
 }
+
+const brier = (pick: (i: PairedItem) => number | undefined) => (s: readonly PairedItem[]) => {
+  const xs = s.filter((i) => i.pa !== undefined && i.pb !== undefined);
+  return xs.length === 0 ? null : xs.reduce((sum, i) => sum + (pick(i)! - (i.human ? 1 : 0)) ** 2, 0) / xs.length;
+};
 
 const accuracy = (pick: (i: PairedItem) => boolean) => (s: readonly PairedItem[]) => (s.length === 0 ? null : s.filter((i) => pick(i) === i.human).length / s.length);
 
 function row(group: string, items: PairedItem[], opts: BootstrapOptions, kind?: CriterionKind): ComparisonRow {
   const accA = accuracy((i) => i.a);
   const accB = accuracy((i) => i.b);
-  const stats = bootstrapMany(items, { a: accA, b: accB, delta: (s) => (s.length === 0 ? null : accB(s)! - accA(s)!) }, opts);
+  const brA = brier((i) => i.pa);
+  const brB = brier((i) => i.pb);
+  const stats = bootstrapMany(
+    items,
+    {
+      a: accA, b: accB, delta: (s) => (s.length === 0 ? null : accB(s)! - accA(s)!),
+      brierA: brA, brierB: brB, brierDelta: (s) => { const x = brA(s); const y = brB(s); return x === null || y === null ? null : y - x; },
+    },
+    opts,
+  );
   return {
     group,
     ...(kind ? { kind } : {}),
@@ -68,6 +94,10 @@ function row(group: string, items: PairedItem[], opts: BootstrapOptions, kind?: 
     accuracyA: stats.a,
     accuracyB: stats.b,
     delta: stats.delta,
+    brierA: stats.brierA,
+    brierB: stats.brierB,
+    brierDelta: stats.brierDelta,
+    withProbability: items.filter((i) => i.pa !== undefined && i.pb !== undefined).length,
     onlyB: items.filter((i) => i.b === i.human && i.a !== i.human).length,
     onlyA: items.filter((i) => i.a === i.human && i.b !== i.human).length,
   };
@@ -109,7 +139,7 @@ export function compareJudges(input: {
     if (va === null) missing.a++;
     if (vb === null) missing.b++;
     if (va === null || vb === null) continue;
-    items.push({ criterion: entry.criterion, human, a: va, b: vb });
+    items.push({ criterion: entry.criterion, human, a: va.pass, b: vb.pass, ...(va.p !== undefined ? { pa: va.p } : {}), ...(vb.p !== undefined ? { pb: vb.p } : {}) });
   }
   const kinds = input.kinds ?? new Map<string, CriterionKind>();
   const criteria = [...new Set(items.map((i) => i.criterion))].sort().map((c) => row(c, items.filter((i) => i.criterion === c), opts, kinds.get(c)));
@@ -133,13 +163,15 @@ const ci = (i: Interval) => (i.lo === null || i.hi === null ? "" : ` [${signed(i
 
 /** The comparison as a markdown table (accuracies in %, the difference in points with its interval). */
 export function comparisonMarkdown(c: JudgeComparison): string {
-  const header = `| group | kind | n | A | B | B − A (95% CI) | only B right | only A right |\n| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |`;
+  const header = `| group | kind | n | A | B | B − A (95% CI) | only B right | only A right | Brier A | Brier B | Brier B − A (95% CI) |\n| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |`;
+  const b3 = (v: number | null) => (v === null ? "n/a" : v.toFixed(3));
   const line = (r: ComparisonRow) =>
-    `| ${r.group} | ${r.kind ?? ""} | ${r.n} | ${pct(r.accuracyA.value)} | ${pct(r.accuracyB.value)} | ${signed(r.delta.value)}${ci(r.delta)} | ${r.onlyB} | ${r.onlyA} |`;
+    `| ${r.group} | ${r.kind ?? ""} | ${r.n} | ${pct(r.accuracyA.value)} | ${pct(r.accuracyB.value)} | ${signed(r.delta.value)}${ci(r.delta)} | ${r.onlyB} | ${r.onlyA} | ` +
+    `${b3(r.brierA.value)} | ${b3(r.brierB.value)} | ${r.brierDelta.value === null ? "n/a" : `${r.brierDelta.value >= 0 ? "+" : ""}${r.brierDelta.value.toFixed(3)}${r.brierDelta.lo === null ? "" : ` [${r.brierDelta.lo.toFixed(3)}, ${r.brierDelta.hi!.toFixed(3)}]`}`} |`;
   return [
     `## Judge comparison: B = ${c.b} vs A = ${c.a}`,
     "",
-    "Accuracy against the human majority on the items both judges answered; the interval is a paired bootstrap over those items.",
+    "Accuracy against the human majority on the items both judges answered, and the Brier score of P(yes) where both gave one (lower is better); intervals are paired bootstraps over those items.",
     "",
     header,
     ...c.groups.map(line),

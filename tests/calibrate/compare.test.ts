@@ -47,6 +47,23 @@ describe("compareJudges", () => {
     expect(md).toContain("1 item(s) without a verdict from A");
   });
 
+  it("compares probability sources by Brier score where both judges give P(yes)", () => {
+    const labs = ["s1", "s2", "s3", "s4"].map((s, i) => label(s, "c", i < 2));
+    // A: P(yes) read after a reason, flattened to 0.99/0.01 and wrong once; B: a calibrated stated confidence.
+    const pa = [0.99, 0.01, 0.01, 0.01];
+    const pb = [0.8, 0.6, 0.3, 0.2];
+    const set = (name: string, ps: number[]) => ({ judge: name, verdicts: ps.map((p, i) => ({ ...verdict(`s${i + 1}`, "c", p >= 0.5 ? "met" : "unmet"), probability: p })) });
+    const c = compareJudges({ labels: labs, a: set("after reason", pa), b: set("confidence", pb), resamples: 100 });
+    const all = c.groups.at(-1)!;
+    expect(all.withProbability).toBe(4);
+    expect(all.brierA.value).toBeCloseTo((0.01 ** 2 + 0.99 ** 2 + 0.01 ** 2 + 0.01 ** 2) / 4, 9);
+    expect(all.brierB.value).toBeCloseTo((0.2 ** 2 + 0.4 ** 2 + 0.3 ** 2 + 0.2 ** 2) / 4, 9);
+    expect(all.brierDelta.value!).toBeLessThan(0);
+    expect(comparisonMarkdown(c)).toMatch(/\| 0\.245 \| 0\.083 \| -0\.163 \[/);
+    // Without probabilities on both sides: no Brier score.
+    expect(compareJudges({ labels: labs, a: set("x", pa), b: { judge: "y", verdicts: pa.map((p, i) => verdict(`s${i + 1}`, "c", p >= 0.5 ? "met" : "unmet")) }, resamples: 10 }).groups.at(-1)!.brierA.value).toBeNull();
+  });
+
   it("without kinds, only the criteria and the whole", () => {
     const c = compareJudges({ labels, a, b, resamples: 50 });
     expect(c.groups.map((g) => g.group)).toEqual(["all"]);
