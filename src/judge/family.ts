@@ -32,6 +32,17 @@ export function modelFamily(model: string, provider?: string): string | undefine
   return undefined;
 }
 
+/**
+ * `sameFamilyWarning` for a judge that may be a panel: a panel warns when most of its members
+ * (who decide the verdicts) share the graded model's family.
+ */
+export function judgeFamilyWarning(judge: { config: ModelRef; members?: readonly { config: ModelRef }[] }, graded: ModelRef, role: "policy" | "teacher" | "trainee"): string | undefined {
+  if (!judge.members) return sameFamilyWarning(judge.config, graded, role);
+  const same = judge.members.filter((m) => sameFamilyWarning(m.config, graded, role) !== undefined);
+  if (same.length * 2 <= judge.members.length) return undefined;
+  return `${same.length} of the ${judge.members.length} panel judges (${same.map((m) => m.config.model).join(", ")}) are of the ${role}'s family (${graded.model}): judges tend to favour their own family's outputs; mix families so no family holds the majority`;
+}
+
 /** A model as the warning needs it. */
 export interface ModelRef {
   model: string;

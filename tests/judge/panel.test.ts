@@ -64,3 +64,38 @@ describe("createPanel", () => {
     expect(() => createPanel([one])).toThrow(/at least two/);
   });
 });
+
+describe("a panel judge file", () => {
+  it("builds every member on one engine and answers by majority", async () => {
+    const { writeFileSync } = await import("node:fs");
+    const { join } = await import("node:path");
+    const { tempDir } = await import("../helpers/cli.js");
+    const { startOpenAIServer } = await import("../servers/openai-server.js");
+    const { judgeResponder } = await import("../servers/judge-responder.js");
+    const { createJudge } = await import("../../src/judge/create.js");
+    const { judgeFamilyWarning } = await import("../../src/judge/family.js");
+    // Members gpt-a and gpt-b say yes to everything, claude-c says no.
+    const server = await startOpenAIServer({ respond: (body) => judgeResponder(() => body.model !== "claude-c")(body) });
+    try {
+      const dir = tempDir("panel-");
+      for (const m of ["gpt-a", "gpt-b", "claude-c"]) writeFileSync(join(dir, `${m}.yaml`), `provider: openai-compatible\nbase_url: ${server.url}\nmodel: ${m}\nmax_retries: 0\n`);
+      const file = join(dir, "panel.yaml");
+      writeFileSync(file, "id: trio\npanel: [gpt-a.yaml, gpt-b.yaml, claude-c.yaml]\n");
+      const judge = createJudge(file, { cache: false });
+      expect(judge.id).toBe("trio");
+      expect(judge.members!.map((m) => m.config.model)).toEqual(["gpt-a", "gpt-b", "claude-c"]);
+      const r = await scoreSample(rubric, { response: "x" }, { judge });
+      expect(r.verdicts.map((v) => v.status)).toEqual(["met", "met", "met"]);
+      expect(r.verdicts[0].probability).toBeCloseTo(2 / 3, 9);
+      expect(server.requests).toHaveLength(3);
+      // Two of three members are the policy's family: warn. One of three: do not.
+      expect(judgeFamilyWarning(judge, { model: "gpt-4.1" }, "policy")).toMatch(/2 of the 3 panel judges \(gpt-a, gpt-b\) are of the policy's family/);
+      expect(judgeFamilyWarning(judge, { model: "claude-sonnet-4-5" }, "policy")).toBeUndefined();
+      await judge.close?.();
+      writeFileSync(file, "panel: [gpt-a.yaml]\n");
+      expect(() => createJudge(file, { cache: false })).toThrow(/panel\.yaml:1:\d+/);
+    } finally {
+      await server.close();
+    }
+  });
+});

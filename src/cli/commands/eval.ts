@@ -9,7 +9,7 @@ import { loadEnvironment } from "../../env/load.js";
 import { createPolicy } from "../../env/policy.js";
 import { RubricateError } from "../../errors.js";
 import { createJudge, type EngineJudge } from "../../judge/create.js";
-import { sameFamilyWarning } from "../../judge/family.js";
+import { judgeFamilyWarning } from "../../judge/family.js";
 import type { ErrorPolicy } from "../../score/aggregate.js";
 import { Progress } from "../progress.js";
 import { EXIT, interruptSignal, positiveInt, cachePathOf, errorPolicyOf } from "../run.js";
@@ -77,7 +77,7 @@ async function runEvalCommand(envPath: string, flags: EvalFlags): Promise<number
   const judge: EngineJudge | undefined = needsJudge && judgeRef ? createJudge(judgeRef, { engine }) : undefined;
   if (needsJudge && !judge && !flags.quiet) process.stderr.write("rubricate: warning: the rubric asks LLM questions but no judge is set (--judge or the rubric's `judge`); they will be NO_JUDGE errors\n");
   for (const p of judge ? policies : []) {
-    const warning = sameFamilyWarning(judge!.config, { model: p.model, provider: p.provider.name }, "policy");
+    const warning = judgeFamilyWarning(judge!, { model: p.model, provider: p.provider.name }, "policy");
     if (warning) process.stderr.write(`rubricate: warning: ${warning}\n`);
   }
   const tasks = Math.min(flags.tasks ?? env.tasks.length, env.tasks.length);

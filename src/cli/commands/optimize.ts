@@ -8,7 +8,7 @@ import { loadEnvironment } from "../../env/load.js";
 import { createPolicy } from "../../env/policy.js";
 import { isRubricateError, RubricateError } from "../../errors.js";
 import { createJudge } from "../../judge/create.js";
-import { sameFamilyWarning } from "../../judge/family.js";
+import { judgeFamilyWarning } from "../../judge/family.js";
 import { optimize } from "../../optimize/optimize.js";
 import { progressLine } from "../../optimize/progress.js";
 import { reportHtml, reportMarkdown } from "../../optimize/report.js";
@@ -151,7 +151,7 @@ export async function runPolicy(flags: PolicyFlags): Promise<number> {
     const asks = env.rubric.criteria.some((c) => c.question) || env.tasks.some((t) => t.criteria?.some((c) => typeof c === "object" && c !== null && "question" in c));
     if (asks && !judgeRef) throw new RubricateError("NO_JUDGE", `the rubric of ${env.id} asks LLM questions: give --judge (or set the rubric's \`judge\`)`);
     const judge = judgeRef ? createJudge(judgeRef, { engine }) : undefined;
-    const warning = judge && sameFamilyWarning(judge.config, { model: policy.model, provider: policy.provider.name }, "policy");
+    const warning = judge && judgeFamilyWarning(judge, { model: policy.model, provider: policy.provider.name }, "policy");
     if (warning) process.stderr.write(`rubricate: warning: ${warning}\n`);
     const tasks = env.tasks.slice(0, flags.tasks ?? env.tasks.length);
     const target = policyPromptTarget({ env, policy, engine, judge, tasks, valFraction: flags.valFraction, splitSeed: flags.seed, rollouts: flags.rollouts, concurrency: flags.concurrency });
