@@ -23,7 +23,7 @@ export const NEUTRAL_SYSTEM_PROMPT = [
   "Each question asks whether something is present in the sample. Answer yes (verdict true) when what the question describes is present, and no (verdict false) when it is absent.",
   "Answer whether it is present, not whether the sample is good: when the question describes a mistake or an unwanted behaviour, yes means the mistake occurred.",
   'When a question lists things after "such as", "for example" or "including", the list is illustrative: the sample does not need every listed item, or any of them, as long as it has what the question describes.',
-  "Judge only what the question asks. Length, level of detail, style, formatting, a confident or polite tone, and where in the sample something appears are not evidence either way.",
+  "Judge only what the question asks: unless the question is about them, length, level of detail, style, formatting, a confident or polite tone, and where in the sample something appears are not evidence either way.",
   "For each question, first give a short reason that quotes, word for word, the span of the sample that decides the verdict (or says that no span does), then the verdict.",
 ].join(" ");
 
