@@ -48,4 +48,20 @@ for (const [subset, path] of Object.entries(SUBSETS)) {
     }
   }
 }
+// LLMBar's own figures for each file (statistics.json), to check our calibration code against.
+const published = {};
+for (const [subset, path] of Object.entries(SUBSETS)) {
+  const evaluators = join(root, path, "evaluators");
+  if (!existsSync(evaluators)) continue;
+  for (const judge of readdirSync(evaluators).sort()) {
+    for (const strategy of readdirSync(join(evaluators, judge)).sort()) {
+      const file = join(evaluators, judge, strategy, "statistics.json");
+      if (!existsSync(file)) continue;
+      const stats = JSON.parse(readFileSync(file, "utf8"));
+      const pct = (v) => Number(String(v).replace(/^.*=/, "").replace(/%$/, ""));
+      (published[subset] ??= {})[`${judgeName(judge)}-${strategyName(strategy)}`] = { correct_average: pct(stats.correct_average), equal: pct(stats.equal) };
+    }
+  }
+}
+writeFileSync(join(out, "published-statistics.json"), `${JSON.stringify(published, null, 1)}\n`);
 console.log(`wrote ${files} files to ${out}`);

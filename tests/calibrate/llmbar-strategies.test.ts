@@ -6,6 +6,7 @@
  * - general rules in the prompt: accuracy 73.1 (Vanilla, no rules) → 80.8 (Vanilla + rules);
  * - swap and synthesise: position agreement 91.0 (Vanilla) → 96.0 (Swap).
  */
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { compareJudges } from "../../src/calibrate/compare.js";
@@ -46,6 +47,23 @@ describe("LLMBar stored strategies", () => {
   it("reproduces the swap delta: GPT-4 adversarial position agreement 91.0 with Vanilla, 96.0 with Swap", () => {
     expect(adversarialMean("gpt-4-vanilla", "positionConsistency")).toBeCloseTo(91.0, 1);
     expect(adversarialMean("gpt-4-swap", "positionConsistency")).toBeCloseTo(96.0, 1);
+  });
+
+  it("reproduces LLMBar's own statistics for every one of the 333 stored files (accuracy over both orders, position agreement)", () => {
+    const published = JSON.parse(readFileSync(join(DATA, "llmbar", "published-statistics.json"), "utf8")) as Record<string, Record<string, { correct_average: number; equal: number }>>;
+    let files = 0;
+    for (const [subset, judges] of Object.entries(published)) {
+      for (const [judge, stats] of Object.entries(judges)) {
+        const items = loadLlmbar(DATA, subset, judge).pairwise;
+        const s = pairwiseAgreement(items, { resamples: 1 });
+        expect(100 * s.agreement.value!, `${subset} ${judge} accuracy`).toBeCloseTo(stats.correct_average, 9);
+        // LLMBar counts an item unreadable in both orders as "equal"; ours counts consistent readable winners only.
+        const bothUnreadable = items.filter((i) => i.order12 === null && i.order21 === null).length;
+        expect((100 * (s.consistent + bothUnreadable)) / items.length, `${subset} ${judge} position agreement`).toBeCloseTo(stats.equal, 9);
+        files++;
+      }
+    }
+    expect(files).toBe(333);
   });
 
   it("compareJudges finds the rules' gain on the pooled adversarial items, with an interval above zero", () => {
