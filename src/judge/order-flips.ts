@@ -6,6 +6,7 @@
 import pLimit from "p-limit";
 import { RubricateError } from "../errors.js";
 import type { Rubric } from "../rubric/schema.js";
+import { asksAlone } from "../rubric/judge-mode.js";
 import { renderTemplate } from "../text/template.js";
 import type { Sample } from "../types.js";
 import type { Judge, JudgeQuestion } from "./types.js";
@@ -45,7 +46,7 @@ export async function orderFlips(rubric: Rubric, samples: readonly Sample[], opt
       limit(async () => {
         const questions: JudgeQuestion[] = criteria.map((c) => ({
           id: c.id, question: renderTemplate(c.question!, sample), examples: c.examples, version: c.version,
-          ...(c.quote ? { quote: true } : {}), ...((c.judge_mode ?? rubric.judge_mode) === "single" ? { alone: true } : {}),
+          ...(c.quote ? { quote: true } : {}), ...(asksAlone(c, rubric.judge_mode) ? { alone: true } : {}),
         }));
         const ask = (qs: JudgeQuestion[]) => options.judge.answer({ rubric, sample, questions: qs }, { signal: options.signal });
         const [forward, backward] = await Promise.all([ask(questions), ask([...questions].reverse())]);

@@ -69,9 +69,9 @@ export const RubricSchema = z.strictObject({
   judge: z.string().optional().describe("A judge id or judge file, overridable at run time"),
   scoring: ScoringSchema.default({ method: "points" }),
   judge_mode: z
-    .enum(["batched", "single"])
+    .enum(["batched", "single", "auto"])
     .optional()
-    .describe("How the judge is asked: batched (a sample's questions share calls, the default) or single (one call per question); a criterion's own judge_mode wins"),
+    .describe("How the judge is asked: batched (a sample's questions share calls, the default), single (one call per question) or auto (pitfalls and required criteria alone, the rest batched); a criterion's own judge_mode wins"),
   max_criteria: z.number().int().positive().optional().describe("At most this many questions in one batched call (default: no limit)"),
   extends: z.union([z.string(), z.array(z.string())]).optional().describe("Rubric files whose criteria come first"),
   criteria: z.array(CriterionSchema).default([]),

@@ -5,6 +5,7 @@ import type { Judge, JudgeQuestion } from "../judge/types.js";
 import type { JudgeConfigInput } from "../judge/config.js";
 import { createJudge } from "../judge/create.js";
 import { CriterionSchema, type Criterion, type Rubric } from "../rubric/schema.js";
+import { asksAlone } from "../rubric/judge-mode.js";
 import { renderTemplate } from "../text/template.js";
 import { aggregate, type ErrorPolicy, type Outcome } from "./aggregate.js";
 import { buildFeedback } from "./feedback.js";
@@ -89,7 +90,7 @@ async function scoreOne(rubric: Rubric, sample: Sample, options: Omit<ScoreOptio
         try {
           const question = renderTemplate(criterion.question!, sample);
           questions.set(criterion.id, question);
-          const alone = (criterion.judge_mode ?? rubric.judge_mode) === "single";
+          const alone = asksAlone(criterion, rubric.judge_mode);
           asks.push({ id: criterion.id, question, examples: criterion.examples, version: criterion.version, ...(criterion.quote ? { quote: true } : {}), ...(alone ? { alone } : {}) });
         } catch (e) {
           outcomes.set(criterion.id, { error: toRubricateError(e) });

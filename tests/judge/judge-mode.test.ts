@@ -42,6 +42,13 @@ describe("judge_mode and max_criteria", () => {
     expect(asked(server).sort()).toEqual([["a", "b"], ["c"], ["d"], ["e"]]);
   });
 
+  it("judge_mode: auto asks pitfalls and required criteria alone, the rest together", async () => {
+    const server = await judgeServer();
+    const yaml = rubricYaml("judge_mode: auto").replace("question: Is b there?", "question: Is b there?\n    points: -2").replace("question: Is d there?", "question: Is d there?\n    required: true");
+    await scoreSample(parseRubric(yaml), { response: "x" }, { judge: judgeAt(server.url) });
+    expect(asked(server).sort()).toEqual([["a", "c", "e"], ["b"], ["d"]]);
+  });
+
   it("caps a batched call at max_criteria questions", async () => {
     const server = await judgeServer();
     const r = await scoreSample(parseRubric(rubricYaml("max_criteria: 2")), { response: "x" }, { judge: judgeAt(server.url) });
