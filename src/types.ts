@@ -15,6 +15,8 @@ export interface Verdict {
   /** P(yes): vote share, or renormalised from logprobs when the provider gives them. */
   probability?: number;
   reasoning?: string;
+  /** The span of the sample the judge quoted (criteria with `quote: true`). */
+  quote?: string;
   source: "llm" | "check";
   /** Votes cast when `samples > 1`. */
   votes?: { yes: number; no: number };
@@ -57,6 +59,8 @@ export interface CriterionResult {
   source: "llm" | "check";
   probability?: number;
   reasoning?: string;
+  /** The span of the sample the judge quoted (criteria with `quote: true`). */
+  quote?: string;
   question?: string;
   error?: { code: string; message: string };
 }

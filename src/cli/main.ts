@@ -20,6 +20,7 @@ const commands: Record<string, () => Promise<CommandModule>> = {
   calibrate: () => import("./commands/calibrate.js"),
   optimize: () => import("./commands/optimize.js"),
   probe: () => import("./commands/probe.js"),
+  flips: () => import("./commands/flips.js"),
 };
 
 async function main(): Promise<void> {

@@ -20,14 +20,33 @@ export const ANSWER_FIELDS = {
 export const AnswerSchema = z.strictObject(ANSWER_FIELDS);
 export type Answer = z.output<typeof AnswerSchema>;
 
+/**
+ * Fields a rubric may add to the answer, asked for only when one of its questions wants them:
+ * the span that decides the verdict (`quote: true`) and a stated P(yes) (`probability: confidence`).
+ */
+export interface AnswerExtras {
+  quote?: boolean;
+  confidence?: boolean;
+}
+
+/** The answer's fields with the asked extras, in writing order: reason, quote, confidence, verdict. */
+export function answerFields(extras: AnswerExtras = {}) {
+  return {
+    reason: ANSWER_FIELDS.reason,
+    ...(extras.quote ? { quote: z.string() } : {}),
+    ...(extras.confidence ? { confidence: z.number() } : {}),
+    verdict: ANSWER_FIELDS.verdict,
+  };
+}
+
 /** One answer in a batched reply: the question's id, then the answer's fields. */
-export function batchedEntrySchema(ids: readonly string[]) {
-  return z.strictObject({ id: z.enum(ids as [string, ...string[]]), ...ANSWER_FIELDS });
+export function batchedEntrySchema(ids: readonly string[], extras: AnswerExtras = {}) {
+  return z.strictObject({ id: z.enum(ids as [string, ...string[]]), ...answerFields(extras) });
 }
 
 /** A batched reply: one entry per question id. */
-export function batchedAnswerSchema(ids: readonly string[]) {
-  return z.strictObject({ answers: z.array(batchedEntrySchema(ids)) });
+export function batchedAnswerSchema(ids: readonly string[], extras: AnswerExtras = {}) {
+  return z.strictObject({ answers: z.array(batchedEntrySchema(ids, extras)) });
 }
 
 /**
@@ -43,16 +62,27 @@ export function toStructuredOutputSchema(schema: z.ZodType): Record<string, unkn
 /** JSON Schema of a single answer. */
 export const SINGLE_ANSWER_JSON_SCHEMA: Record<string, unknown> = toStructuredOutputSchema(AnswerSchema);
 
+const extrasKey = (extras: AnswerExtras) => `${extras.quote ? "q" : ""}${extras.confidence ? "c" : ""}`;
+const singleSchemas = new Map<string, Record<string, unknown>>([["", SINGLE_ANSWER_JSON_SCHEMA]]);
+
+/** JSON Schema of a single answer with the asked extras. */
+export function singleAnswerJsonSchema(extras: AnswerExtras = {}): Record<string, unknown> {
+  const key = extrasKey(extras);
+  let schema = singleSchemas.get(key);
+  if (!schema) singleSchemas.set(key, (schema = toStructuredOutputSchema(z.strictObject(answerFields(extras)))));
+  return schema;
+}
+
 const batchedSchemas = new Map<string, Record<string, unknown>>();
 
-/** JSON Schema of a batched answer for these ids; one object per id list, remembered (bounded). */
-export function batchedAnswerJsonSchema(ids: readonly string[]): Record<string, unknown> {
-  const key = ids.join("\0");
+/** JSON Schema of a batched answer for these ids (and extras); one object per id list, remembered (bounded). */
+export function batchedAnswerJsonSchema(ids: readonly string[], extras: AnswerExtras = {}): Record<string, unknown> {
+  const key = `${extrasKey(extras)}\0${ids.join("\0")}`;
   let schema = batchedSchemas.get(key);
   if (!schema) {
     // Bounded: a long run with per-sample criteria must not grow this without limit.
     if (batchedSchemas.size >= 1000) batchedSchemas.clear();
-    batchedSchemas.set(key, (schema = toStructuredOutputSchema(batchedAnswerSchema(ids))));
+    batchedSchemas.set(key, (schema = toStructuredOutputSchema(batchedAnswerSchema(ids, extras))));
   }
   return schema;
 }

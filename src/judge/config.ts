@@ -30,6 +30,14 @@ export const JudgeConfigSchema = z.strictObject({
   timeout_ms: z.number().int().positive().default(60_000),
   max_retries: z.number().int().nonnegative().default(5),
   system: z.string().optional().describe("Replaces the default judge system prompt"),
+  probability: z
+    .enum(["verdict", "confidence", "probe"])
+    .default("verdict")
+    .describe("Where P(yes) comes from: verdict (the verdict token's logprobs after the reason, with logprobs: true; else the vote share), confidence (a stated 0–1 confidence field in the answer), probe (one extra one-token yes/no call per question, P(yes) from its top logprobs)"),
+  system_preset: z
+    .enum(["neutral", "strict"])
+    .default("neutral")
+    .describe("The built-in system prompt: neutral (yes = what the question describes is present, a mistake included; 'such as' lists illustrative; length, style and tone are not evidence) or strict (the prompt before issue 23: yes only when the sample clearly satisfies the question)"),
   price: PriceSchema.optional().describe("USD per million tokens, for cost estimates"),
   structured_output: z.boolean().default(true).describe("Off for servers without json_schema support: the JSON is then parsed from text"),
 });

@@ -1,10 +1,13 @@
+import { existsSync } from "node:fs";
 import { openCache } from "../engine/cache/index.js";
 import type { RubricateError } from "../errors.js";
 import { createEngine, type Engine } from "../engine/engine.js";
 import type { SchedulerLimits } from "../engine/types.js";
 import { JudgeConfigSchema, type JudgeConfig, type JudgeConfigInput } from "./config.js";
 import { createLLMJudge } from "./llm-judge.js";
-import { loadJudgeConfig } from "./load.js";
+import { readJudgeFile, type JudgeFile } from "./load.js";
+import { createPanel } from "./panel.js";
+import { resolve } from "node:path";
 import { createProvider } from "../providers/index.js";
 import type { Provider } from "../providers/types.js";
 import type { Judge } from "./types.js";
@@ -25,8 +28,32 @@ export interface CreateJudgeOptions {
 
 const warnCache = (e: RubricateError) => process.emitWarning(e.message, { type: "RubricateWarning", code: e.code });
 
-/** A judge that also exposes the engine it calls through (for stats). */
-export type EngineJudge = Judge & { readonly engine: Engine; readonly config: JudgeConfig; readonly provider: Provider };
+/**
+ * A judge that also exposes the engine it calls through (for stats). A panel's `config` and
+ * `provider` are its first member's; `members` lists them all.
+ */
+export type EngineJudge = Judge & { readonly engine: Engine; readonly config: JudgeConfig; readonly provider: Provider; readonly members?: EngineJudge[] };
+
+/** A panel judge file's members on one engine (one cache, a scheduler each), combined by majority. */
+function createPanelJudge(file: Extract<JudgeFile, { kind: "panel" }>, options: CreateJudgeOptions): EngineJudge {
+  const owned = options.engine === undefined;
+  const engine = options.engine ?? createEngine({ cache: openCache({ path: options.cache, onError: options.onCacheError ?? warnCache }), limits: { maxConcurrency: 8, maxRetries: 5, timeoutMs: 60_000 } });
+  const members = file.members.map((ref) => {
+    const local = resolve(file.baseDir, ref);
+    return createJudge(existsSync(local) ? local : ref, { engine });
+  });
+  const panel = createPanel(members, { id: file.id });
+  return {
+    ...panel,
+    engine,
+    config: members[0].config,
+    provider: members[0].provider,
+    members,
+    close: () => {
+      if (owned) engine.close();
+    },
+  };
+}
 
 /** The provider a config names; several `base_url`s make a fleet. */
 export function providerFor(config: JudgeConfig): Provider {
@@ -44,7 +71,12 @@ export function limitsOf(config: JudgeConfig): SchedulerLimits {
  * @example const judge = createJudge("judges/openai-small.yaml"); await score(rubric, samples, { judge })
  */
 export function createJudge(configOrPath: JudgeConfigInput | string, options: CreateJudgeOptions = {}): EngineJudge {
-  const config = typeof configOrPath === "string" ? loadJudgeConfig(configOrPath) : JudgeConfigSchema.parse(configOrPath);
+  let config: JudgeConfig;
+  if (typeof configOrPath === "string") {
+    const file = readJudgeFile(configOrPath);
+    if (file.kind === "panel") return createPanelJudge(file, options);
+    config = file.config;
+  } else config = JudgeConfigSchema.parse(configOrPath);
   const provider = options.provider ?? providerFor(config);
   const owned = options.engine === undefined;
   const engine = options.engine ?? createEngine({ cache: openCache({ path: options.cache, onError: options.onCacheError ?? warnCache }), limits: limitsOf(config), price: config.price });

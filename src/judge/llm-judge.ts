@@ -1,8 +1,11 @@
 import { RubricateError, toRubricateError } from "../errors.js";
-import { addUsage, emptyUsage, type Usage, type VerdictOrError } from "../types.js";
+import { addUsage, emptyUsage, type Sample, type Usage, type VerdictOrError } from "../types.js";
 import { JudgeConfigSchema, type JudgeConfig, type JudgeConfigInput, type Price } from "./config.js";
-import { parseBatched, parseSingle, type ParsedAnswer } from "./parse.js";
-import { buildJudgeRequest, type PromptSettings } from "./prompt.js";
+import { parseBatched, parseSingle, probeProbability, type ParsedAnswer } from "./parse.js";
+import { buildJudgeRequest, buildProbeRequest, sampleText, type PromptSettings } from "./prompt.js";
+import { canonicalJson as stableJson } from "../text/canonical-json.js";
+import { Rng } from "../stats/rng.js";
+import { quoteProblem } from "./quote.js";
 import type { CompletionRequest, CompletionResponse, Provider } from "../providers/types.js";
 import type { Judge, JudgeAnswer, JudgeQuestion, JudgeRequest } from "./types.js";
 import { tallyVotes, votesStillNeeded, type VoteTally } from "./votes.js";
@@ -28,9 +31,12 @@ export function createLLMJudge(configInput: JudgeConfigInput | JudgeConfig, deps
   const config = JudgeConfigSchema.parse(configInput);
   const id = deps.id ?? config.id ?? `${config.provider}:${config.model}`;
   const total = emptyUsage();
+  const withSource = withSourceFor(config);
   const settings: PromptSettings = {
     model: config.model,
     system: config.system,
+    systemPreset: config.system_preset,
+    confidence: config.probability === "confidence",
     temperature: config.temperature,
     maxTokens: config.max_tokens,
     logprobs: config.logprobs,
@@ -39,6 +45,9 @@ export function createLLMJudge(configInput: JudgeConfigInput | JudgeConfig, deps
 
   async function answer(request: JudgeRequest, options: { signal?: AbortSignal } = {}): Promise<JudgeAnswer> {
     const usage = emptyUsage();
+    const quotable = request.questions.some((q) => q.quote) ? sampleText(request.rubric, request.sample) : "";
+    /** Why an answer to a `quote: true` question cannot be trusted (its quote is not in the sample), if so. */
+    const badQuote = (question: JudgeQuestion, a: ParsedAnswer) => (question.quote ? quoteProblem(a, quotable) : undefined);
     const call = async (questions: JudgeQuestion[], batched: boolean, voteIndex: number, attempt: number) => {
       const built = buildJudgeRequest(request.rubric, request.sample, questions, batched, settings);
       const keyExtra = { attempt, versions: questions.map((q) => q.version ?? null) };
@@ -50,7 +59,11 @@ export function createLLMJudge(configInput: JudgeConfigInput | JudgeConfig, deps
       let last: RubricateError | undefined;
       for (let attempt = firstAttempt; attempt < PARSE_ATTEMPTS; attempt++) {
         try {
-          return parseSingle(await call([question], false, voteIndex, attempt));
+          const parsed = withSource(parseSingle(await call([question], false, voteIndex, attempt)));
+          const problem = badQuote(question, parsed);
+          // Asked again (a new attempt is a new cache key), like an unreadable answer.
+          if (problem) throw new RubricateError("JUDGE_PARSE", problem, { retryable: true });
+          return parsed;
         } catch (e) {
           last = toRubricateError(e);
           if (last.code === "ABORTED" || !["JUDGE_PARSE", "JUDGE_REFUSAL"].includes(last.code)) return last;
@@ -64,11 +77,19 @@ export function createLLMJudge(configInput: JudgeConfigInput | JudgeConfig, deps
         await Promise.all(questions.map(async (q) => out.set(q.id, await askOne(q, voteIndex, 0))));
         return out;
       }
+      const groups = callGroups(questions, request.rubric.max_criteria, voteIndex, request.sample);
+      if (groups.length > 1 || groups[0].length !== questions.length) {
+        const parts = await Promise.all(groups.map((g) => castVote(g, voteIndex)));
+        for (const part of parts) for (const [qid, a] of part) out.set(qid, a);
+        return out;
+      }
+      questions = groups[0];
       let retry = questions;
       try {
         const parsed = parseBatched(await call(questions, true, voteIndex, 0), questions.map((q) => q.id));
-        for (const [qid, a] of parsed.answers) out.set(qid, a);
-        retry = questions.filter((q) => parsed.problems.has(q.id));
+        for (const [qid, a] of parsed.answers) out.set(qid, withSource(a));
+        retry = questions.filter((q) => parsed.problems.has(q.id) || (out.has(q.id) && badQuote(q, out.get(q.id) as ParsedAnswer) !== undefined));
+        for (const q of retry) out.delete(q.id);
       } catch (e) {
         const error = toRubricateError(e);
         if (error.code === "ABORTED" || !["JUDGE_PARSE", "JUDGE_REFUSAL"].includes(error.code)) {
@@ -97,11 +118,34 @@ export function createLLMJudge(configInput: JudgeConfigInput | JudgeConfig, deps
     options.signal?.throwIfAborted();
     const verdicts = new Map<string, VerdictOrError>();
     for (const q of request.questions) verdicts.set(q.id, tallyVotes(tallies.get(q.id)!, maxVotes));
+    if (config.probability === "probe") {
+      // One extra one-token call per answered question; its P(yes) replaces the vote share.
+      await Promise.all(
+        request.questions.map(async (q) => {
+          const v = verdicts.get(q.id);
+          if (!v || v instanceof Error) return;
+          const built = buildProbeRequest(request.rubric, request.sample, q, settings);
+          const { response, usage: callUse } = await deps.engine.complete(deps.provider, built, { keyExtra: { probe: true, version: q.version ?? null }, signal: options.signal, scheduler: id, price: config.price });
+          addUsage(usage, callUse);
+          const p = probeProbability(response);
+          if (p !== undefined) v.probability = p;
+        }),
+      );
+    }
     addUsage(total, usage);
     return { verdicts, usage };
   }
 
   return { id, answer, usage: () => ({ ...total }) };
+}
+
+/** With `probability: confidence`, P(yes) is the stated confidence (logprobs after a reason are flattened). */
+function withSourceFor(config: JudgeConfig) {
+  return (a: ParsedAnswer): ParsedAnswer => {
+    if (config.probability !== "confidence") return a;
+    const { probability: _flattened, ...rest } = a;
+    return a.confidence === undefined ? rest : { ...rest, probability: a.confidence };
+  };
 }
 
 function record(tally: VoteTally, answer: ParsedAnswer | RubricateError): void {
@@ -113,4 +157,26 @@ function record(tally: VoteTally, answer: ParsedAnswer | RubricateError): void {
   tally.answers.push(answer);
   if (answer.verdict) tally.yes++;
   else tally.no++;
+}
+
+/**
+ * How one vote's questions are split into calls: each `alone` question by itself, the rest in
+ * batches of at most `maxCriteria`. Vote 0 keeps the rubric's order; later votes shuffle it
+ * (seeded by the sample and the vote), so an order effect (earlier verdicts pulling later ones)
+ * varies across votes instead of repeating.
+ */
+export function callGroups(questions: JudgeQuestion[], maxCriteria: number | undefined, voteIndex: number, sample: Sample): JudgeQuestion[][] {
+  const alone = questions.filter((q) => q.alone).map((q) => [q]);
+  let rest = questions.filter((q) => !q.alone);
+  if (voteIndex > 0 && rest.length > 1) rest = new Rng(hashSeed(`${stableJson(sample)}\0${voteIndex}`)).shuffle([...rest]);
+  const size = maxCriteria ?? Infinity;
+  const batches: JudgeQuestion[][] = [];
+  for (let i = 0; i < rest.length; i += Math.min(size, rest.length)) batches.push(rest.slice(i, i + Math.min(size, rest.length)));
+  return [...batches, ...alone];
+}
+
+function hashSeed(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  return h;
 }

@@ -1,7 +1,11 @@
-import { existsSync } from "node:fs";
-import { isAbsolute, join, resolve } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { z } from "zod";
+import { dirname, isAbsolute, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { RubricateError } from "../errors.js";
 import { packagedDir, parseConfig, readConfigText } from "../config/load.js";
+import { explainIssues } from "../config/issues.js";
+import { joinIssues, parseYamlSource } from "../config/yaml-source.js";
 import { JudgeConfigSchema, type JudgeConfig } from "./config.js";
 
 /**
@@ -15,6 +19,43 @@ export function parseJudgeConfig(text: string, options: { filename?: string } = 
 /** The folder of judge files shipped with the package. */
 export function packagedJudgesDir(): string {
   return packagedDir("judges");
+}
+
+/** A panel file: `panel:` lists two or more judge files or packaged ids (relative to the panel file). */
+const PanelFileSchema = z.strictObject({
+  id: z.string().optional(),
+  description: z.string().optional(),
+  panel: z.array(z.string().min(1)).min(2).describe("Two or more judge files or packaged judge ids; an odd number avoids ties"),
+});
+
+/** A judge file read: one judge's configuration, or a panel of judges. */
+export type JudgeFile = { kind: "judge"; config: JudgeConfig } | { kind: "panel"; id: string; members: string[]; baseDir: string };
+
+/**
+ * Reads a judge file or packaged id that may be a panel (`panel: [openai-small, anthropic-small, local]`).
+ * @example readJudgeFile("judges/panel.yaml") // { kind: "panel", id: "panel", members: [...] }
+ */
+export function readJudgeFile(ref: string, baseDir = process.cwd()): JudgeFile {
+  const path = judgePath(ref, baseDir);
+  const text = readFileSync(path, "utf8");
+  const source = parseYamlSource(text, { filename: ref });
+  const data = source.data as Record<string, unknown> | undefined;
+  if (data && typeof data === "object" && "panel" in data) {
+    const parsed = PanelFileSchema.safeParse(data);
+    if (!parsed.success) {
+      const issues = explainIssues(parsed.error, source.data, { schema: PanelFileSchema }).map((i) => ({ message: i.message, location: source.locate(i.path, { key: i.key }) }));
+      throw new RubricateError("JUDGE_CONFIG", joinIssues(issues), { location: issues[0].location, issues });
+    }
+    return { kind: "panel", id: parsed.data.id ?? ref.replace(/^.*\//, "").replace(/\.ya?ml$/, ""), members: parsed.data.panel, baseDir: dirname(path) };
+  }
+  return { kind: "judge", config: loadJudgeConfig(ref, baseDir) };
+}
+
+function judgePath(ref: string, baseDir: string): string {
+  const candidates = isAbsolute(ref) ? [ref] : [resolve(baseDir, ref), join(packagedJudgesDir(), ref), join(packagedJudgesDir(), `${ref}.yaml`)];
+  const path = candidates.find((p) => existsSync(p) && !p.endsWith("/judges"));
+  if (!path) throw new RubricateError("FILE_NOT_FOUND", `no judge file or packaged judge named "${ref}" (looked in ${candidates.join(", ")})`);
+  return path;
 }
 
 /**

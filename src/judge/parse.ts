@@ -4,7 +4,13 @@ import type { CompletionResponse, TokenLogprob } from "../providers/types.js";
 import { ANSWER_FIELDS, type Answer } from "./answer.js";
 
 /** One parsed answer: the answer's fields (answer.ts), with P(yes) when logprobs allow. */
-export type ParsedAnswer = Answer & { probability?: number };
+export type ParsedAnswer = Answer & {
+  probability?: number;
+  /** The span the judge quoted, when the question asked for one (`quote: true`). */
+  quote?: string;
+  /** The judge's stated probability of yes (`probability: confidence`), when in [0, 1]. */
+  confidence?: number;
+};
 
 /** What an answer is read against: the answer schema's fields; other keys (an entry's id, a model's extras) are dropped. */
 const ReadAnswerSchema = z.object(ANSWER_FIELDS);
@@ -47,6 +53,8 @@ export function parseBatched(response: CompletionResponse, ids: string[]): { ans
       return;
     }
     const answer: ParsedAnswer = read;
+    if (typeof entry.quote === "string") answer.quote = entry.quote;
+    if (isProbability(entry.confidence)) answer.confidence = entry.confidence;
     // Logprob positions follow the order of verdicts in the text, which is the order of the list.
     if (probabilities.length === list.length && probabilities[position] !== undefined) answer.probability = probabilities[position];
     answers.set(entry.id, answer);
@@ -74,6 +82,8 @@ export function parseSingle(response: CompletionResponse): ParsedAnswer {
     throw new RubricateError("JUDGE_PARSE", `cannot read a verdict from the judge's answer${response.finishReason === "length" ? " (output truncated)" : ""}: ${preview(response.text)}`, { retryable: true });
   }
   const answer: ParsedAnswer = read;
+  if (typeof entry.quote === "string") answer.quote = entry.quote;
+  if (isProbability(entry.confidence)) answer.confidence = entry.confidence;
   const [probability] = verdictProbabilities(response.logprobs);
   if (probability !== undefined) answer.probability = probability;
   return answer;
@@ -157,6 +167,27 @@ export function verdictProbabilities(logprobs: TokenLogprob[] | undefined): (num
 const VERDICT_KEY_AT_END = /"verdict" ?: ?$/;
 /** Enough characters for `"verdict" : ` after collapsing white space. */
 const TAIL = 32;
+
+const isProbability = (v: unknown): v is number => typeof v === "number" && v >= 0 && v <= 1;
+
+/**
+ * P(yes) from a one-word yes/no answer's first token: its top logprobs' mass on yes-words
+ * renormalised against no-words (the mean of the two-point distribution, not the top choice);
+ * undefined without logprobs or without either word among them.
+ */
+export function probeProbability(response: CompletionResponse): number | undefined {
+  const first = response.logprobs?.[0];
+  if (!first) return undefined;
+  const top = first.top?.length ? first.top : [{ token: first.token, logprob: first.logprob }];
+  let yes = 0;
+  let no = 0;
+  for (const t of top) {
+    const word = t.token.trim().toLowerCase().replace(/[^a-z]/g, "");
+    if (word === "yes" || word === "y" || word === "true") yes += Math.exp(t.logprob);
+    else if (word === "no" || word === "n" || word === "false") no += Math.exp(t.logprob);
+  }
+  return yes + no > 0 ? yes / (yes + no) : undefined;
+}
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const preview = (text: string) => JSON.stringify(text.length > 200 ? `${text.slice(0, 200)}…` : text);

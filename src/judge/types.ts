@@ -6,13 +6,17 @@ export interface JudgeQuestion {
   id: string;
   question: string;
   examples?: Example[];
+  /** Asked in a call of its own, never batched with other questions (`judge_mode: single`). */
+  alone?: boolean;
+  /** The judge must quote the deciding span of the sample; a quote not in the sample is re-asked. */
+  quote?: boolean;
   /** Part of the cache key: bump a criterion's version to re-ask it. */
   version?: string | number;
 }
 
 /** What a judge is asked about one sample. */
 export interface JudgeRequest {
-  rubric: Pick<Rubric, "id" | "description" | "context" | "inputs" | "response_field">;
+  rubric: Pick<Rubric, "id" | "description" | "context" | "inputs" | "response_field"> & { max_criteria?: number };
   sample: Sample;
   questions: JudgeQuestion[];
 }

@@ -43,6 +43,7 @@ export function tallyVotes(tally: VoteTally, samples: number): VerdictOrError {
     reasoning: agreeing?.reason,
     source: "llm",
   };
+  if (agreeing?.quote !== undefined) verdict.quote = agreeing.quote;
   if (samples > 1) verdict.votes = { yes: tally.yes, no: tally.no };
   return verdict;
 }

@@ -8,7 +8,8 @@ export type ParsedProposal =
 const FENCE = /^[ \t]*```/;
 
 /**
- * Takes the text inside the last ``` fenced block of a reflection model's output. Refuses output
+ * Takes the text from the first ``` fence to the last one, as the reference does, so a proposal
+ * holding a fenced example of its own (a JSON sample) arrives whole. Refuses output
  * with no fence (`unfenced`), an unclosed fence (`truncated`), an unclosed `<think>` or a
  * `<think>` inside the block (`reasoning`), or an empty block (`empty`).
  * @example
@@ -32,7 +33,7 @@ export function parseProposal(raw: string): ParsedProposal {
   if (fences.length % 2 === 1) {
     return { ok: false, reason: "truncated", message: "the last ``` fence is never closed (output cut off?)" };
   }
-  const open = fences[fences.length - 2];
+  const open = fences[0];
   const close = fences[fences.length - 1];
   const text = lines.slice(open + 1, close).join("\n").replace(/\r$/gm, "").trim();
   if (/<\/?think>/.test(text)) return { ok: false, reason: "reasoning", message: "the fenced block holds <think> reasoning" };

@@ -1,5 +1,5 @@
 import { mergeSubsample, proposeMerge } from "./merge.js";
-import { selectParent } from "./pareto.js";
+import { argmax, selectParent } from "./pareto.js";
 import { Run, sum } from "./run.js";
 import { nextMinibatch } from "./sampler.js";
 import type { OptimizeOptions, OptimizeResult, ProgressEvent } from "./types.js";
@@ -40,7 +40,7 @@ async function gepaIteration<I>(run: Run<I>): Promise<Outcome> {
   }
   s.merge.lastIterFoundNew = false;
 
-  const parent = selectParent(run.valScores, run.means, run.rng);
+  const parent = chooseParent(run);
   const record = run.candidates[parent];
   const batch = nextMinibatch(s.sampler, opts.trainset.length, opts.minibatchSize ?? 3, s.iteration, run.rng);
   const instances = batch.map((i) => opts.trainset[i]);
@@ -52,6 +52,8 @@ async function gepaIteration<I>(run: Run<I>): Promise<Outcome> {
   const component = run.names[record.nextComponent % run.names.length];
   record.nextComponent = (record.nextComponent + 1) % run.names.length;
   const dataset = run.reflectiveDataset(record.candidate, component, instances, before);
+  // As the reference does: no row for this component, no proposal (a rewrite from other rows is always rejected).
+  if (dataset.length === 0) return { kind: "skipped_no_data", parent, detail: `no minibatch item concerns ${component}` };
   const text = await run.propose(record.candidate, component, dataset);
   if (typeof text !== "string") return { kind: "failed_proposal", parent, detail: text.failed };
 
@@ -93,4 +95,12 @@ async function tryMerge<I>(run: Run<I>): Promise<Outcome | undefined> {
   s.merge.due -= 1;
   s.merge.tested += 1;
   return { kind: "merge_accepted", child: index, detail };
+}
+
+/** The parent of this iteration's reflection, by the run's `candidateSelection`. */
+function chooseParent<I>(run: Run<I>): number {
+  const how = run.opts.candidateSelection ?? "pareto";
+  if (how === "current_best") return argmax(run.means);
+  if (how === "uniform") return run.rng.int(run.candidates.length);
+  return selectParent(run.valScores, run.means, run.rng);
 }

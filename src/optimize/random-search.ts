@@ -22,7 +22,12 @@ export async function randomSearch<I>(options: OptimizeOptions<I>): Promise<Opti
     const component = run.names[record.nextComponent % run.names.length];
     record.nextComponent = (record.nextComponent + 1) % run.names.length;
     const instances = batch.map((i) => options.trainset[i]);
-    const text = await run.propose(record.candidate, component, run.reflectiveDataset(record.candidate, component, instances, before));
+    const dataset = run.reflectiveDataset(record.candidate, component, instances, before);
+    if (dataset.length === 0) {
+      await run.endIteration(callsBefore, { kind: "skipped_no_data", parent, detail: `no minibatch item concerns ${component}` });
+      continue;
+    }
+    const text = await run.propose(record.candidate, component, dataset);
     if (typeof text !== "string") {
       await run.endIteration(callsBefore, { kind: "failed_proposal", parent, detail: text.failed });
       continue;

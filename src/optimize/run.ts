@@ -141,7 +141,7 @@ export class Run<I> {
     s.reflectionCalls += 1;
     let raw: string;
     try {
-      raw = await this.opts.reflect({ candidate, component, reflectiveDataset: dataset, signal: this.opts.signal });
+      raw = await this.opts.reflect({ candidate, component, reflectiveDataset: dataset, signal: this.opts.signal, call: s.reflectionCalls });
       this.reflectErrorsInARow = 0;
     } catch (e) {
       const err = toRubricateError(e);
@@ -181,6 +181,8 @@ export class Run<I> {
     if (stop.targetScore !== undefined && this.bestScore >= stop.targetScore) return "target_score";
     if (stop.noImprovementIterations !== undefined && s.iteration - s.lastImprovement >= stop.noImprovementIterations) return "no_improvement";
     if (stop.maxIterations !== undefined && s.iteration >= stop.maxIterations) return "max_iterations";
+    if (stop.maxReflectionCalls !== undefined && s.reflectionCalls >= stop.maxReflectionCalls) return "reflection_budget";
+    if (stop.maxReflectionCostUsd !== undefined && (this.opts.reflectionCostUsd?.() ?? 0) >= stop.maxReflectionCostUsd) return "reflection_budget";
     if (stop.timeMs !== undefined && Date.now() - this.startedAt >= stop.timeMs) return "time";
     if (stop.stopFile !== undefined && existsSync(stop.stopFile)) return "stop_file";
     if (s.idleIterations >= (this.opts.maxIdleIterations ?? 100)) return "stalled";
@@ -234,6 +236,10 @@ function validate<I>(o: OptimizeOptions<I>): void {
   const mb = o.minibatchSize ?? 3;
   if (!Number.isInteger(mb) || mb < 1) throw bad("minibatchSize must be a positive integer");
   if (o.resume && !o.stateFile) throw bad("resume needs a stateFile");
+  if (o.candidateSelection !== undefined && !["pareto", "current_best", "uniform"].includes(o.candidateSelection)) {
+    throw bad(`candidateSelection must be pareto, current_best or uniform, got ${String(o.candidateSelection)}`);
+  }
+  if (o.stop?.maxReflectionCostUsd !== undefined && !o.reflectionCostUsd) throw bad("stop.maxReflectionCostUsd needs reflectionCostUsd (e.g. () => reflector.usage().costUsd)");
 }
 
 function fingerprintOf<I>(o: OptimizeOptions<I>, algorithm: string): string {
@@ -246,5 +252,7 @@ function fingerprintOf<I>(o: OptimizeOptions<I>, algorithm: string): string {
   return hashJson({
     algorithm, seed: candidateHash(o.seed), components: Object.keys(o.seed), data, mb: o.minibatchSize ?? 3, rng: o.rngSeed ?? 0, tol: o.acceptTolerance ?? 0,
     perfect: o.perfectScore ?? 1, skip: o.skipPerfect ?? true, merge: o.useMerge ?? false, maxMerge: o.maxMergeInvocations ?? 5,
+    // Only when set, so state files written before the option existed still resume.
+    ...(o.candidateSelection && o.candidateSelection !== "pareto" ? { selection: o.candidateSelection } : {}),
   });
 }

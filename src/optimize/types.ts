@@ -33,6 +33,12 @@ export type Reflect<I> = (args: {
   component: string;
   reflectiveDataset: ReflectiveRecord<I>[];
   signal?: AbortSignal;
+  /**
+   * The run's reflection call number (1-based, saved with the state). A reflector that caches
+   * should key on it: a resumed run then re-asks an interrupted call for free, while a later
+   * call with the same prompt is asked afresh (a sampled model may answer differently).
+   */
+  call?: number;
 }) => Promise<string>;
 
 /** When to stop; the first condition met ends the run. Checked between iterations. */
@@ -49,6 +55,10 @@ export interface StopConditions {
   stopFile?: string;
   /** Stop after this many iterations in total. */
   maxIterations?: number;
+  /** Stop once this many reflection calls have been made. */
+  maxReflectionCalls?: number;
+  /** Stop once `reflectionCostUsd()` reaches this many USD (the reference's `max_reflection_cost`). */
+  maxReflectionCostUsd?: number;
 }
 
 /** Why a proposal was not evaluated. */
@@ -60,7 +70,7 @@ export type ProgressEvent =
   | {
       type: "iteration";
       iteration: number;
-      kind: "accepted" | "rejected" | "duplicate" | "skipped_perfect" | "failed_proposal" | "merge_accepted" | "merge_rejected";
+      kind: "accepted" | "rejected" | "duplicate" | "skipped_perfect" | "skipped_no_data" | "failed_proposal" | "merge_accepted" | "merge_rejected";
       parent?: number;
       child?: number;
       metricCalls: number;
@@ -106,7 +116,8 @@ export type StopReason =
   | "stop_file"
   | "max_iterations"
   | "aborted"
-  | "stalled";
+  | "stalled"
+  | "reflection_budget";
 
 /** A proposal that was thrown away before evaluation. */
 export interface FailedProposal {
@@ -153,6 +164,13 @@ export interface OptimizeOptions<I> {
   skipPerfect?: boolean;
   /** Try merging two front members through a common ancestor after accepted proposals (default false). */
   useMerge?: boolean;
+  /**
+   * How the parent of a reflection is chosen: `pareto` (default: the reference's draw from the
+   * per-instance Pareto front, weighted by the number of instances each member is best on),
+   * `current_best` (the best mean valset score: greedy hill-climbing) or `uniform` (any
+   * candidate of the pool, equally likely).
+   */
+  candidateSelection?: "pareto" | "current_best" | "uniform";
   /** Merges accepted at most (default 5). */
   maxMergeInvocations?: number;
   stop?: StopConditions;
@@ -168,7 +186,11 @@ export interface OptimizeOptions<I> {
   copyThreshold?: number;
   /** The text of an instance, for the copy check (default: strings as is, others as JSON). */
   instanceText?: (instance: I) => string;
-  /** Builds the rows shown to the reflection model (default: input, trace, score, feedback). */
+  /**
+   * Builds the rows shown to the reflection model (default: input, trace, score, feedback). No
+   * rows (e.g. no minibatch item concerns the chosen component) skips the proposal: nothing is
+   * asked of the reflection model and the iteration is reported as `skipped_no_data`.
+   */
   makeReflectiveDataset?: (args: {
     candidate: Candidate;
     component: string;
@@ -182,6 +204,8 @@ export interface OptimizeOptions<I> {
    * linter): return why, or undefined to accept. Refusals are recorded as `invalid`.
    */
   validateProposal?: (text: string, component: string, candidate: Candidate) => string | undefined;
+  /** USD spent on reflection so far (e.g. `() => reflector.usage().costUsd`), for `stop.maxReflectionCostUsd`. */
+  reflectionCostUsd?: () => number;
   /** Stop when this many iterations in a row spend no metric calls (default 100). */
   maxIdleIterations?: number;
 }

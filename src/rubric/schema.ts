@@ -27,6 +27,20 @@ export const CriterionSchema = z
     when: IdSchema.optional().describe("Ask only if this criterion passed"),
     tags: z.array(z.string()).optional(),
     examples: z.array(ExampleSchema).optional(),
+    judge_mode: z
+      .enum(["batched", "single"])
+      .optional()
+      .describe("single: always asked in a call of its own; batched: may share a call with other criteria (default: the rubric's judge_mode)"),
+    threshold: z
+      .number()
+      .min(0)
+      .max(1)
+      .optional()
+      .describe("Met when the judge's P(yes) is at least this (a per-criterion threshold, e.g. the one `rubricate calibrate` suggests); without a probability the verdict stands"),
+    quote: z
+      .boolean()
+      .optional()
+      .describe("The judge must quote, word for word, the span of the sample its verdict rests on; a quote not found in the sample is asked again"),
     version: z.union([z.number(), z.string()]).optional().describe("Bump to invalidate cached verdicts"),
   })
   .refine((c) => c.question === undefined || c.check === undefined, {
@@ -54,6 +68,11 @@ export const RubricSchema = z.strictObject({
   response_field: z.string().optional().describe("The input holding the graded response (default: response)"),
   judge: z.string().optional().describe("A judge id or judge file, overridable at run time"),
   scoring: ScoringSchema.default({ method: "points" }),
+  judge_mode: z
+    .enum(["batched", "single", "auto"])
+    .optional()
+    .describe("How the judge is asked: batched (a sample's questions share calls, the default), single (one call per question) or auto (pitfalls and required criteria alone, the rest batched); a criterion's own judge_mode wins"),
+  max_criteria: z.number().int().positive().optional().describe("At most this many questions in one batched call (default: no limit)"),
   extends: z.union([z.string(), z.array(z.string())]).optional().describe("Rubric files whose criteria come first"),
   criteria: z.array(CriterionSchema).default([]),
   criteria_from_samples: z

@@ -61,6 +61,7 @@ function toResult(criterion: Criterion, outcome: Outcome | undefined, question: 
   const result: CriterionResult = { ...base, source: verdict.source, status, earned: verdict.pass ? criterion.points : 0 };
   if (verdict.probability !== undefined) result.probability = verdict.probability;
   if (verdict.reasoning !== undefined) result.reasoning = verdict.reasoning;
+  if (verdict.quote !== undefined) result.quote = verdict.quote;
   return result;
 }
 

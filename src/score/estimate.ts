@@ -26,7 +26,7 @@ export function estimateSample(estimate: RunEstimate, rubric: Rubric, sample: Sa
     .filter((c) => c.question)
     .map((c) => {
       try {
-        return { id: c.id, question: renderTemplate(c.question!, sample), examples: c.examples };
+        return { id: c.id, question: renderTemplate(c.question!, sample), examples: c.examples, ...(c.quote ? { quote: true } : {}) };
       } catch {
         return undefined;
       }

@@ -6,6 +6,7 @@ import type { JudgeConfigInput } from "../judge/config.js";
 import { createJudge } from "../judge/create.js";
 import { CriterionSchema, type Criterion, type Rubric } from "../rubric/schema.js";
 import { whenCycle } from "../rubric/when.js";
+import { asksAlone } from "../rubric/judge-mode.js";
 import { renderTemplate } from "../text/template.js";
 import { aggregate, type ErrorPolicy, type Outcome } from "./aggregate.js";
 import { buildFeedback } from "./feedback.js";
@@ -93,13 +94,15 @@ async function scoreOne(rubric: Rubric, sample: Sample, options: Omit<ScoreOptio
         try {
           const question = renderTemplate(criterion.question!, sample);
           questions.set(criterion.id, question);
-          asks.push({ id: criterion.id, question, examples: criterion.examples, version: criterion.version });
+          const alone = asksAlone(criterion, rubric.judge_mode);
+          asks.push({ id: criterion.id, question, examples: criterion.examples, version: criterion.version, ...(criterion.quote ? { quote: true } : {}), ...(alone ? { alone } : {}) });
         } catch (e) {
           outcomes.set(criterion.id, { error: toRubricateError(e) });
         }
       }),
     );
     if (asks.length > 0) await askJudge(rubric, sample, asks, outcomes, usage, options);
+    for (const criterion of ready) applyThreshold(criterion, outcomes);
   }
   const result = aggregate(criteria, outcomes, rubric.scoring, { errors: options.errors, questions });
   if (sample.id !== undefined) result.id = sample.id;
@@ -130,6 +133,15 @@ async function askJudge(rubric: Rubric, sample: Sample, asks: JudgeQuestion[], o
     else if (verdict instanceof Error) outcomes.set(ask.id, { error: verdict });
     else outcomes.set(ask.id, { verdict });
   }
+}
+
+/** A criterion with a `threshold` is met when the judge's P(yes) reaches it (the verdict stands without a probability). */
+function applyThreshold(criterion: Criterion, outcomes: Map<string, Outcome>): void {
+  const outcome = outcomes.get(criterion.id);
+  if (criterion.threshold === undefined || !outcome || !("verdict" in outcome) || outcome.verdict.source !== "llm") return;
+  const p = outcome.verdict.probability;
+  if (p === undefined) return;
+  outcomes.set(criterion.id, { verdict: { ...outcome.verdict, pass: p >= criterion.threshold } });
 }
 
 /** The rubric's criteria plus the sample's own, validated; or the error that makes the sample unscorable. */

@@ -54,6 +54,45 @@ describe("rubricate calibrate: files", () => {
     expect(json.results[0].criteria[0].humanTies).toBe(1);
     expect(json.results[0].costUsd).toBeCloseTo(0.03, 12);
   });
+  it("--compare: B − A per criterion, split by kind from the rubric's points", async () => {
+    const rubric = join(dir, "rubric.yaml");
+    writeFileSync(rubric, "id: r\ninputs: [response]\ncriteria:\n  - id: c\n    question: Does the response state a wrong dose?\n    points: -2\n  - id: d\n    question: Does the response name a source?\n    points: 1\n");
+    let printed = "";
+    const flags = { ...base, labels, rubric, compare: true, verdicts: [`old=${join(dir, "a.jsonl")}`, `new=${join(dir, "b.jsonl")}`] };
+    expect(await runCalibrate(flags, (t) => (printed += t))).toBe(0);
+    expect(printed).toContain("## Judge comparison: B = new vs A = old");
+    // s1 (yes) and s2 (no): a right, b wrong; s3 tied annotators, left out.
+    expect(printed).toMatch(/\| pitfall \| pitfall \| 2 \| 100\.0 \| 0\.0 \| -100\.0/);
+    await expect(computeCalibration({ ...base, labels, compare: true, verdicts: [join(dir, "a.jsonl")] })).rejects.toThrow(/--compare needs exactly two judges/);
+  });
+
+  it("--write-thresholds writes the rubric with each criterion's suggested threshold, comments kept", async () => {
+    const sub = mkdtempSync(join(tmpdir(), "cal-thr-"));
+    const lab = join(sub, "labels.jsonl");
+    // Humans say yes for s1..s3; the judge's P(yes) separates them best between 0.4 and 0.6.
+    const ps = [0.9, 0.7, 0.6, 0.4, 0.3, 0.1];
+    writeFileSync(lab, ps.map((_, i) => JSON.stringify({ id: `s${i + 1}`, criterion: "c", label: i < 3 })).join("\n"));
+    const res = join(sub, "v.jsonl");
+    writeFileSync(res, ps.map((p, i) => JSON.stringify({ id: `s${i + 1}`, reward: null, verdicts: [{ id: "c", status: p >= 0.5 ? "met" : "unmet", probability: p }] })).join("\n"));
+    const rubric = join(sub, "r.yaml");
+    writeFileSync(rubric, "id: r\ninputs: [response]\ncriteria:\n  # the experts' line\n  - id: c\n    question: Does the response name a source?\n");
+    const out = join(sub, "r.thresholds.yaml");
+    expect(await runCalibrate({ ...base, labels: lab, rubric, verdicts: [res], writeThresholds: out, quiet: true })).toBe(0);
+    const written = readFileSync(out, "utf8");
+    expect(written).toContain("# the experts' line");
+    const { parseRubric } = await import("../../src/rubric/load.js");
+    const t = parseRubric(written).criteria[0].threshold!;
+    expect(t).toBeGreaterThan(0.4);
+    expect(t).toBeLessThanOrEqual(0.6);
+    await expect(runCalibrate({ ...base, labels: lab, verdicts: [res], writeThresholds: out, quiet: true })).rejects.toThrow(/needs --rubric/);
+  });
+
+  it("--compare on stored LLMBar judges shows the rules' gain", async () => {
+    const run = await computeCalibration({ ...base, compare: true, dataset: "llmbar:neighbor", storedJudge: ["gpt-4-vanilla-norules", "gpt-4-vanilla"], datasetsDir: join(import.meta.dirname, "..", "..", "examples", "calibration", "data") });
+    expect(run.comparison!.groups.at(-1)!.n).toBe(134);
+    expect(run.comparison!.groups.at(-1)!.delta.value).toBeGreaterThan(0.1);
+  });
+
   it("refuses a run without verdicts or a judge, and --judge without --rubric", async () => {
     await expect(computeCalibration({ ...base, labels })).rejects.toThrow(/--verdicts/);
     await expect(computeCalibration({ ...base, labels, judge: ["j.yaml"] })).rejects.toThrow(/--judge needs --rubric/);

@@ -158,6 +158,17 @@ describe("rubricate optimize question", () => {
     expect(readFileSync(out, "utf8")).toContain("# The experts count only a source named outright.");
     expect(readFileSync(join(dir, "summary.md"), "utf8")).toContain(`+ ${BEST_QUESTION}`);
   }, 60_000);
+
+  it("stops after --max-reflections reflection calls, with greedy parents", async () => {
+    const dir = tempDir("optimize-q-refl-");
+    const r = await runOptimize([
+      "question", "--rubric", rubricFixture(), "--criterion", "cites-source", "--labels", labelsFixture(), "--judge", writeJudgeFile(dir, server.url),
+      "--reflector", writeReflectorFile(dir, server.url), "--budget", "150", "--state", join(dir, "state.json"), "--cache", join(dir, "cache.db"),
+      "--max-reflections", "1", "--selection", "current_best",
+    ]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/1 reflections, stopped: reflection_budget/);
+  }, 60_000);
 });
 
 describe("rubricate optimize: options", () => {
@@ -176,6 +187,13 @@ describe("rubricate optimize: options", () => {
   it("parses numbers and defaults", async () => {
     const f = await parse(["--env", "e.yaml", "--model", "openai:gpt-4.1-mini", "--reflector", "r.yaml", "--budget", "40", "--target-score", "0.9", "--patience", "5", "--no-cache"]);
     expect(f).toMatchObject({ budget: 40, targetScore: 0.9, patience: 5, cache: false, minibatch: 3, seed: 0, valFraction: 0.5, rollouts: 1, tolerance: 0 });
+  });
+
+  it("parses the parent selection and the reflection stops", async () => {
+    const f = await parse(["--env", "e.yaml", "--model", "openai:x", "--reflector", "r.yaml", "--selection", "uniform", "--max-reflections", "3", "--max-reflection-cost", "0.25"]);
+    expect(f).toMatchObject({ selection: "uniform", maxReflections: 3, maxReflectionCost: 0.25 });
+    expect((await parse(["--env", "e.yaml", "--model", "openai:x", "--reflector", "r.yaml"])).selection).toBe("pareto");
+    await expect(parse(["--env", "e.yaml", "--model", "openai:x", "--reflector", "r.yaml", "--selection", "best"])).rejects.toThrow(/pareto, current_best or uniform/);
   });
 
   it("refuses a missing reflector and a bad validation fraction", async () => {

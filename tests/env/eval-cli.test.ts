@@ -8,6 +8,7 @@ import { nextGuess } from "../../examples/wordle/solver.js";
 import { runCli, spawnCli, tempDir, writeJudgeFile } from "../helpers/cli.js";
 import type { TestServer } from "../servers/common.js";
 import { startWorld, type WireMessage } from "./world.js";
+import { judgeResponder } from "../servers/judge-responder.js";
 
 const SECRET = "sk-test-EVAL-1234567890";
 const env = { RUBRICATE_TEST_KEY: SECRET };
@@ -108,4 +109,26 @@ describe("readRollouts", () => {
     writeFileSync(path, '{"task":"a"}\nnot json\n{"task":"c"}\n');
     expect(() => readRollouts(path)).toThrow(/r\.jsonl:2/);
   });
+});
+
+describe("rubricate eval: judge family", () => {
+  it("warns when the judge and a policy are the same model family (self-preference), not for a different one", async () => {
+    // Model names decide the family; the world answers a judge-shaped model with the judge responder.
+    const asJudge = judgeResponder(() => true);
+    const world = await startWorld({ "gpt-4o-solver": guessFrom, "qwen-solver": guessFrom, "gpt-4.1-judge": (_m, body) => asJudge(body) as string }, () => true);
+    try {
+      const dir = tempDir("rubricate-eval-family-");
+      const judge = writeJudgeFile(dir, world.url, { model: "gpt-4.1-judge" });
+      const run = (model: string, out: string) =>
+        runEvalCli(["examples/wordle/env.yaml", "--model", `openai-compatible:${model}@${world.url}`, "--tasks", "1", "--judge", judge, "--out", join(dir, out), "--cache", join(dir, "cache.db"), "-q"]);
+      const same = await run("gpt-4o-solver", "same.jsonl");
+      expect(same.code).toBe(0);
+      expect(same.stderr).toMatch(/warning: the judge \(gpt-4\.1-judge\) and the policy \(gpt-4o-solver\) are both OpenAI models/);
+      const other = await run("qwen-solver", "other.jsonl");
+      expect(other.code).toBe(0);
+      expect(other.stderr).toBe("");
+    } finally {
+      await world.close();
+    }
+  }, 60_000);
 });

@@ -2,9 +2,15 @@ import { describe, expect, it } from "vitest";
 import { budgetWarning, copiesInput, guaranteedProposals, longestCommonSubstring, parseProposal } from "../../src/optimize/guards.js";
 
 describe("parseProposal", () => {
-  it("takes the text of the last fenced block, dropping a language tag", () => {
-    const raw = "First try:\n```\nold\n```\nBetter:\n```text\nBe brief.\nCite sources.\n```\n";
+  it("takes the text from the first fence to the last, dropping a language tag", () => {
+    const raw = "Better:\n```text\nBe brief.\nCite sources.\n```\n";
     expect(parseProposal(raw)).toEqual({ ok: true, text: "Be brief.\nCite sources." });
+  });
+
+  it("keeps a fenced example inside the proposal whole (as the reference does), instead of cutting to its tail", () => {
+    const proposal = 'Answer in JSON like this:\n```json\n{"answer": 42, "unit": "m"}\n```\nNever add prose after the JSON.';
+    const raw = `Here is the new prompt.\n\`\`\`\n${proposal}\n\`\`\``;
+    expect(parseProposal(raw)).toEqual({ ok: true, text: proposal });
   });
 
   it("ignores inline backticks that do not start a line", () => {

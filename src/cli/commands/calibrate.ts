@@ -1,4 +1,4 @@
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import type { Command } from "commander";
 import { type CalibrationResult, calibrate } from "../../calibrate/calibrate.js";
 import { LLMBAR_SUBSETS, PANDALM_JUDGES, defaultDatasetsDir, llmbarJudges, loadLlmbar, loadPandalm } from "../../calibrate/datasets.js";
@@ -6,6 +6,8 @@ import { type HumanLabel, type VerdictSet, readLabels, readVerdicts } from "../.
 import { scoreLabelled } from "../../calibrate/judge.js";
 import { type PairwiseItem, type PairwiseSummary, pairwiseAgreement } from "../../calibrate/pairwise.js";
 import { calibrationHtml, calibrationMarkdown } from "../../calibrate/report.js";
+import { rubricWithThresholds, suggestedThresholds } from "../../calibrate/thresholds.js";
+import { compareJudges, comparisonMarkdown, kindsFromRubric, type JudgeComparison } from "../../calibrate/compare.js";
 import { RubricateError } from "../../errors.js";
 import { EXIT, positiveInt, cachePathOf } from "../run.js";
 
@@ -25,6 +27,8 @@ export interface CalibrateFlags {
   seed?: number;
   resamples?: number;
   quiet?: boolean;
+  compare?: boolean;
+  writeThresholds?: string;
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -53,6 +57,8 @@ export function register(program: Command): void {
     .option("--json <file>", "write the full results as JSON")
     .option("--seed <n>", "bootstrap seed (default 0)", nonNegativeInt)
     .option("--resamples <n>", "bootstrap resamples (default 1000)", positiveInt)
+    .option("--compare", "exactly two judges (verdicts, judges or stored judges): B − A accuracy per criterion with paired bootstrap intervals, split into pitfall and positive criteria when --rubric is given")
+    .option("--write-thresholds <file>", "with --rubric and one judge whose verdicts carry P(yes): write the rubric with each criterion's suggested threshold (Youden's J)")
     .option("-q, --quiet", "do not print the summary")
     .action(async (flags: CalibrateFlags) => {
       process.exitCode = await runCalibrate(flags);
@@ -64,6 +70,8 @@ export interface CalibrateRun {
   results: CalibrationResult[];
   pairwise: { name: string; summary: PairwiseSummary }[];
   markdown: string;
+  /** With --compare: the second judge against the first. */
+  comparison?: JudgeComparison;
 }
 
 /**
@@ -75,7 +83,13 @@ export async function runCalibrate(flags: CalibrateFlags, out: (text: string) =>
   if (!flags.quiet) out(run.markdown);
   if (flags.markdown) writeFileSync(flags.markdown, run.markdown);
   if (flags.report) writeFileSync(flags.report, calibrationHtml(run.results, { pairwise: run.pairwise, title: reportTitle(flags) }));
-  if (flags.json) writeFileSync(flags.json, `${JSON.stringify({ results: run.results, pairwise: run.pairwise }, null, 2)}\n`);
+  if (flags.writeThresholds) {
+    if (!flags.rubric || run.results.length !== 1) throw new RubricateError("BAD_INPUT", "--write-thresholds needs --rubric and exactly one judge");
+    const thresholds = suggestedThresholds(run.results[0]);
+    if (Object.keys(thresholds).length === 0) throw new RubricateError("BAD_INPUT", "no criterion has verdicts with probabilities and both label classes: nothing to threshold (use logprobs: true or probability: confidence | probe)");
+    writeFileSync(flags.writeThresholds, rubricWithThresholds(readFileSync(flags.rubric, "utf8"), thresholds, flags.rubric));
+  }
+  if (flags.json) writeFileSync(flags.json, `${JSON.stringify({ results: run.results, pairwise: run.pairwise, ...(run.comparison ? { comparison: run.comparison } : {}) }, null, 2)}\n`);
   return EXIT.ok;
 }
 
@@ -88,11 +102,13 @@ export async function computeCalibration(flags: CalibrateFlags): Promise<Calibra
   const opts = { seed: flags.seed ?? 0, resamples: flags.resamples ?? 1000 };
   const results: CalibrationResult[] = [];
   const pairwise: { name: string; summary: PairwiseSummary }[] = [];
+  const compared: { labels: HumanLabel[]; set: VerdictSet }[] = [];
   if (flags.dataset) {
     if (flags.labels || flags.verdicts.length || flags.judge.length) {
       throw new RubricateError("BAD_INPUT", "--dataset evaluates stored verdicts: do not combine it with --labels, --verdicts or --judge");
     }
     for (const d of loadDatasetJudges(flags)) {
+      compared.push({ labels: d.labels, set: d.verdicts });
       results.push(calibrate({ labels: d.labels, verdicts: d.verdicts, ...opts }));
       pairwise.push({ name: d.verdicts.judge, summary: pairwiseAgreement(d.pairwise, opts) });
     }
@@ -102,10 +118,18 @@ export async function computeCalibration(flags: CalibrateFlags): Promise<Calibra
     const labels = readLabels(flags.labels);
     const sets: VerdictSet[] = flags.verdicts.map(readVerdicts);
     if (flags.judge.length) sets.push(...(await scoreWithJudges(flags, labels)));
-    for (const set of sets) results.push(calibrate({ labels, verdicts: set, ...opts }));
+    for (const set of sets) {
+      compared.push({ labels, set });
+      results.push(calibrate({ labels, verdicts: set, ...opts }));
+    }
   }
-  const markdown = calibrationMarkdown(results, { pairwise, title: reportTitle(flags) });
-  return { results, pairwise, markdown };
+  let markdown = calibrationMarkdown(results, { pairwise, title: reportTitle(flags) });
+  if (!flags.compare) return { results, pairwise, markdown };
+  if (compared.length !== 2) throw new RubricateError("BAD_INPUT", `--compare needs exactly two judges (A then B); got ${compared.length}`);
+  const kinds = flags.rubric ? kindsFromRubric((await import("../../rubric/load.js")).loadRubricSync(flags.rubric)) : undefined;
+  const comparison = compareJudges({ labels: compared[0].labels, a: compared[0].set, b: compared[1].set, kinds, ...opts });
+  markdown = `${markdown}\n${comparisonMarkdown(comparison)}`;
+  return { results, pairwise, markdown, comparison };
 }
 
 /** The `--judge` seam: scores the labelled samples now through the engine's `score()`. */

@@ -5,6 +5,7 @@ import { runDistill } from "../../distill/run.js";
 import { FORMATS, type ExportFormat, type FilterOptions } from "../../distill/types.js";
 import { RubricateError } from "../../errors.js";
 import { createJudge, type EngineJudge } from "../../judge/create.js";
+import { judgeFamilyWarning } from "../../judge/family.js";
 import type { ErrorPolicy } from "../../score/aggregate.js";
 import { loadRubricSync } from "../../rubric/load.js";
 import { markdownTable } from "../../report/markdown.js";
@@ -214,6 +215,8 @@ async function teacher(flags: DistillFlags, cachePath: string | null | undefined
   const needsJudge = env.rubric.criteria.some((c) => c.question) || env.tasks.some((t) => t.criteria?.some((c) => typeof c === "object" && c !== null && "question" in c));
   const judgeRef = flags.judge ?? env.rubric.judge;
   const judge: EngineJudge | undefined = needsJudge && judgeRef ? createJudge(judgeRef, { engine }) : undefined;
+  const warning = judge && judgeFamilyWarning(judge, { model: policy.model, provider: policy.provider.name }, "teacher");
+  if (warning) process.stderr.write(`rubricate: warning: ${warning}\n`);
   const rollouts = flags.rollouts;
   // What the rows will be: same env tasks, teacher and k → same rollouts (replayed from the cache).
   const sourceId = hashHex(JSON.stringify({ env: env.id, version: env.version, tasks: env.tasks, harness: env.harness, policy: policy.id, params: policy.params, rollouts, n: flags.tasks ?? null }));

@@ -12,6 +12,7 @@ import { envLabels, isSuiteFile, labelFile, loadSuite, runSuite, suiteMarkdown, 
 import { createPolicy, type Policy } from "../../env/policy.js";
 import { RubricateError } from "../../errors.js";
 import { createJudge, type EngineJudge } from "../../judge/create.js";
+import { judgeFamilyWarning } from "../../judge/family.js";
 import type { ErrorPolicy } from "../../score/aggregate.js";
 import { Progress } from "../progress.js";
 import { EXIT, interruptSignal, positiveInt, cachePathOf, errorPolicyOf } from "../run.js";
@@ -91,6 +92,10 @@ async function runEvalCommand(spec: string, flags: EvalFlags): Promise<number> {
   const judgeRef = flags.judge ?? env.rubric.judge;
   const judge: EngineJudge | undefined = needsJudge(env) && judgeRef ? createJudge(judgeRef, { engine }) : undefined;
   if (needsJudge(env) && !judge && !flags.quiet) process.stderr.write("rubricate: warning: the rubric asks LLM questions but no judge is set (--judge or the rubric's `judge`); they will be NO_JUDGE errors\n");
+  for (const p of judge ? policies : []) {
+    const warning = judgeFamilyWarning(judge!, { model: p.model, provider: p.provider.name }, "policy");
+    if (warning) process.stderr.write(`rubricate: warning: ${warning}\n`);
+  }
   const tasks = Math.min(flags.tasks ?? env.tasks.length, env.tasks.length);
   const progress = new Progress(tasks * flags.rollouts * policies.length, !flags.quiet);
   const interrupt = interruptSignal();

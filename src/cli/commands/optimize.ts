@@ -8,6 +8,7 @@ import { loadEnvironment } from "../../env/load.js";
 import { createPolicy } from "../../env/policy.js";
 import { isRubricateError, RubricateError } from "../../errors.js";
 import { createJudge } from "../../judge/create.js";
+import { judgeFamilyWarning } from "../../judge/family.js";
 import { optimize } from "../../optimize/optimize.js";
 import { progressLine } from "../../optimize/progress.js";
 import { reportHtml, reportMarkdown } from "../../optimize/report.js";
@@ -39,6 +40,9 @@ export interface OptimizeFlags {
   maxTime?: number;
   tolerance: number;
   merge?: boolean;
+  selection?: "pareto" | "current_best" | "uniform";
+  maxReflections?: number;
+  maxReflectionCost?: number;
   cache: string | boolean;
   concurrency?: number;
   quiet?: boolean;
@@ -71,6 +75,11 @@ const number = (lo: number, hi: number, open = false) => (value: string) => {
   return n;
 };
 
+const selection = (value: string) => {
+  if (value !== "pareto" && value !== "current_best" && value !== "uniform") throw new Error(`expected pareto, current_best or uniform, got "${value}"`);
+  return value;
+};
+
 function common(cmd: Command): Command {
   return cmd
     .option("-j, --judge <judge>", "judge file or packaged judge id (default: the rubric's `judge`)")
@@ -90,6 +99,9 @@ function common(cmd: Command): Command {
     .option("--max-time <seconds>", "stop after this many seconds of this process", positiveInt)
     .option("--tolerance <x>", "accept a child whose minibatch sum beats its parent's by more than x (noisy judges)", number(0, Infinity), 0)
     .option("--merge", "also try merging two front members that share an ancestor")
+    .option("--selection <how>", "parent of each reflection: pareto (front members by instances won), current_best (greedy) or uniform", selection, "pareto")
+    .option("--max-reflections <n>", "stop after n reflection calls", positiveInt)
+    .option("--max-reflection-cost <usd>", "stop once the reflection model has cost this many USD (needs its price in the reflector file)", number(0, Infinity))
     .option("--cache <path>", "cache database (policy, judge and reflection calls)", ".rubricate/cache.db")
     .option("--no-cache", "do not read or write any cache (every call is paid)")
     .option("-c, --concurrency <n>", "evaluations in flight at once (default 8)", positiveInt)
@@ -139,6 +151,8 @@ export async function runPolicy(flags: PolicyFlags): Promise<number> {
     const asks = env.rubric.criteria.some((c) => c.question) || env.tasks.some((t) => t.criteria?.some((c) => typeof c === "object" && c !== null && "question" in c));
     if (asks && !judgeRef) throw new RubricateError("NO_JUDGE", `the rubric of ${env.id} asks LLM questions: give --judge (or set the rubric's \`judge\`)`);
     const judge = judgeRef ? createJudge(judgeRef, { engine }) : undefined;
+    const warning = judge && judgeFamilyWarning(judge, { model: policy.model, provider: policy.provider.name }, "policy");
+    if (warning) process.stderr.write(`rubricate: warning: ${warning}\n`);
     const tasks = env.tasks.slice(0, flags.tasks ?? env.tasks.length);
     const target = policyPromptTarget({ env, policy, engine, judge, tasks, valFraction: flags.valFraction, splitSeed: flags.seed, rollouts: flags.rollouts, concurrency: flags.concurrency });
     const state = flags.state ?? join(".rubricate", "optimize", `${env.id}.policy.json`);
@@ -183,6 +197,9 @@ type TargetLike<I> = Pick<OptimizeOptions<I>, "trainset" | "valset" | "instanceT
 /** The shared run: reflector, GEPA with progress and state, then report, summary and the best text. */
 async function runGepa<I>(flags: OptimizeFlags, engine: Engine, t: TargetLike<I>, finish: (r: OptimizeResult) => string): Promise<number> {
   const reflector = createReflector<I>(flags.reflector, { engine, prompt: t.reflectionPrompt });
+  if (flags.maxReflectionCost !== undefined && !reflector.config.price) {
+    throw new RubricateError("BAD_INPUT", `--max-reflection-cost needs the reflection model's price: add \`price: { input, output }\` (USD per million tokens) to ${flags.reflector}`);
+  }
   const say = (line: string) => process.stderr.write(`${line}\n`);
   const interrupt = interruptSignal();
   let result: OptimizeResult;
@@ -191,7 +208,11 @@ async function runGepa<I>(flags: OptimizeFlags, engine: Engine, t: TargetLike<I>
       seed: t.seed, evaluate: t.evaluate, reflect: reflector.reflect, trainset: t.trainset, valset: t.valset, instanceText: t.instanceText,
       makeReflectiveDataset: t.makeReflectiveDataset, validateProposal: t.validateProposal,
       budget: flags.budget, minibatchSize: flags.minibatch, rngSeed: flags.seed, acceptTolerance: flags.tolerance, useMerge: flags.merge ?? false,
-      stop: { targetScore: flags.targetScore, noImprovementIterations: flags.patience, maxIterations: flags.maxIterations, timeMs: flags.maxTime === undefined ? undefined : flags.maxTime * 1000, stopFile: flags.stopFile },
+      candidateSelection: flags.selection, reflectionCostUsd: () => reflector.usage().costUsd,
+      stop: {
+        targetScore: flags.targetScore, noImprovementIterations: flags.patience, maxIterations: flags.maxIterations, timeMs: flags.maxTime === undefined ? undefined : flags.maxTime * 1000, stopFile: flags.stopFile,
+        maxReflectionCalls: flags.maxReflections, maxReflectionCostUsd: flags.maxReflectionCost,
+      },
       stateFile: t.state, resume: flags.resume ?? false, signal: interrupt.signal,
       onWarning: () => {},
       onProgress: (e) => {

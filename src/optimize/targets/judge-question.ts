@@ -110,8 +110,8 @@ export function judgeQuestionTarget(options: JudgeQuestionOptions): JudgeQuestio
 
   const makeReflectiveDataset: JudgeQuestionTarget["makeReflectiveDataset"] = ({ component, instances, result }) => {
     const all = instances.map((input, n): ReflectiveRecord<LabelledItem> => ({ input, output: result.traces?.[n], score: result.scores[n], feedback: result.feedback?.[n] ?? "" }));
-    const mine = all.filter((r) => r.input.criterion === component);
-    return mine.length > 0 ? mine : all;
+    // Only this question's items: rewording question A from labels meant for question B is always rejected.
+    return all.filter((r) => r.input.criterion === component);
   };
 
   const validateProposal = (text: string, component: string, candidate: Candidate): string | undefined => {

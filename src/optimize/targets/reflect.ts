@@ -37,7 +37,9 @@ export interface Reflector<I> {
 /**
  * A reflection model for GEPA, configured like a judge (a judge file, a packaged judge id or a
  * config object: provider, model, temperature, max_tokens, limits, price). Calls go through the
- * engine, so they are cached: a resumed run re-asks an interrupted reflection for free.
+ * engine's cache keyed by the prompt and the run's reflection call number: a resumed run
+ * re-asks an interrupted reflection for free, but a stuck proposal asked again later is a new
+ * (paid) call, so a sampled model can answer differently.
  * @example
  * const reflector = createReflector("judges/reflector.yaml", { engine });
  * await optimize({ ...target, reflect: reflector.reflect, budget: 300 });
@@ -60,7 +62,7 @@ export function createReflector<I>(configOrPath: JudgeConfigInput | string, opti
       temperature: config.temperature,
       maxTokens: config.max_tokens,
     };
-    const result = await engine.complete(provider, request, { scheduler, signal: args.signal, keyExtra: { purpose: "gepa-reflection" }, price: config.price });
+    const result = await engine.complete(provider, request, { scheduler, signal: args.signal, keyExtra: { purpose: "gepa-reflection", call: args.call }, price: config.price });
     addUsage(usage, result.usage);
     const response = result.response;
     if (response.refusal) throw new RubricateError("JUDGE_REFUSAL", `the reflection model refused: ${response.refusal}`);

@@ -54,6 +54,16 @@ describe("judge-question target: data", () => {
     engine.close();
   });
 
+  it("shows the reflector only the rewritten criterion's items: none for another criterion (the proposal is then skipped)", () => {
+    const { engine, judge } = connect();
+    const t = judgeQuestionTarget({ rubric, labels, judge, criteria: ["cites-source"] });
+    const instances = t.trainset.slice(0, 3);
+    const result = { scores: [1, 0, 1], feedback: ["ok", "humans: YES, judge: NO", "ok"], traces: ["judge: YES", "judge: NO", "judge: YES"] };
+    expect(t.makeReflectiveDataset({ candidate: t.seed, component: "cites-source", instances, result })).toHaveLength(3);
+    expect(t.makeReflectiveDataset({ candidate: t.seed, component: "other-criterion", instances, result })).toEqual([]);
+    engine.close();
+  });
+
   it("defaults to every labelled question criterion and refuses unknown or code criteria", () => {
     const { engine, judge } = connect();
     expect(Object.keys(judgeQuestionTarget({ rubric, labels, judge }).seed)).toEqual(["cites-source"]);

@@ -42,6 +42,21 @@ describe("createReflector", () => {
     engine.close();
   });
 
+  it("keys the cache on the run's call number: a stuck prompt asked again later is a new call", async () => {
+    const engine = createEngine({ cache: openCache({ path: false }), limits: { maxConcurrency: 2, maxRetries: 0, timeoutMs: 5_000 } });
+    const reflector = createReflector({ provider: "openai-compatible", base_url: server.url, model: "reflector", temperature: 1 }, { engine });
+    const before = server.requests.length;
+    const args = { candidate: { system: "Be stuck." }, component: "system", reflectiveDataset: [record] };
+    await reflector.reflect({ ...args, call: 7 });
+    await reflector.reflect({ ...args, call: 8 });
+    expect(server.requests.length - before).toBe(2);
+    // The same call number again (a resumed run re-asking an interrupted call) is free.
+    await reflector.reflect({ ...args, call: 8 });
+    expect(server.requests.length - before).toBe(2);
+    expect(reflector.usage()).toMatchObject({ calls: 2, cacheHits: 1 });
+    engine.close();
+  });
+
   it("uses a custom prompt and reads its configuration from a judge file", async () => {
     const dir = tempDir("reflector-");
     const file = join(dir, "reflector.yaml");
