@@ -1,3 +1,4 @@
+import type { CustomChecks } from "../checks/custom.js";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { score } from "../score/score.js";
@@ -25,6 +26,8 @@ import { StatsRecorder, type BridgeStats } from "./stats.js";
 /** Options of `createRewardServer`. */
 export interface RewardServerOptions {
   rubric: Rubric;
+  /** Custom check functions by name for the rubric's `check: { custom: name }` (built-ins need not be passed). */
+  checks?: CustomChecks;
   /** One judge (one engine, cache and scheduler) shared by every request. */
   judge?: EngineJudge;
   /** When set, every route but `/healthz` needs `Authorization: Bearer <token>`. */
@@ -87,7 +90,7 @@ export function createRewardServer(options: RewardServerOptions): RewardServer {
     stats.samplesStarted(samples.length);
     let results: ScoreResult[] = [];
     try {
-      results = await score(rubric, samples, { judge, concurrency: options.concurrency ?? 128, errors: options.errors, signal });
+      results = await score(rubric, samples, { judge, concurrency: options.concurrency ?? 128, errors: options.errors, signal, checks: options.checks });
       return results;
     } finally {
       stats.samplesDone(samples.length, results);

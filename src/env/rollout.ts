@@ -139,7 +139,7 @@ export async function rollout(env: Environment, policy: Policy, task: Task, opti
   };
   const scored: ScoreResult = error
     ? { reward: null, verdicts: [], errors: [{ criterion: "*", ...error }], feedback: `the policy could not be called: ${error.message}`, usage: emptyUsage() }
-    : await scoreSample(env.rubric, sample, { judge: options.judge, signal, errors: options.errors });
+    : await scoreSample(env.rubric, sample, { judge: options.judge, signal, errors: options.errors, checks: hooks.checks });
   return {
     env: env.id,
     model: policy.id,

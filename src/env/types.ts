@@ -58,7 +58,7 @@ export interface EnvHooks<State = any> {
   setup?: (ctx: Omit<HookContext<never>, "state" | "signal">) => State | Promise<State>;
   /** Extra sample fields for the rubric (e.g. the database's end state), merged over the defaults. */
   finalize?: (ctx: FinalizeContext<State>) => Record<string, unknown> | Promise<Record<string, unknown>>;
-  /** Custom checks the rubric names with `check: { custom: name }`; registered when the env loads. */
+  /** Custom checks the rubric names with `check: { custom: name }`; this environment's rollouts score with them (nothing process-wide). */
   checks?: Record<string, CheckFunction>;
 }
 

@@ -1,6 +1,7 @@
 import pLimit from "p-limit";
 import { RubricateError, toRubricateError } from "../errors.js";
 import { runCheck } from "../checks/run.js";
+import type { CustomChecks } from "../checks/custom.js";
 import type { Judge, JudgeQuestion } from "../judge/types.js";
 import type { JudgeConfigInput } from "../judge/config.js";
 import { createJudge } from "../judge/create.js";
@@ -29,6 +30,8 @@ export interface ScoreOptions {
   onProgress?: (progress: { done: number; result: ScoreResult; index: number }) => void;
   /** "input" (default) yields results in input order; "completed" as they finish. */
   order?: "input" | "completed";
+  /** Custom check functions by name for `check: { custom: name }` (built-ins such as sql-result-matches need not be passed). */
+  checks?: CustomChecks;
 }
 
 /** A result with the position of its sample in the input. */
@@ -84,7 +87,7 @@ async function scoreOne(rubric: Rubric, sample: Sample, options: Omit<ScoreOptio
         }
         if (criterion.check) {
           try {
-            outcomes.set(criterion.id, { verdict: await runCheck(criterion.check, sample, { defaultField: rubric.response_field, rubricDir }) });
+            outcomes.set(criterion.id, { verdict: await runCheck(criterion.check, sample, { defaultField: rubric.response_field, rubricDir, checks: options.checks }) });
           } catch (e) {
             outcomes.set(criterion.id, { error: toRubricateError(e, "CHECK_FAILED") });
           }
