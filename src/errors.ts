@@ -47,7 +47,7 @@ export class RubricateError extends Error {
   readonly code: ErrorCode;
   readonly location?: SourceLocation;
   readonly retryable: boolean;
-  /** Seconds the server asked us to wait (from `retry-after`), when it said. */
+  /** Milliseconds the server asked us to wait (from `retry-after-ms`, or `retry-after` in seconds or as a date), when it said. */
   readonly retryAfterMs?: number;
   readonly status?: number;
   /** Every problem found, when there were several (e.g. all schema issues of one file). */

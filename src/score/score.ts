@@ -1,4 +1,3 @@
-import pLimit from "p-limit";
 import { RubricateError, toRubricateError } from "../errors.js";
 import { runCheck } from "../checks/run.js";
 import type { CustomChecks } from "../checks/custom.js";
@@ -177,18 +176,18 @@ function sampleError(error: RubricateError, sample: Sample, policy: ErrorPolicy)
 export async function* scoreStream(rubric: Rubric, samples: Iterable<Sample> | AsyncIterable<Sample>, options: ScoreOptions = {}): AsyncGenerator<IndexedResult> {
   const owned = resolveJudge(options);
   const scoring = { ...options, judge: owned.judge };
+  // The loop below never holds more than `width` samples in flight, so no limiter is needed.
   const width = Math.max(1, options.concurrency ?? 128);
-  const limit = pLimit(width);
   const inFlight = new Map<number, Promise<IndexedResult>>();
   let next = 0;
   let done = 0;
   const launch = (sample: Sample, index: number) => {
-    const task = limit(async () => {
+    const task = (async () => {
       options.signal?.throwIfAborted();
       const result = { ...(await scoreOne(rubric, sample, scoring)), index };
       options.onProgress?.({ done: ++done, result, index });
       return result;
-    });
+    })();
     // A rejection must never be "unhandled" while an earlier sample is awaited; it is rethrown when its turn comes.
     task.catch(() => undefined);
     inFlight.set(index, task);
@@ -211,7 +210,6 @@ export async function* scoreStream(rubric: Rubric, samples: Iterable<Sample> | A
   } catch (e) {
     throw toRubricateError(e);
   } finally {
-    limit.clearQueue();
     // Let in-flight work settle so nothing writes after the caller thinks we are done.
     await Promise.allSettled(inFlight.values());
     await owned.close();
