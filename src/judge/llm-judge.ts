@@ -2,7 +2,7 @@ import { RubricateError, toRubricateError } from "../errors.js";
 import { addUsage, emptyUsage, type Usage, type VerdictOrError } from "../types.js";
 import { JudgeConfigSchema, type JudgeConfig, type JudgeConfigInput, type Price } from "./config.js";
 import { parseBatched, parseSingle, type ParsedAnswer } from "./parse.js";
-import { buildJudgeRequest, type PromptSettings } from "./prompt.js";
+import { buildJudgeRequest, sampleNonce, sharedPrefix, type PromptSettings } from "./prompt.js";
 import type { CompletionRequest, CompletionResponse, Provider } from "../providers/types.js";
 import type { Judge, JudgeAnswer, JudgeQuestion, JudgeRequest } from "./types.js";
 import { tallyVotes, votesStillNeeded, type VoteTally } from "./votes.js";
@@ -39,8 +39,14 @@ export function createLLMJudge(configInput: JudgeConfigInput | JudgeConfig, deps
 
   async function answer(request: JudgeRequest, options: { signal?: AbortSignal } = {}): Promise<JudgeAnswer> {
     const usage = emptyUsage();
+    // Every call of this answer shares the sample block: hash and render it once, not once per question and vote.
+    let shared: { nonce: string; prefix: string } | undefined;
     const call = async (questions: JudgeQuestion[], batched: boolean, voteIndex: number, attempt: number) => {
-      const built = buildJudgeRequest(request.rubric, request.sample, questions, batched, settings);
+      if (!shared) {
+        const nonce = sampleNonce(request.rubric.id, request.sample);
+        shared = { nonce, prefix: sharedPrefix(request.rubric, request.sample, nonce) };
+      }
+      const built = buildJudgeRequest(request.rubric, request.sample, questions, batched, settings, shared);
       const keyExtra = { attempt, versions: questions.map((q) => q.version ?? null) };
       const result = await deps.engine.complete(deps.provider, built, { voteIndex, keyExtra, signal: options.signal, scheduler: id, price: config.price });
       addUsage(usage, result.usage);
