@@ -74,7 +74,7 @@ export class RubricateError extends Error {
   readonly code: ErrorCode;
   readonly location?: SourceLocation;
   readonly retryable: boolean;
-  /** Milliseconds the server asked us to wait (from `retry-after` or `retry-after-ms`), when it said. */
+  /** Milliseconds the server asked us to wait (from `retry-after-ms`, or `retry-after` in seconds or as a date), when it said. */
   readonly retryAfterMs?: number;
   readonly status?: number;
   /** Every problem found, when there were several (e.g. all schema issues of one file). */

@@ -7,8 +7,8 @@ export { RubricateError, isRubricateError, type ErrorCode, type SourceLocation }
 export type { CriterionResult, Sample, ScoreResult, Usage, Verdict } from "./types.js";
 export { loadRubric, loadRubricSync, parseRubric, rubricJsonSchema, renderTemplate } from "./rubric/index.js";
 export type { Check, Criterion, Example, Rubric, Scoring } from "./rubric/index.js";
-export { registerCheck, runCheck } from "./checks/index.js";
-export type { CheckFunction } from "./checks/index.js";
+export { runCheck } from "./checks/index.js";
+export type { CheckFunction, CustomChecks } from "./checks/index.js";
 export { aggregate, rewardFunction, meanWithInterval, SummaryBuilder, formatSummary } from "./score/index.js";
 export type { ErrorPolicy, RewardFunction, RunSummary } from "./score/index.js";
 export { score, scoreSample, scoreStream, type ScoreOptions, type IndexedResult } from "./score/score.js";

@@ -60,7 +60,7 @@ export function gameLog(guesses: Guess[]): string {
 
 const state = (sample: Record<string, unknown>) => sample.game as { guesses: Guess[]; solved: boolean } | undefined;
 
-/** Custom checks, registered under these names when the environment loads. */
+/** Custom checks by the names the rubric uses; this environment's rollouts score with them. */
 export const checks: Record<string, CheckFunction> = {
   "wordle-solved": (_text, { sample }) => {
     const g = state(sample);

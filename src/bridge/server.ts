@@ -1,3 +1,4 @@
+import type { CustomChecks } from "../checks/custom.js";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { score } from "../score/score.js";
@@ -29,6 +30,8 @@ import { StatsRecorder, type BridgeStats } from "./stats.js";
 /** Options of `createRewardServer`. */
 export interface RewardServerOptions {
   rubric: Rubric;
+  /** Custom check functions by name for the rubric's `check: { custom: name }` (built-ins need not be passed). */
+  checks?: CustomChecks;
   /** One judge (one engine, cache and scheduler) shared by every request. */
   judge?: EngineJudge;
   /** When set, every route but `/healthz` needs `Authorization: Bearer <token>`. */
@@ -151,7 +154,7 @@ export function createRewardServer(options: RewardServerOptions): RewardServer {
     const done: (ScoreResult | undefined)[] = Array.from({ length: samples.length }, () => undefined);
     let timer: NodeJS.Timeout | undefined;
     try {
-      const run = score(rubric, samples, { judge, concurrency: options.concurrency ?? 128, errors: options.errors, signal, order: "completed", onProgress: ({ result, index }) => (done[index] = result) });
+      const run = score(rubric, samples, { judge, concurrency: options.concurrency ?? 128, errors: options.errors, signal, checks: options.checks, order: "completed", onProgress: ({ result, index }) => (done[index] = result) });
       run.catch(() => undefined); // past the deadline nobody awaits it; its calls still land in the cache
       const expired = new Promise<"expired">((resolve) => (timer = setTimeout(() => resolve("expired"), deadlineMs)));
       await Promise.race([run, expired]);

@@ -2,6 +2,7 @@
  * Computing verdicts now: the labelled samples scored with a rubric and a judge through the
  * engine's `score()` (cached like every other call), turned into a `VerdictSet` for `calibrate`.
  */
+import type { CustomChecks } from "../checks/custom.js";
 import { score } from "../score/score.js";
 import { RubricateError } from "../errors.js";
 import type { Judge } from "../judge/types.js";
@@ -50,11 +51,11 @@ export async function scoreLabelled(
   rubric: Rubric,
   labels: readonly HumanLabel[],
   judge: Judge,
-  opts: { name?: string; signal?: AbortSignal; concurrency?: number } = {},
+  opts: { name?: string; signal?: AbortSignal; concurrency?: number; checks?: CustomChecks } = {},
 ): Promise<VerdictSet> {
   const samples = labelledSamples(labels);
   const before = judge.usage().costUsd;
-  const results = await score(rubric, samples, { judge, signal: opts.signal, concurrency: opts.concurrency });
+  const results = await score(rubric, samples, { judge, signal: opts.signal, concurrency: opts.concurrency, checks: opts.checks });
   const verdicts = results.flatMap((r) => resultVerdicts(String(samples[r.index].id), r));
   return { judge: opts.name ?? judge.id, verdicts, costUsd: judge.usage().costUsd - before };
 }

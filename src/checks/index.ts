@@ -1,5 +1,5 @@
 export { runCheck, normalizeText, type RunCheckOptions } from "./run.js";
-export { registerCheck, unregisterCheck, getCheck } from "./registry.js";
+export { BUILTIN_CHECKS, findCheck, type CustomChecks } from "./custom.js";
 export { extractNumber, parseNumber } from "./number.js";
 export type { CheckContext, CheckFunction, CheckOutcome } from "./types.js";
-export { registerSqlCheck, sqlResultMatches, extractSql, readOnlyProblem, sameResults, SQL_CHECK_NAME, type SqlCheckArgs } from "./sql.js";
+export { sqlResultMatches, extractSql, readOnlyProblem, sameResults, SQL_CHECK_NAME, type SqlCheckArgs } from "./sql.js";

@@ -4,14 +4,14 @@ import type { Check } from "./schema.js";
 import type { Sample, Verdict } from "../types.js";
 import { compileJsonSchema, compileRegex, describeAjvErrors } from "./compile.js";
 import { extractNumber, parseNumber } from "./number.js";
-import { getCheck } from "./registry.js";
-// Built-in custom checks register themselves by name (e.g. "sql-result-matches").
-import "./sql.js";
+import { findCheck, type CustomChecks } from "./custom.js";
 
 export interface RunCheckOptions {
   /** The input a check reads when it names no `field` (the rubric's `response_field`, default "response"). */
   defaultField?: string;
   rubricDir?: string;
+  /** Custom check functions by name, for `check: { custom: name }` (the built-ins need not be passed). */
+  checks?: CustomChecks;
 }
 
 /**
@@ -58,7 +58,7 @@ async function evaluate(check: Check, text: string, sample: Sample, options: Run
     const pass = (check.length.min === undefined || size >= check.length.min) && (check.length.max === undefined || size <= check.length.max);
     return { pass, reasoning: `${size} ${unit} (allowed ${check.length.min ?? 0}–${check.length.max ?? "∞"})` };
   }
-  const fn = getCheck(check.custom);
+  const fn = findCheck(check.custom, options.checks);
   const outcome = await fn(text, { sample, args: check.args ?? {}, rubricDir: options.rubricDir });
   if (typeof outcome === "boolean") return { pass: outcome };
   if (typeof outcome !== "object" || outcome === null || typeof outcome.pass !== "boolean") {

@@ -45,7 +45,7 @@ export const CheckSchema = z.union([
     field: field.optional(),
   }),
   z.strictObject({
-    custom: z.string().min(1).describe("The name a function was registered under with registerCheck()"),
+    custom: z.string().min(1).describe("The name of a custom check function: a built-in (sql-result-matches), or one passed as score(…, { checks }) or in an environment's hooks"),
     args: z.record(z.string(), z.unknown()).optional(),
     field: field.optional(),
   }),

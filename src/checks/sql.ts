@@ -14,10 +14,9 @@ import { availableParallelism } from "node:os";
 import { isAbsolute, resolve } from "node:path";
 import pLimit from "p-limit";
 import { RubricateError } from "../errors.js";
-import { registerCheck } from "./registry.js";
 import type { CheckContext, CheckOutcome } from "./types.js";
 
-/** The name the check is registered under. */
+/** The name rubrics use for this built-in check. */
 export const SQL_CHECK_NAME = "sql-result-matches";
 
 /** The `args` of a `sql-result-matches` check. */
@@ -164,7 +163,7 @@ export function sameResults(a: Row[], b: Row[], ordered: boolean): boolean {
 
 /**
  * The check function behind `sql-result-matches`.
- * @example registerCheck("sql-result-matches", sqlResultMatches) // done by registerSqlCheck()
+ * @example await sqlResultMatches("SELECT 1", { sample: {}, args: { database: "shop.sql", reference: "SELECT 1" } })
  */
 export async function sqlResultMatches(text: string, context: CheckContext): Promise<CheckOutcome> {
   const args = context.args as Partial<SqlCheckArgs>;
@@ -199,10 +198,3 @@ export async function sqlResultMatches(text: string, context: CheckContext): Pro
     reasoning: pass ? `same ${ref.rows.length} row(s) as the reference${ordered ? " in the same order" : ""}` : `result differs from the reference (${got.rows.length} row(s), expected ${ref.rows.length}${ordered ? ", order compared" : ""})`,
   };
 }
-
-/** Registers `sql-result-matches` (idempotent). */
-export function registerSqlCheck(): void {
-  registerCheck(SQL_CHECK_NAME, sqlResultMatches);
-}
-
-registerSqlCheck();

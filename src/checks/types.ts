@@ -14,6 +14,6 @@ export type CheckOutcome = boolean | { pass: boolean; reasoning?: string };
 
 /**
  * A custom check: code that answers a criterion. Throwing yields an error verdict, never a "no".
- * @example registerCheck("even-length", (text) => text.length % 2 === 0)
+ * @example score(rubric, samples, { checks: { "even-length": (text) => text.length % 2 === 0 } })
  */
 export type CheckFunction = (text: string, context: CheckContext) => CheckOutcome | Promise<CheckOutcome>;

@@ -5,6 +5,7 @@
  * run resume: the input is replayed to rebuild the filters' state (scores come from the cache,
  * so no judge call is paid twice) and the units of groups already written are not written again.
  */
+import type { CustomChecks } from "../checks/custom.js";
 import { randomUUID } from "node:crypto";
 import { createReadStream, existsSync, renameSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -48,6 +49,8 @@ export interface DistillRunOptions {
   rows?: RowOptions;
   /** Scores rows that carry no `reward` (and, with `rescore`, those that do). */
   rubric?: Rubric;
+  /** Custom check functions by name for the rubric's `check: { custom: name }` (built-ins need not be passed). */
+  checks?: CustomChecks;
   judge?: Judge;
   rescore?: boolean;
   /** Rows scored at once (default 64). */
@@ -135,7 +138,7 @@ async function* scoreRows(rows: AsyncIterable<Raw>, o: DistillRunOptions): Async
     else if (!o.rubric) throw new RubricateError("BAD_INPUT", `input row ${index} carries no reward; pass a rubric (--rubric) to score it, or score results (--results)`);
     else {
       const rubric = o.rubric;
-      const task = scoreSample(rubric, sampleForRubric(raw, rubric.inputs, responseField) as Sample, { judge: o.judge, errors: o.errors, signal: o.signal }).then((r) => ({
+      const task = scoreSample(rubric, sampleForRubric(raw, rubric.inputs, responseField) as Sample, { judge: o.judge, errors: o.errors, signal: o.signal, checks: o.checks }).then((r) => ({
         ...raw,
         reward: r.reward,
         passed: r.passed,

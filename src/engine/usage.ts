@@ -47,9 +47,18 @@ export function estimateTokens(request: CompletionRequest): number {
     chars += textLength(m.content);
     for (const call of m.toolCalls ?? []) chars += call.name.length + call.arguments.length;
   }
-  if (request.jsonSchema) chars += JSON.stringify(request.jsonSchema.schema).length;
+  if (request.jsonSchema) chars += schemaLength(request.jsonSchema.schema);
   if (request.tools) chars += JSON.stringify(request.tools).length;
   return Math.ceil(chars / 4) + (request.maxTokens ?? 0);
+}
+
+const schemaLengths = new WeakMap<object, number>();
+
+/** The JSON length of a structured-output schema; a judge reuses one schema object per id list, so it is measured once. */
+function schemaLength(schema: Record<string, unknown>): number {
+  let n = schemaLengths.get(schema);
+  if (n === undefined) schemaLengths.set(schema, (n = JSON.stringify(schema).length));
+  return n;
 }
 
 function textLength(content: string | { text: string }[] | undefined): number {

@@ -2,7 +2,6 @@ import { readFileSync, statSync } from "node:fs";
 import { dirname, isAbsolute, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { isMap, isPair, isScalar, parseDocument } from "yaml";
-import { registerCheck } from "../checks/registry.js";
 import { compileJsonSchema } from "../checks/compile.js";
 import { RubricateError, type SourceLocation } from "../errors.js";
 import { keysByName } from "../config/issues.js";
@@ -18,8 +17,8 @@ import type { EnvHooks, Environment, ResolvedSandboxConfig, Task } from "./types
 type Located = LocatedIssue;
 
 /**
- * Reads an environment file: validates it, reads its tasks, loads its rubric, imports its hooks
- * and registers their checks. Errors name file:line:col, like rubric errors.
+ * Reads an environment file: validates it, reads its tasks, loads its rubric and imports its hooks
+ * (whose `checks` its rollouts score with; nothing is registered process-wide). Errors name file:line:col, like rubric errors.
  * @example const env = await loadEnvironment("examples/wordle/env.yaml"); env.tasks.length
  */
 export async function loadEnvironment(path: string): Promise<Environment> {
@@ -44,7 +43,6 @@ export async function parseEnvironment(text: string, options: { filename?: strin
   const hooks = file.hooks ? await importHooks(resolve(dir, file.hooks), shown(dir, file.hooks), at(["hooks"])) : {};
   checkTools(file, hooks, source);
   const harness = sandbox ? { ...file.harness, tools: [...sandbox.tools.map((name) => TERMINAL_TOOLS[name]), ...file.harness.tools] } : file.harness;
-  for (const [name, fn] of Object.entries(hooks.checks ?? {})) registerCheck(name, fn);
   return {
     id: file.id,
     version: file.version,

@@ -91,7 +91,7 @@ export interface EnvHooks<State = any> {
   finalize?: (ctx: FinalizeContext<State>) => Record<string, unknown> | Promise<Record<string, unknown>>;
   /** Runs when the rollout ends — after success, an error, a timeout or Ctrl-C — before the sandbox is destroyed. Its own failure is recorded, never thrown. */
   teardown?: (ctx: HookContext<State>) => void | Promise<void>;
-  /** Custom checks the rubric names with `check: { custom: name }`; registered when the env loads. */
+  /** Custom checks the rubric names with `check: { custom: name }`; this environment's rollouts score with them (nothing process-wide). */
   checks?: Record<string, CheckFunction>;
 }
 

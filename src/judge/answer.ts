@@ -1,7 +1,9 @@
 /**
  * The judge's answer format, once: the zod schema below is what parsing validates against, and
  * the JSON Schema sent to providers for structured output is generated from it. Add a field to
- * `ANSWER_FIELDS` and it is asked for, required in strict mode, validated and returned.
+ * `ANSWER_FIELDS` and it is asked for, required in strict mode, validated and returned. Strict
+ * mode requires every field: a field a model may leave out is `.nullable()`, not `.optional()`
+ * (tests/judge/answer.test.ts compares with the OpenAI SDK's own strict converter).
  */
 import { z } from "zod";
 

@@ -132,9 +132,12 @@ export function buildJudgeRequest(
   questions: JudgeQuestion[],
   batched: boolean,
   settings: PromptSettings,
+  /** The sample's nonce and shared prefix when the caller already has them (one judge answer asks several times about one sample). */
+  shared?: { nonce: string; prefix: string },
 ): CompletionRequest {
-  const nonce = sampleNonce(rubric.id, sample);
-  const content: TextPart[] = [{ text: sharedPrefix(rubric, sample, nonce), cache: true }, { text: `\n\n${questionsBlock(questions, nonce, batched, { confidence: settings.confidence })}` }];
+  const nonce = shared?.nonce ?? sampleNonce(rubric.id, sample);
+  const prefix = shared?.prefix ?? sharedPrefix(rubric, sample, nonce);
+  const content: TextPart[] = [{ text: prefix, cache: true }, { text: `\n\n${questionsBlock(questions, nonce, batched, { confidence: settings.confidence })}` }];
   const messages: ChatMessage[] = [{ role: "user", content }];
   const request: CompletionRequest = {
     model: settings.model,

@@ -1,4 +1,5 @@
 /** Runs the battery: every attack against every sample, scored like any other response. */
+import type { CustomChecks } from "../checks/custom.js";
 import { score } from "../score/score.js";
 import { RubricateError, toRubricateError } from "../errors.js";
 import type { Judge } from "../judge/types.js";
@@ -16,6 +17,8 @@ import { attackVars, probeFields, type ProbeFields } from "./vars.js";
 
 /** Options of `probe`. */
 export interface ProbeOptions {
+  /** Custom check functions by name for the rubric's `check: { custom: name }` (built-ins need not be passed). */
+  checks?: CustomChecks;
   /** Answers the rubric's LLM questions. */
   judge?: Judge;
   /** The battery (default: the packaged attacks in `probes/`). */
@@ -119,6 +122,7 @@ export async function probe(rubric: Rubric, samples: Sample[], options: ProbeOpt
     concurrency: options.concurrency,
     signal: options.signal,
     errors: "null",
+    checks: options.checks,
     onProgress: () => options.onProgress?.(++done, planned.length),
   });
   const asksJudge = rubric.criteria.some((c) => c.question);

@@ -51,14 +51,16 @@ function combine(method: Scoring["method"], counted: CriterionResult[], criteria
   return counted.filter(isGood).reduce((sum, r) => sum + weight(r.id), 0) / total;
 }
 
+// Object literals of one shape (no spreads): this runs for every criterion of every sample.
 function toResult(criterion: Criterion, outcome: Outcome | undefined, question: string | undefined): CriterionResult {
-  const base = { id: criterion.id, points: criterion.points, required: criterion.required, source: criterion.check ? "check" : "llm", question: question ?? criterion.question } as const;
-  if (!outcome) return { ...base, status: "error", earned: 0, error: { code: "INTERNAL", message: "criterion was never evaluated" } };
-  if ("skipped" in outcome) return { ...base, status: "skipped", earned: 0, reasoning: outcome.skipped };
-  if ("error" in outcome) return { ...base, status: "error", earned: 0, error: { code: outcome.error.code, message: outcome.error.message } };
+  const { id, points, required } = criterion;
+  const asked = question ?? criterion.question;
+  const source = criterion.check ? "check" : "llm";
+  if (!outcome) return { id, points, required, source, question: asked, status: "error", earned: 0, error: { code: "INTERNAL", message: "criterion was never evaluated" } };
+  if ("skipped" in outcome) return { id, points, required, source, question: asked, status: "skipped", earned: 0, reasoning: outcome.skipped };
+  if ("error" in outcome) return { id, points, required, source, question: asked, status: "error", earned: 0, error: { code: outcome.error.code, message: outcome.error.message } };
   const { verdict } = outcome;
-  const status = verdict.pass ? "met" : "unmet";
-  const result: CriterionResult = { ...base, source: verdict.source, status, earned: verdict.pass ? criterion.points : 0 };
+  const result: CriterionResult = { id, points, required, source: verdict.source, question: asked, status: verdict.pass ? "met" : "unmet", earned: verdict.pass ? points : 0 };
   if (verdict.probability !== undefined) result.probability = verdict.probability;
   if (verdict.reasoning !== undefined) result.reasoning = verdict.reasoning;
   if (verdict.quote !== undefined) result.quote = verdict.quote;

@@ -1,6 +1,6 @@
-import pLimit from "p-limit";
 import { RubricateError, toRubricateError } from "../errors.js";
 import { runCheck } from "../checks/run.js";
+import type { CustomChecks } from "../checks/custom.js";
 import type { Judge, JudgeQuestion } from "../judge/types.js";
 import type { JudgeConfigInput } from "../judge/config.js";
 import { createJudge } from "../judge/create.js";
@@ -30,6 +30,8 @@ export interface ScoreOptions {
   onProgress?: (progress: { done: number; result: ScoreResult; index: number }) => void;
   /** "input" (default) yields results in input order; "completed" as they finish. */
   order?: "input" | "completed";
+  /** Custom check functions by name for `check: { custom: name }` (built-ins such as sql-result-matches need not be passed). */
+  checks?: CustomChecks;
 }
 
 /** A result with the position of its sample in the input. */
@@ -85,7 +87,7 @@ async function scoreOne(rubric: Rubric, sample: Sample, options: Omit<ScoreOptio
         }
         if (criterion.check) {
           try {
-            outcomes.set(criterion.id, { verdict: await runCheck(criterion.check, sample, { defaultField: rubric.response_field, rubricDir }) });
+            outcomes.set(criterion.id, { verdict: await runCheck(criterion.check, sample, { defaultField: rubric.response_field, rubricDir, checks: options.checks }) });
           } catch (e) {
             outcomes.set(criterion.id, { error: toRubricateError(e, "CHECK_FAILED") });
           }
@@ -189,18 +191,18 @@ function sampleError(error: RubricateError, sample: Sample, policy: ErrorPolicy)
 export async function* scoreStream(rubric: Rubric, samples: Iterable<Sample> | AsyncIterable<Sample>, options: ScoreOptions = {}): AsyncGenerator<IndexedResult> {
   const owned = resolveJudge(options);
   const scoring = { ...options, judge: owned.judge };
+  // The loop below never holds more than `width` samples in flight, so no limiter is needed.
   const width = Math.max(1, options.concurrency ?? 128);
-  const limit = pLimit(width);
   const inFlight = new Map<number, Promise<IndexedResult>>();
   let next = 0;
   let done = 0;
   const launch = (sample: Sample, index: number) => {
-    const task = limit(async () => {
+    const task = (async () => {
       options.signal?.throwIfAborted();
       const result = { ...(await scoreOne(rubric, sample, scoring)), index };
       options.onProgress?.({ done: ++done, result, index });
       return result;
-    });
+    })();
     // A rejection must never be "unhandled" while an earlier sample is awaited; it is rethrown when its turn comes.
     task.catch(() => undefined);
     inFlight.set(index, task);
@@ -223,7 +225,6 @@ export async function* scoreStream(rubric: Rubric, samples: Iterable<Sample> | A
   } catch (e) {
     throw toRubricateError(e);
   } finally {
-    limit.clearQueue();
     // Let in-flight work settle so nothing writes after the caller thinks we are done.
     await Promise.allSettled(inFlight.values());
     await owned.close();

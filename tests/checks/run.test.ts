@@ -1,17 +1,17 @@
 import { Ajv } from "ajv";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { COMPILE_CACHE_LIMIT, compileJsonSchema } from "../../src/checks/compile.js";
 import { extractNumber, parseNumber } from "../../src/checks/number.js";
-import { registerCheck, unregisterCheck } from "../../src/checks/registry.js";
-import { normalizeText, runCheck } from "../../src/checks/run.js";
+import type { CustomChecks } from "../../src/checks/custom.js";
+import { normalizeText, runCheck, type RunCheckOptions } from "../../src/checks/run.js";
 import { RubricateError } from "../../src/errors.js";
 import type { Check } from "../../src/rubric/schema.js";
 
-const pass = async (check: Check, response: unknown, extra: Record<string, unknown> = {}) => (await runCheck(check, { response, ...extra })).pass;
+const pass = async (check: Check, response: unknown, extra: Record<string, unknown> = {}, options: RunCheckOptions = {}) => (await runCheck(check, { response, ...extra }, options)).pass;
 
-async function checkError(check: Check, sample: Record<string, unknown>): Promise<RubricateError> {
+async function checkError(check: Check, sample: Record<string, unknown>, options: RunCheckOptions = {}): Promise<RubricateError> {
   try {
-    await runCheck(check, sample);
+    await runCheck(check, sample, options);
   } catch (e) {
     expect(e).toBeInstanceOf(RubricateError);
     return e as RubricateError;
@@ -228,34 +228,35 @@ describe("length", () => {
 });
 
 describe("custom", () => {
-  afterEach(() => {
-    for (const name of ["t-bool", "t-object", "t-throws", "t-bad-return", "t-args", "t-async"]) unregisterCheck(name);
-  });
+  // Passed where they are used: no process-wide registry to clean up between tests.
+  const checks: CustomChecks = {
+    "t-bool": (text) => text.length % 2 === 0,
+    "t-object": (text) => ({ pass: text.includes("!"), reasoning: "looked for !" }),
+    "t-args": (text, ctx) => text === `${String(ctx.args.prefix)}${String(ctx.sample.name)}`,
+    "t-async": async (text) => text === "later",
+    "t-throws": () => {
+      throw new TypeError("boom");
+    },
+    "t-bad-return": () => "yes" as unknown as boolean,
+  };
+  const withChecks = { checks };
 
-  it("runs a registered function returning a boolean or { pass, reasoning }, with args and sample", async () => {
-    registerCheck("t-bool", (text) => text.length % 2 === 0);
-    registerCheck("t-object", (text) => ({ pass: text.includes("!"), reasoning: "looked for !" }));
-    registerCheck("t-args", (text, ctx) => text === `${String(ctx.args.prefix)}${String(ctx.sample.name)}`);
-    registerCheck("t-async", async (text) => text === "later");
-    expect(await runCheck({ custom: "t-bool" }, { response: "ab" })).toEqual({ pass: true, source: "check" });
-    expect(await pass({ custom: "t-bool" }, "abc")).toBe(false);
-    expect(await runCheck({ custom: "t-object" }, { response: "hi!" })).toEqual({ pass: true, reasoning: "looked for !", source: "check" });
-    expect(await pass({ custom: "t-args", args: { prefix: "Dr. " } }, "Dr. Who", { name: "Who" })).toBe(true);
-    expect(await pass({ custom: "t-async" }, "later")).toBe(true);
+  it("runs a passed function returning a boolean or { pass, reasoning }, with args and sample", async () => {
+    expect(await runCheck({ custom: "t-bool" }, { response: "ab" }, withChecks)).toEqual({ pass: true, source: "check" });
+    expect(await pass({ custom: "t-bool" }, "abc", {}, withChecks)).toBe(false);
+    expect(await runCheck({ custom: "t-object" }, { response: "hi!" }, withChecks)).toEqual({ pass: true, reasoning: "looked for !", source: "check" });
+    expect(await pass({ custom: "t-args", args: { prefix: "Dr. " } }, "Dr. Who", { name: "Who" }, withChecks)).toBe(true);
+    expect(await pass({ custom: "t-async" }, "later", {}, withChecks)).toBe(true);
   });
 
   it("a throwing check is an error verdict (CHECK_FAILED), never a 'no'", async () => {
-    registerCheck("t-throws", () => {
-      throw new TypeError("boom");
-    });
-    const error = await checkError({ custom: "t-throws" }, { response: "x" });
+    const error = await checkError({ custom: "t-throws" }, { response: "x" }, withChecks);
     expect(error.code).toBe("CHECK_FAILED");
     expect(error.message).toBe("boom");
   });
 
   it("a return that is neither boolean nor { pass } is CHECK_FAILED", async () => {
-    registerCheck("t-bad-return", () => "yes" as unknown as boolean);
-    const error = await checkError({ custom: "t-bad-return" }, { response: "x" });
+    const error = await checkError({ custom: "t-bad-return" }, { response: "x" }, withChecks);
     expect(error.code).toBe("CHECK_FAILED");
     expect(error.message).toBe('custom check "t-bad-return" returned "yes", not a boolean or { pass }');
   });
@@ -264,6 +265,19 @@ describe("custom", () => {
     const error = await checkError({ custom: "t-never-registered" }, { response: "x" });
     expect(error.code).toBe("UNKNOWN_CHECK");
     expect(error.message).toMatch(/^no custom check named "t-never-registered" is registered/);
+  });
+
+  it("two scorings in one process use their own functions under the same name; the built-in needs no passing", async () => {
+    const a: CustomChecks = { same: (text) => text === "a" };
+    const b: CustomChecks = { same: (text) => text === "b" };
+    const [ra, rb] = await Promise.all([pass({ custom: "same" }, "a", {}, { checks: a }), pass({ custom: "same" }, "a", {}, { checks: b })]);
+    expect([ra, rb]).toEqual([true, false]);
+    // Neither leaks into a scoring that did not pass it.
+    expect((await checkError({ custom: "same" }, { response: "a" })).code).toBe("UNKNOWN_CHECK");
+    // Names are looked up as own keys only: an object's inherited members are not checks.
+    expect((await checkError({ custom: "constructor" }, { response: "a" }, withChecks)).code).toBe("UNKNOWN_CHECK");
+    const sql = await runCheck({ custom: "sql-result-matches", args: { database: "nowhere.sql", reference: "SELECT 1" } }, { response: "DROP TABLE t" });
+    expect(sql).toMatchObject({ pass: false, reasoning: expect.stringMatching(/^rejected: /) });
   });
 });
 

@@ -45,6 +45,32 @@ describe("rubricate score", () => {
     expect(lines.map((l) => l.id)).toEqual(sampleIds());
   });
 
+  it("--resume keeps what an interrupted run wrote to <output>.partial and scores only the rest", async () => {
+    const out = join(dir, "resume", "results.jsonl");
+    const full = jsonLines((await cli(["score", RUBRIC, SAMPLES, "-q"])).stdout);
+    // An interrupted run: the first result written (marked, so we can tell it was kept, not re-scored) and a line cut short.
+    const kept = { ...full[0], feedback: "kept from the interrupted run" };
+    await cli(["score", RUBRIC, SAMPLES, "-q", "-o", out]);
+    writeFileSync(`${out}.partial`, `${JSON.stringify(kept)}\n${JSON.stringify(full[1]).slice(0, 20)}`);
+    const r = await cli(["score", RUBRIC, SAMPLES, "-q", "-o", out, "--resume"]);
+    expect(r.code).toBe(0);
+    expect(existsSync(`${out}.partial`)).toBe(false);
+    const lines = jsonLines(readFileSync(out, "utf8"));
+    expect(lines.map((l) => l.index)).toEqual(full.map((l) => l.index));
+    expect(lines[0]).toEqual(kept);
+    expect(lines.slice(1)).toEqual(full.slice(1));
+    const noFile = await cli(["score", RUBRIC, SAMPLES, "-q", "--resume"]);
+    expect(noFile.code).toBe(1);
+    expect(noFile.stderr).toContain("--resume continues the results file of an interrupted run: give it with -o <file>");
+  });
+
+  it("--order accepts only input or completed", async () => {
+    const r = await cli(["score", RUBRIC, SAMPLES, "-q", "--order", "random"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--order.*'random' is invalid. Allowed choices are input, completed/);
+    expect(r.stdout).toBe("");
+  });
+
   it("reads samples from stdin with -", async () => {
     const input = readFileSync(SAMPLES, "utf8");
     const fromStdin = await cli(["score", RUBRIC, "-", "-q"], { input });

@@ -233,3 +233,25 @@ describe("score / scoreStream", () => {
     expect(results[1].errors[0].code).toBe("BAD_INPUT");
   });
 });
+
+describe("custom checks passed where they are used", () => {
+  const rubric = parseRubric(`
+id: custom
+inputs: [response]
+criteria:
+  - id: shouts
+    check: { custom: loud }
+    points: 1
+`);
+  it("two rubrics scored at once with their own `loud` do not clash, and nothing is left behind", async () => {
+    const samples = [{ response: "HI" }, { response: "hi" }];
+    const [upper, lower] = await Promise.all([
+      score(rubric, samples, { checks: { loud: (t) => t === t.toUpperCase() } }),
+      score(rubric, samples, { checks: { loud: (t) => t === t.toLowerCase() } }),
+    ]);
+    expect(upper.map((r) => r.reward)).toEqual([1, 0]);
+    expect(lower.map((r) => r.reward)).toEqual([0, 1]);
+    const none = await scoreSample(rubric, samples[0]);
+    expect(none.errors.map((e) => e.code)).toEqual(["UNKNOWN_CHECK"]);
+  });
+});

@@ -1,5 +1,5 @@
-import { writeFileSync } from "node:fs";
-import type { Command } from "commander";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { Option, type Command } from "commander";
 import { emptyEstimate, estimateSample } from "../../score/estimate.js";
 import { scoreStream } from "../../score/score.js";
 import { RubricateError } from "../../errors.js";
@@ -9,7 +9,7 @@ import type { ErrorPolicy } from "../../score/aggregate.js";
 import { formatSummary, SummaryBuilder } from "../../score/summary.js";
 import { loadRubricSync } from "../../rubric/load.js";
 import type { Rubric } from "../../rubric/schema.js";
-import type { Sample } from "../../types.js";
+import type { Sample, ScoreResult } from "../../types.js";
 import { JsonlWriter, readJsonl } from "../io.js";
 import { samplesOfRows } from "../../env/records.js";
 import { parseShard, takeShard } from "../../engine/shard.js";
@@ -48,12 +48,12 @@ export function register(program: Command): void {
     .option("--no-cache", "do not read or write any cache (every call is paid)")
     .option("-c, --concurrency <n>", "samples scored at once (the judge file limits calls)", positiveInt)
     .option("--errors <policy>", "a criterion error makes the reward: null (default) | zero | skip-criterion", "null")
-    .option("--order <order>", "input (default) or completed", "input")
+    .addOption(new Option("--order <order>", "input (default) or completed").choices(["input", "completed"]).default("input"))
     .option("--dry-run", "print the number of calls, tokens and cost a run would need, and call nothing")
     .option("-q, --quiet", "no progress and no summary on stderr")
     .option("--summary-json <file>", "also write the summary as JSON")
     .option("--batch", "answer judge calls through the provider's batch API (cheaper, slower); same cache, same results")
-    .option("--resume", "with --batch: collect jobs a crashed run submitted (always done; kept for clarity)")
+    .option("--resume", "continue an interrupted -o run: keep the results in <output>.partial and score only the samples missing there (--batch always collects jobs a crashed run submitted)")
     .option("--poll-ms <ms>", "with --batch: first poll interval", positiveInt)
     .option("--shard <i/n>", "score only shard i of n (every n-th sample); join the outputs with `rubricate merge`")
     .action(async (rubricPath: string, samplesPath: string, flags: ScoreFlags) => {
@@ -75,6 +75,8 @@ async function runScore(rubricPath: string, samplesPath: string, flags: ScoreFla
     if (cachePath === null) throw new RubricateError("BAD_INPUT", "batch mode keeps its answers in the cache for the scoring pass: drop --no-cache (every answer would be paid for in the batch, thrown away, then paid again live)");
     await runBatch(rubric, samplesPath, judge, typeof cachePath === "string" ? cachePath : undefined, flags);
   }
+  if (flags.resume && (!flags.output || flags.output === "-")) throw new RubricateError("BAD_INPUT", "--resume continues the results file of an interrupted run: give it with -o <file>");
+  const previous = flags.resume ? previousResults(`${flags.output}.partial`) : new Map<number, Record<string, unknown>>();
   const writer = new JsonlWriter(flags.output);
   const summary = new SummaryBuilder();
   const progress = new Progress(undefined, !flags.quiet);
@@ -82,14 +84,22 @@ async function runScore(rubricPath: string, samplesPath: string, flags: ScoreFla
   let interrupted = false;
   try {
     const shard = flags.shard ? parseShard(flags.shard) : undefined;
+    // Lines carry the sample's index in the whole input, so shards merge back in order.
+    const globalIndex = (local: number) => (shard ? local * shard.count + shard.index - 1 : local);
     const rows = samplesOfRows(readJsonl(samplesPath)) as AsyncIterable<Sample>;
-    const input = shard ? rowsOf(takeShard(rows, shard)) : rows;
+    const sharded = shard ? rowsOf(takeShard(rows, shard)) : rows;
+    for (const line of [...previous.values()].sort((a, b) => (a.index as number) - (b.index as number))) {
+      await writer.write(line);
+      summary.add(line as unknown as ScoreResult);
+    }
+    // Position in the scored stream → index in this shard's input (they differ when resuming skips samples).
+    const locals: number[] = [];
+    const input = previous.size === 0 ? sharded : remaining(sharded, (local) => !previous.has(globalIndex(local)), locals);
     const stream = scoreStream(rubric, input, { judge, concurrency: flags.concurrency, errors: flags.errors, order: flags.order, signal: interrupt.signal });
-    let done = 0;
+    let done = previous.size;
     for await (const result of stream) {
-      const { index: local, ...line } = result;
-      // Lines carry the sample's index in the whole input, so shards merge back in order.
-      const index = shard ? local * shard.count + shard.index - 1 : local;
+      const { index: position, ...line } = result;
+      const index = globalIndex(previous.size === 0 ? position : locals[position]);
       await writer.write({ index, ...line });
       summary.add(result);
       progress.update(++done, judge ? `calls ${judge.engine.stats().usage.calls}` : "");
@@ -163,4 +173,32 @@ async function dryRun(rubric: Rubric, samplesPath: string, judgeRef: string | un
 
 async function* rowsOf<T>(items: AsyncIterable<{ row: T }>): AsyncGenerator<T> {
   for await (const item of items) yield item.row;
+}
+
+/** The result lines an interrupted run wrote, by sample index; a line cut off by a crash is dropped (and scored again). */
+function previousResults(path: string): Map<number, Record<string, unknown>> {
+  const done = new Map<number, Record<string, unknown>>();
+  if (!existsSync(path)) return done;
+  for (const text of readFileSync(path, "utf8").split("\n")) {
+    if (text.trim() === "") continue;
+    try {
+      const line = JSON.parse(text) as Record<string, unknown>;
+      if (typeof line.index === "number") done.set(line.index, line);
+    } catch {
+      // the last line of a crashed run may be cut short
+    }
+  }
+  return done;
+}
+
+/** The rows `keep` accepts (by their position in `rows`), recording each kept row's position in `positions`. */
+async function* remaining(rows: AsyncIterable<Sample>, keep: (position: number) => boolean, positions: number[]): AsyncGenerator<Sample> {
+  let position = 0;
+  for await (const row of rows) {
+    if (keep(position)) {
+      positions.push(position);
+      yield row;
+    }
+    position++;
+  }
 }
