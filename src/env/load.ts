@@ -13,6 +13,7 @@ import { MAX_YAML_BYTES, type YamlSource } from "../config/yaml-source.js";
 import { EnvironmentSchema, HarnessSchema, PolicyDefaultsSchema, SandboxConfigSchema, SandboxLimitsSchema, StopSchema, TaskSchema, ToolDeclSchema, ReplSchema, type EnvironmentFile, type SandboxConfig } from "./schema.js";
 import { TERMINAL_TOOLS } from "./terminal.js";
 import type { EnvHooks, Environment, ResolvedSandboxConfig, Task } from "./types.js";
+import type { CheckFunction } from "../checks/types.js";
 
 type Located = LocatedIssue;
 
@@ -266,6 +267,17 @@ async function importModule(abs: string): Promise<Record<string, unknown>> {
       await unregister();
     }
   }
+}
+
+/**
+ * The custom checks a rubric's `check: { custom: … }` criteria need, from an environment file
+ * (its hooks' `checks`) or a module exporting `checks` (hooks.ts, checks.mjs, …): what
+ * `score --checks` and `distill --checks` pass to scoring, since no check is registered process-wide.
+ * @example const checks = await loadChecks("examples/support-desk/env.yaml")
+ */
+export async function loadChecks(path: string): Promise<Record<string, CheckFunction>> {
+  if (/\.ya?ml$/i.test(path)) return (await loadEnvironment(path)).hooks.checks ?? {};
+  return (await importHooks(resolve(path), path, { file: path })).checks ?? {};
 }
 
 async function importHooks(abs: string, shownPath: string, where: SourceLocation): Promise<EnvHooks> {

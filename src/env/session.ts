@@ -231,7 +231,7 @@ export class Session {
       id: task.id,
       ...(task.criteria ? { criteria: task.criteria } : {}),
     };
-    const result = await scoreSample(this.env.rubric, sample, { judge: this.options.judge, signal: this.options.signal, errors: this.options.errors });
+    const result = await scoreSample(this.env.rubric, sample, { judge: this.options.judge, signal: this.options.signal, errors: this.options.errors, checks: this.env.hooks.checks });
     return { ...result, usage: result.usage ?? emptyUsage(), sample, stopReason, turns: this.turnCount };
   }
 }

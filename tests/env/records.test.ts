@@ -1,4 +1,4 @@
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runDistill } from "../../src/distill/run.js";
@@ -56,13 +56,25 @@ describe("rollout records keep what re-scoring needs", () => {
     expect(new Set(records.map((r) => r.reward)).size).toBeGreaterThan(1);
     for (const rec of records) {
       expect(rec.sample?.db).toBeDefined();
-      const again = await scoreSample(env.rubric, sampleOfRollout(rec), { judge });
+      const again = await scoreSample(env.rubric, sampleOfRollout(rec), { judge, checks: env.hooks.checks });
       expect(again.errors).toEqual([]);
       expect(again.reward).toBe(rec.reward);
     }
-    const result = await runDistill({ input: out, rubric: env.rubric, judge, rescore: true, format: "openai", filters: {}, rows: {}, onProgress: () => {} });
+    const result = await runDistill({ input: out, rubric: env.rubric, judge, checks: env.hooks.checks, rescore: true, format: "openai", filters: {}, rows: {}, onProgress: () => {} });
     expect(result.report.errorCodes).toEqual({});
     expect(result.report.rows).toBe(records.length);
+
+    // The CLI: custom checks come from the environment (`--checks`); without them the criterion is a named error, not a "no".
+    const rubric = join(dir, "end-state.yaml");
+    writeFileSync(rubric, "id: end-state-only\ninputs: [db]\ncriteria:\n  - { id: db-end-state, check: { custom: refunds-match-expected }, points: 1 }\n");
+    const withChecks = await runCli(["score", rubric, out, "-o", join(dir, "a.jsonl"), "-q", "--checks", "examples/support-desk/env.yaml"]);
+    expect(withChecks.stderr).toBe("");
+    expect(withChecks.code).toBe(0);
+    const expected = records.map((r) => (r.verdicts.find((v) => v.id === "db-end-state")!.status === "met" ? 1 : 0));
+    expect((readRollouts(join(dir, "a.jsonl")) as unknown as { reward: number }[]).map((x) => x.reward)).toEqual(expected);
+    const without = await runCli(["score", rubric, out, "-o", join(dir, "b.jsonl"), "-q"]);
+    expect(without.code).toBe(3);
+    expect(readFileSync(join(dir, "b.jsonl"), "utf8")).toMatch(/no custom check named \\"refunds-match-expected\\"/);
   });
 
   const bwrap = needsBubblewrap();

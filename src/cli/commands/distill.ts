@@ -3,6 +3,7 @@ import type { Command } from "commander";
 import { distillHtml, distillMarkdown, reportHeadline, type DistillReport } from "../../distill/report.js";
 import { runDistill } from "../../distill/run.js";
 import { FORMATS, type ExportFormat, type FilterOptions } from "../../distill/types.js";
+import { loadChecks } from "../../env/load.js";
 import { RubricateError } from "../../errors.js";
 import { createJudge, type EngineJudge } from "../../judge/create.js";
 import { judgeFamilyWarning } from "../../judge/family.js";
@@ -23,6 +24,7 @@ export interface DistillFlags {
   output?: string;
   format: string;
   rubric?: string;
+  checks?: string;
   judge?: string;
   results?: string;
   rescore?: boolean;
@@ -86,6 +88,7 @@ export function register(program: Command): void {
     .option("-o, --output <file>", "export JSONL (written to <file>.partial, renamed at the end; default: stdout)")
     .option("--format <format>", `export format: ${FORMATS.join(" | ")}`, "openai")
     .option("--rubric <file>", "score rows that carry no reward with this rubric (as they stream)")
+    .option("--checks <file>", "with --rubric: custom checks it names, from an environment YAML (its hooks' checks) or a module exporting `checks`")
     .option("-j, --judge <judge>", "judge file or id for the rubric's LLM questions (default: the rubric's)")
     .option("--results <file>", "`rubricate score` results of <input>: the k-th result line belongs to the k-th sample")
     .option("--rescore", "score every row with --rubric even when it carries a reward")
@@ -175,6 +178,7 @@ async function runDistillCommand(input: string | undefined, flags: DistillFlags)
       rows: { groupBy: flags.groupBy, tagField: flags.tagField, promptTemplate: flags.promptTemplate, ...(flags.responseField ? { responseField: flags.responseField } : {}) },
       rubric,
       judge,
+      checks: flags.checks ? await loadChecks(flags.checks) : generation?.options.env.hooks.checks,
       rescore: flags.rescore,
       concurrency: flags.concurrency,
       errors: flags.errors,

@@ -8,6 +8,7 @@ import { loadJudgeConfig } from "../../judge/load.js";
 import type { ErrorPolicy } from "../../score/aggregate.js";
 import { formatSummary, SummaryBuilder } from "../../score/summary.js";
 import { loadRubricSync } from "../../rubric/load.js";
+import { loadChecks } from "../../env/load.js";
 import type { Rubric } from "../../rubric/schema.js";
 import type { Sample, ScoreResult } from "../../types.js";
 import { JsonlWriter, readJsonl } from "../io.js";
@@ -22,6 +23,7 @@ import { EXIT, interruptSignal, positiveInt, cachePathOf, errorPolicyOf } from "
 interface ScoreFlags {
   output?: string;
   judge?: string;
+  checks?: string;
   cache: string | boolean;
   concurrency?: number;
   errors: ErrorPolicy;
@@ -55,6 +57,7 @@ export function register(program: Command): void {
     .option("--batch", "answer judge calls through the provider's batch API (cheaper, slower); same cache, same results")
     .option("--resume", "continue an interrupted -o run: keep the results in <output>.partial and score only the samples missing there (--batch always collects jobs a crashed run submitted)")
     .option("--poll-ms <ms>", "with --batch: first poll interval", positiveInt)
+    .option("--checks <file>", "custom checks the rubric names (`check: { custom: … }`): an environment YAML (its hooks' checks) or a module exporting `checks`")
     .option("--shard <i/n>", "score only shard i of n (every n-th sample); join the outputs with `rubricate merge`")
     .action(async (rubricPath: string, samplesPath: string, flags: ScoreFlags) => {
       process.exitCode = await runScore(rubricPath, samplesPath, flags);
@@ -64,6 +67,7 @@ export function register(program: Command): void {
 async function runScore(rubricPath: string, samplesPath: string, flags: ScoreFlags): Promise<number> {
   errorPolicyOf(flags.errors);
   const rubric = loadRubricSync(rubricPath);
+  const checks = flags.checks ? await loadChecks(flags.checks) : undefined;
   const judgeRef = flags.judge ?? rubric.judge;
   // An explicit --judge is always used: samples may carry questions of their own (per-sample criteria).
   const needsJudge = rubric.criteria.some((c) => c.question) || flags.judge !== undefined || rubric.criteria_from_samples === true;
@@ -95,7 +99,7 @@ async function runScore(rubricPath: string, samplesPath: string, flags: ScoreFla
     // Position in the scored stream → index in this shard's input (they differ when resuming skips samples).
     const locals: number[] = [];
     const input = previous.size === 0 ? sharded : remaining(sharded, (local) => !previous.has(globalIndex(local)), locals);
-    const stream = scoreStream(rubric, input, { judge, concurrency: flags.concurrency, errors: flags.errors, order: flags.order, signal: interrupt.signal });
+    const stream = scoreStream(rubric, input, { judge, checks, concurrency: flags.concurrency, errors: flags.errors, order: flags.order, signal: interrupt.signal });
     let done = previous.size;
     for await (const result of stream) {
       const { index: position, ...line } = result;
@@ -142,7 +146,7 @@ async function runBatch(rubric: Rubric, samplesPath: string, judge: EngineJudge,
       signal: interrupt.signal,
       onEvent: (e) => flags.quiet || process.stderr.write(`batch: ${e}\n`),
       pass: async () => {
-        for await (const _ of scoreStream(rubric, samplesOfRows(readJsonl(samplesPath)) as AsyncIterable<Sample>, { judge, concurrency: flags.concurrency })) void _;
+        for await (const _ of scoreStream(rubric, samplesOfRows(readJsonl(samplesPath)) as AsyncIterable<Sample>, { judge, checks: flags.checks ? await loadChecks(flags.checks) : undefined, concurrency: flags.concurrency })) void _;
       },
     });
     if (!flags.quiet) {
