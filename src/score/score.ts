@@ -8,6 +8,7 @@ import { CriterionSchema, type Criterion, type Rubric } from "../rubric/schema.j
 import { renderTemplate } from "../text/template.js";
 import { aggregate, type ErrorPolicy, type Outcome } from "./aggregate.js";
 import { buildFeedback } from "./feedback.js";
+import { reasoningView, type ReasoningMode } from "./reasoning-view.js";
 import { dirname } from "node:path";
 import { addUsage, emptyUsage, type Sample, type ScoreResult } from "../types.js";
 
@@ -65,12 +66,20 @@ async function scoreOne(rubric: Rubric, sample: Sample, options: Omit<ScoreOptio
   const outcomes = new Map<string, Outcome>();
   const questions = new Map<string, string>();
   const rubricDir = rubric.source ? dirname(rubric.source) : undefined;
+  // Each criterion sees the response with reasoning stripped (default), kept, or alone.
+  const responseField = rubric.response_field ?? "response";
+  const views = new Map<ReasoningMode, Sample>();
+  const viewOf = (mode: ReasoningMode = "strip") => {
+    let view = views.get(mode);
+    if (!view) views.set(mode, (view = reasoningView(sample, responseField, mode)));
+    return view;
+  };
   let pending = criteria;
   while (pending.length > 0) {
     const ready = pending.filter((c) => c.when === undefined || outcomes.has(c.when));
     if (ready.length === 0) throw new RubricateError("WHEN_CYCLE", `criteria ${pending.map((c) => c.id).join(", ")} wait on each other`);
     pending = pending.filter((c) => !ready.includes(c));
-    const asks: JudgeQuestion[] = [];
+    const asks: (JudgeQuestion & { view: Sample })[] = [];
     await Promise.all(
       ready.map(async (criterion) => {
         const condition = criterion.when === undefined ? undefined : outcomes.get(criterion.when);
@@ -80,22 +89,28 @@ async function scoreOne(rubric: Rubric, sample: Sample, options: Omit<ScoreOptio
         }
         if (criterion.check) {
           try {
-            outcomes.set(criterion.id, { verdict: await runCheck(criterion.check, sample, { defaultField: rubric.response_field, rubricDir }) });
+            outcomes.set(criterion.id, { verdict: await runCheck(criterion.check, viewOf(criterion.reasoning), { defaultField: rubric.response_field, rubricDir }) });
           } catch (e) {
             outcomes.set(criterion.id, { error: toRubricateError(e, "CHECK_FAILED") });
           }
           return;
         }
         try {
-          const question = renderTemplate(criterion.question!, sample);
+          const view = viewOf(criterion.reasoning);
+          const question = renderTemplate(criterion.question!, view);
           questions.set(criterion.id, question);
-          asks.push({ id: criterion.id, question, examples: criterion.examples, version: criterion.version });
+          asks.push({ id: criterion.id, question, examples: criterion.examples, version: criterion.version, view });
         } catch (e) {
           outcomes.set(criterion.id, { error: toRubricateError(e) });
         }
       }),
     );
-    if (asks.length > 0) await askJudge(rubric, sample, asks, outcomes, usage, options);
+    // One judge call per view of the sample (usually one: every question sees the stripped answer).
+    await Promise.all(
+      [...new Set(asks.map((a) => a.view))].map((view) =>
+        askJudge(rubric, view, asks.filter((a) => a.view === view).map(({ view: _, ...ask }) => ask), outcomes, usage, options),
+      ),
+    );
   }
   const result = aggregate(criteria, outcomes, rubric.scoring, { errors: options.errors, questions });
   if (sample.id !== undefined) result.id = sample.id;
