@@ -98,9 +98,15 @@ export function groupRewards(members: GroupMember[], options: GroupOptions = {})
     const values = indices.map((i) => rewards[i]).filter((r): r is number => r !== null);
     const mean = values.length ? values.reduce((a, b) => a + b, 0) / values.length : null;
     const std = sampleStd(values);
+    // Equal rewards carry no signal; exactly 0 rather than a rounding residue divided by 1e-4.
+    const allEqual = values.every((v) => v === values[0]);
     for (const i of indices) {
       const r = rewards[i];
       if (r === null || mean === null) continue;
+      if (allEqual) {
+        advantages[i] = 0;
+        continue;
+      }
       const divisor = scale === "none" ? 1 : (scale === "batch" ? (batchStd ?? 0) : (std ?? 0)) + STD_EPSILON;
       // A group of one has no spread: its std is undefined (NaN in TRL, turned into advantage 0 there).
       advantages[i] = scale !== "none" && (scale === "batch" ? batchStd : std) === null ? 0 : (r - mean) / divisor;

@@ -155,7 +155,8 @@ export const testsCheck = defineCheck<TestsSpec>({
     const pass = report.passed === report.total;
     if (pass) return { pass, reasoning: `${report.passed}/${report.total} tests passed`, ...partial };
     const first = report.failures.sort((a, b) => a.index - b.index)[0];
-    const detail = first ? `; test ${first.index + 1} failed: ${first.error}${tests[first.index].length < 300 ? ` [${tests[first.index].trim()}]` : ""}` : "";
+    const test = first ? tests[first.index].trim() : "";
+    const detail = first ? `; test ${first.index + 1} failed: ${first.error}${test.length < 300 && !first.error.includes(test) ? ` [${test}]` : ""}` : "";
     return { pass, reasoning: `${report.passed}/${report.total} tests passed${report.problem ? ` (${report.problem})` : ""}${detail}`, ...partial };
   },
 });
