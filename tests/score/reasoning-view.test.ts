@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { reasoningView } from "../../src/score/reasoning-view.js";
 import { score } from "../../src/score/score.js";
 import { parseRubric } from "../../src/rubric/load.js";
-import type { Judge } from "../../src/judge/types.js";
+import type { Judge, JudgeRequest } from "../../src/judge/types.js";
 
 describe("reasoningView", () => {
   const sample = { response: "<think>I guess 5</think>The answer is 4.", id: 1 };
@@ -46,7 +46,7 @@ criteria:
     const seen: string[] = [];
     const judge: Judge = {
       id: "recording",
-      async answer(request) {
+      async answer(request: JudgeRequest) {
         seen.push(String(request.sample.response));
         return { verdicts: new Map(request.questions.map((q) => [q.id, { pass: true, source: "llm" as const }])), usage: {} };
       },
