@@ -10,6 +10,7 @@
  * (errors) are left out of the statistics and get a null advantage, never a made-up 0.
  */
 import { RubricateError } from "../errors.js";
+import type { Sample } from "../types.js";
 
 /** How advantages are scaled: by the group's std (default), the whole batch's, or not at all. */
 export type AdvantageScale = "group" | "batch" | "none";
@@ -181,4 +182,52 @@ function applyLengthPenalty(indices: number[], members: GroupMember[], rewards: 
     penalties[i] = term;
     rewards[i] = rewards[i]! + term;
   }
+}
+
+/** Group scoring as an option of `score()` and the CLI's `--group-by`. */
+export interface GroupBy extends GroupOptions {
+  /** The sample input the responses to one prompt share (e.g. "prompt", "task_id"), or a function of the sample. */
+  by: string | ((sample: Sample) => string);
+  /** A sample input holding each response's length (e.g. tokens) for the length penalty; default: characters of the response. */
+  lengthField?: string;
+  /** The input with the response, for its length (default "response"). */
+  responseField?: string;
+}
+
+/** Per-result group fields: the group key, the advantage, and the length penalty when one is set. */
+export interface GroupFields {
+  group: string;
+  advantage: number | null;
+  lengthPenalty?: number;
+}
+
+/** The group key and length of one sample; a sample without the key is a BAD_INPUT error (its group is unknown). */
+export function groupMemberOf(sample: Sample, options: GroupBy): { group: string; length?: number } {
+  let key: unknown;
+  if (typeof options.by === "function") key = options.by(sample);
+  else key = sample[options.by];
+  if (key === undefined || key === null) throw new RubricateError("BAD_INPUT", `a sample has no "${typeof options.by === "string" ? options.by : "group"}" input to group by`);
+  const group = typeof key === "string" ? key : JSON.stringify(key);
+  if (!options.lengthPenalty) return { group };
+  const raw = options.lengthField ? sample[options.lengthField] : sample[options.responseField ?? "response"];
+  const length = typeof raw === "number" ? raw : typeof raw === "string" ? [...raw].length : undefined;
+  return { group, length };
+}
+
+/** Attaches group fields to results (matched by `index`), and returns the group summaries. */
+export function attachGroups<R extends { index: number; reward: number | null; passed?: boolean | null }>(results: R[], members: { group: string; length?: number }[], options: GroupOptions): { results: (R & GroupFields)[]; groups: GroupSummary[]; passAtK: Record<string, number> } {
+  const byIndex = [...results].sort((a, b) => a.index - b.index);
+  const computed = groupRewards(
+    byIndex.map((r) => ({ ...members[r.index], reward: r.reward, passed: r.passed })),
+    options,
+  );
+  const fields = new Map(byIndex.map((r, i) => [r.index, computed.members[i]]));
+  return {
+    results: results.map((r) => {
+      const m = fields.get(r.index)!;
+      return { ...r, group: m.group, advantage: m.advantage, ...(m.lengthPenalty !== undefined ? { lengthPenalty: m.lengthPenalty } : {}) };
+    }),
+    groups: computed.groups,
+    passAtK: computed.passAtK,
+  };
 }

@@ -9,6 +9,7 @@ import { renderTemplate } from "../text/template.js";
 import { aggregate, type ErrorPolicy, type Outcome } from "./aggregate.js";
 import { buildFeedback } from "./feedback.js";
 import { reasoningView, type ReasoningMode } from "./reasoning-view.js";
+import { attachGroups, groupMemberOf, type GroupBy, type GroupFields, type GroupSummary } from "./group.js";
 import { dirname } from "node:path";
 import { addUsage, emptyUsage, type Sample, type ScoreResult } from "../types.js";
 
@@ -29,6 +30,11 @@ export interface ScoreOptions {
   onProgress?: (progress: { done: number; result: ScoreResult; index: number }) => void;
   /** "input" (default) yields results in input order; "completed" as they finish. */
   order?: "input" | "completed";
+  /**
+   * GRPO-style groups (`score()` only: it needs every response of a group): results gain `group`
+   * and `advantage` (and `lengthPenalty`); see `scoreGroups` for pass@k per group.
+   */
+  group?: GroupBy;
 }
 
 /** A result with the position of its sample in the input. */
@@ -243,7 +249,27 @@ export async function* scoreStream(rubric: Rubric, samples: Iterable<Sample> | A
  * @example const results = await score(rubric, [{ response: "4" }]); results[0].reward
  */
 export async function score(rubric: Rubric, samples: Iterable<Sample> | AsyncIterable<Sample>, options: ScoreOptions = {}): Promise<IndexedResult[]> {
+  if (options.group) return (await scoreGroups(rubric, samples, { ...options, group: options.group })).results;
   const results: IndexedResult[] = [];
   for await (const result of scoreStream(rubric, samples, options)) results.push(result);
   return results;
+}
+
+/**
+ * Scores k responses per prompt together (GRPO): each result gains its group's advantage; each
+ * group its mean, std and pass@k.
+ * @example const { results, passAtK } = await scoreGroups(rubric, samples, { group: { by: "prompt" } })
+ */
+export async function scoreGroups(rubric: Rubric, samples: Iterable<Sample> | AsyncIterable<Sample>, options: ScoreOptions & { group: GroupBy }): Promise<{ results: (IndexedResult & GroupFields)[]; groups: GroupSummary[]; passAtK: Record<string, number> }> {
+  const members: { group: string; length?: number }[] = [];
+  // Group keys are read as the samples stream past, so a bad key fails before any judge call is paid for it.
+  async function* recording() {
+    for await (const sample of samples) {
+      members.push(groupMemberOf(sample, { responseField: rubric.response_field, ...options.group }));
+      yield sample;
+    }
+  }
+  const results: IndexedResult[] = [];
+  for await (const result of scoreStream(rubric, recording(), { ...options, group: undefined })) results.push(result);
+  return attachGroups(results, members, options.group);
 }
