@@ -231,3 +231,13 @@ export function attachGroups<R extends { index: number; reward: number | null; p
     passAtK: computed.passAtK,
   };
 }
+
+/**
+ * Advantages for a reward server's batch, grouped by prompt (OpenRLHF sends `prompts` beside
+ * `query`; a GRPO batch holds k responses per prompt). For the bridge to wire in.
+ * @example advantagesByPrompt(["p", "p"], [1, 0]) // [0.707…, -0.707…]
+ */
+export function advantagesByPrompt(prompts: string[], rewards: (number | null)[], options: GroupOptions = {}): (number | null)[] {
+  if (prompts.length !== rewards.length) throw new RubricateError("BAD_INPUT", `${prompts.length} prompts for ${rewards.length} rewards`);
+  return groupRewards(prompts.map((group, i) => ({ group, reward: rewards[i] })), options).members.map((m) => m.advantage);
+}

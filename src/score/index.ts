@@ -6,5 +6,5 @@ export { meanWithInterval, quantile, seededRandom, type MeanWithInterval } from 
 export { SummaryBuilder, formatSummary, type RunSummary } from "./summary.js";
 export { rewardFunction, type RewardFunction, type RewardFunctionOptions } from "./reward-function.js";
 export { scoreGroups } from "./score.js";
-export { groupRewards, passAtKEstimate, attachGroups, type GroupBy, type GroupOptions, type GroupResults, type GroupSummary, type AdvantageScale } from "./group.js";
+export { groupRewards, passAtKEstimate, attachGroups, advantagesByPrompt, type GroupBy, type GroupOptions, type GroupResults, type GroupSummary, type AdvantageScale } from "./group.js";
 export { reasoningView, type ReasoningMode } from "./reasoning-view.js";

@@ -79,3 +79,11 @@ describe("length penalty (Kimi k1.5)", () => {
     expect(() => groupRewards([{ group: "q", reward: 1 }], { lengthPenalty: { weight: 1 } })).toThrow(/needs a length/);
   });
 });
+
+describe("advantagesByPrompt (for the reward server)", () => {
+  it("groups a batch by its prompts", async () => {
+    const { advantagesByPrompt } = await import("../../src/score/group.js");
+    expect(advantagesByPrompt(["a", "b", "a", "b"], [1, 0.5, 0, 0.5], { scale: "none" })).toEqual([0.5, 0, -0.5, 0]);
+    expect(() => advantagesByPrompt(["a"], [1, 0])).toThrow(/1 prompts for 2 rewards/);
+  });
+});
