@@ -11,5 +11,5 @@ export { extractAnswer, type AnswerExtraction } from "./math/extract.js";
 export { tagContent } from "./format.js";
 export { readTrajectory, type TrajectoryCall } from "./tools.js";
 export { editSimilarity, rougeL } from "./similarity.js";
-export { setCodeRunner, extractCode } from "./code/check.js";
-export { childProcessRunner, type CodeRunner, type RunRequest, type RunResult } from "./code/runner.js";
+export { setCodeRunner, extractCode, UNSAFE_NO_SANDBOX_ENV } from "./code/check.js";
+export { childProcessRunner, sandboxCodeRunner, type CodeRunner, type RunRequest, type RunResult, type SandboxLike } from "./code/runner.js";

@@ -1,6 +1,7 @@
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCheck } from "../../src/checks/run.js";
-import { extractCode, readReport, readTests } from "../../src/checks/code/check.js";
+import { extractCode, readReport, readTests, setCodeRunner } from "../../src/checks/code/check.js";
+import { childProcessRunner, sandboxCodeRunner, type SandboxLike } from "../../src/checks/code/runner.js";
 import { needs, which } from "../helpers/system.js";
 
 const python = needs("python3", () => which("python3"), "apt-get install python3");
@@ -29,6 +30,42 @@ describe("reading code and tests", () => {
     expect(readReport({ ...run, stdout: "", timedOut: true }, "N0NCE", 2, 1000).problem).toBe("timed out after 1000 ms");
   });
 });
+
+describe("no sandbox, no run", () => {
+  it("without a runner the check is an error naming the opt-in, never a fail", async () => {
+    const previous = setCodeRunner(undefined);
+    try {
+      await expect(runCheck({ tests: { language: "python", tests: ["assert True"] } }, { response: "x = 1" })).rejects.toMatchObject({ code: "CHECK_FAILED", message: expect.stringContaining("--unsafe-no-sandbox") });
+    } finally {
+      setCodeRunner(previous);
+    }
+  });
+  it("a sandbox runtime plugs in through sandboxCodeRunner: files in, one command, destroyed after", async () => {
+    const calls: string[] = [];
+    const fake: SandboxLike = {
+      async writeFile(path) { calls.push(`write ${path}`); },
+      async exec(argv, options) {
+        calls.push(`exec ${argv.join(" ")}`);
+        const job = JSON.parse(options.stdin ?? "{}");
+        return { exitCode: 0, signal: null, stdout: `${job.nonce} {"test": 0, "ok": true}\n${job.nonce} {"done": true}\n`, stderr: "", truncated: false, ms: 1 };
+      },
+      async destroy() { calls.push("destroy"); },
+    };
+    const previous = setCodeRunner(sandboxCodeRunner(async (limits) => { calls.push(`create ${limits.commandTimeoutMs} ${limits.memoryBytes}`); return fake; }));
+    try {
+      const verdict = await runCheck({ tests: { language: "python", tests: ["assert True"], timeout_ms: 5000, memory_mb: 256 } }, { response: "x = 1" });
+      expect(verdict).toMatchObject({ pass: true, reasoning: "1/1 tests passed" });
+      expect(calls).toEqual([`create 5000 ${256 * 1024 * 1024}`, "write harness.py", "write solution.py", "exec python3 -I -X utf8 harness.py", "destroy"]);
+    } finally {
+      setCodeRunner(previous);
+    }
+  });
+});
+
+// The rest runs code in a plain child process: the explicit opt-in a user makes with --unsafe-no-sandbox.
+let previousRunner: ReturnType<typeof setCodeRunner>;
+beforeAll(() => void (previousRunner = setCodeRunner(childProcessRunner())));
+afterAll(() => void setCodeRunner(previousRunner));
 
 python.describe("tests check: Python", () => {
   it("MBPP asserts and pytest-style functions: share of tests passed, the failing test in the feedback", async () => {

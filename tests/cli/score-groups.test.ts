@@ -83,3 +83,18 @@ describe("rubricate score --group-by", () => {
     expect((await cli(["score", rubricPath, samplesPath, "--group-by", "prompt", "--pass-k", "0"])).stderr).toContain("--pass-k takes positive integers");
   });
 });
+
+describe("rubricate score --unsafe-no-sandbox", () => {
+  it("tests checks run only with the opt-in; without it they are errors that name it", async () => {
+    const rubricPath = join(dir, "js-tests.yaml");
+    writeFileSync(rubricPath, `id: js-tests\ncriteria:\n  - id: passes\n    check: { tests: { language: javascript, tests: ["assert.strictEqual(add(1, 2), 3)"] } }\n`);
+    const samplesPath = join(dir, "js-samples.jsonl");
+    writeFileSync(samplesPath, `${JSON.stringify({ response: "function add(a, b) { return a + b }" })}\n`);
+    const refused = await cli(["score", rubricPath, samplesPath, "-q"]);
+    expect(refused.code).toBe(3);
+    expect(jsonLines(refused.stdout)[0]).toMatchObject({ reward: null, errors: [{ criterion: "passes", code: "CHECK_FAILED", message: expect.stringContaining("--unsafe-no-sandbox") }] });
+    const allowed = await cli(["score", rubricPath, samplesPath, "-q", "--unsafe-no-sandbox"]);
+    expect(allowed.code).toBe(0);
+    expect(jsonLines(allowed.stdout)[0]).toMatchObject({ reward: 1 });
+  });
+});

@@ -32,12 +32,19 @@ export type TestsSpec = z.infer<typeof TestsSpec>;
 /** Bytes of output read from a run; more ends it. */
 export const MAX_OUTPUT_BYTES = 1024 * 1024;
 
-let runner: CodeRunner = childProcessRunner();
+/** The variable that opts in to running response code without a sandbox (the CLI's --unsafe-no-sandbox sets it). */
+export const UNSAFE_NO_SANDBOX_ENV = "RUBRICATE_UNSAFE_NO_SANDBOX";
+
+// Response code is untrusted: without a sandbox runtime it runs only after an explicit opt-in.
+let runner: CodeRunner | undefined = process.env[UNSAFE_NO_SANDBOX_ENV] === "1" ? childProcessRunner() : undefined;
 /** Runs at once; each is a process. */
 const limit = pLimit(Math.max(1, availableParallelism()));
 
-/** Replaces where test code runs (the sandbox runtime plugs in here). Returns the previous runner. */
-export function setCodeRunner(next: CodeRunner): CodeRunner {
+/**
+ * Sets where test code runs: a sandbox-backed runner (`sandboxCodeRunner`), or — an explicit
+ * choice to trust the code — `childProcessRunner()`. Returns the previous one.
+ */
+export function setCodeRunner(next: CodeRunner | undefined): CodeRunner | undefined {
   const previous = runner;
   runner = next;
   return previous;
@@ -137,8 +144,15 @@ export const testsCheck = defineCheck<TestsSpec>({
     const perTestS = Math.max(1, Math.ceil((spec.test_timeout_ms ?? 3000) / 1000));
     const python = spec.language === "python";
     const memoryMb = spec.memory_mb ?? 512;
+    const active = runner;
+    if (!active) {
+      throw new RubricateError(
+        "CHECK_FAILED",
+        `tests: the response's code is untrusted and no sandbox runtime is configured; run with --unsafe-no-sandbox (or ${UNSAFE_NO_SANDBOX_ENV}=1, or setCodeRunner(childProcessRunner()) in code) to run it in a plain child process with time, memory and output limits but no isolation from this machine`,
+      );
+    }
     const result = await limit(() =>
-      runner.run({
+      active.run({
         command: python ? ["python3", "-I", "-X", "utf8", "harness.py"] : [process.execPath, `--max-old-space-size=${memoryMb}`, "--stack-size=4000", "harness.js"],
         files: python ? { "harness.py": PYTHON_HARNESS, "solution.py": source.code! } : { "harness.js": NODE_HARNESS, "solution.js": source.code! },
         stdin: JSON.stringify({ nonce, tests: testSources, entry_point: spec.entry_point, per_test_s: perTestS }),

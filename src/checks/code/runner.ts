@@ -107,3 +107,44 @@ function spawnLimited(argv: string[], cwd: string, request: RunRequest): Promise
     child.stdin.end(request.stdin ?? "");
   });
 }
+
+/** The part of a sandbox (src/sandbox's `Sandbox`) the runner needs: files in, one command, cleanup. */
+export interface SandboxLike {
+  writeFile(path: string, data: string): Promise<void>;
+  exec(argv: string[], options: { stdin?: string; timeoutMs?: number }): Promise<{ exitCode: number | null; signal: string | null; stdout: string; stderr: string; truncated: boolean; limit?: string; ms: number }>;
+  destroy(): Promise<void>;
+}
+
+/** Limits a fresh sandbox is created with, in the sandbox's own terms. */
+export interface SandboxRequestLimits {
+  memoryBytes?: number;
+  cpuSeconds: number;
+  outputBytes: number;
+  commandTimeoutMs: number;
+}
+
+/**
+ * A runner over a sandbox runtime: one fresh sandbox per run (files written, the command run,
+ * the sandbox destroyed).
+ * @example setCodeRunner(sandboxCodeRunner((limits) => createSandbox({ limits })))
+ */
+export function sandboxCodeRunner(create: (limits: SandboxRequestLimits) => Promise<SandboxLike>, name = "sandbox"): CodeRunner {
+  return {
+    name,
+    async run(request) {
+      const box = await create({
+        ...(request.memoryMb > 0 ? { memoryBytes: request.memoryMb * 1024 * 1024 } : {}),
+        cpuSeconds: Math.max(1, Math.ceil(request.timeoutMs / 1000) + 1),
+        outputBytes: request.maxOutputBytes,
+        commandTimeoutMs: request.timeoutMs,
+      });
+      try {
+        for (const [file, content] of Object.entries(request.files)) await box.writeFile(file, content);
+        const result = await box.exec(request.command.map((a) => a.replaceAll("{dir}", ".")), { stdin: request.stdin, timeoutMs: request.timeoutMs });
+        return { exitCode: result.exitCode, signal: result.signal, stdout: result.stdout, stderr: result.stderr, timedOut: result.limit === "timeout", outputTruncated: result.truncated, ms: result.ms };
+      } finally {
+        await box.destroy();
+      }
+    },
+  };
+}

@@ -17,6 +17,8 @@ import { openBatchJobStore } from "../../engine/batch/jobs.js";
 import type { FleetMemberStats } from "../../providers/fleet.js";
 import { Progress } from "../progress.js";
 import { EXIT, interruptSignal, positiveInt, cachePathOf, errorPolicyOf } from "../run.js";
+import { setCodeRunner } from "../../checks/code/check.js";
+import { childProcessRunner } from "../../checks/code/runner.js";
 import { attachGroups, groupMemberOf, type AdvantageScale, type GroupBy } from "../../score/group.js";
 
 interface ScoreFlags {
@@ -38,6 +40,7 @@ interface ScoreFlags {
   passK?: number[];
   lengthPenalty?: number;
   lengthField?: string;
+  unsafeNoSandbox?: boolean;
 }
 
 /** `rubricate score <rubric> <samples.jsonl|-> [-o results.jsonl] [--judge j.yaml]`. */
@@ -65,6 +68,7 @@ export function register(program: Command): void {
     .option("--advantage <scale>", "with --group-by: group (default) | batch | none — the std the advantage is divided by (TRL's scale_rewards)", scaleOf)
     .option("--pass-k <list>", "with --group-by: values of k for pass@k, e.g. 1,8 (default 1 and the group size)", kList)
     .option("--length-penalty <weight>", "with --group-by: Kimi k1.5 length penalty of this weight (shorter correct responses gain)", Number)
+    .option("--unsafe-no-sandbox", "let `tests` checks run the responses' code in a plain child process (limits, no isolation): only for code you trust")
     .option("--length-field <field>", "with --length-penalty: the input with each response's length (default: characters of the response)")
     .action(async (rubricPath: string, samplesPath: string, flags: ScoreFlags) => {
       process.exitCode = await runScore(rubricPath, samplesPath, flags);
@@ -75,6 +79,7 @@ async function runScore(rubricPath: string, samplesPath: string, flags: ScoreFla
   errorPolicyOf(flags.errors);
   if (flags.groupBy === undefined && (flags.advantage || flags.passK || flags.lengthPenalty !== undefined)) throw new RubricateError("BAD_INPUT", "--advantage, --pass-k and --length-penalty need --group-by <field>");
   if (flags.lengthPenalty !== undefined && !Number.isFinite(flags.lengthPenalty)) throw new RubricateError("BAD_INPUT", "--length-penalty takes a number (the weight)");
+  if (flags.unsafeNoSandbox) setCodeRunner(childProcessRunner());
   if (flags.groupBy && flags.shard) throw new RubricateError("BAD_INPUT", "--group-by needs every response of a group: do not combine it with --shard");
   const rubric = loadRubricSync(rubricPath);
   const judgeRef = flags.judge ?? rubric.judge;
