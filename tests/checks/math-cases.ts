@@ -43,6 +43,8 @@ export const EQUIVALENT: MathCase[] = [
   ["(1, \\infty)", "\\boxed{(1,\\infty)}", true],
   ["[0,1)", "$[0,1)$", true],
   ["\\{1,2,3\\}", "\\{3, 1, 2\\}", true],
+  ["[2,5]", "so $x \\in [2, 5]$", true],
+  ["C", "The answer is $\\boxed{\\text{(C)}}$.", true],
   ["\\begin{pmatrix} 0 & 3 \\\\ 0 & -1 \\end{pmatrix}", "\\boxed{\\begin{pmatrix}0&3\\\\0&-1\\end{pmatrix}}", true],
   ["\\begin{pmatrix} 3 \\\\ 2 \\\\ -6 \\end{pmatrix}", "\\boxed{\\begin{bmatrix} 3 \\\\ 2 \\\\ -6 \\end{bmatrix}}", true],
   // expressions with variables
@@ -116,6 +118,8 @@ export const NOT_EQUIVALENT: MathCase[] = [
   ["(0,9)", "[0,9)", false],
   ["[0,9)", "[0,1)", false],
   ["(1,\\infty)", "[1,\\infty)", false],
+  ["[2,5]", "x \\in [2, 5)", false],
+  ["C", "\\boxed{\\text{(D)}}", false],
   ["\\begin{pmatrix} 0 & 3 \\\\ 0 & -1 \\end{pmatrix}", "\\begin{pmatrix} 0 & 3 \\\\ 0 & 1 \\end{pmatrix}", false],
   ["\\begin{pmatrix} 3 \\\\ 2 \\\\ -6 \\end{pmatrix}", "\\begin{pmatrix} 3 \\\\ -6 \\\\ 2 \\end{pmatrix}", false],
   // expressions with variables

@@ -51,6 +51,10 @@ function readValue(text: string, options: ReadOptions, depth: number): MathValue
   const union = splitTop(text, /\\cup/y);
   if (union.length > 1) return setOf(union.map((p) => readValue(p, options, depth + 1)));
 
+  // "x \in [2, 5]" names the answer set.
+  const member = splitTop(text, /\\in(?![A-Za-z])/y);
+  if (member.length === 2 && isName(member[0])) return readValue(member[1], options, depth + 1);
+
   const relation = readRelation(text, options, depth);
   if (relation) return relation;
 
