@@ -66,12 +66,12 @@ function readValue(text: string, options: ReadOptions, depth: number): MathValue
     return { kind: "tuple", items: cells.map((r) => ({ kind: "tuple", items: r })) };
   }
 
-  if (text.startsWith("\\{") && text.endsWith("\\}") && closesAtEnd(text, 2)) {
+  if (text.startsWith("\\{") && text.endsWith("\\}") && closesAtEnd(text)) {
     const inner = text.slice(2, -2);
     return setOf(inner.trim() === "" ? [] : splitTop(inner, /,/y).map((p) => readValue(p, options, depth + 1)));
   }
   const bracket = /^[([]/.exec(text) && /[)\]]$/.exec(text);
-  if (bracket && closesAtEnd(text, 1)) {
+  if (bracket && closesAtEnd(text)) {
     const parts = splitTop(text.slice(1, -1), /,/y);
     if (parts.length >= 2) {
       const items = parts.map((p) => readValue(p, options, depth + 1));
@@ -143,36 +143,26 @@ function readNumberWithSeparators(text: string, options: ReadOptions): MathValue
   if (!m || !/[, ]/.test(m[2])) return undefined;
   const [, sign, body, fraction = "", percent] = m;
   let digits: string | undefined;
-  if (/^\d{1,3}(?:,\d{3})+$/.test(body) && !/^0,/.test(body) && !(options.decimalComma && /^\d{1,3},\d{3}$/.test(body) && false)) digits = body.replace(/,/g, "") + fraction;
+  if (/^\d{1,3}(?:,\d{3})+$/.test(body) && !/^0,/.test(body)) digits = body.replace(/,/g, "") + fraction;
   else if (/^\d{1,3}(?: \d{3})+$/.test(body)) digits = body.replace(/ /g, "") + fraction;
   else if (options.decimalComma && /^\d+,\d+$/.test(body) && fraction === "") digits = body.replace(",", ".");
   if (digits === undefined) return undefined;
   return readLeaf(`${sign}${digits}${percent}`);
 }
 
-/** True when the opening delimiter of `text` (of width `width`) closes at its very end. */
-function closesAtEnd(text: string, width: number): boolean {
+/** True when the bracket opening `text` closes at its very end ("(1, 2)" yes, "(1)(2)" no); every kind counts alike. */
+function closesAtEnd(text: string): boolean {
   let depth = 0;
   for (let i = 0; i < text.length; i++) {
-    if (text.startsWith("\\{", i) || text.startsWith("\\left", i)) {
-      if (text.startsWith("\\{", i)) depth++;
-      i++;
-      continue;
-    }
-    if (text.startsWith("\\}", i)) {
-      depth--;
-      i++;
-      if (depth === 0 && i < text.length - 1) return false;
-      continue;
-    }
-    const c = text[i];
+    const escaped = text[i] === "\\" && /[{}]/.test(text[i + 1] ?? "");
+    const c = escaped ? text[++i] : text[i];
     if (c === "(" || c === "[" || c === "{") depth++;
     else if (c === ")" || c === "]" || c === "}") {
       depth--;
       if (depth === 0 && i < text.length - 1) return false;
-    }
+    } else if (c === "\\") i++;
   }
-  return depth === 0 && width > 0;
+  return depth === 0;
 }
 
 /**
@@ -243,7 +233,7 @@ export function normaliseText(text: string): string {
     .replace(/\\(?:text|textbf|textit|textnormal|mathrm|mathbf|mbox|operatorname)\s*\{([^{}]*)\}/g, "$1")
     .replace(/[\s{}]/g, "")
     .toLowerCase();
-  while (/^\(.*\)$/.test(s) && closesAtEnd(s, 1)) s = s.slice(1, -1);
+  while (/^\(.*\)$/.test(s) && closesAtEnd(s)) s = s.slice(1, -1);
   return s;
 }
 
@@ -385,18 +375,11 @@ class Translator {
       this.i += number[0].length;
       return number[0];
     }
-    if (/[.+\-*/()!,\s]/.test(c)) {
+    if (/[.+\-*/()!\s]/.test(c)) {
       this.i++;
-      return c === "," ? this.comma() : c;
+      return c;
     }
-    if (c === "[" || c === "]") throw new Untranslatable();
-    if (c === "'" || c === "&" || c === "=" || c === "<" || c === ">" || c === "?" || c === ":" || c === ";" || c === '"' || c === "#") throw new Untranslatable();
-    this.i++;
-    throw new Untranslatable();
-  }
-
-  /** A comma inside a formula is a function argument separator (e.g. nthRoot) only; elsewhere it is not a formula. */
-  private comma(): string {
+    // Anything else (a comma left after structure was read, brackets, relations, quotes) is not one formula.
     throw new Untranslatable();
   }
 
