@@ -45,6 +45,8 @@ export function readTrajectory(sample: Sample, field?: string): TrajectoryCall[]
   const source = field ?? (sample.tool_calls !== undefined ? "tool_calls" : sample.messages !== undefined ? "messages" : undefined);
   if (source === undefined) throw new RubricateError("MISSING_INPUT", "the sample has no tool_calls or messages input for a tool_calls check");
   let value = sample[source];
+  // An empty cell (a CSV column, a rollout without tools) is an empty trajectory.
+  if (typeof value === "string" && value.trim() === "") return [];
   if (typeof value === "string") {
     try {
       value = JSON.parse(value);

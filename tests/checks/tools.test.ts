@@ -30,6 +30,10 @@ describe("reading trajectories", () => {
     expect(b).toEqual(a.map(({ name, arguments: args, result }) => ({ name, arguments: args, result })));
     expect(a.map((c) => c.name)).toEqual(["search", "calculator"]);
   });
+  it("an empty cell is an empty trajectory", async () => {
+    expect(readTrajectory({ tool_calls: "  " })).toEqual([]);
+    expect(await runCheck({ tool_calls: { called: "search" } }, { response: "x", tool_calls: "" })).toMatchObject({ pass: false, reasoning: "search was not called (trajectory: no tool calls)" });
+  });
   it("a sample without a trajectory is a MISSING_INPUT error, not a fail", async () => {
     await expect(runCheck({ tool_calls: { called: "search" } }, { response: "x" })).rejects.toMatchObject({ code: "MISSING_INPUT" });
     await expect(runCheck({ tool_calls: { called: "search" } }, { response: "x", tool_calls: "not json" })).rejects.toMatchObject({ code: "BAD_INPUT" });
