@@ -5,16 +5,34 @@
  * expression; Schwartz–Zippel in spirit). mathjs does the arithmetic, on floats, so no input
  * can make it compute a huge exact number.
  */
-import { all, create, type MathNode } from "mathjs";
+import { createRequire } from "node:module";
+import type { MathJsInstance, MathNode } from "mathjs";
 import type { MathExpr, MathValue } from "./read.js";
 
-const math = create(all, {});
-const parse = math.parse;
-// mathjs' own advice for untrusted expressions: take away what can reach outside arithmetic.
-const forbidden = () => {
-  throw new Error("not available in answers");
-};
-math.import({ import: forbidden, createUnit: forbidden, evaluate: forbidden, parse: forbidden, simplify: forbidden, derivative: forbidden, resolve: forbidden, compile: forbidden, chain: forbidden }, { override: true });
+let parser: MathJsInstance["parse"] | undefined;
+
+/**
+ * Loads mathjs' parser on first use: building the full instance takes a second or two of CPU,
+ * which every command that merely loads a rubric would otherwise pay. Called outside the time
+ * guard (a slow first load must not count against one answer).
+ */
+export function loadMathjs(): void {
+  if (!parser) {
+    const { all, create } = createRequire(import.meta.url)("mathjs") as typeof import("mathjs");
+    const math = create(all, {});
+    parser = math.parse;
+    // mathjs' own advice for untrusted expressions: take away what can reach outside arithmetic.
+    const forbidden = () => {
+      throw new Error("not available in answers");
+    };
+    math.import({ import: forbidden, createUnit: forbidden, evaluate: forbidden, parse: forbidden, simplify: forbidden, derivative: forbidden, resolve: forbidden, compile: forbidden, chain: forbidden }, { override: true });
+  }
+}
+
+function parse(expr: string): MathNode {
+  loadMathjs();
+  return parser!(expr);
+}
 
 /** Node kinds a math answer may contain; anything else (assignments, objects, indexing, units) is not an answer. */
 const ALLOWED_NODES = new Set(["ConstantNode", "SymbolNode", "OperatorNode", "ParenthesisNode", "FunctionNode"]);

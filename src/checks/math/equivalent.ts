@@ -1,5 +1,5 @@
 import { Script, createContext } from "node:vm";
-import { closeNumbers, sameValue } from "./compare.js";
+import { closeNumbers, loadMathjs, sameValue } from "./compare.js";
 import { extractAnswer, type AnswerExtraction } from "./extract.js";
 import { readAnswer, type DecimalComma, type MathValue } from "./read.js";
 
@@ -31,6 +31,7 @@ const PLAIN_NUMBER = /^-?(?:\d+\.?\d*|\.\d+)$/;
  * @example mathEquivalent("so the answer is $\\boxed{\\dfrac{1}{2}}$", "0.5").equivalent // true
  */
 export function mathEquivalent(response: string, reference: string, options: MathOptions = {}): MathVerdict {
+  loadMathjs();
   // Extraction and reading are linear, but regular expressions and the parser run on untrusted
   // text: one guard bounds the whole comparison.
   const verdict = withTimeLimit(() => compare(response, reference, options), options.timeoutMs ?? 200);
