@@ -60,4 +60,10 @@ criteria:
     const [result] = await score(rubric, [{ response: "<think>so it is \\boxed{4}" }], {});
     expect(result.verdicts.find((v) => v.id === "correct")).toMatchObject({ status: "unmet", reasoning: "no final answer found (expected \"4\")" });
   });
+  it("a think-format criterion sees the whole output (reasoning: keep) and fails an unclosed block", async () => {
+    const format = parseRubric("id: f\ncriteria:\n  - id: think-then-answer\n    check: { tags: { required: [think] } }\n    reasoning: keep\n", { filename: "f.yaml" });
+    const [closed, unclosed] = await score(format, [{ response: "<think>a</think>4" }, { response: "<think>a … 4" }]);
+    expect(closed.reward).toBe(1);
+    expect(unclosed.verdicts[0]).toMatchObject({ status: "unmet", reasoning: "<think> is never closed" });
+  });
 });
