@@ -42,7 +42,7 @@ async function evaluate(check: Check, text: string, sample: Sample, options: Run
   // One normalisation for every kind that takes `tag`: the check reads that section only.
   if ("tag" in check && check.tag !== undefined) {
     const content = tagContent(text, check.tag);
-    if (content === undefined) return { pass: false, reasoning: `no <${check.tag}>…</${check.tag}> in the text`, ...("tests" in check || "similarity" in check ? { score: 0 } : {}) };
+    if (content === undefined) return { pass: false, reasoning: `no <${check.tag}>…</${check.tag}> in the text` };
     text = content;
   }
   const builtin = builtinKind(check);

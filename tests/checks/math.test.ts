@@ -92,3 +92,15 @@ describe("the math check in a rubric", () => {
     expect(missing).toMatchObject({ pass: false, reasoning: "no <answer>…</answer> in the text" });
   });
 });
+
+describe("bad configuration of the new kinds names file:line:col", () => {
+  it("a misspelt kind or setting gets a did-you-mean; a bad value its range", async () => {
+    const { parseRubric } = await import("../../src/rubric/load.js");
+    const load = (check: string) => () => parseRubric(`id: r\ncriteria:\n  - id: c\n    check: ${check}\n`, { filename: "r.yaml" });
+    expect(load("{ maths: { expected: 3 } }")).toThrow(/r\.yaml:4:\d+: unknown check kind "maths" \(did you mean "math"\?\)/);
+    expect(load('{ math: { expeted: "{{answer}}" } }')).toThrow(/r\.yaml:4:\d+: unknown key "expeted" \(did you mean "expected"\?\)/);
+    expect(load("{ tests: { language: ruby, tests: [x] } }")).toThrow(/r\.yaml:4:\d+: .*language.*"python"\|"javascript"\|"typescript"/);
+    expect(load("{ similarity: { reference: x, min: 2 } }")).toThrow(/r\.yaml:4:\d+: .*min: Too big/);
+    expect(load("{ tags: { required: [] } }")).toThrow(/r\.yaml:4:\d+: .*required/);
+  });
+});
