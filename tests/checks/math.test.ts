@@ -85,6 +85,9 @@ describe("the math check in a rubric", () => {
     expect(no.pass).toBe(false);
     expect(no.reasoning).toContain('expected "3"');
   });
+  it("an empty reference is a MISSING_INPUT error, not a wrong answer", async () => {
+    await expect(runCheck({ math: { expected: "{{answer}}" } }, { response: "\\boxed{1}", answer: " " })).rejects.toMatchObject({ code: "MISSING_INPUT" });
+  });
   it("with tag: reads only the <answer> section", async () => {
     const check = { math: { expected: 10 }, tag: "answer" };
     expect((await runCheck(check, { response: "<think>maybe 9</think><answer>10</answer>" })).pass).toBe(true);

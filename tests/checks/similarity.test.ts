@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { runCheck } from "../../src/checks/run.js";
 import { editSimilarity, lcsLength, rougeL, rougeTokens } from "../../src/checks/similarity.js";
@@ -35,5 +36,22 @@ describe("the similarity check", () => {
     expect(rouge.pass).toBe(true);
     expect(rouge.score).toBeCloseTo(0.588, 3);
     expect(rouge.reasoning).toBe("rouge-l similarity 0.588 (needs 0.5)");
+  });
+});
+
+describe("properties", () => {
+  it("both measures are symmetric, in [0, 1], and 1 on identical texts", () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 80 }), fc.string({ maxLength: 80 }), (a, b) => {
+        for (const f of [editSimilarity, rougeL]) {
+          const x = f(a, b);
+          expect(x).toBeGreaterThanOrEqual(0);
+          expect(x).toBeLessThanOrEqual(1);
+          expect(f(b, a)).toBeCloseTo(x, 12);
+        }
+        expect(editSimilarity(a, a)).toBe(1);
+        if (rougeTokens(a).length > 0) expect(rougeL(a, a)).toBe(1);
+      }),
+    );
   });
 });

@@ -4,6 +4,7 @@
  * rubric:  check: { math: { expected: "{{answer}}" } }
  */
 import { z } from "zod";
+import { RubricateError } from "../../errors.js";
 import { renderTemplate } from "../../text/template.js";
 import { defineCheck } from "../kind.js";
 import { mathEquivalent } from "./equivalent.js";
@@ -23,6 +24,8 @@ export const mathCheck = defineCheck<MathSpec>({
   summary: "final answer mathematically equal to a reference (fractions, radicals, sets, intervals, equations, units)",
   run(spec, { text, sample }) {
     const reference = typeof spec.expected === "number" ? String(spec.expected) : renderTemplate(spec.expected, sample);
+    // An empty reference is missing data, not an answer every response fails.
+    if (reference.trim() === "") throw new RubricateError("MISSING_INPUT", `math: the reference answer ${JSON.stringify(spec.expected)} is empty for this sample`);
     const verdict = mathEquivalent(text, reference, { tolerance: spec.tolerance, extract: spec.extract, decimalComma: spec.decimal_comma, timeoutMs: spec.timeout_ms });
     if (verdict.problem === "no-answer") return { pass: false, reasoning: `no final answer found (expected ${short(verdict.reference)})` };
     if (verdict.problem === "timeout") return { pass: false, reasoning: `the comparison ran past ${spec.timeout_ms ?? 200} ms; counted as not equal` };
