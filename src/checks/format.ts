@@ -80,7 +80,7 @@ export const FinalAnswerSpec = z.strictObject({
 });
 export type FinalAnswerSpec = z.infer<typeof FinalAnswerSpec>;
 
-const ANSWER_LINE = /^\s*(?:\*\*)?(?:final answer|answer)(?:\*\*)?\s*(?:is)?\s*[:：]?(?:\*\*)?\s*\S/im;
+const ANSWER_LINE = /^\s*(?:\*\*)?(?:final answer|answer)(?:\*\*)?(?:\s+is\b|\s*[:：])(?:\*\*)?\s*\S/im;
 const GSM8K_LINE = /^####\s*\S/m;
 
 export const finalAnswerCheck = defineCheck<FinalAnswerSpec>({

@@ -36,6 +36,8 @@ describe("final_answer", () => {
     ["\\boxed{7}", "gsm8k", false],
     ["Work\n#### 7", "gsm8k", true],
     ["**Answer:** 7", "line", true],
+    ["Answer choices are listed above, I pick one.", "line", false],
+    ["Final answer is 7", "line", true],
     ["\\boxed{}", "boxed", false],
   ])("%j in %s form → %s", async (response, format, pass) => {
     expect((await runCheck({ final_answer: { format: format as "any" } }, { response })).pass).toBe(pass);
