@@ -4,6 +4,7 @@
  */
 import { machine, report, type BenchContext, type BenchResult } from "./lib/common.js";
 import { cache } from "./cache.js";
+import { checks } from "./checks.js";
 import { cli } from "./cli.js";
 import { cpu } from "./cpu.js";
 import { rate } from "./rate.js";
@@ -26,6 +27,7 @@ export const BENCHMARKS: Record<string, Bench> = {
   cli,
   sessions,
   sandbox,
+  checks,
 };
 
 async function main(): Promise<void> {

@@ -20,6 +20,8 @@ export interface Verdict {
   source: "llm" | "check";
   /** Votes cast when `samples > 1`. */
   votes?: { yes: number; no: number };
+  /** Partial credit in [0, 1] from a check (share of tests passed, similarity): the share of the criterion's points earned. */
+  score?: number;
 }
 
 /** Token usage and calls of some work, summed. */
@@ -58,6 +60,8 @@ export interface CriterionResult {
   required: boolean;
   source: "llm" | "check";
   probability?: number;
+  /** Partial credit in [0, 1] a check gave (the share of `points` earned). */
+  score?: number;
   reasoning?: string;
   /** The span of the sample the judge quoted (criteria with `quote: true`). */
   quote?: string;

@@ -5,6 +5,8 @@ import type { Sample, Verdict } from "../types.js";
 import { compileJsonSchema, compileRegex, describeAjvErrors } from "./compile.js";
 import { extractNumber, parseNumber } from "./number.js";
 import { findCheck, type CustomChecks } from "./custom.js";
+import { builtinKind } from "./kinds.js";
+import { tagContent } from "./format.js";
 
 export interface RunCheckOptions {
   /** The input a check reads when it names no `field` (the rubric's `response_field`, default "response"). */
@@ -28,7 +30,7 @@ export async function runCheck(check: Check, sample: Sample, options: RunCheckOp
   const text = typeof value === "string" ? value : JSON.stringify(value);
   try {
     const outcome = await evaluate(check, text, sample, options);
-    return { pass: outcome.pass, reasoning: outcome.reasoning, source: "check" };
+    return { pass: outcome.pass, reasoning: outcome.reasoning, source: "check", ...(outcome.score !== undefined ? { score: outcome.score } : {}) };
   } catch (e) {
     const error = toRubricateError(e, "CHECK_FAILED");
     if (error.code === "INTERNAL") throw new RubricateError("CHECK_FAILED", error.message, { cause: e });
@@ -36,7 +38,15 @@ export async function runCheck(check: Check, sample: Sample, options: RunCheckOp
   }
 }
 
-async function evaluate(check: Check, text: string, sample: Sample, options: RunCheckOptions): Promise<{ pass: boolean; reasoning?: string }> {
+async function evaluate(check: Check, text: string, sample: Sample, options: RunCheckOptions): Promise<{ pass: boolean; reasoning?: string; score?: number }> {
+  // One normalisation for every kind that takes `tag`: the check reads that section only.
+  if ("tag" in check && check.tag !== undefined) {
+    const content = tagContent(text, check.tag);
+    if (content === undefined) return { pass: false, reasoning: `no <${check.tag}>…</${check.tag}> in the text` };
+    text = content;
+  }
+  const builtin = builtinKind(check);
+  if (builtin) return builtin.kind.run(builtin.spec, { text, sample, rubricDir: options.rubricDir });
   if ("regex" in check) {
     const { pattern, flags } = typeof check.regex === "string" ? { pattern: check.regex, flags: "" } : check.regex;
     const pass = compileRegex(pattern, flags).test(text);
@@ -58,6 +68,7 @@ async function evaluate(check: Check, text: string, sample: Sample, options: Run
     const pass = (check.length.min === undefined || size >= check.length.min) && (check.length.max === undefined || size <= check.length.max);
     return { pass, reasoning: `${size} ${unit} (allowed ${check.length.min ?? 0}–${check.length.max ?? "∞"})` };
   }
+  if (!("custom" in check)) throw new RubricateError("INTERNAL", `no runner for the check kind ${Object.keys(check).join(", ")}`);
   const fn = findCheck(check.custom, options.checks);
   const outcome = await fn(text, { sample, args: check.args ?? {}, rubricDir: options.rubricDir });
   if (typeof outcome === "boolean") return { pass: outcome };

@@ -1,6 +1,12 @@
 import { z } from "zod";
+import { TestsSpec } from "./code/check.js";
+import { FinalAnswerSpec, TagsSpec } from "./format.js";
+import { MathSpec } from "./math/check.js";
+import { SimilaritySpec } from "./similarity.js";
+import { ToolCallsSpec } from "./tools.js";
 
 const field = z.string().min(1).describe("Which sample input the check reads (default: response)");
+const tag = z.string().regex(/^[A-Za-z][\w.-]*$/, "a tag name is letters, digits, '_', '-', '.'").describe("Check only the content of the last <tag>…</tag> in the text (e.g. answer)");
 
 /** A check answered by code, no LLM. Exactly one kind per check. */
 export const CheckSchema = z.union([
@@ -49,5 +55,12 @@ export const CheckSchema = z.union([
     args: z.record(z.string(), z.unknown()).optional(),
     field: field.optional(),
   }),
+  // Built-in kinds with one signature (checks/kind.ts); `tag` reads one tagged section of the text.
+  z.strictObject({ math: MathSpec, field: field.optional(), tag: tag.optional() }),
+  z.strictObject({ tags: TagsSpec, field: field.optional() }),
+  z.strictObject({ final_answer: FinalAnswerSpec, field: field.optional(), tag: tag.optional() }),
+  z.strictObject({ tool_calls: ToolCallsSpec, field: field.optional(), tag: tag.optional() }),
+  z.strictObject({ similarity: SimilaritySpec, field: field.optional(), tag: tag.optional() }),
+  z.strictObject({ tests: TestsSpec, field: field.optional(), tag: tag.optional() }),
 ]);
 export type Check = z.infer<typeof CheckSchema>;

@@ -10,9 +10,11 @@ export function validateCheckDefinition(check: Check): { message: string; path: 
       compileRegex(pattern, flags);
     }
     if ("json_schema" in check) compileJsonSchema(check.json_schema);
+    if ("tool_calls" in check && check.tool_calls.arguments) compileJsonSchema(check.tool_calls.arguments.schema);
   } catch (e) {
     if (isRubricateError(e)) {
       if ("regex" in check) return { message: e.message, path: ["regex"] };
+      if ("tool_calls" in check) return { message: e.message, path: ["tool_calls", "arguments", "schema", ...((e as { schemaPath?: string[] }).schemaPath ?? [])] };
       return { message: e.message, path: ["json_schema", ...((e as { schemaPath?: string[] }).schemaPath ?? [])] };
     }
     throw e;

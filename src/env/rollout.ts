@@ -198,7 +198,8 @@ export async function rollout(env: Environment, policy: Policy, task: Task, opti
     response,
     transcript: renderTranscript(messages),
     turns,
-    tool_calls: toolCalls.map((c) => ({ name: c.name, arguments: c.arguments, error: c.error ?? null })),
+    // With each call's result, so a `tool_calls` check can test that the answer uses it (answer_uses).
+    tool_calls: toolCalls.map((c) => ({ name: c.name, arguments: c.arguments, result: c.result, error: c.error ?? null })),
     stop_reason: stopReason,
     ...extras,
     id: task.id,

@@ -1,8 +1,9 @@
 import type { z } from "zod";
 import { explainIssues, keysByName, suggestion, type PathIssue } from "../config/issues.js";
 import { CheckSchema, CriterionSchema, ExampleSchema, RubricSchema, ScoringSchema } from "./schema.js";
+import { CHECK_KINDS as BUILTIN_CHECK_KINDS } from "../checks/kinds.js";
 
-const CHECK_KINDS = ["regex", "contains", "not_contains", "equals", "json_schema", "number", "length", "custom"] as const;
+const CHECK_KINDS = ["regex", "contains", "not_contains", "equals", "json_schema", "number", "length", "custom", ...BUILTIN_CHECK_KINDS.map((k) => k.key)];
 
 const knownKeys = keysByName(RubricSchema, { scoring: ScoringSchema, examples: ExampleSchema, criteria: CriterionSchema });
 
@@ -28,6 +29,18 @@ function explainCheck(check: unknown, path: PropertyKey[]): PathIssue[] {
   const branch = CheckSchema.options.find((option) => kinds[0] in option.shape);
   const result = branch?.safeParse(check);
   if (!result || result.success) return [{ path, message: "invalid check" }];
-  const keys = (inner: PropertyKey[]) => (inner.length === 0 && branch ? Object.keys(branch.shape) : undefined);
+  // "Did you mean" inside a kind's settings too (math: { expeted: … } → expected).
+  const keys = (inner: PropertyKey[]) => {
+    let schema: unknown = branch;
+    for (const key of inner) schema = unwrapOptional((schema as { shape?: Record<PropertyKey, unknown> } | undefined)?.shape?.[key]);
+    const shape = (schema as { shape?: Record<string, unknown> } | undefined)?.shape;
+    return shape ? Object.keys(shape) : undefined;
+  };
   return explainIssues(result.error, check, { keysAt: keys, prefix: path }).map((i) => ({ ...i, path: [...path, ...i.path] }));
+}
+
+/** The schema inside `.optional()`, or the schema itself. */
+function unwrapOptional(schema: unknown): unknown {
+  const inner = schema as { unwrap?: () => unknown; def?: { type?: string } } | undefined;
+  return inner?.def?.type === "optional" && inner.unwrap ? inner.unwrap() : schema;
 }

@@ -30,7 +30,12 @@ export type LintRule =
   | "points-dominant"
   | "pitfall-outweighs"
   | "long-question"
-  | "conditional-question";
+  | "conditional-question"
+  // Code checks (lint-checks.ts).
+  | "question-for-check"
+  | "check-input-undeclared"
+  | "loose-threshold"
+  | "grades-reasoning";
 
 /** What a question rule sees. */
 export interface QuestionInput {

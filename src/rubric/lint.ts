@@ -4,6 +4,7 @@
  * and that its points and examples make sense.
  */
 import type { Criterion, Rubric } from "./schema.js";
+import { checkFindings } from "./lint-checks.js";
 import { QUESTION_RULES, stripQuoted, tokens, type LintFinding, type LintRule, type LintSeverity } from "./lint-rules.js";
 
 export type { LintFinding, LintRule, LintSeverity } from "./lint-rules.js";
@@ -25,7 +26,7 @@ export const IGNORE_TAG_PREFIX = "lint-ignore:";
  * const findings = lintRubric(loadRubricSync("rubrics/rag-answer.yaml"));
  * const failed = findings.some((f) => f.severity === "error");
  */
-export function lintRubric(rubric: Pick<Rubric, "criteria">, options: LintOptions = {}): LintFinding[] {
+export function lintRubric(rubric: Pick<Rubric, "criteria"> & Partial<Pick<Rubric, "inputs">>, options: LintOptions = {}): LintFinding[] {
   const findings: LintFinding[] = [];
   for (const criterion of rubric.criteria) {
     if (criterion.question !== undefined) findings.push(...lintQuestion(criterion.question, { id: criterion.id, points: criterion.points }));
@@ -33,6 +34,7 @@ export function lintRubric(rubric: Pick<Rubric, "criteria">, options: LintOption
   }
   findings.push(...duplicateFindings(rubric.criteria, options.duplicateThreshold ?? 0.7));
   findings.push(...pointsFindings(rubric.criteria, options.maxShare ?? 0.5));
+  findings.push(...checkFindings(rubric));
   const ignored = new Map(rubric.criteria.map((c) => [c.id, new Set((c.tags ?? []).filter((t) => t.startsWith(IGNORE_TAG_PREFIX)).map((t) => t.slice(IGNORE_TAG_PREFIX.length)))]));
   return findings.filter((f) => !ignored.get(f.criterion)?.has(f.rule));
 }

@@ -42,6 +42,10 @@ export const CriterionSchema = z
       .optional()
       .describe("The judge must quote, word for word, the span of the sample its verdict rests on; a quote not found in the sample is asked again"),
     version: z.union([z.number(), z.string()]).optional().describe("Bump to invalidate cached verdicts"),
+    reasoning: z
+      .enum(["strip", "keep", "only"])
+      .optional()
+      .describe("What of a reasoning model's <think>…</think> (or separate reasoning_content) the criterion sees: strip (default) grades the answer alone, keep the whole output, only the reasoning"),
   })
   .refine((c) => c.question === undefined || c.check === undefined, {
     message: "a criterion has both `question` and `check`; keep one (a question for the judge, or a check answered by code)",

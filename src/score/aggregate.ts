@@ -40,15 +40,15 @@ function combine(method: Scoring["method"], counted: CriterionResult[], criteria
   if (method === "points") {
     const possible = counted.filter((r) => r.points > 0).reduce((sum, r) => sum + r.points, 0);
     if (possible === 0) return 0;
-    const achieved = counted.filter((r) => r.status === "met").reduce((sum, r) => sum + r.points, 0);
+    const achieved = counted.reduce((sum, r) => sum + r.earned, 0);
     return clip(achieved / possible);
   }
   if (counted.length === 0) return 0;
   if (method === "all") return counted.every(isGood) ? 1 : 0;
-  if (method === "mean") return counted.filter(isGood).length / counted.length;
+  if (method === "mean") return counted.reduce((sum, r) => sum + credit(r), 0) / counted.length;
   const weight = (id: string) => criteria.find((c) => c.id === id)?.weight ?? 1;
   const total = counted.reduce((sum, r) => sum + weight(r.id), 0);
-  return counted.filter(isGood).reduce((sum, r) => sum + weight(r.id), 0) / total;
+  return counted.reduce((sum, r) => sum + weight(r.id) * credit(r), 0) / total;
 }
 
 // Object literals of one shape (no spreads): this runs for every criterion of every sample.
@@ -60,11 +60,18 @@ function toResult(criterion: Criterion, outcome: Outcome | undefined, question: 
   if ("skipped" in outcome) return { id, points, required, source, question: asked, status: "skipped", earned: 0, reasoning: outcome.skipped };
   if ("error" in outcome) return { id, points, required, source, question: asked, status: "error", earned: 0, error: { code: outcome.error.code, message: outcome.error.message } };
   const { verdict } = outcome;
-  const result: CriterionResult = { id, points, required, source: verdict.source, question: asked, status: verdict.pass ? "met" : "unmet", earned: verdict.pass ? points : 0 };
+  const status = verdict.pass ? "met" : "unmet";
+  // Partial credit (a share of tests passed) earns that share of a positive criterion's points.
+  const share = verdict.score !== undefined && criterion.points > 0 ? clip(verdict.score) : undefined;
+  const result: CriterionResult = { id, points, required, source: verdict.source, question: asked, status, earned: share !== undefined ? share * criterion.points : verdict.pass ? criterion.points : 0 };
+  if (share !== undefined) result.score = share;
   if (verdict.probability !== undefined) result.probability = verdict.probability;
   if (verdict.reasoning !== undefined) result.reasoning = verdict.reasoning;
   if (verdict.quote !== undefined) result.quote = verdict.quote;
   return result;
 }
+
+/** How good a counted criterion is, in [0, 1]: a check's partial `score` for a positive criterion, else 1 or 0. */
+const credit = (r: CriterionResult): number => (r.points >= 0 && r.score !== undefined ? r.score : isGood(r) ? 1 : 0);
 
 const clip = (x: number) => Math.min(1, Math.max(0, x));

@@ -10,6 +10,8 @@ import { asksAlone } from "../rubric/judge-mode.js";
 import { renderTemplate } from "../text/template.js";
 import { aggregate, type ErrorPolicy, type Outcome } from "./aggregate.js";
 import { buildFeedback } from "./feedback.js";
+import { reasoningView, type ReasoningMode } from "./reasoning-view.js";
+import { attachGroups, groupMemberOf, type GroupBy, type GroupFields, type GroupSummary } from "./group.js";
 import { dirname } from "node:path";
 import { addUsage, emptyUsage, type Sample, type ScoreResult } from "../types.js";
 
@@ -32,6 +34,11 @@ export interface ScoreOptions {
   order?: "input" | "completed";
   /** Custom check functions by name for `check: { custom: name }` (built-ins such as sql-result-matches need not be passed). */
   checks?: CustomChecks;
+  /**
+   * GRPO-style groups (`score()` only: it needs every response of a group): results gain `group`
+   * and `advantage` (and `lengthPenalty`); see `scoreGroups` for pass@k per group.
+   */
+  group?: GroupBy;
 }
 
 /** A result with the position of its sample in the input. */
@@ -72,12 +79,20 @@ async function scoreOne(rubric: Rubric, sample: Sample, options: Omit<ScoreOptio
   const outcomes = new Map<string, Outcome>();
   const questions = new Map<string, string>();
   const rubricDir = rubric.source ? dirname(rubric.source) : undefined;
+  // Each criterion sees the response with reasoning stripped (default), kept, or alone.
+  const responseField = rubric.response_field ?? "response";
+  const views = new Map<ReasoningMode, Sample>();
+  const viewOf = (mode: ReasoningMode = "strip") => {
+    let view = views.get(mode);
+    if (!view) views.set(mode, (view = reasoningView(sample, responseField, mode)));
+    return view;
+  };
   let pending = criteria;
   while (pending.length > 0) {
     const ready = pending.filter((c) => c.when === undefined || outcomes.has(c.when));
     if (ready.length === 0) throw new RubricateError("WHEN_CYCLE", `criteria ${pending.map((c) => c.id).join(", ")} wait on each other`);
     pending = pending.filter((c) => !ready.includes(c));
-    const asks: JudgeQuestion[] = [];
+    const asks: (JudgeQuestion & { view: Sample })[] = [];
     await Promise.all(
       ready.map(async (criterion) => {
         const condition = criterion.when === undefined ? undefined : outcomes.get(criterion.when);
@@ -87,23 +102,29 @@ async function scoreOne(rubric: Rubric, sample: Sample, options: Omit<ScoreOptio
         }
         if (criterion.check) {
           try {
-            outcomes.set(criterion.id, { verdict: await runCheck(criterion.check, sample, { defaultField: rubric.response_field, rubricDir, checks: options.checks }) });
+            outcomes.set(criterion.id, { verdict: await runCheck(criterion.check, viewOf(criterion.reasoning), { defaultField: rubric.response_field, rubricDir, checks: options.checks }) });
           } catch (e) {
             outcomes.set(criterion.id, { error: toRubricateError(e, "CHECK_FAILED") });
           }
           return;
         }
         try {
-          const question = renderTemplate(criterion.question!, sample);
+          const view = viewOf(criterion.reasoning);
+          const question = renderTemplate(criterion.question!, view);
           questions.set(criterion.id, question);
           const alone = asksAlone(criterion, rubric.judge_mode);
-          asks.push({ id: criterion.id, question, examples: criterion.examples, version: criterion.version, ...(criterion.quote ? { quote: true } : {}), ...(alone ? { alone } : {}) });
+          asks.push({ id: criterion.id, question, examples: criterion.examples, version: criterion.version, view, ...(criterion.quote ? { quote: true } : {}), ...(alone ? { alone } : {}) });
         } catch (e) {
           outcomes.set(criterion.id, { error: toRubricateError(e) });
         }
       }),
     );
-    if (asks.length > 0) await askJudge(rubric, sample, asks, outcomes, usage, options);
+    // One judge call per view of the sample (usually one: every question sees the stripped answer).
+    await Promise.all(
+      [...new Set(asks.map((a) => a.view))].map((view) =>
+        askJudge(rubric, view, asks.filter((a) => a.view === view).map(({ view: _, ...ask }) => ask), outcomes, usage, options),
+      ),
+    );
     for (const criterion of ready) applyThreshold(criterion, outcomes);
   }
   const result = aggregate(criteria, outcomes, rubric.scoring, { errors: options.errors, questions });
@@ -236,7 +257,27 @@ export async function* scoreStream(rubric: Rubric, samples: Iterable<Sample> | A
  * @example const results = await score(rubric, [{ response: "4" }]); results[0].reward
  */
 export async function score(rubric: Rubric, samples: Iterable<Sample> | AsyncIterable<Sample>, options: ScoreOptions = {}): Promise<IndexedResult[]> {
+  if (options.group) return (await scoreGroups(rubric, samples, { ...options, group: options.group })).results;
   const results: IndexedResult[] = [];
   for await (const result of scoreStream(rubric, samples, options)) results.push(result);
   return results;
+}
+
+/**
+ * Scores k responses per prompt together (GRPO): each result gains its group's advantage; each
+ * group its mean, std and pass@k.
+ * @example const { results, passAtK } = await scoreGroups(rubric, samples, { group: { by: "prompt" } })
+ */
+export async function scoreGroups(rubric: Rubric, samples: Iterable<Sample> | AsyncIterable<Sample>, options: ScoreOptions & { group: GroupBy }): Promise<{ results: (IndexedResult & GroupFields)[]; groups: GroupSummary[]; passAtK: Record<string, number> }> {
+  const members: { group: string; length?: number }[] = [];
+  // Group keys are read as the samples stream past, so a bad key fails before any judge call is paid for it.
+  async function* recording() {
+    for await (const sample of samples) {
+      members.push(groupMemberOf(sample, { responseField: rubric.response_field, ...options.group }));
+      yield sample;
+    }
+  }
+  const results: IndexedResult[] = [];
+  for await (const result of scoreStream(rubric, recording(), { ...options, group: undefined })) results.push(result);
+  return attachGroups(results, members, options.group);
 }

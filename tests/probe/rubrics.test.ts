@@ -2,6 +2,11 @@ import { describe, expect, it } from "vitest";
 import { samplesFromExamples } from "../../src/probe/index.js";
 import { loadRubricSync } from "../../src/rubric/load.js";
 import { probeLibrary, rubricFiles } from "./library.js";
+import { setCodeRunner } from "../../src/checks/code/check.js";
+import { childProcessRunner } from "../../src/checks/code/runner.js";
+
+// code-tests.yaml's `tests` check runs the attack responses' code; they are built from the rubric's own examples (trusted).
+setCodeRunner(childProcessRunner());
 
 const files = rubricFiles();
 

@@ -45,7 +45,7 @@ const CASES: Case[] = [
     code: "SCHEMA",
     line: 4,
     col: 14,
-    message: 'unknown check kind "regx" (did you mean "regex"?); expected one of: regex, contains, not_contains, equals, json_schema, number, length, custom',
+    message: 'unknown check kind "regx" (did you mean "regex"?); expected one of: regex, contains, not_contains, equals, json_schema, number, length, custom, math, tags, final_answer, tool_calls, similarity, tests',
   },
   { file: "invalid-regex.yaml", code: "SCHEMA", line: 4, col: 21, message: "invalid regular expression /(unclosed/: Unterminated group" },
   { file: "bad-flags.yaml", code: "SCHEMA", line: 5, col: 38, message: "criteria.0.check.regex.flags: Invalid string: must match pattern /^[gimsuy]*$/" },

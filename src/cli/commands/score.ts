@@ -19,6 +19,9 @@ import { openBatchJobStore } from "../../engine/batch/jobs.js";
 import type { FleetMemberStats } from "../../providers/fleet.js";
 import { Progress } from "../progress.js";
 import { EXIT, interruptSignal, positiveInt, cachePathOf, errorPolicyOf } from "../run.js";
+import { setCodeRunner } from "../../checks/code/check.js";
+import { childProcessRunner } from "../../checks/code/runner.js";
+import { attachGroups, groupMemberOf, type AdvantageScale, type GroupBy } from "../../score/group.js";
 
 interface ScoreFlags {
   output?: string;
@@ -35,6 +38,12 @@ interface ScoreFlags {
   batch?: boolean;
   resume?: boolean;
   pollMs?: number;
+  groupBy?: string;
+  advantage?: AdvantageScale;
+  passK?: number[];
+  lengthPenalty?: number;
+  lengthField?: string;
+  unsafeNoSandbox?: boolean;
 }
 
 /** `rubricate score <rubric> <samples.jsonl|-> [-o results.jsonl] [--judge j.yaml]`. */
@@ -59,6 +68,12 @@ export function register(program: Command): void {
     .option("--poll-ms <ms>", "with --batch: first poll interval", positiveInt)
     .option("--checks <file>", "custom checks the rubric names (`check: { custom: … }`): an environment YAML (its hooks' checks) or a module exporting `checks`")
     .option("--shard <i/n>", "score only shard i of n (every n-th sample); join the outputs with `rubricate merge`")
+    .option("--group-by <field>", "GRPO groups: responses sharing this input form a group; lines gain group and advantage (written at the end)")
+    .option("--advantage <scale>", "with --group-by: group (default) | batch | none — the std the advantage is divided by (TRL's scale_rewards)", scaleOf)
+    .option("--pass-k <list>", "with --group-by: values of k for pass@k, e.g. 1,8 (default 1 and the group size)", kList)
+    .option("--length-penalty <weight>", "with --group-by: Kimi k1.5 length penalty of this weight (shorter correct responses gain)", Number)
+    .option("--unsafe-no-sandbox", "let `tests` checks run the responses' code in a plain child process (limits, no isolation): only for code you trust")
+    .option("--length-field <field>", "with --length-penalty: the input with each response's length (default: characters of the response)")
     .action(async (rubricPath: string, samplesPath: string, flags: ScoreFlags) => {
       process.exitCode = await runScore(rubricPath, samplesPath, flags);
     });
@@ -66,6 +81,10 @@ export function register(program: Command): void {
 
 async function runScore(rubricPath: string, samplesPath: string, flags: ScoreFlags): Promise<number> {
   errorPolicyOf(flags.errors);
+  if (flags.groupBy === undefined && (flags.advantage || flags.passK || flags.lengthPenalty !== undefined)) throw new RubricateError("BAD_INPUT", "--advantage, --pass-k and --length-penalty need --group-by <field>");
+  if (flags.lengthPenalty !== undefined && !Number.isFinite(flags.lengthPenalty)) throw new RubricateError("BAD_INPUT", "--length-penalty takes a number (the weight)");
+  if (flags.unsafeNoSandbox) setCodeRunner(childProcessRunner());
+  if (flags.groupBy && flags.shard) throw new RubricateError("BAD_INPUT", "--group-by needs every response of a group: do not combine it with --shard");
   const rubric = loadRubricSync(rubricPath);
   const checks = flags.checks ? await loadChecks(flags.checks) : undefined;
   const judgeRef = flags.judge ?? rubric.judge;
@@ -82,6 +101,7 @@ async function runScore(rubricPath: string, samplesPath: string, flags: ScoreFla
   if (flags.resume && (!flags.output || flags.output === "-")) throw new RubricateError("BAD_INPUT", "--resume continues the results file of an interrupted run: give it with -o <file>");
   const previous = flags.resume ? previousResults(`${flags.output}.partial`) : new Map<number, Record<string, unknown>>();
   const writer = new JsonlWriter(flags.output);
+  let groupReport: { groups: number; passAtK: Record<string, number> } | undefined;
   const summary = new SummaryBuilder();
   const progress = new Progress(undefined, !flags.quiet);
   const interrupt = interruptSignal();
@@ -92,6 +112,9 @@ async function runScore(rubricPath: string, samplesPath: string, flags: ScoreFla
     const globalIndex = (local: number) => (shard ? local * shard.count + shard.index - 1 : local);
     const rows = samplesOfRows(readJsonl(samplesPath)) as AsyncIterable<Sample>;
     const sharded = shard ? rowsOf(takeShard(rows, shard)) : rows;
+    const grouping = groupingOf(flags, rubric);
+    // Grouped lines are written only once their whole group is scored, so a .partial holds none to resume from.
+    if (grouping && previous.size > 0) throw new RubricateError("BAD_INPUT", "--resume cannot continue a --group-by run (its lines are written at the end): run it again without --resume");
     for (const line of [...previous.values()].sort((a, b) => (a.index as number) - (b.index as number))) {
       await writer.write(line);
       summary.add(line as unknown as ScoreResult);
@@ -99,14 +122,23 @@ async function runScore(rubricPath: string, samplesPath: string, flags: ScoreFla
     // Position in the scored stream → index in this shard's input (they differ when resuming skips samples).
     const locals: number[] = [];
     const input = previous.size === 0 ? sharded : remaining(sharded, (local) => !previous.has(globalIndex(local)), locals);
-    const stream = scoreStream(rubric, input, { judge, checks, concurrency: flags.concurrency, errors: flags.errors, order: flags.order, signal: interrupt.signal });
+    const members: { group: string; length?: number }[] = [];
+    const stream = scoreStream(rubric, grouping ? recordGroups(input, grouping, members) : input, { judge, checks, concurrency: flags.concurrency, errors: flags.errors, order: flags.order, signal: interrupt.signal });
+    const held: ({ index: number } & Record<string, unknown> & { reward: number | null })[] = [];
     let done = previous.size;
     for await (const result of stream) {
       const { index: position, ...line } = result;
       const index = globalIndex(previous.size === 0 ? position : locals[position]);
-      await writer.write({ index, ...line });
+      // With groups, a line is complete only once its whole group is scored: lines are held to the end.
+      if (grouping) held.push({ index, ...line });
+      else await writer.write({ index, ...line });
       summary.add(result);
       progress.update(++done, judge ? `calls ${judge.engine.stats().usage.calls}` : "");
+    }
+    if (grouping) {
+      const grouped = attachGroups(held, members, grouping);
+      for (const line of grouped.results) await writer.write(line);
+      groupReport = { groups: grouped.groups.length, passAtK: grouped.passAtK };
     }
   } catch (e) {
     if (!(e instanceof RubricateError && e.code === "ABORTED")) throw e;
@@ -121,16 +153,51 @@ async function runScore(rubricPath: string, samplesPath: string, flags: ScoreFla
   const finished = summary.finish();
   if (judge) finished.usage = { ...finished.usage, calls: judge.engine.stats().usage.calls };
   if (!flags.quiet) process.stderr.write(`${formatSummary(finished)}\n`);
+  if (groupReport && !flags.quiet) {
+    process.stderr.write(`groups: ${groupReport.groups}; ${Object.entries(groupReport.passAtK).map(([k, v]) => `pass@${k} ${v.toFixed(3)}`).join(", ") || "no pass@k (no scored group)"}\n`);
+  }
   const fleet = judge && "stats" in judge.provider ? (judge.provider as { stats(): FleetMemberStats[] }).stats() : undefined;
   if (fleet && !flags.quiet) {
     process.stderr.write(`fleet load: ${fleet.map((m) => `${m.baseURL} ${m.succeeded} ok / ${m.failed} failed${m.healthy ? "" : " (out)"}`).join("; ")}\n`);
   }
   if (flags.summaryJson) {
-    writeFileSync(flags.summaryJson, `${JSON.stringify(finished, null, 2)}\n`);
+    writeFileSync(flags.summaryJson, `${JSON.stringify(groupReport ? { ...finished, groups: groupReport } : finished, null, 2)}\n`);
   }
   if (interrupted) return EXIT.interrupted;
   // Exit 3 when some sample has no reward; errors an --errors policy turned into rewards are in the summary.
   return finished.scored < finished.samples ? EXIT.partial : EXIT.ok;
+}
+
+function scaleOf(value: string): AdvantageScale {
+  if (value !== "group" && value !== "batch" && value !== "none") throw new RubricateError("BAD_INPUT", `--advantage must be group, batch or none (got "${value}")`);
+  return value;
+}
+
+function kList(value: string): number[] {
+  const ks = value.split(",").map((k) => Number(k.trim()));
+  if (ks.length === 0 || ks.some((k) => !Number.isInteger(k) || k < 1)) throw new RubricateError("BAD_INPUT", `--pass-k takes positive integers separated by commas (got "${value}")`);
+  return ks;
+}
+
+/** The group options the flags ask for, or undefined without --group-by. */
+function groupingOf(flags: ScoreFlags, rubric: Rubric): GroupBy | undefined {
+  if (flags.groupBy === undefined) return undefined;
+  return {
+    by: flags.groupBy,
+    scale: flags.advantage,
+    k: flags.passK,
+    responseField: rubric.response_field,
+    lengthField: flags.lengthField,
+    ...(flags.lengthPenalty !== undefined ? { lengthPenalty: { weight: flags.lengthPenalty } } : {}),
+  };
+}
+
+/** Passes samples through, noting each one's group (a missing key fails before it is scored). */
+async function* recordGroups(samples: AsyncIterable<Sample>, grouping: GroupBy, into: { group: string; length?: number }[]): AsyncGenerator<Sample> {
+  for await (const sample of samples) {
+    into.push(groupMemberOf(sample, grouping));
+    yield sample;
+  }
 }
 
 async function runBatch(rubric: Rubric, samplesPath: string, judge: EngineJudge, cachePath: string | undefined, flags: ScoreFlags): Promise<void> {

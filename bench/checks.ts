@@ -1,0 +1,107 @@
+/**
+ * Check throughput: `math` comparisons per second (goal ≥ 5,000 on one core), similarity
+ * comparisons per second, and `tests` executions per second (each a child process).
+ * Math runs three workloads: the equivalence table of the tests (MATH/GSM8K/AIME cases,
+ * repeated: compiled expressions cached as in training, where a prompt's reference recurs k times),
+ * distinct symbolic answers (nothing cached), and distinct GSM8K/AIME numbers (the fast path).
+ */
+import { availableParallelism } from "node:os";
+import { mathEquivalent } from "../src/checks/math/equivalent.js";
+import { editSimilarity, rougeL } from "../src/checks/similarity.js";
+import { runCheck } from "../src/checks/run.js";
+import { setCodeRunner } from "../src/checks/code/check.js";
+import { childProcessRunner } from "../src/checks/code/runner.js";
+import { EQUIVALENT, NOT_EQUIVALENT } from "../tests/checks/math-cases.js";
+import { round, type BenchContext, type BenchResult } from "./lib/common.js";
+
+interface Row {
+  check: string;
+  workload: string;
+  n: number;
+  perSecond: number;
+  goal: string;
+}
+
+const MATH_GOAL = 5000;
+
+function rate(n: number, run: (i: number) => void): number {
+  const started = performance.now();
+  for (let i = 0; i < n; i++) run(i);
+  return n / ((performance.now() - started) / 1000);
+}
+
+async function rateAsync(n: number, concurrency: number, run: (i: number) => Promise<unknown>): Promise<number> {
+  const started = performance.now();
+  let next = 0;
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (next < n) await run(next++);
+  }));
+  return n / ((performance.now() - started) / 1000);
+}
+
+const words = "the a model answer reward policy judge rubric check score group prompt token value test case".split(" ");
+const text = (seed: number, length: number) => Array.from({ length }, (_, i) => words[(seed * 7 + i * 13 + ((i * i) % 5)) % words.length]).join(" ");
+
+/** Runs the checks benchmark. */
+export async function checks(ctx: BenchContext): Promise<BenchResult<Row>> {
+  const rows: Row[] = [];
+  const table = [...EQUIVALENT, ...NOT_EQUIVALENT];
+  const reps = ctx.quick ? 5 : 40;
+  mathEquivalent("\\frac{1}{2}", "0.5"); // load mathjs outside the timing
+  const tableRate = rate(table.length * reps, (i) => void mathEquivalent(table[i % table.length][1], table[i % table.length][0]));
+  rows.push({ check: "math", workload: `equivalence table (${table.length} cases, repeated)`, n: table.length * reps, perSecond: Math.round(tableRate), goal: `${round(tableRate / MATH_GOAL, 2)}× of 5,000/s` });
+  const n = ctx.quick ? 1000 : 10_000;
+  const symbolic = (i: number) => {
+    const k = i + 2;
+    switch (i % 4) {
+      case 0: return [`so the answer is $\\boxed{\\frac{${k}}{${k + 1}}}$.`, `${k}/${k + 1}`];
+      case 1: return [`\\boxed{${k}\\sqrt{${(i % 7) + 2}}}`, `\\sqrt{${k * k * ((i % 7) + 2)}}`];
+      case 2: return [`\\boxed{(${k}, \\frac{\\pi}{${(i % 5) + 2}})}`, `(${k}, \\pi/${(i % 5) + 2})`];
+      default: return [`\\boxed{x^2+${2 * k}x+${k * k}}`, `(x+${k})^2`];
+    }
+  };
+  const symbolicRate = rate(n, (i) => {
+    const [response, reference] = symbolic(i);
+    if (!mathEquivalent(response, reference).equivalent) throw new Error(`bench: ${response} should equal ${reference}`);
+  });
+  rows.push({ check: "math", workload: "distinct symbolic answers (fractions, radicals, tuples, polynomials)", n, perSecond: Math.round(symbolicRate), goal: `${round(symbolicRate / MATH_GOAL, 2)}× of 5,000/s` });
+  const numericRate = rate(n, (i) => void mathEquivalent(`She has ${i} apples, so she pays ${i * 3} dollars.\n#### ${i * 3}`, `#### ${i * 3}`));
+  rows.push({ check: "math", workload: "distinct GSM8K-style numbers", n, perSecond: Math.round(numericRate), goal: `${round(numericRate / MATH_GOAL, 2)}× of 5,000/s` });
+
+  const pairs = Array.from({ length: 200 }, (_, i) => [text(i, 200), text(i + 1, 200)]);
+  const m = ctx.quick ? 200 : 2000;
+  const levRate = rate(m, (i) => void editSimilarity(pairs[i % 200][0], pairs[i % 200][1]));
+  rows.push({ check: "similarity", workload: "levenshtein, 200-word texts (~1,300 chars)", n: m, perSecond: Math.round(levRate), goal: "—" });
+  const rougeRate = rate(m, (i) => void rougeL(pairs[i % 200][0], pairs[i % 200][1]));
+  rows.push({ check: "similarity", workload: "rouge-l, 200-word texts", n: m, perSecond: Math.round(rougeRate), goal: "—" });
+
+  // The benchmark's own code is trusted: a plain child process (what --unsafe-no-sandbox selects).
+  setCodeRunner(childProcessRunner());
+  const width = availableParallelism();
+  const t = ctx.quick ? 8 : 40;
+  const py = { tests: { language: "python" as const, tests: ["assert add(1, 2) == 3", "assert add(-1, 1) == 0", "assert add(2, 2) == 4"] } };
+  const js = { tests: { language: "javascript" as const, tests: ["assert.strictEqual(add(1, 2), 3)", "assert.strictEqual(add(-1, 1), 0)", "assert.strictEqual(add(2, 2), 4)"] } };
+  for (const [name, check, response] of [["python", py, "```python\ndef add(a, b):\n    return a + b\n```"], ["javascript", js, "```js\nfunction add(a, b) { return a + b }\n```"]] as const) {
+    const runs = await rateAsync(t, width, async () => {
+      const verdict = await runCheck(check, { response });
+      if (!verdict.pass) throw new Error(`bench: ${name} tests failed: ${verdict.reasoning}`);
+    });
+    rows.push({ check: "tests", workload: `${name}, 3 asserts, ${width} at once (child process + prlimit)`, n: t, perSecond: round(runs, 1), goal: "—" });
+  }
+  const worstMath = Math.min(tableRate, symbolicRate, numericRate);
+  return {
+    title: "Checks per second",
+    rows,
+    columns: [
+      { label: "check", value: "check" },
+      { label: "workload", value: "workload" },
+      { label: "n", value: "n", numeric: true },
+      { label: "per second", value: "perSecond", numeric: true },
+      { label: "vs goal", value: "goal" },
+    ],
+    notes: [
+      "math and similarity run on one core (synchronous); every math comparison runs under the node:vm time guard (≈70 µs each).",
+      `goal: math ≥ 5,000 comparisons/s — ${worstMath >= MATH_GOAL ? "met" : "NOT met"} on every workload (slowest ${Math.round(worstMath)}/s).`,
+    ],
+  };
+}

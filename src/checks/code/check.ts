@@ -1,0 +1,176 @@
+/**
+ * `tests`: run the response's code against the task's unit tests (HumanEval, MBPP, pytest style)
+ * and reward all, or the share, of tests passed. Python 3 and JavaScript/TypeScript.
+ *
+ * rubric:  check: { tests: { language: python, tests: "{{test_list}}", reward: share } }
+ */
+import { randomBytes } from "node:crypto";
+import { createRequire } from "node:module";
+import pLimit from "p-limit";
+import { availableParallelism } from "node:os";
+import { z } from "zod";
+import { RubricateError } from "../../errors.js";
+import type { Sample } from "../../types.js";
+import { renderTemplate } from "../../text/template.js";
+import { defineCheck } from "../kind.js";
+import { NODE_HARNESS, PYTHON_HARNESS } from "./harness.js";
+import { childProcessRunner, type CodeRunner, type RunResult } from "./runner.js";
+
+export const TestsSpec = z.strictObject({
+  language: z.enum(["python", "javascript", "typescript"]),
+  tests: z
+    .union([z.string().min(1), z.array(z.string().min(1)).min(1)])
+    .describe("The tests: a list of test scripts (each one test), one script, or a {{variable}} holding either (a JSON list is read as a list)"),
+  entry_point: z.string().min(1).optional().describe("HumanEval: the function the tests' check(candidate) receives"),
+  reward: z.enum(["all", "share"]).optional().describe("all (default): pass only when every test passes; share: earn the share of tests passed"),
+  timeout_ms: z.number().int().positive().max(600_000).optional().describe("Wall-clock limit for the whole run (default 10000)"),
+  test_timeout_ms: z.number().int().positive().max(600_000).optional().describe("Limit per test (default 3000)"),
+  memory_mb: z.number().int().min(32).max(65_536).optional().describe("Memory limit (default 512)"),
+});
+export type TestsSpec = z.infer<typeof TestsSpec>;
+
+/** Bytes of output read from a run; more ends it. */
+export const MAX_OUTPUT_BYTES = 1024 * 1024;
+
+/** The variable that opts in to running response code without a sandbox (the CLI's --unsafe-no-sandbox sets it). */
+export const UNSAFE_NO_SANDBOX_ENV = "RUBRICATE_UNSAFE_NO_SANDBOX";
+
+// Response code is untrusted: without a sandbox runtime it runs only after an explicit opt-in.
+let runner: CodeRunner | undefined = process.env[UNSAFE_NO_SANDBOX_ENV] === "1" ? childProcessRunner() : undefined;
+/** Runs at once; each is a process. */
+const limit = pLimit(Math.max(1, availableParallelism()));
+
+/**
+ * Sets where test code runs: a sandbox-backed runner (`sandboxCodeRunner`), or — an explicit
+ * choice to trust the code — `childProcessRunner()`. Returns the previous one.
+ */
+export function setCodeRunner(next: CodeRunner | undefined): CodeRunner | undefined {
+  const previous = runner;
+  runner = next;
+  return previous;
+}
+
+/** The code of a response: the last fenced block in the language (or any fenced block), else the whole text. */
+export function extractCode(text: string, language: TestsSpec["language"]): string {
+  const tags = language === "python" ? ["python", "py", "python3"] : language === "typescript" ? ["typescript", "ts", "javascript", "js"] : ["javascript", "js", "node"];
+  const blocks = [...text.matchAll(/```[ \t]*([\w+-]*)[^\n]*\n([\s\S]*?)```/g)];
+  const tagged = blocks.filter((b) => tags.includes(b[1].toLowerCase()));
+  const chosen = tagged.length ? tagged : blocks;
+  return chosen.length ? chosen[chosen.length - 1][2] : text;
+}
+
+/** The test scripts of a sample: a list, one script, or a template naming an input that holds either. */
+export function readTests(spec: TestsSpec, sample: Sample): string[] {
+  if (Array.isArray(spec.tests)) return spec.tests.map((t) => renderTemplate(t, sample));
+  const whole = /^\s*\{\{\s*([\w.-]+)\s*\}\}\s*$/.exec(spec.tests);
+  let value: unknown = whole ? sample[whole[1]] : renderTemplate(spec.tests, sample);
+  if (whole && (value === undefined || value === null)) throw new RubricateError("MISSING_INPUT", `the sample has no "${whole[1]}" input with the tests`);
+  if (typeof value === "string" && /^\s*\[/.test(value)) {
+    try {
+      value = JSON.parse(value);
+    } catch {
+      // a script that starts with "[" stays a script
+    }
+  }
+  if (Array.isArray(value)) {
+    if (value.length === 0 || !value.every((t) => typeof t === "string")) throw new RubricateError("BAD_INPUT", "the tests input must be a non-empty list of test scripts (strings)");
+    return value as string[];
+  }
+  if (typeof value !== "string" || value.trim() === "") throw new RubricateError("BAD_INPUT", "the tests input must be a test script or a list of them");
+  return [value];
+}
+
+let esbuild: { transformSync: (code: string, options: Record<string, unknown>) => { code: string } } | undefined;
+
+/** TypeScript to JavaScript (types stripped, CommonJS so `export function` lands on `module.exports`). */
+function toJavaScript(code: string, language: TestsSpec["language"]): { code?: string; error?: string } {
+  if (language === "python") return { code };
+  esbuild ??= createRequire(import.meta.url)("esbuild");
+  try {
+    return { code: esbuild!.transformSync(code, { loader: language === "typescript" ? "ts" : "js", format: "cjs", target: "node20" }).code };
+  } catch (e) {
+    return { error: (e as Error).message.split("\n").slice(0, 3).join(" ") };
+  }
+}
+
+interface TestReport {
+  total: number;
+  passed: number;
+  failures: { index: number; error: string }[];
+  loadError?: string;
+  problem?: string;
+}
+
+/** Reads the harness's result lines (those carrying the nonce), ignoring anything else the code printed. */
+export function readReport(result: RunResult, nonce: string, total: number, timeoutMs: number): TestReport {
+  const report: TestReport = { total, passed: 0, failures: [] };
+  const seen = new Set<number>();
+  let done = false;
+  for (const line of result.stdout.split("\n")) {
+    if (!line.startsWith(`${nonce} `)) continue;
+    let record: { test?: number; ok?: boolean; error?: string; load_error?: string; done?: boolean };
+    try {
+      record = JSON.parse(line.slice(nonce.length + 1));
+    } catch {
+      continue;
+    }
+    if (record.load_error !== undefined) report.loadError = record.load_error;
+    if (record.done) done = true;
+    if (typeof record.test === "number" && !seen.has(record.test) && record.test >= 0 && record.test < total) {
+      seen.add(record.test);
+      if (record.ok) report.passed++;
+      else report.failures.push({ index: record.test, error: record.error ?? "failed" });
+    }
+  }
+  if (!done && report.loadError === undefined) {
+    report.problem = result.timedOut ? `timed out after ${timeoutMs} ms` : result.outputTruncated ? `wrote more than ${MAX_OUTPUT_BYTES} bytes` : result.signal ? `killed by ${result.signal}${result.signal === "SIGXCPU" ? " (CPU limit)" : ""}` : `the test run ended early (exit ${result.exitCode}${result.stderr.trim() ? `: ${lastLine(result.stderr)}` : ""})`;
+  }
+  return report;
+}
+
+const lastLine = (s: string) => s.trim().split("\n").slice(-1)[0].slice(0, 300);
+
+export const testsCheck = defineCheck<TestsSpec>({
+  key: "tests",
+  spec: TestsSpec,
+  summary: "the response's code passes the task's unit tests (Python, JavaScript, TypeScript); all or a share",
+  async run(spec, { text, sample }) {
+    const tests = readTests(spec, sample);
+    const source = toJavaScript(extractCode(text, spec.language), spec.language);
+    if (source.error !== undefined) return { pass: false, reasoning: `the code does not compile: ${source.error}`, ...(spec.reward === "share" ? { score: 0 } : {}) };
+    const testSources = spec.language === "typescript" ? tests.map((t) => toJavaScript(t, "typescript").code ?? t) : tests;
+    const nonce = randomBytes(12).toString("hex");
+    const timeoutMs = spec.timeout_ms ?? 10_000;
+    const perTestS = Math.max(1, Math.ceil((spec.test_timeout_ms ?? 3000) / 1000));
+    const python = spec.language === "python";
+    const memoryMb = spec.memory_mb ?? 512;
+    const active = runner;
+    if (!active) {
+      throw new RubricateError(
+        "CHECK_FAILED",
+        `tests: the response's code is untrusted and no sandbox runtime is configured; run with --unsafe-no-sandbox (or ${UNSAFE_NO_SANDBOX_ENV}=1, or setCodeRunner(childProcessRunner()) in code) to run it in a plain child process with time, memory and output limits but no isolation from this machine`,
+      );
+    }
+    const result = await limit(() =>
+      active.run({
+        command: python ? ["python3", "-I", "-X", "utf8", "harness.py"] : [process.execPath, `--max-old-space-size=${memoryMb}`, "--stack-size=4000", "harness.js"],
+        files: python ? { "harness.py": PYTHON_HARNESS, "solution.py": source.code! } : { "harness.js": NODE_HARNESS, "solution.js": source.code! },
+        stdin: JSON.stringify({ nonce, tests: testSources, entry_point: spec.entry_point, per_test_s: perTestS }),
+        timeoutMs,
+        // V8 reserves far more address space than it uses: node gets a heap limit instead.
+        memoryMb: python ? memoryMb : 0,
+        maxOutputBytes: MAX_OUTPUT_BYTES,
+      }),
+    );
+    const report = readReport(result, nonce, tests.length, timeoutMs);
+    const share = report.passed / report.total;
+    const partial = spec.reward === "share" ? { score: share } : {};
+    if (report.loadError !== undefined) return { pass: false, reasoning: `the code failed before any test ran: ${report.loadError}`, ...partial };
+    const pass = report.passed === report.total;
+    if (pass) return { pass, reasoning: `${report.passed}/${report.total} tests passed`, ...partial };
+    const first = report.failures.sort((a, b) => a.index - b.index)[0];
+    const test = first ? tests[first.index].trim() : "";
+    const detail = first ? `; test ${first.index + 1} failed: ${first.error}${test.length < 300 && !first.error.includes(test) ? ` [${test}]` : ""}` : "";
+    return { pass, reasoning: `${report.passed}/${report.total} tests passed${report.problem ? ` (${report.problem})` : ""}${detail}`, ...partial };
+  },
+});

@@ -1,0 +1,39 @@
+/**
+ * `math`: the final answer equals a reference mathematically (MATH, GSM8K, AIME answer formats).
+ *
+ * rubric:  check: { math: { expected: "{{answer}}" } }
+ */
+import { z } from "zod";
+import { RubricateError } from "../../errors.js";
+import { renderTemplate } from "../../text/template.js";
+import { defineCheck } from "../kind.js";
+import { mathEquivalent } from "./equivalent.js";
+
+export const MathSpec = z.strictObject({
+  expected: z.union([z.string().min(1), z.number()]).describe("The reference answer (LaTeX or plain), or a {{variable}} holding it; a GSM8K solution ending in '#### n' works as is"),
+  tolerance: z.number().nonnegative().max(1).optional().describe("Relative tolerance for numbers (default 1e-6)"),
+  extract: z.enum(["auto", "boxed", "none"]).optional().describe("Where the response's answer is: auto (boxed, 'final answer is', '####', 'Answer:', last formula or number), boxed only, or the whole text"),
+  decimal_comma: z.enum(["auto", "always", "never"]).optional().describe("Read '12,5' as 12.5: auto when the reference is one number (default)"),
+  timeout_ms: z.number().int().positive().max(10_000).optional().describe("Time limit per comparison (default 200 ms); past it the answer counts as wrong"),
+});
+export type MathSpec = z.infer<typeof MathSpec>;
+
+export const mathCheck = defineCheck<MathSpec>({
+  key: "math",
+  spec: MathSpec,
+  summary: "final answer mathematically equal to a reference (fractions, radicals, sets, intervals, equations, units)",
+  run(spec, { text, sample }) {
+    const reference = typeof spec.expected === "number" ? String(spec.expected) : renderTemplate(spec.expected, sample);
+    // An empty reference is missing data, not an answer every response fails.
+    if (reference.trim() === "") throw new RubricateError("MISSING_INPUT", `math: the reference answer ${JSON.stringify(spec.expected)} is empty for this sample`);
+    const verdict = mathEquivalent(text, reference, { tolerance: spec.tolerance, extract: spec.extract, decimalComma: spec.decimal_comma, timeoutMs: spec.timeout_ms });
+    if (verdict.problem === "no-answer") return { pass: false, reasoning: `no final answer found (expected ${short(verdict.reference)})` };
+    if (verdict.problem === "timeout") return { pass: false, reasoning: `the comparison ran past ${spec.timeout_ms ?? 200} ms; counted as not equal` };
+    return {
+      pass: verdict.equivalent,
+      reasoning: verdict.equivalent ? `answer ${short(verdict.answer!)} equals ${short(verdict.reference)}` : `answer ${short(verdict.answer!)}, expected ${short(verdict.reference)}`,
+    };
+  },
+});
+
+const short = (s: string, n = 80) => JSON.stringify(s.length > n ? `${s.slice(0, n)}…` : s);

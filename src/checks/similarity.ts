@@ -1,0 +1,84 @@
+/**
+ * `similarity`: the response is close enough to a reference text. Two measures: normalised edit
+ * distance (characters; fastest-levenshtein) for short answers where spelling matters, and
+ * ROUGE-L (longest common subsequence of words) for longer texts, computed as Google's
+ * rouge-score package computes `rougeL`: lower-cased, split on anything not a letter or digit,
+ * F-measure of LCS precision and recall.
+ *
+ * rubric:  check: { similarity: { reference: "{{reference}}", metric: rouge-l, min: 0.5 } }
+ */
+import { distance } from "fastest-levenshtein";
+import { z } from "zod";
+import { renderTemplate } from "../text/template.js";
+import { defineCheck } from "./kind.js";
+
+export const SimilaritySpec = z
+  .strictObject({
+    reference: z.string().min(1).describe("The reference text, or a {{variable}} holding it"),
+    metric: z.enum(["levenshtein", "rouge-l"]).optional().describe("levenshtein: 1 − edit distance / longer length (default); rouge-l: LCS F-measure over words"),
+    min: z.number().min(0).max(1).describe("Pass at or above this similarity"),
+    normalize: z.boolean().optional().describe("Trim, collapse white space and lower-case before comparing (default true; ROUGE-L always lower-cases)"),
+    partial: z.boolean().optional().describe("Earn points in proportion to the similarity instead of all or nothing (default false)"),
+  });
+export type SimilaritySpec = z.infer<typeof SimilaritySpec>;
+
+/** Most words per text in ROUGE-L; beyond, the texts are cut (the LCS table is words × words). */
+export const ROUGE_MAX_TOKENS = 4000;
+/** Most characters per text in the edit distance. */
+export const LEVENSHTEIN_MAX_CHARS = 20_000;
+
+/** 1 − Levenshtein distance / length of the longer text; 1 for two empty texts. */
+export function editSimilarity(a: string, b: string): number {
+  const x = [...a.slice(0, LEVENSHTEIN_MAX_CHARS)].join("");
+  const y = [...b.slice(0, LEVENSHTEIN_MAX_CHARS)].join("");
+  const longer = Math.max(x.length, y.length);
+  return longer === 0 ? 1 : 1 - distance(x, y) / longer;
+}
+
+/** rouge-score's default tokenizer: lower-case, anything but [a-z0-9] separates tokens. */
+export function rougeTokens(text: string): string[] {
+  return text.toLowerCase().replace(/[^a-z0-9]+/g, " ").trim().split(" ").filter(Boolean).slice(0, ROUGE_MAX_TOKENS);
+}
+
+/** Length of the longest common subsequence of two token lists (two rolling rows). */
+export function lcsLength(a: string[], b: string[]): number {
+  if (a.length === 0 || b.length === 0) return 0;
+  let previous = new Uint32Array(b.length + 1);
+  let current = new Uint32Array(b.length + 1);
+  for (let i = 1; i <= a.length; i++) {
+    const token = a[i - 1];
+    for (let j = 1; j <= b.length; j++) current[j] = token === b[j - 1] ? previous[j - 1] + 1 : Math.max(previous[j], current[j - 1]);
+    [previous, current] = [current, previous];
+  }
+  return previous[b.length];
+}
+
+/**
+ * ROUGE-L F-measure of a candidate against a reference (rouge-score's `rougeL`).
+ * @example rougeL("the cat sat on the mat", "the cat was on the mat") // 0.833…
+ */
+export function rougeL(candidate: string, reference: string): number {
+  const c = rougeTokens(candidate);
+  const r = rougeTokens(reference);
+  const lcs = lcsLength(c, r);
+  if (lcs === 0) return 0;
+  const precision = lcs / c.length;
+  const recall = lcs / r.length;
+  return (2 * precision * recall) / (precision + recall);
+}
+
+const normalise = (s: string) => s.normalize("NFKC").trim().replace(/\s+/g, " ").toLowerCase();
+
+export const similarityCheck = defineCheck<SimilaritySpec>({
+  key: "similarity",
+  spec: SimilaritySpec,
+  summary: "close to a reference text: normalised edit distance or ROUGE-L, with a threshold",
+  run(spec, { text, sample }) {
+    const reference = renderTemplate(spec.reference, sample);
+    const metric = spec.metric ?? "levenshtein";
+    const normalize = spec.normalize ?? true;
+    const value = metric === "rouge-l" ? rougeL(text, reference) : normalize ? editSimilarity(normalise(text), normalise(reference)) : editSimilarity(text, reference);
+    const pass = value >= spec.min;
+    return { pass, reasoning: `${metric} similarity ${value.toFixed(3)} (needs ${spec.min})`, ...(spec.partial ? { score: value } : {}) };
+  },
+});

@@ -1,0 +1,58 @@
+/**
+ * A response's reasoning apart from its answer. Reasoning models write `<think>…</think>` before
+ * the answer; chat templates of Qwen3 and DeepSeek-R1 put the opening tag in the prompt, so the
+ * output may hold only the closing one. Providers may instead return the reasoning separately
+ * (`reasoning_content`), in which case the response is already the answer.
+ */
+
+export interface SplitResponse {
+  /** The text after the reasoning: what checks and judge questions grade by default. */
+  answer: string;
+  /** The reasoning blocks' contents, joined by blank lines. */
+  reasoning: string;
+  /** A reasoning block opened and never closed: the response has no answer (a format failure). */
+  unclosed: boolean;
+}
+
+/** Reasoning tags recognised: <think> (DeepSeek-R1, Qwen3 and most open reasoning models) and <thinking>. */
+export const REASONING_TAGS = ["think", "thinking"] as const;
+
+const OPEN = /<(think|thinking)>/gi;
+
+/**
+ * Splits `<think>…</think>` blocks from the answer.
+ * @example splitReasoning("<think>2+2</think>4") // { answer: "4", reasoning: "2+2", unclosed: false }
+ */
+export function splitReasoning(text: string): SplitResponse {
+  if (!/<\/?(?:think|thinking)>/i.test(text)) return { answer: text, reasoning: "", unclosed: false };
+  const reasoning: string[] = [];
+  let answer = "";
+  let rest = text;
+  // Output that starts inside the block (the opening tag was in the prompt): up to the first closing tag is reasoning.
+  const firstOpen = rest.search(OPEN);
+  const firstClose = rest.search(/<\/(?:think|thinking)>/i);
+  if (firstClose !== -1 && (firstOpen === -1 || firstClose < firstOpen)) {
+    const close = /<\/(?:think|thinking)>/i.exec(rest)!;
+    reasoning.push(rest.slice(0, close.index).trim());
+    rest = rest.slice(close.index + close[0].length);
+  }
+  for (;;) {
+    OPEN.lastIndex = 0;
+    const open = OPEN.exec(rest);
+    if (!open) {
+      answer += rest;
+      break;
+    }
+    answer += rest.slice(0, open.index);
+    const closeTag = new RegExp(`</${open[1]}>`, "i");
+    const after = rest.slice(open.index + open[0].length);
+    const close = closeTag.exec(after);
+    if (!close) {
+      reasoning.push(after.trim());
+      return { answer: answer.trim(), reasoning: reasoning.filter(Boolean).join("\n\n"), unclosed: true };
+    }
+    reasoning.push(after.slice(0, close.index).trim());
+    rest = after.slice(close.index + close[0].length);
+  }
+  return { answer: answer.trim(), reasoning: reasoning.filter(Boolean).join("\n\n"), unclosed: false };
+}

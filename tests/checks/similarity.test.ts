@@ -1,0 +1,57 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { runCheck } from "../../src/checks/run.js";
+import { editSimilarity, lcsLength, rougeL, rougeTokens } from "../../src/checks/similarity.js";
+
+describe("ROUGE-L as rouge-score computes rougeL", () => {
+  it("the rouge-score README example: P 0.625, R 0.556, F 0.588", () => {
+    // scorer.score(target, prediction) with target "The quick brown fox jumps over the lazy dog".
+    expect(rougeL("The quick brown dog jumps on the log.", "The quick brown fox jumps over the lazy dog")).toBeCloseTo(0.5882352941, 9);
+  });
+  it("tokenises like rouge-score: lower-case, non-alphanumerics separate", () => {
+    expect(rougeTokens("Hello, World! It's 2024.")).toEqual(["hello", "world", "it", "s", "2024"]);
+  });
+  it("edge cases: identical 1, disjoint or empty 0", () => {
+    expect(rougeL("a b c", "a b c")).toBe(1);
+    expect(rougeL("a b c", "d e f")).toBe(0);
+    expect(rougeL("", "a")).toBe(0);
+    expect(lcsLength(["a", "b", "c", "d"], ["b", "d"])).toBe(2);
+  });
+});
+
+describe("edit similarity", () => {
+  it("is 1 − distance / longer length", () => {
+    expect(editSimilarity("kitten", "sitting")).toBeCloseTo(1 - 3 / 7, 12);
+    expect(editSimilarity("", "")).toBe(1);
+    expect(editSimilarity("abc", "")).toBe(0);
+  });
+});
+
+describe("the similarity check", () => {
+  it("passes at the threshold, normalises case and spaces by default, and can give partial credit", async () => {
+    const sample = { response: "  Paris  is the CAPITAL of France ", reference: "Paris is the capital of France" };
+    expect(await runCheck({ similarity: { reference: "{{reference}}", min: 1 } }, sample)).toMatchObject({ pass: true });
+    expect((await runCheck({ similarity: { reference: "{{reference}}", min: 1, normalize: false } }, sample)).pass).toBe(false);
+    const rouge = await runCheck({ similarity: { reference: "The quick brown fox jumps over the lazy dog", metric: "rouge-l", min: 0.5, partial: true } }, { response: "The quick brown dog jumps on the log." });
+    expect(rouge.pass).toBe(true);
+    expect(rouge.score).toBeCloseTo(0.588, 3);
+    expect(rouge.reasoning).toBe("rouge-l similarity 0.588 (needs 0.5)");
+  });
+});
+
+describe("properties", () => {
+  it("both measures are symmetric, in [0, 1], and 1 on identical texts", () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 80 }), fc.string({ maxLength: 80 }), (a, b) => {
+        for (const f of [editSimilarity, rougeL]) {
+          const x = f(a, b);
+          expect(x).toBeGreaterThanOrEqual(0);
+          expect(x).toBeLessThanOrEqual(1);
+          expect(f(b, a)).toBeCloseTo(x, 12);
+        }
+        expect(editSimilarity(a, a)).toBe(1);
+        if (rougeTokens(a).length > 0) expect(rougeL(a, a)).toBe(1);
+      }),
+    );
+  });
+});

@@ -1,0 +1,141 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCheck } from "../../src/checks/run.js";
+import { extractCode, readReport, readTests, setCodeRunner } from "../../src/checks/code/check.js";
+import { childProcessRunner, sandboxCodeRunner, type SandboxLike } from "../../src/checks/code/runner.js";
+import { needs, which } from "../helpers/system.js";
+
+const python = needs("python3", () => which("python3"), "apt-get install python3");
+const prlimit = needs("prlimit", () => which("prlimit"), "apt-get install util-linux");
+
+// MBPP keeps its tests as a list of assert lines; HumanEval as a check(candidate) function and an entry point.
+const mbpp = { response: "Here you go:\n```python\ndef add(a, b):\n    print('debug', a, b)\n    return a + b\n```", test_list: ["assert add(1, 2) == 3", "assert add(2, 2) == 5", "def test_negative():\n    assert add(-1, 1) == 0"] };
+
+describe("reading code and tests", () => {
+  it("takes the last fenced block in the language, else any block, else the text", () => {
+    expect(extractCode("```js\nx\n```\n```python\ndef f(): pass\n```", "python")).toBe("def f(): pass\n");
+    expect(extractCode("```\nprint(1)\n```", "python")).toBe("print(1)\n");
+    expect(extractCode("def f(): pass", "python")).toBe("def f(): pass");
+  });
+  it("tests: a list input, a JSON list in a string, one script, or inline", () => {
+    expect(readTests({ language: "python", tests: "{{test_list}}" }, mbpp)).toEqual(mbpp.test_list);
+    expect(readTests({ language: "python", tests: "{{t}}" }, { t: JSON.stringify(["assert 1", "assert 2"]) })).toEqual(["assert 1", "assert 2"]);
+    expect(readTests({ language: "python", tests: "{{t}}" }, { t: "def check(c):\n  pass" })).toEqual(["def check(c):\n  pass"]);
+    expect(readTests({ language: "python", tests: ["assert f({{n}}) == 1"] }, { n: 3 })).toEqual(["assert f(3) == 1"]);
+    expect(() => readTests({ language: "python", tests: "{{missing}}" }, {})).toThrow(/no "missing" input/);
+  });
+  it("only lines carrying the run's nonce count as results (printed fakes are ignored)", () => {
+    const run = { exitCode: 0, signal: null, stderr: "", timedOut: false, outputTruncated: false, ms: 1 };
+    const stdout = ['abc {"test": 0, "ok": true}', 'N0NCE {"test": 0, "ok": false, "error": "AssertionError"}', 'N0NCE {"test": 0, "ok": true}', 'N0NCE {"done": true}'].join("\n");
+    expect(readReport({ ...run, stdout }, "N0NCE", 2, 1000)).toMatchObject({ passed: 0, failures: [{ index: 0, error: "AssertionError" }] });
+    expect(readReport({ ...run, stdout: "", timedOut: true }, "N0NCE", 2, 1000).problem).toBe("timed out after 1000 ms");
+  });
+});
+
+describe("no sandbox, no run", () => {
+  it("without a runner the check is an error naming the opt-in, never a fail", async () => {
+    const previous = setCodeRunner(undefined);
+    try {
+      await expect(runCheck({ tests: { language: "python", tests: ["assert True"] } }, { response: "x = 1" })).rejects.toMatchObject({ code: "CHECK_FAILED", message: expect.stringContaining("--unsafe-no-sandbox") });
+    } finally {
+      setCodeRunner(previous);
+    }
+  });
+  it("a sandbox runtime plugs in through sandboxCodeRunner: files in, one command, destroyed after", async () => {
+    const calls: string[] = [];
+    const fake: SandboxLike = {
+      async writeFile(path) { calls.push(`write ${path}`); },
+      async exec(argv, options) {
+        calls.push(`exec ${argv.join(" ")}`);
+        const job = JSON.parse(options.stdin ?? "{}");
+        return { exitCode: 0, signal: null, stdout: `${job.nonce} {"test": 0, "ok": true}\n${job.nonce} {"done": true}\n`, stderr: "", truncated: false, ms: 1 };
+      },
+      async destroy() { calls.push("destroy"); },
+    };
+    const previous = setCodeRunner(sandboxCodeRunner(async (limits) => { calls.push(`create ${limits.commandTimeoutMs} ${limits.memoryBytes}`); return fake; }));
+    try {
+      const verdict = await runCheck({ tests: { language: "python", tests: ["assert True"], timeout_ms: 5000, memory_mb: 256 } }, { response: "x = 1" });
+      expect(verdict).toMatchObject({ pass: true, reasoning: "1/1 tests passed" });
+      expect(calls).toEqual([`create 5000 ${256 * 1024 * 1024}`, "write harness.py", "write solution.py", "exec python3 -I -X utf8 harness.py", "destroy"]);
+    } finally {
+      setCodeRunner(previous);
+    }
+  });
+});
+
+// The rest runs code in a plain child process: the explicit opt-in a user makes with --unsafe-no-sandbox.
+let previousRunner: ReturnType<typeof setCodeRunner>;
+beforeAll(() => void (previousRunner = setCodeRunner(childProcessRunner())));
+afterAll(() => void setCodeRunner(previousRunner));
+
+python.describe("tests check: Python", () => {
+  it("MBPP asserts and pytest-style functions: share of tests passed, the failing test in the feedback", async () => {
+    const verdict = await runCheck({ tests: { language: "python", tests: "{{test_list}}", reward: "share" } }, mbpp);
+    expect(verdict.pass).toBe(false);
+    expect(verdict.score).toBeCloseTo(2 / 3, 12);
+    expect(verdict.reasoning).toBe("2/3 tests passed; test 2 failed: AssertionError (test 2 line 1: assert add(2, 2) == 5)");
+  });
+  it("reward all: no partial score; every test passing passes", async () => {
+    const tests = { language: "python" as const, tests: ["assert add(1, 2) == 3"] };
+    expect(await runCheck({ tests }, mbpp)).toEqual({ pass: true, reasoning: "1/1 tests passed", source: "check" });
+  });
+  it("HumanEval: check(candidate) receives the entry point", async () => {
+    const sample = { response: "def square(x):\n    return x * x", test: "def check(candidate):\n    assert candidate(3) == 9\n    assert candidate(-2) == 4\n" };
+    expect((await runCheck({ tests: { language: "python", tests: "{{test}}", entry_point: "square" } }, sample)).pass).toBe(true);
+    const wrong = await runCheck({ tests: { language: "python", tests: "{{test}}", entry_point: "square" } }, { ...sample, response: "def square(x):\n    return 2 * x" });
+    expect(wrong.pass).toBe(false);
+    expect(wrong.reasoning).toContain("AssertionError");
+  });
+  it("code that fails to load fails every test, with the error", async () => {
+    const verdict = await runCheck({ tests: { language: "python", tests: ["assert f() == 1"], reward: "share" } }, { response: "def f(:\n  return 1" });
+    expect(verdict).toMatchObject({ pass: false, score: 0 });
+    expect(verdict.reasoning).toMatch(/^the code failed before any test ran: SyntaxError/);
+  });
+  it("printing a fake result line does not pass a test", async () => {
+    const response = "import sys\nfor i in range(3):\n    print('x {\"test\": %d, \"ok\": true}' % i)\n    sys.__stdout__.write('{\"test\": %d, \"ok\": true}\\n' % i)\ndef add(a, b):\n    return 0";
+    const verdict = await runCheck({ tests: { language: "python", tests: ["assert add(1, 2) == 3"] } }, { response });
+    expect(verdict.pass).toBe(false);
+  });
+  prlimit.describe("limits", () => {
+    it("an endless loop is stopped by the per-test limit and the next test still runs", async () => {
+      const response = "def slow(n):\n    while n > 0:\n        pass\n    return n";
+      const verdict = await runCheck({ tests: { language: "python", tests: ["assert slow(1) == 1", "assert slow(0) == 0"], test_timeout_ms: 1000, reward: "share" } }, { response });
+      expect(verdict.score).toBe(0.5);
+      expect(verdict.reasoning).toContain("TestTimeout");
+    });
+    it("the whole run is killed at its wall-clock limit", async () => {
+      const response = "import time\ndef f():\n    time.sleep(30)";
+      const verdict = await runCheck({ tests: { language: "python", tests: ["f()"], timeout_ms: 1500, test_timeout_ms: 60_000 } }, { response });
+      expect(verdict).toMatchObject({ pass: false, reasoning: "0/1 tests passed (timed out after 1500 ms)" });
+    });
+    it("memory beyond the limit fails the code, not the scorer", async () => {
+      const verdict = await runCheck({ tests: { language: "python", tests: ["assert len(big) > 0"], memory_mb: 128 } }, { response: "big = bytearray(1024 * 1024 * 1024)" });
+      expect(verdict.pass).toBe(false);
+      expect(verdict.reasoning).toMatch(/MemoryError/);
+    });
+    it("a flood of output is cut and reported", async () => {
+      const verdict = await runCheck({ tests: { language: "python", tests: ["import os\nwhile True: os.write(1, b'x' * 65536)"] } }, { response: "x = 1" });
+      expect(verdict).toMatchObject({ pass: false });
+      expect(verdict.reasoning).toContain("wrote more than");
+    });
+  });
+});
+
+describe("tests check: JavaScript and TypeScript", () => {
+  it("JavaScript: tests use assert against the solution's functions", async () => {
+    const response = "```js\nfunction add(a, b) { console.log('noise'); return a + b }\n```";
+    const verdict = await runCheck({ tests: { language: "javascript", tests: ["assert.strictEqual(add(1, 2), 3)", "assert.strictEqual(add(2, 2), 5)"], reward: "share" } }, { response });
+    expect(verdict.score).toBe(0.5);
+    expect(verdict.reasoning).toContain("test 2 failed: AssertionError: Expected values to be strictly equal: 4 !== 5");
+  });
+  it("TypeScript: types stripped, exported functions visible to the tests", async () => {
+    const response = "```ts\nexport function add(a: number, b: number): number { return a + b }\n```";
+    expect((await runCheck({ tests: { language: "typescript", tests: ["assert.strictEqual(add(1, 2), 3)"] } }, { response })).pass).toBe(true);
+    const broken = await runCheck({ tests: { language: "typescript", tests: ["assert.ok(true)"] } }, { response: "```ts\nexport function (: {\n```" });
+    expect(broken.pass).toBe(false);
+    expect(broken.reasoning).toMatch(/^the code does not compile/);
+  });
+  it("an endless loop in JavaScript is stopped", async () => {
+    const verdict = await runCheck({ tests: { language: "javascript", tests: ["assert.strictEqual(spin(), 1)", "assert.ok(true)"], test_timeout_ms: 1000, reward: "share" } }, { response: "function spin() { for (;;) {} }" });
+    expect(verdict.score).toBe(0.5);
+  });
+});

@@ -1,0 +1,82 @@
+import { describe, expect, it } from "vitest";
+import { runCheck } from "../../src/checks/run.js";
+import { readTrajectory } from "../../src/checks/tools.js";
+import { parseRubric } from "../../src/rubric/load.js";
+
+// A rubricate rollout record's sample (src/env/rollout.ts) and the same trajectory as OpenAI chat messages.
+const rollout = {
+  response: "The population is 2,148,000.",
+  tool_calls: [
+    { name: "search", arguments: '{"query":"population of Paris"}', result: "Paris: 2148000 inhabitants", error: null },
+    { name: "calculator", arguments: '{"expression":"2148000"}', result: "2148000", error: null },
+  ],
+};
+const messages = {
+  response: "The population is 2,148,000.",
+  messages: [
+    { role: "user", content: "How many people live in Paris?" },
+    { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "search", arguments: '{"query":"population of Paris"}' } }] },
+    { role: "tool", tool_call_id: "c1", content: "Paris: 2148000 inhabitants" },
+    { role: "assistant", content: null, tool_calls: [{ id: "c2", type: "function", function: { name: "calculator", arguments: '{"expression":"2148000"}' } }] },
+    { role: "tool", tool_call_id: "c2", content: "2148000" },
+    { role: "assistant", content: "The population is 2,148,000." },
+  ],
+};
+
+describe("reading trajectories", () => {
+  it("rollout tool_calls and OpenAI messages give the same calls with results", () => {
+    const a = readTrajectory(rollout);
+    const b = readTrajectory(messages);
+    expect(b).toEqual(a.map(({ name, arguments: args, result }) => ({ name, arguments: args, result })));
+    expect(a.map((c) => c.name)).toEqual(["search", "calculator"]);
+  });
+  it("an empty cell is an empty trajectory", async () => {
+    expect(readTrajectory({ tool_calls: "  " })).toEqual([]);
+    expect(await runCheck({ tool_calls: { called: "search" } }, { response: "x", tool_calls: "" })).toMatchObject({ pass: false, reasoning: "search was not called (trajectory: no tool calls)" });
+  });
+  it("a sample without a trajectory is a MISSING_INPUT error, not a fail", async () => {
+    await expect(runCheck({ tool_calls: { called: "search" } }, { response: "x" })).rejects.toMatchObject({ code: "MISSING_INPUT" });
+    await expect(runCheck({ tool_calls: { called: "search" } }, { response: "x", tool_calls: "not json" })).rejects.toMatchObject({ code: "BAD_INPUT" });
+  });
+});
+
+describe("tool_calls conditions", () => {
+  it.each([
+    [{ called: "search" }, true, "trajectory search → calculator"],
+    [{ called: ["search", "browse"] }, false, "browse was not called (trajectory: search → calculator)"],
+    [{ not_called: "delete_file" }, true, undefined],
+    [{ not_called: "calculator" }, false, "calculator was called 1 time(s) (trajectory: search → calculator)"],
+    [{ order: ["search", "calculator"] }, true, undefined],
+    [{ order: ["calculator", "search"] }, false, "called in the order search → calculator, expected calculator → search (trajectory: search → calculator)"],
+    [{ max_calls: 1 }, false, "2 tool calls, at most 1 allowed (trajectory: search → calculator)"],
+    [{ max_calls: { search: 1 } }, true, undefined],
+    [{ min_calls: 3 }, false, "2 tool calls, at least 3 needed (trajectory: search → calculator)"],
+    [{ answer_uses: "calculator" }, true, undefined],
+    [{ arguments: { tool: "search", schema: { type: "object", required: ["query"], properties: { query: { type: "string", minLength: 3 } } } } }, true, undefined],
+    [{ arguments: { tool: "search", schema: { type: "object", required: ["q"] } } }, false, "call 1 (search): / must have required property 'q' (trajectory: search → calculator)"],
+  ])("%j → %s", async (spec, pass, reasoning) => {
+    for (const sample of [rollout, messages]) {
+      const verdict = await runCheck({ tool_calls: spec as never }, sample);
+      expect(verdict.pass).toBe(pass);
+      if (reasoning) expect(verdict.reasoning).toBe(reasoning);
+    }
+  });
+  it("answer_uses fails when the answer states another number", async () => {
+    const verdict = await runCheck({ tool_calls: { answer_uses: "calculator" } }, { ...rollout, response: "About 2.1 million." });
+    expect(verdict).toMatchObject({ pass: false });
+    expect(verdict.reasoning).toContain("does not state calculator's result");
+  });
+  it("arguments that are not JSON fail the arguments condition", async () => {
+    const sample = { response: "", tool_calls: [{ name: "search", arguments: "{query: oops" }] };
+    const verdict = await runCheck({ tool_calls: { arguments: { tool: "search", schema: { type: "object" } } } }, sample);
+    expect(verdict.pass).toBe(false);
+    expect(verdict.reasoning).toMatch(/^call 1 \(search\): arguments are not JSON/);
+  });
+});
+
+describe("bad configuration is caught when the rubric loads", () => {
+  it("a tool_calls check with no condition, or an invalid arguments schema, names its place", () => {
+    expect(() => parseRubric("id: r\ncriteria:\n  - id: t\n    check: { tool_calls: { trajectory: messages } }\n", { filename: "r.yaml" })).toThrow(/tool_calls needs at least one condition/);
+    expect(() => parseRubric("id: r\ncriteria:\n  - id: t\n    check: { tool_calls: { arguments: { tool: s, schema: { type: strnig } } } }\n", { filename: "r.yaml" })).toThrow(/r\.yaml:4:\d+.*type/s);
+  });
+});

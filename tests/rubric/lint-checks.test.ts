@@ -1,0 +1,26 @@
+import { describe, expect, it } from "vitest";
+import { lintRubric } from "../../src/rubric/lint.js";
+import { parseRubric } from "../../src/rubric/load.js";
+
+const rules = (yaml: string) => lintRubric(parseRubric(`id: r\n${yaml}`, { filename: "r.yaml" })).filter((f) => ["question-for-check", "check-input-undeclared", "loose-threshold", "grades-reasoning"].includes(f.rule)).map((f) => [f.criterion, f.rule, f.severity]);
+
+describe("lint knows the code checks", () => {
+  it("suggests a check for questions code answers exactly", () => {
+    expect(rules("inputs: [response, answer]\ncriteria:\n  - id: q\n    question: Is the final answer equal to {{answer}}?\n")).toEqual([["q", "question-for-check", "info"]]);
+    expect(rules("criteria:\n  - id: q\n    question: Does the agent call the search tool before answering?\n")).toEqual([["q", "question-for-check", "info"]]);
+    expect(rules("criteria:\n  - id: q\n    question: Do the unit tests pass?\n")).toEqual([["q", "question-for-check", "info"]]);
+    expect(rules("criteria:\n  - id: q\n    question: Does the response acknowledge the user's frustration?\n")).toEqual([]);
+  });
+  it("warns when a check reads an input the rubric does not declare", () => {
+    expect(rules("inputs: [response]\ncriteria:\n  - id: m\n    check: { math: { expected: '{{answer}}' } }\n")).toEqual([["m", "check-input-undeclared", "warning"]]);
+    expect(rules("inputs: [response]\ncriteria:\n  - id: t\n    check: { tool_calls: { called: search } }\n")).toEqual([["t", "check-input-undeclared", "warning"]]);
+    expect(rules("inputs: [response, messages]\ncriteria:\n  - id: t\n    check: { tool_calls: { called: search } }\n")).toEqual([]);
+    expect(rules("inputs: [response, answer]\ncriteria:\n  - id: m\n    check: { math: { expected: '{{answer}}' } }\n")).toEqual([]);
+  });
+  it("warns on a similarity threshold that lets unrelated text through", () => {
+    expect(rules("inputs: [response, ref]\ncriteria:\n  - id: s\n    check: { similarity: { reference: '{{ref}}', min: 0.1 } }\n")).toEqual([["s", "loose-threshold", "warning"]]);
+  });
+  it("warns when an answer check grades the reasoning", () => {
+    expect(rules("criteria:\n  - id: m\n    check: { math: { expected: 4 } }\n    reasoning: keep\n  - id: t\n    check: { tags: { required: [think] } }\n    reasoning: keep\n")).toEqual([["m", "grades-reasoning", "warning"]]);
+  });
+});
