@@ -159,3 +159,28 @@ describe("slow clients cannot hold the server (item 11)", () => {
     expect((await send(port, "/healthz", { method: "GET" }).catch(() => ({ status: 0 }))).status).not.toBe(500);
   });
 });
+
+describe("limits that fit a trainer's whole batch (issue 17, item 5)", () => {
+  it("accepts an OpenRLHF 0.9 batch of 8,192 queries by default; past a limit the reason phrase names the flag", async () => {
+    const { port } = await start();
+    const n = 8192;
+    const prompt = "Q: capital of France?\nA: ";
+    const whole = await send(port, "/get_reward", { body: JSON.stringify({ query: Array.from({ length: n }, (_, i) => `${prompt}${i % 2 ? "Paris." : "Rome."}`), prompts: Array(n).fill(prompt), labels: Array(n).fill("Paris") }) });
+    expect(whole.status).toBe(200);
+    expect(whole.body.rewards).toHaveLength(n);
+    const small = await start({ maxBodyBytes: 1024, maxSamples: 2 });
+    const reasons: string[] = [];
+    for (const body of [JSON.stringify({ samples: [{ ...good, response: "x".repeat(4096) }] }), JSON.stringify({ samples: [good, good, good] })]) {
+      await new Promise<void>((resolve, reject) => {
+        const req = request({ host: "127.0.0.1", port: small.port, path: "/v1/score", method: "POST", headers: { "content-type": "application/json" } }, (res) => {
+          reasons.push(`${res.statusCode} ${res.statusMessage}`);
+          res.resume().on("end", resolve);
+        });
+        req.on("error", reject);
+        req.end(body);
+      });
+    }
+    expect(reasons[0]).toMatch(/^413 .*--max-body/);
+    expect(reasons[1]).toMatch(/^413 .*--max-samples/);
+  });
+});
