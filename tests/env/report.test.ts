@@ -9,6 +9,7 @@ import { evalMarkdown, evalReportHtml, REWARD_BINS } from "../../src/env/report.
 import { failedCriteria } from "../../src/env/stats.js";
 import type { RolloutRecord } from "../../src/env/types.js";
 import { ROOT } from "../helpers/cli.js";
+import { chromiumNeed } from "../helpers/system.js";
 import type { TestServer } from "../servers/common.js";
 import { connect, startWorld, type WireMessage } from "./world.js";
 
@@ -20,6 +21,7 @@ let server: TestServer<unknown>;
 let records: RolloutRecord[];
 let html: string;
 let browser: Browser;
+const chromiumBrowser = chromiumNeed();
 
 beforeAll(async () => {
   server = await startWorld(
@@ -37,8 +39,9 @@ beforeAll(async () => {
   html = evalReportHtml(records, { env: env.id, subtitle: "2 models × 6 tasks × 2 rollouts" }, { passThreshold: 0.6 });
   mkdirSync(OUTPUT, { recursive: true });
   writeFileSync(join(OUTPUT, "eval-report.html"), html);
+  if (!chromiumBrowser.available) return;
   browser = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
+    executablePath: chromiumBrowser.path,
     args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
   });
 });
@@ -62,6 +65,9 @@ describe("eval report", () => {
     expect(md).toMatch(/yes: A better/);
   });
 
+});
+
+chromiumBrowser.describe("eval report in a browser", () => {
   it("in Chromium: loads without console errors, draws the right bars, filters rollouts by failed criterion", async () => {
     const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
     const problems: string[] = [];
