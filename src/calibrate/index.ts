@@ -23,3 +23,5 @@ export {
 export { LLMBAR_SUBSETS, PANDALM_JUDGES, defaultDatasetsDir, llmbarJudges, loadLlmbar, loadPandalm, type LoadedDataset } from "./datasets.js";
 export { labelledSamples, resultVerdicts, scoreLabelled } from "./judge.js";
 export { calibrationHtml, calibrationMarkdown, type ReportExtras } from "./report.js";
+export { pairwiseClassMetrics, type PairwiseClassMetrics } from "./pairwise.js";
+export { packagedDatasetsDir, type PandalmOptions } from "./datasets.js";
