@@ -35,6 +35,8 @@ export type ErrorCode =
   | "DEFERRED"
   | "CACHE"
   | "BAD_INPUT"
+  | "WRITE_FAILED"
+  | "CHECK_TIMEOUT"
   | "INTERNAL";
 
 /**

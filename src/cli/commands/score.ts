@@ -9,7 +9,8 @@ import type { ErrorPolicy } from "../../score/aggregate.js";
 import { formatSummary, SummaryBuilder } from "../../score/summary.js";
 import { loadRubricSync } from "../../rubric/load.js";
 import type { Rubric } from "../../rubric/schema.js";
-import type { Sample } from "../../types.js";
+import type { Sample, ScoreResult } from "../../types.js";
+import { type BadLine, BadLines, jsonlEntries } from "../../config/jsonl.js";
 import { JsonlWriter, readJsonl } from "../io.js";
 import { parseShard, takeShard } from "../../engine/shard.js";
 import { fillCacheByBatch } from "../../engine/batch/runner.js";
@@ -77,29 +78,70 @@ async function runScore(rubricPath: string, samplesPath: string, flags: ScoreFla
   const summary = new SummaryBuilder();
   const progress = new Progress(undefined, !flags.quiet);
   const interrupt = interruptSignal();
+  const bad = new BadLines();
   let interrupted = false;
+  let failed = false;
   try {
     const shard = flags.shard ? parseShard(flags.shard) : undefined;
-    const rows = readJsonl(samplesPath) as AsyncIterable<Sample>;
-    const input = shard ? rowsOf(takeShard(rows, shard)) : rows;
-    const stream = scoreStream(rubric, input, { judge, concurrency: flags.concurrency, errors: flags.errors, order: flags.order, signal: interrupt.signal });
+    // A bad input line keeps its place: it becomes a result line without a reward, so result k
+    // still belongs to input line k, and the good lines around it are scored.
+    const entries = jsonlEntries(samplesPath);
+    const mine = shard ? rowsOf(takeShard(entries, shard)) : entries;
+    const positionOf = new Map<number, number>();
+    const pendingBad: { position: number; bad: BadLine }[] = [];
+    async function* samples(): AsyncGenerator<Sample> {
+      let position = 0;
+      let good = 0;
+      for await (const entry of mine) {
+        if ("bad" in entry) {
+          bad.add(entry.bad);
+          pendingBad.push({ position: position++, bad: entry.bad });
+          continue;
+        }
+        positionOf.set(good++, position++);
+        yield entry.value as Sample;
+      }
+    }
+    const globalIndex = (position: number) => (shard ? position * shard.count + shard.index - 1 : position);
     let done = 0;
+    const writeBadBefore = async (position: number) => {
+      while (pendingBad.length > 0 && pendingBad[0].position < position) {
+        const { position: p, bad: b } = pendingBad.shift()!;
+        const result = badLineResult(b);
+        await writer.write({ index: globalIndex(p), ...result });
+        summary.add(result);
+        progress.update(++done, "");
+      }
+    };
+    const stream = scoreStream(rubric, samples(), { judge, concurrency: flags.concurrency, errors: flags.errors, order: flags.order, signal: interrupt.signal });
     for await (const result of stream) {
       const { index: local, ...line } = result;
+      const position = positionOf.get(local)!;
+      positionOf.delete(local);
+      await writeBadBefore(position);
       // Lines carry the sample's index in the whole input, so shards merge back in order.
-      const index = shard ? local * shard.count + shard.index - 1 : local;
-      await writer.write({ index, ...line });
+      await writer.write({ index: globalIndex(position), ...line });
       summary.add(result);
       progress.update(++done, judge ? `calls ${judge.engine.stats().usage.calls}` : "");
     }
+    await writeBadBefore(Number.POSITIVE_INFINITY);
   } catch (e) {
-    if (!(e instanceof RubricateError && e.code === "ABORTED")) throw e;
+    if (!(e instanceof RubricateError && e.code === "ABORTED")) {
+      failed = true;
+      throw e;
+    }
     interrupted = true;
   } finally {
     interrupt.dispose();
     progress.finish();
-    // Results so far are kept as <output>.partial on interrupt; the cache already holds every paid answer.
-    if (!interrupted) await writer.close();
+    // Only a finished run replaces the output; otherwise results so far stay in <output>.partial
+    // and a previous file is left as it was. The cache already holds every paid answer.
+    if (!interrupted && !failed) await writer.close();
+    else {
+      const kept = await writer.abandon();
+      if (kept) process.stderr.write(`rubricate: results so far kept in ${kept}; ${flags.output} was not replaced\n`);
+    }
+    if (bad.count > 0) process.stderr.write(`${bad.describe()}rubricate: ${bad.count} input line(s) are not samples (no reward, listed above); the other lines were scored\n`);
     await judge?.close?.();
   }
   const finished = summary.finish();
@@ -130,7 +172,7 @@ async function runBatch(rubric: Rubric, samplesPath: string, judge: EngineJudge,
       signal: interrupt.signal,
       onEvent: (e) => flags.quiet || process.stderr.write(`batch: ${e}\n`),
       pass: async () => {
-        for await (const _ of scoreStream(rubric, readJsonl(samplesPath) as AsyncIterable<Sample>, { judge, concurrency: flags.concurrency })) void _;
+        for await (const _ of scoreStream(rubric, readJsonl(samplesPath, { onBadLine: () => {} }) as AsyncIterable<Sample>, { judge, concurrency: flags.concurrency })) void _;
       },
     });
     if (!flags.quiet) {
@@ -148,7 +190,7 @@ async function runBatch(rubric: Rubric, samplesPath: string, judge: EngineJudge,
 async function dryRun(rubric: Rubric, samplesPath: string, judgeRef: string | undefined): Promise<number> {
   const judge = judgeRef ? loadJudgeConfig(judgeRef) : undefined;
   const estimate = emptyEstimate();
-  for await (const sample of readJsonl(samplesPath)) estimateSample(estimate, rubric, sample as Sample, judge);
+  for await (const sample of readJsonl(samplesPath, { onBadLine: () => {} })) estimateSample(estimate, rubric, sample as Sample, judge);
   const lines = [
     `samples ${estimate.samples}, LLM questions ${estimate.llmQuestions}${judge ? ` (judge ${judge.id}: ${judge.mode}, ${judge.samples} vote(s))` : " (no judge)"}`,
     `calls at most ${estimate.calls}`,
@@ -157,6 +199,12 @@ async function dryRun(rubric: Rubric, samplesPath: string, judgeRef: string | un
   ];
   process.stdout.write(`${lines.join("\n")}\n`);
   return EXIT.ok;
+}
+
+/** The result line of an input line that is not a sample: no reward, the reason as its error. */
+function badLineResult(bad: BadLine): ScoreResult {
+  const message = `${bad.file}:${bad.line}: ${bad.message}`;
+  return { reward: null, passed: null, verdicts: [], errors: [{ criterion: "(input)", code: "BAD_INPUT", message }], feedback: `no reward: input line ${bad.line} is not a sample (${bad.message})` };
 }
 
 async function* rowsOf<T>(items: AsyncIterable<{ row: T }>): AsyncGenerator<T> {
