@@ -28,8 +28,8 @@ describe("score with bad lines", () => {
     const lines = jsonLines(readFileSync(out, "utf8"));
     expect(lines.map((l) => l.index)).toEqual([0, 1, 2, 3, 4, 5]);
     expect(lines.map((l) => l.id ?? null)).toEqual([1, null, 2, null, 3, null]);
-    expect(lines.filter((l) => l.reward === null).map((l) => l.errors[0].code)).toEqual(["BAD_INPUT", "BAD_INPUT", "BAD_INPUT"]);
-    expect(lines[1].errors[0].message).toContain(`${input}:2: invalid JSON`);
+    expect(lines.filter((l) => l.reward === null).map((l) => (l.errors as { code: string }[])[0].code)).toEqual(["BAD_INPUT", "BAD_INPUT", "BAD_INPUT"]);
+    expect((lines[1].errors as { message: string }[])[0].message).toContain(`${input}:2: invalid JSON`);
     expect(lines.filter((l) => typeof l.reward === "number")).toHaveLength(3);
   });
 
