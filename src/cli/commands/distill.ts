@@ -203,7 +203,9 @@ async function runDistillCommand(input: string | undefined, flags: DistillFlags)
     if (interrupted) lines.push(`interrupted: rerun the same command to resume (checkpoint ${flags.output}.checkpoint.json)`);
     process.stderr.write(`${lines.join("\n")}\n`);
   }
-  return interrupted ? EXIT.interrupted : EXIT.ok;
+  if (flags.quiet && report.badLines > 0) process.stderr.write(`${report.warnings.filter((w) => w.includes("not JSON objects")).join("\n")}\n`);
+  // Bad input lines were skipped and named in the warnings; the exit code says some rows failed.
+  return interrupted ? EXIT.interrupted : report.badLines > 0 ? EXIT.partial : EXIT.ok;
 }
 
 /** The teacher side of --env: environment, policy, one engine (cache) for the teacher and the judge. */
