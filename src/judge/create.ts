@@ -36,7 +36,7 @@ export function providerFor(config: JudgeConfig): Provider {
 
 /** The scheduler limits a judge configuration asks for. */
 export function limitsOf(config: JudgeConfig): SchedulerLimits {
-  return { maxConcurrency: config.max_concurrency, rpm: config.rpm, tpm: config.tpm, maxRetries: config.max_retries, timeoutMs: config.timeout_ms };
+  return { maxConcurrency: config.max_concurrency, rpm: config.rpm, tpm: config.tpm, maxRetries: config.max_retries, timeoutMs: config.timeout_ms, maxRetryWaitMs: config.max_retry_wait_ms };
 }
 
 /**
