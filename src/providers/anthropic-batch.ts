@@ -1,5 +1,5 @@
 import type Anthropic from "@anthropic-ai/sdk";
-import { toProviderError } from "./errors.js";
+import { scrubResponse, toProviderError } from "./errors.js";
 import { fromAnthropicResponse, toAnthropicBody } from "./anthropic-wire.js";
 import type { BatchApi, BatchResultItem, BatchStatus, CompletionRequest } from "./types.js";
 
@@ -43,7 +43,7 @@ export function createAnthropicBatchApi(client: Anthropic, secrets: string[]): B
         if (result.type === "succeeded") {
           // A resumed process has no memory of the tool name: the judge's structured tools are named "verdicts"/"verdict".
           const tool = toolNames.get(line.custom_id) ?? result.message.content.find((b) => b.type === "tool_use")?.name;
-          yield { customId: line.custom_id, outcome: "succeeded", response: fromAnthropicResponse(result.message, tool) };
+          yield { customId: line.custom_id, outcome: "succeeded", response: scrubResponse(fromAnthropicResponse(result.message, tool), secrets) };
         } else if (result.type === "errored") {
           yield { customId: line.custom_id, outcome: "errored", error: { code: result.error.error.type, message: result.error.error.message } };
         } else {

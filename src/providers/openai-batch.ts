@@ -4,7 +4,7 @@ import { once } from "node:events";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import OpenAI, { toFile } from "openai";
-import { toProviderError } from "./errors.js";
+import { scrubResponse, toProviderError } from "./errors.js";
 import { fromOpenAIResponse, toOpenAIBody } from "./openai-wire.js";
 import type { BatchApi, BatchResultItem, BatchStatus } from "./types.js";
 
@@ -55,7 +55,7 @@ export function createOpenAIBatchApi(client: OpenAI, name: string, secrets: stri
       for (const fileId of [batch.output_file_id, batch.error_file_id]) {
         if (!fileId) continue;
         const response = await guard(() => client.files.content(fileId, { signal: options.signal }));
-        for await (const line of lines(response)) yield readLine(JSON.parse(line), name);
+        for await (const line of lines(response)) yield readLine(JSON.parse(line), name, secrets);
       }
     },
   };
@@ -83,10 +83,10 @@ interface OutputLine {
   error?: { code?: string; message?: string } | null;
 }
 
-function readLine(line: OutputLine, name: string): BatchResultItem {
+function readLine(line: OutputLine, name: string, secrets: string[]): BatchResultItem {
   const customId = line.custom_id;
   if (line.response && line.response.status_code === 200) {
-    return { customId, outcome: "succeeded", response: fromOpenAIResponse(line.response.body as OpenAI.ChatCompletion, name) };
+    return { customId, outcome: "succeeded", response: scrubResponse(fromOpenAIResponse(line.response.body as OpenAI.ChatCompletion, name), secrets) };
   }
   const code = line.error?.code ?? `http_${line.response?.status_code ?? "unknown"}`;
   const message = line.error?.message ?? JSON.stringify(line.response?.body ?? "no response").slice(0, 300);
