@@ -4,7 +4,7 @@ import { createEngine, type Engine } from "../engine/engine.js";
 import type { SchedulerLimits } from "../engine/types.js";
 import { JudgeConfigSchema, type JudgeConfig, type JudgeConfigInput } from "./config.js";
 import { createLLMJudge } from "./llm-judge.js";
-import { loadJudgeConfig } from "./load.js";
+import { assertRubricJudgeKeyDestination, type JudgeOrigin, loadJudgeConfig } from "./load.js";
 import { createProvider } from "../providers/index.js";
 import type { Provider } from "../providers/types.js";
 import type { Judge } from "./types.js";
@@ -21,6 +21,11 @@ export interface CreateJudgeOptions {
    * process warning (`RubricateWarning`, code CACHE), so a run that stops persisting says so.
    */
   onCacheError?: (error: RubricateError) => void;
+  /**
+   * "rubric" when the reference is a rubric's `judge:` field rather than the user's own choice:
+   * such a judge may not send an API key to a host other than the provider's or loopback.
+   */
+  origin?: JudgeOrigin;
 }
 
 const warnCache = (e: RubricateError) => process.emitWarning(e.message, { type: "RubricateWarning", code: e.code });
@@ -45,6 +50,7 @@ export function limitsOf(config: JudgeConfig): SchedulerLimits {
  */
 export function createJudge(configOrPath: JudgeConfigInput | string, options: CreateJudgeOptions = {}): EngineJudge {
   const config = typeof configOrPath === "string" ? loadJudgeConfig(configOrPath) : JudgeConfigSchema.parse(configOrPath);
+  if (options.origin === "rubric" && typeof configOrPath === "string") assertRubricJudgeKeyDestination(config, configOrPath);
   const provider = options.provider ?? providerFor(config);
   const owned = options.engine === undefined;
   const engine = options.engine ?? createEngine({ cache: openCache({ path: options.cache, onError: options.onCacheError ?? warnCache }), limits: limitsOf(config), price: config.price });

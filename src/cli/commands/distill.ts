@@ -157,7 +157,7 @@ async function runDistillCommand(input: string | undefined, flags: DistillFlags)
   if (flags.rescore && !rubric) throw new RubricateError("BAD_INPUT", "--rescore needs --rubric");
   const judgeRef = flags.judge ?? rubric?.judge;
   const needsJudge = rubric?.criteria.some((c) => c.question) ?? false;
-  const judge: EngineJudge | undefined = generation?.judge ?? (rubric && judgeRef && needsJudge ? createJudge(judgeRef, { cache: cachePath }) : undefined);
+  const judge: EngineJudge | undefined = generation?.judge ?? (rubric && judgeRef && needsJudge ? createJudge(judgeRef, { cache: cachePath, origin: flags.judge ? "user" : "rubric" }) : undefined);
   const progress = new Progress(undefined, !flags.quiet && flags.output !== undefined);
   const interrupt = interruptSignal();
   let report: DistillReport;
@@ -215,7 +215,7 @@ async function teacher(flags: DistillFlags, cachePath: string | null | undefined
   const engine = createEngine({ cache: openCache({ path: cachePath }), limits: { maxConcurrency: 8, maxRetries: 5, timeoutMs: 120_000 } });
   const needsJudge = env.rubric.criteria.some((c) => c.question) || env.tasks.some((t) => t.criteria?.some((c) => typeof c === "object" && c !== null && "question" in c));
   const judgeRef = flags.judge ?? env.rubric.judge;
-  const judge: EngineJudge | undefined = needsJudge && judgeRef ? createJudge(judgeRef, { engine }) : undefined;
+  const judge: EngineJudge | undefined = needsJudge && judgeRef ? createJudge(judgeRef, { engine, origin: flags.judge ? "user" : "rubric" }) : undefined;
   const rollouts = flags.rollouts;
   // What the rows will be: same env tasks, teacher and k → same rollouts (replayed from the cache).
   const sourceId = hashHex(JSON.stringify({ env: env.id, version: env.version, tasks: env.tasks, harness: env.harness, policy: policy.id, params: policy.params, rollouts, n: flags.tasks ?? null }));

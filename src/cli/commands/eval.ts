@@ -73,7 +73,7 @@ async function runEvalCommand(envPath: string, flags: EvalFlags): Promise<number
   const engine = createEngine({ cache: openCache({ path: cachePath }), limits: { maxConcurrency: 8, maxRetries: 5, timeoutMs: 120_000 } });
   const needsJudge = env.rubric.criteria.some((c) => c.question) || env.tasks.some((t) => t.criteria?.some((c) => typeof c === "object" && c !== null && "question" in c));
   const judgeRef = flags.judge ?? env.rubric.judge;
-  const judge: EngineJudge | undefined = needsJudge && judgeRef ? createJudge(judgeRef, { engine }) : undefined;
+  const judge: EngineJudge | undefined = needsJudge && judgeRef ? createJudge(judgeRef, { engine, origin: flags.judge ? "user" : "rubric" }) : undefined;
   if (needsJudge && !judge && !flags.quiet) process.stderr.write("rubricate: warning: the rubric asks LLM questions but no judge is set (--judge or the rubric's `judge`); they will be NO_JUDGE errors\n");
   const tasks = Math.min(flags.tasks ?? env.tasks.length, env.tasks.length);
   const progress = new Progress(tasks * flags.rollouts * policies.length, !flags.quiet);

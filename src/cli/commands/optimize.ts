@@ -138,7 +138,7 @@ export async function runPolicy(flags: PolicyFlags): Promise<number> {
     const judgeRef = flags.judge ?? env.rubric.judge;
     const asks = env.rubric.criteria.some((c) => c.question) || env.tasks.some((t) => t.criteria?.some((c) => typeof c === "object" && c !== null && "question" in c));
     if (asks && !judgeRef) throw new RubricateError("NO_JUDGE", `the rubric of ${env.id} asks LLM questions: give --judge (or set the rubric's \`judge\`)`);
-    const judge = judgeRef ? createJudge(judgeRef, { engine }) : undefined;
+    const judge = judgeRef ? createJudge(judgeRef, { engine, origin: flags.judge ? "user" : "rubric" }) : undefined;
     const tasks = env.tasks.slice(0, flags.tasks ?? env.tasks.length);
     const target = policyPromptTarget({ env, policy, engine, judge, tasks, valFraction: flags.valFraction, splitSeed: flags.seed, rollouts: flags.rollouts, concurrency: flags.concurrency });
     const state = flags.state ?? join(".rubricate", "optimize", `${env.id}.policy.json`);
@@ -159,7 +159,7 @@ export async function runQuestion(flags: QuestionFlags): Promise<number> {
   if (!judgeRef) throw new RubricateError("NO_JUDGE", "optimize question needs a judge: --judge or the rubric's `judge`");
   const engine = openEngine(flags);
   try {
-    const judge = createJudge(judgeRef, { engine });
+    const judge = createJudge(judgeRef, { engine, origin: flags.judge ? "user" : "rubric" });
     const target = judgeQuestionTarget({ rubric, labels: readLabels(flags.labels), judge, criteria: flags.criterion, valFraction: flags.valFraction, splitSeed: flags.seed, concurrency: flags.concurrency });
     for (const w of target.warnings) process.stderr.write(`rubricate: warning: ${w}\n`);
     const state = flags.state ?? join(".rubricate", "optimize", `${rubric.id}.${flags.criterion.join("+")}.question.json`);
