@@ -219,12 +219,23 @@ async function importHooks(abs: string, shownPath: string, where: SourceLocation
   } catch {
     fail([{ message: `hooks "${shownPath}": no such file`, location: where }], "FILE_NOT_FOUND");
   }
-  let mod: Record<string, unknown>;
+  let mod: Record<string, unknown> = {};
   try {
     mod = (await import(pathToFileURL(abs).href)) as Record<string, unknown>;
   } catch (e) {
-    const hint = /\.ts$/.test(abs) && /Unknown file extension/.test(String(e)) ? " (a .ts hooks module needs tsx: run `npx tsx node_modules/rubricate/dist/cli/main.js …`, or compile it to .js/.mjs)" : "";
-    fail([{ message: `cannot import hooks "${shownPath}": ${(e as Error).message}${hint}`, location: where }]);
+    let error = e;
+    // Plain Node cannot import TypeScript: with tsx installed (a dev dependency of most TS
+    // projects, and of this repository), load the hooks through its loader instead.
+    if (/\.[mc]?ts$/.test(abs) && /Unknown file extension/.test(String(e))) {
+      try {
+        const tsx = (await import("tsx/esm/api")) as { tsImport(specifier: string, parent: string): Promise<Record<string, unknown>> };
+        mod = await tsx.tsImport(pathToFileURL(abs).href, import.meta.url);
+        error = undefined;
+      } catch (tsxError) {
+        error = /Cannot find (package|module) 'tsx/.test(String(tsxError)) ? Object.assign(new Error(`${(e as Error).message} (a .ts hooks module needs tsx: \`npm install --save-dev tsx\`, or compile the hooks to .js/.mjs)`)) : tsxError;
+      }
+    }
+    if (error !== undefined) fail([{ message: `cannot import hooks "${shownPath}": ${(error as Error).message}`, location: where }]);
   }
   const hooks = (typeof mod.default === "object" && mod.default !== null ? mod.default : mod) as EnvHooks;
   const issues: Located[] = [];
