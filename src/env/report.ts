@@ -52,16 +52,13 @@ function comparisonColumns(cmp: EvalComparison, name: (model: string) => string 
   ];
 }
 
-/** A p-value as a bootstrap can give it: never "0.000", which it cannot resolve. */
-const formatP = (p: number) => (p < 0.001 ? "< 0.001" : formatNumber(p, 3));
-
 function pairColumns(name: (model: string) => string = (m) => m): Column<PairComparison>[] {
   return [
     { label: "model A", value: (p) => name(p.a) },
     { label: "model B", value: (p) => name(p.b) },
     { label: "shared tasks", value: "tasks", numeric: true },
     { label: "A − B [95% CI]", value: "diff", format: (_v, p) => formatInterval(p.diff, p.low, p.high), numeric: true },
-    { label: "p", value: "p", format: (v) => formatP(v as number), numeric: true },
+    { label: "p", value: "p", format: (v) => formatNumber(v as number, 3), numeric: true },
     {
       label: "significant",
       value: (p) => (p.tasks < MIN_PAIRED_TASKS ? `too few tasks to say (${p.tasks} < ${MIN_PAIRED_TASKS})` : p.significant ? (p.diff > 0 ? "yes: A better" : "yes: B better") : "no"),
