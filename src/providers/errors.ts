@@ -104,6 +104,9 @@ function networkCode(e: unknown): string | undefined {
  */
 export function toProviderError(e: unknown, ctx: ErrorContext): RubricateError {
   if (e instanceof RubricateError) return e;
+  // Our own fetch's verdict (e.g. an oversized body), wrapped by the SDK as a connection error.
+  const cause = (e as { cause?: unknown } | undefined)?.cause;
+  if (cause instanceof RubricateError && !ctx.aborted && !ctx.timedOut) return cause;
   const p = ctx.provider;
   const clean = (s: string) => scrubSecrets(s, ctx.secrets);
   // The caller's abort wins over our deadline: they asked to stop, retrying would be wrong.
