@@ -48,6 +48,8 @@ export function buildReport(d: Distiller, run: { format: ExportFormat; filters: 
     const more = run.badLines.count > run.badLines.first.length ? `; and ${run.badLines.count - run.badLines.first.length} more` : "";
     warnings.push(`${run.badLines.count} input line(s) are not JSON objects and were skipped: ${named}${more}`);
   }
+  const invalid = funnel[0]?.dropped["reward-invalid"] ?? 0;
+  if (invalid > 0) warnings.push(`${invalid} row(s) had a reward that is not a number in [0, 1] (e.g. ${d.firstRewardProblem ?? "?"}); they were dropped`);
   if (noResponse > 0) warnings.push(`${noResponse} row(s) had no usable prompt and response (no \`messages\` ending in an assistant turn, and no response/prompt fields)`);
   return {
     format: run.format,

@@ -66,6 +66,21 @@ describe("rubricate distill", () => {
     expect(stderr).toContain(`${input}:150: each line must be a JSON object`);
   });
 
+  it("a reward that is a string or outside [0, 1] drops that row with its own reason, says so, and the run goes on", async () => {
+    const dir = tempDir();
+    const input = writeJsonl(dir, "s.jsonl", [
+      { prompt: "p1", response: "string reward", reward: "0.9" },
+      { prompt: "p2", response: "seven", reward: 7 },
+      { prompt: "p3", response: "words", reward: "high" },
+      { prompt: "p4", response: "fine", reward: 0.5 },
+    ]);
+    const { code, stdout, stderr } = await runDistillCli(["distill", input, "--min-reward", "0.4"]);
+    expect(code, stderr).toBe(0);
+    expect(stdout.trim().split("\n").map((l) => JSON.parse(l).messages[1].content)).toEqual(["fine"]);
+    expect(stderr).toContain("reward-invalid 3");
+    expect(stderr).toContain('3 row(s) had a reward that is not a number in [0, 1] (e.g. row 1: reward "0.9" is a string, not a number)');
+  });
+
   it("writes to stdout without -o", async () => {
     const dir = tempDir();
     const input = writeJsonl(dir, "s.jsonl", [{ prompt: "p", response: "r", reward: 1 }]);
