@@ -75,7 +75,7 @@ function common(cmd: Command): Command {
   return cmd
     .option("-j, --judge <judge>", "judge file or packaged judge id (default: the rubric's `judge`)")
     .requiredOption("-r, --reflector <judge>", "the reflection model: a judge file or packaged judge id (provider, model, temperature, max_tokens)")
-    .option("-b, --budget <n>", "metric calls allowed (one per instance evaluated; cached re-evaluations are free)", positiveInt, 200)
+    .option("-b, --budget <n>", "calls allowed: metric calls (one per instance evaluated; cached re-evaluations are free) plus reflector calls", positiveInt, 200)
     .option("--minibatch <n>", "training instances per reflection", positiveInt, 3)
     .option("--seed <n>", "seed of every random choice (split, parents, minibatches)", nonNegativeInt, 0)
     .option("--val-fraction <x>", "share of the data held out for validation", number(0, 1, true), 0.5)
@@ -191,7 +191,8 @@ async function runGepa<I>(flags: OptimizeFlags, engine: Engine, t: TargetLike<I>
       seed: t.seed, evaluate: t.evaluate, reflect: reflector.reflect, trainset: t.trainset, valset: t.valset, instanceText: t.instanceText,
       makeReflectiveDataset: t.makeReflectiveDataset, validateProposal: t.validateProposal,
       budget: flags.budget, minibatchSize: flags.minibatch, rngSeed: flags.seed, acceptTolerance: flags.tolerance, useMerge: flags.merge ?? false,
-      stop: { targetScore: flags.targetScore, noImprovementIterations: flags.patience, maxIterations: flags.maxIterations, timeMs: flags.maxTime === undefined ? undefined : flags.maxTime * 1000, stopFile: flags.stopFile },
+      // --budget bounds every paid call: metric calls and the reflector's calls together.
+      stop: { maxTotalCalls: flags.budget, targetScore: flags.targetScore, noImprovementIterations: flags.patience, maxIterations: flags.maxIterations, timeMs: flags.maxTime === undefined ? undefined : flags.maxTime * 1000, stopFile: flags.stopFile },
       stateFile: t.state, resume: flags.resume ?? false, signal: interrupt.signal,
       onWarning: () => {},
       onProgress: (e) => {
