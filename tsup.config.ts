@@ -18,4 +18,6 @@ export default defineConfig({
   shims: true,
   // p-limit 7 is ESM-only: bundle it so the CommonJS build can require() the package.
   noExternal: ["p-limit", "yocto-queue"],
+  // tsx (a dev dependency) is loaded at run time from the user's project, for .ts environment hooks.
+  external: ["tsx", "tsx/esm/api"],
 });

@@ -45,6 +45,8 @@ export type ErrorCode =
   | "SANDBOX"
   | "HOOK_FAILED"
   | "ROLLOUT_TIMEOUT"
+  | "WRITE_FAILED"
+  | "CHECK_TIMEOUT"
   | "INTERNAL";
 
 /** The brand every RubricateError carries, shared by every copy of the package (ESM and CJS builds, duplicate installs). */

@@ -3,15 +3,15 @@
  * figures recomputed here by plain counting over the raw dataset files (no rubricate code).
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { readFileSync, readdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, "..", "..");
-const datasets = resolve(process.env.RUBRICATE_DATASETS ?? join(root, "..", "shared", "datasets"));
-const have = existsSync(join(datasets, "llmbar")) && existsSync(join(datasets, "pandalm"));
+// The copy shipped in the repository (datasets/README.md gives source, licence and commit).
+const datasets = join(root, "datasets");
 
 type Row = Record<string, string>;
 const lines = (path: string) => readFileSync(path, "utf8").split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l));
@@ -38,8 +38,10 @@ let rows: Row[] = [];
 let stdout = "";
 
 beforeAll(() => {
-  if (!have) return;
-  stdout = execFileSync(process.execPath, ["--import", "tsx", join(here, "run.ts"), "--datasets", datasets], { cwd: root, encoding: "utf8" });
+  // Run as the README says, with no --datasets: the shipped copy is the default.
+  const env = { ...process.env };
+  delete env.RUBRICATE_DATASETS;
+  stdout = execFileSync(process.execPath, ["--import", "tsx", join(here, "run.ts")], { cwd: root, encoding: "utf8", env });
   const table = stdout.split("\n").filter((l) => l.startsWith("| "));
   const header = table[0].split("|").slice(1, -1).map((c) => c.trim());
   rows = table.slice(1).map((l) => Object.fromEntries(l.split("|").slice(1, -1).map((c, i) => [header[i], c.trim()])));
@@ -48,7 +50,13 @@ beforeAll(() => {
 const num = (s: string) => Number(s);
 const close = (printed: string, value: number) => expect(Math.abs(num(printed) - value)).toBeLessThanOrEqual(0.00005 + 1e-12);
 
-describe.skipIf(!have)("examples/calibration/run.ts on the real data", () => {
+describe("examples/calibration/run.ts on the real data", () => {
+  it("prints PandaLM's published figures for both stored judges under PandaLM's convention", () => {
+    // PandaLM README, commit 6fdac72: accuracy, precision, recall, F1 for these exact verdict files.
+    expect(stdout).toContain("gpt-3.5-turbo: accuracy 71.07, precision 58.79, recall 57.36, F1 57.55");
+    expect(stdout).toContain("pandalm-7b: accuracy 66.77, precision 57.38, recall 57.50, F1 57.43");
+  });
+
   it("prints one row per stored judge of every LLMBar subset, plus PandaLM's two", () => {
     let count = 0;
     for (const subset of readdirSync(join(datasets, "llmbar"))) count += readdirSync(join(datasets, "llmbar", subset)).filter((f) => f.startsWith("verdicts-")).length;

@@ -2,7 +2,7 @@
  * Calibration on real human-labelled data: the stored verdicts of published LLM judges against
  * human labels, with rubricate's calibration API.
  *
- * Data (converted to JSONL, text unchanged; see ../shared/datasets/README.md):
+ * Data (shipped in datasets/, converted to JSONL, text unchanged; see datasets/README.md):
  * - LLMBar — princeton-nlp/LLMBar (MIT), commit 900616b. Zeng et al., "Evaluating Large Language
  *   Models at Evaluating Instruction Following", ICLR 2024. Gold labels; GPT-4 and ChatGPT
  *   verdicts stored in both presentation orders.
@@ -28,7 +28,9 @@ import {
   llmbarJudges,
   loadLlmbar,
   loadPandalm,
+  packagedDatasetsDir,
   pairwiseAgreement,
+  pairwiseClassMetrics,
   type PairwiseSummary,
 } from "../../src/calibrate/index.js";
 
@@ -38,7 +40,7 @@ const flag = (name: string) => {
   return i >= 0 ? args[i + 1] : undefined;
 };
 const here = dirname(fileURLToPath(import.meta.url));
-const datasets = resolve(flag("--datasets") ?? process.env.RUBRICATE_DATASETS ?? join(here, "..", "..", "..", "shared", "datasets"));
+const datasets = resolve(flag("--datasets") ?? process.env.RUBRICATE_DATASETS ?? packagedDatasetsDir());
 const SEED = 2026;
 const RESAMPLES = 1000;
 
@@ -75,6 +77,14 @@ for (const subset of LLMBAR_SUBSETS) {
   }
 }
 let ceiling = "";
+const pct = (v: number | null) => (v === null ? "n/a" : (v * 100).toFixed(2));
+const pandalmConvention = [
+  "PandaLM's convention (majority reference, classes 1/2/tie, unreadable verdict = tie, macro averages), in percent:",
+];
+for (const judge of PANDALM_JUDGES) {
+  const m = pairwiseClassMetrics(loadPandalm(datasets, judge, { unreadable: "tie" }).pairwise);
+  pandalmConvention.push(`  ${judge}: accuracy ${pct(m.accuracy)}, precision ${pct(m.precision)}, recall ${pct(m.recall)}, F1 ${pct(m.f1)}`);
+}
 for (const judge of PANDALM_JUDGES) {
   const d = loadPandalm(datasets, judge);
   const r = calibrate({ labels: d.labels, verdicts: d.verdicts, seed: SEED, resamples: RESAMPLES });
@@ -104,6 +114,8 @@ const out = [
   ...rows.map(line),
   "",
   ceiling,
+  "",
+  ...pandalmConvention,
   "",
 ];
 process.stdout.write(`${out.join("\n")}\n`);

@@ -1,12 +1,13 @@
 /**
- * Loaders for the public human-labelled judge datasets (converted to JSONL, see
- * ../shared/datasets/README.md): LLMBar (Zeng et al., ICLR 2024; pairwise, gold labels, stored
+ * Loaders for the public human-labelled judge datasets shipped in `datasets/` (converted to
+ * JSONL; sources, licences and commits in datasets/README.md): LLMBar (Zeng et al., ICLR 2024; pairwise, gold labels, stored
  * GPT-4/ChatGPT verdicts in both orders) and PandaLM (Wang et al.; pairwise with ties, three
  * annotators, stored GPT-3.5 and PandaLM-7B verdicts). Each loads as a binary criterion
  * ("is output 1 better?") for `calibrate`, and as pairwise items for `pairwiseAgreement`.
  */
 import { existsSync, readdirSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { RubricateError } from "../errors.js";
 import type { AnnotatedItem } from "./agreement.js";
 import { majority } from "./agreement.js";
@@ -30,9 +31,21 @@ export interface LoadedDataset {
   noMajority?: number;
 }
 
-/** The datasets folder: `$RUBRICATE_DATASETS`, else `../shared/datasets` from the working directory. */
+/** The datasets folder: `$RUBRICATE_DATASETS`, else the `datasets/` folder shipped with the package. */
 export function defaultDatasetsDir(): string {
-  return resolve(process.env.RUBRICATE_DATASETS ?? join(process.cwd(), "..", "shared", "datasets"));
+  if (process.env.RUBRICATE_DATASETS) return resolve(process.env.RUBRICATE_DATASETS);
+  return packagedDatasetsDir();
+}
+
+/** The `datasets/` folder shipped with the package (LLMBar and PandaLM, see its README). */
+export function packagedDatasetsDir(): string {
+  // Walk up from this module to the package root (src/calibrate in development, dist/ when built).
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 4; i++) {
+    if (existsSync(join(dir, "package.json")) && existsSync(join(dir, "datasets"))) return join(dir, "datasets");
+    dir = dirname(dir);
+  }
+  return resolve("datasets");
 }
 
 function jsonl(path: string): Record<string, unknown>[] {
@@ -67,7 +80,7 @@ function describeOrders(o12: Winner, o21: Winner, row: Record<string, unknown>):
  * One LLMBar subset with one stored judge (e.g. "gpt-4-vanilla"). As a binary criterion
  * `output_1-better@<subset>`: human yes when label = 1; judge met when it picked output 1 with
  * output 1 shown first (order 1-2); its probability is the share of the two orders picking 1.
- * @example loadLlmbar("../shared/datasets", "natural", "gpt-4-vanilla").labels.length // 100
+ * @example loadLlmbar(packagedDatasetsDir(), "natural", "gpt-4-vanilla").labels.length // 100
  */
 export function loadLlmbar(dir: string, subset: string, judge: string): LoadedDataset {
   const folder = join(dir, "llmbar", subset);
@@ -106,14 +119,25 @@ export function loadLlmbar(dir: string, subset: string, judge: string): LoadedDa
   return { labels, verdicts: { judge: `${judge} (LLMBar ${subset})`, verdicts }, pairwise };
 }
 
+/** How to read a stored verdict that could not be parsed (GPT-3.5's 25 "garbage" answers on PandaLM). */
+export interface PandalmOptions {
+  /**
+   * "error" (the default): an unreadable verdict is an error, left out of the metrics and counted;
+   * "tie": PandaLM's own convention, under which its published figures were computed.
+   */
+  unreadable?: "error" | "tie";
+}
+
 /**
  * PandaLM's test set with one stored judge ("gpt-3.5-turbo" or "pandalm-7b"). As a binary
  * criterion `response_1-better`: each of the three annotators says yes when they picked
  * response 1 (a tie or response 2 is no); the judge is met when it picked response 1, unmet for
- * 2 or a tie, an error when unreadable. Pairwise items use the annotators' majority (0 = tie).
- * @example loadPandalm("../shared/datasets", "pandalm-7b").annotators?.length // 999
+ * 2 or a tie, an error when unreadable (or a tie, with `unreadable: "tie"`). Pairwise items use
+ * the annotators' majority (0 = tie); `pairwiseClassMetrics` of them with `unreadable: "tie"`
+ * gives PandaLM's published accuracy, precision, recall and F1 (datasets/README.md).
+ * @example loadPandalm(packagedDatasetsDir(), "pandalm-7b").annotators?.length // 999
  */
-export function loadPandalm(dir: string, judge: string): LoadedDataset {
+export function loadPandalm(dir: string, judge: string, options: PandalmOptions = {}): LoadedDataset {
   const folder = join(dir, "pandalm");
   const file = join(folder, `verdicts-${judge}.jsonl`);
   if (!existsSync(file)) throw new RubricateError("FILE_NOT_FOUND", `PandaLM has no stored judge "${judge}" (has: ${PANDALM_JUDGES.join(", ")})`);
@@ -142,12 +166,15 @@ export function loadPandalm(dir: string, judge: string): LoadedDataset {
   const pairwise: PairwiseItem[] = [];
   for (const row of jsonl(file)) {
     const id = String(row.id);
-    const w = parseWinner(row.winner);
+    const read = parseWinner(row.winner);
+    const w = read === null && options.unreadable === "tie" ? "tie" : read;
     const v: JudgeVerdict = { sampleId: id, criterion, status: w === null ? "error" : w === "1" ? "met" : "unmet" };
-    if (typeof row.reason === "string") v.reasoning = row.reason;
+    if (typeof row.reason === "string" && row.reason !== "") v.reasoning = row.reason;
+    else if (read === null) v.reasoning = `unreadable verdict ${JSON.stringify(row.winner)}${w === "tie" ? ", read as a tie (PandaLM's convention)" : ""}`;
     verdicts.push(v);
     const h = human.get(id);
     if (h) pairwise.push({ id, human: h, order12: w });
   }
-  return { labels, verdicts: { judge: `${judge} (PandaLM)`, verdicts }, pairwise, annotators, noMajority };
+  const name = options.unreadable === "tie" ? `${judge} (PandaLM, unreadable = tie)` : `${judge} (PandaLM)`;
+  return { labels, verdicts: { judge: name, verdicts }, pairwise, annotators, noMajority };
 }

@@ -25,3 +25,5 @@ export { labelledSamples, resultVerdicts, scoreLabelled } from "./judge.js";
 export { calibrationHtml, calibrationMarkdown, type ReportExtras } from "./report.js";
 export { compareJudges, comparisonMarkdown, kindsFromRubric, type ComparisonRow, type CriterionKind, type JudgeComparison } from "./compare.js";
 export { rubricWithThresholds, suggestedThresholds } from "./thresholds.js";
+export { pairwiseClassMetrics, type PairwiseClassMetrics } from "./pairwise.js";
+export { packagedDatasetsDir, type PandalmOptions } from "./datasets.js";

@@ -55,6 +55,49 @@ export interface PairwiseSummary {
   accuracyOnConsistent: Interval;
   /** Items answered the same in both orders. */
   consistent: number;
+  /** Three-class (1, 2, tie) precision, recall and F1 in order 1-2, macro-averaged (see `pairwiseClassMetrics`). */
+  macro: PairwiseClassMetrics;
+}
+
+/** Three-class figures of the judge's pick in order 1-2 against the human's; null where a denominator is 0. */
+export interface PairwiseClassMetrics {
+  n: number;
+  accuracy: number | null;
+  /** Macro averages over the classes 1, 2 and tie (sklearn's `average="macro"`). */
+  precision: number | null;
+  recall: number | null;
+  f1: number | null;
+}
+
+const CLASSES = ["1", "2", "tie"] as const;
+
+/**
+ * Accuracy and macro precision, recall and F1 over the three classes (1, 2, tie) of the judge's
+ * pick in order 1-2, the way PandaLM and most pairwise-judge papers report them. An unreadable
+ * pick is wrong for every class (it is in no class's predictions); a class that is never
+ * predicted has precision 0, as in sklearn.
+ * @example pairwiseClassMetrics([{ id: "a", human: "1", order12: "1" }, { id: "b", human: "tie", order12: "2" }]).accuracy // 0.5
+ */
+export function pairwiseClassMetrics(items: readonly PairwiseItem[]): PairwiseClassMetrics {
+  const n = items.length;
+  if (n === 0) return { n, accuracy: null, precision: null, recall: null, f1: null };
+  const perClass = CLASSES.map((c) => {
+    let tp = 0;
+    let predicted = 0;
+    let actual = 0;
+    for (const i of items) {
+      if (i.order12 === c) predicted++;
+      if (i.human === c) actual++;
+      if (i.order12 === c && i.human === c) tp++;
+    }
+    const p = predicted ? tp / predicted : 0;
+    const r = actual ? tp / actual : 0;
+    return { p, r, f1: p + r === 0 ? 0 : (2 * p * r) / (p + r), present: actual > 0 || predicted > 0 };
+  });
+  // sklearn averages over the labels present in either the reference or the predictions.
+  const present = perClass.filter((c) => c.present);
+  const mean = (f: (c: (typeof perClass)[number]) => number) => present.reduce((s, c) => s + f(c), 0) / present.length;
+  return { n, accuracy: items.filter((i) => i.order12 === i.human).length / n, precision: mean((c) => c.p), recall: mean((c) => c.r), f1: mean((c) => c.f1) };
 }
 
 type Stat = (s: readonly PairwiseItem[]) => number | null;
@@ -115,5 +158,6 @@ export function pairwiseAgreement(items: readonly PairwiseItem[], opts: Bootstra
     positionConsistency: ci.positionConsistency,
     accuracyOnConsistent: ci.accuracyOnConsistent,
     consistent: items.filter(isConsistent).length,
+    macro: pairwiseClassMetrics(items),
   };
 }

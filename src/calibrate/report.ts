@@ -69,6 +69,7 @@ const pairColumns: Column<PairRow>[] = [
   { label: "agreement", value: (r) => formatInterval(r.s.agreement.value, r.s.agreement.lo, r.s.agreement.hi), numeric: true },
   { label: "position consistency", value: (r) => formatInterval(r.s.positionConsistency.value, r.s.positionConsistency.lo, r.s.positionConsistency.hi), numeric: true },
   { label: "accuracy when consistent", value: (r) => formatInterval(r.s.accuracyOnConsistent.value, r.s.accuracyOnConsistent.lo, r.s.accuracyOnConsistent.hi), numeric: true },
+  { label: "macro F1 (1/2/tie)", value: (r) => formatNumber(r.s.macro.f1), numeric: true },
   { label: "human ties", value: (r) => r.s.humanTies, numeric: true },
   { label: "judge ties", value: (r) => r.s.judgeTies, numeric: true },
   { label: "unreadable", value: (r) => r.s.unparseable, numeric: true },

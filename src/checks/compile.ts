@@ -1,18 +1,20 @@
 import { Ajv, type ValidateFunction } from "ajv";
 import addFormatsModule from "ajv-formats";
 import { RubricateError } from "../errors.js";
+import { ajvRegExp, compiledRegex, type SafeRegex } from "./regex.js";
 
 // ajv-formats ships CJS with a default export; under NodeNext the callable lives on `.default`.
 const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
 
-const ajv = addFormats(new Ajv({ allErrors: true, strict: false }));
+// json_schema `pattern` and `patternProperties` run on the same safe engine as regex checks.
+const ajvOptions = { allErrors: true, strict: false, code: { regExp: ajvRegExp } } as const;
+const ajv = addFormats(new Ajv(ajvOptions));
 /**
  * Compiled schemas and regexes kept, most recently used last. Bounded: per-sample criteria in a
  * long-running reward server may bring a new schema with every request.
  */
 export const COMPILE_CACHE_LIMIT = 1000;
 const validators = new Map<string, { validate: ValidateFunction; schema: Record<string, unknown>; owner: Ajv }>();
-const regexes = new Map<string, RegExp>();
 
 /** The compiled validator for a JSON Schema, compiled once per distinct schema and reused. */
 export function compileJsonSchema(schema: Record<string, unknown>): ValidateFunction {
@@ -55,25 +57,21 @@ function compileWith(shared: Ajv, schema: Record<string, unknown>): { validate: 
     return { validate: shared.compile(schema), schema, owner: shared };
   } catch (e) {
     if (!/already exists/.test((e as Error).message)) throw e;
-    const own = addFormats(new Ajv({ allErrors: true, strict: false }));
+    const own = addFormats(new Ajv(ajvOptions));
     return { validate: own.compile(schema), schema, owner: own };
   }
 }
 
-/** A compiled regular expression, cached; the `g` and `y` flags are dropped so `test` has no state. */
-export function compileRegex(pattern: string, flags = ""): RegExp {
-  const key = `${flags}/${pattern}`;
-  let regex = regexes.get(key);
-  if (!regex) {
-    try {
-      regex = new RegExp(pattern, flags.replace(/[gy]/g, ""));
-    } catch (e) {
-      throw new RubricateError("SCHEMA", `invalid regular expression /${pattern}/: ${(e as Error).message.replace(/^Invalid regular expression: \/.*\/[a-z]*: /s, "")}`, { cause: e });
-    }
-    if (regexes.size >= COMPILE_CACHE_LIMIT) regexes.delete(regexes.keys().next().value!);
-    regexes.set(key, regex);
+/**
+ * A compiled user regular expression, cached: linear-time RE2 where it can run the pattern, else
+ * JavaScript's engine under a deadline (see regex.ts); `g` and `y` are dropped so `test` has no state.
+ */
+export function compileRegex(pattern: string, flags = ""): SafeRegex {
+  try {
+    return compiledRegex(pattern, flags);
+  } catch (e) {
+    throw new RubricateError("SCHEMA", `invalid regular expression /${pattern}/: ${(e as Error).message.replace(/^Invalid regular expression: \/.*\/[a-z]*: /s, "")}`, { cause: e });
   }
-  return regex;
 }
 
 /** A readable one-line list of ajv's errors. */

@@ -1,67 +1,173 @@
-import { createReadStream, createWriteStream, mkdirSync, renameSync, type WriteStream } from "node:fs";
-import { dirname } from "node:path";
-import { createInterface } from "node:readline";
+import { closeSync, createWriteStream, existsSync, lstatSync, mkdirSync, openSync, realpathSync, renameSync, statSync, type WriteStream } from "node:fs";
+import { dirname, parse } from "node:path";
+import { type BadLine, badLineError, jsonlEntries } from "../config/jsonl.js";
 import { RubricateError } from "../errors.js";
 
+export { BadLines, type BadLine } from "../config/jsonl.js";
+
 /**
- * Reads JSON lines from a file or "-" (stdin), one object at a time; a bad line is an error
- * naming the file and line, not a skipped sample.
+ * Reads JSON lines from a file or "-" (stdin), one object at a time. Without `onBadLine` a bad
+ * line is an error naming the file and line; with it, each bad line is handed over and skipped.
  */
-export async function* readJsonl(path: string): AsyncGenerator<Record<string, unknown>> {
-  const input = path === "-" ? process.stdin : createReadStream(path);
-  const lines = createInterface({ input, crlfDelay: Infinity });
-  let lineNumber = 0;
-  try {
-    for await (const line of lines) {
-      lineNumber++;
-      if (line.trim() === "") continue;
-      let value: unknown;
-      try {
-        value = JSON.parse(line);
-      } catch (e) {
-        throw new RubricateError("BAD_INPUT", `invalid JSON: ${(e as Error).message}`, { location: { file: path === "-" ? "<stdin>" : path, line: lineNumber } });
-      }
-      if (typeof value !== "object" || value === null || Array.isArray(value)) {
-        throw new RubricateError("BAD_INPUT", "each line must be a JSON object", { location: { file: path === "-" ? "<stdin>" : path, line: lineNumber } });
-      }
-      yield value as Record<string, unknown>;
+export async function* readJsonl(path: string, options: { onBadLine?: (bad: BadLine) => void } = {}): AsyncGenerator<Record<string, unknown>> {
+  for await (const entry of jsonlEntries(path)) {
+    if ("bad" in entry) {
+      if (!options.onBadLine) throw badLineError(entry.bad);
+      options.onBadLine(entry.bad);
+      continue;
     }
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === "ENOENT") throw new RubricateError("FILE_NOT_FOUND", `no such file: ${path}`);
-    throw e;
-  } finally {
-    lines.close();
+    yield entry.value;
   }
 }
 
-/** A JSONL writer to a file (written to a temporary name, renamed on close so a crash leaves no half file) or stdout. */
+/** A failed write as the error users see: the path and the reason, no stack. */
+export function writeError(path: string, e: unknown): RubricateError {
+  const err = e as NodeJS.ErrnoException;
+  return new RubricateError("WRITE_FAILED", `cannot write ${path}: ${err.code ? `${err.code} ` : ""}${err.message?.replace(/^\w+: /, "") ?? String(e)}`, { cause: e });
+}
+
+/**
+ * Creates the folders above `path` one at a time (`mkdirSync(…, { recursive: true })` loops
+ * forever under /proc, where mkdir answers ENOENT), as a WRITE_FAILED error when it cannot.
+ */
+export function ensureParentDir(path: string): void {
+  const missing: string[] = [];
+  let dir = dirname(path);
+  const root = parse(dir).root;
+  while (dir !== root && !existsSync(dir)) {
+    missing.unshift(dir);
+    dir = dirname(dir);
+  }
+  if (existsSync(dir) && !statSync(dir).isDirectory()) throw new RubricateError("WRITE_FAILED", `cannot write ${path}: ${dir} is not a folder`);
+  for (const d of missing) {
+    try {
+      mkdirSync(d);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw writeError(path, e);
+    }
+  }
+}
+
+/**
+ * Where a finished output goes. A regular file (or nothing) is replaced atomically: written to
+ * `<file>.partial`, renamed over it at the end. A symlink is followed to its target. Anything
+ * else (`/dev/null`, `/dev/stdout`, a FIFO, a device) is written directly: renaming over it would
+ * replace the device node with a regular file.
+ */
+export function outputTarget(path: string): { direct: string } | { replace: string; tmp: string } {
+  // /dev/stdout, /dev/fd/N, /proc/self/fd/N name whatever the descriptor is: always written through.
+  if (/^\/(dev|proc)\//.test(path)) return { direct: path };
+  let target = path;
+  let link = false;
+  try {
+    link = lstatSync(path).isSymbolicLink();
+  } catch {
+    // nothing there yet
+  }
+  if (link) {
+    try {
+      target = realpathSync(path);
+    } catch {
+      return { direct: path }; // a dangling link: written through, creating its target
+    }
+  }
+  let stats;
+  try {
+    stats = statSync(target);
+  } catch {
+    return { replace: target, tmp: `${target}.partial` };
+  }
+  if (stats.isFile()) return { replace: target, tmp: `${target}.partial` };
+  if (stats.isDirectory()) throw new RubricateError("WRITE_FAILED", `cannot write ${path}: it is a folder`);
+  return { direct: target };
+}
+
+/** Names of standard output (opening them fails when it is a socket, as under a process manager). */
+const STDOUT_NAMES = new Set(["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"]);
+
+/**
+ * A JSONL writer to a file or stdout. A regular file is written to a temporary name and renamed
+ * on `close`, so a crash or a failed run (`abandon`) never replaces a previous complete file; a
+ * special file is written directly. Write errors become WRITE_FAILED errors, never an unhandled
+ * stream error.
+ */
 export class JsonlWriter {
   private readonly stream: WriteStream | NodeJS.WriteStream;
   private readonly tmp?: string;
+  private readonly final?: string;
+  private failure?: RubricateError;
 
   constructor(private readonly path: string | undefined, options: { append?: boolean } = {}) {
-    if (!path || path === "-") {
+    if (!path || path === "-" || STDOUT_NAMES.has(path)) {
       this.stream = process.stdout;
       return;
     }
-    mkdirSync(dirname(path), { recursive: true });
+    ensureParentDir(path);
+    const target = outputTarget(path);
     if (options.append) {
       this.stream = createWriteStream(path, { flags: "a" });
+    } else if ("direct" in target) {
+      this.stream = createWriteStream(target.direct, { flags: "w" });
     } else {
-      this.tmp = `${path}.partial`;
+      this.tmp = target.tmp;
+      this.final = target.replace;
+      // Fail now, before any work, when the folder cannot take the file.
+      try {
+        closeSync(openSync(this.tmp, "w"));
+      } catch (e) {
+        throw writeError(path, e);
+      }
       this.stream = createWriteStream(this.tmp);
     }
+    this.stream.on("error", (e) => {
+      this.failure ??= writeError(path, e);
+    });
   }
 
-  /** Writes one line; resolves when the stream can take more (backpressure). */
+  /** Writes one line; resolves when the stream can take more (backpressure); rejects with WRITE_FAILED. */
   async write(value: unknown): Promise<void> {
-    if (!this.stream.write(`${JSON.stringify(value)}\n`)) await new Promise<void>((r) => (this.stream as NodeJS.WritableStream).once("drain", () => r()));
+    if (this.failure) throw this.failure;
+    if (!this.stream.write(`${JSON.stringify(value)}\n`)) {
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          this.stream.off("drain", done);
+          this.stream.off("error", done);
+          resolve();
+        };
+        this.stream.once("drain", done);
+        this.stream.once("error", done);
+      });
+    }
+    if (this.failure) throw this.failure;
   }
 
   /** Finishes the file (renaming it into place). */
   async close(): Promise<void> {
     if (this.stream === process.stdout) return;
-    await new Promise<void>((resolve, reject) => (this.stream as WriteStream).end((e?: Error | null) => (e ? reject(e) : resolve())));
-    if (this.tmp) renameSync(this.tmp, this.path!);
+    await this.end();
+    if (this.failure) throw this.failure;
+    if (this.tmp) {
+      try {
+        renameSync(this.tmp, this.final!);
+      } catch (e) {
+        throw writeError(this.path!, e);
+      }
+    }
+  }
+
+  /** Ends a failed or interrupted run: what was written stays in `<file>.partial`, a previous file is left as it was. */
+  async abandon(): Promise<string | undefined> {
+    if (this.stream === process.stdout) return undefined;
+    await this.end().catch(() => undefined);
+    return this.tmp;
+  }
+
+  private end(): Promise<void> {
+    const stream = this.stream as WriteStream;
+    if (stream.destroyed || stream.writableFinished) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      stream.once("error", () => resolve());
+      stream.end(() => resolve());
+    });
   }
 }

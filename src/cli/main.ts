@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from "commander";
-import { EXIT, packageVersion, reportError } from "./run.js";
+import { EXIT, packageVersion, quietOnClosedPipe, reportError } from "./run.js";
 
 type CommandModule = { register(program: Command): void };
 
@@ -24,6 +24,7 @@ const commands: Record<string, () => Promise<CommandModule>> = {
 };
 
 async function main(): Promise<void> {
+  quietOnClosedPipe();
   const program = new Command("rubricate")
     .description("Binary-question rubrics, cached parallel LLM judges, rewards.")
     .version(packageVersion(), "-v, --version")

@@ -24,8 +24,27 @@ export function reportError(e: unknown): number {
     process.stderr.write(`rubricate: ${e.code}: ${e.message}\n`);
     return e.code === "ABORTED" ? EXIT.interrupted : EXIT.failure;
   }
+  // A system error (a write to a full disk, a folder without permission…) is the user's to fix: no stack.
+  const sys = e as NodeJS.ErrnoException;
+  if (e instanceof Error && typeof sys.code === "string" && typeof sys.syscall === "string") {
+    process.stderr.write(`rubricate: ${sys.code}: ${e.message}\n`);
+    return EXIT.failure;
+  }
   process.stderr.write(`rubricate: unexpected error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
   return EXIT.failure;
+}
+
+/**
+ * A reader that goes away (`rubricate … | head`) is not an error: stop quietly, with the exit
+ * code so far, instead of an unhandled EPIPE and its stack trace.
+ */
+export function quietOnClosedPipe(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on("error", (e: NodeJS.ErrnoException) => {
+      if (e.code === "EPIPE" || e.code === "ERR_STREAM_DESTROYED") process.exit(typeof process.exitCode === "number" ? process.exitCode : EXIT.ok);
+      throw e;
+    });
+  }
 }
 
 /** An AbortSignal fired by the first Ctrl-C or SIGTERM; a second Ctrl-C exits at once. */

@@ -33,6 +33,8 @@ export interface ParseConfigOptions {
   explain?: ExplainOptions | ((error: z.ZodError, data: unknown) => PathIssue[]);
   /** When set, a document that is not a mapping fails with this message before validation. */
   mappingRequired?: string;
+  /** Problems of the document's own kind found beside the schema's (reported together, in file order). */
+  moreIssues?: (source: YamlSource, explained: PathIssue[]) => LocatedIssue[];
 }
 
 /** A validated document and its source, for locating later checks of your own. */
@@ -56,10 +58,12 @@ export function parseConfig<S extends z.ZodType>(text: string, schema: S, option
   if (!parsed.success) {
     const explain = options.explain ?? { schema };
     const issues = typeof explain === "function" ? explain(parsed.error, data) : explainIssues(parsed.error, data, explain);
-    failWith(
-      options.code ?? "SCHEMA",
-      issues.map((i) => ({ message: i.message, location: source.locate(i.path, { key: i.key }) })),
-    );
+    const located = issues.map((i) => ({ message: i.message, location: source.locate(i.path, { key: i.key }) }));
+    if (options.moreIssues) {
+      located.push(...options.moreIssues(source, issues));
+      located.sort((a, b) => (a.location.line ?? 0) - (b.location.line ?? 0) || (a.location.col ?? 0) - (b.location.col ?? 0));
+    }
+    failWith(options.code ?? "SCHEMA", located);
   }
   return { value: parsed.data, source };
 }

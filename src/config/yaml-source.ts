@@ -18,6 +18,34 @@ export interface YamlSource {
  * Parses YAML text with limits: size, alias expansion, duplicate keys. Errors name file:line:col.
  * @example parseYamlSource("id: x\n", { filename: "r.yaml" }).data // { id: "x" }
  */
+/** Deepest nesting of `[` and `{` accepted: the YAML parser recurses per level and would overflow the stack. */
+export const MAX_YAML_DEPTH = 200;
+
+/** The offset where flow collections (`[`, `{`) nest deeper than `limit`, outside quotes and comments; undefined when they never do. */
+function flowNestingOver(text: string, limit: number): number | undefined {
+  let depth = 0;
+  let quote = "";
+  let comment = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (comment) {
+      if (c === "\n") comment = false;
+      continue;
+    }
+    if (quote) {
+      if (c === "\\" && quote === '"') i++;
+      else if (c === quote) quote = "";
+      continue;
+    }
+    if (c === '"' || c === "'") quote = c;
+    else if (c === "#" && (i === 0 || /\s/.test(text[i - 1]))) comment = true;
+    else if (c === "[" || c === "{") {
+      if (++depth > limit) return i;
+    } else if ((c === "]" || c === "}") && depth > 0) depth--;
+  }
+  return undefined;
+}
+
 export function parseYamlSource(text: string, options: { filename?: string; maxBytes?: number } = {}): YamlSource {
   const filename = options.filename;
   const maxBytes = options.maxBytes ?? MAX_YAML_BYTES;
@@ -26,6 +54,13 @@ export function parseYamlSource(text: string, options: { filename?: string; maxB
     throw new RubricateError("YAML_TOO_LARGE", `file is ${bytes} bytes; the limit is ${maxBytes}`, { location: { file: filename } });
   }
   const lineCounter = new LineCounter();
+  const tooDeep = flowNestingOver(text, MAX_YAML_DEPTH);
+  if (tooDeep !== undefined) {
+    let line = 1;
+    let lineStart = 0;
+    for (let i = 0; i < tooDeep; i++) if (text.charCodeAt(i) === 10) (line++, (lineStart = i + 1));
+    throw new RubricateError("YAML_SYNTAX", `nesting deeper than ${MAX_YAML_DEPTH} levels; a rubric needs a handful`, { location: { file: filename, line, col: tooDeep - lineStart + 1 } });
+  }
   let doc: Document.Parsed;
   try {
     doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false, strict: true, stringKeys: true });

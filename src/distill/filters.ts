@@ -6,6 +6,7 @@ import type { DistillRow, FilterOptions } from "./types.js";
 
 /** Why a row is dropped before grouping, or null when it passes every row filter. */
 export function rowDropReason(row: DistillRow, f: FilterOptions): string | null {
+  if (row.rewardProblem) return "reward-invalid";
   if (row.reward === null) return "reward-null";
   if (f.minReward !== undefined && row.reward < f.minReward) return "min-reward";
   for (const id of f.require ?? []) if (!meetsRequirement(row, id)) return `require:${id}`;

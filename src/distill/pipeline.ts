@@ -55,6 +55,8 @@ export class Distiller {
   readonly after: SideStats = emptySide();
   /** Error codes of rows without a reward. */
   readonly errorCodes: Record<string, number> = {};
+  /** The first unusable reward seen, for the report's warning. */
+  firstRewardProblem?: string;
   readonly tagCounts = new Map<string, number>();
   private readonly f: FilterOptions;
   private readonly pairs: boolean;
@@ -120,7 +122,8 @@ export class Distiller {
       return;
     }
     addToSide(this.before, row.reward, row.verdicts);
-    if (row.reward === null) for (const code of row.errorCodes ?? ["unknown"]) this.errorCodes[code] = (this.errorCodes[code] ?? 0) + 1;
+    if (row.rewardProblem) this.firstRewardProblem ??= `row ${index + 1}: ${row.rewardProblem}`;
+    else if (row.reward === null) for (const code of row.errorCodes ?? ["unknown"]) this.errorCodes[code] = (this.errorCodes[code] ?? 0) + 1;
     const reason = rowDropReason(row, this.f);
     this.funnel.count("rows", "rows", reason);
     if (!this.grouping) {

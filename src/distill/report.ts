@@ -3,6 +3,7 @@
  * distributions and per-criterion pass rates before and after, as data, markdown and HTML.
  */
 import { groupedBarChart, htmlPage, markdownTable, mdHeading, mdJoin, mdList, paragraph, table, warning, type Column } from "../report/index.js";
+import type { BadLines } from "../config/jsonl.js";
 import type { Distiller } from "./pipeline.js";
 import { meanReward, passRate, REWARD_BINS, type SideStats, type StageCounts } from "./stats.js";
 import type { ExportFormat, FilterOptions } from "./types.js";
@@ -28,10 +29,12 @@ export interface DistillReport {
   /** Groups (rows, without grouping) written by an earlier, interrupted run of the same job. */
   resumedGroups: number;
   interrupted: boolean;
+  /** Input lines that were not JSON objects, skipped (the first few are named in `warnings`). */
+  badLines: number;
 }
 
 /** The report of a run from its filter core. */
-export function buildReport(d: Distiller, run: { format: ExportFormat; filters: FilterOptions; kept: number; rows: number; resumedGroups: number; interrupted: boolean }): DistillReport {
+export function buildReport(d: Distiller, run: { format: ExportFormat; filters: FilterOptions; kept: number; rows: number; resumedGroups: number; interrupted: boolean; badLines?: BadLines }): DistillReport {
   const funnel = d.funnel.list();
   const dropped: Record<string, number> = {};
   for (const s of funnel) for (const [reason, n] of Object.entries(s.dropped)) dropped[reason] = (dropped[reason] ?? 0) + n;
@@ -40,6 +43,13 @@ export function buildReport(d: Distiller, run: { format: ExportFormat; filters: 
     if (!d.before.criteria[id] && d.before.rows > 0) warnings.push(`--require ${id}: no row has a verdict for "${id}", so every row was dropped (a typo?)`);
   }
   const noResponse = funnel[0]?.dropped["no-response"] ?? 0;
+  if (run.badLines && run.badLines.count > 0) {
+    const named = run.badLines.first.map((b) => `${b.file}:${b.line}: ${b.message}`).join("; ");
+    const more = run.badLines.count > run.badLines.first.length ? `; and ${run.badLines.count - run.badLines.first.length} more` : "";
+    warnings.push(`${run.badLines.count} input line(s) are not JSON objects and were skipped: ${named}${more}`);
+  }
+  const invalid = funnel[0]?.dropped["reward-invalid"] ?? 0;
+  if (invalid > 0) warnings.push(`${invalid} row(s) had a reward that is not a number in [0, 1] (e.g. ${d.firstRewardProblem ?? "?"}); they were dropped`);
   if (noResponse > 0) warnings.push(`${noResponse} row(s) had no usable prompt and response (no \`messages\` ending in an assistant turn, and no response/prompt fields)`);
   return {
     format: run.format,
@@ -56,6 +66,7 @@ export function buildReport(d: Distiller, run: { format: ExportFormat; filters: 
     warnings,
     resumedGroups: run.resumedGroups,
     interrupted: run.interrupted,
+    badLines: run.badLines?.count ?? 0,
   };
 }
 

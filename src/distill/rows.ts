@@ -153,7 +153,8 @@ export function normalizeRow(row: Raw, index: number, options: RowOptions = {}):
   const { prompt, completion } = splitConversation(messages);
   if (!completion.some((m) => m.role === "assistant") || prompt.length === 0) return null;
   const lastAssistant = [...completion].reverse().find((m) => m.role === "assistant");
-  const reward = typeof row.reward === "number" && Number.isFinite(row.reward) ? row.reward : null;
+  const read = readReward(row.reward);
+  const reward = read.problem ? null : read.reward;
   const ref: Record<string, unknown> = {};
   for (const f of REF_FIELDS) if (row[f] !== undefined) ref[f] = row[f];
   const out: DistillRow = {
@@ -168,6 +169,7 @@ export function normalizeRow(row: Raw, index: number, options: RowOptions = {}):
     tags: tagsOf(row, options.tagField),
     ref,
   };
+  if (read.problem) out.rewardProblem = read.problem;
   if (reward === null && Array.isArray(row.errors)) out.errorCodes = row.errors.map((e: Raw) => String(e?.code ?? "ERROR"));
   if (Array.isArray(row.tools) && row.tools.length > 0) out.tools = row.tools.map(toOpenAITool);
   return out;
@@ -180,8 +182,21 @@ function toOpenAITool(t: unknown): unknown {
   return { type: "function", function: { name: raw?.name, description: raw?.description, parameters: raw?.parameters ?? { type: "object", properties: {} } } };
 }
 
-/** True when a line already carries a score (a `reward` key, number or null): no re-scoring. */
-export const isScored = (row: Raw): boolean => Object.hasOwn(row, "reward") && (row.reward === null || typeof row.reward === "number");
+/**
+ * A line's reward: a number in [0, 1], or null when absent or null (an error upstream). Anything
+ * else — 7, -1, the string "0.9" — is a problem that drops the row with its own reason, never a
+ * silent reward and never a stop of the whole run.
+ * @example readReward(7) // { reward: null, problem: "reward 7 is outside [0, 1]" }
+ */
+export function readReward(value: unknown): { reward: number | null; problem?: string } {
+  if (value === null || value === undefined) return { reward: null };
+  if (typeof value !== "number") return { reward: null, problem: `reward ${JSON.stringify(value).slice(0, 40)} is a ${typeof value}, not a number` };
+  if (!Number.isFinite(value) || value < 0 || value > 1) return { reward: null, problem: `reward ${value} is outside [0, 1]` };
+  return { reward: value };
+}
+
+/** True when a line already carries a score (a `reward` key, whatever its value): no re-scoring unless asked. */
+export const isScored = (row: Raw): boolean => Object.hasOwn(row, "reward");
 
 /**
  * The sample a rubric scores for a row: its own fields, plus for chat rows the response input

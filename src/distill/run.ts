@@ -7,11 +7,11 @@
  */
 import type { CustomChecks } from "../checks/custom.js";
 import { randomUUID } from "node:crypto";
-import { createReadStream, existsSync, renameSync, statSync } from "node:fs";
+import { existsSync, renameSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { scoreSample } from "../score/score.js";
+import { BadLines, badLineError, jsonlEntries } from "../config/jsonl.js";
 import { RubricateError, toRubricateError } from "../errors.js";
 import type { Judge } from "../judge/types.js";
 import type { ErrorPolicy } from "../score/aggregate.js";
@@ -82,22 +82,20 @@ export interface DistillRunResult {
   resumedGroups: number;
 }
 
-/** The reader of a JSONL file, one object a line, a bad line an error naming file and line. */
-async function* jsonl(path: string): AsyncGenerator<Raw> {
+/**
+ * The reader of a JSONL file, one object a line. With `bad`, a line that is not a JSON object is
+ * recorded there (file and line) and skipped, so one bad line in 200k does not stop a run;
+ * without it (results and spill files, which must line up) a bad line is an error.
+ */
+async function* jsonl(path: string, bad?: BadLines): AsyncGenerator<Raw> {
   if (!existsSync(path)) throw new RubricateError("FILE_NOT_FOUND", `no such file: ${path}`);
-  const lines = createInterface({ input: createReadStream(path), crlfDelay: Infinity });
-  let n = 0;
-  for await (const line of lines) {
-    n++;
-    if (line.length === 0 || line.trim() === "") continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch (e) {
-      throw new RubricateError("BAD_INPUT", `invalid JSON: ${(e as Error).message}`, { location: { file: path, line: n } });
+  for await (const entry of jsonlEntries(path)) {
+    if ("bad" in entry) {
+      if (!bad) throw badLineError(entry.bad);
+      bad.add(entry.bad);
+      continue;
     }
-    if (typeof value !== "object" || value === null || Array.isArray(value)) throw new RubricateError("BAD_INPUT", "each line must be a JSON object", { location: { file: path, line: n } });
-    yield value as Raw;
+    yield entry.value as Raw;
   }
 }
 
@@ -227,7 +225,8 @@ export async function runDistill(o: DistillRunOptions): Promise<DistillRunResult
     phase1.sync();
     writeCheckpoint(ckPath, { version: 1, fingerprint: fp, phase, groupsDone: distiller.closedCount, bytes: phase1.bytes } satisfies Checkpoint);
   };
-  const source = typeof o.input === "string" ? jsonl(o.input) : typeof o.input === "function" ? fromIterable(o.input()) : fromIterable(o.input);
+  const badLines = new BadLines(5);
+  const source = typeof o.input === "string" ? jsonl(o.input, badLines) : typeof o.input === "function" ? fromIterable(o.input()) : fromIterable(o.input);
   const joined = o.results ? joinResults(source, o.results) : source;
   const sorted = o.sort ? sortByGroup(joined, (raw, i) => normalizeRow(raw, i, rowOptions)?.group ?? "", o.sort === true ? {} : o.sort) : joined;
   const rows = scoreRows(sorted, o);
@@ -235,7 +234,7 @@ export async function runDistill(o: DistillRunOptions): Promise<DistillRunResult
   let lastCheckpoint = Date.now();
   const every = o.checkpointMs ?? 2000;
   const resumedGroups = ck?.groupsDone ?? 0;
-  const report = (interrupted: boolean) => buildReport(distiller, { format, filters, kept, rows: index, resumedGroups, interrupted });
+  const report = (interrupted: boolean) => buildReport(distiller, { format, filters, kept, rows: index, resumedGroups, interrupted, badLines });
   try {
     for await (const raw of rows) {
       distiller.push(normalizeRow(raw, index, rowOptions), index);

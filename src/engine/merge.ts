@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import Database from "better-sqlite3";
 import { RubricateError } from "../errors.js";
 
@@ -57,6 +58,24 @@ function indexOf(row: unknown): number {
  * @example mergeCaches(".rubricate/cache.db", ["shard1.db", "shard2.db"])
  */
 export function mergeCaches(target: string, sources: string[]): number {
+  // Checked before anything is created: a mistyped source must not leave an empty file behind
+  // (ATTACH creates a missing file) nor end in a puzzling "no such table".
+  const missing = sources.filter((s) => !existsSync(s));
+  if (missing.length) throw new RubricateError("FILE_NOT_FOUND", `no such cache file: ${missing.join(", ")} (nothing was merged)`);
+  for (const source of sources) {
+    let ok = false;
+    try {
+      const check = new Database(source, { readonly: true, fileMustExist: true });
+      try {
+        ok = check.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'responses'").get() !== undefined;
+      } finally {
+        check.close();
+      }
+    } catch {
+      ok = false;
+    }
+    if (!ok) throw new RubricateError("CACHE", `${source} is not a rubricate cache (no responses table); nothing was merged`);
+  }
   const db = new Database(target);
   try {
     db.pragma("journal_mode = WAL");

@@ -41,6 +41,10 @@ interface Job {
 export const DEFAULT_BACKOFF_BASE_MS = 500;
 /** Backoff cap when the limits give none. */
 export const DEFAULT_BACKOFF_MAX_MS = 30_000;
+/** The longest `retry-after` waited for when the limits give none (5 minutes). */
+export const DEFAULT_MAX_RETRY_WAIT_MS = 300_000;
+
+const seconds = (ms: number) => (ms >= 3_600_000 ? `${(ms / 3_600_000).toFixed(1)} h` : `${Math.round(ms / 1000)} s`);
 
 /**
  * Runs provider calls under one judge's limits: adaptive concurrency (halved on `RATE_LIMITED`,
@@ -209,6 +213,14 @@ export class Scheduler {
 
   private failed(job: Job, err: RubricateError, epoch: number): void {
     this.clearTimeout(job);
+    const maxWait = this.limits.maxRetryWaitMs ?? DEFAULT_MAX_RETRY_WAIT_MS;
+    if (err.retryable && err.retryAfterMs !== undefined && err.retryAfterMs > maxWait) {
+      // Not retried and no pause for everyone: the run goes on and says why this call failed.
+      if (err.code === "RATE_LIMITED") this.counts.rateLimited++;
+      this.counts.failed++;
+      const message = `${err.message} (the server asked to wait ${seconds(err.retryAfterMs)}, more than the judge's limit of ${seconds(maxWait)} (max_retry_wait_ms); not retried: run again later, answers so far are cached)`;
+      return this.finish(job, new RubricateError(err.code, message, { retryable: false, status: err.status, retryAfterMs: err.retryAfterMs, cause: err }));
+    }
     if (err.code === "RATE_LIMITED") {
       this.counts.rateLimited++;
       this.streak = 0;

@@ -49,6 +49,11 @@ export interface SchedulerLimits {
   /** Backoff base and cap (ms); jitter is added. */
   backoffBaseMs?: number;
   backoffMaxMs?: number;
+  /**
+   * The longest `retry-after` honoured (default `DEFAULT_MAX_RETRY_WAIT_MS`): a server asking for
+   * longer fails the call at once, with the wait in its message, instead of sleeping for hours.
+   */
+  maxRetryWaitMs?: number;
 }
 
 export interface SchedulerStats {

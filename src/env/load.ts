@@ -286,7 +286,7 @@ async function importHooks(abs: string, shownPath: string, where: SourceLocation
   } catch {
     fail([{ message: `hooks "${shownPath}": no such file`, location: where }], "FILE_NOT_FOUND");
   }
-  let mod: Record<string, unknown>;
+  let mod: Record<string, unknown> = {};
   try {
     mod = await importModule(abs);
   } catch (e) {

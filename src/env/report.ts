@@ -3,7 +3,7 @@ import { details, escapeHtml, htmlPage, paragraph, pre, table, type Column, type
 import { formatInterval, formatNumber, formatPercent } from "../report/format.js";
 import { markdownTable, mdHeading, mdJoin } from "../report/markdown.js";
 import { renderTranscript } from "./rollout.js";
-import { compareModels, failedCriteria, type CompareOptions, type EvalComparison, type ModelStats, type PairComparison } from "./stats.js";
+import { compareModels, failedCriteria, MIN_PAIRED_TASKS, type CompareOptions, type EvalComparison, type ModelStats, type PairComparison } from "./stats.js";
 import type { RolloutRecord } from "./types.js";
 
 /** What a report is about. */
@@ -34,9 +34,9 @@ export function shortModelNames(models: string[]): Map<string, string> {
 const usd = (v: number) => (v > 0 ? `$${v.toFixed(4)}` : "—");
 const maxK = (m: ModelStats) => Math.max(0, ...Object.keys(m.passAtK).map(Number));
 
-function comparisonColumns(cmp: EvalComparison): Column<ModelStats>[] {
+function comparisonColumns(cmp: EvalComparison, name: (model: string) => string = (m) => m): Column<ModelStats>[] {
   return [
-    { label: "model", value: "model" },
+    { label: "model", value: (m) => name(m.model) },
     { label: "tasks", value: "tasks", numeric: true },
     { label: "rollouts", value: "rollouts", numeric: true },
     { label: "errors", value: "errors", numeric: true },
@@ -52,14 +52,19 @@ function comparisonColumns(cmp: EvalComparison): Column<ModelStats>[] {
   ];
 }
 
-const pairColumns: Column<PairComparison>[] = [
-  { label: "model A", value: "a" },
-  { label: "model B", value: "b" },
-  { label: "shared tasks", value: "tasks", numeric: true },
-  { label: "A − B [95% CI]", value: "diff", format: (_v, p) => formatInterval(p.diff, p.low, p.high), numeric: true },
-  { label: "p", value: "p", format: (v) => formatNumber(v as number, 3), numeric: true },
-  { label: "significant", value: (p) => (p.tasks < 2 ? "too few tasks" : p.significant ? (p.diff > 0 ? "yes: A better" : "yes: B better") : "no") },
-];
+function pairColumns(name: (model: string) => string = (m) => m): Column<PairComparison>[] {
+  return [
+    { label: "model A", value: (p) => name(p.a) },
+    { label: "model B", value: (p) => name(p.b) },
+    { label: "shared tasks", value: "tasks", numeric: true },
+    { label: "A − B [95% CI]", value: "diff", format: (_v, p) => formatInterval(p.diff, p.low, p.high), numeric: true },
+    { label: "p", value: "p", format: (v) => formatNumber(v as number, 3), numeric: true },
+    {
+      label: "significant",
+      value: (p) => (p.tasks < MIN_PAIRED_TASKS ? `too few tasks to say (${p.tasks} < ${MIN_PAIRED_TASKS})` : p.significant ? (p.diff > 0 ? "yes: A better" : "yes: B better") : "no"),
+    },
+  ];
+}
 
 type CriterionRow = { id: string; rates: (number | null)[] };
 
@@ -67,8 +72,8 @@ function criterionRows(cmp: EvalComparison): CriterionRow[] {
   return cmp.criteria.map((id) => ({ id, rates: cmp.models.map((m) => m.criteria.find((c) => c.id === id)?.rate ?? null) }));
 }
 
-function criterionColumns(cmp: EvalComparison): Column<CriterionRow>[] {
-  return [{ label: "criterion", value: "id" }, ...cmp.models.map((m, i): Column<CriterionRow> => ({ label: m.model, value: (r) => r.rates[i], format: (v) => formatPercent(v as number | null), numeric: true }))];
+function criterionColumns(cmp: EvalComparison, name: (model: string) => string = (m) => m): Column<CriterionRow>[] {
+  return [{ label: "criterion", value: "id" }, ...cmp.models.map((m, i): Column<CriterionRow> => ({ label: name(m.model), value: (r) => r.rates[i], format: (v) => formatPercent(v as number | null), numeric: true }))];
 }
 
 const FILTER_SCRIPT = `(function(){
@@ -94,11 +99,11 @@ function rolloutDetails(r: RolloutRecord): string {
   return details("transcript and verdicts", `${verdicts}${errors}${pre(shown)}`);
 }
 
-function rolloutsSection(records: RolloutRecord[], cmp: EvalComparison): string {
+function rolloutsSection(records: RolloutRecord[], cmp: EvalComparison, name: (model: string) => string): string {
   const failures = new Map<string, number>();
   for (const r of records) for (const id of failedCriteria(r)) failures.set(id, (failures.get(id) ?? 0) + 1);
   const options = cmp.criteria.filter((id) => failures.has(id)).map((id) => `<option value="${escapeHtml(id)}">${escapeHtml(id)} (${failures.get(id)})</option>`).join("");
-  const models = cmp.models.map((m) => `<option value="${escapeHtml(m.model)}">${escapeHtml(m.model)}</option>`).join("");
+  const models = cmp.models.map((m) => `<option value="${escapeHtml(m.model)}">${escapeHtml(name(m.model))}</option>`).join("");
   const controls =
     `<p><label>Failed criterion <select id="filter-criterion"><option value="">any</option>${options}</select></label> ` +
     `<label>Model <select id="filter-model"><option value="">all</option>${models}</select></label> ` +
@@ -106,7 +111,7 @@ function rolloutsSection(records: RolloutRecord[], cmp: EvalComparison): string 
   const rows = table(
     records,
     [
-      { label: "model", value: "model" },
+      { label: "model", value: (r) => name(r.model) },
       { label: "task", value: "task" },
       { label: "#", value: "rollout", numeric: true },
       { label: "reward", value: "reward", format: (v) => formatNumber(v as number | null), numeric: true },
@@ -120,6 +125,12 @@ function rolloutsSection(records: RolloutRecord[], cmp: EvalComparison): string 
   return controls + rows;
 }
 
+/** The full id behind each short label, once, so tables can use the short one. */
+function modelLegend(cmp: EvalComparison, name: (model: string) => string): string {
+  const items = cmp.models.filter((m) => name(m.model) !== m.model).map((m) => `<li><b>${escapeHtml(name(m.model))}</b>: <code>${escapeHtml(m.model)}</code></li>`);
+  return items.length ? `<p class="muted">Models:</p><ul class="models">${items.join("")}</ul>` : "";
+}
+
 /**
  * The eval report: one self-contained HTML page (inline CSS, SVG and script; no request leaves
  * it) with the comparison, reward charts, per-criterion pass rates and every rollout, filterable
@@ -131,7 +142,14 @@ export function evalReportHtml(records: RolloutRecord[], info: ReportInfo, optio
   const short = shortModelNames(cmp.models.map((m) => m.model));
   const name = (model: string) => short.get(model) ?? model;
   const sections: Section[] = [
-    { title: "Comparison", id: "comparison", html: table(cmp.models, comparisonColumns(cmp)) + paragraph("Intervals: 95% bootstrap over tasks. pass@k: at least one of k rollouts passes (Chen et al. 2021); pass^k: all k pass (τ-bench).", "muted") },
+    {
+      title: "Comparison",
+      id: "comparison",
+      html:
+        table(cmp.models, comparisonColumns(cmp, name), { className: "comparison" }) +
+        paragraph("Intervals: 95% bootstrap over tasks. pass@k: at least one of k rollouts passes (Chen et al. 2021); pass^k: all k pass (τ-bench).", "muted") +
+        modelLegend(cmp, name),
+    },
     {
       title: "Mean reward",
       id: "mean-reward",
@@ -154,12 +172,19 @@ export function evalReportHtml(records: RolloutRecord[], info: ReportInfo, optio
         groupedBarChart(
           { categories: cmp.criteria, series: cmp.models.map((m) => ({ name: name(m.model), values: cmp.criteria.map((id) => m.criteria.find((c) => c.id === id)?.rate ?? null) })) },
           { title: "Share of rollouts that got each criterion right", yMin: 0, yMax: 1, yLabel: "pass rate", width: Math.max(640, 90 * cmp.criteria.length) },
-        ) + table(criterionRows(cmp), criterionColumns(cmp)),
+        ) + table(criterionRows(cmp), criterionColumns(cmp, name)),
     },
   ];
-  if (cmp.pairs.length) sections.push({ title: "Paired comparisons", id: "pairs", html: table(cmp.pairs, pairColumns) + paragraph("Paired bootstrap over the tasks both models ran: per-task mean rewards, 2000 resamples.", "muted") });
-  sections.push({ title: "Rollouts", id: "rollouts", html: rolloutsSection(records, cmp) });
-  return htmlPage({ title: `Eval: ${info.env}`, subtitle: info.subtitle, sections, script: FILTER_SCRIPT, css: "tr.rollout[hidden]{display:none}table.rollouts td:first-child{max-width:200px;word-break:break-all}table.rollouts td:last-child{min-width:520px}" });
+  if (cmp.pairs.length) {
+    const note = `Paired bootstrap over the tasks both models ran: per-task mean rewards, 2000 resamples; no claim either way with fewer than ${MIN_PAIRED_TASKS} shared tasks.`;
+    sections.push({ title: "Paired comparisons", id: "pairs", html: table(cmp.pairs, pairColumns(name)) + paragraph(note, "muted") });
+  }
+  sections.push({ title: "Rollouts", id: "rollouts", html: rolloutsSection(records, cmp, name) });
+  const css =
+    "tr.rollout[hidden]{display:none}table.rollouts td:first-child{max-width:200px;word-break:break-all}table.rollouts td:last-child{min-width:520px}" +
+    "table.comparison{font-size:13px}table.comparison td,table.comparison th{padding:3px 6px}table.comparison td.num{white-space:nowrap}table.comparison td:first-child{max-width:160px;overflow-wrap:anywhere}" +
+    "ul.models code{overflow-wrap:anywhere}";
+  return htmlPage({ title: `Eval: ${info.env}`, subtitle: info.subtitle, sections, script: FILTER_SCRIPT, css });
 }
 
 /**
@@ -175,6 +200,6 @@ export function evalMarkdown(records: RolloutRecord[], info: ReportInfo, options
     mdHeading("Criteria (share right)", 3),
     markdownTable(criterionRows(cmp), criterionColumns(cmp)),
     cmp.pairs.length ? mdHeading("Paired comparisons", 3) : undefined,
-    cmp.pairs.length ? markdownTable(cmp.pairs, pairColumns) : undefined,
+    cmp.pairs.length ? markdownTable(cmp.pairs, pairColumns()) : undefined,
   ]);
 }

@@ -79,7 +79,7 @@ export interface PairComparison {
   high: number;
   /** Two-sided bootstrap p-value. */
   p: number;
-  /** The 95% interval excludes 0. */
+  /** The 95% interval excludes 0, over at least `MIN_PAIRED_TASKS` shared tasks. */
   significant: boolean;
 }
 
@@ -114,7 +114,15 @@ export function taskMeans(records: RolloutRecord[]): Map<string, number> {
 }
 
 /**
+ * Fewest shared tasks for a significance claim. Four tasks have only 35 distinct bootstrap
+ * resamples, so a "95% interval" and p = 0.000 from them look decisive but say nothing; five
+ * have 126.
+ */
+export const MIN_PAIRED_TASKS = 5;
+
+/**
  * A paired bootstrap over shared tasks: resample tasks, average the per-task differences.
+ * `significant` needs at least `MIN_PAIRED_TASKS` shared tasks and a 95% interval excluding 0.
  * @example pairedBootstrap(taskMeans(a), taskMeans(b)).significant
  */
 export function pairedBootstrap(a: Map<string, number>, b: Map<string, number>, options: { resamples?: number; seed?: number } = {}): Omit<PairComparison, "a" | "b"> {
@@ -134,7 +142,7 @@ export function pairedBootstrap(a: Map<string, number>, b: Map<string, number>, 
   const low = interval.lo!;
   const high = interval.hi!;
   const p = Math.min(1, (2 * Math.min(below, above)) / resamples);
-  return { tasks: n, diff, low, high, p, significant: n >= 2 && (low > 0 || high < 0) };
+  return { tasks: n, diff, low, high, p, significant: n >= MIN_PAIRED_TASKS && (low > 0 || high < 0) };
 }
 
 /**

@@ -29,6 +29,7 @@ export const JudgeConfigSchema = z.strictObject({
   tpm: z.number().positive().optional(),
   timeout_ms: z.number().int().positive().default(60_000),
   max_retries: z.number().int().nonnegative().default(5),
+  max_retry_wait_ms: z.number().int().positive().default(300_000).describe("The longest retry-after honoured; a server asking for longer fails that call at once"),
   system: z.string().optional().describe("Replaces the default judge system prompt"),
   probability: z
     .enum(["verdict", "confidence", "probe"])

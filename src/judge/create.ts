@@ -5,7 +5,7 @@ import { createEngine, type Engine } from "../engine/engine.js";
 import type { SchedulerLimits } from "../engine/types.js";
 import { JudgeConfigSchema, type JudgeConfig, type JudgeConfigInput } from "./config.js";
 import { createLLMJudge } from "./llm-judge.js";
-import { readJudgeFile, type JudgeFile } from "./load.js";
+import { assertRubricJudgeKeyDestination, readJudgeFile, type JudgeFile, type JudgeOrigin } from "./load.js";
 import { createPanel } from "./panel.js";
 import { resolve } from "node:path";
 import { createProvider } from "../providers/index.js";
@@ -24,6 +24,11 @@ export interface CreateJudgeOptions {
    * process warning (`RubricateWarning`, code CACHE), so a run that stops persisting says so.
    */
   onCacheError?: (error: RubricateError) => void;
+  /**
+   * "rubric" when the reference is a rubric's `judge:` field rather than the user's own choice:
+   * such a judge may not send an API key to a host other than the provider's or loopback.
+   */
+  origin?: JudgeOrigin;
 }
 
 const warnCache = (e: RubricateError) => process.emitWarning(e.message, { type: "RubricateWarning", code: e.code });
@@ -63,7 +68,7 @@ export function providerFor(config: JudgeConfig): Provider {
 
 /** The scheduler limits a judge configuration asks for. */
 export function limitsOf(config: JudgeConfig): SchedulerLimits {
-  return { maxConcurrency: config.max_concurrency, rpm: config.rpm, tpm: config.tpm, maxRetries: config.max_retries, timeoutMs: config.timeout_ms };
+  return { maxConcurrency: config.max_concurrency, rpm: config.rpm, tpm: config.tpm, maxRetries: config.max_retries, timeoutMs: config.timeout_ms, maxRetryWaitMs: config.max_retry_wait_ms };
 }
 
 /**
@@ -76,6 +81,8 @@ export function createJudge(configOrPath: JudgeConfigInput | string, options: Cr
     const file = readJudgeFile(configOrPath);
     if (file.kind === "panel") return createPanelJudge(file, options);
     config = file.config;
+    // A judge a shared rubric names may not send the user's key to a host the user did not choose.
+    if (options.origin === "rubric") assertRubricJudgeKeyDestination(config, configOrPath);
   } else config = JudgeConfigSchema.parse(configOrPath);
   const provider = options.provider ?? providerFor(config);
   const owned = options.engine === undefined;

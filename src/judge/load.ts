@@ -69,3 +69,42 @@ export function loadJudgeConfig(ref: string, baseDir = process.cwd()): JudgeConf
   const config = parseJudgeConfig(readConfigText(path, { what: "judge", shown: ref }), { filename: ref });
   return { ...config, id: config.id ?? ref.replace(/^.*\//, "").replace(/\.ya?ml$/, "") };
 }
+
+/** Where a judge reference came from: the user (a `--judge` flag, code) or a rubric's `judge:` field. */
+export type JudgeOrigin = "user" | "rubric";
+
+const PROVIDER_HOSTS: Record<string, string[]> = { openai: ["api.openai.com"], anthropic: ["api.anthropic.com"] };
+const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]", "::1"]);
+
+/** The file a judge reference resolves to (undefined for a packaged id or when missing) and whether it is a packaged judge. */
+export function judgeSource(ref: string, baseDir = process.cwd()): { path?: string; packaged: boolean } {
+  const candidates = isAbsolute(ref) ? [ref] : [resolve(baseDir, ref), join(packagedJudgesDir(), ref), join(packagedJudgesDir(), `${ref}.yaml`)];
+  const path = candidates.find((p) => existsSync(p) && !p.endsWith("/judges"));
+  return { path, packaged: path !== undefined && resolve(path).startsWith(resolve(packagedJudgesDir()) + "/") };
+}
+
+/**
+ * A shared rubric must not be able to send the user's API key anywhere: a judge named by a
+ * rubric's `judge:` field (not a packaged judge) may send a key only to the provider's own host
+ * or to loopback. Anything else needs the user's own choice (`--judge`). Throws JUDGE_CONFIG.
+ * @example assertRubricJudgeKeyDestination(loadJudgeConfig("j.yaml"), "j.yaml")
+ */
+export function assertRubricJudgeKeyDestination(config: JudgeConfig, ref: string, baseDir = process.cwd()): void {
+  if (judgeSource(ref, baseDir).packaged) return;
+  const keyEnv = config.api_key_env ?? (config.provider === "openai" ? "OPENAI_API_KEY" : config.provider === "anthropic" ? "ANTHROPIC_API_KEY" : undefined);
+  if (!keyEnv || config.base_url === undefined) return;
+  const urls = Array.isArray(config.base_url) ? config.base_url : [config.base_url];
+  for (const url of urls) {
+    let host = "";
+    try {
+      host = new URL(url).hostname;
+    } catch {
+      host = url;
+    }
+    if (LOOPBACK.has(host) || (PROVIDER_HOSTS[config.provider] ?? []).includes(host)) continue;
+    throw new RubricateError(
+      "JUDGE_CONFIG",
+      `the rubric's judge "${ref}" would send $${keyEnv} to ${host}, a host you did not choose; a rubric cannot pick where your key goes: pass --judge ${ref} to choose that judge yourself, or another --judge`,
+    );
+  }
+}

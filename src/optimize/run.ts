@@ -178,6 +178,7 @@ export class Run<I> {
     const stop = this.opts.stop ?? {};
     if (this.opts.signal?.aborted) return "aborted";
     if (s.metricCalls >= this.maxCalls) return "budget";
+    if (stop.maxTotalCalls !== undefined && s.metricCalls + s.reflectionCalls >= stop.maxTotalCalls) return "budget";
     if (stop.targetScore !== undefined && this.bestScore >= stop.targetScore) return "target_score";
     if (stop.noImprovementIterations !== undefined && s.iteration - s.lastImprovement >= stop.noImprovementIterations) return "no_improvement";
     if (stop.maxIterations !== undefined && s.iteration >= stop.maxIterations) return "max_iterations";

@@ -45,6 +45,8 @@ export type Reflect<I> = (args: {
 export interface StopConditions {
   /** Metric calls (instances evaluated); the smaller of this and `budget` applies. */
   maxMetricCalls?: number;
+  /** Metric calls plus reflection calls: every paid call of the run, as `rubricate optimize --budget` counts them. */
+  maxTotalCalls?: number;
   /** Stop after this many iterations without a better best mean valset score. */
   noImprovementIterations?: number;
   /** Stop once the best mean valset score reaches this. */

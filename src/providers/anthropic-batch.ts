@@ -1,6 +1,6 @@
 import { openAsBlob } from "node:fs";
 import type Anthropic from "@anthropic-ai/sdk";
-import { toProviderError } from "./errors.js";
+import { scrubResponse, toProviderError } from "./errors.js";
 import { fromAnthropicResponse, toAnthropicBody } from "./anthropic-wire.js";
 import type { BatchApi, BatchResultItem, BatchStatus } from "./types.js";
 
@@ -66,7 +66,7 @@ export function createAnthropicBatchApi(client: Anthropic, secrets: string[]): B
         if (result.type === "succeeded") {
           // The forced tool (tool_choice) answers first: its name is the structured answer's, so nothing per request is kept in memory.
           const tool = result.message.content.find((b) => b.type === "tool_use")?.name;
-          yield { customId: line.custom_id, outcome: "succeeded", response: fromAnthropicResponse(result.message, tool) };
+          yield { customId: line.custom_id, outcome: "succeeded", response: scrubResponse(fromAnthropicResponse(result.message, tool), secrets) };
         } else if (result.type === "errored") {
           const type = result.error.error.type;
           yield { customId: line.custom_id, outcome: "errored", error: { code: type, message: result.error.error.message, permanent: PERMANENT.has(type) } };

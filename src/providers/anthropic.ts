@@ -2,6 +2,7 @@
  * The Anthropic adapter (messages API, non-streaming). Structured output is a forced tool call
  * whose input is the answer; `cache: true` text parts become `cache_control` breakpoints.
  */
+import { scrubResponse } from "./errors.js";
 import Anthropic from "@anthropic-ai/sdk";
 import { createAnthropicBatchApi } from "./anthropic-batch.js";
 import { nodeHttpFetch } from "./http-fetch.js";
@@ -38,7 +39,7 @@ export function createAnthropicProvider(options: AnthropicProviderOptions = {}):
       const res = await withDeadline("anthropic", [apiKey], callOptions, (s) =>
         client.messages.create(body, { signal: s.signal, ...(s.timeoutMs !== undefined ? { timeout: s.timeoutMs } : {}) }),
       );
-      return fromAnthropicResponse(res, request.jsonSchema?.name);
+      return scrubResponse(fromAnthropicResponse(res, request.jsonSchema?.name), [apiKey]);
     },
     // The batch client streams uploads and result files (hundreds of MB); the live one buffers small JSON.
     batch: createAnthropicBatchApi(client.withOptions({ fetch: streamingFetch }), [apiKey]),

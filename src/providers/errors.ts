@@ -5,6 +5,7 @@
  */
 import * as AnthropicSdk from "@anthropic-ai/sdk";
 import * as OpenAISdk from "openai";
+import type { CompletionResponse } from "./types.js";
 import { RubricateError } from "../errors.js";
 
 /** What the adapter knows about a failed call besides the thrown value. */
@@ -27,6 +28,25 @@ export function scrubSecrets(text: string, secrets: string[] = []): string {
   let out = text;
   for (const s of secrets) if (s && s.length >= 4) out = out.split(s).join("[redacted]");
   return out.replace(KEY_LIKE, "[redacted]");
+}
+
+/**
+ * A response with every occurrence of the given secrets (the API key the call was made with)
+ * replaced by "[redacted]": a model that echoes the key must not put it in the cache, the results
+ * or a report. Only exact secrets: a judge quoting a key-shaped string from a sample is left alone.
+ */
+export function scrubResponse(response: CompletionResponse, secrets: string[]): CompletionResponse {
+  const live = secrets.filter((s) => s && s.length >= 4);
+  if (live.length === 0) return response;
+  const clean = (t: string) => {
+    let out = t;
+    for (const s of live) if (out.includes(s)) out = out.split(s).join("[redacted]");
+    return out;
+  };
+  const out: CompletionResponse = { ...response, text: clean(response.text) };
+  if (response.refusal !== undefined) out.refusal = clean(response.refusal);
+  if (response.toolCalls) out.toolCalls = response.toolCalls.map((c) => JSON.parse(clean(JSON.stringify(c))) as typeof c);
+  return out;
 }
 
 /** Reads `retry-after-ms`, else `retry-after` (seconds or an HTTP date), as milliseconds. */
@@ -84,6 +104,9 @@ function networkCode(e: unknown): string | undefined {
  */
 export function toProviderError(e: unknown, ctx: ErrorContext): RubricateError {
   if (e instanceof RubricateError) return e;
+  // Our own fetch's verdict (e.g. an oversized body), wrapped by the SDK as a connection error.
+  const cause = (e as { cause?: unknown } | undefined)?.cause;
+  if (cause instanceof RubricateError && !ctx.aborted && !ctx.timedOut) return cause;
   const p = ctx.provider;
   const clean = (s: string) => scrubSecrets(s, ctx.secrets);
   // The caller's abort wins over our deadline: they asked to stop, retrying would be wrong.

@@ -1,6 +1,15 @@
 import http from "node:http";
 import https from "node:https";
 
+import { RubricateError } from "../errors.js";
+
+/**
+ * Largest response body read for a request that sends one (a completion): a judge answer is a few
+ * kilobytes, and a server streaming hundreds of megabytes must not take the process's memory.
+ * Downloads (GET, e.g. batch result files) are not capped. `RUBRICATE_MAX_RESPONSE_MB` overrides.
+ */
+export const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+
 const agents = { "http:": new http.Agent({ keepAlive: true }), "https:": new https.Agent({ keepAlive: true }) };
 
 /**
@@ -22,11 +31,24 @@ export const nodeHttpFetch: typeof fetch = async (input, init = {}) => {
   if (typeof body === "string") headers["content-length"] = String(Buffer.byteLength(body));
   const client = url.protocol === "https:" ? https : http;
   return new Promise<Response>((resolve, reject) => {
-    const request = client.request(url, { method: init.method ?? "GET", headers, agent: agents[url.protocol as "http:"], signal: init.signal ?? undefined }, (res) => {
+    const method = init.method ?? "GET";
+    const limit = method === "GET" ? Number.POSITIVE_INFINITY : Number(process.env.RUBRICATE_MAX_RESPONSE_MB) * 1024 * 1024 || MAX_RESPONSE_BYTES;
+    const request = client.request(url, { method, headers, agent: agents[url.protocol as "http:"], signal: init.signal ?? undefined }, (res) => {
       const chunks: Buffer[] = [];
-      res.on("data", (chunk: Buffer) => chunks.push(chunk));
+      let received = 0;
+      res.on("data", (chunk: Buffer) => {
+        received += chunk.length;
+        if (received > limit) {
+          res.destroy();
+          // Not retryable: the same server would send the same again.
+          reject(new RubricateError("PROVIDER_HTTP", `${url.host}: response body over ${Math.round(limit / 1024 / 1024)} MB, not read further (RUBRICATE_MAX_RESPONSE_MB raises the limit)`, { retryable: false }));
+          return;
+        }
+        chunks.push(chunk);
+      });
       res.on("error", reject);
       res.on("end", () => {
+        if (received > limit) return;
         // A body cut short is a network failure (retryable), as undici reports it.
         if (!res.complete) return reject(Object.assign(new TypeError("terminated"), { cause: { code: "ECONNRESET" } }));
         const responseHeaders = new Headers();

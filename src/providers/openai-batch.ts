@@ -1,7 +1,7 @@
 import { createReadStream } from "node:fs";
 import { randomBytes } from "node:crypto";
 import type OpenAI from "openai";
-import { toProviderError } from "./errors.js";
+import { scrubResponse, toProviderError } from "./errors.js";
 import { fromOpenAIResponse, toOpenAIBody } from "./openai-wire.js";
 import type { BatchApi, BatchResultItem, BatchStatus } from "./types.js";
 
@@ -82,7 +82,7 @@ export function createOpenAIBatchApi(client: OpenAI, name: string, secrets: stri
       for (const fileId of [batch.output_file_id, batch.error_file_id]) {
         if (!fileId) continue;
         const response = await guard(() => client.files.content(fileId, { signal: options.signal }));
-        for await (const line of lines(response)) yield readLine(JSON.parse(line) as OutputLine, name);
+        for await (const line of lines(response)) yield readLine(JSON.parse(line) as OutputLine, name, secrets);
       }
     },
   };
@@ -115,11 +115,11 @@ interface OutputLine {
 /** A status that will fail the same way if asked again: the request itself is wrong. */
 const permanentStatus = (status: number | undefined) => status !== undefined && status >= 400 && status < 500 && status !== 408 && status !== 409 && status !== 429;
 
-function readLine(line: OutputLine, name: string): BatchResultItem {
+function readLine(line: OutputLine, name: string, secrets: string[]): BatchResultItem {
   const customId = line.custom_id;
   const status = line.response?.status_code;
   if (line.response && status === 200) {
-    return { customId, outcome: "succeeded", response: fromOpenAIResponse(line.response.body as OpenAI.ChatCompletion, name) };
+    return { customId, outcome: "succeeded", response: scrubResponse(fromOpenAIResponse(line.response.body as OpenAI.ChatCompletion, name), secrets) };
   }
   const bodyError = (line.response?.body as { error?: { code?: string | null; type?: string; message?: string } } | undefined)?.error;
   const code = line.error?.code ?? (status !== undefined ? `http_${status}` : "unknown");

@@ -3,6 +3,7 @@
  * (vLLM, Ollama, llama.cpp). Thin by design: it maps neutral requests to the wire format and
  * back, and leaves retries to our scheduler.
  */
+import { scrubResponse } from "./errors.js";
 import OpenAI from "openai";
 import { createOpenAIBatchApi } from "./openai-batch.js";
 import { nodeHttpFetch } from "./http-fetch.js";
@@ -68,7 +69,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): Provi
       const res = await withDeadline(name, secrets, callOptions, (s) =>
         client.chat.completions.create(body, { signal: s.signal, ...(s.timeoutMs !== undefined ? { timeout: s.timeoutMs } : {}) }),
       );
-      return fromOpenAIResponse(res, name);
+      return scrubResponse(fromOpenAIResponse(res, name), secrets);
     },
     // The batch client streams uploads and result files (hundreds of MB); the live one buffers small JSON.
     batch: createOpenAIBatchApi(client.withOptions({ fetch: options.fetch ?? streamingFetch }), name, secrets),

@@ -1,5 +1,7 @@
 import { statSync } from "node:fs";
 import { dirname, isAbsolute, relative as relativePath, resolve } from "node:path";
+import { RubricateError, type SourceLocation } from "../errors.js";
+import type { Check } from "../checks/schema.js";
 import { validateCheckDefinition } from "../checks/validate.js";
 import { valueAt } from "../config/issues.js";
 import { explainRubricIssues } from "./issues.js";
@@ -51,6 +53,8 @@ function parseWithStack(text: string, options: ParseOptions, stack: string[]): R
     maxBytes: options.maxBytes,
     mappingRequired: "a rubric file is a YAML mapping with at least `id` and `criteria`",
     explain: explainRubricIssues,
+    // A schema error elsewhere must not hide a broken regex or JSON Schema in another criterion: report those too.
+    moreIssues: (src, explained) => rawCheckIssues(src, new Set(explained.filter((i) => i.path[0] === "criteria").map((i) => i.path[1]))),
   });
   const own = file.criteria;
   checkCriteriaDefinitions(own, source);
@@ -112,6 +116,31 @@ function mergeInputs(declared: string[] | undefined, bases: Rubric[], fallback: 
   const inherited = bases.flatMap((b) => b.inputs);
   if (declared === undefined && inherited.length === 0) return fallback;
   return [...new Set([...(declared ?? []), ...inherited])];
+}
+
+/** Problems in the checks of a file that failed its schema, read from the raw data (what can be read of it). */
+function rawCheckIssues(source: YamlSource, skip: Set<PropertyKey>): Located[] {
+  const criteria = (source.data as { criteria?: unknown }).criteria;
+  if (!Array.isArray(criteria)) return [];
+  const issues: Located[] = [];
+  criteria.forEach((criterion, index) => {
+    if (skip.has(index)) return;
+    const check = (criterion as { check?: unknown } | null)?.check;
+    if (typeof check !== "object" || check === null) return;
+    const regex = (check as { regex?: unknown }).regex;
+    const schema = (check as { json_schema?: unknown }).json_schema;
+    const readable =
+      (typeof regex === "string" || (typeof regex === "object" && regex !== null && typeof (regex as { pattern?: unknown }).pattern === "string")) ||
+      (typeof schema === "object" && schema !== null && !Array.isArray(schema));
+    if (!readable) return;
+    try {
+      const problem = validateCheckDefinition(check as Check);
+      if (problem) issues.push({ message: problem.message, location: source.locate(["criteria", index, "check", ...problem.path]) });
+    } catch {
+      // not readable enough to judge: the schema issues say why
+    }
+  });
+  return issues;
 }
 
 function checkCriteriaDefinitions(criteria: Criterion[], source: YamlSource): void {

@@ -26,6 +26,8 @@ export function aggregate(criteria: Criterion[], outcomes: Map<string, Outcome>,
   let reward: number | null;
   if (errors.length > 0 && policy === "null") reward = null;
   else if (errors.length > 0 && policy === "zero") reward = 0;
+  // skip-criterion leaves the errors out; when that leaves nothing to measure, there is no reward, not a 0.
+  else if (errors.length > 0 && !gated && nothingMeasured(scoring.method, counted)) reward = null;
   else if (gated) reward = 0;
   else reward = combine(scoring.method, counted, criteria);
 
@@ -34,6 +36,11 @@ export function aggregate(criteria: Criterion[], outcomes: Map<string, Outcome>,
   if (passed !== undefined) result.passed = passed;
   result.feedback = buildFeedback(result, policy);
   return result;
+}
+
+/** True when no answered criterion can move the reward (none counted, or for `points` none with positive points). */
+function nothingMeasured(method: Scoring["method"], counted: CriterionResult[]): boolean {
+  return method === "points" ? !counted.some((r) => r.points > 0) : counted.length === 0;
 }
 
 function combine(method: Scoring["method"], counted: CriterionResult[], criteria: Criterion[]): number {

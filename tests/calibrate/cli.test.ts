@@ -4,10 +4,10 @@ import { join, resolve } from "node:path";
 import { Command } from "commander";
 import { describe, expect, it } from "vitest";
 import { type CalibrateFlags, computeCalibration, register, runCalibrate } from "../../src/cli/commands/calibrate.js";
+import { packagedDatasetsDir } from "../../src/calibrate/datasets.js";
 import { isRubricateError } from "../../src/errors.js";
 
-const datasets = resolve(process.env.RUBRICATE_DATASETS ?? join(process.cwd(), "..", "shared", "datasets"));
-const have = existsSync(join(datasets, "llmbar"));
+const datasets = packagedDatasetsDir();
 const base: CalibrateFlags = { verdicts: [], judge: [], storedJudge: [], resamples: 100 };
 
 async function parse(args: string[]): Promise<CalibrateFlags> {
@@ -100,7 +100,7 @@ describe("rubricate calibrate: files", () => {
   });
 });
 
-describe.skipIf(!have)("rubricate calibrate --dataset", () => {
+describe("rubricate calibrate --dataset", () => {
   it("evaluates stored LLMBar verdicts, with pairwise agreement", async () => {
     const run = await computeCalibration({ ...base, dataset: "llmbar:natural", storedJudge: ["gpt-4-vanilla"], datasetsDir: datasets });
     expect(run.results).toHaveLength(1);
@@ -119,5 +119,14 @@ describe.skipIf(!have)("rubricate calibrate --dataset", () => {
     expect(run.results[0].overall.humanAgreement?.annotators).toHaveLength(3);
     await expect(computeCalibration({ ...base, dataset: "llmbar:nope", datasetsDir: datasets })).rejects.toThrow(/unknown LLMBar subset/);
     await expect(computeCalibration({ ...base, dataset: "other", datasetsDir: datasets })).rejects.toThrow(/--dataset must be/);
+  });
+  it("--unreadable tie applies PandaLM's convention: GPT-3.5's published macro F1, no errors", async () => {
+    const run = await computeCalibration({ ...base, dataset: "pandalm", storedJudge: ["gpt-3.5-turbo"], unreadable: "tie" });
+    expect(run.results[0].overall.errors).toBe(0);
+    expect(run.pairwise[0].summary.macro.f1).toBeCloseTo(0.5755, 4);
+    const strict = await computeCalibration({ ...base, dataset: "pandalm", storedJudge: ["gpt-3.5-turbo"] });
+    expect(strict.results[0].overall.errors).toBe(25);
+    await expect(computeCalibration({ ...base, dataset: "pandalm", unreadable: "no" })).rejects.toThrow(/--unreadable must be error or tie/);
+    await expect(computeCalibration({ ...base, dataset: "llmbar:natural", unreadable: "tie" })).rejects.toThrow(/pandalm only/);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { pairwiseAgreement, parseWinner } from "../../src/calibrate/pairwise.js";
+import { pairwiseAgreement, pairwiseClassMetrics, parseWinner } from "../../src/calibrate/pairwise.js";
 
 describe("parseWinner", () => {
   it("reads the winners datasets and judges write", () => {
@@ -45,5 +45,30 @@ describe("pairwiseAgreement", () => {
   });
   it("is deterministic with a seed", () => {
     expect(pairwiseAgreement(items, { seed: 1 })).toEqual(r);
+  });
+});
+
+describe("pairwiseClassMetrics", () => {
+  it("macro precision, recall and F1 over 1/2/tie, counted by hand; an unreadable pick is wrong", () => {
+    const items = [
+      { id: "a", human: "1", order12: "1" },
+      { id: "b", human: "1", order12: "2" },
+      { id: "c", human: "2", order12: "2" },
+      { id: "d", human: "tie", order12: "1" },
+      { id: "e", human: "2", order12: null },
+    ] as const;
+    const m = pairwiseClassMetrics(items);
+    // class 1: tp 1, predicted 2, actual 2 → p .5 r .5; class 2: tp 1, predicted 2, actual 2 → .5 .5; tie: 0 predicted, 1 actual → 0 0.
+    expect(m.accuracy).toBeCloseTo(2 / 5, 12);
+    expect(m.precision).toBeCloseTo((0.5 + 0.5 + 0) / 3, 12);
+    expect(m.recall).toBeCloseTo((0.5 + 0.5 + 0) / 3, 12);
+    expect(m.f1).toBeCloseTo((0.5 + 0.5 + 0) / 3, 12);
+    expect(pairwiseAgreement([...items]).macro).toEqual(m);
+  });
+
+  it("averages only over the classes that occur (sklearn), and is null on nothing", () => {
+    const m = pairwiseClassMetrics([{ id: "a", human: "1", order12: "1" }, { id: "b", human: "2", order12: "2" }]);
+    expect([m.precision, m.recall, m.f1]).toEqual([1, 1, 1]);
+    expect(pairwiseClassMetrics([]).f1).toBeNull();
   });
 });

@@ -148,15 +148,16 @@ describe("rubricate score", () => {
     expect(r.stdout).toBe("");
   });
 
-  it("a missing samples file and a bad JSON line are exit 1 with a clear message", async () => {
+  it("a missing samples file is exit 1; a bad JSON line is that line's error (exit 3), named by file and line", async () => {
     const missing = await cli(["score", RUBRIC, join(dir, "nope.jsonl")]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain("rubricate: FILE_NOT_FOUND: no such file:");
     const bad = join(dir, "bad.jsonl");
     writeFileSync(bad, '{"response": "{}"}\n\n[1, 2]\n');
     const r = await cli(["score", RUBRIC, bad, "-q"]);
-    expect(r.code).toBe(1);
-    expect(r.stderr).toBe(`rubricate: BAD_INPUT: ${bad}:3: each line must be a JSON object\n`);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain(`${bad}:3: each line must be a JSON object\n`);
+    expect(jsonLines(r.stdout).map((l) => [l.index, l.reward === null])).toEqual([[0, false], [1, true]]);
   });
 
   it("a missing input is that sample's error, not the run's", async () => {

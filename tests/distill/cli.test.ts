@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { FORMAT_SCHEMAS } from "../../src/distill/formats.js";
@@ -49,6 +49,36 @@ describe("rubricate distill", () => {
     const { code, stdout } = await runDistillCli(["distill", input, "-q", "--require", "a,b", "--require", "c"]);
     expect(code).toBe(0);
     expect(stdout.trim().split("\n").map((l) => JSON.parse(l).messages[1].content)).toEqual(["all"]);
+  });
+
+  it("bad input lines are skipped and named with their line numbers; the good rows go on; exit 3", async () => {
+    const dir = tempDir();
+    const rows = Array.from({ length: 200 }, (_, i) => JSON.stringify({ prompt: `p${i}`, response: `r${i}`, reward: 1 }));
+    rows[9] = "{broken";
+    rows[149] = "[1, 2]";
+    const input = join(dir, "s.jsonl");
+    writeFileSync(input, `${rows.join("\n")}\n`);
+    const { code, stdout, stderr } = await runDistillCli(["distill", input, "-q"]);
+    expect(code).toBe(3);
+    expect(stdout.trim().split("\n")).toHaveLength(198);
+    expect(stderr).toContain("2 input line(s) are not JSON objects and were skipped");
+    expect(stderr).toContain(`${input}:10: invalid JSON`);
+    expect(stderr).toContain(`${input}:150: each line must be a JSON object`);
+  });
+
+  it("a reward that is a string or outside [0, 1] drops that row with its own reason, says so, and the run goes on", async () => {
+    const dir = tempDir();
+    const input = writeJsonl(dir, "s.jsonl", [
+      { prompt: "p1", response: "string reward", reward: "0.9" },
+      { prompt: "p2", response: "seven", reward: 7 },
+      { prompt: "p3", response: "words", reward: "high" },
+      { prompt: "p4", response: "fine", reward: 0.5 },
+    ]);
+    const { code, stdout, stderr } = await runDistillCli(["distill", input, "--min-reward", "0.4"]);
+    expect(code, stderr).toBe(0);
+    expect(stdout.trim().split("\n").map((l) => JSON.parse(l).messages[1].content)).toEqual(["fine"]);
+    expect(stderr).toContain("reward-invalid 3");
+    expect(stderr).toContain('3 row(s) had a reward that is not a number in [0, 1] (e.g. row 1: reward "0.9" is a string, not a number)');
   });
 
   it("writes to stdout without -o", async () => {

@@ -122,6 +122,37 @@ describe("Scheduler", () => {
     expect(starts.find((x) => x.id === "b")!.at).toBeGreaterThanOrEqual(5000);
   });
 
+  it("a retry-after past the limit fails that call at once, saying how long the server asked for, and pauses nobody", async () => {
+    const clock = new ManualClock();
+    const s = new Scheduler(limits({ maxRetryWaitMs: 60_000 }), { clock, random: () => 0.5 });
+    let calls = 0;
+    const a = s.run(async () => {
+      calls++;
+      throw rateLimited(100_000_000);
+    });
+    const failure = a.catch((e: RubricateError) => e);
+    await clock.advance(1);
+    const b = s.run(async () => "b");
+    await clock.advance(1);
+    const e = await failure;
+    expect(e.code).toBe("RATE_LIMITED");
+    expect(e.retryable).toBe(false);
+    expect(e.message).toMatch(/asked to wait 27\.8 h, more than the judge's limit of 60 s/);
+    expect(calls).toBe(1);
+    expect(await b).toBe("b");
+    expect(clock.now()).toBeLessThan(1000);
+    // Within the limit it is honoured as before.
+    const s2 = new Scheduler(limits({ maxRetryWaitMs: 60_000 }), { clock, random: () => 0.5 });
+    let n = 0;
+    const start = clock.now();
+    const c = s2.run(async () => {
+      if (n++ === 0) throw rateLimited(59_000);
+      return clock.now() - start;
+    });
+    await clock.advance(70_000);
+    expect(await c).toBeGreaterThanOrEqual(59_000);
+  });
+
   it("honours retryAfterMs on other retryable errors too (503 with retry-after)", async () => {
     const clock = new ManualClock();
     const s = new Scheduler(limits(), { clock, random: () => 0.5 });

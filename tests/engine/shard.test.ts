@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseShard, takeShard } from "../../src/engine/shard.js";
@@ -59,6 +59,11 @@ describe("shards", () => {
     two.set("shared", entry("second"));
     two.close();
     expect(mergeCaches(join(dir, "all.db"), [join(dir, "one.db"), join(dir, "two.db")])).toBe(3);
+    // A mistyped source: a clear error, and no empty file created for it.
+    expect(() => mergeCaches(join(dir, "all.db"), [join(dir, "one.db"), join(dir, "tow.db")])).toThrow(/no such cache file: .*tow\.db \(nothing was merged\)/);
+    expect(existsSync(join(dir, "tow.db"))).toBe(false);
+    writeFileSync(join(dir, "notes.db"), "");
+    expect(() => mergeCaches(join(dir, "all.db"), [join(dir, "notes.db")])).toThrow(/not a rubricate cache/);
     const all = openCache({ path: join(dir, "all.db") });
     expect(all.get("k1")?.response.text).toBe("a");
     expect(all.get("k2")?.response.text).toBe("b");

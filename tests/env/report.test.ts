@@ -9,6 +9,7 @@ import { evalMarkdown, evalReportHtml, REWARD_BINS } from "../../src/env/report.
 import { failedCriteria } from "../../src/env/stats.js";
 import type { RolloutRecord } from "../../src/env/types.js";
 import { ROOT } from "../helpers/cli.js";
+import { chromiumNeed } from "../helpers/system.js";
 import type { TestServer } from "../servers/common.js";
 import { connect, startWorld, type WireMessage } from "./world.js";
 
@@ -20,6 +21,7 @@ let server: TestServer<unknown>;
 let records: RolloutRecord[];
 let html: string;
 let browser: Browser;
+const chromiumBrowser = chromiumNeed();
 
 beforeAll(async () => {
   server = await startWorld(
@@ -37,8 +39,9 @@ beforeAll(async () => {
   html = evalReportHtml(records, { env: env.id, subtitle: "2 models × 6 tasks × 2 rollouts" }, { passThreshold: 0.6 });
   mkdirSync(OUTPUT, { recursive: true });
   writeFileSync(join(OUTPUT, "eval-report.html"), html);
+  if (!chromiumBrowser.available) return;
   browser = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
+    executablePath: chromiumBrowser.path,
     args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
   });
 });
@@ -62,8 +65,11 @@ describe("eval report", () => {
     expect(md).toMatch(/yes: A better/);
   });
 
+});
+
+chromiumBrowser.describe("eval report in a browser", () => {
   it("in Chromium: loads without console errors, draws the right bars, filters rollouts by failed criterion", async () => {
-    const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+    const page = await browser.newPage({ viewport: { width: 1300, height: 900 } });
     const problems: string[] = [];
     page.on("console", (m) => {
       if (m.type() === "error" || m.type() === "warning") problems.push(`${m.type()}: ${m.text()}`);
@@ -74,6 +80,16 @@ describe("eval report", () => {
     });
     await page.goto(`file://${join(OUTPUT, "eval-report.html")}`);
     await page.screenshot({ path: join(OUTPUT, "eval-report.png"), fullPage: true });
+
+    // Short labels, tables that fit at 1300 px: the comparison needs no horizontal scroll, and no
+    // model cell wraps into a column of fragments; the full ids are listed once under it.
+    const wrap = page.locator("#comparison .table-wrap");
+    const [scrollWidth, clientWidth] = await wrap.evaluate((el) => [el.scrollWidth, el.clientWidth]);
+    expect(scrollWidth).toBeLessThanOrEqual(clientWidth);
+    const firstCells = page.locator("#comparison table.comparison tbody td:first-child");
+    expect((await firstCells.allTextContents()).sort()).toEqual(["blunder", "solver"]);
+    for (const h of await firstCells.evaluateAll((els) => els.map((e) => e.getBoundingClientRect().height))) expect(h).toBeLessThan(60);
+    for (const model of new Set(records.map((r) => r.model))) expect(await page.locator("#comparison ul.models").textContent()).toContain(model);
 
     // Mean reward: one bar per model. Histograms: one per model, every bin a bar, counts summing to its rollouts.
     expect(await page.locator("#mean-reward svg rect.bar").count()).toBe(2);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { compareModels, criterionOk, failedCriteria, pairedBootstrap, passAtK, passHatK } from "../../src/env/stats.js";
+import { compareModels, criterionOk, failedCriteria, MIN_PAIRED_TASKS, pairedBootstrap, passAtK, passHatK } from "../../src/env/stats.js";
 import type { RolloutRecord } from "../../src/env/types.js";
 import { emptyUsage } from "../../src/types.js";
 
@@ -53,6 +53,16 @@ describe("paired bootstrap", () => {
     expect(noise.significant).toBe(false);
     expect(noise.low).toBeLessThan(0);
     expect(noise.high).toBeGreaterThan(0);
+  });
+
+  it("makes no significance claim below MIN_PAIRED_TASKS shared tasks, however large the gap", () => {
+    expect(MIN_PAIRED_TASKS).toBeGreaterThanOrEqual(5);
+    const four = pairedBootstrap(tasks([1, 1, 1, 1]), tasks([0, 0, 0, 0]));
+    expect(four.tasks).toBe(4);
+    expect(four.low).toBeGreaterThan(0); // the interval alone would claim it
+    expect(four.significant).toBe(false);
+    const enough = pairedBootstrap(tasks([1, 1, 1, 1, 1]), tasks([0, 0, 0, 0, 0]));
+    expect(enough.significant).toBe(true);
   });
 
   it("pairs only the shared tasks", () => {

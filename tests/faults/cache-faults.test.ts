@@ -1,4 +1,4 @@
-import { chmodSync, copyFileSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
@@ -47,6 +47,39 @@ describe("cache faults", () => {
     const check = checkResults(readResults(job.out), ids(n));
     expect([check.invented, check.unnamed, check.scored]).toEqual([[], [], n]);
     console.log(`faults (read-only cache${user ? ", run as nobody" : ""}): ${n} samples, 20 from the read-only file, ${server.stats.requests - 20} paid, file unchanged, ${check.verdicts} verdicts checked, 0 invented, exit 0`);
+  }, 60_000);
+
+  it("a cache in a read-only folder (WAL needs -shm there): cached answers are still reused, and the run says so", async () => {
+    const server = await judgeServer();
+    const n = 30;
+    const job = makeJob(server.url, n);
+    const seedSamples = job.samples.replace(".jsonl", "-first.jsonl");
+    writeFileSync(seedSamples, readFileSync(job.samples, "utf8").split("\n").slice(0, 20).join("\n") + "\n");
+    const first = await startRun(job.args.map((a) => (a === job.samples ? seedSamples : a))).done;
+    expect(first.code, first.stderr).toBe(0);
+    expect(server.stats.requests).toBe(20);
+    // The cache alone in a folder nobody may write; the results go elsewhere.
+    const roDir = join(job.dir, "ro");
+    mkdirSync(roDir);
+    const cache = join(roDir, "cache.db");
+    copyFileSync(job.cache, cache);
+    chmodSync(cache, 0o444);
+    chmodSync(roDir, 0o555);
+    const before = readFileSync(cache);
+    const user = asUnprivileged();
+    try {
+      const run = await startRun(job.args.map((a) => (a === job.cache ? cache : a)), { user }).done;
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stderr).toMatch(/CACHE.*cannot write.*-shm.*reading a snapshot/);
+      // 20 answers read from the file, only the 10 new samples paid (before: all 30 again).
+      expect(server.stats.requests).toBe(30);
+      expect(readFileSync(cache).equals(before)).toBe(true);
+      const check = checkResults(readResults(job.out), ids(n));
+      expect([check.invented, check.unnamed, check.scored]).toEqual([[], [], n]);
+      console.log(`faults (cache in a read-only folder${user ? ", run as nobody" : ""}): ${n} samples, 20 from a snapshot of the file, ${server.stats.requests - 20} paid, file unchanged, 0 invented, exit 0`);
+    } finally {
+      chmodSync(roDir, 0o755);
+    }
   }, 60_000);
 
   it("a full disk: the run finishes with every answer, the cache keeps what it could write, a re-run pays only the rest", async () => {

@@ -25,8 +25,8 @@ export interface SystemNeed {
 }
 
 /** The first executable named `cmd` on PATH, or undefined. */
-export function which(cmd: string): string | undefined {
-  for (const dir of (process.env.PATH ?? "").split(delimiter)) {
+export function which(cmd: string, searchPath: string | undefined = process.env.PATH): string | undefined {
+  for (const dir of (searchPath ?? "").split(delimiter)) {
     if (!dir) continue;
     const candidate = join(dir, cmd);
     try {
@@ -77,3 +77,41 @@ export function needs(name: string, find: () => string | boolean | undefined, in
     },
   };
 }
+
+/** Where Debian, Ubuntu (deb and snap) and Google's packages put a Chromium-family browser. */
+export const CHROMIUM_PATHS = [
+  "/usr/bin/chromium",
+  "/usr/bin/chromium-browser",
+  "/usr/lib/chromium/chromium",
+  "/snap/bin/chromium",
+  "/usr/bin/google-chrome",
+  "/usr/bin/google-chrome-stable",
+  "/opt/google/chrome/chrome",
+];
+
+function executable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A Chromium to drive with playwright-core: `$RUBRICATE_CHROMIUM` or `$CHROMIUM_PATH` when set
+ * (only that one: a variable naming a missing file is absent, not a reason to look elsewhere),
+ * else `chromium`, `chromium-browser`, `google-chrome` on PATH, else the usual install paths.
+ */
+export function findChromium(env: NodeJS.ProcessEnv = process.env, paths: readonly string[] = CHROMIUM_PATHS): string | undefined {
+  const chosen = env.RUBRICATE_CHROMIUM || env.CHROMIUM_PATH;
+  if (chosen) return executable(chosen) ? chosen : undefined;
+  for (const cmd of ["chromium", "chromium-browser", "google-chrome", "google-chrome-stable"]) {
+    const found = which(cmd, env.PATH);
+    if (found) return found;
+  }
+  return paths.find(executable);
+}
+
+/** Browser tests: skip locally without Chromium, fail under CI (which installs Debian's `chromium`). */
+export const chromiumNeed = (): SystemNeed => needs("chromium", () => findChromium(), "apt-get install chromium, or set RUBRICATE_CHROMIUM to a Chromium binary");

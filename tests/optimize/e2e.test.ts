@@ -119,3 +119,19 @@ describe("GEPA merge end to end", () => {
     expect(JSON.stringify(resumed)).toBe(JSON.stringify(whole));
   });
 });
+
+describe("a budget on every paid call (issue 16)", () => {
+  it("stop.maxTotalCalls counts reflection calls with metric calls", async () => {
+    const withoutCap = await optimize({ ...base(0, 400), stop: { targetScore: 2 } });
+    expect(withoutCap.budget.reflectionCalls).toBeGreaterThan(0);
+    const cap = 60;
+    const capped = await optimize({ ...base(0, 400), stop: { targetScore: 2, maxTotalCalls: cap } });
+    expect(capped.stopReason).toBe("budget");
+    const total = capped.budget.metricCalls + capped.budget.reflectionCalls;
+    expect(total).toBeGreaterThanOrEqual(cap);
+    // Checked between iterations: at most one iteration's calls past the cap (a reflection, two
+    // minibatches of 3 and a valset evaluation of 12).
+    expect(total).toBeLessThanOrEqual(cap + 1 + 2 * 3 + 12);
+    expect(total).toBeLessThan(withoutCap.budget.metricCalls + withoutCap.budget.reflectionCalls);
+  });
+});

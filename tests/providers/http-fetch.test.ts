@@ -69,3 +69,34 @@ describe("nodeHttpFetch", () => {
     expect(seen.at(-1)?.body).toContain('name="purpose"');
   });
 });
+
+describe("response size cap", () => {
+  it("a completion answer over the cap is a non-retryable PROVIDER_HTTP error, read no further", async () => {
+    const { listen } = await import("../servers/common.js");
+    const { createOpenAIProvider } = await import("../../src/providers/openai.js");
+    let sent = 0;
+    const srv = await listen((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      const chunk = Buffer.alloc(64 * 1024, 0x20);
+      const pump = () => {
+        while (sent < 8 * 1024 * 1024) {
+          sent += chunk.length;
+          if (!res.write(chunk)) return void res.once("drain", pump);
+        }
+        res.end("{}");
+      };
+      res.on("close", () => undefined);
+      pump();
+    });
+    process.env.RUBRICATE_MAX_RESPONSE_MB = "1";
+    try {
+      const provider = createOpenAIProvider({ apiKey: "sk-test-cap-000000", baseURL: `${srv.url}/v1` });
+      const error = await provider.complete({ model: "m", messages: [{ role: "user", content: "hi" }] }).catch((e: unknown) => e);
+      expect(error).toMatchObject({ code: "PROVIDER_HTTP", retryable: false });
+      expect(String((error as Error).message)).toMatch(/response body over 1 MB, not read further/);
+    } finally {
+      delete process.env.RUBRICATE_MAX_RESPONSE_MB;
+      await srv.close();
+    }
+  });
+});

@@ -253,3 +253,34 @@ describe("valid rubrics: defaults and extends", () => {
     }
   });
 });
+
+describe("hardening (issue 16)", () => {
+  it("100k-deep nesting is a located YAML_SYNTAX error, not a stack overflow", async () => {
+    const { parseRubric } = await import("../../src/rubric/load.js");
+    const { isRubricateError } = await import("../../src/errors.js");
+    const text = `id: deep\ncriteria: ${"[".repeat(100_000)}${"]".repeat(100_000)}\n`;
+    let error: unknown;
+    try {
+      parseRubric(text, { filename: "deep.yaml" });
+    } catch (e) {
+      error = e;
+    }
+    expect(isRubricateError(error, "YAML_SYNTAX")).toBe(true);
+    expect((error as Error).message).toMatch(/deep\.yaml:2:\d+: nesting deeper than 200 levels/);
+    expect((error as Error).message).not.toMatch(/call stack/);
+  });
+
+  it("a schema error does not hide an invalid regex in the same file: both are reported", async () => {
+    const { parseRubric } = await import("../../src/rubric/load.js");
+    const text = ["id: both", "version: 1", "criteria:", "  - id: a", '    check: { regex: "(" }', "  - id: b", '    points: "many"', "    question: Is it?"].join("\n");
+    let error: unknown;
+    try {
+      parseRubric(text, { filename: "both.yaml" });
+    } catch (e) {
+      error = e;
+    }
+    const message = (error as Error).message;
+    expect(message).toMatch(/both\.yaml:5:\d+: invalid regular expression/);
+    expect(message).toMatch(/both\.yaml:7:\d+: criteria\.1\.points/);
+  });
+});

@@ -153,6 +153,22 @@ describe("error policies", () => {
     expect(r.feedback).toContain("- ERROR c [JUDGE_PARSE] (not counted): no answer for c");
   });
 
+  it("skip-criterion: a sample whose every criterion errored has no reward (null), not 0", () => {
+    const two = [{ id: "a", points: 2 }, { id: "b", points: 3 }];
+    for (const method of ["points", "mean", "all", "weighted"] as const) {
+      const r = run(two, { a: "error", b: "error" }, { method }, "skip-criterion");
+      expect(r.reward).toBeNull();
+      expect(r.passed === undefined || r.passed === null).toBe(true);
+      expect(r.errors).toHaveLength(2);
+    }
+    // Only a pitfall left answered: nothing positive to earn, so still no reward.
+    expect(run([{ id: "a", points: 2 }, { id: "bad", points: -1 }], { a: "error", bad: false }, {}, "skip-criterion").reward).toBeNull();
+    // Errors beside a `when`-skipped criterion: nothing measured either.
+    expect(run(two, { a: "error", b: "skip" }, {}, "skip-criterion").reward).toBeNull();
+    // Without errors an empty measure stays 0, as before.
+    expect(run(two, { a: "skip", b: "skip" }, {}, "skip-criterion").reward).toBe(0);
+  });
+
   it("a criterion with no outcome at all is an INTERNAL error, not a 'no'", () => {
     const r = aggregate(criteria([{ id: "a" }, { id: "b" }]), outcomes({ a: true }), { method: "points" });
     expect(r.reward).toBeNull();

@@ -21,6 +21,7 @@ export interface CalibrateFlags {
   dataset?: string;
   storedJudge: string[];
   datasetsDir?: string;
+  unreadable?: string;
   report?: string;
   markdown?: string;
   json?: string;
@@ -51,7 +52,8 @@ export function register(program: Command): void {
     .option("--no-cache", "with --judge: do not read or write any cache")
     .option("--dataset <name>", `a stored dataset: llmbar:<subset>[,<subset>…] (${LLMBAR_SUBSETS.join(", ")}, or all) | pandalm`)
     .option("--stored-judge <name>", "with --dataset: a stored judge, e.g. gpt-4-vanilla (repeatable; default all)", collect, [])
-    .option("--datasets-dir <dir>", "where the datasets live (default $RUBRICATE_DATASETS or ../shared/datasets)")
+    .option("--datasets-dir <dir>", "where the datasets live (default $RUBRICATE_DATASETS, else the datasets/ shipped with rubricate)")
+    .option("--unreadable <how>", "with --dataset pandalm: an unreadable stored verdict is an error (default) or a tie (PandaLM's convention)", "error")
     .option("--report <file>", "write a self-contained HTML report")
     .option("--markdown <file>", "write the markdown summary (it is also printed unless --quiet)")
     .option("--json <file>", "write the full results as JSON")
@@ -158,13 +160,16 @@ interface DatasetJudge {
 }
 
 /** Every (dataset, stored judge) asked for by `--dataset` and `--stored-judge`. */
-export function loadDatasetJudges(flags: Pick<CalibrateFlags, "dataset" | "storedJudge" | "datasetsDir">): DatasetJudge[] {
+export function loadDatasetJudges(flags: Pick<CalibrateFlags, "dataset" | "storedJudge" | "datasetsDir" | "unreadable">): DatasetJudge[] {
   const dir = flags.datasetsDir ?? defaultDatasetsDir();
   const spec = flags.dataset ?? "";
+  const unreadable = flags.unreadable ?? "error";
+  if (unreadable !== "error" && unreadable !== "tie") throw new RubricateError("BAD_INPUT", `--unreadable must be error or tie, not "${unreadable}"`);
   if (spec === "pandalm") {
     const judges = flags.storedJudge.length ? flags.storedJudge : [...PANDALM_JUDGES];
-    return judges.map((j) => loadPandalm(dir, j));
+    return judges.map((j) => loadPandalm(dir, j, { unreadable }));
   }
+  if (unreadable !== "error") throw new RubricateError("BAD_INPUT", "--unreadable applies to --dataset pandalm only (LLMBar keeps unreadable picks as null)");
   const m = /^llmbar:(.+)$/.exec(spec);
   if (!m) throw new RubricateError("BAD_INPUT", `--dataset must be llmbar:<subset> or pandalm, not "${spec}"`);
   const subsets = m[1] === "all" ? [...LLMBAR_SUBSETS] : m[1].split(",").map((s) => s.trim());

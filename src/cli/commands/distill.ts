@@ -161,7 +161,7 @@ async function runDistillCommand(input: string | undefined, flags: DistillFlags)
   if (flags.rescore && !rubric) throw new RubricateError("BAD_INPUT", "--rescore needs --rubric");
   const judgeRef = flags.judge ?? rubric?.judge;
   const needsJudge = rubric?.criteria.some((c) => c.question) ?? false;
-  const judge: EngineJudge | undefined = generation?.judge ?? (rubric && judgeRef && needsJudge ? createJudge(judgeRef, { cache: cachePath }) : undefined);
+  const judge: EngineJudge | undefined = generation?.judge ?? (rubric && judgeRef && needsJudge ? createJudge(judgeRef, { cache: cachePath, origin: flags.judge ? "user" : "rubric" }) : undefined);
   const progress = new Progress(undefined, !flags.quiet && flags.output !== undefined);
   const interrupt = interruptSignal();
   let report: DistillReport;
@@ -208,7 +208,9 @@ async function runDistillCommand(input: string | undefined, flags: DistillFlags)
     if (interrupted) lines.push(`interrupted: rerun the same command to resume (checkpoint ${flags.output}.checkpoint.json)`);
     process.stderr.write(`${lines.join("\n")}\n`);
   }
-  return interrupted ? EXIT.interrupted : EXIT.ok;
+  if (flags.quiet && report.badLines > 0) process.stderr.write(`${report.warnings.filter((w) => w.includes("not JSON objects")).join("\n")}\n`);
+  // Bad input lines were skipped and named in the warnings; the exit code says some rows failed.
+  return interrupted ? EXIT.interrupted : report.badLines > 0 ? EXIT.partial : EXIT.ok;
 }
 
 /** The teacher side of --env: environment, policy, one engine (cache) for the teacher and the judge. */
@@ -218,7 +220,7 @@ async function teacher(flags: DistillFlags, cachePath: string | null | undefined
   const engine = createEngine({ cache: openCache({ path: cachePath }), limits: { maxConcurrency: 8, maxRetries: 5, timeoutMs: 120_000 } });
   const needsJudge = env.rubric.criteria.some((c) => c.question) || env.tasks.some((t) => t.criteria?.some((c) => typeof c === "object" && c !== null && "question" in c));
   const judgeRef = flags.judge ?? env.rubric.judge;
-  const judge: EngineJudge | undefined = needsJudge && judgeRef ? createJudge(judgeRef, { engine }) : undefined;
+  const judge: EngineJudge | undefined = needsJudge && judgeRef ? createJudge(judgeRef, { engine, origin: flags.judge ? "user" : "rubric" }) : undefined;
   const warning = judge && judgeFamilyWarning(judge, { model: policy.model, provider: policy.provider.name }, "teacher");
   if (warning) process.stderr.write(`rubricate: warning: ${warning}\n`);
   const rollouts = flags.rollouts;

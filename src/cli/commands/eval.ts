@@ -90,7 +90,7 @@ async function runEvalCommand(spec: string, flags: EvalFlags): Promise<number> {
   const cachePath = cachePathOf(flags.cache);
   const engine = createEngine({ cache: openCache({ path: cachePath }), limits: { maxConcurrency: 8, maxRetries: 5, timeoutMs: 120_000 } });
   const judgeRef = flags.judge ?? env.rubric.judge;
-  const judge: EngineJudge | undefined = needsJudge(env) && judgeRef ? createJudge(judgeRef, { engine }) : undefined;
+  const judge: EngineJudge | undefined = needsJudge(env) && judgeRef ? createJudge(judgeRef, { engine, origin: flags.judge ? "user" : "rubric" }) : undefined;
   if (needsJudge(env) && !judge && !flags.quiet) process.stderr.write("rubricate: warning: the rubric asks LLM questions but no judge is set (--judge or the rubric's `judge`); they will be NO_JUDGE errors\n");
   for (const p of judge ? policies : []) {
     const warning = judgeFamilyWarning(judge!, { model: p.model, provider: p.provider.name }, "policy");

@@ -84,7 +84,7 @@ function common(cmd: Command): Command {
   return cmd
     .option("-j, --judge <judge>", "judge file or packaged judge id (default: the rubric's `judge`)")
     .requiredOption("-r, --reflector <judge>", "the reflection model: a judge file or packaged judge id (provider, model, temperature, max_tokens)")
-    .option("-b, --budget <n>", "metric calls allowed (one per instance evaluated; cached re-evaluations are free)", positiveInt, 200)
+    .option("-b, --budget <n>", "calls allowed: metric calls (one per instance evaluated; cached re-evaluations are free) plus reflector calls", positiveInt, 200)
     .option("--minibatch <n>", "training instances per reflection", positiveInt, 3)
     .option("--seed <n>", "seed of every random choice (split, parents, minibatches)", nonNegativeInt, 0)
     .option("--val-fraction <x>", "share of the data held out for validation", number(0, 1, true), 0.5)
@@ -150,7 +150,7 @@ export async function runPolicy(flags: PolicyFlags): Promise<number> {
     const judgeRef = flags.judge ?? env.rubric.judge;
     const asks = env.rubric.criteria.some((c) => c.question) || env.tasks.some((t) => t.criteria?.some((c) => typeof c === "object" && c !== null && "question" in c));
     if (asks && !judgeRef) throw new RubricateError("NO_JUDGE", `the rubric of ${env.id} asks LLM questions: give --judge (or set the rubric's \`judge\`)`);
-    const judge = judgeRef ? createJudge(judgeRef, { engine }) : undefined;
+    const judge = judgeRef ? createJudge(judgeRef, { engine, origin: flags.judge ? "user" : "rubric" }) : undefined;
     const warning = judge && judgeFamilyWarning(judge, { model: policy.model, provider: policy.provider.name }, "policy");
     if (warning) process.stderr.write(`rubricate: warning: ${warning}\n`);
     const tasks = env.tasks.slice(0, flags.tasks ?? env.tasks.length);
@@ -173,7 +173,7 @@ export async function runQuestion(flags: QuestionFlags): Promise<number> {
   if (!judgeRef) throw new RubricateError("NO_JUDGE", "optimize question needs a judge: --judge or the rubric's `judge`");
   const engine = openEngine(flags);
   try {
-    const judge = createJudge(judgeRef, { engine });
+    const judge = createJudge(judgeRef, { engine, origin: flags.judge ? "user" : "rubric" });
     const target = judgeQuestionTarget({ rubric, labels: readLabels(flags.labels), judge, criteria: flags.criterion, valFraction: flags.valFraction, splitSeed: flags.seed, concurrency: flags.concurrency });
     for (const w of target.warnings) process.stderr.write(`rubricate: warning: ${w}\n`);
     const state = flags.state ?? join(".rubricate", "optimize", `${rubric.id}.${flags.criterion.join("+")}.question.json`);
@@ -209,8 +209,9 @@ async function runGepa<I>(flags: OptimizeFlags, engine: Engine, t: TargetLike<I>
       makeReflectiveDataset: t.makeReflectiveDataset, validateProposal: t.validateProposal,
       budget: flags.budget, minibatchSize: flags.minibatch, rngSeed: flags.seed, acceptTolerance: flags.tolerance, useMerge: flags.merge ?? false,
       candidateSelection: flags.selection, reflectionCostUsd: () => reflector.usage().costUsd,
+      // --budget bounds every paid call: metric calls and the reflector's calls together.
       stop: {
-        targetScore: flags.targetScore, noImprovementIterations: flags.patience, maxIterations: flags.maxIterations, timeMs: flags.maxTime === undefined ? undefined : flags.maxTime * 1000, stopFile: flags.stopFile,
+        maxTotalCalls: flags.budget, targetScore: flags.targetScore, noImprovementIterations: flags.patience, maxIterations: flags.maxIterations, timeMs: flags.maxTime === undefined ? undefined : flags.maxTime * 1000, stopFile: flags.stopFile,
         maxReflectionCalls: flags.maxReflections, maxReflectionCostUsd: flags.maxReflectionCost,
       },
       stateFile: t.state, resume: flags.resume ?? false, signal: interrupt.signal,

@@ -80,7 +80,7 @@ async function runProbe(rubricPath: string, samplesPath: string, flags: ProbeFla
   const needsJudge = rubric.criteria.some((c) => c.question);
   if (needsJudge && !judgeRef) throw new RubricateError("NO_JUDGE", "this rubric asks LLM questions: pass --judge <file>");
   const cachePath = cachePathOf(flags.cache);
-  const judge: EngineJudge | undefined = needsJudge ? createJudge(judgeRef!, { cache: cachePath }) : undefined;
+  const judge: EngineJudge | undefined = needsJudge ? createJudge(judgeRef!, { cache: cachePath, origin: flags.judge ? "user" : "rubric" }) : undefined;
   let attacker: Attacker | undefined;
   // Created at the first scored response, when the number of attack responses is known.
   let progress: Progress | undefined;

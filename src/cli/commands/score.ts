@@ -11,8 +11,9 @@ import { loadRubricSync } from "../../rubric/load.js";
 import { loadChecks } from "../../env/load.js";
 import type { Rubric } from "../../rubric/schema.js";
 import type { Sample, ScoreResult } from "../../types.js";
+import { type BadLine, BadLines, jsonlEntries } from "../../config/jsonl.js";
 import { JsonlWriter, readJsonl } from "../io.js";
-import { samplesOfRows } from "../../env/records.js";
+import { isRolloutRecord, sampleOfRollout, samplesOfRows } from "../../env/records.js";
 import { parseShard, takeShard } from "../../engine/shard.js";
 import { fillCacheByBatch } from "../../engine/batch/runner.js";
 import { openBatchJobStore } from "../../engine/batch/jobs.js";
@@ -92,7 +93,7 @@ async function runScore(rubricPath: string, samplesPath: string, flags: ScoreFla
   const needsJudge = rubric.criteria.some((c) => c.question) || flags.judge !== undefined || rubric.criteria_from_samples === true;
   if (flags.dryRun) return dryRun(rubric, samplesPath, judgeRef && needsJudge ? judgeRef : undefined);
   const cachePath = cachePathOf(flags.cache);
-  const judge: EngineJudge | undefined = judgeRef && needsJudge ? createJudge(judgeRef, { cache: cachePath }) : undefined;
+  const judge: EngineJudge | undefined = judgeRef && needsJudge ? createJudge(judgeRef, { cache: cachePath, origin: flags.judge ? "user" : "rubric" }) : undefined;
   if (judge && (flags.batch || judge.config.mode === "batch")) {
     if (samplesPath === "-") throw new RubricateError("BAD_INPUT", "--batch reads the samples several times: give a file, not stdin");
     if (cachePath === null) throw new RubricateError("BAD_INPUT", "batch mode keeps its answers in the cache for the scoring pass: drop --no-cache (every answer would be paid for in the batch, thrown away, then paid again live)");
@@ -105,13 +106,17 @@ async function runScore(rubricPath: string, samplesPath: string, flags: ScoreFla
   const summary = new SummaryBuilder();
   const progress = new Progress(undefined, !flags.quiet);
   const interrupt = interruptSignal();
+  const bad = new BadLines();
   let interrupted = false;
+  let failed = false;
   try {
     const shard = flags.shard ? parseShard(flags.shard) : undefined;
+    // A bad input line keeps its place: it becomes a result line without a reward, so result k
+    // still belongs to input line k, and the good lines around it are scored.
+    const entries = jsonlEntries(samplesPath);
+    const mine = shard ? rowsOf(takeShard(entries, shard)) : entries;
     // Lines carry the sample's index in the whole input, so shards merge back in order.
-    const globalIndex = (local: number) => (shard ? local * shard.count + shard.index - 1 : local);
-    const rows = samplesOfRows(readJsonl(samplesPath)) as AsyncIterable<Sample>;
-    const sharded = shard ? rowsOf(takeShard(rows, shard)) : rows;
+    const globalIndex = (position: number) => (shard ? position * shard.count + shard.index - 1 : position);
     const grouping = groupingOf(flags, rubric);
     // Grouped lines are written only once their whole group is scored, so a .partial holds none to resume from.
     if (grouping && previous.size > 0) throw new RubricateError("BAD_INPUT", "--resume cannot continue a --group-by run (its lines are written at the end): run it again without --resume");
@@ -119,35 +124,73 @@ async function runScore(rubricPath: string, samplesPath: string, flags: ScoreFla
       await writer.write(line);
       summary.add(line as unknown as ScoreResult);
     }
-    // Position in the scored stream → index in this shard's input (they differ when resuming skips samples).
-    const locals: number[] = [];
-    const input = previous.size === 0 ? sharded : remaining(sharded, (local) => !previous.has(globalIndex(local)), locals);
-    const members: { group: string; length?: number }[] = [];
-    const stream = scoreStream(rubric, grouping ? recordGroups(input, grouping, members) : input, { judge, checks, concurrency: flags.concurrency, errors: flags.errors, order: flags.order, signal: interrupt.signal });
-    const held: ({ index: number } & Record<string, unknown> & { reward: number | null })[] = [];
+    // Each scored sample's position in this shard's input: bad lines, and lines a resumed run already has, are not scored.
+    const positionOf = new Map<number, number>();
+    const pendingBad: { position: number; bad: BadLine }[] = [];
+    async function* samples(): AsyncGenerator<Sample> {
+      let position = 0;
+      let good = 0;
+      for await (const entry of mine) {
+        const here = position++;
+        if (previous.has(globalIndex(here))) continue;
+        if ("bad" in entry) {
+          bad.add(entry.bad);
+          pendingBad.push({ position: here, bad: entry.bad });
+          continue;
+        }
+        positionOf.set(good++, here);
+        // Rollout records from `eval` carry the sample their rubric saw.
+        yield (isRolloutRecord(entry.value) ? sampleOfRollout(entry.value) : entry.value) as Sample;
+      }
+    }
     let done = previous.size;
+    const writeBadBefore = async (position: number) => {
+      while (pendingBad.length > 0 && pendingBad[0].position < position) {
+        const { position: p, bad: b } = pendingBad.shift()!;
+        const result = badLineResult(b);
+        await writer.write({ index: globalIndex(p), ...result });
+        summary.add(result);
+        progress.update(++done, "");
+      }
+    };
+    const members: { group: string; length?: number }[] = [];
+    const stream = scoreStream(rubric, grouping ? recordGroups(samples(), grouping, members) : samples(), { judge, checks, concurrency: flags.concurrency, errors: flags.errors, order: flags.order, signal: interrupt.signal });
+    const held: ({ index: number } & Record<string, unknown> & { reward: number | null })[] = [];
     for await (const result of stream) {
-      const { index: position, ...line } = result;
-      const index = globalIndex(previous.size === 0 ? position : locals[position]);
+      const { index: local, ...line } = result;
+      const position = positionOf.get(local)!;
+      positionOf.delete(local);
+      await writeBadBefore(position);
+      const index = globalIndex(position);
       // With groups, a line is complete only once its whole group is scored: lines are held to the end.
       if (grouping) held.push({ index, ...line });
       else await writer.write({ index, ...line });
       summary.add(result);
       progress.update(++done, judge ? `calls ${judge.engine.stats().usage.calls}` : "");
     }
+    await writeBadBefore(Number.POSITIVE_INFINITY);
     if (grouping) {
       const grouped = attachGroups(held, members, grouping);
       for (const line of grouped.results) await writer.write(line);
       groupReport = { groups: grouped.groups.length, passAtK: grouped.passAtK };
     }
   } catch (e) {
-    if (!(e instanceof RubricateError && e.code === "ABORTED")) throw e;
+    if (!(e instanceof RubricateError && e.code === "ABORTED")) {
+      failed = true;
+      throw e;
+    }
     interrupted = true;
   } finally {
     interrupt.dispose();
     progress.finish();
-    // Results so far are kept as <output>.partial on interrupt; the cache already holds every paid answer.
-    if (!interrupted) await writer.close();
+    // Only a finished run replaces the output; otherwise results so far stay in <output>.partial
+    // and a previous file is left as it was. The cache already holds every paid answer.
+    if (!interrupted && !failed) await writer.close();
+    else {
+      const kept = await writer.abandon();
+      if (kept) process.stderr.write(`rubricate: results so far kept in ${kept}; ${flags.output} was not replaced\n`);
+    }
+    if (bad.count > 0) process.stderr.write(`${bad.describe()}rubricate: ${bad.count} input line(s) are not samples (no reward, listed above); the other lines were scored\n`);
     await judge?.close?.();
   }
   const finished = summary.finish();
@@ -213,7 +256,7 @@ async function runBatch(rubric: Rubric, samplesPath: string, judge: EngineJudge,
       signal: interrupt.signal,
       onEvent: (e) => flags.quiet || process.stderr.write(`batch: ${e}\n`),
       pass: async () => {
-        for await (const _ of scoreStream(rubric, samplesOfRows(readJsonl(samplesPath)) as AsyncIterable<Sample>, { judge, checks: flags.checks ? await loadChecks(flags.checks) : undefined, concurrency: flags.concurrency })) void _;
+        for await (const _ of scoreStream(rubric, samplesOfRows(readJsonl(samplesPath, { onBadLine: () => {} })) as AsyncIterable<Sample>, { judge, checks: flags.checks ? await loadChecks(flags.checks) : undefined, concurrency: flags.concurrency })) void _;
       },
     });
     if (!flags.quiet) {
@@ -231,7 +274,7 @@ async function runBatch(rubric: Rubric, samplesPath: string, judge: EngineJudge,
 async function dryRun(rubric: Rubric, samplesPath: string, judgeRef: string | undefined): Promise<number> {
   const judge = judgeRef ? loadJudgeConfig(judgeRef) : undefined;
   const estimate = emptyEstimate();
-  for await (const sample of samplesOfRows(readJsonl(samplesPath))) estimateSample(estimate, rubric, sample as Sample, judge);
+  for await (const sample of samplesOfRows(readJsonl(samplesPath, { onBadLine: () => {} }))) estimateSample(estimate, rubric, sample as Sample, judge);
   const lines = [
     `samples ${estimate.samples}, LLM questions ${estimate.llmQuestions}${judge ? ` (judge ${judge.id}: ${judge.mode}, ${judge.samples} vote(s))` : " (no judge)"}`,
     `calls at most ${estimate.calls}`,
@@ -240,6 +283,12 @@ async function dryRun(rubric: Rubric, samplesPath: string, judgeRef: string | un
   ];
   process.stdout.write(`${lines.join("\n")}\n`);
   return EXIT.ok;
+}
+
+/** The result line of an input line that is not a sample: no reward, the reason as its error. */
+function badLineResult(bad: BadLine): ScoreResult {
+  const message = `${bad.file}:${bad.line}: ${bad.message}`;
+  return { reward: null, passed: null, verdicts: [], errors: [{ criterion: "(input)", code: "BAD_INPUT", message }], feedback: `no reward: input line ${bad.line} is not a sample (${bad.message})` };
 }
 
 async function* rowsOf<T>(items: AsyncIterable<{ row: T }>): AsyncGenerator<T> {

@@ -154,7 +154,7 @@ async function runServe(flags: ServeFlags): Promise<number> {
   const needsJudge = rubric.criteria.some((c) => c.question);
   if (needsJudge && !judgeRef) throw new RubricateError("NO_JUDGE", `rubric ${rubric.id} asks LLM questions: pass --judge <file>`);
   const cache = cachePathOf(flags.cache);
-  const judge = needsJudge ? createJudge(judgeRef!, { cache }) : undefined;
+  const judge = needsJudge ? createJudge(judgeRef!, { cache, origin: flags.judge ? "user" : "rubric" }) : undefined;
   const envApi = env ? environmentApi(env, flags, judge, cache) : undefined;
   const server = createRewardServer({
     rubric,

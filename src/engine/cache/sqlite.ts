@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import { RubricateError } from "../../errors.js";
@@ -88,7 +88,14 @@ export class SqliteCache implements Cache {
         const db = openFile(path, options, true);
         report(cacheError(`cache ${path} is read-only (${message(e)}); new answers are kept in memory only`, e));
         return new SqliteCache(path, db, "read-only", options);
-      } catch {
+      } catch (readOnlyError) {
+        // A WAL file in a folder we cannot write: SQLite needs to create <file>-shm even to read it.
+        // Read a snapshot of the file instead, so its answers are still reused.
+        const snapshot = openSnapshot(path);
+        if (snapshot) {
+          report(cacheError(`cache ${path} is in a folder rubricate cannot write (SQLite's WAL mode needs ${path}-shm there: ${message(readOnlyError)}); reading a snapshot of it (${snapshot.megabytes} MB in memory); new answers are kept in memory only`, e));
+          return new SqliteCache(path, snapshot.db, "read-only", options);
+        }
         report(cacheError(`cannot open cache ${path} (${message(e)}); running without a persistent cache`, e));
         return new SqliteCache(path, undefined, "memory", options);
       }
@@ -214,6 +221,35 @@ function openWhenFree(path: string, options: SqliteCacheOptions): Database.Datab
 
 function sleepSync(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/** Largest cache file read into memory when it cannot be opened in place. */
+const SNAPSHOT_MAX_BYTES = 2 * 1024 ** 3;
+
+/**
+ * The cache file's contents as a read-only in-memory database, or undefined when it is missing,
+ * too large or not a cache. The header's WAL marks (bytes 18 and 19) are set back to rollback
+ * journal, which an in-memory database needs; committed answers still in a `-wal` file that was
+ * never checkpointed are not seen (they are paid again, never invented).
+ */
+function openSnapshot(path: string): { db: Database.Database; megabytes: string } | undefined {
+  try {
+    const size = statSync(path).size;
+    if (size === 0 || size > SNAPSHOT_MAX_BYTES) return undefined;
+    const bytes = readFileSync(path);
+    if (bytes[18] === 2) bytes[18] = 1;
+    if (bytes[19] === 2) bytes[19] = 1;
+    const db = new Database(bytes, { readonly: true });
+    try {
+      db.prepare("SELECT 1 FROM responses LIMIT 1").get();
+    } catch (e) {
+      db.close();
+      throw e;
+    }
+    return { db, megabytes: (size / 1024 ** 2).toFixed(1) };
+  } catch {
+    return undefined;
+  }
 }
 
 function openFile(path: string, options: SqliteCacheOptions, readonly: boolean): Database.Database {

@@ -1,0 +1,219 @@
+/**
+ * User regular expressions (regex checks, json_schema `pattern`) without regex denial of service.
+ *
+ * A pattern RE2 can run (most: no lookaround, no backreference) runs on RE2 (the `re2-wasm`
+ * package, Google's RE2 compiled to WebAssembly): linear in the text, so `(a+)+$` on any input
+ * takes microseconds. A pattern only JavaScript's backtracking engine can run (lookahead,
+ * lookbehind, backreferences, as in the shipped guard rubrics) runs in a worker thread under a
+ * hard deadline: the caller waits synchronously (Atomics.wait) and, past the deadline, the worker
+ * is terminated and the test is a CHECK_TIMEOUT error — never a hang of the process, a reward
+ * server or its SIGTERM. Both engines follow JavaScript's flags (i, m, s, u); RE2's `\s`, `\d`,
+ * `\w`, `\b` are ASCII-only where JavaScript's `\s` also matches Unicode spaces.
+ */
+import { Worker } from "node:worker_threads";
+import { RE2 } from "re2-wasm";
+import { RubricateError } from "../errors.js";
+
+/** How long one regex test may run on the backtracking engine before it is an error. */
+export const REGEX_DEADLINE_MS = 1000;
+
+/** A compiled user regex: `test` answers, or throws CHECK_TIMEOUT; `release` frees RE2's memory. */
+export interface SafeRegex {
+  readonly engine: "re2" | "backtracking";
+  test(text: string): boolean;
+  release(): void;
+}
+
+/**
+ * RE2's WebAssembly heap is fixed at 16 MB and holds both the compiled programs and a copy of the
+ * text being matched: longer texts go to the backtracking engine (under its deadline), and after
+ * any RE2 failure (an out-of-memory abort leaves the module unusable) every pattern does.
+ */
+const RE2_MAX_TEXT_CHARS = 256 * 1024;
+let re2Usable = true;
+
+/**
+ * Compiles a pattern with JavaScript's syntax and flags ("g" and "y" are dropped: `test` keeps no
+ * state). An invalid pattern throws JavaScript's SyntaxError message.
+ * @example safeRegex("(a+)+$").test("a".repeat(50) + "b") // false, in microseconds
+ */
+export function safeRegex(pattern: string, flags = "", deadlineMs = REGEX_DEADLINE_MS): SafeRegex {
+  const clean = [...new Set(flags.replace(/[gyd]/g, ""))].join("");
+  // JavaScript's own parse first: the pattern means what a JavaScript user wrote, and its errors read as JavaScript's.
+  new RegExp(pattern, clean);
+  const guarded = (text: string) => guardedTest(pattern, clean, text, deadlineMs);
+  let re2: RE2 | undefined;
+  const translated = re2Usable ? forRe2(pattern, clean) : undefined;
+  try {
+    if (translated !== undefined) re2 = new RE2(translated, clean.includes("u") ? clean : `${clean}u`);
+  } catch (e) {
+    re2 = undefined; // lookaround or a backreference: RE2 cannot run it
+    if (!(e instanceof SyntaxError)) re2Usable = false;
+  }
+  if (!re2) return { engine: "backtracking", test: guarded, release: () => undefined };
+  const compiled = re2;
+  // With "m", JavaScript also ends lines at \r, U+2028 and U+2029 where RE2 knows only \n.
+  const lineEnds = clean.includes("m") && /[\^$]/.test(pattern);
+  let released = false;
+  return {
+    engine: "re2",
+    test(text) {
+      if (!re2Usable || released || text.length > RE2_MAX_TEXT_CHARS || (lineEnds && /[\r\u2028\u2029]/.test(text))) return guarded(text);
+      try {
+        return compiled.test(text);
+      } catch {
+        re2Usable = false;
+        return guarded(text);
+      }
+    },
+    release() {
+      if (released) return;
+      released = true;
+      try {
+        (compiled as unknown as { wrapper?: { delete?: () => void } }).wrapper?.delete?.();
+      } catch {
+        re2Usable = false;
+      }
+    },
+  };
+}
+
+/** JavaScript's `\s`: what RE2's ASCII `\s` lacks is added so a pattern means the same on both engines. */
+const JS_SPACE = "\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff";
+const JS_LINE_END = "\\n\\r\\u2028\\u2029";
+
+/**
+ * The pattern with JavaScript's meaning of `\s`, `\S` and `.` spelled out for RE2; undefined when
+ * that cannot be done faithfully (`\S` inside a class), so the backtracking engine runs it.
+ */
+export function forRe2(pattern: string, flags: string): string | undefined {
+  let out = "";
+  let inClass = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    if (c === "\\") {
+      const next = pattern[i + 1] ?? "";
+      i++;
+      if (next === "s") out += inClass ? JS_SPACE : `[${JS_SPACE}]`;
+      else if (next === "S") {
+        if (inClass) return undefined;
+        out += `[^${JS_SPACE}]`;
+      } else out += `\\${next}`;
+      continue;
+    }
+    if (inClass) {
+      if (c === "]") inClass = false;
+      out += c;
+      continue;
+    }
+    if (c === "[") {
+      inClass = true;
+      out += c;
+      // A leading "]" or "^]" is literal in RE2 but an empty class in JavaScript: leave those to the other engine.
+      if (pattern[i + 1] === "]" || (pattern[i + 1] === "^" && pattern[i + 2] === "]")) return undefined;
+      continue;
+    }
+    if (c === "." && !flags.includes("s")) {
+      out += `[^${JS_LINE_END}]`;
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
+// The worker: keeps compiled patterns, answers one test at a time through shared memory.
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require("node:worker_threads");
+const shared = new Int32Array(workerData);
+const compiled = new Map();
+parentPort.on("message", ({ pattern, flags, text }) => {
+  let outcome = 2;
+  try {
+    const key = flags + "/" + pattern;
+    let re = compiled.get(key);
+    if (!re) {
+      if (compiled.size > 1000) compiled.clear();
+      re = new RegExp(pattern, flags);
+      compiled.set(key, re);
+    }
+    outcome = re.test(text) ? 1 : 0;
+  } catch {}
+  Atomics.store(shared, 1, outcome);
+  Atomics.store(shared, 0, 2);
+  Atomics.notify(shared, 0);
+});
+Atomics.store(shared, 0, 1);
+Atomics.notify(shared, 0);
+`;
+
+/** Shared cells: [0] state (0 starting, 1 idle, 2 answered), [1] outcome (0 no, 1 yes, 2 failed). */
+let runner: { worker: Worker; shared: Int32Array } | undefined;
+const STARTUP_MS = 60_000;
+
+function startRunner(): { worker: Worker; shared: Int32Array } {
+  const shared = new Int32Array(new SharedArrayBuffer(8));
+  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: shared.buffer });
+  worker.unref();
+  worker.on("error", () => {
+    if (runner?.worker === worker) runner = undefined;
+  });
+  // The deadline is for the test, not for starting a thread on a busy machine.
+  if (Atomics.wait(shared, 0, 0, STARTUP_MS) === "timed-out" && Atomics.load(shared, 0) === 0) {
+    void worker.terminate();
+    throw new RubricateError("CHECK_FAILED", "could not start the regex worker thread");
+  }
+  return { worker, shared };
+}
+
+function guardedTest(pattern: string, flags: string, text: string, deadlineMs: number): boolean {
+  runner ??= startRunner();
+  const { worker, shared } = runner;
+  Atomics.store(shared, 0, 1);
+  worker.postMessage({ pattern, flags, text });
+  if (Atomics.wait(shared, 0, 1, deadlineMs) === "timed-out" && Atomics.load(shared, 0) !== 2) {
+    // Stuck backtracking: stop that thread (V8 interrupts the regex) and start afresh next time.
+    runner = undefined;
+    void worker.terminate();
+    throw new RubricateError("CHECK_TIMEOUT", `regex /${pattern}/${flags} took over ${deadlineMs} ms on a ${text.length}-character text (catastrophic backtracking); rewrite it without nested quantifiers, or without lookaround so it runs in linear time`);
+  }
+  const outcome = Atomics.load(shared, 1);
+  if (outcome === 2) throw new RubricateError("CHECK_FAILED", `regex /${pattern}/${flags} failed in the worker`);
+  return outcome === 1;
+}
+
+/**
+ * The regex engine ajv uses for json_schema `pattern` and `patternProperties`: the same safe
+ * engine as regex checks (ajv's `code.regExp` option).
+ */
+export const ajvRegExp = Object.assign(
+  (pattern: string, flags: string): { test(text: string): boolean; toString(): string } => {
+    safeRegex(pattern, flags).release(); // invalid patterns fail when the schema compiles
+    // Through the bounded cache at each test: ajv keeps what this returns for as long as the schema lives.
+    // ajv shares compiled patterns by their toString(), so it must name the pattern.
+    return { test: (text) => compiledRegex(pattern, flags).test(text), toString: () => `/${pattern}/${flags}` };
+  },
+  { code: "rubricate-safe-regex" },
+);
+
+/** Compiled regexes kept, least recently used first; evicted ones free their RE2 memory. */
+const REGEX_CACHE_LIMIT = 200;
+const cache = new Map<string, SafeRegex>();
+
+/** The cached compiled form of a pattern (see `safeRegex`). */
+export function compiledRegex(pattern: string, flags = ""): SafeRegex {
+  const key = `${flags}/${pattern}`;
+  let regex = cache.get(key);
+  if (regex) {
+    cache.delete(key);
+  } else {
+    regex = safeRegex(pattern, flags);
+    if (cache.size >= REGEX_CACHE_LIMIT) {
+      const [oldestKey, oldest] = cache.entries().next().value!;
+      cache.delete(oldestKey);
+      oldest.release();
+    }
+  }
+  cache.set(key, regex);
+  return regex;
+}

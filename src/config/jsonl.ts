@@ -1,0 +1,144 @@
+/**
+ * JSON Lines input, one object a line, located by line number. A bad line is reported, not
+ * fatal: callers decide whether to stop at it (`readJsonl` without `onBadLine`) or to go on with
+ * the good lines and report every bad one. A UTF-8 byte order mark is accepted; a line longer than
+ * `maxLineBytes` is a bad line, skipped without ever being held whole in memory.
+ */
+import { createReadStream } from "node:fs";
+import { RubricateError } from "../errors.js";
+
+/** Lines longer than this are bad lines (V8 cannot hold a string much past 512 MB, and JSON.parse of one needs several times that). */
+export const MAX_JSONL_LINE_BYTES = 64 * 1024 * 1024;
+
+/** A line that is not a JSON object: where it is and why. */
+export interface BadLine {
+  file: string;
+  line: number;
+  message: string;
+}
+
+/** One line of a JSONL input: an object, or why it is not one. */
+export type JsonlEntry = { line: number; value: Record<string, unknown> } | { line: number; bad: BadLine };
+
+export interface JsonlReadOptions {
+  /** Longest line accepted, in bytes (default `MAX_JSONL_LINE_BYTES`). */
+  maxLineBytes?: number;
+  /** The name used in messages (default the path; "<stdin>" for "-"). */
+  name?: string;
+}
+
+const NEWLINE = 0x0a;
+
+/** Raw lines of a byte stream, split on "\n" (a trailing "\r" dropped); an over-long line comes back as its length only. */
+async function* splitLines(input: AsyncIterable<Buffer | string>, maxLineBytes: number): AsyncGenerator<{ text: string } | { tooLong: number }> {
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  let skipping = false;
+  const take = (last: Buffer) => {
+    const whole = pending.length ? Buffer.concat([...pending, last]) : last;
+    pending = [];
+    pendingBytes = 0;
+    const end = whole.length > 0 && whole[whole.length - 1] === 0x0d ? whole.length - 1 : whole.length;
+    return whole.toString("utf8", 0, end);
+  };
+  for await (const raw of input) {
+    const chunk = typeof raw === "string" ? Buffer.from(raw) : raw;
+    let start = 0;
+    while (start <= chunk.length) {
+      const nl = chunk.indexOf(NEWLINE, start);
+      if (nl === -1) {
+        const rest = chunk.length - start;
+        if (rest === 0) break;
+        if (!skipping && pendingBytes + rest > maxLineBytes) {
+          skipping = true;
+          pending = [];
+        }
+        if (!skipping) pending.push(chunk.subarray(start, chunk.length));
+        pendingBytes += rest;
+        break;
+      }
+      const piece = chunk.subarray(start, nl);
+      if (skipping || pendingBytes + piece.length > maxLineBytes) {
+        yield { tooLong: pendingBytes + piece.length };
+        pending = [];
+        pendingBytes = 0;
+        skipping = false;
+      } else {
+        yield { text: take(piece) };
+      }
+      start = nl + 1;
+    }
+  }
+  if (skipping) yield { tooLong: pendingBytes };
+  else if (pendingBytes > 0) yield { text: take(Buffer.alloc(0)) };
+}
+
+/**
+ * Every non-blank line of a JSONL file ("-" reads stdin) as an object or a bad line, in order.
+ * A missing file is a FILE_NOT_FOUND error.
+ * @example for await (const e of jsonlEntries("s.jsonl")) if ("bad" in e) console.error(e.bad.line)
+ */
+export async function* jsonlEntries(path: string, options: JsonlReadOptions = {}): AsyncGenerator<JsonlEntry> {
+  const file = options.name ?? (path === "-" ? "<stdin>" : path);
+  const maxLineBytes = options.maxLineBytes ?? MAX_JSONL_LINE_BYTES;
+  const input = path === "-" ? process.stdin : createReadStream(path);
+  let line = 0;
+  try {
+    for await (const piece of splitLines(input as AsyncIterable<Buffer>, maxLineBytes)) {
+      line++;
+      if ("tooLong" in piece) {
+        yield { line, bad: { file, line, message: `line is ${piece.tooLong} bytes, over the ${maxLineBytes}-byte limit` } };
+        continue;
+      }
+      let text = piece.text;
+      if (line === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+      if (text.trim() === "") continue;
+      let value: unknown;
+      try {
+        value = JSON.parse(text);
+      } catch (e) {
+        yield { line, bad: { file, line, message: `invalid JSON: ${(e as Error).message}` } };
+        continue;
+      }
+      if (typeof value !== "object" || value === null || Array.isArray(value)) {
+        yield { line, bad: { file, line, message: "each line must be a JSON object" } };
+        continue;
+      }
+      yield { line, value: value as Record<string, unknown> };
+    }
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") throw new RubricateError("FILE_NOT_FOUND", `no such file: ${path}`);
+    if ((e as NodeJS.ErrnoException).code === "EISDIR") throw new RubricateError("BAD_INPUT", `${path} is a folder, not a JSONL file`);
+    throw e;
+  } finally {
+    if (path !== "-") (input as ReturnType<typeof createReadStream>).destroy();
+  }
+}
+
+/** A bad line as the error it is when a reader stops at it. */
+export function badLineError(bad: BadLine): RubricateError {
+  return new RubricateError("BAD_INPUT", bad.message, { location: { file: bad.file, line: bad.line } });
+}
+
+/**
+ * Collects bad lines for a report: all of them counted, the first `keep` kept for printing.
+ * @example const bad = new BadLines(); … bad.add(b); process.stderr.write(bad.describe())
+ */
+export class BadLines {
+  readonly first: BadLine[] = [];
+  count = 0;
+  constructor(readonly keep = 20) {}
+
+  add(bad: BadLine): void {
+    this.count++;
+    if (this.first.length < this.keep) this.first.push(bad);
+  }
+
+  /** One line per kept bad line, then how many more there were; "" when none. */
+  describe(): string {
+    if (this.count === 0) return "";
+    const lines = this.first.map((b) => `${b.file}:${b.line}: ${b.message}`);
+    if (this.count > this.first.length) lines.push(`… and ${this.count - this.first.length} more bad line(s)`);
+    return `${lines.join("\n")}\n`;
+  }
+}

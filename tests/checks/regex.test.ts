@@ -1,0 +1,115 @@
+/**
+ * Regex denial of service (issue 16, item 8): user patterns run in linear time on RE2, or under a
+ * hard deadline on JavaScript's engine in a worker thread; a runaway pattern is an error, never a hang.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { compileJsonSchema } from "../../src/checks/compile.js";
+import { compiledRegex, forRe2, REGEX_DEADLINE_MS, safeRegex } from "../../src/checks/regex.js";
+import { runCheck } from "../../src/checks/run.js";
+import { isRubricateError } from "../../src/errors.js";
+
+const EVIL = "a".repeat(34) + "b"; // 2^34 backtracking steps for (a+)+$ on JavaScript's engine
+
+describe("linear-time regexes", () => {
+  it("(a+)+$ on 34 a's and a b answers at once (RE2), in a regex check and in a json_schema pattern", async () => {
+    expect(safeRegex("(a+)+$").engine).toBe("re2");
+    const verdict = await runCheck({ regex: "(a+)+$" }, { response: EVIL });
+    expect(verdict.pass).toBe(false);
+    const long = "a".repeat(200_000) + "b";
+    expect((await runCheck({ regex: { pattern: "^(a|aa)+$", flags: "i" } }, { response: long })).pass).toBe(false);
+    const validate = compileJsonSchema({ type: "string", pattern: "^(a+)+$" });
+    expect(validate(EVIL)).toBe(false);
+    expect(validate("aaaa")).toBe(true);
+    // Two schemas, two patterns: each validator uses its own.
+    expect(compileJsonSchema({ type: "string", pattern: "^b+$" })("bbb")).toBe(true);
+    expect(compileJsonSchema({ type: "string", pattern: "^c+$" })("bbb")).toBe(false);
+    const props = compileJsonSchema({ type: "object", patternProperties: { "^(x+)+$": { type: "number" } } });
+    expect(props({ ["x".repeat(40) + "y"]: "not checked" })).toBe(true);
+  });
+
+  it("a pattern RE2 cannot run (lookaround) that backtracks past the deadline is a CHECK_TIMEOUT error, and the next test works", async () => {
+    const evil = safeRegex("^(?=(a+)+$)");
+    expect(evil.engine).toBe("backtracking");
+    const started = Date.now();
+    let error: unknown;
+    try {
+      evil.test(EVIL);
+    } catch (e) {
+      error = e;
+    }
+    expect(isRubricateError(error, "CHECK_TIMEOUT")).toBe(true);
+    expect(String((error as Error).message)).toMatch(/took over \d+ ms/);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(REGEX_DEADLINE_MS - 50);
+    // The worker was replaced: a benign lookahead answers.
+    expect(safeRegex("^(?![\\s\\S]*forbidden)").test("all fine")).toBe(true);
+    expect(safeRegex("^(?![\\s\\S]*forbidden)").test("this is forbidden")).toBe(false);
+    // As a check it is that criterion's error, not a "no".
+    await expect(runCheck({ regex: "^(?=(a+)+$)" }, { response: EVIL })).rejects.toSatisfy((e) => isRubricateError(e, "CHECK_TIMEOUT"));
+    // In a json_schema pattern too.
+    const validate = compileJsonSchema({ type: "string", pattern: "^(?=(a+)+$)" });
+    expect(() => validate(EVIL)).toThrow(/took over/);
+  }, 30_000);
+
+  it("invalid patterns keep JavaScript's error message", () => {
+    expect(() => safeRegex("(unclosed")).toThrow(/Unterminated group/);
+  });
+});
+
+describe("same answers as JavaScript's RegExp", () => {
+  const cases: [string, string, string[]][] = [
+    ["\\s+", "", ["a b", "a\u00a0b", "a\u2028b", "ab", "a\vb", "\ufeff"]],
+    ["^\\S+$", "", ["abc", "a\u00a0c", "a c"]],
+    ["[\\s,]+", "", ["a, b", "a\u3000b", "ab"]],
+    ["a.b", "", ["a\nb", "a\rb", "a\u2028b", "axb"]],
+    ["a.b", "s", ["a\nb", "a\rb"]],
+    ["^b", "m", ["a\nb", "ab"]],
+    ["HELLO", "i", ["say hello", "HELL"]],
+    ["\\bcat\\b", "", ["a cat sat", "concatenate"]],
+    ["(?<year>\\d{4})-\\d\\d", "", ["2024-05", "24-05"]],
+    ["[^\\]]", "", ["]", "a"]],
+    ["é+", "", ["caféé", "cafe"]],
+    ["\\d+(\\.\\d+)?\\s*(USD|EUR)", "i", ["12.5 usd", "12 eur", "twelve"]],
+    ["^\\s*####", "m", ["x\n  #### 42", "## 42"]],
+    ["\\u00e9", "", ["é", "e"]],
+  ];
+  it.each(cases)("/%s/%s", (pattern, flags, inputs) => {
+    const ours = safeRegex(pattern, flags);
+    for (const text of inputs) expect([text, ours.test(text)]).toEqual([text, new RegExp(pattern, flags).test(text)]);
+  });
+
+  it("on random texts, for patterns RE2 runs", () => {
+    const patterns = [["\\s", ""], [".", ""], ["^.$", "m"], ["[a\\s]+b", "i"], ["\\S\\s\\S", ""], ["x.*y", "s"]] as const;
+    for (const [p, f] of patterns) expect(safeRegex(p, f).engine).toBe("re2");
+    const chars = fc.constantFrom("a", "b", "x", "y", " ", "\n", "\r", "\t", "\u00a0", "\u2028", "é", "A", "\v");
+    fc.assert(
+      fc.property(fc.array(chars, { maxLength: 12 }).map((a) => a.join("")), (text) => {
+        for (const [p, f] of patterns) if (compiledRegex(p, f).test(text) !== new RegExp(p, f).test(text)) return false;
+        return true;
+      }),
+      { numRuns: 500, seed: 16 },
+    );
+  });
+
+  it("leaves to JavaScript's engine what RE2 would read differently", () => {
+    expect(forRe2("[\\S]", "")).toBeUndefined();
+    expect(forRe2("[]a", "")).toBeUndefined();
+    expect(safeRegex("[\\S]x").test("ax")).toBe(true);
+  });
+});
+
+describe("in scoring", () => {
+  it("a runaway regex makes that sample's reward null with CHECK_TIMEOUT; the others are scored", async () => {
+    const { scoreSample } = await import("../../src/score/score.js");
+    const { parseRubric } = await import("../../src/rubric/load.js");
+    const rubric = parseRubric(
+      ["id: redos", "version: 1", "criteria:", "  - id: nested", "    check: { regex: '(a+)+$' }", "  - id: guarded", "    check: { regex: '^(?=(a+)+$)' }"].join("\n"),
+      { filename: "redos.yaml" },
+    );
+    const stuck = await scoreSample(rubric, { response: EVIL });
+    expect(stuck.reward).toBeNull();
+    expect(stuck.errors.map((e) => [e.criterion, e.code])).toEqual([["guarded", "CHECK_TIMEOUT"]]);
+    const fine = await scoreSample(rubric, { response: "aaaa" });
+    expect(fine.reward).toBe(1);
+  }, 30_000);
+});

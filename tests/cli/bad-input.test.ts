@@ -1,0 +1,86 @@
+/**
+ * Losing nothing on bad input (issue 16, item 13): bad JSONL lines are reported with their line
+ * numbers and keep their place as result lines without a reward; good lines are scored; the exit
+ * code says some failed; a previous results file is never replaced by a failed run.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { jsonlEntries } from "../../src/config/jsonl.js";
+import { cli, jsonLines } from "./helpers.js";
+
+const RUBRIC = "rubrics/structured-output.yaml";
+const dir = mkdtempSync(join(tmpdir(), "rubricate-bad-input-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const good = (id: number) => JSON.stringify({ id, response: JSON.stringify({ name: "Ada", email: "ada@example.org" }) });
+
+describe("score with bad lines", () => {
+  it("scores every good line, reports every bad one by line number, keeps line k as result k, exits 3", async () => {
+    const input = join(dir, "mixed.jsonl");
+    writeFileSync(input, [good(1), "{oops", good(2), "[1]", "", good(3), '"text"'].join("\n") + "\n");
+    const out = join(dir, "mixed-out.jsonl");
+    const r = await cli(["score", RUBRIC, input, "-o", out, "-q"]);
+    expect(r.code).toBe(3);
+    for (const line of [2, 4, 7]) expect(r.stderr).toContain(`${input}:${line}: `);
+    expect(r.stderr).toContain("3 input line(s) are not samples");
+    const lines = jsonLines(readFileSync(out, "utf8"));
+    expect(lines.map((l) => l.index)).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(lines.map((l) => l.id ?? null)).toEqual([1, null, 2, null, 3, null]);
+    expect(lines.filter((l) => l.reward === null).map((l) => (l.errors as { code: string }[])[0].code)).toEqual(["BAD_INPUT", "BAD_INPUT", "BAD_INPUT"]);
+    expect((lines[1].errors as { message: string }[])[0].message).toContain(`${input}:2: invalid JSON`);
+    expect(lines.filter((l) => typeof l.reward === "number")).toHaveLength(3);
+  });
+
+  it("lists the first 20 bad lines and counts the rest", async () => {
+    const input = join(dir, "many.jsonl");
+    writeFileSync(input, [good(0), ...Array.from({ length: 25 }, () => "nope")].join("\n"));
+    const r = await cli(["score", RUBRIC, input, "-q"]);
+    expect(r.code).toBe(3);
+    expect(r.stderr.match(/: invalid JSON/g)).toHaveLength(20);
+    expect(r.stderr).toContain("… and 5 more bad line(s)");
+    expect(jsonLines(r.stdout)).toHaveLength(26);
+  });
+
+  it("accepts a UTF-8 byte order mark", async () => {
+    const input = join(dir, "bom.jsonl");
+    writeFileSync(input, `\uFEFF${good(1)}\n${good(2)}\n`);
+    const r = await cli(["score", RUBRIC, input, "-q"]);
+    expect(r.code).toBe(0);
+    expect(jsonLines(r.stdout).map((l) => l.id)).toEqual([1, 2]);
+  });
+
+  it("a previous complete results file is not replaced by a failed run", async () => {
+    const out = join(dir, "kept.jsonl");
+    writeFileSync(out, "previous complete results\n");
+    // The samples "file" is a folder: the run fails after the output was opened.
+    const r = await cli(["score", RUBRIC, dir, "-o", out, "-q"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(readFileSync(out, "utf8")).toBe("previous complete results\n");
+    expect(r.stderr).toContain(`${out}.partial`);
+    expect(existsSync(`${out}.partial`)).toBe(true);
+  });
+});
+
+describe("jsonlEntries", () => {
+  it("a line over the limit is a bad line, skipped without being held, and the reader goes on", async () => {
+    const input = join(dir, "long.jsonl");
+    writeFileSync(input, `${good(1)}\n{"response": "${"x".repeat(5000)}"}\n${good(2)}`);
+    const entries = [];
+    for await (const e of jsonlEntries(input, { maxLineBytes: 1000 })) entries.push(e);
+    expect(entries.map((e) => ("bad" in e ? `bad ${e.line}` : `ok ${e.line}`))).toEqual(["ok 1", "bad 2", "ok 3"]);
+    const bad = entries[1] as { bad: { message: string } };
+    expect(bad.bad.message).toMatch(/line is 50\d\d bytes, over the 1000-byte limit/);
+  });
+
+  it("splits lines across chunk boundaries and CRLF endings the same way", async () => {
+    const input = join(dir, "crlf.jsonl");
+    const rows = Array.from({ length: 3000 }, (_, i) => JSON.stringify({ i, pad: "é".repeat(i % 50) }));
+    writeFileSync(input, rows.join("\r\n"));
+    const seen: number[] = [];
+    for await (const e of jsonlEntries(input)) if ("value" in e) seen.push(e.value.i as number);
+    expect(seen).toEqual(rows.map((_, i) => i));
+  });
+});

@@ -1,0 +1,93 @@
+/**
+ * Where `-o` writes (issue 16, items 10 and 18): a regular file or nothing is replaced atomically
+ * through `<file>.partial`; a special file (/dev/null, a FIFO, /dev/stdout) is written directly,
+ * never renamed over; a symlink is followed; an impossible path is a one-line error, not a hang
+ * or a stack trace.
+ */
+import { execFileSync, spawn } from "node:child_process";
+import { createReadStream, existsSync, lstatSync, mkdtempSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { cli, jsonLines, ROOT } from "./helpers.js";
+
+const RUBRIC = "rubrics/structured-output.yaml";
+const SAMPLES = "examples/quickstart/samples.jsonl";
+const dir = mkdtempSync(join(tmpdir(), "rubricate-output-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const sampleCount = readFileSync(SAMPLES, "utf8").split("\n").filter((l) => l.trim()).length;
+
+describe("score -o", () => {
+  it("/dev/null stays the null device", async () => {
+    const r = await cli(["score", RUBRIC, SAMPLES, "-o", "/dev/null", "-q"]);
+    expect(r.code).toBe(0);
+    expect(statSync("/dev/null").isCharacterDevice()).toBe(true);
+    expect(existsSync("/dev/null.partial")).toBe(false);
+  });
+
+  it("a symlink stays a symlink and its target gets the results", async () => {
+    const target = join(dir, "real.jsonl");
+    writeFileSync(target, "old\n");
+    const link = join(dir, "link.jsonl");
+    symlinkSync(target, link);
+    const r = await cli(["score", RUBRIC, SAMPLES, "-o", link, "-q"]);
+    expect(r.code).toBe(0);
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(readlinkSync(link)).toBe(target);
+    expect(jsonLines(readFileSync(target, "utf8"))).toHaveLength(sampleCount);
+  });
+
+  it("a FIFO is written through (a reader gets the lines) and stays a FIFO", async () => {
+    const fifo = join(dir, "pipe");
+    execFileSync("mkfifo", [fifo]);
+    let got = "";
+    const reading = new Promise<void>((done) => {
+      const s = createReadStream(fifo, { encoding: "utf8" });
+      s.on("data", (d) => (got += d));
+      s.on("end", () => done());
+    });
+    const r = await cli(["score", RUBRIC, SAMPLES, "-o", fifo, "-q"]);
+    await reading;
+    expect(r.code).toBe(0);
+    expect(jsonLines(got)).toHaveLength(sampleCount);
+    expect(statSync(fifo).isFIFO()).toBe(true);
+  });
+
+  it("/dev/stdout writes to standard output", async () => {
+    const r = await cli(["score", RUBRIC, SAMPLES, "-o", "/dev/stdout", "-q"]);
+    expect(r.code).toBe(0);
+    expect(jsonLines(r.stdout)).toHaveLength(sampleCount);
+  });
+
+  it("a path that cannot exist is a one-line WRITE_FAILED at once (no spinning under /proc, no stack)", async () => {
+    const started = Date.now();
+    const r = await cli(["score", RUBRIC, SAMPLES, "-o", "/proc/nope/x", "-q"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^rubricate: WRITE_FAILED: cannot write \/proc\/nope\/x: /);
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    expect(Date.now() - started).toBeLessThan(60_000); // a hang would hit vitest's timeout; this names it
+  });
+
+  it("an unwritable --summary-json after the work is a one-line error, and the results are kept", async () => {
+    const out = join(dir, "kept.jsonl");
+    const r = await cli(["score", RUBRIC, SAMPLES, "-o", out, "-q", "--summary-json", join(out, "summary.json")]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    expect(jsonLines(readFileSync(out, "utf8"))).toHaveLength(sampleCount);
+  });
+});
+
+describe("a closed pipe", () => {
+  it("`rubricate draft --help | true` exits quietly: no EPIPE stack trace", async () => {
+    for (let i = 0; i < 3; i++) {
+      const stderr = await new Promise<string>((done) => {
+        const child = spawn("sh", ["-c", `"${process.execPath}" --import tsx ${resolve(ROOT, "src/cli/main.ts")} draft --help | true`], { cwd: ROOT });
+        let err = "";
+        child.stderr.on("data", (d) => (err += d));
+        child.on("close", () => done(err));
+      });
+      expect(stderr).toBe("");
+    }
+  });
+});

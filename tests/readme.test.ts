@@ -1,0 +1,141 @@
+/**
+ * The README walk-through, run as written (issue 16, item 4). The convention is stated at the top
+ * of README.md: every ```sh block runs, line by line, in order, from a scratch folder that mirrors
+ * the repository, with the built CLI and local wire-format servers standing in for OpenAI and
+ * Anthropic; ```sh norun blocks are shown, not run. Each command must exit 0.
+ */
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ROOT } from "./helpers/cli.js";
+import { startAnthropicServer } from "./servers/anthropic-server.js";
+import type { TestServer } from "./servers/common.js";
+import { judgeResponder, viewRequest } from "./servers/judge-responder.js";
+import { startOpenAIServer } from "./servers/openai-server.js";
+
+/** One command of the README: the block it is in (1-based) and its text as a shell would read it. */
+interface ReadmeCommand {
+  block: number;
+  line: number;
+  text: string;
+}
+
+/** The commands of the README's ```sh blocks (not ```sh norun, not inside HTML comments). */
+export function readmeCommands(markdown: string): ReadmeCommand[] {
+  const visible = markdown.replace(/<!--[\s\S]*?-->/g, (c) => c.replace(/[^\n]/g, " "));
+  const lines = visible.split("\n");
+  const commands: ReadmeCommand[] = [];
+  let block = 0;
+  for (let i = 0; i < lines.length; i++) {
+    const fence = /^```(\S*)\s*(.*)$/.exec(lines[i]);
+    if (!fence) continue;
+    const runs = fence[1] === "sh" && fence[2].trim() === "";
+    let j = i + 1;
+    const body: { n: number; text: string }[] = [];
+    while (j < lines.length && !/^```\s*$/.test(lines[j])) body.push({ n: j + 1, text: lines[j++] });
+    i = j;
+    if (!fence[1]) continue;
+    block++;
+    if (!runs) continue;
+    for (let k = 0; k < body.length; k++) {
+      if (body[k].text.trim() === "" || body[k].text.trim().startsWith("#")) continue;
+      const start = body[k].n;
+      let text = body[k].text;
+      while (/\\\s*$/.test(text) && k + 1 < body.length) text = `${text.replace(/\\\s*$/, "")} ${body[++k].text.trim()}`;
+      commands.push({ block, line: start, text });
+    }
+  }
+  return commands;
+}
+
+const README = readFileSync(join(ROOT, "README.md"), "utf8");
+const commands = readmeCommands(README);
+/** Outputs of the walk-through stay in the scratch folder; everything else is the repository's. */
+const MIRRORED = readdirSync(ROOT).filter((n) => ![".git", ".rubricate", "tests", "results.jsonl"].includes(n) && !n.endsWith(".html"));
+
+let scratch: string;
+let openai: TestServer<unknown>;
+let anthropic: TestServer<unknown>;
+
+/** Judges answer every question "no" (a probe's attacks then win nothing); other calls get a wordle guess. */
+function respond(body: Record<string, unknown>) {
+  const view = viewRequest(body);
+  if (view.questions.length > 0) return judgeResponder(() => ({ verdict: false, reason: "the local judge says no" }))(body);
+  return "GUESS: crane";
+}
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    const st = statSync(p);
+    newest = Math.max(newest, st.isDirectory() ? newestMtime(p) : st.mtimeMs);
+  }
+  return newest;
+}
+
+beforeAll(async () => {
+  // The README's `npx rubricate` is the built CLI: build when dist is missing or older than src.
+  const main = join(ROOT, "dist", "cli", "main.js");
+  if (!existsSync(main) || statSync(main).mtimeMs < newestMtime(join(ROOT, "src"))) {
+    execFileSync("npm", ["run", "build"], { cwd: ROOT, stdio: "ignore", timeout: 300_000 });
+  }
+  openai = (await startOpenAIServer({ respond, recordBodies: false })) as TestServer<unknown>;
+  anthropic = (await startAnthropicServer({ respond, recordBodies: false })) as TestServer<unknown>;
+  scratch = mkdtempSync(join(tmpdir(), "rubricate-readme-"));
+  for (const name of MIRRORED) symlinkSync(join(ROOT, name), join(scratch, name));
+}, 360_000);
+
+afterAll(async () => {
+  await openai?.close();
+  await anthropic?.close();
+  if (scratch) rmSync(scratch, { recursive: true, force: true });
+});
+
+function run(command: string): Promise<{ code: number | null; output: string }> {
+  return new Promise((done) => {
+    const child = spawn("bash", ["-o", "pipefail", "-c", command], {
+      cwd: scratch,
+      env: {
+        ...process.env,
+        CI: "",
+        OPENAI_BASE_URL: `${openai.url}`,
+        ANTHROPIC_BASE_URL: anthropic.url.replace(/\/v1\/?$/, ""),
+        OPENAI_API_KEY: "sk-readme-test-0000000000",
+        ANTHROPIC_API_KEY: "sk-ant-readme-test-0000000000",
+        npm_config_offline: "true",
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout.on("data", (d) => (output = (output + d).slice(-4000)));
+    child.stderr.on("data", (d) => (output = (output + d).slice(-4000)));
+    child.on("close", (code) => done({ code, output }));
+  });
+}
+
+describe("README.md", () => {
+  it("has commands to run, and refers to files that exist", () => {
+    expect(commands.length).toBeGreaterThan(10);
+    for (const c of commands) {
+      for (const path of c.text.match(/\b(?:rubrics|examples|judges|datasets|probes)\/[\w./*-]+/g) ?? []) {
+        if (path.includes("*")) continue;
+        expect(existsSync(join(ROOT, path)), `README line ${c.line}: ${path}`).toBe(true);
+      }
+    }
+  });
+
+  for (const c of commands) {
+    it(`line ${c.line}: ${c.text.slice(0, 110)}`, async () => {
+      const r = await run(c.text);
+      expect(r.code, `README line ${c.line} exited ${r.code}:\n${r.output}`).toBe(0);
+    }, 240_000);
+  }
+
+  it("the walk-through really called the local servers (judges and policies of both providers)", () => {
+    expect(openai.stats.requests).toBeGreaterThan(0);
+    expect(anthropic.stats.requests).toBeGreaterThan(0);
+  });
+});
