@@ -72,9 +72,10 @@ describe.each<Kind>(["openai", "anthropic"])("%s batches: never pay twice", (kin
   });
 
   it("a create that times out after the provider made the batch is found, not resubmitted", async () => {
-    const s = await server({ createDelayMs: 400 });
-    const judge = judgeFor(kind, s, { timeout_ms: 100 });
-    const { report, events } = await run(judge, { createTimeoutMs: 100 });
+    // Margins for a loaded machine: the upload must fit in the create timeout, the batch's answer must not.
+    const s = await server({ createDelayMs: 2_000 });
+    const judge = judgeFor(kind, s, { timeout_ms: 500 });
+    const { report, events } = await run(judge, { createTimeoutMs: 500 });
     // Two rounds, two batches: each create timed out on the client and was found by a lookup.
     expect(s.jobs).toHaveLength(2);
     expect(new Set(allIds(s)).size).toBe(allIds(s).length);
