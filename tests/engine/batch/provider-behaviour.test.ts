@@ -205,7 +205,7 @@ describe("what batch requests carry and what a run that falls back live says", (
     const { report, events } = await run(judgeFor("openai", s, { price }), { maxRounds: 1, price });
     expect(report.leftover).toBe(12);
     expect(report.leftoverLiveCostUsd).toBeGreaterThan(0);
-    expect(events.find((e) => e.includes("asked live"))).toMatch(/^warning: 12 request\(s\) .* full live price \(about \$\d+\.\d{4} at most\)$/);
+    expect(events.find((e) => e.includes("asked live"))).toMatch(/^warning: 12 request\(s\) .* full live price \(roughly \$\d+\.\d{4}\)$/);
   });
 });
 
