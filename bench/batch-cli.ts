@@ -26,7 +26,9 @@ writeFileSync(join(dir, "rubric.yaml"), "id: bench\ninputs: [response]\ncriteria
 writeFileSync(join(dir, "judge.yaml"), `provider: ${kind}\nmodel: bench-model\nbase_url: ${kind === "openai" ? `${url}/v1` : url}\napi_key_env: RUBRICATE_BENCH_KEY\nprice: { input: 0.4, output: 1.6 }\n`);
 
 const started = performance.now();
-const run = spawn(process.execPath, [cli, "score", join(dir, "rubric.yaml"), samples, "--judge", join(dir, "judge.yaml"), "--cache", join(dir, "cache.db"), "--batch", "--poll-ms", "20", "-o", join(dir, "out.jsonl")], {
+// Extra node flags for the CLI alone (e.g. RUBRICATE_BENCH_CLI_FLAGS=--max-old-space-size=160), not for the server child.
+const flags = (process.env.RUBRICATE_BENCH_CLI_FLAGS ?? "").split(" ").filter(Boolean);
+const run = spawn(process.execPath, [...flags, cli, "score", join(dir, "rubric.yaml"), samples, "--judge", join(dir, "judge.yaml"), "--cache", join(dir, "cache.db"), "--batch", "--poll-ms", "20", "-o", join(dir, "out.jsonl")], {
   env: { ...process.env, RUBRICATE_BENCH_KEY: "sk-bench" },
   stdio: ["ignore", "ignore", "pipe"],
 });
@@ -56,7 +58,7 @@ const probe = setInterval(() => {
 const [code] = (await once(run, "close")) as [number];
 clearInterval(probe);
 child.kill("SIGTERM");
-const row = { provider: kind, samples: total, exit: code, seconds: Number(((performance.now() - started) / 1000).toFixed(1)), cliPeakRssMb: Math.round(peakKb / 1024), ...Object.fromEntries(Object.entries(phasePeaks).map(([k, v]) => [`rss MB: ${k}`, v])) };
+const row = { provider: kind, samples: total, flags: flags.join(" "), exit: code, seconds: Number(((performance.now() - started) / 1000).toFixed(1)), cliPeakRssMb: Math.round(peakKb / 1024), ...Object.fromEntries(Object.entries(phasePeaks).map(([k, v]) => [`rss MB: ${k}`, v])) };
 console.table([row]);
 process.stderr.write(stderr.split("\n").filter((l) => l.startsWith("batch:")).slice(-1).join("\n") + "\n");
 rmSync(dir, { recursive: true, force: true });

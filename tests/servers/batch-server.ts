@@ -193,7 +193,8 @@ export async function startBatchServer(initial: BatchServerOptions): Promise<Bat
         : sendJson(res, fault, { error: { message: "try again", type: fault === 429 ? "rate_limit_exceeded" : "server_error", param: null, code: null } }, headers);
     }
     const late = async (send: () => void) => {
-      if (options.createDelayMs) await new Promise((r) => setTimeout(r, options.createDelayMs));
+      // Unref'd: a client killed mid-create must not keep the test process waiting for this answer.
+      if (options.createDelayMs) await new Promise((r) => setTimeout(r, options.createDelayMs).unref());
       if (!res.destroyed) send();
     };
 

@@ -61,7 +61,7 @@ export interface BatchRunReport {
   usage: Usage;
   /** Requests still unanswered when the rounds ran out. */
   leftover: number;
-  /** Those requests' rough cost at the live price, when the judge has a price. */
+  /** Those requests' rough cost at the live price (estimated tokens, output reservation included, at the input price), when the judge has a price. */
   leftoverLiveCostUsd?: number;
 }
 
@@ -132,7 +132,7 @@ export async function fillCacheByBatch(options: BatchRunOptions): Promise<BatchR
         report.leftover = pending.size;
         const price = options.price;
         if (price) report.leftoverLiveCostUsd = (pending.estimatedTokens * price.input) / 1e6;
-        const cost = report.leftoverLiveCostUsd === undefined ? "" : ` at the full live price (about $${report.leftoverLiveCostUsd.toFixed(4)} at most)`;
+        const cost = report.leftoverLiveCostUsd === undefined ? "" : ` at the full live price (roughly $${report.leftoverLiveCostUsd.toFixed(4)})`;
         log(`warning: ${pending.size} request(s) still unanswered after ${maxRounds} batch rounds; they will be asked live${cost}`);
         return report;
       }
