@@ -13,8 +13,8 @@ import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { tempDir, writeJudgeFile } from "../tests/helpers/cli.js";
 import { decide, jsonOf, KEY, RUBRIC, startServe } from "../tests/bridge/helpers.js";
-import { judgeResponder, promptText } from "../tests/servers/judge-responder.js";
-import { startOpenAIServer } from "../tests/servers/openai-server.js";
+import { judgeResponder, promptText } from "../src/testing/servers/judge-responder.js";
+import { startOpenAIServer } from "../src/testing/servers/openai-server.js";
 import { quantile } from "../src/stats/quantile.js";
 
 const [clients, perClient, distinct, latencyMs] = [16, 2000, 4000, 20].map((d, i) => Number(process.argv[2 + i] ?? d));

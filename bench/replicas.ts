@@ -15,9 +15,9 @@ import type { CacheEntry } from "../src/engine/types.js";
 import { jsonOf, KEY, startServe, type LiveServer } from "../tests/bridge/helpers.js";
 import { ROOT, tempDir, writeJudgeFile } from "../tests/helpers/cli.js";
 import { startRedis } from "../tests/helpers/redis.js";
-import { judgeResponder } from "../tests/servers/judge-responder.js";
+import { judgeResponder } from "../src/testing/servers/judge-responder.js";
 import { decide } from "../tests/bridge/helpers.js";
-import { startOpenAIServer } from "../tests/servers/openai-server.js";
+import { startOpenAIServer } from "../src/testing/servers/openai-server.js";
 
 const [lookups, samples, batch, clientsPerReplica] = [20_000, 40_000, 1000, 2].map((d, i) => Number(process.argv[2 + i] ?? d));
 const load = () => Number(loadavg()[0].toFixed(2));

@@ -6,9 +6,9 @@
  */
 import { score } from "../src/score/score.js";
 import { createJudge } from "../src/judge/create.js";
-import { startAnthropicServer } from "../tests/servers/anthropic-server.js";
-import { startOpenAIServer } from "../tests/servers/openai-server.js";
-import { judgeResponder } from "../tests/servers/judge-responder.js";
+import { startAnthropicServer } from "../src/testing/servers/anthropic-server.js";
+import { startOpenAIServer } from "../src/testing/servers/openai-server.js";
+import { judgeResponder } from "../src/testing/servers/judge-responder.js";
 import { round, samples, tenQuestions, type BenchContext, type BenchResult } from "./lib/common.js";
 
 interface Row {

@@ -10,10 +10,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ROOT } from "./helpers/cli.js";
-import { startAnthropicServer } from "./servers/anthropic-server.js";
-import type { TestServer } from "./servers/common.js";
-import { judgeResponder, viewRequest } from "./servers/judge-responder.js";
-import { startOpenAIServer } from "./servers/openai-server.js";
+import { startAnthropicServer } from "../src/testing/servers/anthropic-server.js";
+import type { TestServer } from "../src/testing/servers/common.js";
+import { judgeResponder, viewRequest } from "../src/testing/servers/judge-responder.js";
+import { startOpenAIServer } from "../src/testing/servers/openai-server.js";
 
 /** One command of the README: the block it is in (1-based) and its text as a shell would read it. */
 interface ReadmeCommand {

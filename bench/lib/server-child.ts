@@ -3,9 +3,9 @@
  * benchmark process is the library's alone. Started by `startServerChild` (server.ts) with its
  * options as JSON in argv; answers control messages over IPC.
  */
-import { startOpenAIServer, type OpenAIServerOptions } from "../../tests/servers/openai-server.js";
-import { judgeResponder } from "../../tests/servers/judge-responder.js";
-import type { FaultOptions } from "../../tests/servers/common.js";
+import { startOpenAIServer, type OpenAIServerOptions } from "../../src/testing/servers/openai-server.js";
+import { judgeResponder } from "../../src/testing/servers/judge-responder.js";
+import type { FaultOptions } from "../../src/testing/servers/common.js";
 
 /** The fake judge's fixed answers: yes to q1, q3 and q5, no to the rest. */
 const YES = new Set(["q1", "q3", "q5"]);

@@ -1,8 +1,8 @@
 /** Starts the benchmark judge server in a child process and talks to it over IPC. */
 import { fork, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import type { OpenAIServerOptions } from "../../tests/servers/openai-server.js";
-import type { FaultKind, FaultOptions } from "../../tests/servers/common.js";
+import type { OpenAIServerOptions } from "../../src/testing/servers/openai-server.js";
+import type { FaultKind, FaultOptions } from "../../src/testing/servers/common.js";
 
 /** What the server process reports: requests so far, faults applied, its own CPU time. */
 export interface ServerStats {

@@ -3,7 +3,7 @@ import { runEval } from "../../src/env/eval.js";
 import { loadEnvironment } from "../../src/env/load.js";
 import { createPolicy } from "../../src/env/policy.js";
 import type { Environment } from "../../src/env/types.js";
-import type { TestServer } from "../../tests/servers/common.js";
+import type { TestServer } from "../../src/testing/servers/common.js";
 import { connect, startWorld, type WireMessage } from "../../tests/env/world.js";
 import { needsBubblewrap, needsPython } from "../../tests/sandbox/helpers.js";
 

@@ -4,7 +4,7 @@ import { loadEnvironment } from "../../src/env/load.js";
 import { createPolicy } from "../../src/env/policy.js";
 import { compareModels } from "../../src/env/stats.js";
 import type { Environment } from "../../src/env/types.js";
-import type { TestServer } from "../../tests/servers/common.js";
+import type { TestServer } from "../../src/testing/servers/common.js";
 import { connect, startWorld, type WireMessage } from "../../tests/env/world.js";
 import { policyViolation, type Order } from "./hooks.js";
 import { personaPrompt } from "./llm-user.js";

@@ -3,7 +3,7 @@ import { runEval } from "../../src/env/eval.js";
 import { loadEnvironment } from "../../src/env/load.js";
 import { failedCriteria } from "../../src/env/stats.js";
 import type { Environment } from "../../src/env/types.js";
-import type { TestServer } from "../../tests/servers/common.js";
+import type { TestServer } from "../../src/testing/servers/common.js";
 import { connect, sampleFields, startWorld, type WireMessage } from "../../tests/env/world.js";
 import { policyViolation, type Order } from "./hooks.js";
 

@@ -9,6 +9,7 @@ import { mathCheck } from "./math/check.js";
 import { similarityCheck } from "./similarity.js";
 import { toolCallsCheck } from "./tools.js";
 
+/** Every check kind a rubric may name under `check:`. */
 export const CHECK_KINDS: readonly CheckKind<never>[] = [mathCheck, tagsCheck, finalAnswerCheck, toolCallsCheck, similarityCheck, testsCheck] as unknown as CheckKind<never>[];
 
 const byKey = new Map(CHECK_KINDS.map((k) => [k.key, k]));

@@ -8,6 +8,7 @@ import { findCheck, type CustomChecks } from "./custom.js";
 import { builtinKind } from "./kinds.js";
 import { tagContent } from "./format.js";
 
+/** Options of `runCheck`: the default field, the rubric folder, custom checks. */
 export interface RunCheckOptions {
   /** The input a check reads when it names no `field` (the rubric's `response_field`, default "response"). */
   defaultField?: string;

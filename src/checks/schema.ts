@@ -63,4 +63,5 @@ export const CheckSchema = z.union([
   z.strictObject({ similarity: SimilaritySpec, field: field.optional(), tag: tag.optional() }),
   z.strictObject({ tests: TestsSpec, field: field.optional(), tag: tag.optional() }),
 ]);
+/** A check answered by code, no LLM (exactly one kind per check). */
 export type Check = z.infer<typeof CheckSchema>;

@@ -17,6 +17,7 @@ import { parseYamlSource } from "../config/yaml-source.js";
 
 export { IMPORTANCE_POINTS, type DraftInput, type DraftResponse, type Importance } from "./prompt.js";
 
+/** Options of `draftRubric`. */
 export interface DraftOptions {
   provider: Provider;
   model: string;

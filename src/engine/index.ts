@@ -1,9 +1,6 @@
-/** The judge engine: scheduler, cache, cache keys and the call layer. */
+/** The judge engine: one cached, scheduled, retried call layer (scheduler, rate limits, cache backends). */
 export { createEngine, type CompleteOptions, type CompleteResult, type Engine, type EngineOptions, type EngineStats } from "./engine.js";
-export { Scheduler, createScheduler, type RunOptions, type SchedulerOptions } from "./scheduler.js";
-export { cacheKey, canonicalJson, sanitizeBaseURL, type CacheKeyParts } from "./key.js";
-export { costUsd, estimateTokens, type TokenPrice } from "./usage.js";
-export { ManualClock, systemClock, type Clock } from "./clock.js";
+export { costUsd, type TokenPrice } from "./usage.js";
 export {
   DEFAULT_CACHE_PATH,
   LayeredCache,

@@ -56,6 +56,7 @@ export interface SchedulerLimits {
   maxRetryWaitMs?: number;
 }
 
+/** A scheduler's counters: calls, retries, 429s, current concurrency. */
 export interface SchedulerStats {
   started: number;
   succeeded: number;

@@ -1,34 +1,20 @@
 /** Environments: dataset + harness + rubric; policy rollouts, evals across models, comparisons and reports. */
 export { loadEnvironment, parseEnvironment } from "./load.js";
-export { rollout, policySchedulerId, renderTranscript, lastAssistantText, type RolloutOptions } from "./rollout.js";
-export { runEval, readRollouts, tripleKey, type EvalOptions, type EvalResult } from "./eval.js";
-export { createPolicy, defaultPolicyId, parseModelSpec, loadPolicyConfig, resolveModelArg, type Policy } from "./policy.js";
-export { executeToolCall, MAX_TOOL_RESULT_CHARS } from "./tools.js";
-export { isRolloutRecord, sampleOfRollout, samplesOfRows } from "./records.js";
-export { openEpisode, sandboxLimitsOf, type Episode, type EpisodeClosed, type EpisodeOptions } from "./episode.js";
-export { TERMINAL_TOOLS, TERMINAL_TOOL_NAMES, type TerminalToolName } from "./terminal.js";
+export { rollout, type RolloutOptions } from "./rollout.js";
+export { runEval, readRollouts, type EvalOptions, type EvalResult } from "./eval.js";
+export { createPolicy, parseModelSpec, loadPolicyConfig, type Policy } from "./policy.js";
+export { sampleOfRollout } from "./records.js";
+export { openEpisode, type Episode, type EpisodeOptions } from "./episode.js";
+export { type TerminalToolName } from "./terminal.js";
 export { installHookGuard } from "./isolation.js";
-export { compareModels, passAtK, passHatK, pairedBootstrap, taskMeans, failedCriteria, criterionOk } from "./stats.js";
+export { compareModels, passAtK, passHatK, pairedBootstrap } from "./stats.js";
 export type { CompareOptions, EvalComparison, ModelStats, PairComparison } from "./stats.js";
-export { evalReportHtml, evalMarkdown, shortModelNames, REWARD_BINS, type ReportInfo } from "./report.js";
-export { EnvironmentSchema, PolicyConfigSchema, HarnessSchema, TaskSchema, ToolDeclSchema, SandboxConfigSchema, StateProbeSchema } from "./schema.js";
+export { evalReportHtml, evalMarkdown, type ReportInfo } from "./report.js";
+export { EnvironmentSchema } from "./schema.js";
 export type { EnvironmentFile, Harness, PolicyConfig, PolicyConfigInput, PolicyDefaults, ToolDecl, SandboxConfig, StateProbe } from "./schema.js";
-export type {
-  EnvHooks,
-  EnvPackage,
-  EnvReply,
-  EnvResponseContext,
-  Environment,
-  FinalizeContext,
-  HookContext,
-  HookJudge,
-  HookLlm,
-  HookLlmRequest,
-  PolicyUsage,
-  ResolvedSandboxConfig,
-  RolloutRecord,
-  StopReason,
-  Task,
-  ToolCallRecord,
-  ToolImpl,
-} from "./types.js";
+export type { EnvHooks, EnvPackage, EnvReply, EnvResponseContext, Environment, FinalizeContext, HookContext, HookJudge, HookLlm, RolloutRecord, StopReason, Task, ToolCallRecord, ToolImpl } from "./types.js";
+// Trainers drive environments (serve --env): turn-by-turn sessions and rollouts against a trainer's policy endpoint.
+export { startSession, Session, type SessionOptions, type SessionScore, type AssistantTurn, type StepResult } from "./session.js";
+export { createSessionManager, type SessionManager, type SessionManagerOptions, type TaskRef } from "./sessions.js";
+export { runRemoteRollouts, RemotePolicySchema, type RemotePolicy, type RemoteRolloutOptions } from "./remote.js";
+export { loadChecks } from "./load.js";

@@ -34,6 +34,7 @@ export const RemotePolicySchema = z.strictObject({
   policy_version: z.union([z.string().min(1), z.number()]).optional(),
   timeout_ms: z.number().int().positive().max(3_600_000).optional(),
 });
+/** A trainer's policy endpoint for `/v1/rollouts`: base URL, model, sampling, extra body, weights version. */
 export type RemotePolicy = z.infer<typeof RemotePolicySchema>;
 
 /** Options of `runRemoteRollouts`. */

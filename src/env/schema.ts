@@ -8,6 +8,7 @@ export const ToolDeclSchema = z.strictObject({
   description: z.string().optional(),
   parameters: z.record(z.string(), z.unknown()).default({ type: "object", properties: {} }).describe("JSON Schema of the arguments object"),
 });
+/** A tool the policy may call: a name, a description and its arguments as JSON Schema. */
 export type ToolDecl = z.infer<typeof ToolDeclSchema>;
 
 /** One task: the inputs the prompts and rubric read, an optional reference answer, optional extra criteria. */
@@ -43,6 +44,7 @@ export const HarnessSchema = z.strictObject({
   rollout_timeout_ms: z.number().int().positive().optional().describe("Wall-clock limit of one rollout; past it the rollout ends with a ROLLOUT_TIMEOUT error and the eval goes on"),
   stop: StopSchema.prefault({}),
 });
+/** How the policy is prompted and what it may do (system prompt, turns, tools, stop rules). */
 export type Harness = z.infer<typeof HarnessSchema>;
 
 /** Default sampling parameters of the policy (a policy config or the CLI may override them). */
@@ -52,6 +54,7 @@ export const PolicyDefaultsSchema = z.strictObject({
   max_tokens: z.number().int().positive().optional(),
   seed: z.number().int().optional(),
 });
+/** An environment's default sampling parameters for its policy. */
 export type PolicyDefaults = z.infer<typeof PolicyDefaultsSchema>;
 
 /** A check of the sandbox's final state: a command (its output and exit code) or a file's content. */
@@ -59,6 +62,7 @@ export const StateProbeSchema = z.union([
   z.strictObject({ run: z.string().min(1).describe("A shell command ({{var}} fills from inputs; the submitted answer is $SUBMITTED); its stdout becomes the sample field, its exit code <name>_exit_code"), timeout_ms: z.number().int().positive().optional() }),
   z.strictObject({ file: z.string().min(1).describe("A file whose content becomes the sample field (\"\" when missing)") }),
 ]);
+/** A final-state check run inside the sandbox: a command whose exit code and output become sample fields. */
 export type StateProbe = z.infer<typeof StateProbeSchema>;
 
 /** Resource limits of the environment's sandboxes (YAML units). */
@@ -96,6 +100,7 @@ export const SandboxConfigSchema = z.strictObject({
   state: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), StateProbeSchema).default({}).describe("Final-state checks, run in the sandbox when the rollout ends; each becomes a sample field"),
   repl: ReplSchema.optional(),
 });
+/** An environment's `sandbox:` section: files, setup commands, limits, network, state checks. */
 export type SandboxConfig = z.infer<typeof SandboxConfigSchema>;
 
 /** The environment file format (YAML). */
@@ -112,6 +117,7 @@ export const EnvironmentSchema = z.strictObject({
   sandbox: SandboxConfigSchema.optional().describe("A sandbox per rollout with terminal tools and final-state checks"),
   models: z.record(z.string(), z.string().min(1)).optional().describe("Models the hooks call with ctx.llm (and the REPL with llm_query): name -> provider:model or a policy config file"),
 });
+/** An environment file (YAML) after validation. */
 export type EnvironmentFile = z.infer<typeof EnvironmentSchema>;
 
 /** A policy configuration file (`--model policy.yaml`): a model, how to reach it, sampling and limits. */
@@ -132,5 +138,7 @@ export const PolicyConfigSchema = z.strictObject({
   max_retries: z.number().int().nonnegative().default(5),
   price: PriceSchema.optional(),
 });
+/** A validated policy configuration (provider, model, sampling, limits). */
 export type PolicyConfig = z.infer<typeof PolicyConfigSchema>;
+/** A policy configuration as written. */
 export type PolicyConfigInput = z.input<typeof PolicyConfigSchema>;

@@ -71,6 +71,7 @@ export async function startSession(env: Environment, task: Task, options: Sessio
   return new Session(env, task, episode, options, controller);
 }
 
+/** One task played turn by turn by a caller that owns the policy (see `startSession`). */
 export class Session {
   /** The rendered system prompt, if the harness has one. */
   readonly system?: string;

@@ -5,6 +5,7 @@ import type { ToolImpl } from "./types.js";
 
 /** The built-in tools an environment with a sandbox can offer its policy. */
 export const TERMINAL_TOOL_NAMES = ["bash", "read_file", "write_file", "submit", "python"] as const;
+/** The built-in terminal tools of a sandboxed environment. */
 export type TerminalToolName = (typeof TERMINAL_TOOL_NAMES)[number];
 
 /** Their declarations, as the policy sees them. */

@@ -8,6 +8,7 @@ export const PriceSchema = z.strictObject({
   batch_discount: z.number().min(0).max(1).optional().describe("Fraction of the live price paid through the batch API (default 0.5, both providers' discount)"),
   cache_write: z.number().nonnegative().optional().describe("USD per million tokens written to the provider's prompt cache (Anthropic; default 1.25 x input)"),
 });
+/** USD per million tokens, for cost estimates. */
 export type Price = z.infer<typeof PriceSchema>;
 
 /** A judge configuration (judges/*.yaml or code). API keys are never here: only the name of the variable holding one. */
@@ -42,5 +43,7 @@ export const JudgeConfigSchema = z.strictObject({
   price: PriceSchema.optional().describe("USD per million tokens, for cost estimates"),
   structured_output: z.boolean().default(true).describe("Off for servers without json_schema support: the JSON is then parsed from text"),
 });
+/** A validated judge configuration (defaults applied). */
 export type JudgeConfig = z.infer<typeof JudgeConfigSchema>;
+/** A judge configuration as written (defaults optional). */
 export type JudgeConfigInput = z.input<typeof JudgeConfigSchema>;

@@ -12,6 +12,7 @@ import { createProvider } from "../providers/index.js";
 import type { Provider } from "../providers/types.js";
 import type { Judge } from "./types.js";
 
+/** Options of `createJudge`: cache, engine, and where the judge reference came from. */
 export interface CreateJudgeOptions {
   /** Share one engine (cache, schedulers) between judges and policies; otherwise the judge owns one. */
   engine?: Engine;

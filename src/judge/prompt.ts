@@ -43,6 +43,7 @@ export const STRICT_SYSTEM_PROMPT = [
 
 /** The judge system prompts a judge file picks with `system_preset`; `system` replaces either. */
 export const SYSTEM_PROMPTS = { neutral: NEUTRAL_SYSTEM_PROMPT, strict: STRICT_SYSTEM_PROMPT } as const;
+/** The built-in judge system prompts: `neutral` (default) or `strict` (the original). */
 export type SystemPreset = keyof typeof SYSTEM_PROMPTS;
 
 /** The default judge system prompt (`neutral`); a judge file's `system_preset` or `system` changes it. */

@@ -11,6 +11,7 @@ import { IdSchema } from "../rubric/schema.js";
 
 /** What an attack exploits; picks the suggested fix when it wins. */
 export const ATTACK_CATEGORIES = ["empty", "restate", "keywords", "wrong", "hedge", "padding", "boilerplate", "claim", "injection", "delimiter", "rubric-echo", "format", "language", "control", "generated"] as const;
+/** The kinds of reward hack a probe attack tries (injection, keyword stuffing, …). */
 export type AttackCategory = (typeof ATTACK_CATEGORIES)[number];
 
 /** One attack: a response template and whether the response it makes deserves zero. */
@@ -23,6 +24,7 @@ export const AttackSchema = z.strictObject({
   needs: z.array(z.string()).optional().describe("Variables that must be non-empty for the attack to apply to a sample (e.g. [answer])"),
   fix: z.string().optional().describe("A suggested fix shown when this attack wins, replacing the category's default"),
 });
+/** One probe attack: a response that deserves zero, with the category it tries. */
 export type Attack = z.infer<typeof AttackSchema>;
 
 /** An attack file: a mapping with an `attacks` list. */
@@ -30,6 +32,7 @@ export const AttackFileSchema = z.strictObject({
   description: z.string().optional(),
   attacks: z.array(AttackSchema).min(1),
 });
+/** A probe attack file (YAML), as written. */
 export type AttackFile = z.infer<typeof AttackFileSchema>;
 
 /**

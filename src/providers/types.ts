@@ -5,6 +5,7 @@ export interface ToolSpec {
   parameters: Record<string, unknown>;
 }
 
+/** A tool call a model made: its id, name and arguments as JSON text. */
 export interface ToolCall {
   id: string;
   name: string;
@@ -51,12 +52,14 @@ export interface CompletionRequest {
   extraBody?: Record<string, unknown>;
 }
 
+/** One token of a response with its log probability (and the top alternatives). */
 export interface TokenLogprob {
   token: string;
   logprob: number;
   top?: { token: string; logprob: number }[];
 }
 
+/** Tokens of one call: input (including cached), output, cached input, cache writes. */
 export interface TokenUsage {
   inputTokens: number;
   outputTokens: number;
@@ -80,6 +83,7 @@ export interface CompletionResponse {
   model?: string;
 }
 
+/** Per-call options a provider honours: an abort signal and a timeout. */
 export interface CallOptions {
   signal?: AbortSignal;
   timeoutMs?: number;

@@ -10,6 +10,7 @@ import { QUESTION_RULES, stripQuoted, tokens, type LintFinding, type LintRule, t
 export type { LintFinding, LintRule, LintSeverity } from "./lint-rules.js";
 export { QUESTION_RULES } from "./lint-rules.js";
 
+/** Options of `lintRubric`. */
 export interface LintOptions {
   /** Token similarity (0–1) above which two questions count as near-duplicates (default 0.7). */
   duplicateThreshold?: number;

@@ -11,6 +11,7 @@ import { templateVariables } from "../text/template.js";
 import type { YamlSource } from "../config/yaml-source.js";
 import { failWith, parseConfig, readConfigText, type LocatedIssue } from "../config/load.js";
 
+/** Options of `parseRubric`: the file name errors name, and where `extends` resolves. */
 export interface ParseOptions {
   /** Named in every error; also the base for relative `extends`. */
   filename?: string;

@@ -11,6 +11,7 @@ export const ExampleSchema = z.strictObject({
   reason: z.string().optional(),
   inputs: z.record(z.string(), z.string()).optional().describe("Other sample inputs for this example"),
 });
+/** A worked example for a criterion: a response and the verdict an expert gives it. */
 export type Example = z.infer<typeof ExampleSchema>;
 
 export const IdSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, "ids use letters, digits, '-', '_' and '.'");
@@ -53,13 +54,17 @@ export const CriterionSchema = z
   .refine((c) => c.question !== undefined || c.check !== undefined, {
     message: "a criterion needs a `question` (for the judge) or a `check` (answered by code)",
   });
+/** One criterion of a loaded rubric: a yes/no judge question or a code check, with its points. */
 export type Criterion = z.infer<typeof CriterionSchema>;
+/** A criterion as written in YAML (before defaults apply). */
 export type CriterionInput = z.input<typeof CriterionSchema>;
 
+/** The zod schema of a rubric's `scoring:` section. */
 export const ScoringSchema = z.strictObject({
   method: z.enum(["points", "mean", "all", "weighted"]).default("points"),
   pass_threshold: z.number().min(0).max(1).optional(),
 });
+/** How a rubric's verdicts become a reward (points, mean, all, weighted) and its pass threshold. */
 export type Scoring = z.infer<typeof ScoringSchema>;
 
 /** The rubric file format. The JSON Schema in schema/rubric.schema.json is generated from this. */
@@ -84,6 +89,7 @@ export const RubricSchema = z.strictObject({
     .optional()
     .describe("Every criterion comes with each sample (its `criteria` list, HealthBench-style); the file may then have none of its own"),
 });
+/** A rubric file as written (before `extends` and defaults). */
 export type RubricFile = z.infer<typeof RubricSchema>;
 
 /** A loaded rubric: `extends` resolved, criteria validated. */

@@ -12,6 +12,7 @@ export { unsafeHostBackend } from "./host/index.js";
 
 /** The backends by name; "unsafe-host" runs on the host and needs an explicit opt-in. */
 export const SANDBOX_BACKENDS = ["bubblewrap", "docker", "podman", "unsafe-host"] as const;
+/** The sandbox backends by name. */
 export type SandboxBackendName = (typeof SANDBOX_BACKENDS)[number];
 
 /** A backend by name. */

@@ -20,6 +20,7 @@ export interface LengthPenalty {
   weight: number;
 }
 
+/** How GRPO-style groups are scored: grouping field, advantage scaling, pass@k, length penalty. */
 export interface GroupOptions {
   scale?: AdvantageScale;
   /** Values of k for pass@k (default [1, group size]). */
@@ -49,6 +50,7 @@ export interface MemberResult {
   lengthPenalty?: number;
 }
 
+/** One group of responses to the same prompt: its rewards, mean and pass@k. */
 export interface GroupSummary {
   group: string;
   size: number;
@@ -61,6 +63,7 @@ export interface GroupSummary {
   passAtK: Record<string, number>;
 }
 
+/** Results with their group, advantage and per-group pass@k. */
 export interface GroupResults {
   members: MemberResult[];
   groups: GroupSummary[];

@@ -8,6 +8,7 @@
 import { splitReasoning } from "../text/reasoning.js";
 import type { Sample } from "../types.js";
 
+/** What of a reasoning model's output a criterion sees: the answer (default), both, or only the reasoning. */
 export type ReasoningMode = "strip" | "keep" | "only";
 
 /** Sample inputs that hold a provider's separate reasoning, first found wins. */

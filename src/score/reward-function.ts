@@ -2,6 +2,7 @@ import { resolveJudge, score, scoreSample, type ScoreOptions } from "./score.js"
 import type { Rubric } from "../rubric/schema.js";
 import type { Sample, ScoreResult } from "../types.js";
 
+/** Options of `rewardFunction`. */
 export type RewardFunctionOptions = Omit<ScoreOptions, "order" | "onProgress">;
 
 /** A reward function: a number in [0, 1], or null when the reward could not be computed. */

@@ -15,6 +15,7 @@ import { attachGroups, groupMemberOf, type GroupBy, type GroupFields, type Group
 import { dirname } from "node:path";
 import { addUsage, emptyUsage, type Sample, type ScoreResult } from "../types.js";
 
+/** Options of `score`, `scoreStream` and `scoreSample`: judge, checks, concurrency, error policy, groups. */
 export interface ScoreOptions {
   /**
    * Answers the rubric's questions: a `Judge`, or a judge config, file path or packaged id (built

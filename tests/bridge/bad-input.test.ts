@@ -1,8 +1,8 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tempDir, writeJudgeFile } from "../helpers/cli.js";
-import { judgeResponder } from "../servers/judge-responder.js";
-import { startOpenAIServer, type TestServer } from "../servers/openai-server.js";
+import { judgeResponder } from "../../src/testing/servers/judge-responder.js";
+import { startOpenAIServer, type TestServer } from "../../src/testing/servers/openai-server.js";
 import { decide, jsonOf, RUBRIC, startServe, type LiveServer } from "./helpers.js";
 
 const TOKEN = "a-token-of-some-length-42";

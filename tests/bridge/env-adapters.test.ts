@@ -14,7 +14,7 @@ import { loadEnvironment } from "../../src/env/load.js";
 import { createSessionManager } from "../../src/env/sessions.js";
 import type { Environment } from "../../src/env/types.js";
 import type { EngineJudge } from "../../src/judge/create.js";
-import type { TestServer } from "../servers/common.js";
+import type { TestServer } from "../../src/testing/servers/common.js";
 import { connect } from "../env/world.js";
 import { needs, runs } from "../helpers/system.js";
 import { startSupportWorld } from "./env-world.js";

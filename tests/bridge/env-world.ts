@@ -2,7 +2,7 @@
  * A support-desk world for the environment API tests: one OpenAI wire-format server playing the
  * scripted policies and the judge.
  */
-import type { Reply, TestServer } from "../servers/common.js";
+import type { Reply, TestServer } from "../../src/testing/servers/common.js";
 import { sampleFields, startWorld, type ScriptedPolicy, type WireMessage } from "../env/world.js";
 import { policyViolation, type Order } from "../../examples/support-desk/hooks.js";
 

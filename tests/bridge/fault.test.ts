@@ -5,8 +5,8 @@ import { score } from "../../src/score/score.js";
 import { createJudge } from "../../src/judge/create.js";
 import { loadRubricSync } from "../../src/rubric/load.js";
 import { tempDir, writeJudgeFile } from "../helpers/cli.js";
-import { judgeResponder } from "../servers/judge-responder.js";
-import { startOpenAIServer, type TestServer } from "../servers/openai-server.js";
+import { judgeResponder } from "../../src/testing/servers/judge-responder.js";
+import { startOpenAIServer, type TestServer } from "../../src/testing/servers/openai-server.js";
 import { decide, jsonOf, KEY, RUBRIC, startServe } from "./helpers.js";
 
 process.env.RUBRICATE_TEST_KEY = KEY;

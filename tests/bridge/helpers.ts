@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type { ChildProcess } from "node:child_process";
 import { spawn } from "node:child_process";
 import { ROOT } from "../helpers/cli.js";
-import type { AskedQuestion, JudgeRequestView } from "../servers/judge-responder.js";
+import type { AskedQuestion, JudgeRequestView } from "../../src/testing/servers/judge-responder.js";
 
 export const RUBRIC = join(ROOT, "tests/bridge/fixtures/qa.yaml");
 export const KEY = "sk-test-bridge-7c1d";

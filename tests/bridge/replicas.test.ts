@@ -6,8 +6,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { ROOT, tempDir, writeJudgeFile } from "../helpers/cli.js";
 import { redisServer, startRedis, type LiveRedis } from "../helpers/redis.js";
-import { judgeResponder, promptText } from "../servers/judge-responder.js";
-import { startOpenAIServer, type TestServer } from "../servers/openai-server.js";
+import { judgeResponder, promptText } from "../../src/testing/servers/judge-responder.js";
+import { startOpenAIServer, type TestServer } from "../../src/testing/servers/openai-server.js";
 import { decide, jsonOf, startServe, type LiveServer } from "./helpers.js";
 
 const RUBRIC = join(ROOT, "tests/bridge/fixtures/one-question.yaml");

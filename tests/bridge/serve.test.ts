@@ -5,8 +5,8 @@ import { createJudge } from "../../src/judge/create.js";
 import { loadRubricSync } from "../../src/rubric/load.js";
 import type { Sample } from "../../src/types.js";
 import { tempDir, writeJudgeFile } from "../helpers/cli.js";
-import { judgeResponder, promptText } from "../servers/judge-responder.js";
-import { startOpenAIServer, type TestServer } from "../servers/openai-server.js";
+import { judgeResponder, promptText } from "../../src/testing/servers/judge-responder.js";
+import { startOpenAIServer, type TestServer } from "../../src/testing/servers/openai-server.js";
 import { decide, jsonOf, KEY, RUBRIC, runPython, startServe, type LiveServer } from "./helpers.js";
 
 const TOKEN = "bridge-token-3b9e";

@@ -11,7 +11,7 @@ import { loadEnvironment } from "../../src/env/load.js";
 import { createSessionManager, type SessionManager } from "../../src/env/sessions.js";
 import type { Environment } from "../../src/env/types.js";
 import type { EngineJudge } from "../../src/judge/create.js";
-import type { Reply, TestServer } from "../servers/common.js";
+import type { Reply, TestServer } from "../../src/testing/servers/common.js";
 import { connect, type WireMessage } from "../env/world.js";
 import { agent, startSupportWorld } from "./env-world.js";
 

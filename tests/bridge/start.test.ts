@@ -2,8 +2,8 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it, describe } from "vitest";
 import { ROOT, tempDir, writeJudgeFile } from "../helpers/cli.js";
-import { judgeResponder } from "../servers/judge-responder.js";
-import { startOpenAIServer, type TestServer } from "../servers/openai-server.js";
+import { judgeResponder } from "../../src/testing/servers/judge-responder.js";
+import { startOpenAIServer, type TestServer } from "../../src/testing/servers/openai-server.js";
 import { decide, jsonOf, KEY, startServe } from "./helpers.js";
 
 let judge: TestServer<unknown>;

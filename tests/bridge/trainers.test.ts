@@ -10,8 +10,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { ROOT, tempDir, writeJudgeFile } from "../helpers/cli.js";
 import { needs, which } from "../helpers/system.js";
-import { judgeResponder } from "../servers/judge-responder.js";
-import { startOpenAIServer, type TestServer } from "../servers/openai-server.js";
+import { judgeResponder } from "../../src/testing/servers/judge-responder.js";
+import { startOpenAIServer, type TestServer } from "../../src/testing/servers/openai-server.js";
 import { decide, KEY, RUBRIC, startServe, type LiveServer } from "./helpers.js";
 
 const python = needs("python3", () => which("python3"), "apt-get install python3");

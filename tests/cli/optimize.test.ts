@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { register, runPolicy, type PolicyFlags } from "../../src/cli/commands/optimize.js";
 import { parseRubric } from "../../src/rubric/load.js";
 import { ROOT, tempDir, writeJudgeFile } from "../helpers/cli.js";
-import type { TestServer } from "../servers/common.js";
+import type { TestServer } from "../../src/testing/servers/common.js";
 import {
   BEST_QUESTION, HARMFUL, REFLECTOR_MODEL, RULES, labelsFixture, makeQuestionReflector, policyEnv, policyJudge, policyReflector, questionJudge,
   rubricFixture, startServer,

@@ -2,9 +2,9 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { FORMAT_SCHEMAS } from "../../src/distill/formats.js";
-import type { TestServer } from "../servers/common.js";
-import { judgeResponder } from "../servers/judge-responder.js";
-import { startOpenAIServer } from "../servers/openai-server.js";
+import type { TestServer } from "../../src/testing/servers/common.js";
+import { judgeResponder } from "../../src/testing/servers/judge-responder.js";
+import { startOpenAIServer } from "../../src/testing/servers/openai-server.js";
 import { tempDir, writeJsonl, writeJudgeFile } from "../helpers/cli.js";
 import { readLines, runDistillCli, spawnDistill } from "./helpers.js";
 

@@ -2,8 +2,8 @@ import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { FORMAT_SCHEMAS } from "../../src/distill/formats.js";
-import type { TestServer } from "../servers/common.js";
-import { startOpenAIServer } from "../servers/openai-server.js";
+import type { TestServer } from "../../src/testing/servers/common.js";
+import { startOpenAIServer } from "../../src/testing/servers/openai-server.js";
 import { ROOT, tempDir } from "../helpers/cli.js";
 import { readLines, runDistillCli } from "./helpers.js";
 

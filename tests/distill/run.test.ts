@@ -6,7 +6,7 @@ import { distillHtml, distillMarkdown } from "../../src/distill/report.js";
 import { createJudge } from "../../src/judge/create.js";
 import { createScriptedProvider } from "../../src/providers/index.js";
 import { loadRubricSync } from "../../src/rubric/load.js";
-import { judgeResponder } from "../servers/judge-responder.js";
+import { judgeResponder } from "../../src/testing/servers/judge-responder.js";
 import { tempDir, writeJsonl } from "../helpers/cli.js";
 import { readLines } from "./helpers.js";
 

@@ -5,8 +5,8 @@ import { Command } from "commander";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { register } from "../../src/cli/commands/draft.js";
 import { parseRubric } from "../../src/rubric/load.js";
-import type { TestServer } from "../servers/common.js";
-import { startOpenAIServer } from "../servers/openai-server.js";
+import type { TestServer } from "../../src/testing/servers/common.js";
+import { startOpenAIServer } from "../../src/testing/servers/openai-server.js";
 
 const DRAFT = `id: refund-reply
 criteria:

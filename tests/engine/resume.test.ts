@@ -1,9 +1,9 @@
 import { readFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { startOpenAIServer } from "../servers/openai-server.js";
-import { judgeResponder } from "../servers/judge-responder.js";
-import type { TestServer } from "../servers/common.js";
+import { startOpenAIServer } from "../../src/testing/servers/openai-server.js";
+import { judgeResponder } from "../../src/testing/servers/judge-responder.js";
+import type { TestServer } from "../../src/testing/servers/common.js";
 import { runCli, spawnCli, tempDir, writeJsonl, writeJudgeFile } from "../helpers/cli.js";
 import { cacheRows, integrity } from "../helpers/cache-db.js";
 

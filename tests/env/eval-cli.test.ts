@@ -6,9 +6,9 @@ import { readRollouts, tripleKey } from "../../src/env/eval.js";
 import type { RolloutRecord } from "../../src/env/types.js";
 import { nextGuess } from "../../examples/wordle/solver.js";
 import { runCli, spawnCli, tempDir, writeJudgeFile } from "../helpers/cli.js";
-import type { TestServer } from "../servers/common.js";
+import type { TestServer } from "../../src/testing/servers/common.js";
 import { startWorld, type WireMessage } from "./world.js";
-import { judgeResponder } from "../servers/judge-responder.js";
+import { judgeResponder } from "../../src/testing/servers/judge-responder.js";
 
 const SECRET = "sk-test-EVAL-1234567890";
 const env = { RUBRICATE_TEST_KEY: SECRET };

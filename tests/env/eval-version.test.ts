@@ -6,7 +6,7 @@ import { loadEnvironment } from "../../src/env/load.js";
 import type { Environment, RolloutRecord } from "../../src/env/types.js";
 import { nextGuess } from "../../examples/wordle/solver.js";
 import { tempDir } from "../helpers/cli.js";
-import type { TestServer } from "../servers/common.js";
+import type { TestServer } from "../../src/testing/servers/common.js";
 import { connect, startWorld, type WireMessage } from "./world.js";
 
 let server: TestServer<unknown>;

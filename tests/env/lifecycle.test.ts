@@ -5,7 +5,7 @@ import { runEval, readRollouts } from "../../src/env/eval.js";
 import { loadEnvironment } from "../../src/env/load.js";
 import type { Environment, RolloutRecord } from "../../src/env/types.js";
 import { runCli, tempDir } from "../helpers/cli.js";
-import type { TestServer } from "../servers/common.js";
+import type { TestServer } from "../../src/testing/servers/common.js";
 import { log } from "./fixtures/hook-faults/hooks.js";
 import { connect, startWorld, type WireMessage } from "./world.js";
 

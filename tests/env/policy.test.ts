@@ -7,7 +7,7 @@ import { createPolicy, loadPolicyConfig, parseModelSpec } from "../../src/env/po
 import { rollout } from "../../src/env/rollout.js";
 import { RubricateError } from "../../src/errors.js";
 import { tempDir } from "../helpers/cli.js";
-import { startAnthropicServer } from "../servers/anthropic-server.js";
+import { startAnthropicServer } from "../../src/testing/servers/anthropic-server.js";
 
 describe("policy specs", () => {
   it("parses provider:model, keeping colons in model names and the URL of a compatible server", () => {

@@ -9,7 +9,7 @@ import type { Environment } from "../../src/env/types.js";
 import { scoreSample } from "../../src/score/score.js";
 import { runCli, tempDir } from "../helpers/cli.js";
 import { needsBubblewrap } from "../sandbox/helpers.js";
-import type { TestServer } from "../servers/common.js";
+import type { TestServer } from "../../src/testing/servers/common.js";
 import { connect, startWorld, type WireMessage } from "./world.js";
 import { guess, solve, type CtfAction } from "../../examples/ctf/solver.js";
 

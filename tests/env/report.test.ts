@@ -10,7 +10,7 @@ import { failedCriteria } from "../../src/env/stats.js";
 import type { RolloutRecord } from "../../src/env/types.js";
 import { ROOT } from "../helpers/cli.js";
 import { chromiumNeed } from "../helpers/system.js";
-import type { TestServer } from "../servers/common.js";
+import type { TestServer } from "../../src/testing/servers/common.js";
 import { connect, startWorld, type WireMessage } from "./world.js";
 
 const OUTPUT = join(ROOT, "tests", "output");

@@ -4,7 +4,7 @@ import { loadEnvironment } from "../../src/env/load.js";
 import { createPolicy } from "../../src/env/policy.js";
 import { rollout } from "../../src/env/rollout.js";
 import type { Environment } from "../../src/env/types.js";
-import type { TestServer } from "../servers/common.js";
+import type { TestServer } from "../../src/testing/servers/common.js";
 import { connect, JUDGE_MODEL, lastOf, startWorld, type WireMessage } from "./world.js";
 
 const turnOf = (m: WireMessage[]) => m.filter((x) => x.role === "assistant").length;

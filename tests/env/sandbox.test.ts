@@ -9,7 +9,7 @@ import type { Environment, RolloutRecord } from "../../src/env/types.js";
 import { tempDir } from "../helpers/cli.js";
 import { needsBubblewrap } from "../sandbox/helpers.js";
 import { sandboxTraces } from "../sandbox/traces.js";
-import type { TestServer } from "../servers/common.js";
+import type { TestServer } from "../../src/testing/servers/common.js";
 import { connect, startWorld, type WireMessage } from "./world.js";
 
 const bwrap = needsBubblewrap();

@@ -7,9 +7,9 @@ import { openCache } from "../../src/engine/cache/index.js";
 import { createEngine, type Engine } from "../../src/engine/engine.js";
 import { createPolicy, type Policy } from "../../src/env/policy.js";
 import { createJudge, type EngineJudge } from "../../src/judge/create.js";
-import type { Reply, TestServer } from "../servers/common.js";
-import { judgeResponder, type AskedQuestion, type Decision, type JudgeRequestView } from "../servers/judge-responder.js";
-import { startOpenAIServer } from "../servers/openai-server.js";
+import type { Reply, TestServer } from "../../src/testing/servers/common.js";
+import { judgeResponder, type AskedQuestion, type Decision, type JudgeRequestView } from "../../src/testing/servers/judge-responder.js";
+import { startOpenAIServer } from "../../src/testing/servers/openai-server.js";
 
 /** A message as the policy server receives it (OpenAI chat format). */
 export interface WireMessage {

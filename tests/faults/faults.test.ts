@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { startOpenAIServer } from "../servers/openai-server.js";
-import { judgeResponder } from "../servers/judge-responder.js";
+import { startOpenAIServer } from "../../src/testing/servers/openai-server.js";
+import { judgeResponder } from "../../src/testing/servers/judge-responder.js";
 import { faultStorm } from "./scenario.js";
 import { cacheRows, checkResults, exists, integrity, makeJob, readResults, startRun, truth, waitFor } from "./harness.js";
 

@@ -8,9 +8,9 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
 import { chmodSync, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { startOpenAIServer, type OpenAIServerOptions } from "../servers/openai-server.js";
-import { judgeResponder, type Decision } from "../servers/judge-responder.js";
-import type { FaultKind, TestServer } from "../servers/common.js";
+import { startOpenAIServer, type OpenAIServerOptions } from "../../src/testing/servers/openai-server.js";
+import { judgeResponder, type Decision } from "../../src/testing/servers/judge-responder.js";
+import type { FaultKind, TestServer } from "../../src/testing/servers/common.js";
 import { ROOT, tempDir, writeJsonl, writeJudgeFile } from "../helpers/cli.js";
 
 /** The 10-question rubric every scenario scores. */

@@ -9,9 +9,9 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { startOpenAIServer } from "../servers/openai-server.js";
-import { judgeResponder } from "../servers/judge-responder.js";
-import type { TestServer } from "../servers/common.js";
+import { startOpenAIServer } from "../../src/testing/servers/openai-server.js";
+import { judgeResponder } from "../../src/testing/servers/judge-responder.js";
+import type { TestServer } from "../../src/testing/servers/common.js";
 import { cacheRows, checkResults, makeJob, readResults, startRun, truth } from "./harness.js";
 
 const servers: TestServer<unknown>[] = [];

@@ -1,8 +1,8 @@
 /** The leak check of the fault suite (short: no HTTP; long: over HTTP), run in a child process with --expose-gc. */
 import { spawn } from "node:child_process";
 import { expect } from "vitest";
-import { startOpenAIServer } from "../servers/openai-server.js";
-import { judgeResponder } from "../servers/judge-responder.js";
+import { startOpenAIServer } from "../../src/testing/servers/openai-server.js";
+import { judgeResponder } from "../../src/testing/servers/judge-responder.js";
 import { ROOT } from "../helpers/cli.js";
 
 interface Checkpoint {

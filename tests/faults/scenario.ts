@@ -4,7 +4,7 @@
  * random points and resumed, then a last run to the end.
  */
 import { expect } from "vitest";
-import { seededRandom, type FaultKind } from "../servers/common.js";
+import { seededRandom, type FaultKind } from "../../src/testing/servers/common.js";
 import { cacheRows, checkResults, describeFaults, faultCounts, integrity, makeJob, readResults, repeatedPaidCalls, startFaultServer, startRun, waitFor, exists } from "./harness.js";
 
 /** The faults the server injects. */

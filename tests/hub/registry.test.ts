@@ -17,7 +17,7 @@ import { startWorld, type WireMessage } from "../env/world.js";
 import { ROOT, writeJudgeFile } from "../helpers/cli.js";
 import { packDirs, productionDependencyDirs, publishTarball } from "../helpers/npm-seed.js";
 import { startVerdaccio, type Registry } from "../helpers/verdaccio.js";
-import type { TestServer } from "../servers/common.js";
+import type { TestServer } from "../../src/testing/servers/common.js";
 
 const NPM = process.platform === "win32" ? "npm.cmd" : "npm";
 const NPX = process.platform === "win32" ? "npx.cmd" : "npx";

@@ -8,7 +8,7 @@ import { envLabels, isSuiteFile, loadSuite, runSuite, suiteMarkdown, suiteReport
 import { nextGuess } from "../../examples/wordle/solver.js";
 import { connect, sampleFields, startWorld, type WireMessage } from "../env/world.js";
 import { ROOT, runCli, tempDir, writeJudgeFile } from "../helpers/cli.js";
-import type { TestServer } from "../servers/common.js";
+import type { TestServer } from "../../src/testing/servers/common.js";
 
 const guessFrom = (m: WireMessage[]) => `GUESS: ${nextGuess(m.filter((x) => x.role === "user").map((x) => x.content ?? ""))}`;
 

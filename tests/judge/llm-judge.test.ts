@@ -2,10 +2,10 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createJudge } from "../../src/judge/create.js";
 import { loadRubricSync, parseRubric } from "../../src/rubric/load.js";
 import { score, scoreSample } from "../../src/score/score.js";
-import { startOpenAIServer } from "../servers/openai-server.js";
-import { startAnthropicServer } from "../servers/anthropic-server.js";
-import { judgeResponder, viewRequest } from "../servers/judge-responder.js";
-import type { TestServer } from "../servers/common.js";
+import { startOpenAIServer } from "../../src/testing/servers/openai-server.js";
+import { startAnthropicServer } from "../../src/testing/servers/anthropic-server.js";
+import { judgeResponder, viewRequest } from "../../src/testing/servers/judge-responder.js";
+import type { TestServer } from "../../src/testing/servers/common.js";
 
 const servers: TestServer<unknown>[] = [];
 afterEach(async () => {

@@ -2,9 +2,9 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { createJudge } from "../../src/judge/create.js";
 import { orderFlips, orderFlipsMarkdown } from "../../src/judge/order-flips.js";
 import { parseRubric } from "../../src/rubric/load.js";
-import type { TestServer } from "../servers/common.js";
-import { judgeResponder } from "../servers/judge-responder.js";
-import { startOpenAIServer } from "../servers/openai-server.js";
+import type { TestServer } from "../../src/testing/servers/common.js";
+import { judgeResponder } from "../../src/testing/servers/judge-responder.js";
+import { startOpenAIServer } from "../../src/testing/servers/openai-server.js";
 
 const servers: TestServer<unknown>[] = [];
 afterEach(async () => {

@@ -70,8 +70,8 @@ describe("a panel judge file", () => {
     const { writeFileSync } = await import("node:fs");
     const { join } = await import("node:path");
     const { tempDir } = await import("../helpers/cli.js");
-    const { startOpenAIServer } = await import("../servers/openai-server.js");
-    const { judgeResponder } = await import("../servers/judge-responder.js");
+    const { startOpenAIServer } = await import("../../src/testing/servers/openai-server.js");
+    const { judgeResponder } = await import("../../src/testing/servers/judge-responder.js");
     const { createJudge } = await import("../../src/judge/create.js");
     const { judgeFamilyWarning } = await import("../../src/judge/family.js");
     // Members gpt-a and gpt-b say yes to everything, claude-c says no.

@@ -4,9 +4,9 @@ import { createJudge } from "../../src/judge/create.js";
 import { probeProbability } from "../../src/judge/parse.js";
 import { parseRubric } from "../../src/rubric/load.js";
 import { scoreSample } from "../../src/score/score.js";
-import type { TestServer } from "../servers/common.js";
-import { viewRequest } from "../servers/judge-responder.js";
-import { startOpenAIServer } from "../servers/openai-server.js";
+import type { TestServer } from "../../src/testing/servers/common.js";
+import { viewRequest } from "../../src/testing/servers/judge-responder.js";
+import { startOpenAIServer } from "../../src/testing/servers/openai-server.js";
 
 const servers: TestServer<unknown>[] = [];
 afterEach(async () => {

@@ -4,9 +4,9 @@ import { createJudge } from "../../src/judge/create.js";
 import { NEUTRAL_SYSTEM_PROMPT, STRICT_SYSTEM_PROMPT } from "../../src/judge/prompt.js";
 import { parseRubric } from "../../src/rubric/load.js";
 import { scoreSample } from "../../src/score/score.js";
-import type { TestServer } from "../servers/common.js";
-import { judgeResponder } from "../servers/judge-responder.js";
-import { startOpenAIServer } from "../servers/openai-server.js";
+import type { TestServer } from "../../src/testing/servers/common.js";
+import { judgeResponder } from "../../src/testing/servers/judge-responder.js";
+import { startOpenAIServer } from "../../src/testing/servers/openai-server.js";
 
 let server: TestServer<unknown>;
 beforeAll(async () => {

@@ -1,9 +1,9 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { TestServer } from "../servers/common.js";
-import { judgeResponder } from "../servers/judge-responder.js";
-import { startOpenAIServer } from "../servers/openai-server.js";
+import type { TestServer } from "../../src/testing/servers/common.js";
+import { judgeResponder } from "../../src/testing/servers/judge-responder.js";
+import { startOpenAIServer } from "../../src/testing/servers/openai-server.js";
 import { ROOT, runCli, tempDir, writeJudgeFile } from "../helpers/cli.js";
 import { honest, obedient } from "./judges.js";
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { scoreSample } from "../../src/score/score.js";
-import { builtinAttacks, suggestFix, type Attack } from "../../src/probe/index.js";
+import { builtinAttacks, type Attack } from "../../src/probe/attacks.js";
+import { suggestFix } from "../../src/probe/fixes.js";
 import { passesEmpty } from "../../src/probe/fixes.js";
 import { parseRubric } from "../../src/rubric/load.js";
 

@@ -1,7 +1,9 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { buildJudgeRequest, sampleNonce } from "../../src/judge/prompt.js";
-import { attackVars, builtinAttacks, checkIsolation, judgeQuestions, probeFields } from "../../src/probe/index.js";
+import { builtinAttacks } from "../../src/probe/attacks.js";
+import { checkIsolation, judgeQuestions } from "../../src/probe/isolation.js";
+import { attackVars, probeFields } from "../../src/probe/vars.js";
 import { renderTemplate } from "../../src/text/template.js";
 import { loadRubricSync, parseRubric } from "../../src/rubric/load.js";
 import type { Sample } from "../../src/types.js";

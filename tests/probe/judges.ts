@@ -1,5 +1,5 @@
 /** Scripted judge behaviours for probe tests, on top of the wire-format judge responder. */
-import type { AskedQuestion, JudgeRequestView } from "../servers/judge-responder.js";
+import type { AskedQuestion, JudgeRequestView } from "../../src/testing/servers/judge-responder.js";
 import { keywordsOf } from "../../src/probe/vars.js";
 
 /** The text of one `### name` field inside the sample block (the response is the last input in the fixtures). */

@@ -8,12 +8,13 @@
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { createJudge } from "../../src/judge/create.js";
-import { probe, probeMarkdown, samplesFromExamples, type ProbeResult } from "../../src/probe/index.js";
+import { probe, probeMarkdown, type ProbeResult } from "../../src/probe/index.js";
+import { samplesFromExamples } from "../../src/probe/samples.js";
 import { loadRubricSync } from "../../src/rubric/load.js";
 import type { Rubric } from "../../src/rubric/schema.js";
 import type { Sample } from "../../src/types.js";
-import { judgeResponder } from "../servers/judge-responder.js";
-import { startOpenAIServer } from "../servers/openai-server.js";
+import { judgeResponder } from "../../src/testing/servers/judge-responder.js";
+import { startOpenAIServer } from "../../src/testing/servers/openai-server.js";
 import { lexical, literal } from "./judges.js";
 
 /** Every rubric file under rubrics/, sorted. */

@@ -5,9 +5,9 @@ import { createScriptedProvider } from "../../src/providers/index.js";
 import { createAttacker, probe, probeHtml, probeMarkdown, type ProbeResult } from "../../src/probe/index.js";
 import { loadRubricSync } from "../../src/rubric/load.js";
 import type { Sample } from "../../src/types.js";
-import type { TestServer } from "../servers/common.js";
-import { judgeResponder, viewRequest } from "../servers/judge-responder.js";
-import { startOpenAIServer } from "../servers/openai-server.js";
+import type { TestServer } from "../../src/testing/servers/common.js";
+import { judgeResponder, viewRequest } from "../../src/testing/servers/judge-responder.js";
+import { startOpenAIServer } from "../../src/testing/servers/openai-server.js";
 import { honest, obedient } from "./judges.js";
 
 const rubric = loadRubricSync("tests/fixtures/probe/capital.yaml");

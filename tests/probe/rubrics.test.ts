@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { samplesFromExamples } from "../../src/probe/index.js";
+import { samplesFromExamples } from "../../src/probe/samples.js";
 import { loadRubricSync } from "../../src/rubric/load.js";
 import { probeLibrary, rubricFiles } from "./library.js";
 import { setCodeRunner } from "../../src/checks/code/check.js";

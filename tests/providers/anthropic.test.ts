@@ -2,7 +2,7 @@ import Anthropic from "@anthropic-ai/sdk";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createAnthropicProvider } from "../../src/providers/anthropic.js";
 import type { CompletionRequest, Provider } from "../../src/providers/types.js";
-import { startAnthropicServer } from "../servers/anthropic-server.js";
+import { startAnthropicServer } from "../../src/testing/servers/anthropic-server.js";
 import { failure as failWithout } from "./helpers.js";
 
 const KEY = "sk-ant-test-0123456789abcdefSECRET";

@@ -4,9 +4,9 @@ import { createFleetProvider } from "../../src/providers/fleet.js";
 import { createOpenAIProvider } from "../../src/providers/openai.js";
 import { score } from "../../src/score/score.js";
 import { loadRubricSync } from "../../src/rubric/load.js";
-import { startOpenAIServer } from "../servers/openai-server.js";
-import { judgeResponder } from "../servers/judge-responder.js";
-import type { TestServer } from "../servers/common.js";
+import { startOpenAIServer } from "../../src/testing/servers/openai-server.js";
+import { judgeResponder } from "../../src/testing/servers/judge-responder.js";
+import type { TestServer } from "../../src/testing/servers/common.js";
 
 const servers: TestServer<unknown>[] = [];
 afterEach(async () => {

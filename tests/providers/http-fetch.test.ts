@@ -72,7 +72,7 @@ describe("nodeHttpFetch", () => {
 
 describe("response size cap", () => {
   it("a completion answer over the cap is a non-retryable PROVIDER_HTTP error, read no further", async () => {
-    const { listen } = await import("../servers/common.js");
+    const { listen } = await import("../../src/testing/servers/common.js");
     const { createOpenAIProvider } = await import("../../src/providers/openai.js");
     let sent = 0;
     const srv = await listen((_req, res) => {

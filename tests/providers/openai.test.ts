@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { RubricateError } from "../../src/errors.js";
 import { createOpenAIProvider } from "../../src/providers/openai.js";
 import type { CompletionRequest, Provider } from "../../src/providers/types.js";
-import { startOpenAIServer } from "../servers/openai-server.js";
+import { startOpenAIServer } from "../../src/testing/servers/openai-server.js";
 import { failure as failWithout } from "./helpers.js";
 
 const KEY = "sk-test-0123456789abcdefSECRET";

@@ -9,9 +9,9 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createJudge } from "../../src/judge/create.js";
 import { parseRubric } from "../../src/rubric/load.js";
 import { scoreSample } from "../../src/score/score.js";
-import { startAnthropicServer } from "../servers/anthropic-server.js";
-import { judgeResponder } from "../servers/judge-responder.js";
-import { startOpenAIServer } from "../servers/openai-server.js";
+import { startAnthropicServer } from "../../src/testing/servers/anthropic-server.js";
+import { judgeResponder } from "../../src/testing/servers/judge-responder.js";
+import { startOpenAIServer } from "../../src/testing/servers/openai-server.js";
 
 const KEY = "sk-echo-0123456789abcdefSECRET";
 const dir = mkdtempSync(join(tmpdir(), "rubricate-echo-"));

@@ -1,8 +1,8 @@
 /** The test servers themselves: determinism, scripting, rate limits, raw wire shapes. */
 import { afterEach, describe, expect, it } from "vitest";
-import { FaultPlan } from "../servers/common.js";
-import { startAnthropicServer } from "../servers/anthropic-server.js";
-import { startOpenAIServer } from "../servers/openai-server.js";
+import { FaultPlan } from "../../src/testing/servers/common.js";
+import { startAnthropicServer } from "../../src/testing/servers/anthropic-server.js";
+import { startOpenAIServer } from "../../src/testing/servers/openai-server.js";
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {

@@ -9,9 +9,9 @@
  * the create too late for the client. Each poll advances a job one step along `statuses`.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { listen, normalizeReply, sendJson, type Reply } from "./common.js";
-import { openAIDialect } from "./openai-server.js";
-import { anthropicDialect } from "./anthropic-server.js";
+import { listen, normalizeReply, sendJson, type Reply } from "../../src/testing/servers/common.js";
+import { openAIDialect } from "../../src/testing/servers/openai-server.js";
+import { anthropicDialect } from "../../src/testing/servers/anthropic-server.js";
 
 /** What happens to one request: answered, a 5xx, expired, canceled, or refused as invalid (a 400). */
 export type ItemFate = "ok" | "failed" | "expired" | "canceled" | "invalid";

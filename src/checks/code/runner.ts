@@ -7,6 +7,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
+/** What a code runner is asked to run: language, files, command, limits. */
 export interface RunRequest {
   /** The program and its arguments; `{dir}` in an argument is replaced by the job's folder. */
   command: string[];
@@ -21,6 +22,7 @@ export interface RunRequest {
   maxOutputBytes: number;
 }
 
+/** What a code runner reports: exit code, output, limits hit. */
 export interface RunResult {
   exitCode: number | null;
   signal: string | null;
@@ -31,6 +33,7 @@ export interface RunResult {
   ms: number;
 }
 
+/** Runs code for the `tests` check: a child process with limits, or a sandbox. */
 export interface CodeRunner {
   readonly name: string;
   run(request: RunRequest): Promise<RunResult>;

@@ -3,6 +3,7 @@ import { closeNumbers, loadMathjs, sameValue } from "./compare.js";
 import { extractAnswer, type AnswerExtraction } from "./extract.js";
 import { readAnswer, type DecimalComma, type MathValue } from "./read.js";
 
+/** Options of the `math` check: tolerance, time limit, extraction. */
 export interface MathOptions {
   /** Relative tolerance for numbers (default 1e-6). */
   tolerance?: number;
@@ -14,6 +15,7 @@ export interface MathOptions {
   timeoutMs?: number;
 }
 
+/** Whether two math answers are equivalent, and why. */
 export interface MathVerdict {
   equivalent: boolean;
   /** The answer found in the response, as written. */

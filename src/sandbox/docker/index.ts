@@ -50,7 +50,9 @@ export function containerBackend(cli: "docker" | "podman"): SandboxBackend {
   };
 }
 
+/** The sandbox backend over the docker CLI (needs a running engine). */
 export const dockerBackend = containerBackend("docker");
+/** The sandbox backend over the podman CLI. */
 export const podmanBackend = containerBackend("podman");
 
 class ContainerSandbox implements Sandbox {

@@ -15,7 +15,7 @@ import type { JudgeConfigInput } from "../../../src/judge/config.js";
 import { score, scoreStream } from "../../../src/score/score.js";
 import { parseRubric } from "../../../src/rubric/load.js";
 import { startBatchServer, type BatchServer, type BatchServerOptions } from "../../servers/batch-server.js";
-import { judgeResponder } from "../../servers/judge-responder.js";
+import { judgeResponder } from "../../../src/testing/servers/judge-responder.js";
 import { runCli, spawnCli, tempDir, writeJsonl } from "../../helpers/cli.js";
 
 process.env.RUBRICATE_TEST_KEY = "sk-batch-test-key";

@@ -7,7 +7,7 @@ import { openBatchJobStore } from "../../../src/engine/batch/jobs.js";
 import { score, scoreStream, type ScoreOptions } from "../../../src/score/score.js";
 import { parseRubric } from "../../../src/rubric/load.js";
 import { startBatchServer, type BatchServer } from "../../servers/batch-server.js";
-import { judgeResponder } from "../../servers/judge-responder.js";
+import { judgeResponder } from "../../../src/testing/servers/judge-responder.js";
 import { runCli, spawnCli, tempDir, writeJsonl } from "../../helpers/cli.js";
 
 process.env.RUBRICATE_TEST_KEY = "sk-batch-test-key";

@@ -13,7 +13,7 @@ import { rewriteRubricQuestions } from "../../../src/optimize/targets/rubric-rew
 import { loadRubric, parseRubric } from "../../../src/rubric/load.js";
 import type { Rubric } from "../../../src/rubric/schema.js";
 import { emptyUsage } from "../../../src/types.js";
-import type { TestServer } from "../../servers/common.js";
+import type { TestServer } from "../../../src/testing/servers/common.js";
 import { join } from "node:path";
 import { BEST_QUESTION, FIXTURES, JUDGE_MODEL, REFLECTOR_MODEL, SEED_QUESTION, WORDINGS, labelsFixture, questionJudge, makeQuestionReflector, readFixture, rubricFixture, startServer } from "./world.js";
 

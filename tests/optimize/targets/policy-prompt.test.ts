@@ -8,9 +8,9 @@ import { createJudge } from "../../../src/judge/create.js";
 import { optimize } from "../../../src/optimize/optimize.js";
 import { policyPromptTarget } from "../../../src/optimize/targets/policy-prompt.js";
 import { createReflector } from "../../../src/optimize/targets/reflect.js";
-import type { TestServer } from "../../servers/common.js";
-import { startOpenAIServer } from "../../servers/openai-server.js";
-import { judgeResponder } from "../../servers/judge-responder.js";
+import type { TestServer } from "../../../src/testing/servers/common.js";
+import { startOpenAIServer } from "../../../src/testing/servers/openai-server.js";
+import { judgeResponder } from "../../../src/testing/servers/judge-responder.js";
 import { HARMFUL, JUDGE_MODEL, POLICY_MODEL, REFLECTOR_MODEL, RULES, policyEnv, policyJudge, policyReflector, startServer } from "./world.js";
 
 let server: TestServer<unknown>;

@@ -4,9 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openCache } from "../../../src/engine/cache/index.js";
 import { createEngine } from "../../../src/engine/engine.js";
 import { createReflector } from "../../../src/optimize/targets/reflect.js";
-import type { TestServer } from "../../servers/common.js";
-import { promptText } from "../../servers/judge-responder.js";
-import { startOpenAIServer } from "../../servers/openai-server.js";
+import type { TestServer } from "../../../src/testing/servers/common.js";
+import { promptText } from "../../../src/testing/servers/judge-responder.js";
+import { startOpenAIServer } from "../../../src/testing/servers/openai-server.js";
 import { tempDir } from "../../helpers/cli.js";
 
 let server: TestServer<unknown>;

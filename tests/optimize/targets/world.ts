@@ -9,9 +9,9 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Reply, TestServer } from "../../servers/common.js";
-import { judgeResponder, type AskedQuestion, type JudgeRequestView } from "../../servers/judge-responder.js";
-import { startOpenAIServer } from "../../servers/openai-server.js";
+import type { Reply, TestServer } from "../../../src/testing/servers/common.js";
+import { judgeResponder, type AskedQuestion, type JudgeRequestView } from "../../../src/testing/servers/judge-responder.js";
+import { startOpenAIServer } from "../../../src/testing/servers/openai-server.js";
 import { HARMFUL, RULES, fnv } from "../world.js";
 
 export { HARMFUL, RULES };

@@ -6,7 +6,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { createHash } from "node:crypto";
-import { seededRandom } from "../../src/stats/rng.js";
+import { seededRandom } from "../../stats/rng.js";
 
 /** What a server may do to one request instead of (or besides) answering it well. */
 export type FaultKind =
@@ -79,7 +79,7 @@ export interface FaultOptions {
 }
 
 /** The library's seeded PRNG, so fault schedules and latencies are reproducible. */
-export { seededRandom } from "../../src/stats/rng.js";
+export { seededRandom } from "../../stats/rng.js";
 
 const FAULT_ORDER: Exclude<FaultKind, "none">[] = ["429", "500", "529", "hang", "reset", "drop", "truncated", "garbage", "html", "refusal"];
 

@@ -14,6 +14,7 @@ export interface AskedQuestion {
 /** A test's decision for one question: a verdict, or a misbehaviour. */
 export type Decision = boolean | "drop" | "malformed" | { verdict: boolean; reason?: string };
 
+/** What a scripted judge sees of a request: its system text, sample block and questions. */
 export interface JudgeRequestView {
   prompt: string;
   sample: string;

@@ -1,0 +1,72 @@
+/**
+ * The public API, pinned: each subpath's exports are documented (a doc comment on every exported
+ * declaration), internals are not exported, test doubles live under `rubricate/testing`, and the
+ * main signatures keep their types (checked by `tsc` over this file).
+ */
+import { readFileSync } from "node:fs";
+import ts from "typescript";
+import { describe, expect, expectTypeOf, it } from "vitest";
+import type { Judge, JudgeConfigInput } from "../src/judge/index.js";
+import type { Rubric } from "../src/rubric/index.js";
+import { RubricateError, loadRubric, rewardFunction, score, scoreSample, type IndexedResult, type Sample, type ScoreResult } from "../src/index.js";
+
+const pkg = JSON.parse(readFileSync("package.json", "utf8")) as { exports: Record<string, unknown> };
+const entries = Object.keys(pkg.exports)
+  .filter((k) => k !== "./package.json" && !k.endsWith(".json") && k !== "./reward")
+  .map((k) => ({ subpath: k === "." ? "rubricate" : `rubricate/${k.slice(2)}`, file: k === "." ? "src/index.ts" : `src/${k.slice(2)}/index.ts` }));
+
+function exportsOf(): Map<string, { name: string; documented: boolean }[]> {
+  const program = ts.createProgram(
+    entries.map((e) => e.file),
+    { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, strict: true, skipLibCheck: true },
+  );
+  const checker = program.getTypeChecker();
+  const out = new Map<string, { name: string; documented: boolean }[]>();
+  for (const e of entries) {
+    const mod = checker.getSymbolAtLocation(program.getSourceFile(e.file)!)!;
+    out.set(
+      e.subpath,
+      checker.getExportsOfModule(mod).map((sym) => {
+        const target = sym.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(sym) : sym;
+        return { name: sym.name, documented: ts.displayPartsToString(target.getDocumentationComment(checker)).trim() !== "" };
+      }),
+    );
+  }
+  return out;
+}
+
+describe("public API", () => {
+  const all = exportsOf();
+
+  it("every export of every subpath has a doc comment", () => {
+    const missing = [...all].flatMap(([subpath, names]) => names.filter((n) => !n.documented).map((n) => `${subpath}: ${n.name}`));
+    expect(missing).toEqual([]);
+  });
+
+  it("internals and test doubles are not exported from the product subpaths", () => {
+    const internals = ["hash64", "lshParams", "lineDiff", "Rng", "parseCsv", "ManualClock", "createScriptedProvider", "canonicalJson", "cacheKey", "seededRandom", "quantile"];
+    for (const [subpath, names] of all) {
+      if (subpath === "rubricate/testing") continue;
+      const leaked = names.map((n) => n.name).filter((n) => internals.includes(n));
+      expect(leaked, subpath).toEqual([]);
+    }
+    expect(all.get("rubricate/testing")!.map((n) => n.name)).toEqual(expect.arrayContaining(["createScriptedProvider", "ManualClock", "startOpenAIServer", "startAnthropicServer"]));
+  });
+
+  it("the surface stays deliberate: a few hundred names, not every helper", () => {
+    const total = [...all.values()].reduce((n, names) => n + names.length, 0);
+    expect(total).toBeLessThan(560);
+  });
+
+  it("the main signatures", () => {
+    expectTypeOf(score).parameters.toMatchTypeOf<[Rubric, Iterable<Sample> | AsyncIterable<Sample>, ...unknown[]]>();
+    expectTypeOf(score).returns.resolves.toEqualTypeOf<IndexedResult[]>();
+    expectTypeOf(scoreSample).returns.resolves.toEqualTypeOf<ScoreResult>();
+    expectTypeOf(loadRubric).returns.resolves.toEqualTypeOf<Rubric>();
+    expectTypeOf(rewardFunction).parameter(0).toMatchTypeOf<Rubric | string>();
+    expectTypeOf<ScoreResult["reward"]>().toEqualTypeOf<number | null>();
+    expectTypeOf<JudgeConfigInput["provider"]>().toEqualTypeOf<"openai" | "anthropic" | "openai-compatible">();
+    expectTypeOf<Judge>().toHaveProperty("answer");
+    expectTypeOf(RubricateError.isInstance).guards.toEqualTypeOf<RubricateError>();
+  });
+});
