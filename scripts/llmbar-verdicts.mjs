@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Converts the judge verdicts stored in a checkout of princeton-nlp/LLMBar (MIT licence; commit
-// 900616b) to the JSONL format of examples/calibration/data/llmbar: one file per subset, judge
+// 900616b) to the JSONL format of datasets/llmbar: one file per subset, judge
 // and strategy, `{id, winner_in_order_12, winner_in_order_21}` (+ `score_1`, `score_2` for the
 // rating strategies), winners already in the original numbering as LLMBar stores them.
 // Usage: node scripts/llmbar-verdicts.mjs <LLMBar checkout> <out dir> [--skip-existing <dir>]

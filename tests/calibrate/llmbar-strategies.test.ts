@@ -1,7 +1,7 @@
 /**
  * LLMBar's published prompting deltas, reproduced from the stored verdicts with rubricate's
  * calibration code and zero API calls (Zeng et al., ICLR 2024; princeton-nlp/LLMBar, MIT,
- * commit 900616b; files in examples/calibration/data/llmbar). GPT-4 on the adversarial set
+ * commit 900616b; files in datasets/llmbar). GPT-4 on the adversarial set
  * (Neighbor, GPTInst, GPTOut, Manual; mean of the four subsets, as the paper reports):
  * - general rules in the prompt: accuracy 73.1 (Vanilla, no rules) → 80.8 (Vanilla + rules);
  * - swap and synthesise: position agreement 91.0 (Vanilla) → 96.0 (Swap).
@@ -13,7 +13,7 @@ import { compareJudges } from "../../src/calibrate/compare.js";
 import { llmbarJudges, loadLlmbar } from "../../src/calibrate/datasets.js";
 import { pairwiseAgreement } from "../../src/calibrate/pairwise.js";
 
-const DATA = join(import.meta.dirname, "..", "..", "examples", "calibration", "data");
+const DATA = join(import.meta.dirname, "..", "..", "datasets");
 const ADVERSARIAL = ["neighbor", "gptinst", "gptout", "manual"];
 const SUBSETS = ["natural", ...ADVERSARIAL];
 
