@@ -10,7 +10,16 @@ import { HttpError } from "./http.js";
 const SampleSchema = z.record(z.string(), z.unknown());
 
 /** `POST /v1/score`: samples as the rubric's inputs. */
-export const ScoreRequestSchema = z.looseObject({ samples: z.array(SampleSchema) });
+export const ScoreRequestSchema = z.looseObject({
+  samples: z.array(SampleSchema),
+  /**
+   * GRPO groups: responses whose sample has the same value of this field form a group, and the
+   * answer adds `advantages` (reward minus the group mean, over the group's std unless `advantage`
+   * says otherwise); a sample without a reward gets a null advantage.
+   */
+  group_by: z.string().min(1).max(256).optional(),
+  advantage: z.enum(["group", "batch", "none"]).optional(),
+});
 
 /** `POST /v1/score/one`: one sample. */
 export const ScoreOneRequestSchema = z.looseObject({ sample: SampleSchema });

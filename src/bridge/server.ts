@@ -2,6 +2,7 @@ import type { CustomChecks } from "../checks/custom.js";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { score } from "../score/score.js";
+import { advantagesByPrompt } from "../score/group.js";
 import { toRubricateError } from "../errors.js";
 import type { EngineJudge } from "../judge/create.js";
 import type { ErrorPolicy } from "../score/aggregate.js";
@@ -188,9 +189,15 @@ export function createRewardServer(options: RewardServerOptions): RewardServer {
       method: "POST",
       auth: true,
       handle: async (body, signal) => {
-        const { samples } = parseRequest(ScoreRequestSchema, body);
+        const { samples, group_by: groupBy, advantage } = parseRequest(ScoreRequestSchema, body);
+        if (groupBy !== undefined) {
+          const missing = samples.findIndex((s) => s[groupBy] === undefined);
+          if (missing >= 0) throw new HttpError(400, "INVALID_REQUEST", `samples.${missing}.${groupBy}: group_by names a field every sample must have`, `samples.${missing}.${groupBy}`);
+        }
         const results = await scoreAll(samples as Sample[], signal);
-        return { rewards: results.map((r) => r.reward), errors: results.map(errorText), results: results.map(wireResult), usage: usageOf(results) };
+        const rewards = results.map((r) => r.reward);
+        const advantages = groupBy === undefined ? undefined : advantagesByPrompt(samples.map((s) => (typeof s[groupBy] === "string" ? (s[groupBy] as string) : JSON.stringify(s[groupBy]))), rewards, { scale: advantage });
+        return { rewards, ...(advantages ? { advantages } : {}), errors: results.map(errorText), results: results.map(wireResult), usage: usageOf(results) };
       },
     },
     "/v1/score/one": {

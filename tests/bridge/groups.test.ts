@@ -1,0 +1,49 @@
+/** GRPO groups through the reward server: `/v1/score` with `group_by` adds each sample's advantage. */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createRewardServer, type RewardServer } from "../../src/bridge/server.js";
+import { parseRubric } from "../../src/rubric/load.js";
+import { groupRewards } from "../../src/score/group.js";
+
+const rubric = parseRubric("id: says-yes\ninputs: [response]\ncriteria:\n  - { id: yes, check: { contains: yes } }\n");
+let server: RewardServer;
+let url: string;
+beforeAll(async () => {
+  server = createRewardServer({ rubric });
+  url = await server.listen(0);
+});
+afterAll(() => server.close());
+
+const post = async (body: unknown) => {
+  const res = await fetch(`${url}/v1/score`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  return { status: res.status, json: (await res.json()) as Record<string, any> };
+};
+
+describe("/v1/score with group_by", () => {
+  it("adds advantages computed per group, equal to score()'s group rewards", async () => {
+    const samples = [
+      { prompt: "a", response: "yes" },
+      { prompt: "a", response: "no" },
+      { prompt: "b", response: "yes" },
+      { prompt: "b", response: "yes" },
+      { prompt: "a", response: "yes" },
+    ];
+    const { status, json } = await post({ samples, group_by: "prompt" });
+    expect(status).toBe(200);
+    expect(json.rewards).toEqual([1, 0, 1, 1, 1]);
+    const expected = groupRewards(samples.map((s, i) => ({ group: s.prompt, reward: json.rewards[i] }))).members.map((m) => m.advantage);
+    expect(json.advantages).toEqual(expected);
+    // Group a: rewards 1, 0, 1 → the "no" is below its group's mean; group b has no spread → 0.
+    expect(json.advantages[1]).toBeLessThan(0);
+    expect(json.advantages[0]).toBeGreaterThan(0);
+    expect(json.advantages.slice(2, 4)).toEqual([0, 0]);
+    const none = await post({ samples, group_by: "prompt", advantage: "none" });
+    expect(none.json.advantages[1]).toBeCloseTo(0 - 2 / 3, 10);
+  });
+
+  it("without group_by the answer has no advantages; a sample missing the field is a 400 naming it", async () => {
+    expect((await post({ samples: [{ response: "yes" }] })).json.advantages).toBeUndefined();
+    const bad = await post({ samples: [{ prompt: "a", response: "yes" }, { response: "no" }], group_by: "prompt" });
+    expect(bad.status).toBe(400);
+    expect(bad.json.error.field).toBe("samples.1.prompt");
+  });
+});
