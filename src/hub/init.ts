@@ -121,7 +121,7 @@ export function lastNumber(text: string): number | undefined {
   return all ? Number(all[all.length - 1]) : undefined;
 }
 
-/** Custom checks, registered under these names when the environment loads. */
+/** Custom checks the rubric names (check: { custom: name }); this environment's rollouts score with them. */
 export const checks: Record<string, CheckFunction> = {
   "product-matches": (text, { sample }) => {
     const got = lastNumber(text);

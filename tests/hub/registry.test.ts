@@ -266,9 +266,16 @@ describe("environments through a registry [slow: build + Verdaccio + npm install
     const init = await rubricate(["env", "init", "@rubricate/times-env", "--dir", "times"]);
     expect(init.code).toBe(0);
     const dir = join(app, "times");
-    // A check registered by the hooks module itself lands in the registry the CLI scores with only
-    // if `import "rubricate"` in the installed package is the rubricate running it (the peer).
-    writeFileSync(join(dir, "hooks.ts"), `import { registerCheck } from "rubricate";\nregisterCheck("peer-registered", () => true);\n${readFileSync(join(dir, "hooks.ts"), "utf8")}`);
+    // The installed package's hooks import rubricate at run time (the peer, linked to the running
+    // one): their check parses a rubric with it and recognises its error, so it passes only if
+    // `import "rubricate"` resolves inside the installed package. No check is registered anywhere:
+    // the environment's hooks.checks are what its rollouts score with.
+    const peerCheck = [
+      'import { parseRubric, RubricateError } from "rubricate";',
+      "const peerWorks = () => { try { parseRubric(\"id: [\"); return false; } catch (e) { return RubricateError.isInstance(e) && e.code === \"YAML_SYNTAX\"; } };",
+    ].join("\n");
+    const hooksText = readFileSync(join(dir, "hooks.ts"), "utf8").replace("export const checks: Record<string, CheckFunction> = {", 'export const checks: Record<string, CheckFunction> = {\n  "peer-registered": () => peerWorks(),');
+    writeFileSync(join(dir, "hooks.ts"), `${peerCheck}\n${hooksText}`);
     writeFileSync(join(dir, "rubric.yaml"), `${readFileSync(join(dir, "rubric.yaml"), "utf8")}  - id: peer\n    check: { custom: peer-registered }\n    points: 1\n`);
     const check = await rubricate(["env", "check", "times"]);
     expect(check.stdout.trim().split("\n").at(-1), check.stdout).toBe("env check: ok");

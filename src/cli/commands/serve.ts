@@ -136,9 +136,11 @@ async function runServe(flags: ServeFlags): Promise<number> {
   const rubric = env ? env.rubric : loadRubricSync(flags.rubric!);
   const mapping = defaultMapping(rubric, { prompt: flags.promptField, response: flags.responseField, label: flags.labelField, labelFields: flags.labelFields, stripSuffixes: flags.stripSuffix });
   if (!rubric.inputs.includes(mapping.response)) throw new RubricateError("BAD_INPUT", `--response-field ${mapping.response} is not an input of rubric ${rubric.id} (inputs: ${rubric.inputs.join(", ")})`);
-  // Fail at start, not once per sample: every input must come from some field of a request.
+  // Fail at start, not once per sample: every input must come from some field of a request. With
+  // --env the episodes fill the rubric's inputs (transcript, end state): only /get_reward needs them fed.
   const unfed = unfedInputs(rubric, mapping);
-  if (unfed.length > 0) {
+  const envUnfed = env ? unfed : [];
+  if (unfed.length > 0 && !env) {
     const taken = [mapping.response && `response <- ${mapping.response}`, mapping.prompt && `prompt <- ${mapping.prompt}`, mapping.label && `label <- ${mapping.label}`].filter(Boolean).join(", ");
     throw new RubricateError(
       "BAD_INPUT",
@@ -147,6 +149,7 @@ async function runServe(flags: ServeFlags): Promise<number> {
     );
   }
   const log = (line: string) => flags.quiet || process.stderr.write(`rubricate serve: ${line}\n`);
+  if (envUnfed.length > 0) log(`note: /get_reward cannot feed ${envUnfed.map((n) => `"${n}"`).join(", ")} (the environment's episodes do): use the sessions and rollouts routes for this environment`);
   for (const [flag, name] of [["--prompt-field", flags.promptField], ["--label-field", flags.labelField]] as const) {
     if (name && !rubric.inputs.includes(name)) log(`warning: ${flag} ${name} is not an input of rubric ${rubric.id}; the judge will not see it`);
   }
