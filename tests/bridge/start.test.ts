@@ -39,3 +39,17 @@ describe("inputs checked at start", () => {
     expect(end, fed.stderr()).toEqual({ code: 0, signal: null });
   });
 });
+
+describe("judge family", () => {
+  it("--trainee of the judge's family warns at start; another family does not", async () => {
+    const judgeFile = writeJudgeFile(tempDir(), judge.url, { model: "qwen3-32b-instruct" });
+    const same = await startServe(["--rubric", join(ROOT, "rubrics/math-answer.yaml"), "--judge", judgeFile, "--port", "0", "--no-cache", "--trainee", "openai-compatible:qwen3-8b@http://127.0.0.1:9/v1"]);
+    same.child.kill("SIGTERM");
+    await same.exited;
+    expect(same.stderr()).toMatch(/warning: .*family/);
+    const other = await startServe(["--rubric", join(ROOT, "rubrics/math-answer.yaml"), "--judge", judgeFile, "--port", "0", "--no-cache", "--trainee", "llama-3.1-8b"]);
+    other.child.kill("SIGTERM");
+    await other.exited;
+    expect(other.stderr()).not.toMatch(/family/);
+  });
+});

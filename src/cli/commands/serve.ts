@@ -9,6 +9,7 @@ import { openCache } from "../../engine/cache/index.js";
 import { createEngine } from "../../engine/engine.js";
 import { loadEnvironment } from "../../env/load.js";
 import { installHookGuard } from "../../env/isolation.js";
+import { judgeFamilyWarning } from "../../judge/family.js";
 import { createSessionManager } from "../../env/sessions.js";
 import type { Environment } from "../../env/types.js";
 import { RedisCache } from "../../engine/cache/redis.js";
@@ -23,6 +24,7 @@ interface ServeFlags {
   sessionIdleMs: number;
   maxGroup: number;
   unsafeNoSandbox?: boolean;
+  trainee?: string;
   allowPolicyHost?: string[];
   judge?: string;
   port: number;
@@ -92,6 +94,7 @@ export function register(program: Command): void {
     .option("--max-sessions <n>", "--env: sessions open at once", positiveInt, 1024)
     .option("--session-idle-ms <ms>", "--env: a session untouched this long is closed (a trainer that went away)", positiveInt, 600_000)
     .option("--max-group <n>", "--env: most rollouts in one /v1/rollouts request", positiveInt, 64)
+    .option("--trainee <model>", "the model being trained (e.g. qwen3-8b or openai-compatible:qwen3-8b@…): warns when the judge is of its family")
     .option("--unsafe-no-sandbox", "--env: run the environment's sandbox commands on this machine with your rights (no isolation: only for environments you trust)")
     .option("--allow-policy-host <host[:port]>", "--env: a policy endpoint host /v1/rollouts may call besides loopback (repeatable)", collect)
     .option("-j, --judge <judge>", "judge file or packaged judge id (default: the rubric's `judge`)")
@@ -159,6 +162,12 @@ async function runServe(flags: ServeFlags): Promise<number> {
   const cache = cachePathOf(flags.cache);
   const judge = needsJudge ? createJudge(judgeRef!, { cache, origin: flags.judge ? "user" : "rubric" }) : undefined;
   const envApi = env ? environmentApi(env, flags, judge, cache) : undefined;
+  if (judge && flags.trainee) {
+    // A judge of the trainee's family tends to favour its outputs: the policy learns the judge's taste.
+    const model = flags.trainee.replace(/^[a-z-]+:/, "").replace(/@https?:\/\/.*$/, "");
+    const warning = judgeFamilyWarning(judge, { model }, "trainee");
+    if (warning && !flags.quiet) process.stderr.write(`rubricate serve: warning: ${warning}\n`);
+  }
   const server = createRewardServer({
     rubric,
     judge,
