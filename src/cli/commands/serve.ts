@@ -7,7 +7,7 @@ import { createJudge, type EngineJudge } from "../../judge/create.js";
 import { sessionRoutes } from "../../bridge/sessions.js";
 import { openCache } from "../../engine/cache/index.js";
 import { createEngine } from "../../engine/engine.js";
-import { loadEnvironment } from "../../env/load.js";
+import { loadEnvironmentSpec } from "../../hub/resolve.js";
 import { installHookGuard } from "../../env/isolation.js";
 import { judgeFamilyWarning } from "../../judge/family.js";
 import { createSessionManager } from "../../env/sessions.js";
@@ -90,7 +90,7 @@ export function register(program: Command): void {
     .command("serve")
     .description("Serve rewards over HTTP for RL trainers (OpenRLHF POST /get_reward, POST /v1/score, POST /v1/score/one, GET /v1/stats, GET /healthz)")
     .option("-r, --rubric <file>", "rubric YAML file (with --env: the environment's rubric)")
-    .option("--env <file>", "also serve this environment to trainers: sessions (/v1/sessions) and rollouts against their policy endpoint (/v1/rollouts)")
+    .option("--env <spec>", "also serve this environment (a path, package name, name@version or git URL) to trainers: sessions (/v1/sessions) and rollouts against their policy endpoint (/v1/rollouts)")
     .option("--max-sessions <n>", "--env: sessions open at once", positiveInt, 1024)
     .option("--session-idle-ms <ms>", "--env: a session untouched this long is closed (a trainer that went away)", positiveInt, 600_000)
     .option("--max-group <n>", "--env: most rollouts in one /v1/rollouts request", positiveInt, 64)
@@ -135,7 +135,8 @@ async function runServe(flags: ServeFlags): Promise<number> {
   }
   if (!flags.rubric && !flags.env) throw new RubricateError("BAD_INPUT", "serve needs --rubric <file> or --env <file>");
   if (flags.rubric && flags.env) throw new RubricateError("BAD_INPUT", "give --rubric or --env, not both: an environment brings its own rubric");
-  const env = flags.env ? await loadEnvironment(flags.env) : undefined;
+  // A path, an installed package name, name@version or a git URL (installed into .rubricate/envs), as for `eval`.
+  const env = flags.env ? await loadEnvironmentSpec(flags.env, { onNotice: (line) => flags.quiet || process.stderr.write(`rubricate serve: ${line}\n`) }) : undefined;
   const rubric = env ? env.rubric : loadRubricSync(flags.rubric!);
   const mapping = defaultMapping(rubric, { prompt: flags.promptField, response: flags.responseField, label: flags.labelField, labelFields: flags.labelFields, stripSuffixes: flags.stripSuffix });
   if (!rubric.inputs.includes(mapping.response)) throw new RubricateError("BAD_INPUT", `--response-field ${mapping.response} is not an input of rubric ${rubric.id} (inputs: ${rubric.inputs.join(", ")})`);
