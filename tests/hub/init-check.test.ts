@@ -1,3 +1,4 @@
+import { needsBubblewrap } from "../sandbox/helpers.js";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -14,6 +15,8 @@ beforeAll(() => {
   work = tempDir("rubricate-init-");
 });
 afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+const bwrap = needsBubblewrap();
 
 describe("rubricate env init", () => {
   it("scaffolds a package whose hooks import from rubricate (a peer dependency), and it passes env check as written", async () => {
@@ -82,6 +85,16 @@ describe("rubricate env check", () => {
       expect(failures(lines), ex).toEqual([]);
       expect(lines.filter((l) => l.what.startsWith("test ")).length, ex).toBeGreaterThanOrEqual(2);
     }
+  });
+
+  bwrap.describe("the sandboxed examples", () => {
+    it("ctf and rlm-docqa pass their own checks (their scripted tests run in bubblewrap)", async () => {
+      for (const ex of ["ctf", "rlm-docqa"]) {
+        const lines = await checkEnvPackage(join(ROOT, "examples", ex));
+        expect(failures(lines), ex).toEqual([]);
+        expect(lines.filter((l) => l.what.startsWith("test ")).length, ex).toBeGreaterThanOrEqual(2);
+      }
+    }, 120_000);
   });
 
   it("the CLI: env init then env check exits 0; a failing check exits 1 and says which line failed", async () => {
