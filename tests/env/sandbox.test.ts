@@ -49,7 +49,7 @@ function escapes(port: number, hostPath: string): string[] {
     `cat /etc/shadow; ls /root /home ${hostPath}`,
     `touch /usr/pwned-h18; touch /etc/pwned-h18; touch ${tmpdir()}/pwned-h18; echo tried`,
     `python3 -c "import socket; socket.create_connection(('127.0.0.1', ${port}), timeout=1)"`,
-    "f(){ f|f& }; f; echo bomb",
+    "f(){ f|f& }; f; sleep 1; echo bomb", // the sleep keeps the shell (and its pid namespace) alive while the bomb meets the process limit
     "i=0; while head -c 1000000 /dev/zero > fill$i; do i=$((i+1)); done; echo disk full after $i; rm -f fill*",
     "kill -9 -1; echo killed-all",
     "(sleep 1000 &); sleep 1000",

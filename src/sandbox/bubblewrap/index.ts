@@ -1,11 +1,11 @@
-import { spawnSync, type ChildProcess } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RubricateError } from "../../errors.js";
-import { readViaExec, writeViaExec } from "../files.js";
-import { killGroup, runChild, runChildRaw, sandboxProcess, type ChildCommand, type RawExec } from "../process.js";
-import { resolveLimits, type ExecOptions, type ExecResult, type Sandbox, type SandboxBackend, type SandboxLimits, type SandboxOptions, type SandboxProcess } from "../types.js";
+import { killGroup, type ChildCommand } from "../process.js";
+import { CommandSandbox } from "../command-sandbox.js";
+import { resolveLimits, type ExecOptions, type Sandbox, type SandboxBackend, type SandboxLimits, type SandboxOptions } from "../types.js";
 
 /** Where commands see their work folder. */
 export const WORKDIR = "/work";
@@ -146,7 +146,7 @@ function topLevelArgs(): string[] {
 let sandboxCounter = 0;
 let swept = false;
 
-class BubblewrapSandbox implements Sandbox {
+class BubblewrapSandbox extends CommandSandbox implements Sandbox {
   readonly backend = "bubblewrap";
   readonly workdir = WORKDIR;
   readonly id: string;
@@ -156,10 +156,9 @@ class BubblewrapSandbox implements Sandbox {
   private readonly uid: number | undefined;
   private readonly mounted: boolean;
   private readonly options: SandboxOptions;
-  private readonly children = new Set<ChildProcess>();
-  private destroyed = false;
 
   constructor(options: SandboxOptions) {
+    super();
     // Once per process: folders of processes that died without cleaning up (SIGKILL).
     if (!swept) {
       swept = true;
@@ -194,7 +193,7 @@ class BubblewrapSandbox implements Sandbox {
   }
 
   /** prlimit → setpriv (as root) → bwrap → the command. */
-  private command(argv: string[], options: Omit<ExecOptions, "stdin" | "timeoutMs"> = {}): ChildCommand {
+  protected command(argv: string[], options: Omit<ExecOptions, "stdin" | "timeoutMs"> = {}): ChildCommand {
     const l = this.limits;
     const limits = [`--cpu=${l.cpuSeconds}:${l.cpuSeconds + 1}`, `--as=${l.memoryBytes}`, `--fsize=${l.fileBytes}`, `--nofile=${l.openFiles}`, "--core=0"];
     if (this.uid !== undefined) limits.push(`--nproc=${l.processes}`);
@@ -214,33 +213,11 @@ class BubblewrapSandbox implements Sandbox {
     return { file: "prlimit", args: [...limits, "--", ...user, ...bwrap], env: { PATH: BASE_ENV.PATH } };
   }
 
-  private alive(): void {
-    if (this.destroyed) throw new RubricateError("SANDBOX", `sandbox ${this.id} was destroyed`);
-  }
 
-  async exec(command: string | string[], options: ExecOptions = {}): Promise<ExecResult> {
-    this.alive();
-    const argv = typeof command === "string" ? ["/bin/sh", "-c", command] : command;
-    return runChild(this.command(argv, options), { ...options, timeoutMs: options.timeoutMs ?? this.limits.commandTimeoutMs, outputBytes: this.limits.outputBytes, children: this.children });
-  }
 
-  spawn(argv: string[], options: Omit<ExecOptions, "stdin" | "timeoutMs"> = {}): SandboxProcess {
-    this.alive();
-    return sandboxProcess(this.command(argv, options), this.children);
-  }
 
-  /** Runs an argv with binary output (file transfers). */
-  private raw: RawExec = (argv, o) => runChildRaw(this.command(argv), { ...o, timeoutMs: this.limits.commandTimeoutMs, children: this.children });
 
-  readFile(path: string, options: { maxBytes?: number } = {}): Promise<Buffer> {
-    this.alive();
-    return readViaExec(this.raw, path, options.maxBytes);
-  }
 
-  writeFile(path: string, data: string | Uint8Array, options: { mode?: number } = {}): Promise<void> {
-    this.alive();
-    return writeViaExec(this.raw, path, data, options.mode);
-  }
 
   async destroy(): Promise<void> {
     this.destroySync();

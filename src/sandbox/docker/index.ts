@@ -1,9 +1,9 @@
-import { spawnSync, type ChildProcess } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { RubricateError } from "../../errors.js";
-import { readViaExec, writeViaExec } from "../files.js";
-import { killGroup, runChild, runChildRaw, sandboxProcess, type ChildCommand, type RawExec } from "../process.js";
-import { resolveLimits, type ExecOptions, type ExecResult, type Sandbox, type SandboxBackend, type SandboxLimits, type SandboxOptions, type SandboxProcess } from "../types.js";
+import { killGroup, runChild, type ChildCommand } from "../process.js";
+import { CommandSandbox } from "../command-sandbox.js";
+import { resolveLimits, type ExecOptions, type ExecResult, type Sandbox, type SandboxBackend, type SandboxLimits, type SandboxOptions } from "../types.js";
 
 /** Where commands see their work folder. */
 export const WORKDIR = "/work";
@@ -55,17 +55,16 @@ export const dockerBackend = containerBackend("docker");
 /** The sandbox backend over the podman CLI. */
 export const podmanBackend = containerBackend("podman");
 
-class ContainerSandbox implements Sandbox {
+class ContainerSandbox extends CommandSandbox implements Sandbox {
   readonly workdir = WORKDIR;
   readonly id: string;
   readonly limits: SandboxLimits;
-  private readonly children = new Set<ChildProcess>();
-  private destroyed = false;
 
   constructor(
     readonly backend: "docker" | "podman",
     private readonly options: SandboxOptions,
   ) {
+    super();
     this.limits = resolveLimits(options.limits);
     this.id = `rubricate-${process.pid}-${randomBytes(4).toString("hex")}`;
   }
@@ -83,18 +82,15 @@ class ContainerSandbox implements Sandbox {
     if (r.exitCode !== 0) throw new RubricateError("SANDBOX", `${this.backend} run failed: ${r.stderr.trim() || r.limit || `exit ${r.exitCode}`}`);
   }
 
-  private command(argv: string[], options: Omit<ExecOptions, "stdin" | "timeoutMs"> & { timeoutMs?: number } = {}): ChildCommand {
+  protected command(argv: string[], options: Omit<ExecOptions, "stdin" | "timeoutMs"> & { timeoutMs?: number } = {}): ChildCommand {
     const args = ["exec", "-i", "-w", options.cwd ?? WORKDIR];
     for (const [k, v] of Object.entries(options.env ?? {})) args.push("-e", `${k}=${v}`);
     const timed = options.timeoutMs === undefined ? argv : ["timeout", "-s", "KILL", `${Math.ceil(options.timeoutMs / 1000)}`, ...argv];
     return { file: this.backend, args: [...args, this.id, ...timed], env: cliEnv() };
   }
 
-  private alive(): void {
-    if (this.destroyed) throw new RubricateError("SANDBOX", `sandbox ${this.id} was destroyed`);
-  }
 
-  async exec(command: string | string[], options: ExecOptions = {}): Promise<ExecResult> {
+  override async exec(command: string | string[], options: ExecOptions = {}): Promise<ExecResult> {
     this.alive();
     const argv = typeof command === "string" ? ["/bin/sh", "-c", command] : command;
     const timeoutMs = options.timeoutMs ?? this.limits.commandTimeoutMs;
@@ -104,21 +100,13 @@ class ContainerSandbox implements Sandbox {
     return r;
   }
 
-  spawn(argv: string[], options: Omit<ExecOptions, "stdin" | "timeoutMs"> = {}): SandboxProcess {
-    this.alive();
-    return sandboxProcess(this.command(argv, options), this.children);
-  }
 
-  private raw: RawExec = (argv, o) => runChildRaw(this.command(argv, { timeoutMs: this.limits.commandTimeoutMs }), { ...o, timeoutMs: this.limits.commandTimeoutMs + 2000, children: this.children });
 
-  readFile(path: string, options: { maxBytes?: number } = {}): Promise<Buffer> {
-    this.alive();
-    return readViaExec(this.raw, path, options.maxBytes);
-  }
 
-  writeFile(path: string, data: string | Uint8Array, options: { mode?: number } = {}): Promise<void> {
-    this.alive();
-    return writeViaExec(this.raw, path, data, options.mode);
+
+  /** The container CLI adds its own start-up to a transfer. */
+  protected override transferTimeoutMs(): number {
+    return this.limits.commandTimeoutMs + 2000;
   }
 
   async destroy(): Promise<void> {

@@ -1,0 +1,54 @@
+import type { ChildProcess } from "node:child_process";
+import { RubricateError } from "../errors.js";
+import { readViaExec, writeViaExec } from "./files.js";
+import { runChild, runChildRaw, sandboxProcess, type ChildCommand, type RawExec } from "./process.js";
+import type { ExecOptions, ExecResult, Sandbox, SandboxLimits, SandboxProcess } from "./types.js";
+
+/**
+ * What the backends share: each turns an argv into the host command that runs it inside its
+ * isolation (`command`); running it, spawning it, moving files through it and refusing work after
+ * `destroy` are the same for all of them.
+ */
+export abstract class CommandSandbox implements Pick<Sandbox, "exec" | "spawn" | "readFile" | "writeFile"> {
+  abstract readonly id: string;
+  abstract readonly limits: SandboxLimits;
+  /** Every process started for this sandbox, so destroy can kill what still runs. */
+  protected readonly children = new Set<ChildProcess>();
+  protected destroyed = false;
+
+  /** The host command that runs `argv` inside the sandbox. */
+  protected abstract command(argv: string[], options?: Omit<ExecOptions, "stdin" | "timeoutMs"> & { timeoutMs?: number }): ChildCommand;
+
+  /** How long the host command of a file transfer may run (a container CLI adds its own start-up). */
+  protected transferTimeoutMs(): number {
+    return this.limits.commandTimeoutMs;
+  }
+
+  protected alive(): void {
+    if (this.destroyed) throw new RubricateError("SANDBOX", `sandbox ${this.id} was destroyed`);
+  }
+
+  async exec(command: string | string[], options: ExecOptions = {}): Promise<ExecResult> {
+    this.alive();
+    const argv = typeof command === "string" ? ["/bin/sh", "-c", command] : command;
+    return runChild(this.command(argv, options), { ...options, timeoutMs: options.timeoutMs ?? this.limits.commandTimeoutMs, outputBytes: this.limits.outputBytes, children: this.children });
+  }
+
+  spawn(argv: string[], options: Omit<ExecOptions, "stdin" | "timeoutMs"> = {}): SandboxProcess {
+    this.alive();
+    return sandboxProcess(this.command(argv, options), this.children);
+  }
+
+  /** Runs an argv with binary output (file transfers). */
+  protected raw: RawExec = (argv, o) => runChildRaw(this.command(argv, { timeoutMs: this.limits.commandTimeoutMs }), { ...o, timeoutMs: this.transferTimeoutMs(), children: this.children });
+
+  readFile(path: string, options: { maxBytes?: number } = {}): Promise<Buffer> {
+    this.alive();
+    return readViaExec(this.raw, path, options.maxBytes);
+  }
+
+  writeFile(path: string, data: string | Uint8Array, options: { mode?: number } = {}): Promise<void> {
+    this.alive();
+    return writeViaExec(this.raw, path, data, options.mode);
+  }
+}
