@@ -88,7 +88,7 @@ describe("rubricate calibrate: files", () => {
   });
 
   it("--compare on stored LLMBar judges shows the rules' gain", async () => {
-    const run = await computeCalibration({ ...base, compare: true, dataset: "llmbar:neighbor", storedJudge: ["gpt-4-vanilla-norules", "gpt-4-vanilla"], datasetsDir: join(import.meta.dirname, "..", "..", "examples", "calibration", "data") });
+    const run = await computeCalibration({ ...base, compare: true, dataset: "llmbar:neighbor", storedJudge: ["gpt-4-vanilla-norules", "gpt-4-vanilla"], datasetsDir: join(import.meta.dirname, "..", "..", "datasets") });
     expect(run.comparison!.groups.at(-1)!.n).toBe(134);
     expect(run.comparison!.groups.at(-1)!.delta.value).toBeGreaterThan(0.1);
   });
@@ -111,7 +111,11 @@ describe("rubricate calibrate --dataset", () => {
   });
   it("joins several subsets and defaults to the judges they all have", async () => {
     const run = await computeCalibration({ ...base, dataset: "llmbar:natural,mt-bench", datasetsDir: datasets });
-    expect(run.results.map((r) => r.judge.split(" ")[0]).sort()).toEqual(["gpt-4-metrics-reference", "gpt-4-vanilla-norules"]);
+    // mt-bench stores only the vanilla-norules and metrics-reference strategies (of four judges); natural stores more.
+    expect(run.results.map((r) => r.judge.split(" ")[0]).sort()).toEqual([
+      "chatgpt-metrics-reference", "chatgpt-vanilla-norules", "gpt-4-metrics-reference", "gpt-4-vanilla-norules",
+      "llama2-metrics-reference", "llama2-vanilla-norules", "palm2-metrics-reference", "palm2-vanilla-norules",
+    ]);
     expect(run.results[0].criteria.map((c) => c.criterion)).toEqual(["output_1-better@mt-bench", "output_1-better@natural"]);
   });
   it("PandaLM with annotator agreement; bad dataset names are BAD_INPUT", async () => {
