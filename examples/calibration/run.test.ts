@@ -59,7 +59,7 @@ describe("examples/calibration/run.ts on the real data", () => {
 
   it("prints one row per stored judge of every LLMBar subset, plus PandaLM's two", () => {
     let count = 0;
-    for (const subset of readdirSync(join(datasets, "llmbar"))) count += readdirSync(join(datasets, "llmbar", subset)).filter((f) => f.startsWith("verdicts-")).length;
+    for (const subset of readdirSync(join(datasets, "llmbar"), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name)) count += readdirSync(join(datasets, "llmbar", subset)).filter((f) => f.startsWith("verdicts-")).length;
     expect(rows).toHaveLength(count + 2);
     expect(stdout).toContain("PandaLM human agreement");
   });
