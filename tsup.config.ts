@@ -19,5 +19,5 @@ export default defineConfig({
   // p-limit 7 is ESM-only: bundle it so the CommonJS build can require() the package.
   noExternal: ["p-limit", "yocto-queue"],
   // tsx (a dev dependency) is loaded at run time from the user's project, for .ts environment hooks.
-  external: ["tsx", "tsx/esm/api"],
+  external: ["tsx", "tsx/esm/api", "tsx/cjs/api"],
 });

@@ -32,6 +32,13 @@ const run = spawn(process.execPath, [...flags, cli, "score", join(dir, "rubric.y
   env: { ...process.env, RUBRICATE_BENCH_KEY: "sk-bench" },
   stdio: ["ignore", "ignore", "pipe"],
 });
+// A server that dies (out of memory, say) would leave the CLI retrying forever: stop, and say so.
+const serverExit = (code: number | null) => {
+  process.stderr.write(`batch server exited (${code}) during the run: no figure\n`);
+  run.kill("SIGKILL");
+  process.exit(1);
+};
+child.once("exit", serverExit);
 let stderr = "";
 let peakKb = 0;
 let phase = "first pass";
@@ -57,6 +64,7 @@ const probe = setInterval(() => {
 }, 100);
 const [code] = (await once(run, "close")) as [number];
 clearInterval(probe);
+child.off("exit", serverExit);
 child.kill("SIGTERM");
 const row = { provider: kind, samples: total, flags: flags.join(" "), exit: code, seconds: Number(((performance.now() - started) / 1000).toFixed(1)), cliPeakRssMb: Math.round(peakKb / 1024), ...Object.fromEntries(Object.entries(phasePeaks).map(([k, v]) => [`rss MB: ${k}`, v])) };
 console.table([row]);

@@ -4,13 +4,15 @@
  * require(), import(), a subpath, the `rubricate` bin. The copy keeps the build from touching this
  * checkout's dist/ while other tests run.
  */
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rubricJsonSchema } from "../src/rubric/json-schema.js";
+import { judgeResponder } from "../src/testing/servers/judge-responder.js";
+import { startBatchServer } from "./servers/batch-server.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { name: string; version: string; files: string[]; exports: Record<string, unknown> };
@@ -109,6 +111,50 @@ describe("package [slow: build + npm pack + offline install]", () => {
     expect(r.stderr).toBe("");
     // Two distinct classes (two builds), each recognising the other's errors; a plain Error is not one.
     expect(r.stdout).toBe("false true true true true false\n");
+  });
+
+  // The built CLI of the packed copy (its node_modules is this checkout's, with better-sqlite3 built):
+  // the ways the built files differ from the sources under tsx.
+  const builtCli = (args: string[], cwd: string, env: Record<string, string> = {}) =>
+    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [join(work, "project", "dist", "cli", "main.js"), ...args], { cwd, env: { ...process.env, ...env } });
+      let stdout = "";
+      let stderr = "";
+      child.stdout.on("data", (d) => (stdout += d));
+      child.stderr.on("data", (d) => (stderr += d));
+      child.on("close", (code) => resolve({ code, stdout, stderr }));
+    });
+
+  it("the built CLI runs score --batch in a heap-capped worker, and a cap too small costs a second attempt, not a second payment", async () => {
+    const server = await startBatchServer({ respond: judgeResponder((_, view) => view.sample.includes("yes")) });
+    try {
+      const dir = mkdtempSync(join(tmpdir(), "rubricate-built-batch-"));
+      writeFileSync(join(dir, "samples.jsonl"), ["yes, one", "no", "yes, two"].map((r) => JSON.stringify({ response: r })).join("\n"));
+      writeFileSync(join(dir, "rubric.yaml"), "id: b\ninputs: [response]\ncriteria:\n  - { id: yes, question: Does it say yes?, points: 1 }\n");
+      writeFileSync(join(dir, "judge.yaml"), `provider: openai\nmodel: gpt-test\nbase_url: ${server.url}/v1\napi_key_env: RUBRICATE_TEST_KEY\n`);
+      const result = await builtCli(["score", "rubric.yaml", "samples.jsonl", "--judge", "judge.yaml", "--batch", "--poll-ms", "5"], dir, { RUBRICATE_TEST_KEY: "sk-test", RUBRICATE_BATCH_HEAP_MB: "4" });
+      expect(result.stderr).toContain("ran out of its 4 MB heap; going on with 16 MB");
+      expect(result.code).toBe(0);
+      expect(result.stdout.trim().split("\n").map((l) => JSON.parse(l).reward)).toEqual([1, 0, 1]);
+      const ids = server.jobs.flatMap((j) => j.items.map((i) => i.customId));
+      expect(new Set(ids).size).toBe(3);
+      expect(ids).toHaveLength(3);
+      rmSync(dir, { recursive: true, force: true });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("the built CLI loads a TypeScript checks module from a folder that is not an ES module package", async () => {
+    // No package.json here: Node would load checks.ts as CommonJS JavaScript and fail on its types.
+    const dir = mkdtempSync(join(tmpdir(), "rubricate-built-checks-"));
+    writeFileSync(join(dir, "checks.ts"), "const long = (text: string): boolean => text.length > 3;\nexport const checks = { long };\n");
+    writeFileSync(join(dir, "rubric.yaml"), "id: c\ninputs: [response]\ncriteria:\n  - { id: long, check: { custom: long }, points: 1 }\n");
+    writeFileSync(join(dir, "samples.jsonl"), `${JSON.stringify({ response: "ok" })}\n${JSON.stringify({ response: "long enough" })}\n`);
+    const result = await builtCli(["score", "rubric.yaml", "samples.jsonl", "--checks", "checks.ts", "--no-cache", "-q"], dir);
+    expect(result.stderr).toBe("");
+    expect(result.stdout.trim().split("\n").map((l) => JSON.parse(l).reward)).toEqual([0, 1]);
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it("the rubricate bin prints its version and validates the packaged rubrics", () => {

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from "commander";
 import { EXIT, packageVersion, quietOnClosedPipe, reportError } from "./run.js";
+import { asksForBatch, runInCappedWorker, setCliEntry, setUpCliWorker } from "./worker.js";
 
 type CommandModule = { register(program: Command): void };
 
@@ -25,12 +26,24 @@ const commands: Record<string, () => Promise<CommandModule>> = {
 
 async function main(): Promise<void> {
   quietOnClosedPipe();
+  setCliEntry(import.meta.url);
+  setUpCliWorker();
   const program = new Command("rubricate")
     .description("Binary-question rubrics, cached parallel LLM judges, rewards.")
     .version(packageVersion(), "-v, --version")
     .showHelpAfterError()
     .exitOverride();
   const asked = process.argv[2];
+  // A batch run goes on in a heap-capped worker (cli/worker.ts), decided before any command is
+  // loaded: this thread then holds little more than node itself while it waits.
+  if (asked === "score" && asksForBatch(process.argv.slice(2))) {
+    const quiet = process.argv.includes("-q") || process.argv.includes("--quiet");
+    const code = await runInCappedWorker("batch run", (line) => quiet || process.stderr.write(`batch: ${line}\n`));
+    if (code !== undefined) {
+      process.exitCode = code;
+      return;
+    }
+  }
   const wanted = asked !== undefined && Object.hasOwn(commands, asked) ? [commands[asked]] : asked === "-v" || asked === "--version" ? [] : Object.values(commands);
   for (const load of wanted) (await load()).register(program);
   await program.parseAsync(process.argv);

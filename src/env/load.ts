@@ -257,13 +257,20 @@ async function importModule(abs: string): Promise<Record<string, unknown>> {
   try {
     return (await import(url)) as Record<string, unknown>;
   } catch (e) {
-    if (!/\.[cm]?ts$/.test(abs) || (e as NodeJS.ErrnoException).code !== "ERR_UNKNOWN_FILE_EXTENSION") throw e;
+    // Outside a `"type": "module"` package Node loads an unknown extension as CommonJS JavaScript,
+    // so TypeScript there fails as a SyntaxError rather than as an unknown extension.
+    const refused = (e as NodeJS.ErrnoException).code === "ERR_UNKNOWN_FILE_EXTENSION" || e instanceof SyntaxError;
+    if (!/\.[cm]?ts$/.test(abs) || !refused) throw e;
     const { register } = await import("tsx/esm/api");
+    // A .ts file outside an ES module package is CommonJS to Node: tsx's require hook compiles it.
+    const { register: registerRequire } = await import("tsx/cjs/api");
     const unregister = register();
+    const unregisterRequire = registerRequire();
     try {
       // Node remembers the failed import of this URL: the query makes it a fresh one.
       return (await import(`${url}?tsx`)) as Record<string, unknown>;
     } finally {
+      unregisterRequire();
       await unregister();
     }
   }

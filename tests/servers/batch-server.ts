@@ -38,6 +38,11 @@ export interface BatchServerOptions {
   archived?: (job: Job) => boolean;
   /** Unknown to this key (deleted, another project): every request about it answers 404. */
   missing?: (job: Job) => boolean;
+  /**
+   * Forget input files once a batch is made from them, and request bodies once a batch's results
+   * are made (a million-request benchmark would otherwise hold gigabytes; tests keep both to inspect).
+   */
+  forgetInputs?: boolean;
 }
 
 export interface Job {
@@ -112,6 +117,7 @@ export async function startBatchServer(initial: BatchServerOptions): Promise<Bat
         out.push(JSON.stringify({ custom_id: item.customId, result }));
       }
     });
+    if (options.forgetInputs) job.items = job.items.map((item) => ({ customId: item.customId, body: {} }));
     if (job.kind === "openai") {
       if (out.length) files.set((job.outputFile = `file-out-${job.id}`), `${out.join("\n")}\n`);
       if (errors.length) files.set((job.errorFile = `file-err-${job.id}`), `${errors.join("\n")}\n`);
@@ -212,6 +218,7 @@ export async function startBatchServer(initial: BatchServerOptions): Promise<Bat
       if (text === undefined) return openaiError(res, 404, `No such File object: ${body.input_file_id}`);
       const lines = text.split("\n").filter(Boolean).map((l) => JSON.parse(l) as { custom_id: string; body: Record<string, unknown> });
       const job = createJob("openai", lines.map((l) => ({ customId: l.custom_id, body: l.body })), Buffer.byteLength(text), { metadata: body.metadata, inputFileId: body.input_file_id });
+      if (options.forgetInputs) files.delete(body.input_file_id);
       const limit = limits("openai");
       const problems: { code: string; message: string; line?: number | null }[] = [];
       if (job.bytes > limit.maxBytes) problems.push({ code: "file_too_large", message: `The batch input file is larger than the ${limit.maxBytes} byte limit.`, line: null });

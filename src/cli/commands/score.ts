@@ -20,6 +20,7 @@ import { openBatchJobStore } from "../../engine/batch/jobs.js";
 import type { FleetMemberStats } from "../../providers/fleet.js";
 import { Progress } from "../progress.js";
 import { EXIT, interruptSignal, positiveInt, cachePathOf, errorPolicyOf } from "../run.js";
+import { runInCappedWorker } from "../worker.js";
 import { setCodeRunner } from "../../checks/code/check.js";
 import { childProcessRunner } from "../../checks/code/runner.js";
 import { attachGroups, groupMemberOf, type AdvantageScale, type GroupBy } from "../../score/group.js";
@@ -97,6 +98,13 @@ async function runScore(rubricPath: string, samplesPath: string, flags: ScoreFla
   if (judge && (flags.batch || judge.config.mode === "batch")) {
     if (samplesPath === "-") throw new RubricateError("BAD_INPUT", "--batch reads the samples several times: give a file, not stdin");
     if (cachePath === null) throw new RubricateError("BAD_INPUT", "batch mode keeps its answers in the cache for the scoring pass: drop --no-cache (every answer would be paid for in the batch, thrown away, then paid again live)");
+    // Batch mode main.ts could not see from the command line (a judge inherited through `extends`):
+    // the run goes on in a heap-capped worker (cli/worker.ts) and this thread waits for it.
+    const code = await runInCappedWorker("batch run", (line) => flags.quiet || process.stderr.write(`batch: ${line}\n`));
+    if (code !== undefined) {
+      await judge.close?.();
+      return code;
+    }
     await runBatch(rubric, samplesPath, judge, typeof cachePath === "string" ? cachePath : undefined, flags);
   }
   if (flags.resume && (!flags.output || flags.output === "-")) throw new RubricateError("BAD_INPUT", "--resume continues the results file of an interrupted run: give it with -o <file>");
