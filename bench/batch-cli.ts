@@ -43,13 +43,22 @@ let stderr = "";
 let peakKb = 0;
 let phase = "first pass";
 const phasePeaks: Record<string, number> = {};
+// Seconds spent in each phase (from the first log line of the next one).
+const phaseSeconds: Record<string, number> = {};
+let phaseStarted = performance.now();
+const enter = (next: string) => {
+  if (next === phase) return;
+  phaseSeconds[phase] = Number(((performance.now() - phaseStarted) / 1000).toFixed(1));
+  phaseStarted = performance.now();
+  phase = next;
+};
 run.stderr!.on("data", (c: Buffer) => {
   stderr += c.toString();
   // Phases from the CLI's own log lines: spill pass, upload+create, polling+collecting, the scoring pass after.
   for (const line of c.toString().split("\n")) {
-    if (line.startsWith("batch: submitted")) phase = "submit";
-    else if (line.startsWith("batch: batch ")) phase = "collect and later passes";
-    else if (line.startsWith("batch: ") && line.includes("job(s) submitted")) phase = "scoring pass (cache hits)";
+    if (line.startsWith("batch: submitted")) enter("submit");
+    else if (line.startsWith("batch: batch ")) enter("collect and later passes");
+    else if (line.startsWith("batch: ") && line.includes("job(s) submitted")) enter("scoring pass (cache hits)");
   }
 });
 const probe = setInterval(() => {
@@ -64,11 +73,13 @@ const probe = setInterval(() => {
 }, 100);
 const [code] = (await once(run, "close")) as [number];
 clearInterval(probe);
+enter("done");
 child.off("exit", serverExit);
 child.kill("SIGTERM");
 const row = { provider: kind, samples: total, flags: flags.join(" "), exit: code, seconds: Number(((performance.now() - started) / 1000).toFixed(1)), cliPeakRssMb: Math.round(peakKb / 1024), ...Object.fromEntries(Object.entries(phasePeaks).map(([k, v]) => [`rss MB: ${k}`, v])) };
 console.table([row]);
+console.table([Object.fromEntries(Object.entries(phaseSeconds).map(([k, v]) => [`seconds: ${k}`, v]))]);
 process.stderr.write(stderr.split("\n").filter((l) => l.startsWith("batch:")).slice(-1).join("\n") + "\n");
 rmSync(dir, { recursive: true, force: true });
 mkdirSync(join(import.meta.dirname, "results"), { recursive: true });
-writeFileSync(join(import.meta.dirname, "results", "batch-cli.json"), `${JSON.stringify({ bench: "batch-cli", date: new Date().toISOString(), ...row }, null, 2)}\n`);
+writeFileSync(join(import.meta.dirname, "results", "batch-cli.json"), `${JSON.stringify({ bench: "batch-cli", date: new Date().toISOString(), ...row, phaseSeconds }, null, 2)}\n`);

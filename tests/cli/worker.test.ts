@@ -5,8 +5,8 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
-import { asksForBatch, DEFAULT_BATCH_HEAP_MB, heapCaps } from "../../src/cli/worker.js";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { asksForBatch, DEFAULT_BATCH_HEAP_MB, heapCaps, runInCappedWorker, setCliEntry } from "../../src/cli/worker.js";
 import { judgeResponder } from "../../src/testing/servers/judge-responder.js";
 import { startBatchServer, type BatchServer, type BatchServerOptions } from "../servers/batch-server.js";
 import { runCli, spawnCli, tempDir, writeJsonl } from "../helpers/cli.js";
@@ -49,6 +49,44 @@ describe("heap caps", () => {
     expect(heapCaps({ RUBRICATE_BATCH_HEAP_MB: "off" })).toEqual([undefined]);
     expect(() => heapCaps({ RUBRICATE_BATCH_HEAP_MB: "lots" })).toThrow(/whole number of megabytes/);
     expect(() => heapCaps({ RUBRICATE_BATCH_HEAP_MB: "-3" })).toThrow(/RUBRICATE_BATCH_HEAP_MB/);
+  });
+});
+
+describe("runInCappedWorker: a run that outgrows its cap", () => {
+  const hungry = new URL("./fixtures/heap-hungry.mjs", import.meta.url).href;
+  afterEach(() => {
+    vi.unstubAllEnvs();
+    vi.restoreAllMocks();
+  });
+
+  it("goes again under each larger cap in turn and ends with the exit code of the attempt that finished", async () => {
+    vi.stubEnv("RUBRICATE_BATCH_HEAP_MB", "16");
+    setCliEntry(hungry);
+    const log: string[] = [];
+    // 16 MB and 64 MB are under the stand-in's threshold; node's default limit is over it.
+    expect(await runInCappedWorker("test run", (line) => log.push(line))).toBe(5);
+    expect(log).toEqual([
+      expect.stringContaining("the test run ran out of its 16 MB heap; going on with 64 MB"),
+      expect.stringContaining("the test run ran out of its 64 MB heap; going on with node's default heap"),
+    ]);
+  });
+
+  it("is not repeated once it wrote to stdout (the lines would be written twice): it fails and says how to go on", async () => {
+    vi.stubEnv("RUBRICATE_BATCH_HEAP_MB", "16");
+    setCliEntry(hungry);
+    const argv = process.argv;
+    process.argv = [argv[0], argv[1], "--write-first"];
+    const stderr = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
+    const stdout = vi.spyOn(process.stdout, "write").mockImplementation(() => true);
+    const log: string[] = [];
+    try {
+      expect(await runInCappedWorker("test run", (line) => log.push(line))).toBe(1);
+    } finally {
+      process.argv = argv;
+    }
+    expect(log).toEqual([]);
+    expect(stdout.mock.calls.map(([chunk]) => String(chunk)).join("")).toBe("a result line\n");
+    expect(stderr.mock.calls.map(([chunk]) => String(chunk)).join("")).toMatch(/ran out of its 16 MB heap; every answer it collected is in the cache: run it again with -o <file> \(or with RUBRICATE_BATCH_HEAP_MB=64\)/);
   });
 });
 
