@@ -5,6 +5,7 @@ import { pathToFileURL } from "node:url";
 import { isMainThread, parentPort, Worker, workerData, type WorkerOptions } from "node:worker_threads";
 import { parse as parseYaml } from "yaml";
 import { RubricateError } from "../errors.js";
+import { removeSpillsOfThisProcess } from "../engine/batch/spill.js";
 import { EXIT } from "./run.js";
 
 /**
@@ -88,6 +89,8 @@ export async function runInCappedWorker(what: string, log: (line: string) => voi
   for (const [attempt, cap] of caps.entries()) {
     const outcome = await attemptIn(cliEntry, cap);
     if (outcome.kind === "exit") return outcome.code;
+    // The dead attempt ran no cleanup: its deferred-request files (up to a batch file each) go now.
+    removeSpillsOfThisProcess();
     const next = caps[attempt + 1];
     const heap = cap === undefined ? "node's default heap" : `${cap} MB heap`;
     if (outcome.wroteStdout || attempt === caps.length - 1) {

@@ -3,7 +3,8 @@
  * must be what a run in the process gives (results, exit codes, Ctrl-C), and a cap too small for a
  * run must cost a second attempt, never a second payment.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { asksForBatch, DEFAULT_BATCH_HEAP_MB, heapCaps, runInCappedWorker, setCliEntry } from "../../src/cli/worker.js";
@@ -63,8 +64,18 @@ describe("runInCappedWorker: a run that outgrows its cap", () => {
     vi.stubEnv("RUBRICATE_BATCH_HEAP_MB", "16");
     setCliEntry(hungry);
     const log: string[] = [];
-    // 16 MB and 64 MB are under the stand-in's threshold; node's default limit is over it.
-    expect(await runInCappedWorker("test run", (line) => log.push(line))).toBe(5);
+    const spills = () => readdirSync(tmpdir()).filter((name) => name.startsWith(`rubricate-deferred-${process.pid}-`));
+    const argv = process.argv;
+    process.argv = [argv[0], argv[1], "--spill"];
+    try {
+      // 16 MB and 64 MB are under the stand-in's threshold; node's default limit is over it.
+      expect(await runInCappedWorker("test run", (line) => log.push(line))).toBe(5);
+    } finally {
+      process.argv = argv;
+    }
+    // Each dead attempt's spill folder was removed; the one that finished is its own to clean.
+    expect(spills()).toHaveLength(1);
+    rmSync(join(tmpdir(), spills()[0]), { recursive: true });
     expect(log).toEqual([
       expect.stringContaining("the test run ran out of its 16 MB heap; going on with 64 MB"),
       expect.stringContaining("the test run ran out of its 64 MB heap; going on with node's default heap"),

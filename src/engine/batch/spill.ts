@@ -1,9 +1,21 @@
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { BatchApi, BatchFile, CompletionRequest } from "../../providers/types.js";
 import { estimateTokens } from "../usage.js";
 import { KeySet } from "./key-set.js";
+
+/** The temp folder name's start for a process's spills: a process whose run died (a worker out of memory) can remove them. */
+const spillPrefix = (pid: number) => `rubricate-deferred-${pid}-`;
+
+/**
+ * Removes the spill folders this process's runs left behind. Only after a run that died (a batch
+ * worker out of memory, which runs no cleanup): a live run's folder would go with them.
+ */
+export function removeSpillsOfThisProcess(): void {
+  const prefix = spillPrefix(process.pid);
+  for (const name of readdirSync(tmpdir())) if (name.startsWith(prefix)) rmSync(join(tmpdir(), name), { recursive: true, force: true });
+}
 
 /** One batch's worth of deferred requests, on disk in the provider's format. */
 export interface SpillChunk extends BatchFile {
@@ -17,7 +29,7 @@ export interface SpillChunk extends BatchFile {
  * fingerprint per key (16 bytes), never a prompt.
  */
 export class DeferredSpill {
-  private readonly dir = mkdtempSync(join(tmpdir(), "rubricate-deferred-"));
+  private readonly dir = mkdtempSync(join(tmpdir(), spillPrefix(process.pid)));
   private readonly seen = new KeySet();
   private readonly files: (SpillChunk & { keysPath: string })[] = [];
   private fd: number | undefined;
