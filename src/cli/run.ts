@@ -2,6 +2,7 @@ import { InvalidArgumentError } from "commander";
 import { isRubricateError, RubricateError } from "../errors.js";
 export { packageVersion } from "../config/load.js";
 import type { ErrorPolicy } from "../score/aggregate.js";
+import type { EngineJudge } from "../judge/create.js";
 
 /** Exit codes every command shares, so scripts and CI can tell what happened. */
 export const EXIT = {
@@ -83,4 +84,16 @@ export function cachePathOf(flag: string | boolean | undefined): string | null |
 export function errorPolicyOf(value: string): ErrorPolicy {
   if (value === "null" || value === "zero" || value === "skip-criterion") return value;
   throw new RubricateError("BAD_INPUT", `--errors must be null, zero or skip-criterion, not "${value}"`);
+}
+
+/**
+ * A judge file's `mode: batch` is carried out by `score` alone (provider batch APIs); every other
+ * command asks the judge live, at the live price. Says so (once per judge), with the way to the
+ * batch price where there is one, and hands the judge back.
+ */
+export function warnIfBatchJudge<J extends EngineJudge | undefined>(judge: J, command: string, hint?: string): J {
+  if (judge?.config.mode === "batch") {
+    process.stderr.write(`rubricate: warning: judge ${judge.id} has mode: batch, which only \`rubricate score\` carries out; ${command} asks it live, at the live price${hint ? ` (${hint})` : ""}\n`);
+  }
+  return judge;
 }

@@ -57,6 +57,8 @@ export class Distiller {
   readonly errorCodes: Record<string, number> = {};
   /** The first unusable reward seen, for the report's warning. */
   firstRewardProblem?: string;
+  /** The first error of a row without a reward, for the report's warning. */
+  firstError?: string;
   readonly tagCounts = new Map<string, number>();
   private readonly f: FilterOptions;
   private readonly pairs: boolean;
@@ -123,7 +125,10 @@ export class Distiller {
     }
     addToSide(this.before, row.reward, row.verdicts);
     if (row.rewardProblem) this.firstRewardProblem ??= `row ${index + 1}: ${row.rewardProblem}`;
-    else if (row.reward === null) for (const code of row.errorCodes ?? ["unknown"]) this.errorCodes[code] = (this.errorCodes[code] ?? 0) + 1;
+    else if (row.reward === null) {
+      for (const code of row.errorCodes ?? ["unknown"]) this.errorCodes[code] = (this.errorCodes[code] ?? 0) + 1;
+      if (row.errorMessage) this.firstError ??= `row ${index + 1}: ${row.errorMessage}`;
+    }
     const reason = rowDropReason(row, this.f);
     this.funnel.count("rows", "rows", reason);
     if (!this.grouping) {

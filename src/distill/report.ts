@@ -43,6 +43,11 @@ export function buildReport(d: Distiller, run: { format: ExportFormat; filters: 
     if (!d.before.criteria[id] && d.before.rows > 0) warnings.push(`--require ${id}: no row has a verdict for "${id}", so every row was dropped (a typo?)`);
   }
   const noResponse = funnel[0]?.dropped["no-response"] ?? 0;
+  const unscored = funnel[0]?.dropped["reward-null"] ?? 0;
+  if (Object.keys(d.errorCodes).length > 0) {
+    const codes = Object.entries(d.errorCodes).map(([c, n]) => `${c} ×${n}`).join(", ");
+    warnings.push(`${unscored} row(s) have no reward because scoring failed (${codes}${d.firstError ? `; first: ${d.firstError}` : ""}); they were dropped, never counted as 0`);
+  }
   if (run.badLines && run.badLines.count > 0) {
     const named = run.badLines.first.map((b) => `${b.file}:${b.line}: ${b.message}`).join("; ");
     const more = run.badLines.count > run.badLines.first.length ? `; and ${run.badLines.count - run.badLines.first.length} more` : "";

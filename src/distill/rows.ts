@@ -170,7 +170,11 @@ export function normalizeRow(row: Raw, index: number, options: RowOptions = {}):
     ref,
   };
   if (read.problem) out.rewardProblem = read.problem;
-  if (reward === null && Array.isArray(row.errors)) out.errorCodes = row.errors.map((e: Raw) => String(e?.code ?? "ERROR"));
+  if (reward === null && Array.isArray(row.errors)) {
+    out.errorCodes = row.errors.map((e: Raw) => String(e?.code ?? "ERROR"));
+    const first = row.errors[0] as Raw | undefined;
+    if (first && typeof first.message === "string") out.errorMessage = `${typeof first.criterion === "string" ? `${first.criterion}: ` : ""}${String(first.code ?? "ERROR")}: ${first.message}`;
+  }
   if (Array.isArray(row.tools) && row.tools.length > 0) out.tools = row.tools.map(toOpenAITool);
   return out;
 }

@@ -32,6 +32,8 @@ export interface DistillRow {
   verdicts: RowVerdict[];
   /** Error codes of an unscored row. */
   errorCodes?: string[];
+  /** Its first error, `criterion: CODE: message`, for the report's warning. */
+  errorMessage?: string;
   /** Why the line's reward could not be used (not a number, outside [0, 1]); the row is dropped for it. */
   rewardProblem?: string;
   /** Completion tokens: usage.outputTokens when the row has it, else ⌈characters / 4⌉. */

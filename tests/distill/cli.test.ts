@@ -81,6 +81,23 @@ describe("rubricate distill", () => {
     expect(stderr).toContain('3 row(s) had a reward that is not a number in [0, 1] (e.g. row 1: reward "0.9" is a string, not a number)');
   });
 
+  it("a judge that fails every call: rows are dropped with the first error named and exit 3, not a run that looks done", async () => {
+    const server = await startOpenAIServer({ respond: judgeResponder(() => true), rates: { "500": 1 } });
+    servers.push(server as TestServer<unknown>);
+    const dir = tempDir();
+    const input = writeJsonl(dir, "s.jsonl", samples(2));
+    const judge = writeJudgeFile(dir, server.url, { max_retries: 0 });
+    const out = join(dir, "out.jsonl");
+    const args = ["distill", input, "--rubric", "tests/fixtures/distill/judged-rubric.yaml", "--judge", judge, "--no-cache", "-o", out];
+    const loud = await runDistillCli(args, { env: { RUBRICATE_TEST_KEY: SECRET } });
+    expect(loud.code).toBe(3);
+    expect(loud.stderr).toMatch(/8 row\(s\) have no reward because scoring failed \(PROVIDER_\w+ ×8; first: row 1: \S+: PROVIDER_\w+: .+\); they were dropped, never counted as 0/);
+    expect(readLines(out)).toHaveLength(0);
+    const quiet = await runDistillCli([...args, "-q"], { env: { RUBRICATE_TEST_KEY: SECRET } });
+    expect(quiet.code).toBe(3);
+    expect(quiet.stderr).toContain("8 row(s) have no reward because scoring failed");
+  });
+
   it("writes to stdout without -o", async () => {
     const dir = tempDir();
     const input = writeJsonl(dir, "s.jsonl", [{ prompt: "p", response: "r", reward: 1 }]);

@@ -9,7 +9,7 @@ import { calibrationHtml, calibrationMarkdown } from "../../calibrate/report.js"
 import { rubricWithThresholds, suggestedThresholds } from "../../calibrate/thresholds.js";
 import { compareJudges, comparisonMarkdown, kindsFromRubric, type JudgeComparison } from "../../calibrate/compare.js";
 import { RubricateError } from "../../errors.js";
-import { EXIT, positiveInt, cachePathOf } from "../run.js";
+import { EXIT, positiveInt, cachePathOf, warnIfBatchJudge } from "../run.js";
 
 /** The flags of `rubricate calibrate`. */
 export interface CalibrateFlags {
@@ -143,7 +143,7 @@ async function scoreWithJudges(flags: CalibrateFlags, labels: HumanLabel[]): Pro
   const cache = cachePathOf(flags.cache);
   const sets: VerdictSet[] = [];
   for (const ref of flags.judge) {
-    const judge = createJudge(ref, { cache });
+    const judge = warnIfBatchJudge(createJudge(ref, { cache }), "calibrate");
     try {
       sets.push(await scoreLabelled(rubric, labels, judge, { name: ref }));
     } finally {

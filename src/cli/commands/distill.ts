@@ -17,7 +17,7 @@ import { hashHex } from "../../distill/hash.js";
 import { loadEnvironment } from "../../env/load.js";
 import { createPolicy } from "../../env/policy.js";
 import { Progress } from "../progress.js";
-import { EXIT, interruptSignal, positiveInt, cachePathOf, errorPolicyOf } from "../run.js";
+import { EXIT, interruptSignal, positiveInt, cachePathOf, errorPolicyOf, warnIfBatchJudge } from "../run.js";
 
 /** The flags of `rubricate distill`. */
 export interface DistillFlags {
@@ -161,7 +161,7 @@ async function runDistillCommand(input: string | undefined, flags: DistillFlags)
   if (flags.rescore && !rubric) throw new RubricateError("BAD_INPUT", "--rescore needs --rubric");
   const judgeRef = flags.judge ?? rubric?.judge;
   const needsJudge = rubric?.criteria.some((c) => c.question) ?? false;
-  const judge: EngineJudge | undefined = generation?.judge ?? (rubric && judgeRef && needsJudge ? createJudge(judgeRef, { cache: cachePath, origin: flags.judge ? "user" : "rubric" }) : undefined);
+  const judge: EngineJudge | undefined = generation?.judge ?? (rubric && judgeRef && needsJudge ? warnIfBatchJudge(createJudge(judgeRef, { cache: cachePath, origin: flags.judge ? "user" : "rubric" }), "distill", "for the batch price, run `rubricate score … --batch` over the same samples first: distill --rescore then reads those answers from the cache") : undefined);
   const progress = new Progress(undefined, !flags.quiet && flags.output !== undefined);
   const interrupt = interruptSignal();
   let report: DistillReport;
@@ -208,9 +208,11 @@ async function runDistillCommand(input: string | undefined, flags: DistillFlags)
     if (interrupted) lines.push(`interrupted: rerun the same command to resume (checkpoint ${flags.output}.checkpoint.json)`);
     process.stderr.write(`${lines.join("\n")}\n`);
   }
-  if (flags.quiet && report.badLines > 0) process.stderr.write(`${report.warnings.filter((w) => w.includes("not JSON objects")).join("\n")}\n`);
-  // Bad input lines were skipped and named in the warnings; the exit code says some rows failed.
-  return interrupted ? EXIT.interrupted : report.badLines > 0 ? EXIT.partial : EXIT.ok;
+  const failed = Object.keys(report.errorCodes).length > 0;
+  if (flags.quiet && (report.badLines > 0 || failed)) process.stderr.write(`${report.warnings.filter((w) => w.includes("not JSON objects") || w.includes("scoring failed")).join("\n")}\n`);
+  // Bad input lines were skipped, and rows whose scoring failed were dropped, both named in the
+  // warnings; the exit code says some rows failed (a judge that was down must not look like a run).
+  return interrupted ? EXIT.interrupted : report.badLines > 0 || failed ? EXIT.partial : EXIT.ok;
 }
 
 /** The teacher side of --env: environment, policy, one engine (cache) for the teacher and the judge. */
@@ -220,7 +222,7 @@ async function teacher(flags: DistillFlags, cachePath: string | null | undefined
   const engine = createEngine({ cache: openCache({ path: cachePath }), limits: { maxConcurrency: 8, maxRetries: 5, timeoutMs: 120_000 } });
   const needsJudge = env.rubric.criteria.some((c) => c.question) || env.tasks.some((t) => t.criteria?.some((c) => typeof c === "object" && c !== null && "question" in c));
   const judgeRef = flags.judge ?? env.rubric.judge;
-  const judge: EngineJudge | undefined = needsJudge && judgeRef ? createJudge(judgeRef, { engine, origin: flags.judge ? "user" : "rubric" }) : undefined;
+  const judge: EngineJudge | undefined = needsJudge && judgeRef ? warnIfBatchJudge(createJudge(judgeRef, { engine, origin: flags.judge ? "user" : "rubric" }), "distill") : undefined;
   const warning = judge && judgeFamilyWarning(judge, { model: policy.model, provider: policy.provider.name }, "teacher");
   if (warning) process.stderr.write(`rubricate: warning: ${warning}\n`);
   const rollouts = flags.rollouts;

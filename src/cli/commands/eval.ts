@@ -15,7 +15,7 @@ import { createJudge, type EngineJudge } from "../../judge/create.js";
 import { judgeFamilyWarning } from "../../judge/family.js";
 import type { ErrorPolicy } from "../../score/aggregate.js";
 import { Progress } from "../progress.js";
-import { EXIT, interruptSignal, positiveInt, cachePathOf, errorPolicyOf } from "../run.js";
+import { EXIT, interruptSignal, positiveInt, cachePathOf, errorPolicyOf, warnIfBatchJudge } from "../run.js";
 
 interface EvalFlags {
   model?: string[];
@@ -90,7 +90,7 @@ async function runEvalCommand(spec: string, flags: EvalFlags): Promise<number> {
   const cachePath = cachePathOf(flags.cache);
   const engine = createEngine({ cache: openCache({ path: cachePath }), limits: { maxConcurrency: 8, maxRetries: 5, timeoutMs: 120_000 } });
   const judgeRef = flags.judge ?? env.rubric.judge;
-  const judge: EngineJudge | undefined = needsJudge(env) && judgeRef ? createJudge(judgeRef, { engine, origin: flags.judge ? "user" : "rubric" }) : undefined;
+  const judge: EngineJudge | undefined = needsJudge(env) && judgeRef ? warnIfBatchJudge(createJudge(judgeRef, { engine, origin: flags.judge ? "user" : "rubric" }), "eval") : undefined;
   if (needsJudge(env) && !judge && !flags.quiet) process.stderr.write("rubricate: warning: the rubric asks LLM questions but no judge is set (--judge or the rubric's `judge`); they will be NO_JUDGE errors\n");
   for (const p of judge ? policies : []) {
     const warning = judgeFamilyWarning(judge!, { model: p.model, provider: p.provider.name }, "policy");
@@ -151,7 +151,7 @@ async function runSuiteCommand(path: string, flags: EvalFlags): Promise<number> 
   const judgeFor = (env: Environment, ref: string | undefined) => {
     const wanted = flags.judge ?? ref ?? env.rubric.judge;
     if (!wanted || !needsJudge(env)) return undefined;
-    if (!judges.has(wanted)) judges.set(wanted, createJudge(wanted, { engine }));
+    if (!judges.has(wanted)) judges.set(wanted, warnIfBatchJudge(createJudge(wanted, { engine }), "eval"));
     return judges.get(wanted);
   };
   const total = envs.reduce((n, env, i) => n + Math.min(suite.environments[i].tasks ?? env.tasks.length, env.tasks.length) * suite.environments[i].rollouts * suite.models.length, 0);

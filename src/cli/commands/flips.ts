@@ -6,7 +6,7 @@ import { RubricateError } from "../../errors.js";
 import { loadRubric } from "../../rubric/load.js";
 import type { Sample } from "../../types.js";
 import { readJsonl } from "../io.js";
-import { EXIT, cachePathOf, positiveInt } from "../run.js";
+import { EXIT, cachePathOf, positiveInt, warnIfBatchJudge } from "../run.js";
 
 /** The flags of `rubricate flips`. */
 export interface FlipsFlags {
@@ -46,7 +46,7 @@ export async function runFlips(samplesPath: string, flags: FlipsFlags, out: (tex
     if (flags.limit !== undefined && samples.length >= flags.limit) break;
     samples.push(row as Sample);
   }
-  const judge = createJudge(judgeRef, { cache: cachePathOf(flags.cache) });
+  const judge = warnIfBatchJudge(createJudge(judgeRef, { cache: cachePathOf(flags.cache) }), "flips");
   try {
     const f = await orderFlips(rubric, samples, { judge, concurrency: flags.concurrency });
     out(orderFlipsMarkdown(f));

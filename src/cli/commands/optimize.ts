@@ -18,7 +18,7 @@ import { createReflector, type ReflectionPrompt } from "../../optimize/targets/r
 import { rewriteRubricQuestions } from "../../optimize/targets/rubric-rewrite.js";
 import type { Candidate, Evaluate, OptimizeOptions, OptimizeResult } from "../../optimize/types.js";
 import { loadRubric } from "../../rubric/load.js";
-import { EXIT, interruptSignal, positiveInt, cachePathOf } from "../run.js";
+import { EXIT, interruptSignal, positiveInt, cachePathOf, warnIfBatchJudge } from "../run.js";
 
 /** Flags both `optimize` targets share. */
 export interface OptimizeFlags {
@@ -150,7 +150,7 @@ export async function runPolicy(flags: PolicyFlags): Promise<number> {
     const judgeRef = flags.judge ?? env.rubric.judge;
     const asks = env.rubric.criteria.some((c) => c.question) || env.tasks.some((t) => t.criteria?.some((c) => typeof c === "object" && c !== null && "question" in c));
     if (asks && !judgeRef) throw new RubricateError("NO_JUDGE", `the rubric of ${env.id} asks LLM questions: give --judge (or set the rubric's \`judge\`)`);
-    const judge = judgeRef ? createJudge(judgeRef, { engine, origin: flags.judge ? "user" : "rubric" }) : undefined;
+    const judge = judgeRef ? warnIfBatchJudge(createJudge(judgeRef, { engine, origin: flags.judge ? "user" : "rubric" }), "optimize") : undefined;
     const warning = judge && judgeFamilyWarning(judge, { model: policy.model, provider: policy.provider.name }, "policy");
     if (warning) process.stderr.write(`rubricate: warning: ${warning}\n`);
     const tasks = env.tasks.slice(0, flags.tasks ?? env.tasks.length);
@@ -173,7 +173,7 @@ export async function runQuestion(flags: QuestionFlags): Promise<number> {
   if (!judgeRef) throw new RubricateError("NO_JUDGE", "optimize question needs a judge: --judge or the rubric's `judge`");
   const engine = openEngine(flags);
   try {
-    const judge = createJudge(judgeRef, { engine, origin: flags.judge ? "user" : "rubric" });
+    const judge = warnIfBatchJudge(createJudge(judgeRef, { engine, origin: flags.judge ? "user" : "rubric" }), "optimize");
     const target = judgeQuestionTarget({ rubric, labels: readLabels(flags.labels), judge, criteria: flags.criterion, valFraction: flags.valFraction, splitSeed: flags.seed, concurrency: flags.concurrency });
     for (const w of target.warnings) process.stderr.write(`rubricate: warning: ${w}\n`);
     const state = flags.state ?? join(".rubricate", "optimize", `${rubric.id}.${flags.criterion.join("+")}.question.json`);

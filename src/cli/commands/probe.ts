@@ -10,7 +10,7 @@ import { loadRubricSync } from "../../rubric/load.js";
 import type { Sample } from "../../types.js";
 import { readJsonl } from "../io.js";
 import { Progress } from "../progress.js";
-import { EXIT, interruptSignal, positiveInt, cachePathOf } from "../run.js";
+import { EXIT, interruptSignal, positiveInt, cachePathOf, warnIfBatchJudge } from "../run.js";
 
 /** Exit code when an attack's mean reward is above `--fail-above` (distinct from errors and partial runs). */
 export const EXIT_PROBE_FAILED = 4;
@@ -80,7 +80,7 @@ async function runProbe(rubricPath: string, samplesPath: string, flags: ProbeFla
   const needsJudge = rubric.criteria.some((c) => c.question);
   if (needsJudge && !judgeRef) throw new RubricateError("NO_JUDGE", "this rubric asks LLM questions: pass --judge <file>");
   const cachePath = cachePathOf(flags.cache);
-  const judge: EngineJudge | undefined = needsJudge ? createJudge(judgeRef!, { cache: cachePath, origin: flags.judge ? "user" : "rubric" }) : undefined;
+  const judge: EngineJudge | undefined = needsJudge ? warnIfBatchJudge(createJudge(judgeRef!, { cache: cachePath, origin: flags.judge ? "user" : "rubric" }), "probe") : undefined;
   let attacker: Attacker | undefined;
   // Created at the first scored response, when the number of attack responses is known.
   let progress: Progress | undefined;

@@ -15,7 +15,7 @@ import type { Environment } from "../../env/types.js";
 import { RedisCache } from "../../engine/cache/redis.js";
 import type { ErrorPolicy } from "../../score/aggregate.js";
 import { loadRubricSync } from "../../rubric/load.js";
-import { EXIT, positiveInt, cachePathOf, errorPolicyOf } from "../run.js";
+import { EXIT, positiveInt, cachePathOf, errorPolicyOf, warnIfBatchJudge } from "../run.js";
 
 interface ServeFlags {
   rubric?: string;
@@ -161,7 +161,7 @@ async function runServe(flags: ServeFlags): Promise<number> {
   const needsJudge = rubric.criteria.some((c) => c.question);
   if (needsJudge && !judgeRef) throw new RubricateError("NO_JUDGE", `rubric ${rubric.id} asks LLM questions: pass --judge <file>`);
   const cache = cachePathOf(flags.cache);
-  const judge = needsJudge ? createJudge(judgeRef!, { cache, origin: flags.judge ? "user" : "rubric" }) : undefined;
+  const judge = needsJudge ? warnIfBatchJudge(createJudge(judgeRef!, { cache, origin: flags.judge ? "user" : "rubric" }), "serve") : undefined;
   const envApi = env ? environmentApi(env, flags, judge, cache) : undefined;
   if (judge && flags.trainee) {
     // A judge of the trainee's family tends to favour its outputs: the policy learns the judge's taste.
