@@ -1,5 +1,5 @@
 import type { Sample } from "../types.js";
-import { renderTranscript } from "./rollout.js";
+import { playedFields } from "./sample.js";
 import type { RolloutRecord } from "./types.js";
 
 /** True for a line of an eval's rollouts file (as opposed to a plain sample). */
@@ -22,11 +22,7 @@ export function sampleOfRollout(rec: RolloutRecord): Sample {
     model: rec.model,
     rollout: rec.rollout,
     ...(rec.sample ?? { id: rec.task }),
-    response: rec.response,
-    transcript: renderTranscript(rec.messages),
-    turns: rec.turns,
-    tool_calls: rec.toolCalls.map((c) => ({ name: c.name, arguments: c.arguments, error: c.error ?? null })),
-    stop_reason: rec.stopReason,
+    ...playedFields(rec),
   };
 }
 

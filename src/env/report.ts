@@ -2,7 +2,7 @@ import { barChart, groupedBarChart, histogram } from "../report/svg.js";
 import { details, escapeHtml, htmlPage, paragraph, pre, table, type Column, type Section } from "../report/html.js";
 import { formatInterval, formatNumber, formatPercent } from "../report/format.js";
 import { markdownTable, mdHeading, mdJoin } from "../report/markdown.js";
-import { renderTranscript } from "./rollout.js";
+import { renderTranscript } from "./sample.js";
 import { compareModels, failedCriteria, MIN_PAIRED_TASKS, type CompareOptions, type EvalComparison, type ModelStats, type PairComparison } from "./stats.js";
 import type { RolloutRecord } from "./types.js";
 

@@ -7,6 +7,7 @@ import type { ErrorPolicy } from "../score/aggregate.js";
 import { renderTemplate } from "../text/template.js";
 import { emptyUsage, type Sample, type ScoreResult, type Usage } from "../types.js";
 import { openEpisode, type Episode, type EpisodeClosed } from "./episode.js";
+import { episodeSample, lastAssistantText } from "./sample.js";
 import { policySchedulerId, type Policy } from "./policy.js";
 import type { Environment, PolicyUsage, RolloutRecord, StopReason, Task, ToolCallRecord } from "./types.js";
 
@@ -28,6 +29,7 @@ export interface RolloutOptions {
 }
 
 export { policySchedulerId };
+export { lastAssistantText, renderTranscript } from "./sample.js";
 
 /** Adds one engine call's usage (paid or cached, as the engine classified it) to a rollout's policy usage. */
 function addPolicyUsage(into: PolicyUsage, call: Usage): void {
@@ -192,19 +194,7 @@ export async function rollout(env: Environment, policy: Policy, task: Task, opti
     id: task.id,
     ...(task.criteria ? { criteria: task.criteria } : {}),
   };
-  const sample: Sample = {
-    ...task.inputs,
-    ...(task.answer !== undefined ? { answer: task.answer } : {}),
-    response,
-    transcript: renderTranscript(messages),
-    turns,
-    // With each call's result, so a `tool_calls` check can test that the answer uses it (answer_uses).
-    tool_calls: toolCalls.map((c) => ({ name: c.name, arguments: c.arguments, result: c.result, error: c.error ?? null })),
-    stop_reason: stopReason,
-    ...extras,
-    id: task.id,
-    ...(task.criteria ? { criteria: task.criteria } : {}),
-  };
+  const sample: Sample = episodeSample(task, { messages, toolCalls, response, turns, stopReason }, extras);
   const scored: ScoreResult = error
     ? { reward: null, verdicts: [], errors: [{ criterion: "*", ...error }], feedback: error.code === "PROVIDER_HTTP" || stopReason === "policy_error" ? `the policy could not be called: ${error.message}` : `the rollout failed: ${error.message}`, usage: emptyUsage() }
     : await scoreSample(env.rubric, sample, { judge: options.judge, signal: outer, errors: options.errors, checks: env.hooks.checks });
@@ -251,26 +241,4 @@ function definedParams(policy: Policy): Partial<CompletionRequest> {
 function policyKeyExtra(env: Environment, task: Task, policy: Policy): unknown {
   const version = typeof policy.cache === "object" ? policy.cache.version : undefined;
   return version === undefined ? { env: env.id, task: task.id } : { env: env.id, task: task.id, policyVersion: version };
-}
-
-const text = (m: ChatMessage) => (typeof m.content === "string" ? m.content : m.content.map((p) => p.text).join(""));
-
-/** The last non-empty assistant text of a conversation (the policy's answer). */
-export function lastAssistantText(messages: ChatMessage[]): string {
-  for (let i = messages.length - 1; i >= 0; i--) if (messages[i].role === "assistant" && text(messages[i]).trim() !== "") return text(messages[i]);
-  return "";
-}
-
-/**
- * A conversation as plain text for judges and reports: one block per message, tool calls and
- * results labelled.
- */
-export function renderTranscript(messages: ChatMessage[]): string {
-  return messages
-    .map((m) => {
-      if (m.role === "tool") return `[tool result ${m.toolCallId ?? ""}]\n${text(m)}`;
-      const calls = (m.toolCalls ?? []).map((c) => `[tool call ${c.id}: ${c.name}(${c.arguments})]`).join("\n");
-      return `[${m.role}]\n${[text(m), calls].filter(Boolean).join("\n")}`;
-    })
-    .join("\n\n");
 }

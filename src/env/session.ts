@@ -7,7 +7,7 @@ import { renderTemplate } from "../text/template.js";
 import { emptyUsage, type ErrorPolicy, type Sample, type ScoreResult } from "../types.js";
 import { openEpisode, type Episode } from "./episode.js";
 import type { Policy } from "./policy.js";
-import { lastAssistantText, renderTranscript } from "./rollout.js";
+import { episodeSample, lastAssistantText } from "./sample.js";
 import type { Environment, StopReason, Task, ToolCallRecord } from "./types.js";
 
 /** Options of `startSession`. */
@@ -219,19 +219,7 @@ export class Session {
     } finally {
       await this.close("the session finished");
     }
-    const task = this.task;
-    const sample: Sample = {
-      ...task.inputs,
-      ...(task.answer !== undefined ? { answer: task.answer } : {}),
-      response: finalResponse,
-      transcript: renderTranscript(this.messages),
-      turns: this.turnCount,
-      tool_calls: this.toolCalls.map((c) => ({ name: c.name, arguments: c.arguments, error: c.error ?? null })),
-      stop_reason: stopReason,
-      ...extras,
-      id: task.id,
-      ...(task.criteria ? { criteria: task.criteria } : {}),
-    };
+    const sample: Sample = episodeSample(this.task, { messages: this.messages, toolCalls: this.toolCalls, response: finalResponse, turns: this.turnCount, stopReason }, extras);
     const result = await scoreSample(this.env.rubric, sample, { judge: this.options.judge, signal: this.options.signal, errors: this.options.errors, checks: this.env.hooks.checks });
     return { ...result, usage: result.usage ?? emptyUsage(), sample, stopReason, turns: this.turnCount };
   }
