@@ -1,13 +1,13 @@
 import type { Engine } from "../engine/engine.js";
 import { scoreSample } from "../score/score.js";
 import { RubricateError, toRubricateError } from "../errors.js";
-import type { ChatMessage, CompletionRequest } from "../providers/types.js";
+import type { CompletionRequest } from "../providers/types.js";
 import type { Judge } from "../judge/types.js";
 import type { ErrorPolicy } from "../score/aggregate.js";
-import { renderTemplate } from "../text/template.js";
 import { emptyUsage, type Sample, type ScoreResult, type Usage } from "../types.js";
 import { openEpisode, type Episode, type EpisodeClosed } from "./episode.js";
 import { episodeSample, lastAssistantText } from "./sample.js";
+import { openingOf, Session } from "./session.js";
 import { policySchedulerId, type Policy } from "./policy.js";
 import type { Environment, PolicyUsage, RolloutRecord, StopReason, Task, ToolCallRecord } from "./types.js";
 
@@ -67,20 +67,17 @@ export async function rollout(env: Environment, policy: Policy, task: Task, opti
           controller.abort(new RubricateError("ROLLOUT_TIMEOUT", `task "${task.id}" ran longer than ${harness.rollout_timeout_ms} ms`));
         }, harness.rollout_timeout_ms);
   const signal = controller.signal;
-  const shots: ChatMessage[] = harness.few_shot.map((s) => ({ role: s.role, content: s.content }));
-  const messages: ChatMessage[] = [{ role: "user", content: renderTemplate(harness.prompt, task.inputs) }];
-  const system = harness.system === undefined ? undefined : renderTemplate(harness.system, task.inputs);
-  const toolCalls: ToolCallRecord[] = [];
+  // The conversation as it starts: what the record holds even when the episode cannot open.
+  const opening = openingOf(env, task);
+  const { system, tools: toolSpecs } = opening;
   const usage: PolicyUsage = { calls: 0, cacheHits: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 };
-  const stopMatch = harness.stop.match === undefined ? undefined : new RegExp(harness.stop.match);
   const scheduler = policySchedulerId(policy);
   options.engine.schedulerFor(scheduler, policy.limits);
-  const toolSpecs = harness.tools.map((t) => ({ name: t.name, ...(t.description ? { description: t.description } : {}), parameters: t.parameters }));
 
-  let turns = 0;
   let stopReason: StopReason = "max_turns";
   let error: RolloutRecord["error"];
   let episode: Episode | undefined;
+  let session: Session | undefined;
   let extras: Record<string, unknown> = {};
   let closed: EpisodeClosed = {};
   try {
@@ -90,11 +87,13 @@ export async function rollout(env: Environment, policy: Policy, task: Task, opti
       const fault = ep.fault();
       if (fault) throw fault;
     };
-    while (turns < harness.max_turns) {
+    // The turns go through a Session on this rollout's signal: one set of stop rules for evals and trainers.
+    const s = (session = new Session(env, task, ep, { engine: options.engine, judge: options.judge, errors: options.errors }, controller));
+    while (!s.done) {
       const request: CompletionRequest = {
         model: policy.model,
         ...(system === undefined ? {} : { system }),
-        messages: [...shots, ...messages],
+        messages: [...s.shots, ...s.messages],
         ...(toolSpecs.length ? { tools: toolSpecs } : {}),
         ...definedParams(policy),
       };
@@ -108,57 +107,15 @@ export async function rollout(env: Environment, policy: Policy, task: Task, opti
         stopReason = "policy_error";
         break;
       }
-      turns++;
-      const res = answer.response;
       addPolicyUsage(usage, answer.usage);
-      messages.push({ role: "assistant", content: res.text, ...(res.toolCalls?.length ? { toolCalls: res.toolCalls } : {}) });
-      if (stopMatch?.test(res.text)) {
-        stopReason = "stop_match";
-        break;
-      }
-      if (res.toolCalls?.length) {
-        const limit = harness.stop.max_tool_calls;
-        if (limit !== undefined && toolCalls.length + res.toolCalls.length > limit) {
-          stopReason = "max_tool_calls";
-          break;
-        }
-        for (const call of res.toolCalls) {
-          signal.throwIfAborted();
-          const rec = await ep.runTool(call);
-          toolCalls.push(rec);
-          messages.push({ role: "tool", toolCallId: call.id, content: rec.result });
-          checkFault();
-        }
-        if (ep.submitted() !== undefined) {
-          stopReason = "submitted";
-          break;
-        }
-        continue;
-      }
-      const reply = await ep.respond(messages, turns, res.text);
-      if (reply) {
-        if (reply.done) {
-          stopReason = "env_done";
-          if (reply.message !== undefined) messages.push({ role: "user", content: reply.message });
-          break;
-        }
-        messages.push({ role: "user", content: reply.message ?? "" });
-        continue;
-      }
-      if (res.finishReason === "length") {
-        stopReason = "length";
-        break;
-      }
-      if (harness.stop.on_final_answer) {
-        stopReason = "final_answer";
-        break;
-      }
-      messages.push({ role: "user", content: "Continue." });
+      const res = answer.response;
+      await s.step({ content: res.text, ...(res.toolCalls?.length ? { toolCalls: res.toolCalls } : {}), ...(res.finishReason ? { finishReason: res.finishReason } : {}) });
     }
+    if (!error) stopReason = s.stopReason ?? "max_turns";
     signal.throwIfAborted();
     checkFault();
     if (!error) {
-      extras = await ep.finish(messages, ep.submitted() ?? lastAssistantText(messages), stopReason);
+      extras = await ep.finish(s.messages, ep.submitted() ?? lastAssistantText(s.messages), stopReason);
       // A limit that fired during the final-state checks leaves them partial: not a result.
       signal.throwIfAborted();
       checkFault();
@@ -185,6 +142,9 @@ export async function rollout(env: Environment, policy: Policy, task: Task, opti
   }
   outer?.throwIfAborted();
 
+  const messages = session?.messages ?? opening.messages;
+  const toolCalls: ToolCallRecord[] = session?.toolCalls ?? [];
+  const turns = session?.turns ?? 0;
   const submitted = episode?.submitted();
   const response = submitted ?? lastAssistantText(messages);
   const stored: Record<string, unknown> = {

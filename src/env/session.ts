@@ -71,7 +71,21 @@ export async function startSession(env: Environment, task: Task, options: Sessio
   return new Session(env, task, episode, options, controller);
 }
 
-/** One task played turn by turn by a caller that owns the policy (see `startSession`). */
+/** What a task's conversation starts from: the rendered system prompt, the offered tools, few-shot turns and the first user message. */
+export function openingOf(env: Environment, task: Task): { system?: string; tools: ToolSpec[]; shots: ChatMessage[]; messages: ChatMessage[] } {
+  const { harness } = env;
+  return {
+    ...(harness.system === undefined ? {} : { system: renderTemplate(harness.system, task.inputs) }),
+    tools: harness.tools.map((t) => ({ name: t.name, ...(t.description ? { description: t.description } : {}), parameters: t.parameters })),
+    shots: harness.few_shot.map((s) => ({ role: s.role, content: s.content })),
+    messages: [{ role: "user", content: renderTemplate(harness.prompt, task.inputs) }],
+  };
+}
+
+/**
+ * One task played turn by turn by a caller that owns the policy (see `startSession`). `rollout`
+ * plays its turns through it too, so both apply the harness's stop rules the same way.
+ */
 export class Session {
   /** The rendered system prompt, if the harness has one. */
   readonly system?: string;
@@ -95,12 +109,12 @@ export class Session {
     private readonly options: SessionOptions,
     private readonly controller: AbortController,
   ) {
-    const { harness } = env;
-    this.system = harness.system === undefined ? undefined : renderTemplate(harness.system, task.inputs);
-    this.tools = harness.tools.map((t) => ({ name: t.name, ...(t.description ? { description: t.description } : {}), parameters: t.parameters }));
-    this.shots = harness.few_shot.map((s) => ({ role: s.role, content: s.content }));
-    this.messages = [{ role: "user", content: renderTemplate(harness.prompt, task.inputs) }];
-    this.stopMatch = harness.stop.match === undefined ? undefined : new RegExp(harness.stop.match);
+    const opening = openingOf(env, task);
+    this.system = opening.system;
+    this.tools = opening.tools;
+    this.shots = opening.shots;
+    this.messages = opening.messages;
+    this.stopMatch = env.harness.stop.match === undefined ? undefined : new RegExp(env.harness.stop.match);
   }
 
   /** Assistant turns taken so far. */
