@@ -46,7 +46,9 @@ export function buildReport(d: Distiller, run: { format: ExportFormat; filters: 
   const unscored = funnel[0]?.dropped["reward-null"] ?? 0;
   if (Object.keys(d.errorCodes).length > 0) {
     const codes = Object.entries(d.errorCodes).map(([c, n]) => `${c} ×${n}`).join(", ");
-    warnings.push(`${unscored} row(s) have no reward because scoring failed (${codes}${d.firstError ? `; first: ${d.firstError}` : ""}); they were dropped, never counted as 0`);
+    // "unknown": a row that came with a null reward and no errors (not scored here).
+    const failed = Object.keys(d.errorCodes).some((c) => c !== "unknown");
+    warnings.push(`${unscored} row(s) have no reward${failed ? " because scoring failed" : ""} (${codes}${d.firstError ? `; first: ${d.firstError}` : ""}); they were dropped, never counted as 0`);
   }
   if (run.badLines && run.badLines.count > 0) {
     const named = run.badLines.first.map((b) => `${b.file}:${b.line}: ${b.message}`).join("; ");

@@ -209,7 +209,7 @@ async function runDistillCommand(input: string | undefined, flags: DistillFlags)
     process.stderr.write(`${lines.join("\n")}\n`);
   }
   const failed = Object.keys(report.errorCodes).length > 0;
-  if (flags.quiet && (report.badLines > 0 || failed)) process.stderr.write(`${report.warnings.filter((w) => w.includes("not JSON objects") || w.includes("scoring failed")).join("\n")}\n`);
+  if (flags.quiet && (report.badLines > 0 || failed)) process.stderr.write(`${report.warnings.filter((w) => w.includes("not JSON objects") || w.includes("have no reward")).join("\n")}\n`);
   // Bad input lines were skipped, and rows whose scoring failed were dropped, both named in the
   // warnings; the exit code says some rows failed (a judge that was down must not look like a run).
   return interrupted ? EXIT.interrupted : report.badLines > 0 || failed ? EXIT.partial : EXIT.ok;
