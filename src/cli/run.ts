@@ -67,6 +67,20 @@ export function interruptSignal(): { signal: AbortSignal; dispose(): void } {
   };
 }
 
+/** Parses a non-negative integer option (a seed, a count that may be 0) or throws a usage error (exit 2). */
+export function nonNegativeInt(value: string): number {
+  const n = Number(value);
+  if (value.trim() === "" || !Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`expected a non-negative integer, got "${value}"`);
+  return n;
+}
+
+/** Parses a finite number option or throws a usage error (exit 2). */
+export function finiteNumber(value: string): number {
+  const n = Number(value);
+  if (value.trim() === "" || !Number.isFinite(n)) throw new InvalidArgumentError(`expected a number, got "${value}"`);
+  return n;
+}
+
 /** Parses a positive integer option or throws a usage error (exit 2). */
 export function positiveInt(value: string): number {
   const n = Number(value);

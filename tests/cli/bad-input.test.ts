@@ -84,3 +84,26 @@ describe("jsonlEntries", () => {
     expect(seen).toEqual(rows.map((_, i) => i));
   });
 });
+
+describe("bad option values", () => {
+  // Every option parser of every command: a value it refuses is a usage error (exit 2) in one
+  // line that names the option, never an "unexpected error" with a stack trace.
+  const cases: [string, string[]][] = [
+    ["calibrate --seed", ["calibrate", "--seed", "-1"]],
+    ["distill --min-reward", ["distill", "x.jsonl", "--min-reward", "abc"]],
+    ["distill --max-chars", ["distill", "x.jsonl", "--max-chars", "-3"]],
+    ["distill --near-threshold", ["distill", "x.jsonl", "--near-threshold", "much"]],
+    ["optimize --seed", ["optimize", "question", "--rubric", RUBRIC, "--criterion", "c", "-l", "x.jsonl", "-r", "openai-small", "--seed", "1.5"]],
+    ["optimize --val-fraction", ["optimize", "question", "--rubric", RUBRIC, "--criterion", "c", "-l", "x.jsonl", "-r", "openai-small", "--val-fraction", "2"]],
+    ["eval --pass-threshold", ["eval", "env.yaml", "-m", "openai:gpt-4.1-mini", "--pass-threshold", "1.5"]],
+    ["serve --fallback-reward", ["serve", RUBRIC, "--fallback-reward", "none"]],
+    ["serve --max-body", ["serve", RUBRIC, "--max-body", "huge"]],
+    ["serve --port", ["serve", RUBRIC, "--port", "70000"]],
+  ];
+  it.each(cases)("%s: exit 2, one line naming the option, no stack", async (_name, args) => {
+    const r = await cli(args);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^error: option '[^']+' argument '[^']*' is invalid\. expected /);
+    expect(r.stderr).not.toMatch(/unexpected error|\n\s+at /);
+  });
+});

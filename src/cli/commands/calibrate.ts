@@ -9,7 +9,7 @@ import { calibrationHtml, calibrationMarkdown } from "../../calibrate/report.js"
 import { rubricWithThresholds, suggestedThresholds } from "../../calibrate/thresholds.js";
 import { compareJudges, comparisonMarkdown, kindsFromRubric, type JudgeComparison } from "../../calibrate/compare.js";
 import { RubricateError } from "../../errors.js";
-import { EXIT, positiveInt, cachePathOf, warnIfBatchJudge } from "../run.js";
+import { EXIT, positiveInt, cachePathOf, warnIfBatchJudge, nonNegativeInt } from "../run.js";
 
 /** The flags of `rubricate calibrate`. */
 export interface CalibrateFlags {
@@ -33,11 +33,6 @@ export interface CalibrateFlags {
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
-const nonNegativeInt = (value: string) => {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`expected a non-negative integer, got "${value}"`);
-  return n;
-};
 
 /** `rubricate calibrate`: judge verdicts against human labels, with intervals, corrections and a review report. */
 export function register(program: Command): void {

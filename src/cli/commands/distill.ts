@@ -17,7 +17,7 @@ import { hashHex } from "../../distill/hash.js";
 import { loadEnvironment } from "../../env/load.js";
 import { createPolicy } from "../../env/policy.js";
 import { Progress } from "../progress.js";
-import { EXIT, interruptSignal, positiveInt, cachePathOf, errorPolicyOf, warnIfBatchJudge } from "../run.js";
+import { EXIT, interruptSignal, positiveInt, cachePathOf, errorPolicyOf, warnIfBatchJudge, finiteNumber, nonNegativeInt } from "../run.js";
 
 /** The flags of `rubricate distill`. */
 export interface DistillFlags {
@@ -63,16 +63,6 @@ export interface DistillFlags {
   tasks?: number;
 }
 
-const number = (value: string) => {
-  const n = Number(value);
-  if (value.trim() === "" || !Number.isFinite(n)) throw new Error(`expected a number, got "${value}"`);
-  return n;
-};
-const nonNegativeInt = (value: string) => {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`expected a non-negative integer, got "${value}"`);
-  return n;
-};
 const collect = (value: string, previous: string[] = []) => [...previous, ...value.split(",").map((v) => v.trim()).filter(Boolean)];
 
 /** `rubricate distill <input>`: filter scored samples or rollouts and export SFT or preference data. */
@@ -96,19 +86,19 @@ export function register(program: Command): void {
     .option("--no-cache", "do not read or write any cache")
     .option("-c, --concurrency <n>", "rows scored at once", positiveInt)
     .option("--errors <policy>", "a criterion error makes the reward: null (the row is dropped) | zero | skip-criterion", "null")
-    .option("--min-reward <x>", "keep rows with reward ≥ x", number)
+    .option("--min-reward <x>", "keep rows with reward ≥ x", finiteNumber)
     .option("--require <criterion>", "criteria that must be met (a pitfall: must not be met); repeatable or comma-separated", collect)
     .option("--best-of <n>", "keep the best n rows of each prompt (ties: fewer tokens, then input order)", positiveInt)
     .option("--group-window <n>", "groups open at once: rows of a group may interleave with this many others (eval writes rollouts as they finish)", positiveInt, 64)
     .option("--sort", "sort the input by group key first (external sort via temporary files), for inputs whose groups are scattered")
     .option("--group-by <field>", "field holding the prompt key (default: task_id, prompt_id, rollout env/task, else a hash of the prompt)")
-    .option("--top-fraction <f>", "keep the top fraction (0–1] of rows (pairs: by chosen reward) over the whole run", number)
-    .option("--margin <x>", "keep a prompt only when its best reward beats its worst by ≥ x (pairs: chosen − rejected)", number)
+    .option("--top-fraction <f>", "keep the top fraction (0–1] of rows (pairs: by chosen reward) over the whole run", finiteNumber)
+    .option("--margin <x>", "keep a prompt only when its best reward beats its worst by ≥ x (pairs: chosen − rejected)", finiteNumber)
     .option("--min-chars <n>", "drop responses shorter than n characters", nonNegativeInt)
     .option("--max-chars <n>", "drop responses longer than n characters", nonNegativeInt)
     .option("--max-tokens <n>", "drop completions over n tokens (usage.outputTokens, else ⌈chars/4⌉)", nonNegativeInt)
     .option("--dedup <mode>", "none | exact | near (exact, then MinHash LSH)", "exact")
-    .option("--near-threshold <t>", "Jaccard similarity of character n-grams that counts as a near-duplicate", number, 0.8)
+    .option("--near-threshold <t>", "Jaccard similarity of character n-grams that counts as a near-duplicate", finiteNumber, 0.8)
     .option("--ngram <n>", "characters per shingle for near-dedup", positiveInt, 5)
     .option("--dedup-on <what>", "conversation (prompt and completion) | completion", "conversation")
     .option("--max-per-tag <n>", "keep at most n rows (pairs) per tag", positiveInt)

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import type { Command } from "commander";
+import { InvalidArgumentError, type Command } from "commander";
 import { openCache } from "../../engine/cache/index.js";
 import { createEngine } from "../../engine/engine.js";
 import { evalMarkdown, evalReportHtml } from "../../env/report.js";
@@ -40,7 +40,7 @@ const collect = (value: string, previous: string[] = []) => [...previous, value]
 
 function threshold(value: string): number {
   const n = Number(value);
-  if (!(n >= 0 && n <= 1)) throw new Error(`expected a number in [0, 1], got "${value}"`);
+  if (!(n >= 0 && n <= 1)) throw new InvalidArgumentError(`expected a number in [0, 1], got "${value}"`);
   return n;
 }
 

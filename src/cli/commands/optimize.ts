@@ -1,6 +1,6 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import type { Command } from "commander";
+import { InvalidArgumentError, type Command } from "commander";
 import { readLabels } from "../../calibrate/inputs.js";
 import { openCache } from "../../engine/cache/index.js";
 import { createEngine, type Engine } from "../../engine/engine.js";
@@ -18,7 +18,7 @@ import { createReflector, type ReflectionPrompt } from "../../optimize/targets/r
 import { rewriteRubricQuestions } from "../../optimize/targets/rubric-rewrite.js";
 import type { Candidate, Evaluate, OptimizeOptions, OptimizeResult } from "../../optimize/types.js";
 import { loadRubric } from "../../rubric/load.js";
-import { EXIT, interruptSignal, positiveInt, cachePathOf, warnIfBatchJudge } from "../run.js";
+import { EXIT, interruptSignal, positiveInt, cachePathOf, warnIfBatchJudge, nonNegativeInt } from "../run.js";
 
 /** Flags both `optimize` targets share. */
 export interface OptimizeFlags {
@@ -64,19 +64,14 @@ export interface QuestionFlags extends OptimizeFlags {
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
-const nonNegativeInt = (value: string) => {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`expected a non-negative integer, got "${value}"`);
-  return n;
-};
 const number = (lo: number, hi: number, open = false) => (value: string) => {
   const n = Number(value);
-  if (!(open ? n > lo && n < hi : n >= lo && n <= hi)) throw new Error(`expected a number in ${open ? "(" : "["}${lo}, ${hi}${open ? ")" : "]"}, got "${value}"`);
+  if (!(open ? n > lo && n < hi : n >= lo && n <= hi)) throw new InvalidArgumentError(`expected a number in ${open ? "(" : "["}${lo}, ${hi}${open ? ")" : "]"}, got "${value}"`);
   return n;
 };
 
 const selection = (value: string) => {
-  if (value !== "pareto" && value !== "current_best" && value !== "uniform") throw new Error(`expected pareto, current_best or uniform, got "${value}"`);
+  if (value !== "pareto" && value !== "current_best" && value !== "uniform") throw new InvalidArgumentError(`expected pareto, current_best or uniform, got "${value}"`);
   return value;
 };
 

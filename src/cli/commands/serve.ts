@@ -1,4 +1,4 @@
-import type { Command } from "commander";
+import { InvalidArgumentError, type Command } from "commander";
 import { isLoopback } from "../../bridge/auth.js";
 import { defaultMapping, unfedInputs } from "../../bridge/protocol.js";
 import { createRewardServer } from "../../bridge/server.js";
@@ -15,7 +15,7 @@ import type { Environment } from "../../env/types.js";
 import { RedisCache } from "../../engine/cache/redis.js";
 import type { ErrorPolicy } from "../../score/aggregate.js";
 import { loadRubricSync } from "../../rubric/load.js";
-import { EXIT, positiveInt, cachePathOf, errorPolicyOf, warnIfBatchJudge } from "../run.js";
+import { EXIT, positiveInt, cachePathOf, errorPolicyOf, warnIfBatchJudge, finiteNumber } from "../run.js";
 
 interface ServeFlags {
   rubric?: string;
@@ -52,15 +52,10 @@ interface ServeFlags {
   quiet?: boolean;
 }
 
-const finite = (value: string) => {
-  const n = Number(value);
-  if (value.trim() === "" || !Number.isFinite(n)) throw new Error(`expected a number, got "${value}"`);
-  return n;
-};
 
 const share = (value: string) => {
-  const n = finite(value);
-  if (n < 0 || n > 1) throw new Error(`expected a share between 0 and 1, got "${value}"`);
+  const n = finiteNumber(value);
+  if (n < 0 || n > 1) throw new InvalidArgumentError(`expected a share between 0 and 1, got "${value}"`);
   return n;
 };
 
@@ -68,17 +63,17 @@ const list = (value: string, previous: string[] = []) => [...previous, ...value.
 
 const port = (value: string) => {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`expected a port 0-65535, got "${value}"`);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError(`expected a port 0-65535, got "${value}"`);
   return n;
 };
 
 /** Parses "16mb", "512k" or a plain byte count. */
 export function parseBytes(value: string): number {
   const m = /^(\d+(?:\.\d+)?)\s*(b|kb?|mb?|gb?)?$/i.exec(value.trim());
-  if (!m) throw new Error(`expected a size like 16mb or 1048576, got "${value}"`);
+  if (!m) throw new InvalidArgumentError(`expected a size like 16mb or 1048576, got "${value}"`);
   const unit = (m[2] ?? "b").toLowerCase()[0];
   const bytes = Math.floor(Number(m[1]) * ({ b: 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 } as Record<string, number>)[unit]);
-  if (bytes <= 0) throw new Error(`expected a positive size, got "${value}"`);
+  if (bytes <= 0) throw new InvalidArgumentError(`expected a positive size, got "${value}"`);
   return bytes;
 }
 
@@ -108,7 +103,7 @@ export function register(program: Command): void {
     .option("--timeout-ms <ms>", "per-request deadline: samples not scored by then fail (DEADLINE; a 504 when none was); keep it under the trainer's timeout (OpenRLHF: 180 s)", positiveInt, 150_000)
     .option("-c, --concurrency <n>", "samples of one request scored at once (the judge file limits calls)", positiveInt, 128)
     .option("--errors <policy>", "a criterion error makes the reward: null (default) | zero | skip-criterion", "null")
-    .option("--fallback-reward <n>", "OpenRLHF /get_reward: the reward of a sample without one (counted in extra_logs.rubricate_error and /v1/stats)", finite, 0)
+    .option("--fallback-reward <n>", "OpenRLHF /get_reward: the reward of a sample without one (counted in extra_logs.rubricate_error and /v1/stats)", finiteNumber, 0)
     .option("--max-error-share <share>", "answer 503 + Retry-After when more than this share of a request failed from a judge outage", share, 0.25)
     .option("--prompt-field <input>", "OpenRLHF: the rubric input that receives `prompts[i]` (default: prompt, question, problem, query, input, instruction, task or message, if an input)")
     .option("--response-field <input>", "OpenRLHF: the input that receives query minus prompt (default: the rubric's response_field, else response)")
