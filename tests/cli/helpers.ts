@@ -1,8 +1,6 @@
-import { spawn } from "node:child_process";
-import { resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { ROOT, runCli } from "../helpers/cli.js";
 
-export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+export { ROOT };
 
 export interface CliResult {
   code: number | null;
@@ -10,22 +8,10 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs `rubricate …` from the sources (node --import tsx src/cli/main.ts) in the project root. */
+/** Runs `rubricate …` from the sources in the project root, without colour (the one CLI runner, tests/helpers/cli.ts). */
 export function cli(args: string[], options: { input?: string; cwd?: string } = {}): Promise<CliResult> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, ["--import", "tsx", resolve(ROOT, "src/cli/main.ts"), ...args], {
-      cwd: options.cwd ?? ROOT,
-      env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0" },
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
-    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-    child.on("error", fail);
-    child.on("close", (code) => done({ code, stdout, stderr }));
-    child.stdin.end(options.input ?? "");
-  });
+  const run = runCli(args, { ...options, input: options.input ?? "", env: { NO_COLOR: "1", FORCE_COLOR: "0" } });
+  return run.then(({ code, stdout, stderr }) => ({ code, stdout, stderr }));
 }
 
 /** The JSON objects of a JSONL text. */

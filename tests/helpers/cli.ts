@@ -24,8 +24,9 @@ export function runCli(args: string[], options: Parameters<typeof spawnCli>[1] =
   const child = spawnCli(args, options);
   let stdout = "";
   let stderr = "";
-  child.stdout!.on("data", (d) => (stdout += d));
-  child.stderr!.on("data", (d) => (stderr += d));
+  // Decoded as a stream: a character split between two chunks stays whole.
+  child.stdout!.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+  child.stderr!.setEncoding("utf8").on("data", (d: string) => (stderr += d));
   return new Promise((done) => child.on("close", (code, signal) => done({ code, signal, stdout, stderr })));
 }
 
