@@ -18,6 +18,15 @@ async function judgeServer() {
   return server;
 }
 
+/** A first run (as us) that pays for and caches the job's first `count` samples. */
+async function cacheFirst(job: ReturnType<typeof makeJob>, server: Awaited<ReturnType<typeof judgeServer>>, count: number): Promise<void> {
+  const seedSamples = job.samples.replace(".jsonl", "-first.jsonl");
+  writeFileSync(seedSamples, readFileSync(job.samples, "utf8").split("\n").slice(0, count).join("\n") + "\n");
+  const first = await startRun(job.args.map((a) => (a === job.samples ? seedSamples : a))).done;
+  expect(first.code, first.stderr).toBe(0);
+  expect(server.stats.requests).toBe(count);
+}
+
 const ids = (n: number) => Array.from({ length: n }, (_, i) => i);
 const DISK_FULL = fileURLToPath(new URL("./disk-full.ts", import.meta.url));
 
@@ -26,12 +35,7 @@ describe("cache faults", () => {
     const server = await judgeServer();
     const n = 30;
     const job = makeJob(server.url, n);
-    // A first run (as us) caches the first 20 samples.
-    const seedSamples = job.samples.replace(".jsonl", "-first.jsonl");
-    writeFileSync(seedSamples, readFileSync(job.samples, "utf8").split("\n").slice(0, 20).join("\n") + "\n");
-    const first = await startRun(job.args.map((a) => (a === job.samples ? seedSamples : a))).done;
-    expect(first.code, first.stderr).toBe(0);
-    expect(server.stats.requests).toBe(20);
+    await cacheFirst(job, server, 20);
     chmodSync(job.cache, 0o444);
     const before = readFileSync(job.cache);
 
@@ -53,11 +57,7 @@ describe("cache faults", () => {
     const server = await judgeServer();
     const n = 30;
     const job = makeJob(server.url, n);
-    const seedSamples = job.samples.replace(".jsonl", "-first.jsonl");
-    writeFileSync(seedSamples, readFileSync(job.samples, "utf8").split("\n").slice(0, 20).join("\n") + "\n");
-    const first = await startRun(job.args.map((a) => (a === job.samples ? seedSamples : a))).done;
-    expect(first.code, first.stderr).toBe(0);
-    expect(server.stats.requests).toBe(20);
+    await cacheFirst(job, server, 20);
     // The cache alone in a folder nobody may write; the results go elsewhere.
     const roDir = join(job.dir, "ro");
     mkdirSync(roDir);
