@@ -1,6 +1,6 @@
 import { barChart, groupedBarChart, histogram } from "../report/svg.js";
 import { details, escapeHtml, htmlPage, paragraph, pre, table, type Column, type Section } from "../report/html.js";
-import { formatInterval, formatNumber, formatPercent } from "../report/format.js";
+import { formatInterval, formatNumber, formatPercent, formatUsd } from "../report/format.js";
 import { markdownTable, mdHeading, mdJoin } from "../report/markdown.js";
 import { renderTranscript } from "./sample.js";
 import { compareModels, failedCriteria, MIN_PAIRED_TASKS, type CompareOptions, type EvalComparison, type ModelStats, type PairComparison } from "./stats.js";
@@ -31,7 +31,6 @@ export function shortModelNames(models: string[]): Map<string, string> {
   return new Map(models.map((m) => [m, m]));
 }
 
-const usd = (v: number) => (v > 0 ? `$${v.toFixed(4)}` : "—");
 const maxK = (m: ModelStats) => Math.max(0, ...Object.keys(m.passAtK).map(Number));
 
 function comparisonColumns(cmp: EvalComparison, name: (model: string) => string = (m) => m): Column<ModelStats>[] {
@@ -48,7 +47,7 @@ function comparisonColumns(cmp: EvalComparison, name: (model: string) => string 
     { label: "mean turns", value: "meanTurns", format: (v) => formatNumber(v as number, 1), numeric: true },
     { label: "policy tokens in/out", value: (m) => `${m.usage.policy.inputTokens} / ${m.usage.policy.outputTokens}`, numeric: true },
     { label: "judge tokens in/out", value: (m) => `${m.usage.judge.inputTokens} / ${m.usage.judge.outputTokens}`, numeric: true },
-    { label: "cost", value: (m) => m.usage.costUsd, format: (v) => usd(v as number), numeric: true },
+    { label: "cost", value: (m) => m.usage.costUsd, format: (v) => formatUsd(v as number), numeric: true },
   ];
 }
 

@@ -11,7 +11,7 @@ import type { Environment, RolloutRecord } from "../env/types.js";
 import { RubricateError } from "../errors.js";
 import type { Judge } from "../judge/types.js";
 import type { ErrorPolicy } from "../score/aggregate.js";
-import { formatInterval, formatPercent } from "../report/format.js";
+import { formatInterval, formatPercent, formatUsd } from "../report/format.js";
 import { escapeHtml, htmlPage, paragraph, table, type Column, type Section } from "../report/html.js";
 import { markdownTable, mdHeading, mdJoin } from "../report/markdown.js";
 import { describePackage, packageLabel } from "./package.js";
@@ -115,7 +115,6 @@ export function suiteRows(results: SuiteEnvResult[], models: string[]): SuiteRow
   return rows;
 }
 
-const usd = (v: number) => (v > 0 ? `$${v.toFixed(4)}` : "—");
 
 const rowColumns: Column<SuiteRow>[] = [
   { label: "environment", value: "env" },
@@ -125,7 +124,7 @@ const rowColumns: Column<SuiteRow>[] = [
   { label: "errors", value: (r) => r.stats.errors, numeric: true },
   { label: "mean reward [95% CI]", value: (r) => r.stats.reward?.mean, format: (_v, r) => formatInterval(r.stats.reward?.mean, r.stats.reward?.low, r.stats.reward?.high), numeric: true },
   { label: "pass rate", value: (r) => r.stats.passRate, format: (v) => formatPercent(v as number | undefined), numeric: true },
-  { label: "cost", value: (r) => r.stats.usage.costUsd, format: (v) => usd(v as number), numeric: true },
+  { label: "cost", value: (r) => r.stats.usage.costUsd, format: (v) => formatUsd(v as number), numeric: true },
 ];
 
 /** Where each environment came from: a line per environment (package, version, integrity). */

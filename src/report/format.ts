@@ -10,6 +10,14 @@ export function formatNumber(value: number | null | undefined, digits = 3): stri
 }
 
 /**
+ * A cost in a report table: dollars to 4 decimals, or "—" when nothing was paid (all cached, or no price).
+ * @example formatUsd(0.01234) // "$0.0123"
+ */
+export function formatUsd(value: number): string {
+  return value > 0 ? `$${value.toFixed(4)}` : "—";
+}
+
+/**
  * A proportion as a percentage, or "—" when missing.
  * @example formatPercent(0.5) // "50.0%"
  */
