@@ -1,16 +1,9 @@
 import type { ChatMessage } from "../providers/types.js";
 import type { Sample } from "../types.js";
-import type { StopReason, Task, ToolCallRecord } from "./types.js";
+import type { RolloutRecord, Task } from "./types.js";
 
-/** A played episode as the rubric reads it: the conversation and what it came to. */
-export interface PlayedEpisode {
-  messages: ChatMessage[];
-  toolCalls: ToolCallRecord[];
-  /** The final answer: the submitted one, else the last assistant text. */
-  response: string;
-  turns: number;
-  stopReason: StopReason;
-}
+/** A played episode as the rubric reads it: the conversation and what it came to (a rollout record's fields of that name). */
+export type PlayedEpisode = Pick<RolloutRecord, "messages" | "toolCalls" | "response" | "turns" | "stopReason">;
 
 /**
  * The fields a rubric reads of a played episode, derived from its conversation. One definition
