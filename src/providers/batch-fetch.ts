@@ -2,8 +2,7 @@ import http from "node:http";
 import https from "node:https";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-
-const agents = { "http:": new http.Agent({ keepAlive: true }), "https:": new https.Agent({ keepAlive: true }) };
+import { agents, requestHeaders, responseHeaders } from "./http-fetch.js";
 
 /**
  * A `fetch` for the batch clients over `node:http(s)` that streams both ways: request bodies
@@ -17,20 +16,16 @@ export const streamingFetch: typeof fetch = async (input, init = {}) => {
   if (input instanceof Request) return fetch(input, init);
   const url = new URL(input as string | URL);
   if (url.protocol !== "http:" && url.protocol !== "https:") return fetch(input, init);
-  const headers: Record<string, string> = {};
-  new Headers(init.headers).forEach((value, key) => (headers[key] = value));
+  const headers = requestHeaders(init);
   const body = init.body;
-  if (typeof body === "string") headers["content-length"] = String(Buffer.byteLength(body));
-  else if (body instanceof Blob && headers["content-length"] === undefined) headers["content-length"] = String(body.size);
+  if (body instanceof Blob && headers["content-length"] === undefined) headers["content-length"] = String(body.size);
   const client = url.protocol === "https:" ? https : http;
   return new Promise<Response>((resolve, reject) => {
     const request = client.request(url, { method: init.method ?? "GET", headers, agent: agents[url.protocol as "http:"], signal: init.signal ?? undefined }, (res) => {
-      const responseHeaders = new Headers();
-      for (const [key, value] of Object.entries(res.headers)) if (value !== undefined) responseHeaders.set(key, Array.isArray(value) ? value.join(", ") : value);
       const status = res.statusCode ?? 502;
       const nullBody = status === 204 || status === 304 || init.method === "HEAD";
       if (nullBody) res.resume();
-      resolve(new Response(nullBody ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>), { status, statusText: res.statusMessage, headers: responseHeaders }));
+      resolve(new Response(nullBody ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>), { status, statusText: res.statusMessage, headers: responseHeaders(res) }));
     });
     request.on("error", reject);
     if (body === undefined || body === null) request.end();

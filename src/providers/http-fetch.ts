@@ -10,7 +10,23 @@ import { RubricateError } from "../errors.js";
  */
 export const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 
-const agents = { "http:": new http.Agent({ keepAlive: true }), "https:": new https.Agent({ keepAlive: true }) };
+/** Keep-alive connection pools, one per protocol, shared by the live and the batch fetch. */
+export const agents = { "http:": new http.Agent({ keepAlive: true }), "https:": new https.Agent({ keepAlive: true }) };
+
+/** A request's headers as node:http takes them, with the content length of a string body. */
+export function requestHeaders(init: RequestInit): Record<string, string> {
+  const headers: Record<string, string> = {};
+  new Headers(init.headers).forEach((value, key) => (headers[key] = value));
+  if (typeof init.body === "string") headers["content-length"] = String(Buffer.byteLength(init.body));
+  return headers;
+}
+
+/** A node:http response's headers as a fetch `Headers` (repeated ones joined with ", "). */
+export function responseHeaders(res: http.IncomingMessage): Headers {
+  const headers = new Headers();
+  for (const [key, value] of Object.entries(res.headers)) if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(", ") : value);
+  return headers;
+}
 
 /**
  * A `fetch` for the SDKs over `node:http(s)` with keep-alive agents. Node's global fetch
@@ -25,10 +41,8 @@ export const nodeHttpFetch: typeof fetch = async (input, init = {}) => {
   if (process.env.RUBRICATE_HTTP === "fetch" || input instanceof Request || !plainBody) return fetch(input, init);
   const url = new URL(input as string | URL);
   if (url.protocol !== "http:" && url.protocol !== "https:") return fetch(input, init);
-  const headers: Record<string, string> = {};
-  new Headers(init.headers).forEach((value, key) => (headers[key] = value));
+  const headers = requestHeaders(init);
   const body = init.body as string | undefined | null;
-  if (typeof body === "string") headers["content-length"] = String(Buffer.byteLength(body));
   const client = url.protocol === "https:" ? https : http;
   return new Promise<Response>((resolve, reject) => {
     const method = init.method ?? "GET";
@@ -51,10 +65,8 @@ export const nodeHttpFetch: typeof fetch = async (input, init = {}) => {
         if (received > limit) return;
         // A body cut short is a network failure (retryable), as undici reports it.
         if (!res.complete) return reject(Object.assign(new TypeError("terminated"), { cause: { code: "ECONNRESET" } }));
-        const responseHeaders = new Headers();
-        for (const [key, value] of Object.entries(res.headers)) if (value !== undefined) responseHeaders.set(key, Array.isArray(value) ? value.join(", ") : value);
         const status = res.statusCode ?? 502;
-        const init = { status, statusText: res.statusMessage, headers: responseHeaders };
+        const init = { status, statusText: res.statusMessage, headers: responseHeaders(res) };
         const nullBody = status === 204 || status === 304;
         const isJson = /\bjson\b/i.test(String(res.headers["content-type"] ?? ""));
         resolve(nullBody ? new Response(null, init) : isJson ? new BufferedJsonResponse(Buffer.concat(chunks), init) : new Response(Buffer.concat(chunks), init));
