@@ -52,8 +52,14 @@ export function readmeCommands(markdown: string): ReadmeCommand[] {
 
 const README = readFileSync(join(ROOT, "README.md"), "utf8");
 const commands = readmeCommands(README);
-/** Outputs of the walk-through stay in the scratch folder; everything else is the repository's. */
-const MIRRORED = readdirSync(ROOT).filter((n) => ![".git", ".rubricate", "tests", "results.jsonl"].includes(n) && !n.endsWith(".html"));
+/**
+ * What the scratch folder mirrors: everything of the repository's but the walk-through's outputs.
+ * Listed after the build, not at module load: on a fresh clone `dist/` only exists once beforeAll
+ * has built it, and a list taken earlier would leave the README's `npx rubricate` without a CLI.
+ */
+export function mirroredNames(root: string): string[] {
+  return readdirSync(root).filter((n) => ![".git", ".rubricate", "tests", "results.jsonl"].includes(n) && !n.endsWith(".html"));
+}
 
 let scratch: string;
 let openai: TestServer<unknown>;
@@ -85,7 +91,7 @@ beforeAll(async () => {
   openai = (await startOpenAIServer({ respond, recordBodies: false })) as TestServer<unknown>;
   anthropic = (await startAnthropicServer({ respond, recordBodies: false })) as TestServer<unknown>;
   scratch = mkdtempSync(join(tmpdir(), "rubricate-readme-"));
-  for (const name of MIRRORED) symlinkSync(join(ROOT, name), join(scratch, name));
+  for (const name of mirroredNames(ROOT)) symlinkSync(join(ROOT, name), join(scratch, name));
 }, 360_000);
 
 afterAll(async () => {
@@ -125,6 +131,11 @@ describe("README.md", () => {
         expect(existsSync(join(ROOT, path)), `README line ${c.line}: ${path}`).toBe(true);
       }
     }
+  });
+
+  it("the scratch folder holds the built CLI the README's `npx rubricate` runs", () => {
+    expect(existsSync(join(scratch, "dist", "cli", "main.js"))).toBe(true);
+    expect(mirroredNames(ROOT)).toContain("dist");
   });
 
   for (const c of commands) {

@@ -1,3 +1,7 @@
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { ROOT } from "../../tests/helpers/cli.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runEval } from "../../src/env/eval.js";
 import { loadEnvironment } from "../../src/env/load.js";
@@ -72,4 +76,16 @@ describe("wordle example", () => {
     expect(cmp.pairs[0].diff).toBeGreaterThan(0.8);
     engine.close();
   });
+});
+
+describe("wordle example as a package in a clone", () => {
+  // A new user's `npm test` inside the folder runs `rubricate env check .`: npm finds `rubricate` in
+  // the clone's node_modules/.bin, linked by `npm install` (scripts/link-dev-bin.mjs), built or not.
+  it("`npm test` in the example's folder passes", () => {
+    const bin = join(ROOT, "node_modules", ".bin", "rubricate");
+    expect(existsSync(bin), `${bin} is missing: run npm install at the repository root`).toBe(true);
+    const r = spawnSync("npm", ["test"], { cwd: join(ROOT, "examples", "wordle"), encoding: "utf8", env: { ...process.env, CI: "" }, timeout: 120_000 });
+    expect(r.status, `${r.stdout}\n${r.stderr}`).toBe(0);
+    expect(r.stdout).toContain("env check: ok");
+  }, 150_000);
 });
