@@ -151,6 +151,9 @@ export function sessionRoutes(options: SessionRoutesOptions): (method: string, p
     // The environment answers plain turns (an envResponse hook): adapters whose trainer only
     // reaches environments through tools (TRL) offer a `reply` tool for them.
     answers_turns: env.hooks.envResponse !== undefined,
+    // The rubric's criteria: trainers that need the same log keys on every sample (OpenRLHF's
+    // extra_logs) know them before any episode is scored, or fails.
+    criteria: env.rubric.criteria.map((c) => c.id),
     turns: episode.turns,
     done: episode.done,
     ...(episode.stopReason ? { stop_reason: episode.stopReason } : {}),
