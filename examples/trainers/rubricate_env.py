@@ -50,15 +50,15 @@ class EnvClient:
     """The HTTP API of ``rubricate serve --env``.
 
     ``url`` defaults to ``$RUBRICATE_ENV_URL`` (else http://127.0.0.1:8000), ``token`` to
-    ``$RUBRICATE_TOKEN``. Connection errors, 429 and 5xx are retried with backoff; a 4xx is an
-    error at once (retrying cannot fix it).
+    ``$RUBRICATE_TOKEN``. Connection errors, 429 and 5xx are retried with backoff
+    (``retries``, default ``$RUBRICATE_ENV_RETRIES`` or 4); another 4xx is an error at once.
     """
 
-    def __init__(self, url: Optional[str] = None, token: Optional[str] = None, timeout: float = 170.0, retries: int = 4):
+    def __init__(self, url: Optional[str] = None, token: Optional[str] = None, timeout: float = 170.0, retries: Optional[int] = None):
         self.url = (url or os.environ.get("RUBRICATE_ENV_URL") or "http://127.0.0.1:8000").rstrip("/")
         self.token = token if token is not None else os.environ.get("RUBRICATE_TOKEN")
         self.timeout = timeout
-        self.retries = retries
+        self.retries = retries if retries is not None else int(os.environ.get("RUBRICATE_ENV_RETRIES", "4"))
         self.failures = 0
 
     def request(self, method: str, path: str, body: Optional[dict] = None) -> dict:
