@@ -154,6 +154,8 @@ export function sessionRoutes(options: SessionRoutesOptions): (method: string, p
     // The rubric's criteria: trainers that need the same log keys on every sample (OpenRLHF's
     // extra_logs) know them before any episode is scored, or fails.
     criteria: env.rubric.criteria.map((c) => c.id),
+    /** How many tasks `task_index` ranges over (adapters that build a dataset of the environment's tasks). */
+    task_count: env.tasks.length,
     turns: episode.turns,
     done: episode.done,
     ...(episode.stopReason ? { stop_reason: episode.stopReason } : {}),
