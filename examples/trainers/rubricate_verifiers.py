@@ -107,11 +107,8 @@ class RubricateEnv(vf.MultiTurnEnv):
         return state
 
     async def env_response(self, messages: Any, state: Any, **kwargs: Any) -> list:
-        session = state.get("rubricate_session")
-        last = messages[-1]
-        content, calls = strip_end_markers(_text(_field(last, "content"))), _wire_calls(last)
         try:
-            stepped = await asyncio.to_thread(self.client.step, session, content, calls or None)
+            stepped = await self._send(messages[-1], state)
         except RubricateEnvError as e:
             raise vf.InfraError(f"rubricate: step failed: {e}") from e
         out = []
@@ -124,6 +121,12 @@ class RubricateEnv(vf.MultiTurnEnv):
             await self._finish(state)
             state["final_env_response"] = out
         return out
+
+    async def _send(self, message: Any, state: Any) -> dict:
+        """One model turn to the session (its text without end markers, its tool calls)."""
+        state["rubricate_sent"] = len(state.get("trajectory") or [])
+        content, calls = strip_end_markers(_text(_field(message, "content"))), _wire_calls(message)
+        return await asyncio.to_thread(self.client.step, state["rubricate_session"], content, calls or None)
 
     async def _finish(self, state: Any) -> None:
         session = state.pop("rubricate_session", None)
@@ -147,6 +150,14 @@ class RubricateEnv(vf.MultiTurnEnv):
             session = state.pop("rubricate_session")
             await asyncio.to_thread(self.client.close, session)
             return
+        # verifiers stopped (max_turns, a timeout) after a model turn it never passed to
+        # env_response: the session plays it, as `rubricate eval` plays the turn that hits max_turns.
+        trajectory = state.get("trajectory") or []
+        if len(trajectory) > state.get("rubricate_sent", 0) and trajectory[-1].get("completion"):
+            try:
+                await self._send(trajectory[-1]["completion"][-1], state)
+            except RubricateEnvError as e:
+                log.warning("rubricate: the last turn could not be played: %s", e)
         await self._finish(state)
 
     async def rubricate_reward(self, state: Any) -> float:

@@ -502,5 +502,172 @@ def scenario_limit():
     out["open_after"] = open_sessions()
 
 
-{"play": scenario_play, "cut": scenario_cut, "fail": scenario_fail, "limit": scenario_limit}[sys.argv[1]]()
+# ---------------- verifiers (classic API) ----------------
+def install_verifiers():
+    """`verifiers` as the adapter uses it: Error/InfraError, @cleanup, Rubric, MultiTurnEnv.rollout, load_environment.
+
+    Contract (verifiers a60a606, legacy/): load_environment imports env_id with "-" -> "_" and calls
+    its load_environment(**env_args); MultiTurnEnv.rollout: init_state, setup_state (vf.Error ->
+    state["error"]), then while no stop condition (has_error, max_turns_reached,
+    has_final_env_response): get_prompt_messages (env_response after the first turn; skip the model
+    once final_env_response is set), model call, trajectory step; vf.Error -> state["error"]; the
+    @cleanup methods always run. Rubric funcs get the kwargs their signature names; exception -> 0.0.
+    """
+    vf = types.ModuleType("verifiers")
+
+    class Error(Exception):
+        pass
+
+    class InfraError(Error):
+        pass
+
+    def cleanup(func=None, priority=0, stage="rollout"):
+        def deco(f):
+            f.cleanup, f.cleanup_priority, f.cleanup_stage = True, priority, stage
+            return f
+
+        return deco if func is None else deco(func)
+
+    class Rubric:
+        def __init__(self, funcs=None, weights=None, **kwargs):
+            self.funcs, self.weights = list(funcs or []), list(weights or [1.0] * len(funcs or []))
+
+        async def score(self, state):
+            metrics, reward = {}, 0.0
+            for f, w in zip(self.funcs, self.weights):
+                params = inspect.signature(f).parameters
+                args = {k: state.get(k) for k in ("prompt", "completion", "answer", "info", "task") if k in params}
+                if "state" in params:
+                    args["state"] = state
+                try:
+                    value = float(await f(**args))
+                except Exception:
+                    value = 0.0
+                metrics[f.__name__] = value
+                reward += w * value
+            state["reward"], state["metrics"] = reward, metrics
+
+    class Environment:
+        def __init__(self, dataset=None, eval_dataset=None, system_prompt=None, few_shot=None, parser=None, rubric=None, sampling_args=None, tool_defs=None, env_id=None, env_args=None, **kwargs):
+            check(not kwargs, f"unknown Environment arguments {kwargs}")
+            self.dataset, self.rubric, self.tool_defs = dataset, rubric or Rubric(), tool_defs
+            for t in tool_defs or []:
+                check(set(t) <= {"name", "description", "parameters", "strict"} and isinstance(t["description"], str), f"Tool {t}")
+            self.env_id, self.env_args = env_id or "", env_args or {}
+            self._cleanup_handlers = [getattr(self, n) for n in dir(self) if getattr(getattr(self, n, None), "cleanup", False) is True]
+
+    class MultiTurnEnv(Environment):
+        def __init__(self, max_turns=-1, timeout_seconds=None, **kwargs):
+            super().__init__(**kwargs)
+            self.max_turns = max_turns
+
+        async def setup_state(self, state, **kwargs):
+            return state
+
+        async def is_completed(self, state):
+            return state.get("error") is not None or (self.max_turns > 0 and len(state["trajectory"]) >= self.max_turns) or state.get("final_env_response") is not None
+
+        async def rollout(self, row, model):
+            info = row["info"]
+            state = {"prompt": row["prompt"], "answer": row["answer"], "info": json.loads(info) if isinstance(info, str) else info, "task": row["task"], "trajectory": []}
+            try:
+                got = await self.setup_state(state)
+                state = got if got is not None else state
+            except Error as e:
+                state["error"] = e
+            try:
+                while not await self.is_completed(state):
+                    try:
+                        if not state["trajectory"]:
+                            messages = state["prompt"]
+                        else:
+                            prev = state["trajectory"][-1]
+                            messages = prev["prompt"] + prev["completion"]
+                            messages = messages + await self.env_response(messages, state)
+                        if state.get("final_env_response") is not None:
+                            continue
+                        completion = [model(messages, state)]
+                        state["trajectory"].append({"prompt": messages, "completion": completion})
+                    except Error as e:
+                        state["error"] = e
+            finally:
+                for handler in self._cleanup_handlers:
+                    await handler(state)
+            await self.rubric.score(state)
+            return state
+
+    def load_environment(env_id, **env_args):
+        module = importlib.import_module(env_id.replace("-", "_").split("/")[-1])
+        try:
+            env = module.load_environment(**env_args)
+        except ImportError:
+            raise
+        except Exception as e:
+            raise RuntimeError(f"Failed to load environment '{env_id}': {e}") from e
+        env.env_id, env.env_args = env.env_id or env_id, env.env_args or env_args
+        return env
+
+    vf.Error, vf.InfraError, vf.cleanup, vf.Rubric, vf.Environment, vf.MultiTurnEnv, vf.load_environment = Error, InfraError, cleanup, Rubric, Environment, MultiTurnEnv, load_environment
+    sys.modules["verifiers"] = vf
+    return vf
+
+
+class Msg:
+    """A pydantic-style message (attributes, not keys), as verifiers' AssistantMessage."""
+
+    def __init__(self, **kw):
+        self.__dict__.update(kw)
+
+
+def scripted_model(turns):
+    def model(messages, state):
+        turn = turns[len(state["trajectory"])] if len(state["trajectory"]) < len(turns) else {"text": "I am done."}
+        calls = [Msg(id=f"call_{i}", name=c["name"], arguments=json.dumps(c["arguments"])) for i, c in enumerate(turn.get("calls", []))]
+        return Msg(role="assistant", content=turn.get("text", ""), tool_calls=calls or None)
+
+    return model
+
+
+def scenario_verifiers():
+    vf = install_verifiers()
+    env = vf.load_environment("rubricate-verifiers", url=URL, task_ids=list(TRAJECTORIES))
+    check(env.env_id == "rubricate-verifiers", "env_id set by the loader")
+    rows = {json.loads(r["info"])["task_id"]: r for r in env.dataset}
+
+    async def play_all(tasks, **over):
+        return await asyncio.gather(*[env.rollout(rows[t], scripted_model(TRAJECTORIES[t])) for t in tasks])
+
+    states = asyncio.run(play_all(list(TRAJECTORIES)))
+    out["verifiers"] = {t: s["metrics"]["rubricate_reward"] for t, s in zip(TRAJECTORIES, states)}
+    out["verifiers_errors"] = [s["metrics"]["rubricate_error"] for s in states]
+    out["verifiers_prompt_roles"] = [m["role"] for m in states[0]["prompt"]]
+    many = [list(TRAJECTORIES)[i % len(TRAJECTORIES)] for i in range(64)]
+    out["verifiers_64"] = [s["metrics"]["rubricate_reward"] for s in asyncio.run(play_all(many))]
+    out["tasks_64"] = many
+    # All task_index rows (no task_ids): one per task of the server's environment.
+    out["verifiers_rows"] = len(vf.load_environment("rubricate-verifiers", url=URL).dataset)
+
+    # verifiers stops at max_turns: the cleanup scores the session as it stands and closes it.
+    long_task = max(TRAJECTORIES, key=lambda t: len(TRAJECTORIES[t]))
+    cut_env = vf.load_environment("rubricate-verifiers", url=URL, task_ids=[long_task], max_turns=1)
+    cut = asyncio.run(cut_env.rollout(cut_env.dataset[0], scripted_model(TRAJECTORIES[long_task])))
+    out["verifiers_cut"] = cut["metrics"]
+
+    # The session expires under the rollout: vf.InfraError -> state["error"], fallback reward, flagged.
+    def expiring(turns):
+        inner = scripted_model(turns)
+
+        def model(messages, state):
+            if state["trajectory"] and state.get("rubricate_session"):
+                http("DELETE", f"/v1/sessions/{state['rubricate_session']}")
+            return inner(messages, state)
+
+        return model
+
+    failed = asyncio.run(env.rollout(rows[long_task], expiring(TRAJECTORIES[long_task])))
+    out["verifiers_failed"] = {"metrics": failed["metrics"], "error": type(failed.get("error")).__name__}
+    out["open_after"] = open_sessions()
+
+
+{"play": scenario_play, "verifiers": scenario_verifiers, "cut": scenario_cut, "fail": scenario_fail, "limit": scenario_limit}[sys.argv[1]]()
 print(json.dumps(out))

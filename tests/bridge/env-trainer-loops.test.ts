@@ -137,6 +137,19 @@ function suite(name: string) {
     expect(out.open_after_64).toBe(0);
   }, 300_000);
 
+  it("verifiers (classic API, a stand-in of its loader, MultiTurnEnv loop and Rubric: verifiers is not installable here) gives eval's rewards; max_turns and expiry close sessions", async () => {
+    const url = await w.serve();
+    const out = await drive("verifiers", name, url);
+    for (const t of Object.keys(TRAJECTORIES[name])) expect(out.verifiers[t], `verifiers ${t}`).toBe(w.evalRewards[t]);
+    expect(out.verifiers_errors.every((e: number) => e === 0)).toBe(true);
+    for (const [i, t] of (out.tasks_64 as string[]).entries()) expect(out.verifiers_64[i]).toBe(w.evalRewards[t]);
+    expect(out.verifiers_rows).toBe(w.env.tasks.length);
+    expect(out.verifiers_prompt_roles.at(-1)).toBe("user");
+    expect(out.verifiers_cut.rubricate_error).toBe(0);
+    expect(out.verifiers_failed).toEqual({ metrics: { rubricate_reward: 0, rubricate_error: 1 }, error: "InfraError" });
+    expect(out.open_after).toBe(0);
+  }, 300_000);
+
   it("episodes the trainer cuts (OpenRLHF's token budget, verl's max_assistant_turns) keep the log keys and close their sessions", async () => {
     const url = await w.serve();
     const out = await drive("cut", name, url);
