@@ -171,6 +171,15 @@ check(type(result["reward"]) is float and type(result["scores"]) is float, f"run
 check(all(type(v) is float for v in result["extra_logs"].values()), f"extra_logs {result['extra_logs']!r}")
 out["openrlhf_run_agent"] = result
 
+# OpenRLHF's defaults: sampling_params.max_tokens None (its server would compute min(None, n)) and
+# logprobs asked for (its _stitch_session fills rollout_log_probs from the traced logprobs).
+ex2 = FakeServerExecutor(os.environ["POLICY_URL"] + "/", "agent")
+ex2.sampling_params.max_tokens = None
+ex2.sampling_params.logprobs = 1
+ex2.max_length = 4096
+result2 = asyncio.run(agent_module.rollout_run_agent(ex2, "<prompt>", "damaged-blender", "sess-43"))
+out["openrlhf_run_agent_defaults"] = result2
+
 # ---------- verl ----------
 spec = importlib.util.find_spec("verl_interaction")
 check(spec is not None, "verl_interaction is not importable by module name")

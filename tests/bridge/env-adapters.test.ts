@@ -91,6 +91,11 @@ python.describe("trainer adapters for environments (python3)", () => {
     const traced = world.requests.filter((r) => (r.body as { session_id?: string }).session_id === "sess-42");
     expect(traced.length).toBe(3);
     expect(traced.every((r) => (r.body as { temperature: number }).temperature === 0.7)).toBe(true);
+    // max_tokens None is sent as the executor's max_length (its server caps it); logprobs are asked for.
+    const defaults = world.requests.filter((r) => (r.body as { session_id?: string }).session_id === "sess-43").map((r) => r.body as Record<string, unknown>);
+    expect(defaults.length).toBe(3);
+    expect(defaults.every((b) => b.max_tokens === 4096 && b.logprobs === true && b.top_logprobs === 1)).toBe(true);
+    expect(out.openrlhf_run_agent_defaults.reward).toBe(evalReward("agent", "damaged-blender"));
 
     expect(out.verl).toMatchObject({ terminate: true, metrics: { rubricate_error: 0 } });
     expect(out.verl.score).toBe(evalReward("undelivered", "not-delivered"));
