@@ -148,6 +148,12 @@ async def play_openrlhf(label, actions):
 
 out["openrlhf_late_return"] = asyncio.run(play_openrlhf("late-return", ["I'm sorry, I can't refund order B200: it was delivered 101 days ago. Our policy only allows refunds of delivered orders within 30 days."]))
 out["openrlhf_json_label"] = asyncio.run(play_openrlhf('{"task_id": "not-delivered"}', ["Sure, refunded!"]))
+# A tool call written in the raw text (Qwen template), ended by the model's end token: the tool
+# runs, and the feedback starts after that end token (vLLM keeps its id in the action tokens)
+# instead of repeating it.
+tool_turn = asyncio.run(play_openrlhf("damaged-blender", ['<tool_call>\n{"name": "find_orders", "arguments": {"email": "ana@example.com"}}\n</tool_call><|im_end|>']))
+out["openrlhf_tool_feedback"] = tool_turn["feedback"][0]
+out["openrlhf_tool_logs"] = sorted(tool_turn["logs"])
 
 
 class FakeServerExecutor:

@@ -85,6 +85,9 @@ python.describe("trainer adapters for environments (python3)", () => {
     expect(out.openrlhf_late_return.logs.rubricate_error).toBe(0);
     // A JSON label names the task; torch keeps rewards as float32, hence 6 digits.
     expect(out.openrlhf_json_label.reward).toBeCloseTo(evalReward("sure", "not-delivered")!, 6);
+    expect(out.openrlhf_tool_feedback).toMatch(/^\n<\|im_start\|>user\n<tool_response>\n\[[\s\S]*"A100"[\s\S]*\]\n<\/tool_response><\|im_end\|>\n<\|im_start\|>assistant\n$/);
+    // An unfinished episode logs the same keys as a finished one (OpenRLHF stacks them by key).
+    expect(out.openrlhf_tool_logs).toEqual(["rubricate_error", "rubricate_unfinished", ...env.rubric.criteria.map((c) => `rubricate/${c.id}`)].sort());
     expect(out.openrlhf_run_agent.extra_logs.rubricate_error).toBe(0);
     expect(out.openrlhf_run_agent.reward).toBe(evalReward("agent", "damaged-blender"));
     // run_agent played against the executor's endpoint with its session id on every call.
