@@ -93,5 +93,6 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description="Write verl's tool registry file (JSON, which is YAML) for a rubricate environment server.")
     parser.add_argument("--url", default=None, help="the server (default $RUBRICATE_ENV_URL, else http://127.0.0.1:8000)")
     args = parser.parse_args()
+    sys.stdout.write("# verl tool registry (multi_turn.tool_config_path) for a rubricate environment, written by\n# examples/trainers/verl_tools.py; JSON is YAML. Put examples/trainers on PYTHONPATH.\n")
     json.dump(tool_config(args.url), sys.stdout, indent=2)
     sys.stdout.write("\n")

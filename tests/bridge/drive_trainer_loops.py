@@ -301,7 +301,8 @@ def load_verl():
         spec.loader.exec_module(module)
         return module
 
-    registry_file = json.loads(subprocess.run([sys.executable, os.path.join(trainers, "verl_tools.py"), "--url", URL], capture_output=True, text=True, check=True).stdout)
+    written = subprocess.run([sys.executable, os.path.join(trainers, "verl_tools.py"), "--url", URL], capture_output=True, text=True, check=True).stdout
+    registry_file = json.loads("\n".join(line for line in written.splitlines() if not line.startswith("#")))  # YAML comments, then JSON
     tools = {}
     for entry in registry_file["tools"]:
         check(entry["config"]["type"] == "native", "native tools")
@@ -363,6 +364,7 @@ def scenario_play():
 
     tools, interaction, loop_cls, reward, registry = load_verl()
     out["verl_tools"] = sorted(tools)
+    out["verl_registry"] = registry
 
     async def verl_all(task_ids):
         return await asyncio.gather(*[verl_trajectory(loop_cls, tools, interaction, reward, t, TRAJECTORIES[t]) for t in task_ids])
@@ -403,7 +405,7 @@ def scenario_cut():
     import gc
 
     gc.collect()
-    for _ in range(100):  # the finalizer closes in a background thread
+    for _ in range(200):  # the finalizer closes in a background thread
         if open_sessions() == 0:
             break
         threading.Event().wait(0.05)

@@ -11,6 +11,7 @@ import { execFile } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { parse as parseYaml } from "yaml";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRewardServer, type RewardServer } from "../../src/bridge/server.js";
 import { sessionRoutes } from "../../src/bridge/sessions.js";
@@ -126,6 +127,11 @@ function suite(name: string) {
     expect(out.verl_errors.every((e: number) => e === 0)).toBe(true);
     expect(out.openrlhf_keys).toEqual(KEYS(w.env));
     expect(out.verl_tools).toEqual(openingOf(w.env, w.env.tasks[0]).tools.map((t) => t.name).sort());
+    if (name === "support-desk") {
+      // The shipped registry file is what the generator writes for this environment (no drift).
+      const shipped = parseYaml(readFileSync("examples/trainers/verl_tools.support-desk.yaml", "utf8"));
+      expect(JSON.parse(JSON.stringify(out.verl_registry).replaceAll(url, "http://127.0.0.1:8000"))).toEqual(shipped);
+    }
     if (w.env.hooks.envResponse) expect(out.trl_pickled_members).toContain("reply");
     expect(out.trl_pickled_members).toContain("reset");
     for (const [i, t] of (out.tasks_64 as string[]).entries()) {
