@@ -99,7 +99,11 @@ def _scored(finished: dict) -> tuple[float, dict]:
 def _failed(reason: str) -> tuple[float, dict]:
     _client.failures += 1
     log.warning("rubricate: no reward for this sample (%s); it gets the fallback %s", reason, FALLBACK)
-    return FALLBACK, episode_logs(criteria(), error=True)
+    try:
+        keys = criteria()
+    except RubricateEnvError:  # never reached the server at all (rollout_run_agent's first call): no sample has other keys
+        keys = []
+    return FALLBACK, episode_logs(keys, error=True)
 
 
 def _close_later(session_id: str) -> None:
