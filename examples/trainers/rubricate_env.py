@@ -13,9 +13,10 @@ Standard library only. Three ways in:
 * ``openrlhf_agent.py`` / ``verl_interaction.py`` beside this file: OpenRLHF's agent function
   and verl's multi-turn interaction, built on ``EnvClient``.
 
-Failures are loud: a reward the server could not compute is logged, counted in
+Failures are loud: a reward the server could not compute (its judge failed, the session
+expired, the server stayed unreachable) is logged with the reason, counted in
 ``EnvClient.failures``, and returned as ``None`` (TRL turns it into NaN and ignores it), never
-as a silent 0.0.
+as a silent 0.0. A dataset row naming a task the environment lacks is an error (a 400), raised.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ import json
 import keyword
 import logging
 import os
+import re
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -47,15 +50,15 @@ class EnvClient:
     """The HTTP API of ``rubricate serve --env``.
 
     ``url`` defaults to ``$RUBRICATE_ENV_URL`` (else http://127.0.0.1:8000), ``token`` to
-    ``$RUBRICATE_TOKEN``. Connection errors, 429 and 5xx are retried with backoff; a 4xx is an
-    error at once (retrying cannot fix it).
+    ``$RUBRICATE_TOKEN``. Connection errors, 429 and 5xx are retried with backoff
+    (``retries``, default ``$RUBRICATE_ENV_RETRIES`` or 4); another 4xx is an error at once.
     """
 
-    def __init__(self, url: Optional[str] = None, token: Optional[str] = None, timeout: float = 170.0, retries: int = 4):
+    def __init__(self, url: Optional[str] = None, token: Optional[str] = None, timeout: float = 170.0, retries: Optional[int] = None):
         self.url = (url or os.environ.get("RUBRICATE_ENV_URL") or "http://127.0.0.1:8000").rstrip("/")
         self.token = token if token is not None else os.environ.get("RUBRICATE_TOKEN")
         self.timeout = timeout
-        self.retries = retries
+        self.retries = retries if retries is not None else int(os.environ.get("RUBRICATE_ENV_RETRIES", "4"))
         self.failures = 0
 
     def request(self, method: str, path: str, body: Optional[dict] = None) -> dict:
@@ -124,12 +127,67 @@ class EnvClient:
         return float(reward)
 
 
+# verl: the interaction opens a trajectory's session and verl's tools find it by the trajectory's
+# request_id (verl passes `agent_data` to tools and the same request_id to the interaction).
+# {request_id: {"session_id": str, "done": bool}}; both modules import this one.
+VERL_SESSIONS: dict = {}
+VERL_LOCK = threading.Lock()
+
+
 def task_ref(row: dict) -> dict:
     """The task a dataset row names: ``task_id`` or ``task_index`` (``task`` for a task object)."""
     for key in ("task_id", "task_index", "task"):
         if row.get(key) is not None:
             return {key: row[key]}
     raise ValueError("rubricate: each dataset row needs a task_id (or task_index) column naming the environment's task")
+
+
+# End-of-turn markers a model's raw text may still carry (vLLM with skip_special_tokens=False,
+# or a template whose end marker is not a special token). They are not part of the answer: the
+# environment and the rubric see the text without them, as `rubricate eval` does.
+END_MARKERS = ("<|im_end|>", "<|endoftext|>", "<|eot_id|>", "<|end|>", "</s>", "<end_of_turn>", "<|end_of_text|>")
+_END_RE = re.compile("(?:" + "|".join(re.escape(m) for m in END_MARKERS) + r")\s*$")
+
+
+def strip_end_markers(text: str) -> str:
+    """The text without trailing end-of-turn markers (and the white space after them)."""
+    while True:
+        cut = _END_RE.sub("", text)
+        if cut == text:
+            return text
+        text = cut
+
+
+def episode_logs(criteria: list, finished: Optional[dict] = None, error: bool = False, unfinished: bool = False) -> dict:
+    """Per-sample log values with the same keys whatever happened (OpenRLHF stacks them by key).
+
+    ``rubricate_error`` 1.0: no reward (server unreachable, session expired, judge failed);
+    ``rubricate_unfinished`` 1.0: the trainer stopped the episode before the environment did
+    (token budget); ``rubricate/<criterion>`` 1.0 when the criterion was met, else 0.0.
+    """
+    met = {v.get("id"): v.get("status") == "met" for v in (finished or {}).get("verdicts", [])}
+    logs = {"rubricate_error": 1.0 if error else 0.0, "rubricate_unfinished": 1.0 if unfinished else 0.0}
+    for c in criteria:
+        logs[f"rubricate/{c}"] = 1.0 if met.get(c) else 0.0
+    return logs
+
+
+def describe_env(client: "EnvClient") -> dict:
+    """What a session of the environment offers (tools, criteria, whether it answers turns): a probe session on its first task, closed at once."""
+    opened = client.open(task_index=0)
+    client.close(opened["session_id"])
+    return opened
+
+
+def reply_text(stepped: dict, tool_template: str = "{content}") -> str:
+    """The environment's answer to a turn: its reply and tool results (each through ``tool_template``), in order."""
+    parts = []
+    for m in stepped.get("messages", []):
+        if m.get("role") == "tool":
+            parts.append(tool_template.format(content=m.get("content") or ""))
+        elif m.get("role") == "user":
+            parts.append(m.get("content") or "")
+    return "\n".join(parts)
 
 
 def _python_type(schema: dict) -> str:
@@ -162,8 +220,27 @@ def _tool_method(tool: dict) -> tuple[str, Callable]:
     return name, method
 
 
+def _reply_method() -> Callable:
+    def reply(self, message: str) -> str:
+        """Send your next message to the environment (a guess, an answer) and get its reply.
+
+        Args:
+            message: What you say to the environment, e.g. "GUESS: crane".
+        """
+        return self._reply(message)
+
+    return reply
+
+
 class _SessionEnvironment:
-    """Base of the generated TRL environment classes: one instance, one session at a time."""
+    """Base of the generated TRL environment classes: one instance, one session at a time.
+
+    TRL's contract (GRPOTrainer, trl f2cd577): instances are pooled and ``reset(**row)`` is called
+    before every rollout; a tool that raises becomes ``{"error": str(e)}`` in the conversation
+    (``_tool_call_loop``); ``reset`` and ``get_reward`` are not guarded, so here they raise only for
+    a dataset bug (a row naming no task of the environment) and otherwise record the failure:
+    ``get_reward`` then returns None, which TRL turns into NaN and leaves out of the advantages.
+    """
 
     _client: EnvClient
     _append_prompt: bool = True
@@ -171,26 +248,70 @@ class _SessionEnvironment:
     def __init__(self) -> None:
         self._session: Optional[dict] = None
         self._finished: Optional[dict] = None
+        self._failure: Optional[str] = None
+        self._done = False
 
     def reset(self, **row: Any) -> Optional[str]:
         self._close()
-        self._session = self._client.open(**task_ref(row))
-        self._finished = None
+        self._finished, self._failure, self._done = None, None, False
+        try:
+            self._session = self._client.open(**task_ref(row))
+        except RubricateEnvError as e:
+            if 400 <= e.status < 500 and e.status not in (404, 429):
+                raise  # the row names no task of this environment: fix the dataset
+            self._fail(f"opening a session failed: {e}")
+            return None
         first = self._session["messages"][0]["content"] if self._session.get("messages") else ""
         return first if self._append_prompt and first else None
 
-    def _call_tool(self, name: str, arguments: dict) -> str:
+    def _fail(self, reason: str) -> None:
+        if self._failure is None:
+            self._failure = reason
+            log.warning("rubricate: the episode failed; its reward will be None: %s", reason)
+        self._close()
+
+    def _live_session(self) -> str:
         if self._session is None:
-            raise RuntimeError("rubricate: call reset() before using the environment's tools")
-        result = self._client.call_tool(self._session["session_id"], name, arguments)
-        return result["result"]
+            raise RuntimeError(f"rubricate: no session ({self._failure or 'call reset() first'})")
+        return self._session["session_id"]
+
+    def _guarded(self, fn: Callable[[], dict]) -> dict:
+        """Runs a session call; a lost session (expired, server gone) fails the episode, a refused call (4xx) only the call."""
+        try:
+            return fn()
+        except RubricateEnvError as e:
+            if e.status == 0 or e.status == 404 or e.status == 429 or e.status >= 500:
+                self._fail(str(e))
+            raise
+
+    def _call_tool(self, name: str, arguments: dict) -> str:
+        sid = self._live_session()
+        result = self._guarded(lambda: self._client.call_tool(sid, name, arguments))
+        self._done = bool(result.get("done"))
+        return result["result"] + ("" if not self._done else "\n(The episode is over.)")
+
+    def _reply(self, message: str) -> str:
+        sid = self._live_session()
+        if self._done:
+            return "(The episode is over.)"
+        stepped = self._guarded(lambda: self._client.step(sid, strip_end_markers(message)))
+        self._done = bool(stepped.get("done"))
+        return reply_text(stepped) + ("\n(The episode is over.)" if self._done else "")
 
     def _finish(self, response: Optional[str] = None) -> Optional[float]:
-        if self._session is None:
-            return None
+        if self._finished is None and self._failure is None:
+            if self._session is None:
+                return None
+            try:
+                self._finished = self._client.finish(self._session["session_id"], response)
+            except RubricateEnvError as e:
+                self._fail(f"finish failed: {e}")
+            finally:
+                self._close()
         if self._finished is None:
-            self._finished = self._client.finish(self._session["session_id"], response)
-            self._close()
+            self._client.failures += 1
+            log.warning("rubricate: no reward (None) for this rollout: %s", self._failure)
+            return None
         return self._client.reward_of(self._finished)
 
     def _close(self) -> None:
@@ -205,30 +326,69 @@ class _SessionEnvironment:
             pass
 
 
-def trl_environment_factory(url: Optional[str] = None, token: Optional[str] = None, reward: str = "env", append_prompt: bool = True) -> Callable[[], Any]:
-    """A zero-argument factory for ``GRPOTrainer(environment_factory=...)``.
+class TrlEnvironmentFactory:
+    """A zero-argument, picklable factory for ``GRPOTrainer(environment_factory=...)``.
+
+    Picklable because TRL's ``AsyncGRPOTrainer`` sends ``environment_factory`` to a spawned
+    process (``async_rollout_worker.py``): the factory pickles as its settings and the tool
+    schemas it read, and rebuilds its class there. Every instance of one factory has the same
+    class (TRL matches ``type(e) is env_type`` to pick ``get_reward``).
+    """
+
+    def __init__(self, url: Optional[str] = None, token: Optional[str] = None, reward: str = "env", append_prompt: bool = True, description: Optional[dict] = None):
+        if reward not in ("env", "completions"):
+            raise ValueError("reward must be 'env' or 'completions'")
+        self.url, self.token, self.reward, self.append_prompt = url, token, reward, append_prompt
+        self.description = description or describe_env(EnvClient(url, token))
+        self._cls: Optional[type] = None
+
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k != "_cls"}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._cls = None
+
+    def __call__(self) -> Any:
+        if self._cls is None:
+            self._cls = self._build()
+        return self._cls()
+
+    @property
+    def env_class(self) -> type:
+        if self._cls is None:
+            self._cls = self._build()
+        return self._cls
+
+    def _build(self) -> type:
+        d = self.description
+        members: dict = {"_client": EnvClient(self.url, self.token), "_append_prompt": self.append_prompt, "__doc__": f"rubricate environment {d['env']['id']}@{d['env']['version']}"}
+        for tool in d.get("tools", []):
+            name, method = _tool_method(tool)
+            members[name] = method
+        if d.get("answers_turns"):
+            # TRL reaches an environment only through tools: one that answers turns (Wordle) gets `reply`.
+            if "reply" in members:
+                raise ValueError("rubricate: the environment answers turns and also has a tool named 'reply'")
+            members["reply"] = _reply_method()
+        if self.reward == "env":
+
+            def get_reward(self) -> Optional[float]:
+                return self._finish()
+
+            members["get_reward"] = get_reward
+        return type(f"RubricateEnv_{d['env']['id'].replace('-', '_')}", (_SessionEnvironment,), members)
+
+
+def trl_environment_factory(url: Optional[str] = None, token: Optional[str] = None, reward: str = "env", append_prompt: bool = True) -> TrlEnvironmentFactory:
+    """A zero-argument factory for ``GRPOTrainer(environment_factory=...)`` (picklable, for ``AsyncGRPOTrainer`` too).
 
     The environment's tools are read once from the server (a probe session on its first task).
     ``reward="env"`` gives the class a ``get_reward()`` that scores the session (tool calls and
-    environment state); ``reward="completions"`` leaves it out: use ``completion_reward``.
+    environment state); ``reward="completions"`` leaves it out: use ``completion_reward``. An
+    environment that answers turns (Wordle) also gets a ``reply(message)`` tool.
     """
-    if reward not in ("env", "completions"):
-        raise ValueError("reward must be 'env' or 'completions'")
-    client = EnvClient(url, token)
-    probe = client.open(task_index=0)
-    client.close(probe["session_id"])
-    members: dict = {"_client": client, "_append_prompt": append_prompt, "__doc__": f"rubricate environment {probe['env']['id']}@{probe['env']['version']}"}
-    for tool in probe.get("tools", []):
-        name, method = _tool_method(tool)
-        members[name] = method
-    if reward == "env":
-
-        def get_reward(self) -> Optional[float]:
-            return self._finish()
-
-        members["get_reward"] = get_reward
-    cls = type(f"RubricateEnv_{probe['env']['id'].replace('-', '_')}", (_SessionEnvironment,), members)
-    return cls
+    return TrlEnvironmentFactory(url, token, reward, append_prompt)
 
 
 def _final_text(completion: Any) -> str:

@@ -118,6 +118,18 @@ def _resolve(reward: Optional[float], error: Optional[str], on_error: Union[str,
     return {"score": math.nan if on_error == "nan" else float(on_error), "rubricate_error": 1.0}
 
 
+def _is_episode(extra_info: Any) -> bool:
+    # verl's ToolAgentLoop always sets turn_scores (possibly empty); interaction_kwargs comes from the row.
+    return isinstance(extra_info, dict) and "turn_scores" in extra_info and isinstance(extra_info.get("interaction_kwargs"), dict)
+
+
+def _episode_score(extra_info: Dict[str, Any], on_error: Union[str, float]) -> Dict[str, float]:
+    scores = [float(s) for s in list(extra_info.get("turn_scores") or []) if s is not None and math.isfinite(float(s))]
+    if scores:
+        return _resolve(scores[-1], None, on_error)
+    return _resolve(None, "the episode ended without a turn score (its session failed or was cut; see the rubricate log lines)", on_error)
+
+
 def compute_score(
     data_source: Any = None,
     solution_str: str = "",
@@ -130,7 +142,16 @@ def compute_score(
     on_error: Union[str, float] = 0.0,
     **kwargs: Any,
 ) -> Dict[str, float]:
-    """verl's per-rollout signature: `{"score": reward, "rubricate_error": 0.0 or 1.0}`."""
+    """verl's per-rollout signature: `{"score": reward, "rubricate_error": 0.0 or 1.0}`.
+
+    For an episode played through the rubricate interaction (`extra_info` holds verl's
+    `turn_scores` and the row's `interaction_kwargs`), the score is the episode's: the last turn
+    score, which the environment computed when the episode ended. No turn score (the session
+    failed, or verl cut the episode without `verl_agent_loop.RubricateAgentLoop`) is a failure:
+    `on_error` with `rubricate_error` 1.0.
+    """
+    if _is_episode(extra_info):
+        return _episode_score(extra_info, on_error)
     url, token, info = _server(url, token)
     answer = _request(url, token, "/v1/score", {"samples": [_sample(info, solution_str, ground_truth, extra_info, label_field, response_field)]})
     return _resolve(answer["rewards"][0], answer["errors"][0], on_error)

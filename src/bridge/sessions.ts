@@ -7,6 +7,7 @@
  *   GET    /v1/sessions                    open sessions and limits
  *   GET    /v1/sessions/:id                the conversation so far
  *   POST   /v1/sessions/:id/step           { content, tool_calls?, finish_reason? } → new messages, done
+ *                                           (tool calls: OpenAI's or ours, else Hermes <tool_call> blocks in content)
  *   POST   /v1/sessions/:id/tools/:name    { arguments, id? }                   → the tool's result
  *   POST   /v1/sessions/:id/finish         { response? }                        → reward, verdicts, feedback
  *   DELETE /v1/sessions/:id                closes it (hooks' work stops; idle sessions also expire)
@@ -24,6 +25,7 @@ import type { ChatMessage, ToolCall } from "../providers/types.js";
 import type { ErrorPolicy } from "../types.js";
 import { HttpError } from "./http.js";
 import { parseRequest, wireResult } from "./protocol.js";
+import { StepToolCallSchema, toolCallsInText, type WireToolCall } from "./tool-calls.js";
 
 /** A route the reward server mounts: its method, whether it needs the token, and its handler. */
 export interface ExtraRoute {
@@ -56,15 +58,9 @@ const TaskRefShape = {
   task: z.unknown().optional(),
 };
 const OpenSchema = z.strictObject(TaskRefShape);
-const ToolCallSchema = z.strictObject({
-  id: z.string().min(1).max(256).optional(),
-  name: z.string().min(1).max(64),
-  /** A JSON object, or the JSON text the model wrote. */
-  arguments: z.union([z.string(), z.record(z.string(), z.unknown())]).default({}),
-});
 const StepSchema = z.strictObject({
   content: z.string().default(""),
-  tool_calls: z.array(ToolCallSchema).max(128).optional(),
+  tool_calls: z.array(StepToolCallSchema).max(128).optional(),
   finish_reason: z.string().optional(),
 });
 const ToolSchema = z.strictObject({ id: z.string().min(1).max(256).optional(), arguments: z.union([z.string(), z.record(z.string(), z.unknown())]).default({}) });
@@ -91,7 +87,7 @@ const guard =
   };
 
 let callCounter = 0;
-const toolCall = (c: { id?: string; name: string; arguments: string | Record<string, unknown> }): ToolCall => ({
+const toolCall = (c: WireToolCall): ToolCall => ({
   id: c.id ?? `call_${(++callCounter).toString(36)}`,
   name: c.name,
   arguments: typeof c.arguments === "string" ? c.arguments : JSON.stringify(c.arguments),
@@ -152,6 +148,14 @@ export function sessionRoutes(options: SessionRoutesOptions): (method: string, p
     messages: wireMessages(episode.messages),
     tools: openAITools(episode),
     max_turns: env.harness.max_turns,
+    // The environment answers plain turns (an envResponse hook): adapters whose trainer only
+    // reaches environments through tools (TRL) offer a `reply` tool for them.
+    answers_turns: env.hooks.envResponse !== undefined,
+    // The rubric's criteria: trainers that need the same log keys on every sample (OpenRLHF's
+    // extra_logs) know them before any episode is scored, or fails.
+    criteria: env.rubric.criteria.map((c) => c.id),
+    /** How many tasks `task_index` ranges over (adapters that build a dataset of the environment's tasks). */
+    task_count: env.tasks.length,
     turns: episode.turns,
     done: episode.done,
     ...(episode.stopReason ? { stop_reason: episode.stopReason } : {}),
@@ -196,8 +200,10 @@ export function sessionRoutes(options: SessionRoutesOptions): (method: string, p
           auth: true,
           handle: guard((body) => {
             const turn = parseRequest(StepSchema, body);
+            // Calls the trainer parsed win; otherwise the ones written in the text (Hermes format).
+            const { content, calls } = turn.tool_calls?.length ? { content: turn.content, calls: turn.tool_calls } : toolCallsInText(turn.content);
             return sessions.use(id, async (ep) => {
-              const result = await ep.step({ content: turn.content, toolCalls: turn.tool_calls?.map(toolCall), finishReason: turn.finish_reason });
+              const result = await ep.step({ content, toolCalls: calls.map(toolCall), finishReason: turn.finish_reason });
               return { session_id: id, messages: wireMessages(result.messages), done: result.done, ...(result.stopReason ? { stop_reason: result.stopReason } : {}), turns: ep.turns };
             });
           }),

@@ -148,6 +148,12 @@ async def play_openrlhf(label, actions):
 
 out["openrlhf_late_return"] = asyncio.run(play_openrlhf("late-return", ["I'm sorry, I can't refund order B200: it was delivered 101 days ago. Our policy only allows refunds of delivered orders within 30 days."]))
 out["openrlhf_json_label"] = asyncio.run(play_openrlhf('{"task_id": "not-delivered"}', ["Sure, refunded!"]))
+# A tool call written in the raw text (Qwen template), ended by the model's end token: the tool
+# runs, and the feedback starts after that end token (vLLM keeps its id in the action tokens)
+# instead of repeating it.
+tool_turn = asyncio.run(play_openrlhf("damaged-blender", ['<tool_call>\n{"name": "find_orders", "arguments": {"email": "ana@example.com"}}\n</tool_call><|im_end|>']))
+out["openrlhf_tool_feedback"] = tool_turn["feedback"][0]
+out["openrlhf_tool_logs"] = sorted(tool_turn["logs"])
 
 
 class FakeServerExecutor:
@@ -170,6 +176,15 @@ result = asyncio.run(agent_module.rollout_run_agent(ex, "<prompt>", "damaged-ble
 check(type(result["reward"]) is float and type(result["scores"]) is float, f"run_agent result {result!r}")
 check(all(type(v) is float for v in result["extra_logs"].values()), f"extra_logs {result['extra_logs']!r}")
 out["openrlhf_run_agent"] = result
+
+# OpenRLHF's defaults: sampling_params.max_tokens None (its server would compute min(None, n)) and
+# logprobs asked for (its _stitch_session fills rollout_log_probs from the traced logprobs).
+ex2 = FakeServerExecutor(os.environ["POLICY_URL"] + "/", "agent")
+ex2.sampling_params.max_tokens = None
+ex2.sampling_params.logprobs = 1
+ex2.max_length = 4096
+result2 = asyncio.run(agent_module.rollout_run_agent(ex2, "<prompt>", "damaged-blender", "sess-43"))
+out["openrlhf_run_agent_defaults"] = result2
 
 # ---------- verl ----------
 spec = importlib.util.find_spec("verl_interaction")

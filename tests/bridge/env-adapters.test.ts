@@ -85,12 +85,20 @@ python.describe("trainer adapters for environments (python3)", () => {
     expect(out.openrlhf_late_return.logs.rubricate_error).toBe(0);
     // A JSON label names the task; torch keeps rewards as float32, hence 6 digits.
     expect(out.openrlhf_json_label.reward).toBeCloseTo(evalReward("sure", "not-delivered")!, 6);
+    expect(out.openrlhf_tool_feedback).toMatch(/^\n<\|im_start\|>user\n<tool_response>\n\[[\s\S]*"A100"[\s\S]*\]\n<\/tool_response><\|im_end\|>\n<\|im_start\|>assistant\n$/);
+    // An unfinished episode logs the same keys as a finished one (OpenRLHF stacks them by key).
+    expect(out.openrlhf_tool_logs).toEqual(["rubricate_error", "rubricate_unfinished", ...env.rubric.criteria.map((c) => `rubricate/${c.id}`)].sort());
     expect(out.openrlhf_run_agent.extra_logs.rubricate_error).toBe(0);
     expect(out.openrlhf_run_agent.reward).toBe(evalReward("agent", "damaged-blender"));
     // run_agent played against the executor's endpoint with its session id on every call.
     const traced = world.requests.filter((r) => (r.body as { session_id?: string }).session_id === "sess-42");
     expect(traced.length).toBe(3);
     expect(traced.every((r) => (r.body as { temperature: number }).temperature === 0.7)).toBe(true);
+    // max_tokens None is sent as the executor's max_length (its server caps it); logprobs are asked for.
+    const defaults = world.requests.filter((r) => (r.body as { session_id?: string }).session_id === "sess-43").map((r) => r.body as Record<string, unknown>);
+    expect(defaults.length).toBe(3);
+    expect(defaults.every((b) => b.max_tokens === 4096 && b.logprobs === true && b.top_logprobs === 1)).toBe(true);
+    expect(out.openrlhf_run_agent_defaults.reward).toBe(evalReward("agent", "damaged-blender"));
 
     expect(out.verl).toMatchObject({ terminate: true, metrics: { rubricate_error: 0 } });
     expect(out.verl.score).toBe(evalReward("undelivered", "not-delivered"));

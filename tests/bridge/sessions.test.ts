@@ -29,17 +29,27 @@ async function call(method: string, path: string, body?: unknown): Promise<{ sta
 }
 
 /** Plays one task over HTTP as a trainer would: the policy sees wire messages, the server answers each turn. */
-async function playOverHttp(taskId: string, policy: (m: WireMessage[]) => Reply): Promise<any> {
+type Call = { id?: string; name: string; arguments: unknown };
+/** How the trainer hands its tool calls over: our flat shape, OpenAI's, or left in the model's text (Hermes / Qwen template). */
+const encodings = {
+  flat: (text: string, calls: Call[]) => ({ content: text, tool_calls: calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments as Record<string, unknown> })) }),
+  openai: (text: string, calls: Call[]) => ({ content: text, tool_calls: calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: JSON.stringify(c.arguments) } })) }),
+  hermes: (text: string, calls: Call[]) => ({ content: [text, ...calls.map((c) => `<tool_call>\n${JSON.stringify({ name: c.name, arguments: c.arguments })}\n</tool_call>`)].join("\n") }),
+};
+
+async function playOverHttp(taskId: string, policy: (m: WireMessage[]) => Reply, encoding: keyof typeof encodings = "flat"): Promise<any> {
   const opened = await call("POST", "/v1/sessions", { task_id: taskId });
   expect(opened.status).toBe(200);
   sessionIds.push(opened.json.session_id);
   const conversation: WireMessage[] = [...opened.json.messages];
   for (let i = 0; i < 20; i++) {
     const reply = policy(conversation);
-    const turn = typeof reply === "string" ? { content: reply } : { content: reply.text ?? "", tool_calls: reply.toolCalls!.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments as Record<string, unknown> })) };
+    const turn = typeof reply === "string" ? { content: reply } : encodings[encoding](reply.text ?? "", reply.toolCalls!);
     const stepped = await call("POST", `/v1/sessions/${opened.json.session_id}/step`, turn);
     expect(stepped.status).toBe(200);
-    conversation.push({ role: "assistant", content: turn.content, ...("tool_calls" in turn ? { tool_calls: turn.tool_calls!.map((c) => ({ id: c.id!, function: { name: c.name, arguments: JSON.stringify(c.arguments) } })) } : {}) }, ...stepped.json.messages);
+    // The policy sees the tool results whichever way the calls travelled (ids may be the server's).
+    const calls = typeof reply === "string" ? [] : reply.toolCalls!;
+    conversation.push({ role: "assistant", content: typeof reply === "string" ? reply : (reply.text ?? ""), ...(calls.length ? { tool_calls: calls.map((c, i) => ({ id: stepped.json.messages[i]?.tool_call_id ?? c.id!, function: { name: c.name, arguments: JSON.stringify(c.arguments) } })) } : {}) }, ...stepped.json.messages);
     if (stepped.json.done) break;
   }
   const finished = await call("POST", `/v1/sessions/${opened.json.session_id}/finish`, {});
@@ -77,6 +87,22 @@ describe("sessions over HTTP", () => {
       expect(viaHttp.turns).toBe(viaEval.turns);
     }
     engine.close();
+  });
+
+  it("tool calls reach the environment in OpenAI's shape and written in the text as Hermes/Qwen <tool_call> blocks: eval's rewards", async () => {
+    const { engine, policies } = connect(world.url, ["agent"]);
+    const { records } = await runEval(env, { policies, engine, judge });
+    engine.close();
+    for (const encoding of ["openai", "hermes"] as const) {
+      for (const task of env.tasks) {
+        const played = await playOverHttp(task.id, agent, encoding);
+        const viaEval = records.find((r) => r.task === task.id)!;
+        expect(played.reward, `${encoding} ${task.id}`).toBe(viaEval.reward);
+        expect(played.verdicts.map((v: { id: string; status: string }) => [v.id, v.status])).toEqual(viaEval.verdicts.map((v) => [v.id, v.status]));
+      }
+    }
+    // The refund task's database holds the refund only if issue_refund ran: the calls were executed, not just recorded.
+    expect(records.find((r) => r.task === "damaged-blender")!.verdicts.find((v) => v.id === "db-end-state")!.status).toBe("met");
   });
 
   it("opening a session returns the prompt, the system text and the tools in OpenAI's shape", async () => {

@@ -41,6 +41,24 @@ describe("inputs checked at start", () => {
 });
 
 describe("judge family", () => {
+  it("serve --env examples/wordle/env.yaml starts without --response-field (its rubric grades game_log) and plays a game; a --response-field naming no input still stops it", async () => {
+    const judgeFile = writeJudgeFile(tempDir(), judge.url);
+    const s = await startServe(["--env", join(ROOT, "examples/wordle/env.yaml"), "--judge", judgeFile, "--port", "0", "--no-cache"]);
+    try {
+      const post = async (path: string, body: unknown) => jsonOf(await fetch(s.url + path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }));
+      const opened = await post("/v1/sessions", { task_id: "w1" });
+      expect(opened.answers_turns).toBe(true);
+      const stepped = await post(`/v1/sessions/${opened.session_id}/step`, { content: "GUESS: crane" });
+      expect(stepped.done).toBe(true);
+      const finished = await post(`/v1/sessions/${opened.session_id}/finish`, {});
+      expect(finished.verdicts.find((v: { id: string }) => v.id === "solved").status).toBe("met");
+    } finally {
+      s.child.kill("SIGTERM");
+      await s.exited;
+    }
+    await expect(startServe(["--env", join(ROOT, "examples/wordle/env.yaml"), "--judge", judgeFile, "--port", "0", "--no-cache", "--response-field", "response"])).rejects.toThrow(/--response-field response is not an input of rubric wordle-play/);
+  });
+
   it("--trainee of the judge's family warns at start; another family does not", async () => {
     const judgeFile = writeJudgeFile(tempDir(), judge.url, { model: "qwen3-32b-instruct" });
     const same = await startServe(["--rubric", join(ROOT, "rubrics/math-answer.yaml"), "--judge", judgeFile, "--port", "0", "--no-cache", "--trainee", "openai-compatible:qwen3-8b@http://127.0.0.1:9/v1"]);

@@ -134,7 +134,11 @@ async function runServe(flags: ServeFlags): Promise<number> {
   const env = flags.env ? await loadEnvironmentSpec(flags.env, { onNotice: (line) => flags.quiet || process.stderr.write(`rubricate serve: ${line}\n`) }) : undefined;
   const rubric = env ? env.rubric : loadRubricSync(flags.rubric!);
   const mapping = defaultMapping(rubric, { prompt: flags.promptField, response: flags.responseField, label: flags.labelField, labelFields: flags.labelFields, stripSuffixes: flags.stripSuffix });
-  if (!rubric.inputs.includes(mapping.response)) throw new RubricateError("BAD_INPUT", `--response-field ${mapping.response} is not an input of rubric ${rubric.id} (inputs: ${rubric.inputs.join(", ")})`);
+  // An environment's rubric may have no response input at all (wordle grades `game_log`): its
+  // episodes fill the inputs, so only an explicit --response-field must name one.
+  if (!rubric.inputs.includes(mapping.response) && (!env || flags.responseField !== undefined)) {
+    throw new RubricateError("BAD_INPUT", `--response-field ${mapping.response} is not an input of rubric ${rubric.id} (inputs: ${rubric.inputs.join(", ")})`);
+  }
   // Fail at start, not once per sample: every input must come from some field of a request. With
   // --env the episodes fill the rubric's inputs (transcript, end state): only /get_reward needs them fed.
   const unfed = unfedInputs(rubric, mapping);

@@ -1,0 +1,216 @@
+/**
+ * Each trainer's loop (TRL GRPOTrainer and AsyncGRPOTrainer, OpenRLHF's multi-turn executor, verl's
+ * tool agent loop with tools, interaction and compute_score) plays support-desk (tools), wordle
+ * (turns) and ctf (sandboxed tools) through the shipped adapters, driven by
+ * tests/bridge/drive_trainer_loops.py, whose header lists the contracts read from each trainer's
+ * source. Rewards must equal `rubricate eval` replaying the same trajectories; failures (a server
+ * killed mid-episode, an expired session, a full server answering 429, episodes the trainer cuts)
+ * must neither raise into the trainer nor leave a session open.
+ */
+import { execFile } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { parse as parseYaml } from "yaml";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createRewardServer, type RewardServer } from "../../src/bridge/server.js";
+import { sessionRoutes } from "../../src/bridge/sessions.js";
+import { runEval } from "../../src/env/eval.js";
+import { loadEnvironment } from "../../src/env/load.js";
+import { openingOf } from "../../src/env/session.js";
+import { createSessionManager } from "../../src/env/sessions.js";
+import type { Environment } from "../../src/env/types.js";
+import type { Reply, TestServer } from "../../src/testing/servers/common.js";
+import type { AskedQuestion, Decision, JudgeRequestView } from "../../src/testing/servers/judge-responder.js";
+import { pattern } from "../../examples/wordle/hooks.js";
+import { judgeAnswer } from "../../examples/support-desk/agents.js";
+import { connect, JUDGE_MODEL, sampleFields, startWorld, type WireMessage } from "../env/world.js";
+import { tempDir } from "../helpers/cli.js";
+import { needs, runs } from "../helpers/system.js";
+import { needsBubblewrap } from "../sandbox/helpers.js";
+import { startServe } from "./helpers.js";
+
+const PYTHON = "/usr/bin/python3";
+const python = needs("python3 with python3-torch", () => runs(PYTHON, ["-c", "import torch"]) && PYTHON, "apt-get install python3 python3-torch");
+const bwrap = needsBubblewrap();
+
+type Turn = { text?: string; calls?: { name: string; arguments: Record<string, unknown> }[] };
+const TRAJECTORIES = JSON.parse(readFileSync("tests/bridge/fixtures/trajectories.json", "utf8")) as Record<string, Record<string, Turn[]>>;
+
+/** The judges of the three environments, each answering its questions truthfully from the sample. */
+const JUDGES: Record<string, (q: AskedQuestion, view: JudgeRequestView) => Decision> = {
+  "support-desk": (q, view) => judgeAnswer(q.id, sampleFields(view.sample).response),
+  wordle: (_q, view) => {
+    const lines = [...view.sample.matchAll(/^\d+\. (\S*) (\S+)/gm)].map((m) => ({ word: m[1], pattern: m[2] }));
+    if (lines.some((l) => !/^[GY-]{5}$/.test(l.pattern))) return false;
+    return lines.every((l, i) => lines.slice(0, i).every((prev) => pattern(prev.word, l.word) === prev.pattern));
+  },
+  ctf: (_q, view) => /\[tool call [^\]]*: (bash|read_file|write_file)\(/.test(view.sample),
+};
+
+/** A policy that replays the fixture's trajectory of one task (wordle's tasks all open with the same message). */
+function replay(name: string, task: string) {
+  return (messages: WireMessage[]): Reply => {
+    const turn = TRAJECTORIES[name][task][messages.filter((m) => m.role === "assistant").length];
+    if (!turn) return "I am done.";
+    if (turn.calls) return { text: turn.text, toolCalls: turn.calls.map((c, i) => ({ id: `call_${i}`, name: c.name, arguments: c.arguments })) };
+    return turn.text!;
+  };
+}
+
+interface World {
+  env: Environment;
+  world: TestServer<unknown>;
+  servers: RewardServer[];
+  /** `rubricate eval`'s reward for each task of the fixture. */
+  evalRewards: Record<string, number | null>;
+  serve(maxSessions?: number): Promise<string>;
+}
+
+async function startEnvWorld(name: string): Promise<World> {
+  const env = await loadEnvironment(`examples/${name}/env.yaml`);
+  const tasks = Object.keys(TRAJECTORIES[name]);
+  const world = await startWorld(Object.fromEntries(tasks.map((t) => [`replay-${t}`, replay(name, t)])), JUDGES[name]);
+  const { engine, judge, policies } = connect(world.url, tasks.map((t) => `replay-${t}`));
+  const { records } = await runEval(env, { policies, engine, judge });
+  const evalRewards = Object.fromEntries(tasks.map((t) => [t, records.find((r) => r.task === t && r.model.includes(`:replay-${t}@`))!.reward]));
+  const servers: RewardServer[] = [];
+  return {
+    env,
+    world,
+    servers,
+    evalRewards,
+    async serve(maxSessions) {
+      const sessions = createSessionManager({ env, engine: judge.engine, judge, maxSessions });
+      const server = createRewardServer({ rubric: env.rubric, judge, dynamicRoutes: sessionRoutes({ env, sessions, engine: judge.engine, judge }), onClose: () => sessions.closeAll() });
+      servers.push(server);
+      return server.listen(0);
+    },
+  };
+}
+
+async function drive(scenario: string, name: string, url: string, extra: Record<string, string> = {}): Promise<any> {
+  const run = await promisify(execFile)(PYTHON, ["tests/bridge/drive_trainer_loops.py", scenario], {
+    encoding: "utf8",
+    timeout: 240_000,
+    maxBuffer: 16 * 1024 * 1024,
+    env: { PATH: process.env.PATH, RUBRICATE_ENV_URL: url, ENV_NAME: name, RUBRICATE_ENV_RETRIES: "1", ...extra },
+  }).catch((e: { stdout: string; stderr: string }) => ({ stdout: e.stdout, stderr: e.stderr, failed: true }));
+  if ("failed" in run) throw new Error(`drive_trainer_loops.py ${scenario} failed:\n${run.stderr}`);
+  expect(run.stderr).not.toMatch(/Traceback/);
+  return JSON.parse(run.stdout.trim().split("\n").at(-1)!);
+}
+
+const KEYS = (env: Environment) => ["rubricate_error", "rubricate_unfinished", ...env.rubric.criteria.map((c) => `rubricate/${c.id}`)].sort();
+
+function suite(name: string) {
+  let w: World;
+  beforeAll(async () => {
+    w = await startEnvWorld(name);
+  }, 120_000);
+  afterAll(async () => {
+    for (const s of w?.servers ?? []) await s.close();
+    await w?.world.close();
+  });
+
+  it("TRL, AsyncGRPO (pickled factory), OpenRLHF and verl give eval's reward on every trajectory, 64 at once too, and close every session", async () => {
+    const url = await w.serve();
+    const out = await drive("play", name, url);
+    const tasks = Object.keys(TRAJECTORIES[name]);
+    // The fixture's trajectories are worth different rewards, so a constant could not pass.
+    expect(new Set(tasks.map((t) => w.evalRewards[t])).size).toBeGreaterThan(1);
+    for (const t of tasks) {
+      expect(out.trl[t], `TRL ${t}`).toBeCloseTo(w.evalRewards[t]!, 6); // float32, as TRL stores it
+      expect(out.openrlhf[t], `OpenRLHF ${t}`).toBeCloseTo(w.evalRewards[t]!, 6); // torch.tensor(reward).item(): float32
+      expect(out.verl[t], `verl ${t}`).toBe(w.evalRewards[t]);
+    }
+    expect(out.verl_errors.every((e: number) => e === 0)).toBe(true);
+    expect(out.openrlhf_keys).toEqual(KEYS(w.env));
+    expect(out.verl_tools).toEqual(openingOf(w.env, w.env.tasks[0]).tools.map((t) => t.name).sort());
+    if (name === "support-desk") {
+      // The shipped registry file is what the generator writes for this environment (no drift).
+      const shipped = parseYaml(readFileSync("examples/trainers/verl_tools.support-desk.yaml", "utf8"));
+      expect(JSON.parse(JSON.stringify(out.verl_registry).replaceAll(url, "http://127.0.0.1:8000"))).toEqual(shipped);
+    }
+    if (w.env.hooks.envResponse) expect(out.trl_pickled_members).toContain("reply");
+    expect(out.trl_pickled_members).toContain("reset");
+    for (const [i, t] of (out.tasks_64 as string[]).entries()) {
+      expect(out.trl_64[i]).toBeCloseTo(w.evalRewards[t]!, 6);
+      expect(out.openrlhf_64[i]).toBeCloseTo(w.evalRewards[t]!, 6);
+      expect(out.verl_64[i]).toBe(w.evalRewards[t]);
+    }
+    expect(out.open_after_play).toBe(0);
+    expect(out.open_after_64).toBe(0);
+  }, 300_000);
+
+  it("verifiers (classic API, a stand-in of its loader, MultiTurnEnv loop and Rubric: verifiers is not installable here) gives eval's rewards; max_turns and expiry close sessions", async () => {
+    const url = await w.serve();
+    const out = await drive("verifiers", name, url);
+    for (const t of Object.keys(TRAJECTORIES[name])) expect(out.verifiers[t], `verifiers ${t}`).toBe(w.evalRewards[t]);
+    expect(out.verifiers_errors.every((e: number) => e === 0)).toBe(true);
+    for (const [i, t] of (out.tasks_64 as string[]).entries()) expect(out.verifiers_64[i]).toBe(w.evalRewards[t]);
+    expect(out.verifiers_rows).toBe(w.env.tasks.length);
+    expect(out.verifiers_prompt_roles.at(-1)).toBe("user");
+    expect(out.verifiers_cut.rubricate_error).toBe(0);
+    expect(out.verifiers_failed).toEqual({ metrics: { rubricate_reward: 0, rubricate_error: 1 }, error: "InfraError" });
+    expect(out.open_after).toBe(0);
+  }, 300_000);
+
+  it("episodes the trainer cuts (OpenRLHF's token budget, verl's max_assistant_turns) keep the log keys and close their sessions", async () => {
+    const url = await w.serve();
+    const out = await drive("cut", name, url);
+    expect(Object.keys(out.openrlhf_cut).sort()).toEqual(KEYS(w.env));
+    expect(out.openrlhf_cut.rubricate_unfinished).toBe(1);
+    expect(out.open_after_budget).toBe(0);
+    // verl stopped after one turn: the session is scored as it stands and closed.
+    expect(Object.keys(out.verl_cut).sort()).toEqual(["rubricate_error", "score"]);
+    expect(out.verl_cut.rubricate_error).toBe(0);
+    expect(out.open_after_verl_cut).toBe(0);
+  }, 300_000);
+
+  it("an expired session: TRL gets None, OpenRLHF the fallback with the same keys and the error flag, nothing raises", async () => {
+    const url = await w.serve();
+    const out = await drive("fail", name, url, { FAIL: "expire" });
+    expect(out.trl_reward).toBeNull();
+    expect(out.openrlhf_failed.extra_logs.rubricate_error).toBe(1);
+    expect(out.openrlhf_failed.reward).toBe(0);
+    expect(out.openrlhf_keys_match).toBe(true);
+    expect(out.open_after).toBe(0);
+  }, 300_000);
+
+  it("a full server (429 past retries): every adapter fails the episode cleanly, then recovers", async () => {
+    const url = await w.serve(4);
+    const out = await drive("limit", name, url);
+    expect(out.cap_status).toBe(429);
+    expect(out.trl_reset).toBeNull();
+    expect(out.trl_reward).toBeNull();
+    expect(out.openrlhf_limited.extra_logs.rubricate_error).toBe(1);
+    expect(out.verl_limited).toEqual({ score: 0, rubricate_error: 1 });
+    const first = Object.keys(TRAJECTORIES[name])[0];
+    expect(out.openrlhf_recovered.reward).toBeCloseTo(w.evalRewards[first]!, 6);
+    expect(out.open_after).toBe(0);
+  }, 300_000);
+
+  it("serve --env SIGKILLed mid-episode: TRL None, OpenRLHF fallback with the same keys, verl a flagged 0.0; nothing raises", async () => {
+    const dir = tempDir("rubricate-trainer-loops-");
+    const judgeFile = join(dir, "judge.yaml");
+    writeFileSync(judgeFile, `provider: openai-compatible\nmodel: ${JUDGE_MODEL}\nbase_url: ${w.world.url}\nmax_retries: 1\n`);
+    const live = await startServe(["--env", `examples/${name}/env.yaml`, "--judge", judgeFile, "--no-cache", "--port", "0"]);
+    try {
+      const out = await drive("fail", name, live.url, { FAIL: "kill", SERVE_PID: String(live.child.pid) });
+      expect(out.trl_reward).toBeNull();
+      expect(out.openrlhf_failed.extra_logs.rubricate_error).toBe(1);
+      expect(out.openrlhf_keys_match).toBe(true);
+      expect(out.verl_failed).toEqual({ score: 0, rubricate_error: 1 });
+      expect((await live.exited).signal).toBe("SIGKILL");
+    } finally {
+      live.child.kill("SIGKILL");
+    }
+  }, 300_000);
+}
+
+python.describe("trainer loops over environments (python3)", () => {
+  describe("support-desk (tools)", () => suite("support-desk"));
+  describe("wordle (turns)", () => suite("wordle"));
+  bwrap.describe("ctf (sandboxed tools)", () => suite("ctf"));
+});
