@@ -47,6 +47,7 @@ export type ErrorCode =
   | "ROLLOUT_TIMEOUT"
   | "WRITE_FAILED"
   | "CHECK_TIMEOUT"
+  | "QUEUE"
   | "INTERNAL";
 
 /** The brand every RubricateError carries, shared by every copy of the package (ESM and CJS builds, duplicate installs). */

@@ -14,6 +14,7 @@ const commands: Record<string, () => Promise<CommandModule>> = {
   schema: () => import("./commands/schema.js"),
   score: () => import("./commands/score.js"),
   merge: () => import("./commands/merge.js"),
+  worker: () => import("./commands/worker.js"),
   serve: () => import("./commands/serve.js"),
   eval: () => import("./commands/eval.js"),
   env: () => import("./commands/env.js"),

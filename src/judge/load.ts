@@ -51,7 +51,8 @@ export function readJudgeFile(ref: string, baseDir = process.cwd()): JudgeFile {
   return { kind: "judge", config: loadJudgeConfig(ref, baseDir) };
 }
 
-function judgePath(ref: string, baseDir: string): string {
+/** The file a judge reference names: a path from `baseDir`, or a packaged judge id. */
+export function judgePath(ref: string, baseDir: string): string {
   const candidates = isAbsolute(ref) ? [ref] : [resolve(baseDir, ref), join(packagedJudgesDir(), ref), join(packagedJudgesDir(), `${ref}.yaml`)];
   const path = candidates.find((p) => existsSync(p) && !p.endsWith("/judges"));
   if (!path) throw new RubricateError("FILE_NOT_FOUND", `no judge file or packaged judge named "${ref}" (looked in ${candidates.join(", ")})`);

@@ -1,11 +1,15 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 
 /** The repository root, for running the CLI from sources. */
 export const ROOT = resolve(import.meta.dirname, "..", "..");
 const MAIN = join(ROOT, "src", "cli", "main.ts");
+/** tsx by file URL: `--import tsx` would be looked up from the child's working folder, which may be a temp folder. */
+const TSX = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
 
 /** A fresh temporary folder. */
 export const tempDir = (prefix = "rubricate-") => mkdtempSync(join(tmpdir(), prefix));
@@ -13,7 +17,7 @@ export const tempDir = (prefix = "rubricate-") => mkdtempSync(join(tmpdir(), pre
 /** Starts `rubricate <args>` from the sources in a child process. */
 export function spawnCli(args: string[], options: { env?: Record<string, string>; cwd?: string; input?: string } = {}): ChildProcess {
   // One process (not the tsx wrapper, which forks): a SIGKILL must hit the process doing the work.
-  const child = spawn(process.execPath, ["--import", "tsx", MAIN, ...args], { cwd: options.cwd ?? ROOT, env: { ...process.env, ...options.env }, stdio: ["pipe", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["--import", TSX, MAIN, ...args], { cwd: options.cwd ?? ROOT, env: { ...process.env, ...options.env }, stdio: ["pipe", "pipe", "pipe"] });
   if (options.input !== undefined) child.stdin!.end(options.input);
   else child.stdin!.end();
   return child;

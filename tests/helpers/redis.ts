@@ -30,22 +30,44 @@ export interface LiveRedis {
   port: number;
   child: ChildProcess;
   stop(): Promise<void>;
+  /** Kills the server and starts a new one on the same port: everything it held is gone (no persistence). */
+  restart(): Promise<void>;
 }
 
 /** Starts redis-server in memory only (no RDB/AOF files) and resolves once it accepts connections. */
 export async function startRedis(): Promise<LiveRedis> {
   for (let attempt = 0; ; attempt++) {
     const port = await freePort();
-    const child = spawn(redisServer.path ?? "redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--protected-mode", "yes"], { stdio: "ignore" });
-    const exited = new Promise<void>((r) => child.once("exit", () => r()));
-    let up = false;
-    for (let i = 0; i < 100 && child.exitCode === null; i++) {
-      if ((up = await accepts(port))) break;
-      await new Promise((r) => setTimeout(r, 50));
+    const server = await serveOn(port);
+    if (server) {
+      const live: LiveRedis = {
+        url: `redis://127.0.0.1:${port}/0`,
+        port,
+        child: server.child,
+        stop: () => server.stop(),
+        restart: async () => {
+          await server.stop();
+          const again = await serveOn(port);
+          if (!again) throw new Error(`redis-server did not start again on port ${port}`);
+          Object.assign(server, again);
+          live.child = again.child;
+        },
+      };
+      return live;
     }
-    if (up) return { url: `redis://127.0.0.1:${port}/0`, port, child, stop: async () => void (child.exitCode === null && child.kill("SIGKILL"), await exited) };
-    child.kill("SIGKILL");
-    await exited;
     if (attempt >= 2) throw new Error("redis-server did not start");
   }
+}
+
+/** One redis-server on `port`, or undefined when it did not come up (the port was taken meanwhile). */
+async function serveOn(port: number): Promise<{ child: ChildProcess; stop(): Promise<void> } | undefined> {
+  const child = spawn(redisServer.path ?? "redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--protected-mode", "yes"], { stdio: "ignore" });
+  const exited = new Promise<void>((r) => child.once("exit", () => r()));
+  const stop = async () => void (child.exitCode === null && child.kill("SIGKILL"), await exited);
+  for (let i = 0; i < 100 && child.exitCode === null; i++) {
+    if (await accepts(port)) return { child, stop };
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  await stop();
+  return undefined;
 }

@@ -21,6 +21,7 @@ import type { FleetMemberStats } from "../../providers/fleet.js";
 import { Progress } from "../progress.js";
 import { EXIT, interruptSignal, positiveInt, cachePathOf, errorPolicyOf } from "../run.js";
 import { runInCappedWorker } from "../worker.js";
+import { DEFAULT_CHUNK_SIZE, queuedRun, queuedStream } from "../queued-score.js";
 import { setCodeRunner } from "../../checks/code/check.js";
 import { childProcessRunner } from "../../checks/code/runner.js";
 import { attachGroups, groupMemberOf, type AdvantageScale, type GroupBy } from "../../score/group.js";
@@ -46,6 +47,8 @@ interface ScoreFlags {
   lengthPenalty?: number;
   lengthField?: string;
   unsafeNoSandbox?: boolean;
+  queue?: string;
+  chunkSize?: number;
 }
 
 /** `rubricate score <rubric> <samples.jsonl|-> [-o results.jsonl] [--judge j.yaml]`. */
@@ -76,8 +79,16 @@ export function register(program: Command): void {
     .option("--length-penalty <weight>", "with --group-by: Kimi k1.5 length penalty of this weight (shorter correct responses gain)", Number)
     .option("--unsafe-no-sandbox", "let `tests` checks run the responses' code in a plain child process (limits, no isolation): only for code you trust")
     .option("--length-field <field>", "with --length-penalty: the input with each response's length (default: characters of the response)")
+    .option("--queue <url>", "score on `rubricate worker`s anywhere: put chunks on this Redis queue (redis://host:port/db), write results here in input order; run the same command again to resume (needs -o)")
+    .option("--chunk-size <n>", `with --queue: input lines per chunk (default ${DEFAULT_CHUNK_SIZE})`, positiveInt)
     .action(async (rubricPath: string, samplesPath: string, flags: ScoreFlags) => {
-      process.exitCode = await runScore(rubricPath, samplesPath, flags);
+      try {
+        process.exitCode = await runScore(rubricPath, samplesPath, flags);
+      } finally {
+        // A queued run's Redis clients may still be reconnecting to a Redis that went away once the
+        // run has ended (results written, error printed): they must not keep the process alive.
+        if (flags.queue) setTimeout(() => process.exit(), 1_000).unref();
+      }
     });
 }
 
@@ -94,7 +105,9 @@ async function runScore(rubricPath: string, samplesPath: string, flags: ScoreFla
   const needsJudge = rubric.criteria.some((c) => c.question) || flags.judge !== undefined || rubric.criteria_from_samples === true;
   if (flags.dryRun) return dryRun(rubric, samplesPath, judgeRef && needsJudge ? judgeRef : undefined);
   const cachePath = cachePathOf(flags.cache);
-  const judge: EngineJudge | undefined = judgeRef && needsJudge ? createJudge(judgeRef, { cache: cachePath, origin: flags.judge ? "user" : "rubric" }) : undefined;
+  const queued = flags.queue ? queuedRun(rubric, rubricPath, samplesPath, judgeRef && needsJudge ? judgeRef : undefined, cachePath, flags) : undefined;
+  if (queued?.resumes) flags.resume = true;
+  const judge: EngineJudge | undefined = queued ? undefined : judgeRef && needsJudge ? createJudge(judgeRef, { cache: cachePath, origin: flags.judge ? "user" : "rubric" }) : undefined;
   if (judge && (flags.batch || judge.config.mode === "batch")) {
     if (samplesPath === "-") throw new RubricateError("BAD_INPUT", "--batch reads the samples several times: give a file, not stdin");
     if (cachePath === null) throw new RubricateError("BAD_INPUT", "batch mode keeps its answers in the cache for the scoring pass: drop --no-cache (every answer would be paid for in the batch, thrown away, then paid again live)");
@@ -152,6 +165,7 @@ async function runScore(rubricPath: string, samplesPath: string, flags: ScoreFla
       }
     }
     let done = previous.size;
+    let queuedDone = 0;
     const writeBadBefore = async (position: number) => {
       while (pendingBad.length > 0 && pendingBad[0].position < position) {
         const { position: p, bad: b } = pendingBad.shift()!;
@@ -162,7 +176,10 @@ async function runScore(rubricPath: string, samplesPath: string, flags: ScoreFla
       }
     };
     const members: { group: string; length?: number }[] = [];
-    const stream = scoreStream(rubric, grouping ? recordGroups(samples(), grouping, members) : samples(), { judge, checks, concurrency: flags.concurrency, errors: flags.errors, order: flags.order, signal: interrupt.signal });
+    const input = grouping ? recordGroups(samples(), grouping, members) : samples();
+    const stream = queued
+      ? queuedStream(input, positionOf, queued, { signal: interrupt.signal, onProgress: (n) => progress.update((queuedDone = previous.size + n), "on the queue"), log: (line) => flags.quiet || process.stderr.write(`queue: ${line}\n`) })
+      : scoreStream(rubric, input, { judge, checks, concurrency: flags.concurrency, errors: flags.errors, order: flags.order, signal: interrupt.signal });
     const held: ({ index: number } & Record<string, unknown> & { reward: number | null })[] = [];
     for await (const result of stream) {
       const { index: local, ...line } = result;
@@ -174,7 +191,7 @@ async function runScore(rubricPath: string, samplesPath: string, flags: ScoreFla
       if (grouping) held.push({ index, ...line });
       else await writer.write({ index, ...line });
       summary.add(result);
-      progress.update(++done, judge ? `calls ${judge.engine.stats().usage.calls}` : "");
+      progress.update(Math.max(++done, queuedDone), judge ? `calls ${judge.engine.stats().usage.calls}` : "");
     }
     await writeBadBefore(Number.POSITIVE_INFINITY);
     if (grouping) {
@@ -193,7 +210,10 @@ async function runScore(rubricPath: string, samplesPath: string, flags: ScoreFla
     progress.finish();
     // Only a finished run replaces the output; otherwise results so far stay in <output>.partial
     // and a previous file is left as it was. The cache already holds every paid answer.
-    if (!interrupted && !failed) await writer.close();
+    if (!interrupted && !failed) {
+      await writer.close();
+      queued?.finished();
+    }
     else {
       const kept = await writer.abandon();
       if (kept) process.stderr.write(`rubricate: results so far kept in ${kept}; ${flags.output} was not replaced\n`);

@@ -1,0 +1,54 @@
+import type { Command } from "commander";
+import { setCodeRunner } from "../../checks/code/check.js";
+import { childProcessRunner } from "../../checks/code/runner.js";
+import { startQueueWorker } from "../../queue/worker.js";
+import { EXIT, positiveInt } from "../run.js";
+
+interface WorkerFlags {
+  queue: string;
+  chunks?: number;
+  lockMs?: number;
+  quiet?: boolean;
+  unsafeNoSandbox?: boolean;
+}
+
+/** `rubricate worker --queue redis://host:port/db`: scores chunks that `score --queue` puts on the queue, until SIGTERM. */
+export function register(program: Command): void {
+  program
+    .command("worker")
+    .description("Take chunks of queued runs (`score --queue`) from Redis and score them, until SIGTERM; start as many as you like, anywhere")
+    .requiredOption("--queue <url>", "the queue's Redis database, redis://[user:password@]host:port/db (the same URL the coordinator was given)")
+    .option("--chunks <n>", "chunks worked on at once (default 2)", positiveInt)
+    .option("--lock-ms <ms>", "how long a chunk stays locked to this worker without a sign of life; after that another worker takes it (default 30000)", positiveInt)
+    .option("--unsafe-no-sandbox", "let `tests` checks run responses' code in a plain child process (limits, no isolation): only for code you trust")
+    .option("-q, --quiet", "no log lines on stderr")
+    .action(async (flags: WorkerFlags) => {
+      process.exitCode = await runWorker(flags);
+    });
+}
+
+async function runWorker(flags: WorkerFlags): Promise<number> {
+  if (flags.unsafeNoSandbox) setCodeRunner(childProcessRunner());
+  const log = (line: string) => flags.quiet || process.stderr.write(`worker: ${line}\n`);
+  const worker = await startQueueWorker({ url: flags.queue, chunks: flags.chunks, lockMs: flags.lockMs, log });
+  // First SIGTERM/Ctrl-C: finish the chunks in hand, take no more. Second: stop now; the chunks
+  // in hand go back to the queue when their locks lapse (answers paid so far are in the cache).
+  let stopping = false;
+  const stopped = new Promise<number>((resolve) => {
+    const onSignal = (name: NodeJS.Signals) => {
+      if (stopping) {
+        log(`${name} again: stopping now; the chunks in hand go back to the queue`);
+        void worker.close(true).finally(() => resolve(EXIT.interrupted));
+        return;
+      }
+      stopping = true;
+      log(`${name}: finishing the chunks in hand, then stopping (${name} again to stop now)`);
+      void worker.close().then(() => resolve(EXIT.ok));
+    };
+    process.on("SIGINT", onSignal);
+    process.on("SIGTERM", onSignal);
+  });
+  const code = await stopped;
+  log(`stopped after ${worker.finished} chunk(s)`);
+  return code;
+}

@@ -1,0 +1,98 @@
+/**
+ * `score --queue`: the command as a coordinator. The queue does the work (src/queue/); this file
+ * turns the command's flags into a run and remembers, beside the output, which run its `.partial`
+ * belongs to, so the same command started again resumes instead of starting over.
+ */
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { RubricateError } from "../errors.js";
+import { judgePath } from "../judge/load.js";
+import type { Rubric } from "../rubric/schema.js";
+import type { ErrorPolicy, Sample, ScoreResult } from "../types.js";
+import { DEFAULT_CACHE_PATH } from "../engine/cache/sqlite.js";
+import { scoreQueued } from "../queue/coordinator.js";
+import { fingerprintOf, portablePath, runKeyOf, type ScoreSpec } from "../queue/score-job.js";
+
+/** Input lines per chunk: measured in BENCHMARKS.md ("Scale past one machine"). */
+export const DEFAULT_CHUNK_SIZE = 50;
+
+/** A queued run, ready to stream. */
+export interface QueuedRun {
+  url: string;
+  spec: ScoreSpec;
+  runKey: string;
+  chunkSize: number;
+  /** True when the output's `.partial` belongs to this very run: it is resumed. */
+  resumes: boolean;
+  /** Called once the output is complete: forgets the run beside the output. */
+  finished(): void;
+}
+
+interface QueueFlags {
+  queue?: string;
+  chunkSize?: number;
+  output?: string;
+  judge?: string;
+  checks?: string;
+  errors: ErrorPolicy;
+  concurrency?: number;
+  batch?: boolean;
+  shard?: string;
+  unsafeNoSandbox?: boolean;
+}
+
+/** Checks the flags a queued run can take and works out its spec and key. */
+export function queuedRun(rubric: Rubric, rubricPath: string, samplesPath: string, judgeRef: string | undefined, cache: string | null | undefined, flags: QueueFlags): QueuedRun {
+  const url = flags.queue!;
+  if (!flags.output || flags.output === "-") throw new RubricateError("BAD_INPUT", "--queue writes results to a file it can resume: give -o <file>");
+  if (samplesPath === "-") throw new RubricateError("BAD_INPUT", "--queue reads the samples again when resumed: give a file, not stdin");
+  if (flags.batch) throw new RubricateError("BAD_INPUT", "--queue and --batch do not combine: fill the cache with `score --batch` first, then queue the run (it finds every answer cached)");
+  if (flags.shard) throw new RubricateError("BAD_INPUT", "--queue shares the work out itself: drop --shard");
+  if (flags.unsafeNoSandbox) throw new RubricateError("BAD_INPUT", "--unsafe-no-sandbox is a worker's choice: start `rubricate worker --unsafe-no-sandbox` instead");
+  const judgeFile = judgeRef ? judgePath(judgeRef, process.cwd()) : undefined;
+  const spec: ScoreSpec = {
+    rubric: portablePath(rubricPath),
+    ...(judgeRef ? { judge: /[\\/]|\.ya?ml$/i.test(judgeRef) ? portablePath(judgeRef) : judgeRef, origin: flags.judge ? ("user" as const) : ("rubric" as const) } : { origin: "rubric" as const }),
+    ...(flags.checks ? { checks: portablePath(flags.checks) } : {}),
+    // Every worker must share one cache for "nothing paid twice": by default the queue's own database.
+    cache: cache === null ? null : cache === undefined || cache === DEFAULT_CACHE_PATH ? url : cache,
+    errors: flags.errors,
+    ...(flags.concurrency ? { concurrency: flags.concurrency } : {}),
+    fingerprint: fingerprintOf(rubric, judgeFile, flags.checks ? resolve(flags.checks) : undefined),
+  };
+  const chunkSize = flags.chunkSize ?? DEFAULT_CHUNK_SIZE;
+  const input = statSync(samplesPath);
+  const runKey = runKeyOf(spec, `${resolve(samplesPath)}|${input.size}|${input.mtimeMs}`, chunkSize);
+  const marker = `${flags.output}.queue`;
+  const resumes = existsSync(`${flags.output}.partial`) && existsSync(marker) && readFileSync(marker, "utf8").trim() === runKey;
+  writeFileSync(marker, `${runKey}\n`);
+  return { url, spec, runKey, chunkSize, resumes, finished: () => rmSync(marker, { force: true }) };
+}
+
+/**
+ * The results of `samples` through the queue, as `scoreStream` would give them: `index` counts
+ * the samples handed in, and `positionOf` (filled by the caller's generator before each sample is
+ * handed over) gives each one's input line, which decides its chunk.
+ */
+export async function* queuedStream(
+  samples: AsyncIterable<Sample>,
+  positionOf: ReadonlyMap<number, number>,
+  run: QueuedRun,
+  options: { signal?: AbortSignal; onProgress?: (done: number) => void; log?: (line: string) => void },
+): AsyncGenerator<ScoreResult & { index: number }> {
+  const indexOfKey = new Map<number, number>();
+  async function* rows() {
+    let index = 0;
+    for await (const sample of samples) {
+      const key = positionOf.get(index)!;
+      indexOfKey.set(key, index++);
+      yield { key, sample };
+    }
+  }
+  const outageMs = Number(process.env.RUBRICATE_QUEUE_OUTAGE_MS) || undefined;
+  for await (const { key, result } of scoreQueued(rows(), { url: run.url, spec: run.spec, runKey: run.runKey, chunkSize: run.chunkSize, outageMs, ...options })) {
+    const index = indexOfKey.get(key)!;
+    indexOfKey.delete(key);
+    yield { ...result, index };
+  }
+}

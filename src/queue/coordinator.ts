@@ -1,0 +1,221 @@
+/**
+ * The coordinator side of a queued `score`: cuts the input into chunks, keeps a window of them on
+ * the queue, and hands results back in input order as chunks complete.
+ *
+ * What makes it safe to kill and restart:
+ * - Chunk ids are derived from the run (what is scored, the input file's identity, the chunk size)
+ *   and the chunk's number, so a restarted coordinator re-adds the same ids: BullMQ keeps the
+ *   existing job (finished, running or waiting) instead of queueing a second one.
+ * - A chunk's job is removed only after its rows were handed on, so a crash in between costs a
+ *   re-run of that chunk from the shared cache (no paid call), never a lost row.
+ * - Only `window` chunks are on the queue at once, so Redis holds a bounded share of the input.
+ * - Redis that stops answering for `outageMs` ends the run with a QUEUE error naming the cause;
+ *   a chunk that vanished (Redis restarted without persistence) is queued again.
+ */
+import type { Job, Queue, QueueEvents } from "bullmq";
+import { RubricateError } from "../errors.js";
+import type { Sample, ScoreResult } from "../types.js";
+import { QUEUE_NAME, loadBullMQ, queueConnection, redisClient } from "./connection.js";
+import { chunkId, type ScoreChunk, type ScoreChunkResult, type ScoreSpec } from "./score-job.js";
+
+/** Options of `scoreQueued`. */
+export interface QueuedScoreOptions {
+  /** `redis://host:port/db` of the queue. */
+  url: string;
+  spec: ScoreSpec;
+  /** From `runKeyOf`: the same for a restarted coordinator of the same run. */
+  runKey: string;
+  /** Input lines per chunk. */
+  chunkSize: number;
+  /** Chunks on the queue at once (default 64). */
+  window?: number;
+  signal?: AbortSignal;
+  /** Samples finished so far, counting those of chunks still running. */
+  onProgress?: (done: number) => void;
+  log?: (line: string) => void;
+  /** How long Redis may not answer before the run fails (default 120,000 ms). */
+  outageMs?: number;
+  /** How often the window is checked without an event (default 2,000 ms; events usually come first). */
+  sweepMs?: number;
+}
+
+interface Pending {
+  n: number;
+  id: string;
+  rows: { key: number; sample: Sample }[];
+}
+
+/**
+ * Scores `rows` (in key order) through the queue; yields each row's result in the same order.
+ * @example
+ * for await (const { key, result } of scoreQueued(rows, { url, spec, runKey, chunkSize: 64 })) write(key, result);
+ */
+export async function* scoreQueued(rows: AsyncIterable<{ key: number; sample: Sample }>, options: QueuedScoreOptions): AsyncGenerator<{ key: number; result: ScoreResult }> {
+  const connection = queueConnection(options.url);
+  const { Queue, QueueEvents } = await loadBullMQ();
+  // Our own ioredis clients (one each: QueueEvents blocks on its connection), so that they can be
+  // dropped for certain at the end: BullMQ's own disconnect waits for a server that may never answer.
+  const clients = [await redisClient(connection), await redisClient(connection)];
+  const queue: Queue<ScoreChunk, ScoreChunkResult> = new Queue(QUEUE_NAME, { connection: clients[0] });
+  const events: QueueEvents = new QueueEvents(QUEUE_NAME, { connection: clients[1] });
+  const quiet = (error: Error) => void error; // reconnects are handled below; ioredis logs nothing itself
+  queue.on("error", quiet);
+  events.on("error", quiet);
+  const guard = new OutageGuard(connection.label, options.outageMs ?? 120_000);
+  const log = options.log ?? (() => {});
+  const progress = new Map<string, number>();
+  let wake: (() => void) | undefined;
+  const wakeUp = () => wake?.();
+  events.on("completed", wakeUp);
+  events.on("failed", wakeUp);
+  events.on("progress", ({ jobId, data }) => {
+    if (typeof data === "number") progress.set(jobId, data);
+    report();
+  });
+  let written = 0;
+  const window: Pending[] = [];
+  const report = () => options.onProgress?.(written + window.reduce((n, p) => n + Math.min(progress.get(p.id) ?? 0, p.rows.length), 0));
+
+  const add = (chunk: Pending) =>
+    guard.call("queue a chunk", () =>
+      queue.add("score", { spec: options.spec, rows: chunk.rows }, {
+        jobId: chunk.id,
+        attempts: 3,
+        backoff: { type: "exponential", delay: 1_000 },
+        // Kept a week in case nobody collects them (a coordinator that never came back).
+        removeOnComplete: { age: 7 * 24 * 3600 },
+        removeOnFail: { age: 7 * 24 * 3600 },
+      }),
+    );
+
+  try {
+    await guard.call("connect", () => events.waitUntilReady());
+    const chunks = chunksOf(rows, options);
+    let more = true;
+    const fill = async () => {
+      while (more && window.length < (options.window ?? 64)) {
+        const next = await chunks.next();
+        if (next.done) {
+          more = false;
+          break;
+        }
+        await add(next.value);
+        window.push(next.value);
+      }
+    };
+    await fill();
+    while (window.length > 0) {
+      const head = window[0];
+      const result = await waitFor(head);
+      const asked = new Set(head.rows.map((r) => r.key));
+      const byKey = new Map(result.results.map((r) => [r.key, r.result]));
+      for (const key of [...asked].sort((a, b) => a - b)) {
+        const found = byKey.get(key);
+        if (!found) throw new RubricateError("QUEUE", `chunk ${head.id} came back without a result for input line ${key + 1} (a worker of another version?)`);
+        yield { key, result: found };
+        written++;
+      }
+      // Handed on: only now is the job's copy of the results no longer needed.
+      await guard.call("remove a finished chunk", () => queue.remove(head.id)).catch(() => undefined);
+      progress.delete(head.id);
+      window.shift();
+      report();
+      await fill();
+    }
+  } finally {
+    events.off("completed", wakeUp);
+    events.off("failed", wakeUp);
+    await closeOrDrop([queue, events], clients);
+  }
+
+  async function waitFor(chunk: Pending): Promise<ScoreChunkResult> {
+    for (;;) {
+      options.signal?.throwIfAborted();
+      const job = (await guard.call("read a chunk's state", () => queue.getJob(chunk.id))) as Job<ScoreChunk, ScoreChunkResult> | undefined;
+      if (!job) {
+        log(`chunk ${chunk.n + 1} is no longer on the queue (was Redis restarted without persistence?): queued again`);
+        await add(chunk);
+      } else if (job.finishedOn !== undefined && job.returnvalue) {
+        return job.returnvalue;
+      } else if ((await guard.call("read a chunk's state", () => job.getState())) === "failed") {
+        throw new RubricateError("QUEUE", `chunk ${chunk.n + 1} (input lines ${chunk.rows[0].key + 1}–${chunk.rows[chunk.rows.length - 1].key + 1}) failed on the workers after ${job.attemptsMade} attempt(s): ${job.failedReason}`);
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, options.sweepMs ?? 2_000);
+        const onAbort = () => done();
+        options.signal?.addEventListener("abort", onAbort, { once: true });
+        function done() {
+          clearTimeout(timer);
+          options.signal?.removeEventListener("abort", onAbort);
+          wake = undefined;
+          resolve();
+        }
+        wake = done;
+      });
+    }
+  }
+}
+
+/** The promise's value or error, or "slow" when it has not settled within `ms`. */
+function settleWithin<T>(promise: Promise<T>, ms: number): Promise<{ value: T } | { error: Error } | "slow"> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve("slow"), ms);
+    promise.then(
+      (value) => (clearTimeout(timer), resolve({ value })),
+      (error: Error) => (clearTimeout(timer), resolve({ error })),
+    );
+  });
+}
+
+/**
+ * Closes the queue's connections; when Redis does not answer, a close would wait for it forever
+ * (and ioredis would go on reconnecting), so after 2 s the connections are dropped instead.
+ */
+export async function closeOrDrop(users: { close(): Promise<void> }[], clients: { disconnect(): void }[]): Promise<void> {
+  await settleWithin(Promise.all(users.map((u) => u.close())), 2_000);
+  for (const client of clients) client.disconnect();
+}
+
+/** Groups rows into chunks by line number: chunk n holds lines [n·size, (n+1)·size). */
+async function* chunksOf(rows: AsyncIterable<{ key: number; sample: Sample }>, options: QueuedScoreOptions): AsyncGenerator<Pending> {
+  let current: Pending | undefined;
+  for await (const row of rows) {
+    const n = Math.floor(row.key / options.chunkSize);
+    if (current && current.n !== n) {
+      yield current;
+      current = undefined;
+    }
+    current ??= { n, id: chunkId(options.spec.fingerprint, options.runKey, n), rows: [] };
+    current.rows.push(row);
+  }
+  if (current) yield current;
+}
+
+/**
+ * Bounds how long queue commands may hang. ioredis queues commands while it reconnects (BullMQ
+ * needs that), so a Redis that is down or frozen makes every call wait forever; here each call
+ * is retried until Redis has not answered anything for `outageMs`, then the run fails clearly.
+ */
+class OutageGuard {
+  private lastAnswer = Date.now();
+  constructor(
+    private readonly label: string,
+    private readonly outageMs: number,
+  ) {}
+
+  async call<T>(what: string, run: () => Promise<T>): Promise<T> {
+    for (;;) {
+      const outcome = await settleWithin(run(), 5_000);
+      if (outcome !== "slow" && !("error" in outcome)) {
+        this.lastAnswer = Date.now();
+        return outcome.value;
+      }
+      const silent = Date.now() - this.lastAnswer;
+      if (silent >= this.outageMs) {
+        const cause = outcome !== "slow" ? `: ${outcome.error.message}` : " (no answer)";
+        throw new RubricateError("QUEUE", `Redis at ${this.label} has not answered for ${Math.round(silent / 1000)} s while trying to ${what}${cause}; chunks already finished are kept there and in the output's .partial file: run the same command again to resume`);
+      }
+      if (outcome !== "slow") await new Promise((r) => setTimeout(r, 1_000));
+    }
+  }
+}

@@ -1,0 +1,98 @@
+/**
+ * What a `score` chunk carries through the queue, and how a worker and a coordinator agree that
+ * they mean the same rubric, judge and checks.
+ *
+ * A chunk carries its rows (no shared input file is needed) and *references* to the rubric, the
+ * judge and the checks module as paths relative to the coordinator's working folder, the way
+ * `--shard` needs the same files on every machine. The worker loads them from its own folder and
+ * refuses a chunk whose fingerprint differs: a worker whose rubric was edited, or that runs in
+ * another folder, fails loudly instead of writing rewards of another rubric into the output.
+ */
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { isAbsolute, relative, resolve } from "node:path";
+import { RubricateError } from "../errors.js";
+import type { ErrorPolicy, Sample, ScoreResult } from "../types.js";
+import { canonicalJson } from "../text/canonical-json.js";
+import type { Rubric } from "../rubric/schema.js";
+import type { JudgeOrigin } from "../judge/load.js";
+
+/** The run-wide part of every chunk: what to score with. */
+export interface ScoreSpec {
+  /** Rubric file, relative to the working folder. */
+  rubric: string;
+  /** Judge file or packaged judge id (as the coordinator was given it), when the rubric needs one. */
+  judge?: string;
+  /** Whether the judge came from `--judge` ("user") or the rubric's `judge:` field ("rubric": key-destination checked). */
+  origin: JudgeOrigin;
+  /** `--checks` module or environment file, relative to the working folder. */
+  checks?: string;
+  /** The answer cache the workers share: a `redis://` URL (default: the queue's own database), or null for none. */
+  cache: string | null;
+  errors: ErrorPolicy;
+  /** Samples of one chunk scored at once on a worker. */
+  concurrency?: number;
+  /** sha256 of the resolved rubric, the judge file and the checks file, as the coordinator read them. */
+  fingerprint: string;
+}
+
+/** One chunk: rows of the input, each with its 0-based line position. */
+export interface ScoreChunk {
+  spec: ScoreSpec;
+  rows: { key: number; sample: Sample }[];
+}
+
+/** A chunk's answer: one result per row, by the row's key. */
+export interface ScoreChunkResult {
+  results: { key: number; result: ScoreResult }[];
+}
+
+/**
+ * The fingerprint of what a run scores with. Loading the rubric resolves `extends`, so an edited
+ * parent rubric changes it too.
+ */
+export function fingerprintOf(rubric: Rubric, judgeFile: string | undefined, checksFile: string | undefined): string {
+  const hash = createHash("sha256");
+  // Where the file was read from is not what it says: a worker reads it by another path.
+  const { source: _where, ...content } = rubric;
+  hash.update(canonicalJson(content));
+  hash.update("\0");
+  if (judgeFile) hash.update(readFileSync(judgeFile));
+  hash.update("\0");
+  if (checksFile) hash.update(readFileSync(checksFile));
+  return hash.digest("hex");
+}
+
+/**
+ * A path a chunk may name: relative and inside `root`. Anyone who can write to the queue's Redis
+ * database writes chunks; confining them to the worker's folder keeps such a writer from having a
+ * worker load files from elsewhere on its disk.
+ */
+export function pathInside(root: string, path: string, what: string): string {
+  const absolute = resolve(root, path);
+  const rel = relative(root, absolute);
+  if (isAbsolute(path) || rel.startsWith("..") || isAbsolute(rel)) {
+    throw new RubricateError("BAD_INPUT", `a queued chunk names the ${what} "${path}", outside the worker's folder ${root}: workers load only files inside the folder they run in`);
+  }
+  return absolute;
+}
+
+/** A path as chunks carry it: relative to the coordinator's working folder (workers run in the same layout). */
+export function portablePath(path: string, root = process.cwd()): string {
+  const rel = relative(root, resolve(root, path));
+  if (rel.startsWith("..") || isAbsolute(rel)) {
+    throw new RubricateError("BAD_INPUT", `--queue: ${path} is outside the working folder ${root}; workers find files by paths relative to the folder they run in, so run the coordinator from a folder that holds the rubric, judge and checks`);
+  }
+  return rel;
+}
+
+/** The id of chunk `n` of a run: stable across coordinator restarts, so a re-add finds the chunk already queued. */
+export function chunkId(fingerprint: string, runKey: string, n: number): string {
+  // BullMQ ids may not contain ":".
+  return `score-${fingerprint.slice(0, 16)}-${runKey}-${n}`;
+}
+
+/** A run's key: the fingerprint plus what decides the chunks (the input and the chunk size). */
+export function runKeyOf(spec: ScoreSpec, input: string, chunkSize: number): string {
+  return createHash("sha256").update(canonicalJson({ spec, input, chunkSize })).digest("hex").slice(0, 16);
+}

@@ -1,0 +1,151 @@
+/**
+ * `rubricate worker`: takes chunks from the queue and scores them with the engine a local run
+ * uses (judge, shared Redis cache, sandboxed checks). BullMQ supplies the distributed parts:
+ * a chunk is locked while its worker lives (the lock is renewed in the background) and handed to
+ * another worker when the lock lapses (stalled-job detection), so a worker that dies mid-chunk
+ * loses only the judge calls it had in flight; everything it had been answered is in the shared
+ * cache, so the chunk's second run pays for nothing twice.
+ */
+import type { Job, Worker } from "bullmq";
+import { RubricateError, isRubricateError } from "../errors.js";
+import { createJudge, type EngineJudge } from "../judge/create.js";
+import { judgePath } from "../judge/load.js";
+import { loadRubricSync } from "../rubric/load.js";
+import type { Rubric } from "../rubric/schema.js";
+import { scoreStream } from "../score/score.js";
+import { loadChecks } from "../env/load.js";
+import type { CheckFunction } from "../checks/types.js";
+import { QUEUE_NAME, bullConnection, loadBullMQ, queueConnection } from "./connection.js";
+import { fingerprintOf, pathInside, type ScoreChunk, type ScoreChunkResult, type ScoreSpec } from "./score-job.js";
+
+/** Options of `startQueueWorker`. */
+export interface QueueWorkerOptions {
+  /** `redis://host:port/db` of the queue. */
+  url: string;
+  /** Chunks worked on at once (default 2); each scores up to its spec's `concurrency` samples at once. */
+  chunks?: number;
+  /** The folder chunk paths are relative to (default: the working folder). */
+  root?: string;
+  /** How long a chunk's lock lives without renewal (default 30,000 ms): how soon a dead worker's chunk goes to another. */
+  lockMs?: number;
+  /** Told about each chunk taken, finished or failed. */
+  log?: (line: string) => void;
+}
+
+/** A running worker. */
+export interface QueueWorker {
+  /** Stops taking chunks and resolves once the chunks in hand are finished (`force`: at once; they go back to the queue). */
+  close(force?: boolean): Promise<void>;
+  /** Chunks finished so far. */
+  readonly finished: number;
+}
+
+/** What a worker keeps between chunks of one run: loading a judge or a rubric per chunk would be waste. */
+interface Loaded {
+  rubric: Rubric;
+  judge?: EngineJudge;
+  checks?: Record<string, CheckFunction>;
+}
+
+/**
+ * Starts a worker; it runs until `close()`.
+ * @example
+ * const worker = await startQueueWorker({ url: "redis://10.0.0.5:6379/0", log: console.error });
+ * process.on("SIGTERM", () => worker.close());
+ */
+export async function startQueueWorker(options: QueueWorkerOptions): Promise<QueueWorker> {
+  const connection = queueConnection(options.url);
+  const root = options.root ?? process.cwd();
+  const log = options.log ?? (() => {});
+  const loaded = new Map<string, Promise<Loaded>>();
+  let finished = 0;
+
+  const load = (spec: ScoreSpec): Promise<Loaded> => {
+    const key = JSON.stringify(spec);
+    let entry = loaded.get(key);
+    if (!entry) {
+      entry = loadSpec(spec, root);
+      // A spec that failed to load is not kept: the files may be fixed before the chunk's retry.
+      entry.catch(() => loaded.delete(key));
+      loaded.set(key, entry);
+    }
+    return entry;
+  };
+
+  const scoreChunk = async (job: Job<ScoreChunk, ScoreChunkResult>): Promise<ScoreChunkResult> => {
+    if (job.name !== "score") throw new RubricateError("BAD_INPUT", `this worker does not know chunks of kind "${job.name}" (a newer coordinator?)`);
+    const { spec, rows } = job.data;
+    const { rubric, judge, checks } = await load(spec);
+    const results: ScoreChunkResult["results"] = [];
+    let reported = 0;
+    for await (const { index, ...result } of scoreStream(rubric, rows.map((r) => r.sample), { judge, checks, errors: spec.errors, concurrency: spec.concurrency })) {
+      results.push({ key: rows[index].key, result });
+      // Progress for the coordinator's one bar; a few updates a chunk are plenty.
+      if (results.length - reported >= Math.max(1, Math.ceil(rows.length / 4))) {
+        reported = results.length;
+        await job.updateProgress(reported);
+      }
+    }
+    return { results };
+  };
+
+  const { Worker } = await loadBullMQ();
+  const worker: Worker<ScoreChunk, ScoreChunkResult> = new Worker(QUEUE_NAME, scoreChunk, {
+    connection: bullConnection(connection),
+    concurrency: options.chunks ?? 2,
+    lockDuration: options.lockMs ?? 30_000,
+    stalledInterval: Math.max(1_000, Math.floor((options.lockMs ?? 30_000) / 2)),
+    // A chunk whose worker died twice is more likely killing workers than unlucky: it fails, and the coordinator says why.
+    maxStalledCount: 2,
+    autorun: true,
+  });
+  worker.on("active", (job) => log(`chunk ${job.id} (${job.data.rows.length} samples) taken`));
+  worker.on("completed", (job) => {
+    finished++;
+    log(`chunk ${job.id} done`);
+  });
+  worker.on("failed", (job, error) => log(`chunk ${job?.id ?? "?"} failed: ${isRubricateError(error) ? `${error.code}: ` : ""}${error.message}`));
+  // While Redis is away every reconnect fails alike: say it once, and again when the reason changes.
+  let lastError = "";
+  worker.on("error", (error) => {
+    if (error.message !== lastError) log(`queue: ${error.message} (Redis at ${connection.label}; waiting for it)`);
+    lastError = error.message;
+  });
+  worker.on("ready", () => {
+    if (lastError) log(`queue: Redis at ${connection.label} is back`);
+    lastError = "";
+  });
+  await worker.waitUntilReady();
+  log(`worker on ${connection.label} (queue "${QUEUE_NAME}", ${options.chunks ?? 2} chunk(s) at once)`);
+
+  return {
+    get finished() {
+      return finished;
+    },
+    close: async (force = false) => {
+      await worker.close(force);
+      for (const entry of loaded.values()) await entry.then((l) => l.judge?.close?.()).catch(() => undefined);
+    },
+  };
+}
+
+/** Loads what a spec names from the worker's folder, and checks it is what the coordinator read. */
+async function loadSpec(spec: ScoreSpec, root: string): Promise<Loaded> {
+  const rubricFile = pathInside(root, spec.rubric, "rubric");
+  const rubric = loadRubricSync(rubricFile);
+  const judgeFile = spec.judge ? judgeFileOf(spec.judge, root) : undefined;
+  const checksFile = spec.checks ? pathInside(root, spec.checks, "checks module") : undefined;
+  const fingerprint = fingerprintOf(rubric, judgeFile, checksFile);
+  if (fingerprint !== spec.fingerprint) {
+    throw new RubricateError("BAD_INPUT", `the rubric, judge or checks at ${spec.rubric}${spec.judge ? `, ${spec.judge}` : ""}${spec.checks ? `, ${spec.checks}` : ""} differ on this worker from the coordinator's: give every machine the same files (same folder layout)`);
+  }
+  const judge = spec.judge ? createJudge(spec.judge, { cache: spec.cache, origin: spec.origin }) : undefined;
+  const checks = checksFile ? await loadChecks(checksFile) : undefined;
+  return { rubric, judge, checks };
+}
+
+/** A judge reference's file: a packaged id resolves inside the installed package; a path must be inside the folder. */
+function judgeFileOf(ref: string, root: string): string {
+  const looksLikePath = /[\\/]|\.ya?ml$/i.test(ref);
+  return looksLikePath ? pathInside(root, ref, "judge file") : judgePath(ref, root);
+}

@@ -1,0 +1,188 @@
+/**
+ * `score --queue` with `rubricate worker`s (issue 33), on a real redis-server: several worker
+ * processes, one of them SIGKILLed mid-run; the coordinator killed and started again; Redis
+ * restarted under a run; bad input lines. The judge is a local OpenAI-wire server that counts
+ * what it was paid for, so "nothing paid twice" is counted, not assumed.
+ */
+import { type ChildProcess } from "node:child_process";
+import { copyFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
+import { ROOT, runCli, spawnCli, tempDir, writeJudgeFile, writeJsonl } from "../helpers/cli.js";
+import { redisServer, startRedis, type LiveRedis } from "../helpers/redis.js";
+import { judgeResponder, promptText } from "../../src/testing/servers/judge-responder.js";
+import { startOpenAIServer, type TestServer } from "../../src/testing/servers/openai-server.js";
+
+const CONCURRENCY = 4; // the judge file's max_concurrency: the most calls one worker has in flight
+const KEY = { RUBRICATE_TEST_KEY: "sk-queue-test" };
+
+let redis: LiveRedis;
+let judge: TestServer<unknown>;
+const children: ChildProcess[] = [];
+
+/** The reference answer is i; every third response gives it. */
+const samples = (run: string, n: number) => Array.from({ length: n }, (_, i) => ({ question: `${run} question ${i}?`, answer: String(i), response: i % 3 === 0 ? `It is ${i}.` : "No idea." }));
+const decide = (_q: unknown, view: { sample: string }) => /It is (\d+)\./.test(view.sample);
+
+/** Judge prompts of a run paid for, each with how often it was paid. */
+function paidCounts(run: string): number[] {
+  const counts = new Map<string, number>();
+  for (const r of judge.requests) {
+    const prompt = promptText(r.body as Record<string, unknown>);
+    if (prompt.includes(`${run} question`)) counts.set(prompt, (counts.get(prompt) ?? 0) + 1);
+  }
+  return [...counts.values()];
+}
+
+/** A folder laid out as every machine would have it: the rubric, the judge file, the samples. */
+function project(run: string, n: number, rows: unknown[] = samples(run, n)) {
+  const dir = tempDir("rubricate-queue-");
+  copyFileSync(join(ROOT, "tests/bridge/fixtures/one-question.yaml"), join(dir, "rubric.yaml"));
+  writeJudgeFile(dir, judge.url, { max_retries: 0, max_concurrency: CONCURRENCY });
+  writeJsonl(dir, "samples.jsonl", rows);
+  return dir;
+}
+
+function startWorker(dir: string, url: string, extra: string[] = []) {
+  const child = spawnCli(["worker", "--queue", url, "--lock-ms", "2000", ...extra], { cwd: dir, env: KEY });
+  let log = "";
+  child.stderr!.setEncoding("utf8").on("data", (d: string) => (log += d));
+  children.push(child);
+  const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
+  return { child, exited, log: () => log };
+}
+
+/** The coordinator: it needs no API key (the workers call the judge), so it is given none. */
+const coordinator = (dir: string, url: string, extra: string[] = [], env: Record<string, string> = {}) =>
+  runCli(["score", "rubric.yaml", "samples.jsonl", "-o", "out.jsonl", "--judge", "judge.yaml", "--queue", url, "--chunk-size", "10", ...extra], { cwd: dir, env: { RUBRICATE_TEST_KEY: "", ...env } });
+const lines = (path: string) => readFileSync(path, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { index: number; reward: number | null });
+
+/** The rewards a plain local run gives the same samples (its own cache, so it pays its own calls). */
+async function localRewards(dir: string): Promise<(number | null)[]> {
+  const r = await runCli(["score", "rubric.yaml", "samples.jsonl", "-o", "local.jsonl", "--judge", "judge.yaml", "--cache", "local-cache.db", "-q"], { cwd: dir, env: KEY });
+  expect(r.code, r.stderr).toBe(0);
+  return lines(join(dir, "local.jsonl")).map((l) => l.reward);
+}
+
+/** Waits for a state of the run (not a time: processes start slowly on a loaded machine). */
+async function waitUntil(condition: () => boolean, what: string, ms = 120_000) {
+  const until = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+redisServer.describe("score --queue with rubricate workers", () => {
+  beforeAll(async () => {
+    redis = await startRedis();
+    judge = (await startOpenAIServer({ respond: judgeResponder(decide) })) as TestServer<unknown>;
+  });
+  afterEach(async () => {
+    for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
+  });
+  afterAll(async () => {
+    await judge?.close();
+    await redis?.stop();
+  });
+
+  it("three workers, one SIGKILLed mid-run: every row in input order, rewards as a local run, paid at most samples + its in-flight calls", async () => {
+    judge.setBehavior({ latencyMs: 20 });
+    const dir = project("kill", 300);
+    const workers = [0, 1, 2].map(() => startWorker(dir, redis.url));
+    const run = coordinator(dir, redis.url);
+    // Killed once it really is mid-run: it has taken chunks and the judge has answered some calls.
+    await waitUntil(() => workers.some((w) => /taken/.test(w.log())) && paidCounts("kill").length > 30, "a worker to be busy");
+    const doomed = workers.find((w) => /taken/.test(w.log()))!;
+    doomed.child.kill("SIGKILL");
+    const r = await run;
+    expect(r.code, r.stderr).toBe(0);
+    const out = lines(join(dir, "out.jsonl"));
+    expect(out.map((l) => l.index)).toEqual(Array.from({ length: 300 }, (_, i) => i));
+    const counts = paidCounts("kill");
+    expect(counts).toHaveLength(300);
+    // The only calls paid twice are those the killed worker had in flight (paid, never stored).
+    expect(counts.filter((n) => n > 1).length).toBeLessThanOrEqual(CONCURRENCY);
+    expect(counts.every((n) => n <= 2)).toBe(true);
+    expect(out.map((l) => l.reward)).toEqual(await localRewards(dir));
+    expect(r.stderr).toMatch(/300 samples/);
+    const others = workers.filter((w) => w !== doomed);
+    for (const w of others) w.child.kill("SIGTERM");
+    expect(await Promise.all(others.map((w) => w.exited))).toEqual([0, 0]); // SIGTERM: a clean stop
+  }, 300_000);
+
+  it("the coordinator SIGKILLed and started again resumes the same job: nothing lost, nothing paid twice", async () => {
+    judge.setBehavior({ latencyMs: 20 });
+    const dir = project("resume", 200);
+    startWorker(dir, redis.url);
+    startWorker(dir, redis.url);
+    const first = spawnCli(["score", "rubric.yaml", "samples.jsonl", "-o", "out.jsonl", "--judge", "judge.yaml", "--queue", redis.url, "--chunk-size", "10"], { cwd: dir });
+    children.push(first);
+    await waitUntil(() => paidCounts("resume").length > 60, "the run to be under way");
+    first.kill("SIGKILL");
+    await new Promise((r) => first.once("exit", r));
+    expect(existsSync(join(dir, "out.jsonl"))).toBe(false);
+    const second = await coordinator(dir, redis.url);
+    expect(second.code, second.stderr).toBe(0);
+    const out = lines(join(dir, "out.jsonl"));
+    expect(out.map((l) => l.index)).toEqual(Array.from({ length: 200 }, (_, i) => i));
+    const counts = paidCounts("resume");
+    expect(counts).toHaveLength(200);
+    expect(counts.every((n) => n === 1)).toBe(true); // the workers never died: not one call paid twice
+    expect(out.map((l) => l.reward)).toEqual(await localRewards(dir));
+    // Done: the run's marker is gone, so the next run of the same command starts afresh.
+    expect(existsSync(join(dir, "out.jsonl.queue"))).toBe(false);
+  }, 300_000);
+
+  it("Redis restarted without persistence under a run: the job still finishes (vanished chunks queued again), never hangs", async () => {
+    judge.setBehavior({ latencyMs: 20 });
+    const own = await startRedis();
+    try {
+      const dir = project("restart", 150);
+      startWorker(dir, own.url);
+      const run = coordinator(dir, own.url);
+      await waitUntil(() => paidCounts("restart").length > 30, "the run to be under way");
+      await own.restart();
+      const r = await run;
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toMatch(/no longer on the queue/);
+      expect(lines(join(dir, "out.jsonl")).map((l) => l.index)).toEqual(Array.from({ length: 150 }, (_, i) => i));
+    } finally {
+      await own.stop();
+    }
+  }, 300_000);
+
+  it("Redis gone for good: the coordinator stops with a clear error naming Redis, and keeps what it had", async () => {
+    const own = await startRedis();
+    const dir = project("gone", 20);
+    await own.stop();
+    const r = await coordinator(dir, own.url, [], { RUBRICATE_QUEUE_OUTAGE_MS: "3000" });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/QUEUE: Redis at redis:\/\/127\.0\.0\.1:\d+\/0 has not answered/);
+    expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
+  }, 180_000);
+
+  it("bad input lines keep their place and are reported, exit 3, as a local run does", async () => {
+    judge.setBehavior({ latencyMs: 0 });
+    const dir = project("bad", 0, []);
+    writeFileSync(join(dir, "samples.jsonl"), [JSON.stringify(samples("bad", 3)[0]), "{not json", JSON.stringify(samples("bad", 3)[2])].join("\n") + "\n");
+    startWorker(dir, redis.url);
+    const r = await coordinator(dir, redis.url);
+    expect(r.code, r.stderr).toBe(3);
+    expect(r.stderr).toMatch(/samples\.jsonl:2/);
+    const out = lines(join(dir, "out.jsonl"));
+    expect(out.map((l) => l.index)).toEqual([0, 1, 2]);
+    expect(out[1].reward).toBeNull();
+    expect(out[0].reward).toBe(1);
+  }, 180_000);
+
+  it("a worker whose rubric differs from the coordinator's fails the chunk with a clear error, and the run says why", async () => {
+    const dir = project("differ", 5);
+    const elsewhere = project("differ", 5);
+    writeFileSync(join(elsewhere, "rubric.yaml"), readFileSync(join(elsewhere, "rubric.yaml"), "utf8").replace("points: 1", "points: 2"));
+    startWorker(elsewhere, redis.url);
+    const r = await coordinator(dir, redis.url);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/differ on this worker from the coordinator's/);
+  }, 180_000);
+});
