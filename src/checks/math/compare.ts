@@ -189,8 +189,9 @@ export function sameValue(a: MathValue, b: MathValue, options: CompareOptions): 
   // A one-element set or tuple equals its element ("{3}" vs "3").
   if (a.kind === "set" && a.items.length === 1 && b.kind !== "set") return sameValue(a.items[0], b, options);
   if (b.kind === "set" && b.items.length === 1 && a.kind !== "set") return sameValue(a, b.items[0], options);
-  if (a.kind === "interval" && b.kind === "relation") return sameInterval(a, asInterval(b), options);
-  if (b.kind === "interval" && a.kind === "relation") return sameInterval(b, asInterval(a), options);
+  // "x > 5" is the interval (5, ∞), however the interval is written.
+  if (a.kind === "relation" && (b.kind === "interval" || b.kind === "tuple")) return sameInterval(b.kind === "tuple" ? openInterval(b) : b, asInterval(a), options);
+  if (b.kind === "relation" && (a.kind === "interval" || a.kind === "tuple")) return sameInterval(a.kind === "tuple" ? openInterval(a) : a, asInterval(b), options);
   // "(0, 1)" is written alike as a point and as an open interval.
   if (a.kind === "interval" && b.kind === "tuple") return sameInterval(a, openInterval(b), options);
   if (b.kind === "interval" && a.kind === "tuple") return sameInterval(b, openInterval(a), options);
@@ -208,8 +209,8 @@ function openInterval(t: Extract<MathValue, { kind: "tuple" }>): Interval | unde
   return t.items.length === 2 ? { kind: "interval", open: [true, true], lo: t.items[0], hi: t.items[1] } : undefined;
 }
 
-function sameInterval(a: Interval, b: Interval | undefined, options: CompareOptions): boolean {
-  return b !== undefined && a.open[0] === b.open[0] && a.open[1] === b.open[1] && sameValue(a.lo, b.lo, options) && sameValue(a.hi, b.hi, options);
+function sameInterval(a: Interval | undefined, b: Interval | undefined, options: CompareOptions): boolean {
+  return a !== undefined && b !== undefined && a.open[0] === b.open[0] && a.open[1] === b.open[1] && sameValue(a.lo, b.lo, options) && sameValue(a.hi, b.hi, options);
 }
 
 /**
@@ -223,8 +224,12 @@ function sameSystem(a: MathValue, b: MathValue, options: CompareOptions): boolea
     if (a.items.length === b.items.length && a.items.every((i) => names.has(i.name))) return a.items.every((i) => sameValue(i.value, names.get(i.name)!, options));
   }
   const [x, y] = [values(a), values(b)];
+  // "x_1 = 2, x_2 = 3" numbers the roots of one unknown: a set, whatever the order.
+  if (x !== undefined && y !== undefined && (isIndexed(a) || isIndexed(b)) && a.kind !== "tuple" && b.kind !== "tuple") return sameSet(x, y, options);
   return x !== undefined && y !== undefined && x.length === y.length && x.every((v, i) => sameValue(v, y[i], options));
 }
+
+const isIndexed = (v: MathValue): boolean => v.kind === "system" && v.items.every((i) => /^[A-Za-z]+_/.test(i.name)) && new Set(v.items.map((i) => i.name.replace(/_.*$/, ""))).size === 1;
 
 function asEquation(n: Named): Relation {
   return { kind: "relation", op: "=", lhs: { kind: "expr", expr: toMathjs(n.name), text: n.name, percent: false }, rhs: n.value };

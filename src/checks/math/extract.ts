@@ -206,7 +206,7 @@ function trimSentence(phrase: string): string {
   // A sentence ends at ". " followed by anything but a digit, outside math.
   const end = /\.\s+(?=[^\d\s])/.exec(s.replace(/\$[^$]*\$/g, (m) => "x".repeat(m.length)));
   if (end) s = s.slice(0, end.index);
-  s = s.replace(/[.;,!]+\s*$/, "").trim().replace(/^\\?"([\s\S]*)\\?"$/, "$1").trim();
+  s = s.replace(/[.;,!]+\s*$/, "").trim().replace(/^\\?"([\s\S]*?)\\?"$/, "$1").trim();
   // "The largest $n$ is 34": a sentence naming the answer gives it after its last "is".
   const named = /^(?:the|our|my|a|an)\s[\s\S]*?\sis\s+([\s\S]+)$/i.exec(s.replace(/\$[^$]*\$/g, (m) => "x".repeat(m.length)));
   if (named) s = s.slice(s.length - named[1].length).trim();
