@@ -11,7 +11,7 @@ import { mathEquivalent } from "./equivalent.js";
 
 export const MathSpec = z.strictObject({
   expected: z.union([z.string().min(1), z.number()]).describe("The reference answer (LaTeX or plain), or a {{variable}} holding it; a GSM8K solution ending in '#### n' works as is"),
-  tolerance: z.number().nonnegative().max(1).optional().describe("Relative tolerance for numbers (default 1e-6)"),
+  tolerance: z.number().nonnegative().max(1).optional().describe("Relative tolerance for numbers (default 1e-9: a float error, not a rounding)"),
   round: z.number().int().min(0).max(12).optional().describe("Opt-in rounding: numbers equal when they agree rounded to this many decimals (0.33 = 1/3 with round: 2). Default: none; 0.083 is not 1/12"),
   percent: z.enum(["strict", "fraction"]).optional().describe("strict (default): 28% equals 28 only; fraction: 28% also equals 0.28"),
   extract: z.enum(["auto", "boxed", "none"]).optional().describe("Where the response's answer is: auto (boxed, 'final answer is', '####', 'Answer:', last formula or number), boxed only, or the whole text"),

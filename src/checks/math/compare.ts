@@ -47,7 +47,7 @@ const POINTS = [0.5813, 1.3271, 2.1937, 0.7461, 1.8127];
 const STEP = 0.3719;
 
 export interface CompareOptions {
-  /** Relative tolerance for numbers (default 1e-6); absolute below 1. */
+  /** Relative tolerance for numbers (default 1e-9); absolute below 1. */
   tolerance: number;
   /** Opt-in rounding: numbers equal when they agree rounded to this many decimals ("0.33" = 1/3 with 2). */
   round?: number;

@@ -8,7 +8,7 @@ export type DecimalComma = "auto" | "always" | "never";
 
 /** Options of the `math` check: tolerance, opt-in rounding and percent, time limit, extraction. */
 export interface MathOptions {
-  /** Relative tolerance for numbers (default 1e-6). */
+  /** Relative tolerance for numbers (default 1e-9: a float error, not a rounding). */
   tolerance?: number;
   /** Opt-in: numbers equal when they agree rounded to this many decimals (default: no rounding; "0.083" is not 1/12). */
   round?: number;
@@ -33,6 +33,12 @@ export interface MathVerdict {
   problem?: "no-answer" | "timeout";
 }
 
+/**
+ * Floats carry about 16 digits; 1e-9 absorbs the error of computing an exact answer ("\\sqrt{117}"
+ * vs "3\\sqrt{13}") and nothing a person writes: "16386.21" is not "16386.20", nor "0.0833" 1/12.
+ */
+const DEFAULT_TOLERANCE = 1e-9;
+
 const PLAIN_NUMBER = /^-?(?:\d+\.?\d*|\.\d+)$/;
 
 /**
@@ -52,7 +58,7 @@ function compare(response: string, reference: string, options: MathOptions): Mat
   const referenceAnswer = extractReference(reference);
   const answer = extractAnswer(response, options.extract ?? "auto");
   if (answer === undefined || answer === "") return { equivalent: false, reference: referenceAnswer, problem: "no-answer" };
-  const compareOptions: CompareOptions = { tolerance: options.tolerance ?? 1e-6, round: options.round, percent: options.percent ?? "strict" };
+  const compareOptions: CompareOptions = { tolerance: options.tolerance ?? DEFAULT_TOLERANCE, round: options.round, percent: options.percent ?? "strict" };
   // Most answers in GSM8K and AIME are plain numbers: compared without the parser.
   if (PLAIN_NUMBER.test(answer) && PLAIN_NUMBER.test(referenceAnswer)) {
     return { equivalent: numbersMatch([Number(answer), 0], [Number(referenceAnswer), 0], false, false, compareOptions), answer, reference: referenceAnswer };
