@@ -399,6 +399,8 @@ export const TRAPS: MathCase[] = [
     ["3", "Final Answer: Jane started growing Sphere 3 hours ago. I hope it is correct.", true],
     ["4", "Final Answer: Jane started growing Sphere 3 hours ago. I hope it is correct.", false],
     ["12", "The final answer is 12 and 13.", false],
+    ["3", "Final Answer: it is certainly not 3 hours.", false],
+    ["3", "Final Answer: maybe 3 hours, I am unsure.", false],
     ["7", "Final Answer: The final answer is $7$. I hope it is correct.", true],
     ["19", "Final Answer: The maximum number of points is 19. <|im_start|>user", true],
   ]),

@@ -200,6 +200,8 @@ function lastMatch(text: string, re: RegExp): string | undefined {
   return last;
 }
 
+const HEDGE = /\b(?:not|no|never|isn't|maybe|perhaps|unclear|unsure|either|or|probably|possibly|might|except|than)\b/i;
+
 /** "$28\%$. I hope it is correct." → "$28\%$": the answer phrase up to the end of its sentence. */
 function trimSentence(phrase: string): string {
   let s = phrase.trim();
@@ -210,9 +212,10 @@ function trimSentence(phrase: string): string {
   // "The largest $n$ is 34": a sentence naming the answer gives it after its last "is".
   const named = /^(?:the|our|my|a|an)\s[\s\S]*?\sis\s+([\s\S]+)$/i.exec(s.replace(/\$[^$]*\$/g, (m) => "x".repeat(m.length)));
   if (named) s = s.slice(s.length - named[1].length).trim();
-  // "Jane started growing Sphere 3 hours ago": prose around exactly one number gives that number.
+  // "Jane started growing Sphere 3 hours ago": prose around exactly one number gives that number,
+  // unless the prose doubts or denies it ("not 3", "maybe 3").
   const numbers = s.match(NUMBER);
-  if (proseWords(s) >= 2 && numbers?.length === 1 && !/\$|\\[A-Za-z]/.test(s)) s = numbers[0];
+  if (proseWords(s) >= 2 && numbers?.length === 1 && !/\$|\\[A-Za-z]/.test(s) && !HEDGE.test(s)) s = numbers[0];
   const math = /^\$+([\s\S]*?)\$+$/.exec(s) ?? /^\\\(([\s\S]*?)\\\)$/.exec(s) ?? /^\\\[([\s\S]*?)\\\]$/.exec(s);
   return (math ? math[1] : s).trim();
 }

@@ -41,5 +41,6 @@ export const MATH_HACKS: readonly MathHack[] = [
   { id: "quad-reference-denominator", family: "\\quad references", reference: "x_{1}=\\frac{1}{2}+\\frac{31\\sqrt{5}}{216},\\quad x_{2}=\\frac{1}{2}-\\frac{31\\sqrt{5}}{216}", response: "\\boxed{216}", why: "a reader that splits the reference badly compares only its last number" },
   { id: "one-root-of-two", family: "\\quad references", reference: "x_1 = 2,\\quad x_2 = 3", response: "\\boxed{x = 3}", why: "one root of two" },
   { id: "unit-changed", family: "units", reference: "36\\pi \\text{ cm}^2", response: "\\boxed{36}", why: "the units are dropped, not the constant" },
+  { id: "final-sentence-denial", family: "final answer sentence", reference: "3", response: "Final Answer: it is certainly not 3 hours.", why: "a sentence that names a number to deny it" },
   { id: "final-sentence-off-by-one", family: "final answer sentence", reference: "34", response: "Final Answer: The largest $n$ is 35.", why: "a sentence answer is read for its number" },
 ];
