@@ -10,7 +10,7 @@
 import { execFileSync } from "node:child_process";
 import { mathEquivalent } from "../src/checks/math/equivalent.js";
 import { CASES } from "../tests/checks/math-cases.js";
-import { ROOT, round, type BenchContext, type BenchResult } from "./lib/common.js";
+import { ROOT, cpuSince, round, type BenchContext, type BenchResult } from "./lib/common.js";
 
 interface Row {
   workload: string;
@@ -18,11 +18,15 @@ interface Row {
   value: string;
 }
 
-function perSecond(n: number, run: (i: number) => void): number {
+/** Comparisons per second of wall time, and per second of this process's CPU time (steadier on a loaded machine). */
+function perSecond(n: number, run: (i: number) => void): { wall: number; cpu: number } {
   const started = performance.now();
+  const cpu = process.cpuUsage();
   for (let i = 0; i < n; i++) run(i);
-  return n / ((performance.now() - started) / 1000);
+  return { wall: n / ((performance.now() - started) / 1000), cpu: n / (cpuSince(cpu) / 1e6) };
 }
+
+const rate = (r: { wall: number; cpu: number }) => `${Math.round(r.wall).toLocaleString("en")} /s (${Math.round(r.cpu).toLocaleString("en")} per CPU-second)`;
 
 /** Milliseconds a fresh Node process spends importing the check and on its first comparison. */
 function firstComparison(): { importMs: number; firstMs: number; secondMs: number } {
@@ -56,7 +60,7 @@ export async function math(ctx: BenchContext): Promise<BenchResult<Row>> {
   for (let i = 0; i < CASES.length; i++) runCase(i);
   const reps = ctx.quick ? 3 : 20;
   const tableRate = perSecond(CASES.length * reps, runCase);
-  rows.push({ workload: `case table, warm (${CASES.length} cases × ${reps}: upstream suites, formats, traps)`, n: CASES.length * reps, value: `${Math.round(tableRate).toLocaleString("en")} /s` });
+  rows.push({ workload: `case table, warm (${CASES.length} cases × ${reps}: upstream suites, formats, traps)`, n: CASES.length * reps, value: rate(tableRate) });
 
   const n = ctx.quick ? 1000 : 10_000;
   const symbolic = (i: number): [string, string] => {
@@ -73,9 +77,9 @@ export async function math(ctx: BenchContext): Promise<BenchResult<Row>> {
     const [response, reference] = symbolic(i);
     if (!mathEquivalent(response, reference).equivalent) throw new Error(`bench: ${response} should equal ${reference}`);
   });
-  rows.push({ workload: "distinct symbolic answers (fractions, radicals, tuples, systems, polynomials; nothing cached)", n, value: `${Math.round(symbolicRate).toLocaleString("en")} /s` });
+  rows.push({ workload: "distinct symbolic answers (fractions, radicals, tuples, systems, polynomials; nothing cached)", n, value: rate(symbolicRate) });
   const numericRate = perSecond(n, (i) => void mathEquivalent(`She has ${i} apples, so she pays ${i * 3} dollars.\n#### ${i * 3}`, `#### ${i * 3}`));
-  rows.push({ workload: "distinct GSM8K-style numbers (plain-number path)", n, value: `${Math.round(numericRate).toLocaleString("en")} /s` });
+  rows.push({ workload: "distinct GSM8K-style numbers (plain-number path)", n, value: rate(numericRate) });
 
   return {
     title: "math check: warm comparisons per second and first-comparison cost",

@@ -68,7 +68,7 @@ function compare(response: string, reference: string, options: MathOptions): Mat
 }
 
 function compareAnswers(answer: string, reference: string, options: CompareOptions, decimalComma: DecimalComma): boolean {
-  let expected = readAnswer(reference);
+  let expected = readReference(reference);
   let got = readAnswer(answer);
   // "1,22" against "1.22": a decimal comma, read so only when the other side is one number (or when asked).
   if (decimalComma !== "never") {
@@ -78,6 +78,20 @@ function compareAnswers(answer: string, reference: string, options: CompareOptio
     if (gotDecimal && (decimalComma === "always" || isSingle(expected))) got = gotDecimal;
   }
   return sameValue(got, expected, options);
+}
+
+/** Read references, cached: in training a prompt's reference recurs for each of its k responses. */
+const references = new Map<string, MathValue>();
+const REFERENCES_LIMIT = 5000;
+
+function readReference(reference: string): MathValue {
+  let value = references.get(reference);
+  if (value === undefined) {
+    value = readAnswer(reference);
+    if (references.size >= REFERENCES_LIMIT) references.delete(references.keys().next().value!);
+    references.set(reference, value);
+  }
+  return value;
 }
 
 const isSingle = (value: MathValue): boolean => value.kind === "expr" || (value.kind === "named" && isSingle(value.value));

@@ -286,6 +286,7 @@ function readLeaf(raw: string): MathExpr {
 
 /** "1,22", "0,111", "1000,99": a number with a decimal comma, which the comparison may read as 1.22 when the other side is one number. */
 export function decimalCommaReading(raw: string): MathExpr | undefined {
+  if (!/\d,\d/.test(raw)) return undefined;
   const m = /^(-?)(\d+),(\d+)(%?)$/.exec(normalise(raw));
   // Three digits after the comma is a thousands group ("1,234" is 1234), never a decimal.
   if (!m || (m[3].length === 3 && m[2] !== "0")) return undefined;
