@@ -373,6 +373,8 @@ export const TRAPS: MathCase[] = [
     [r`5 \text{ hours}`, r`\boxed{5}`, true],
     [r`5 \text{ hours}`, r`\boxed{6}`, false],
     [r`\$ 18.90`, r`\boxed{18.9}`, true],
+    ["We have $x = 3$, so $y = 5$.", r`\boxed{5}`, true],
+    ["We have $x = 3$, so $y = 5$.", r`\boxed{3}`, false],
   ]),
   ...trap("matrices", [
     [r`\begin{pmatrix} 1 & 2 \\ 3 & 4 \end{pmatrix}`, r`\boxed{\begin{bmatrix}1&2\\3&4\end{bmatrix}}`, true],

@@ -94,7 +94,8 @@ function lastMatchAt(text: string, re: RegExp): { value: string; index: number; 
 
 /**
  * The answer of a reference: its boxes or "#### n" when it is a worked solution; otherwise, when
- * short, the whole of it ("$21,16$ or $11$", "$125$ miles", "x_1 = …, \quad x_2 = …").
+ * short and not prose, the whole of it ("$21,16$ or $11$", "$125$ miles", "x_1 = …, \quad x_2 = …");
+ * otherwise what a response's answer would be ("We have $x = 3$, so $y = 5$." → "y = 5").
  */
 export function extractReference(text: string): string {
   const boxed = boxedAnswer(text);
@@ -102,7 +103,7 @@ export function extractReference(text: string): string {
   const gsm8k = lastMatch(text, GSM8K);
   if (gsm8k !== undefined) return trimSentence(gsm8k);
   const trimmed = text.trim();
-  if (trimmed.length <= 300 && !/(?:final answer|the answer)\s*(?:is|:)/i.test(trimmed) && !/\n\s*\n/.test(trimmed)) return trimmed;
+  if (trimmed.length <= 300 && proseWords(trimmed) < 3 && !/(?:final answer|the answer)\s*(?:is|:)/i.test(trimmed)) return trimmed;
   return extractAnswer(text, "auto") ?? trimmed;
 }
 
