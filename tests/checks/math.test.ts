@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { runCheck } from "../../src/checks/run.js";
 import { mathEquivalent } from "../../src/checks/math/equivalent.js";
 import { extractAnswer } from "../../src/checks/math/extract.js";
+import { readAnswer } from "../../src/checks/math/read.js";
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { MATH_HACKS } from "../../src/checks/math/hacks.js";
@@ -115,6 +116,37 @@ describe("answer extraction", () => {
   it("boxed mode finds nothing without a box; none mode takes the whole text", () => {
     expect(extractAnswer("the answer is 4", "boxed")).toBeUndefined();
     expect(extractAnswer(" 4 \n", "none")).toBe("4");
+  });
+});
+
+describe("reading an answer's structure", () => {
+  it.each([
+    ["x = 1, x = 2", "set"],
+    ["a = 1, b = 2", "system"],
+    ["x_1 = 2,\\quad x_2 = 3", "system"],
+    ["x = 5 + 6 = 11", "named"],
+    ["1 \\text{ and } 2 \\text{ and } 3", "set"],
+    ["(11,7) or (7,11)", "set"],
+    ["-2 \\le x \\le 7", "interval"],
+    ["2x + 4y - 3 = 0", "relation"],
+    ["\\begin{pmatrix} 1 \\\\ 2 \\end{pmatrix}", "tuple"],
+    ["32,\\!349", "expr"],
+    ["32, 349", "set"],
+  ])("%j reads as a %s", (text, kind) => {
+    expect(readAnswer(text).kind).toBe(kind);
+  });
+  it("a chain is its last value, or its exact value before ≈", () => {
+    expect(readAnswer("x = 5 + 6 = 11")).toMatchObject({ kind: "named", name: "x", value: { expr: "11" } });
+    expect(readAnswer("x = \\frac{1}{3} \\approx 0.33")).toMatchObject({ kind: "named", value: { text: "\\frac13" } });
+  });
+  it("several boxes are one answer only when connectives alone separate them", () => {
+    expect(extractAnswer("\\boxed{1} and \\boxed{2}")).toBe("1 ; 2");
+    expect(extractAnswer("$y_1 = \\boxed{3}$ and $y_2 = \\boxed{4}$")).toBe("y_1 = 3 ; y_2 = 4");
+    expect(extractAnswer("first \\boxed{1}, then \\boxed{2}")).toBe("2");
+    expect(extractAnswer(`\\boxed{1}${" ".repeat(300)}\\boxed{2}`)).toBe("2");
+  });
+  it("a final-answer phrase after the last box wins over the box", () => {
+    expect(extractAnswer("step: \\boxed{255}. Final Answer: The final answer is $10,455$.")).toBe("10,455");
   });
 });
 

@@ -128,7 +128,7 @@ export function boxedAnswer(text: string): { answer: string; end: number } | und
     .slice(first)
     .map((b, i) => {
       // "y_1 = \boxed{…}": the label names the box in a system of answers.
-      const before = i === 0 ? text.slice(Math.max(0, b.start - 40), b.start) : text.slice(boxes[first + i - 1].end + 1, b.start);
+      const before = i === 0 ? text.slice(Math.max(0, b.start - 40), b.start) : text.slice(Math.max(boxes[first + i - 1].end + 1, b.start - 40), b.start);
       const label = LABEL.exec(before.replace(/\$|\\[()[\]]/g, " "));
       return label ? `${label[1]} = ${b.content}` : b.content;
     })
@@ -140,7 +140,9 @@ const LABEL = /(?:^|[\s(])([A-Za-z](?:_\{?\w+\}?)?|\([A-Za-z](?:\s*,\s*[A-Za-z])
 
 /** Between two boxes: at most four short words, none of them a revision ("then", "but", "wait"). */
 function isGlue(between: string): boolean {
+  if (between.length > 200) return false;
   const words = between
+    .replace(/\$|\\[()[\]]/g, " ")
     .replace(LABEL, " ")
     .replace(/\\text\s*\{([^{}]*)\}/g, " $1 ")
     .replace(/\\q?quad|\\[,;:! ]|\\[()[\]]|\$|~/g, " ")
@@ -211,7 +213,7 @@ function trimSentence(phrase: string): string {
   if (end) s = s.slice(0, end.index);
   s = s.replace(/[.;,!]+\s*$/, "").trim().replace(/^\\?"([\s\S]*?)\\?"$/, "$1").trim();
   // "The largest $n$ is 34": a sentence naming the answer gives it after its last "is".
-  const named = /^(?:the|our|my|a|an)\s[\s\S]*?\sis\s+([\s\S]+)$/i.exec(s.replace(/\$[^$]*\$/g, (m) => "x".repeat(m.length)));
+  const named = /^(?:the|our|my|a|an)\s[\s\S]*\sis\s+([\s\S]+)$/i.exec(s.replace(/\$[^$]*\$/g, (m) => "x".repeat(m.length)));
   if (named) s = s.slice(s.length - named[1].length).trim();
   // "Jane started growing Sphere 3 hours ago": prose around exactly one number gives that number,
   // unless the prose doubts or denies it ("not 3", "maybe 3").
