@@ -71,7 +71,9 @@ function readInner(text: string, depth: number): MathValue {
 /** A part that is only a connective ("and", "\text{and}", "\text{ for part (a) and }") is not a value. */
 function isConnective(part: string): boolean {
   const words = part.replace(/\\text\{([^{}]*)\}/g, " $1 ").replace(/[(),.]/g, " ").trim().toLowerCase().split(/\s+/);
-  return words.every((w) => w === "" || /^(?:and|or|for|part|parts|[a-d]|respectively|also|both)$/.test(w));
+  // A letter is a connective only as a part's label ("for part (a) and"), never alone: "A, B" is two choices.
+  const labelled = words.includes("part") || words.includes("parts");
+  return words.every((w) => w === "" || /^(?:and|or|for|part|parts|respectively|also|both)$/.test(w) || (labelled && /^[a-d]$/.test(w)));
 }
 
 /**
