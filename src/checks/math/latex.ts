@@ -24,8 +24,8 @@ const UNICODE: [RegExp, string][] = [
   [/°/g, ""],
 ];
 
-/** Marks a `\quad` (or `\qquad`) gap, which separates the parts of a multi-part answer. */
-export const GAP = "\\quad";
+/** A `\quad` (or `\qquad`, or "\quadx" with its space lost) as read.ts splits on it: a gap between the parts of an answer. */
+const GAP = "\\quad";
 
 /**
  * The notation every grader strips before reading an answer: math delimiters, `\left`/`\right`,

@@ -8,7 +8,7 @@
  * then ",", "and") before any part is read as an equation, so "x = 1, x = 2" is two values of x,
  * never "x = (1, x = 2)" nor its last value.
  */
-import { GAP, closesAtEnd, normalise, normaliseText, stripUnits, toMathjs } from "./latex.js";
+import { closesAtEnd, normalise, normaliseText, stripUnits, toMathjs } from "./latex.js";
 
 /** A leaf: a mathjs expression, or text when it is not a formula. */
 export interface MathExpr {
@@ -19,8 +19,6 @@ export interface MathExpr {
   text: string;
   /** Written with a percent sign. */
   percent: boolean;
-  /** "1,22": also readable as the decimal 1.22 (a decimal comma), when the other side is one number. */
-  decimalComma?: MathExpr;
 }
 
 export type MathValue =
@@ -282,8 +280,7 @@ function readLeaf(raw: string): MathExpr {
     percent = true;
     body = body.slice(0, -1).trim();
   }
-  const leaf: MathExpr = { kind: "expr", expr: toMathjs(body), text: normaliseText(body), percent };
-  return leaf;
+  return { kind: "expr", expr: toMathjs(body), text: normaliseText(body), percent };
 }
 
 /** "1,22", "0,111", "1000,99": a number with a decimal comma, which the comparison may read as 1.22 when the other side is one number. */
@@ -355,4 +352,3 @@ function splitTopWithSeparators(text: string, separator: RegExp): { values: stri
   return { values: values.map((p) => p.trim()), separators };
 }
 
-export { GAP };
