@@ -7,6 +7,7 @@ import { cache } from "./cache.js";
 import { checks } from "./checks.js";
 import { cli } from "./cli.js";
 import { cpu } from "./cpu.js";
+import { math } from "./math.js";
 import { rate } from "./rate.js";
 import { sessions } from "./sessions.js";
 import { sandbox } from "./sandbox.js";
@@ -28,6 +29,7 @@ export const BENCHMARKS: Record<string, Bench> = {
   sessions,
   sandbox,
   checks,
+  math,
 };
 
 async function main(): Promise<void> {

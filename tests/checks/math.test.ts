@@ -3,17 +3,102 @@ import { describe, expect, it } from "vitest";
 import { runCheck } from "../../src/checks/run.js";
 import { mathEquivalent } from "../../src/checks/math/equivalent.js";
 import { extractAnswer } from "../../src/checks/math/extract.js";
-import { EQUIVALENT, NOT_EQUIVALENT } from "./math-cases.js";
+import { readAnswer } from "../../src/checks/math/read.js";
+import { execFileSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { MATH_HACKS } from "../../src/checks/math/hacks.js";
+import { CASES, KNOWN_MISSES, TRAPS, TRAP_FAMILIES, UPSTREAM, type MathCase } from "./math-cases.js";
 
-describe("math equivalence table (MATH, GSM8K, AIME answer formats)", () => {
-  it("has at least 100 cases, about half of them not equivalent", () => {
-    expect(EQUIVALENT.length + NOT_EQUIVALENT.length).toBeGreaterThanOrEqual(100);
-    expect(NOT_EQUIVALENT.length).toBeGreaterThanOrEqual(50);
-    expect(EQUIVALENT.every((c) => c[2])).toBe(true);
-    expect(NOT_EQUIVALENT.every((c) => !c[2])).toBe(true);
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+
+interface Tally {
+  cases: number;
+  right: number;
+  wrongPasses: number;
+  notEqual: number;
+  rightFails: number;
+  equal: number;
+}
+
+/** Runs every case once; per family: accuracy, false-positive rate (wrong answers passed), false-negative rate (right answers failed). */
+function score(cases: MathCase[]): { byFamily: Map<string, Tally>; misses: MathCase[]; falsePositives: MathCase[] } {
+  const byFamily = new Map<string, Tally>();
+  const misses: MathCase[] = [];
+  const falsePositives: MathCase[] = [];
+  for (const c of cases) {
+    const t = byFamily.get(c.family) ?? { cases: 0, right: 0, wrongPasses: 0, notEqual: 0, rightFails: 0, equal: 0 };
+    byFamily.set(c.family, t);
+    // A generous time limit: the table measures reading, not the machine's load.
+    const got = mathEquivalent(c.response, c.reference, { ...c.options, timeoutMs: 5000 }).equivalent;
+    t.cases++;
+    if (c.equivalent) t.equal++;
+    else t.notEqual++;
+    if (got === c.equivalent) t.right++;
+    else if (got) {
+      t.wrongPasses++;
+      falsePositives.push(c);
+    } else {
+      t.rightFails++;
+      misses.push(c);
+    }
+  }
+  return { byFamily, misses, falsePositives };
+}
+
+const pct = (n: number, d: number) => (d === 0 ? "—" : `${((100 * n) / d).toFixed(1)}%`);
+
+describe("math case table (Math-Verify, hendrycks/math and verifiers suites, own formats, traps)", () => {
+  const { byFamily, misses, falsePositives } = score(CASES);
+  const total = [...byFamily.values()].reduce((a, t) => ({ cases: a.cases + t.cases, right: a.right + t.right, wrongPasses: a.wrongPasses + t.wrongPasses, notEqual: a.notEqual + t.notEqual, rightFails: a.rightFails + t.rightFails, equal: a.equal + t.equal }));
+  const rows = [...byFamily.entries(), ["all", total] as const].map(([family, t]) => `| ${family} | ${t.cases} | ${pct(t.right, t.cases)} | ${pct(t.wrongPasses, t.notEqual)} (${t.wrongPasses}/${t.notEqual}) | ${pct(t.rightFails, t.equal)} (${t.rightFails}/${t.equal}) |`);
+  process.stdout.write(`\nmath case table\n| family | cases | accuracy | false positives | false negatives |\n|---|---|---|---|---|\n${rows.join("\n")}\n`);
+
+  it("has at least 300 cases from the three upstream suites and every trap family, each with its source", () => {
+    expect(CASES.length).toBeGreaterThanOrEqual(300);
+    for (const repo of ["huggingface/Math-Verify@", "hendrycks/math@", "PrimeIntellect-ai/verifiers@"]) expect(UPSTREAM.some((c) => c.source.startsWith(repo))).toBe(true);
+    for (const c of CASES) expect(c.source, JSON.stringify(c)).toMatch(/^(?:[\w.-]+\/[\w.-]+@[0-9a-f]{40}:\S+:\d+ \(\w+\)|rubricate )/);
+    expect(TRAP_FAMILIES.length).toBeGreaterThanOrEqual(16);
+    for (const family of TRAP_FAMILIES) expect(TRAPS.filter((c) => c.family === family && !c.equivalent).length, family).toBeGreaterThanOrEqual(1);
   });
-  it.each([...EQUIVALENT, ...NOT_EQUIVALENT])("%j vs %j → %s", (reference, response, equivalent) => {
-    expect(mathEquivalent(response, reference).equivalent).toBe(equivalent);
+  it("no wrong answer passes, in any family (traps included)", () => {
+    expect(falsePositives.map((c) => `${c.family}: ${c.reference} vs ${c.response}`)).toEqual([]);
+  });
+  it("right answers fail under 3% of the time, and only the known misses", () => {
+    expect(total.rightFails / total.equal).toBeLessThan(0.03);
+    expect(misses.filter((c) => !(c.source in KNOWN_MISSES)).map((c) => `${c.source}: ${c.reference} vs ${c.response}`)).toEqual([]);
+  });
+  it("where rubricate disagrees with an upstream suite, the case says why", () => {
+    for (const c of UPSTREAM.filter((c) => c.upstream !== undefined)) expect(c.why?.length ?? 0, c.source).toBeGreaterThan(20);
+  });
+});
+
+describe("known hacks (for rubricate probe)", () => {
+  it.each(MATH_HACKS.map((h) => [h.id, h] as const))("%s fails the check", async (_id, hack) => {
+    expect(mathEquivalent(hack.response, hack.reference, { timeoutMs: 5000 }).equivalent).toBe(false);
+    expect((await runCheck({ math: { expected: hack.reference } }, { response: hack.response })).pass).toBe(false);
+  });
+  it("covers every family the issue lists", () => {
+    expect(new Set(MATH_HACKS.map((h) => h.family)).size).toBeGreaterThanOrEqual(8);
+    expect(new Set(MATH_HACKS.map((h) => h.id)).size).toBe(MATH_HACKS.length);
+  });
+});
+
+describe("loading", () => {
+  it("importing the math check does not load mathjs; the first comparison does, outside its time guard", () => {
+    const script = [
+      "import { createRequire } from 'node:module';",
+      "const require = createRequire(process.cwd() + '/package.json');",
+      "const loaded = () => Object.keys(require.cache).some((k) => k.includes('/node_modules/mathjs/'));",
+      "await import('./src/checks/math/check.ts');",
+      "await import('./src/checks/index.ts');",
+      "const before = loaded();",
+      "const { mathEquivalent } = await import('./src/checks/math/equivalent.ts');",
+      // The default 200 ms guard: loading mathjs and building its lazily made functions must not count against this answer.
+      "const first = mathEquivalent('\\\\boxed{\\\\sqrt{x^2}+\\\\sin(x)}', '|x| + \\\\sin x');",
+      "console.log(JSON.stringify({ before, after: loaded(), first: first.equivalent, problem: first.problem ?? null }));",
+    ].join("\n");
+    const out = execFileSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { cwd: ROOT, encoding: "utf8" });
+    expect(JSON.parse(out.trim().split("\n").pop()!)).toEqual({ before: false, after: true, first: true, problem: null });
   });
 });
 
@@ -34,11 +119,51 @@ describe("answer extraction", () => {
   });
 });
 
+describe("reading an answer's structure", () => {
+  it.each([
+    ["x = 1, x = 2", "set"],
+    ["a = 1, b = 2", "system"],
+    ["x_1 = 2,\\quad x_2 = 3", "system"],
+    ["x = 5 + 6 = 11", "named"],
+    ["1 \\text{ and } 2 \\text{ and } 3", "set"],
+    ["(11,7) or (7,11)", "set"],
+    ["-2 \\le x \\le 7", "interval"],
+    ["2x + 4y - 3 = 0", "relation"],
+    ["\\begin{pmatrix} 1 \\\\ 2 \\end{pmatrix}", "tuple"],
+    ["32,\\!349", "expr"],
+    ["32, 349", "set"],
+  ])("%j reads as a %s", (text, kind) => {
+    expect(readAnswer(text).kind).toBe(kind);
+  });
+  it("a chain is its last value, or its exact value before ≈", () => {
+    expect(readAnswer("x = 5 + 6 = 11")).toMatchObject({ kind: "named", name: "x", value: { expr: "11" } });
+    expect(readAnswer("x = \\frac{1}{3} \\approx 0.33")).toMatchObject({ kind: "named", value: { text: "\\frac13" } });
+  });
+  it("several boxes are one answer only when connectives alone separate them", () => {
+    expect(extractAnswer("\\boxed{1} and \\boxed{2}")).toBe("1 ; 2");
+    expect(extractAnswer("$y_1 = \\boxed{3}$ and $y_2 = \\boxed{4}$")).toBe("y_1 = 3 ; y_2 = 4");
+    expect(extractAnswer("first \\boxed{1}, then \\boxed{2}")).toBe("2");
+    expect(extractAnswer(`\\boxed{1}${" ".repeat(300)}\\boxed{2}`)).toBe("2");
+  });
+  it("a final-answer phrase after the last box wins over the box", () => {
+    expect(extractAnswer("step: \\boxed{255}. Final Answer: The final answer is $10,455$.")).toBe("10,455");
+  });
+});
+
 describe("options", () => {
   it("decimal comma: auto reads 12,5 as 12.5 against one number, as a list against a list", () => {
     expect(mathEquivalent("12,5", "12.5").equivalent).toBe(true);
     expect(mathEquivalent("12,5", "5, 12").equivalent).toBe(true);
     expect(mathEquivalent("12,5", "12.5", { decimalComma: "never" }).equivalent).toBe(false);
+  });
+  it("rounding and percent conversion are opt-in, and the check's schema takes them", async () => {
+    expect(mathEquivalent("0.083", "\\frac{1}{12}").equivalent).toBe(false);
+    expect(mathEquivalent("0.083", "\\frac{1}{12}", { round: 3 }).equivalent).toBe(true);
+    expect(mathEquivalent("0.5", "50\\%").equivalent).toBe(false);
+    expect(mathEquivalent("0.5", "50\\%", { percent: "fraction" }).equivalent).toBe(true);
+    expect((await runCheck({ math: { expected: "\\frac{1}{12}", round: 3 } }, { response: "\\boxed{0.083}" })).pass).toBe(true);
+    expect((await runCheck({ math: { expected: "50\\%", percent: "fraction" } }, { response: "\\boxed{0.5}" })).pass).toBe(true);
+    expect((await runCheck({ math: { expected: "50\\%" } }, { response: "\\boxed{0.5}" })).pass).toBe(false);
   });
   it("tolerance widens numeric equality", () => {
     expect(mathEquivalent("3.14", "\\pi").equivalent).toBe(false);

@@ -7,26 +7,40 @@
  */
 import { createRequire } from "node:module";
 import type { MathJsInstance, MathNode } from "mathjs";
+import { toMathjs } from "./latex.js";
 import type { MathExpr, MathValue } from "./read.js";
 
 let parser: MathJsInstance["parse"] | undefined;
 
+/** The mathjs functions an answer may use (ALLOWED_FUNCTIONS), the operators and constants, and parse/compile. */
+const MATHJS_PARTS = [
+  "parse", "compile", "add", "subtract", "multiply", "divide", "pow", "unaryMinus", "unaryPlus", "factorial",
+  "sqrt", "nthRoot", "sin", "cos", "tan", "sec", "csc", "cot", "asin", "acos", "atan", "sinh", "cosh", "tanh",
+  "log", "exp", "abs", "combinations", "pi", "e", "i", "Infinity", "complex",
+] as const;
+
 /**
- * Loads mathjs' parser on first use: building the full instance takes a second or two of CPU,
- * which every command that merely loads a rubric would otherwise pay. Called outside the time
- * guard (a slow first load must not count against one answer).
+ * Loads mathjs on first use, outside the time guard (a slow first load must not count against one
+ * answer), and off the import path (a command that merely loads a rubric never pays it).
+ *
+ * Two choices keep the load short: mathjs' single-file bundle (`mathjs/lib/browser/math.js`, an
+ * exported entry of the same version) reads in a fraction of the time of its several hundred
+ * CommonJS modules, and an instance built from only the functions answers use. One warm-up
+ * evaluation then builds mathjs' lazily created functions here rather than in the first answer.
  */
 export function loadMathjs(): void {
-  if (!parser) {
-    const { all, create } = createRequire(import.meta.url)("mathjs") as typeof import("mathjs");
-    const math = create(all, {});
-    parser = math.parse;
-    // mathjs' own advice for untrusted expressions: take away what can reach outside arithmetic.
-    const forbidden = () => {
-      throw new Error("not available in answers");
-    };
-    math.import({ import: forbidden, createUnit: forbidden, evaluate: forbidden, parse: forbidden, simplify: forbidden, derivative: forbidden, resolve: forbidden, compile: forbidden, chain: forbidden }, { override: true });
-  }
+  if (parser) return;
+  const mathjs = createRequire(import.meta.url)("mathjs/lib/browser/math.js") as typeof import("mathjs") & Record<string, object>;
+  const math = mathjs.create(Object.assign({}, ...MATHJS_PARTS.map((name) => mathjs[`${name}Dependencies`])), {});
+  const parse = math.parse;
+  // mathjs' own advice for untrusted expressions: take away what can reach outside arithmetic.
+  const forbidden = () => {
+    throw new Error("not available in answers");
+  };
+  math.import({ import: forbidden, createUnit: forbidden, evaluate: forbidden, parse: forbidden, simplify: forbidden, derivative: forbidden, resolve: forbidden, compile: forbidden, chain: forbidden }, { override: true });
+  parser = parse;
+  const warm = [...ALLOWED_FUNCTIONS].map((f) => (f === "nthRoot" || f === "combinations" ? `${f}(8, 3)` : f === "factorial" ? "factorial(3)" : `${f}(x / 3)`));
+  parser(`${warm.join(" + ")} + (2 x - 1)^2 / 3 - i * pi + e + 3! + sqrt(-4) - Infinity`).compile().evaluate({ x: 0.7 });
 }
 
 function parse(expr: string): MathNode {
@@ -46,8 +60,12 @@ const POINTS = [0.5813, 1.3271, 2.1937, 0.7461, 1.8127];
 const STEP = 0.3719;
 
 export interface CompareOptions {
-  /** Relative tolerance for numbers (default 1e-6); absolute below 1. */
+  /** Relative tolerance for numbers (default 1e-9); absolute below 1. */
   tolerance: number;
+  /** Opt-in rounding: numbers equal when they agree rounded to this many decimals ("0.33" = 1/3 with 2). */
+  round?: number;
+  /** "strict" (default): "28%" equals 28 only; "fraction": "28%" also equals 0.28. */
+  percent: "strict" | "fraction";
 }
 
 interface Compiled {
@@ -118,22 +136,22 @@ function valueAt(c: Compiled, scope: Map<string, number>): [number, number] | un
 
 /** True when two leaf expressions are equal (numerically, or at every test point where both are defined). */
 export function sameExpr(a: MathExpr, b: MathExpr, options: CompareOptions): boolean {
-  if (a.text === b.text && a.percent === b.percent) return true;
+  if (a.text === b.text && a.percent === b.percent && a.text !== "") return true;
   if (a.expr === undefined || b.expr === undefined) return a.text === b.text && a.text !== "";
   const ca = compile(a.expr);
   const cb = compile(b.expr);
-  if (!ca || !cb) return a.text === b.text;
+  if (!ca || !cb) return a.text === b.text && a.text !== "";
   const symbols = [...new Set([...ca.symbols, ...cb.symbols])];
   if (symbols.length === 0) {
     const x = valueAt(ca, new Map());
     const y = valueAt(cb, new Map());
     if (!x || !y) return false;
-    return numbersMatch(x, y, a, b, options.tolerance);
+    return numbersMatch(x, y, a.percent, b.percent, options);
   }
+  if (a.percent !== b.percent) return false;
   // Different variables cannot be the same expression unless one cancels out; the points decide.
   let compared = 0;
-  for (let p = 0; p < POINTS.length; p++) {
-    const scope = new Map(symbols.map((s, k) => [s, POINTS[p] + k * STEP] as [string, number]));
+  for (const scope of scopes(symbols)) {
     const x = valueAt(ca, scope);
     const y = valueAt(cb, scope);
     if (!x || !y || Number.isNaN(x[0]) || Number.isNaN(y[0])) continue;
@@ -143,46 +161,146 @@ export function sameExpr(a: MathExpr, b: MathExpr, options: CompareOptions): boo
   return compared >= 3;
 }
 
+function* scopes(symbols: string[]): Generator<Map<string, number>> {
+  for (let p = 0; p < POINTS.length; p++) yield new Map(symbols.map((s, k) => [s, POINTS[p] + k * STEP] as [string, number]));
+}
+
 /**
- * Two numbers, allowing for how people write them: a percent may be given with or without its
- * sign ("28%" = 28 = 0.28), and a decimal written with three or more digits matches the value it
- * rounds ("0.667" = 2/3, "0.666" does not).
+ * Two constant values. Rounding and percent conversion are opt-in (`round`, `percent: fraction`):
+ * by default "0.083" is not 1/12 and "50%" is not 0.5. A percent sign alone may be dropped or
+ * added ("28%" = "28"): the digits are the same.
  */
-function numbersMatch(x: [number, number], y: [number, number], a: MathExpr, b: MathExpr, tolerance: number): boolean {
-  if (closeComplex(x, y, tolerance)) return true;
-  if (x[1] !== 0 || y[1] !== 0) return false;
-  if (a.percent !== b.percent) {
-    const [pct, plain] = a.percent ? [x[0], y[0]] : [y[0], x[0]];
-    if (close(pct / 100, plain, tolerance)) return true;
-  }
-  for (const [written, exact, other] of [[a, x[0], y[0]], [b, y[0], x[0]]] as const) {
-    if (written.decimals !== undefined && written.decimals >= 3 && other !== exact) {
-      const factor = 10 ** written.decimals;
-      if (Math.round(other * factor) === Math.round(exact * factor) && Math.abs(other - exact) <= 0.5 / factor + 1e-12) return true;
-    }
+export function numbersMatch(x: [number, number], y: [number, number], xPercent: boolean, yPercent: boolean, options: CompareOptions): boolean {
+  const same = (p: [number, number], q: [number, number]) => closeComplex(p, q, options.tolerance) || (options.round !== undefined && sameRounded(p, q, options.round));
+  if (same(x, y)) return true;
+  if (xPercent !== yPercent && options.percent === "fraction") {
+    const [pct, plain] = xPercent ? [x, y] : [y, x];
+    return same([pct[0] / 100, pct[1] / 100], plain);
   }
   return false;
 }
 
+function sameRounded(x: [number, number], y: [number, number], decimals: number): boolean {
+  const r = (v: number) => Math.round(v * 10 ** decimals + (v >= 0 ? 1e-9 : -1e-9));
+  return Number.isFinite(x[0]) && Number.isFinite(y[0]) && r(x[0]) === r(y[0]) && r(x[1]) === r(y[1]);
+}
+
+type Named = Extract<MathValue, { kind: "named" }>;
+type System = Extract<MathValue, { kind: "system" }>;
+type Relation = Extract<MathValue, { kind: "relation" }>;
+
 /** True when two read answers are the same mathematical object. */
 export function sameValue(a: MathValue, b: MathValue, options: CompareOptions): boolean {
   if (a.kind === "expr" && b.kind === "expr") return sameExpr(a, b, options);
-  // A one-element set or tuple equals its element ("{3}" vs "3"); a bare list compares as a set.
+  if (a.kind === "named" && b.kind === "named") return sameValue(a.value, b.value, options) || sameEquation(asEquation(a), asEquation(b), options);
+  // "x = 3" is the answer 3; "y = 2x + 3" is also the line 2x - y + 3 = 0.
+  if (a.kind === "named" && b.kind === "relation") return sameValue(asEquation(a), b, options);
+  if (b.kind === "named" && a.kind === "relation") return sameValue(a, asEquation(b), options);
+  if (a.kind === "named") return sameValue(a.value, b, options);
+  if (b.kind === "named") return sameValue(a, b.value, options);
+  if (a.kind === "system" || b.kind === "system") return sameSystem(a, b, options);
+  // A one-element set or tuple equals its element ("{3}" vs "3").
   if (a.kind === "set" && a.items.length === 1 && b.kind !== "set") return sameValue(a.items[0], b, options);
   if (b.kind === "set" && b.items.length === 1 && a.kind !== "set") return sameValue(a, b.items[0], options);
+  // "x > 5" is the interval (5, ∞), however the interval is written.
+  if (a.kind === "relation" && (b.kind === "interval" || b.kind === "tuple")) return sameInterval(b.kind === "tuple" ? openInterval(b) : b, asInterval(a), options);
+  if (b.kind === "relation" && (a.kind === "interval" || a.kind === "tuple")) return sameInterval(a.kind === "tuple" ? openInterval(a) : a, asInterval(b), options);
+  // "(0, 1)" is written alike as a point and as an open interval.
+  if (a.kind === "interval" && b.kind === "tuple") return sameInterval(a, openInterval(b), options);
+  if (b.kind === "interval" && a.kind === "tuple") return sameInterval(b, openInterval(a), options);
   if (a.kind !== b.kind) return false;
   if (a.kind === "tuple" && b.kind === "tuple") return a.items.length === b.items.length && a.items.every((x, i) => sameValue(x, b.items[i], options));
   if (a.kind === "set" && b.kind === "set") return sameSet(a.items, b.items, options);
-  if (a.kind === "interval" && b.kind === "interval") {
-    return a.open[0] === b.open[0] && a.open[1] === b.open[1] && sameValue(a.lo, b.lo, options) && sameValue(a.hi, b.hi, options);
-  }
-  if (a.kind === "relation" && b.kind === "relation") {
-    if (a.op !== b.op) return false;
-    if (sameValue(a.lhs, b.lhs, options) && sameValue(a.rhs, b.rhs, options)) return true;
-    // "=" and "≠" are symmetric.
-    return (a.op === "=" || a.op === "!=") && sameValue(a.lhs, b.rhs, options) && sameValue(a.rhs, b.lhs, options);
-  }
+  if (a.kind === "interval" && b.kind === "interval") return sameInterval(a, b, options);
+  if (a.kind === "relation" && b.kind === "relation") return sameRelation(a, b, options);
   return false;
+}
+
+type Interval = Extract<MathValue, { kind: "interval" }>;
+
+function openInterval(t: Extract<MathValue, { kind: "tuple" }>): Interval | undefined {
+  return t.items.length === 2 ? { kind: "interval", open: [true, true], lo: t.items[0], hi: t.items[1] } : undefined;
+}
+
+function sameInterval(a: Interval | undefined, b: Interval | undefined, options: CompareOptions): boolean {
+  return a !== undefined && b !== undefined && a.open[0] === b.open[0] && a.open[1] === b.open[1] && sameValue(a.lo, b.lo, options) && sameValue(a.hi, b.hi, options);
+}
+
+/**
+ * Systems: by name when both name the same variables ("a = 1, b = 2" = "b = 2, a = 1"); against
+ * an unnamed list, in the order written ("AB = 4, CD = 5" = "4, 5").
+ */
+function sameSystem(a: MathValue, b: MathValue, options: CompareOptions): boolean {
+  const values = (v: MathValue): MathValue[] | undefined => (v.kind === "system" ? v.items.map((i) => i.value) : v.kind === "tuple" || v.kind === "set" ? v.items : undefined);
+  if (a.kind === "system" && b.kind === "system") {
+    const names = new Map(b.items.map((i) => [i.name, i.value]));
+    if (a.items.length === b.items.length && a.items.every((i) => names.has(i.name))) return a.items.every((i) => sameValue(i.value, names.get(i.name)!, options));
+  }
+  const [x, y] = [values(a), values(b)];
+  // "x_1 = 2, x_2 = 3" numbers the roots of one unknown: a set, whatever the order.
+  if (x !== undefined && y !== undefined && (isIndexed(a) || isIndexed(b)) && a.kind !== "tuple" && b.kind !== "tuple") return sameSet(x, y, options);
+  return x !== undefined && y !== undefined && x.length === y.length && x.every((v, i) => sameValue(v, y[i], options));
+}
+
+const isIndexed = (v: MathValue): boolean => v.kind === "system" && v.items.every((i) => /^[A-Za-z]+_/.test(i.name)) && new Set(v.items.map((i) => i.name.replace(/_.*$/, ""))).size === 1;
+
+function asEquation(n: Named): Relation {
+  return { kind: "relation", op: "=", lhs: { kind: "expr", expr: toMathjs(n.name), text: n.name, percent: false }, rhs: n.value };
+}
+
+/** "x > 5" as the interval (5, ∞) when one side is a bare variable and the other a constant. */
+function asInterval(r: Relation): Interval | undefined {
+  if (r.op === "=" || r.op === "!=" || r.lhs.kind !== "expr" || r.rhs.kind !== "expr") return undefined;
+  const variable = (e: MathExpr) => e.expr !== undefined && /^\s*[A-Za-z]\w*\s*$/.test(e.expr) && e.expr.trim() !== "pi" && e.expr.trim() !== "e";
+  const infinity = (sign: string): MathExpr => ({ kind: "expr", expr: `${sign}Infinity`, text: `${sign}\\infty`, percent: false });
+  if (variable(r.lhs) && !variable(r.rhs)) return { kind: "interval", open: [true, r.op === "<"], lo: infinity("-"), hi: r.rhs };
+  if (variable(r.rhs) && !variable(r.lhs)) return { kind: "interval", open: [r.op === "<", true], lo: r.lhs, hi: infinity("") };
+  return undefined;
+}
+
+/** Relations: the same op and sides, or (for formulas) sides whose differences are proportional. */
+function sameRelation(a: Relation, b: Relation, options: CompareOptions): boolean {
+  if (a.op !== b.op) return false;
+  if (sameValue(a.lhs, b.lhs, options) && sameValue(a.rhs, b.rhs, options)) return true;
+  if ((a.op === "=" || a.op === "!=") && sameValue(a.lhs, b.rhs, options) && sameValue(a.rhs, b.lhs, options)) return true;
+  return sameEquation(a, b, options);
+}
+
+/**
+ * Equations and inequalities as sets of solutions: "2x + 4y - 3 = 0" is "y = -x/2 + 3/4" because
+ * the differences of their sides are proportional (by a nonzero constant; a positive one for
+ * an inequality, whose direction it must keep).
+ */
+function sameEquation(a: Relation, b: Relation, options: CompareOptions): boolean {
+  if (a.op !== b.op) return false;
+  const fa = difference(a);
+  const fb = difference(b);
+  if (!fa || !fb) return false;
+  const symbols = [...new Set([...fa.symbols, ...fb.symbols])];
+  if (symbols.length === 0) return false;
+  let ratio: number | undefined;
+  let compared = 0;
+  for (const scope of scopes(symbols)) {
+    const x = valueAt(fa, scope);
+    const y = valueAt(fb, scope);
+    if (!x || !y || x[1] !== 0 || y[1] !== 0 || !Number.isFinite(x[0]) || !Number.isFinite(y[0])) continue;
+    if (Math.abs(y[0]) < 1e-12) {
+      if (Math.abs(x[0]) > 1e-12) return false;
+      continue;
+    }
+    const r = x[0] / y[0];
+    if (ratio === undefined) ratio = r;
+    else if (!close(ratio, r, options.tolerance)) return false;
+    compared++;
+  }
+  if (ratio === undefined || compared < 3 || Math.abs(ratio) < 1e-12) return false;
+  return a.op === "=" || a.op === "!=" || ratio > 0;
+}
+
+/** lhs - rhs of a relation between two formulas, compiled; undefined otherwise. */
+function difference(r: Relation): Compiled | null {
+  if (r.lhs.kind !== "expr" || r.rhs.kind !== "expr" || r.lhs.expr === undefined || r.rhs.expr === undefined) return null;
+  return compile(`(${r.lhs.expr}) - (${r.rhs.expr})`);
 }
 
 /** Set equality: every element of each has an equal element in the other (duplicates ignored). */

@@ -1,15 +1,22 @@
 import { Script, createContext } from "node:vm";
-import { closeNumbers, loadMathjs, sameValue } from "./compare.js";
-import { extractAnswer, type AnswerExtraction } from "./extract.js";
-import { readAnswer, type DecimalComma, type MathValue } from "./read.js";
+import { loadMathjs, numbersMatch, sameValue, type CompareOptions } from "./compare.js";
+import { extractAnswer, extractReference, type AnswerExtraction } from "./extract.js";
+import { decimalCommaReading, readAnswer, type MathValue } from "./read.js";
 
-/** Options of the `math` check: tolerance, time limit, extraction. */
+/** How a comma between digits reads: "auto" takes "12,5" as 12.5 when the other side is one number. */
+export type DecimalComma = "auto" | "always" | "never";
+
+/** Options of the `math` check: tolerance, opt-in rounding and percent, time limit, extraction. */
 export interface MathOptions {
-  /** Relative tolerance for numbers (default 1e-6). */
+  /** Relative tolerance for numbers (default 1e-9: a float error, not a rounding). */
   tolerance?: number;
+  /** Opt-in: numbers equal when they agree rounded to this many decimals (default: no rounding; "0.083" is not 1/12). */
+  round?: number;
+  /** "strict" (default): "28%" equals 28 only; "fraction": "28%" also equals 0.28 and "50%" 1/2. */
+  percent?: "strict" | "fraction";
   /** Where the response's answer is (default "auto": boxed, "final answer is", "####", "Answer:", last formula or number). */
   extract?: AnswerExtraction;
-  /** "12,5": "auto" (default) reads a decimal comma when the reference is a single number. */
+  /** "12,5": "auto" (default) reads a decimal comma when the other side is a single number. */
   decimalComma?: DecimalComma;
   /** Wall-clock limit for one comparison (default 200 ms); past it the answer counts as not equivalent. */
   timeoutMs?: number;
@@ -26,6 +33,12 @@ export interface MathVerdict {
   problem?: "no-answer" | "timeout";
 }
 
+/**
+ * Floats carry about 16 digits; 1e-9 absorbs the error of computing an exact answer ("\\sqrt{117}"
+ * vs "3\\sqrt{13}") and nothing a person writes: "16386.21" is not "16386.20", nor "0.0833" 1/12.
+ */
+const DEFAULT_TOLERANCE = 1e-9;
+
 const PLAIN_NUMBER = /^-?(?:\d+\.?\d*|\.\d+)$/;
 
 /**
@@ -33,6 +46,7 @@ const PLAIN_NUMBER = /^-?(?:\d+\.?\d*|\.\d+)$/;
  * @example mathEquivalent("so the answer is $\\boxed{\\dfrac{1}{2}}$", "0.5").equivalent // true
  */
 export function mathEquivalent(response: string, reference: string, options: MathOptions = {}): MathVerdict {
+  // mathjs loads (a second or two, once per process) before the guard starts: the time limit is per comparison.
   loadMathjs();
   // Extraction and reading are linear, but regular expressions and the parser run on untrusted
   // text: one guard bounds the whole comparison.
@@ -41,26 +55,46 @@ export function mathEquivalent(response: string, reference: string, options: Mat
 }
 
 function compare(response: string, reference: string, options: MathOptions): MathVerdict {
-  const referenceAnswer = extractAnswer(reference, "auto") ?? reference.trim();
+  const referenceAnswer = extractReference(reference);
   const answer = extractAnswer(response, options.extract ?? "auto");
   if (answer === undefined || answer === "") return { equivalent: false, reference: referenceAnswer, problem: "no-answer" };
-  const tolerance = options.tolerance ?? 1e-6;
+  const compareOptions: CompareOptions = { tolerance: options.tolerance ?? DEFAULT_TOLERANCE, round: options.round, percent: options.percent ?? "strict" };
   // Most answers in GSM8K and AIME are plain numbers: compared without the parser.
   if (PLAIN_NUMBER.test(answer) && PLAIN_NUMBER.test(referenceAnswer)) {
-    return { equivalent: closeNumbers(Number(answer), Number(referenceAnswer), tolerance), answer, reference: referenceAnswer };
+    return { equivalent: numbersMatch([Number(answer), 0], [Number(referenceAnswer), 0], false, false, compareOptions), answer, reference: referenceAnswer };
   }
-  const equivalent = compareAnswers(answer, referenceAnswer, tolerance, options.decimalComma ?? "auto");
+  const equivalent = compareAnswers(answer, referenceAnswer, compareOptions, options.decimalComma ?? "auto");
   return { equivalent, answer, reference: referenceAnswer };
 }
 
-function compareAnswers(answer: string, reference: string, tolerance: number, decimalComma: DecimalComma): boolean {
-  const expected = readAnswer(reference, { decimalComma: decimalComma === "always" });
-  const singleExpected = decimalComma === "always" || (decimalComma === "auto" && isSingle(expected));
-  const got = readAnswer(answer, { decimalComma: singleExpected });
-  return sameValue(got, expected, { tolerance });
+function compareAnswers(answer: string, reference: string, options: CompareOptions, decimalComma: DecimalComma): boolean {
+  let expected = readReference(reference);
+  let got = readAnswer(answer);
+  // "1,22" against "1.22": a decimal comma, read so only when the other side is one number (or when asked).
+  if (decimalComma !== "never") {
+    const expectedDecimal = decimalCommaReading(reference);
+    const gotDecimal = decimalCommaReading(answer);
+    if (expectedDecimal && (decimalComma === "always" || isSingle(got))) expected = expectedDecimal;
+    if (gotDecimal && (decimalComma === "always" || isSingle(expected))) got = gotDecimal;
+  }
+  return sameValue(got, expected, options);
 }
 
-const isSingle = (value: MathValue) => value.kind === "expr";
+/** Read references, cached: in training a prompt's reference recurs for each of its k responses. */
+const references = new Map<string, MathValue>();
+const REFERENCES_LIMIT = 5000;
+
+function readReference(reference: string): MathValue {
+  let value = references.get(reference);
+  if (value === undefined) {
+    value = readAnswer(reference);
+    if (references.size >= REFERENCES_LIMIT) references.delete(references.keys().next().value!);
+    references.set(reference, value);
+  }
+  return value;
+}
+
+const isSingle = (value: MathValue): boolean => value.kind === "expr" || (value.kind === "named" && isSingle(value.value));
 
 // A synchronous parse cannot be interrupted from the same thread except by V8's watchdog, which
 // node:vm exposes as a script timeout; the comparison runs as a call from such a script.

@@ -51,29 +51,139 @@ export const TAIL_CHARS = 8000;
 const FINAL_ANSWER = /(?:final answer|the answer)\s*(?:is|:)\s*:?\s*([^\n]+)/gi;
 const ANSWER_LINE = /^\s*(?:\*\*)?answer(?:\*\*)?\s*[:：](?:\*\*)?\s*(.+)$/gim;
 const GSM8K = /####\s*([^\n]+)/g;
-const INLINE_MATH = /\$\$([\s\S]+?)\$\$|\\\[([\s\S]+?)\\\]|\\\(([\s\S]+?)\\\)|\$([^$\n]+?)\$/g;
+const INLINE_MATH = /\$\$([\s\S]+?)\$\$|\\\[([\s\S]+?)\\\]|\\\(([^\n]+?)\\\)|\$((?:\\.|[^$\n\\])+?)\$/g;
 const NUMBER = /[-−]?(?:\d{1,3}(?:[,\s]\d{3})+|\d+)(?:[.,]\d+)?(?:\s*\/\s*\d+)?%?/g;
 
 /**
- * The final answer of a solution, as written (not yet normalised).
+ * The final answer of a solution, as written (not yet normalised). Several boxes count as one
+ * answer when only connectives separate them ("\boxed{1} and \boxed{2}"): see boxedAnswer.
  * @example extractAnswer("so $x = \\boxed{\\frac{3}{4}}$.") // "\\frac{3}{4}"
  */
 export function extractAnswer(text: string, mode: AnswerExtraction = "auto"): string | undefined {
   if (mode === "none") return text.trim();
   // The answer is at the end; reading only the tail bounds the work on very long outputs.
   if (text.length > TAIL_CHARS) text = text.slice(-TAIL_CHARS);
-  const boxed = lastBoxed(text);
-  if (boxed !== undefined) return boxed.trim();
-  if (mode === "boxed") return undefined;
-  const phrase = lastMatch(text, FINAL_ANSWER) ?? lastMatch(text, GSM8K) ?? lastMatch(text, ANSWER_LINE);
-  if (phrase !== undefined) return trimSentence(innermostPhrase(phrase));
-  const math = lastMatch(text, INLINE_MATH);
-  if (math !== undefined) return math.trim();
+  const boxed = boxedAnswer(text);
+  if (mode === "boxed") return boxed?.answer.trim();
+  const phrase = lastMatchAt(text, FINAL_ANSWER) ?? lastMatchAt(text, GSM8K) ?? lastMatchAt(text, ANSWER_LINE);
+  // A box, unless a "final answer" phrase comes after it (boxed steps, then "The final answer is $10,455$").
+  if (boxed !== undefined && (phrase === undefined || phrase.index < boxed.end)) return boxed.answer.trim();
+  if (phrase !== undefined) return trimSentence(innermostPhrase(phrase.value));
   const trimmed = text.trim();
-  // A short answer is the answer (a reference like "\frac{3}{4}" or "(1, 2]").
-  if (trimmed.length <= 80 && (stripLatexWords(trimmed).match(/\b[a-z]{2,}\b/gi) ?? []).length < 3) return trimmed;
-  const numbers = text.match(NUMBER);
-  return numbers ? numbers[numbers.length - 1].trim() : undefined;
+  // A short formula is the answer ("\frac{3}{4}", "(1, 2]", "W(x)=1 or W(x)=-1").
+  if (trimmed.length <= 80 && !/\$|\\\(|\\\[/.test(trimmed) && proseWords(trimmed) === 0) return trimmed;
+  // Otherwise the last formula, or a number written after it ("… $x = 2$, an increase of 100%.").
+  const math = lastMatchAt(text, INLINE_MATH);
+  const number = lastMatchAt(text, NUMBER);
+  if (math && (!number || number.index < math.end)) return math.value.trim();
+  if (number) return number.value.trim();
+  return trimmed.length <= 80 && proseWords(trimmed) < 3 ? trimmed : undefined;
+}
+
+/** Words of prose (two letters or more, outside LaTeX commands and \text{}), "and"/"or" aside. */
+function proseWords(text: string): number {
+  return (stripLatexWords(text.replace(/\\(?:text|begin|end|mathrm|operatorname|textbf|mathbf)\s*\{[^{}]*\}/g, " ").replace(/\b(?:and|or)\b/g, " ")).match(/\b[a-z]{2,}\b/gi) ?? []).length;
+}
+
+/** The first non-empty group of the last match of a global regex, with where the match starts and ends. */
+function lastMatchAt(text: string, re: RegExp): { value: string; index: number; end: number } | undefined {
+  let last: { value: string; index: number; end: number } | undefined;
+  for (const m of text.matchAll(re)) last = { value: m.slice(1).find((g) => g !== undefined) ?? m[0], index: m.index, end: m.index + m[0].length };
+  return last;
+}
+
+/**
+ * The answer of a reference: its boxes or "#### n" when it is a worked solution; otherwise, when
+ * short and not prose, the whole of it ("$21,16$ or $11$", "$125$ miles", "x_1 = …, \quad x_2 = …");
+ * otherwise what a response's answer would be ("We have $x = 3$, so $y = 5$." → "y = 5").
+ */
+export function extractReference(text: string): string {
+  const boxed = boxedAnswer(text);
+  if (boxed !== undefined) return boxed.answer.trim();
+  const gsm8k = lastMatch(text, GSM8K);
+  if (gsm8k !== undefined) return trimSentence(gsm8k);
+  const trimmed = text.trim();
+  if (trimmed.length <= 300 && proseWords(trimmed) < 3 && !/(?:final answer|the answer)\s*(?:is|:)/i.test(trimmed)) return trimmed;
+  return extractAnswer(text, "auto") ?? trimmed;
+}
+
+/** Words that, between two boxes, mean the later box revises the earlier rather than joins it. */
+const REVISION = /^(?:then|but|wait|no|not|actually|instead|hence|therefore|thus|so|first|second|finally|final|correct|wrong|answer|is|was|are|check|again|got|get|gives|becomes|equals|hmm|recheck|mistake|oops|sorry|also|should|be|it|we|i)$/i;
+const MAX_BOXES = 16;
+
+/**
+ * The last box, joined with the boxes before it when only connectives, punctuation or a short
+ * label stand between them ("\boxed{1}, \boxed{2} and \boxed{3}", "\boxed{(2, 2)} \quad \text{and}
+ * \quad \boxed{(6, 2)}", "y_1 = \boxed{…} and y_2 = \boxed{…}"): the boxes then form the whole
+ * answer, joined with ";". A box after prose ("first \boxed{1}, then \boxed{2}") stands alone.
+ */
+export function boxedAnswer(text: string): { answer: string; end: number } | undefined {
+  const boxes = lastBoxes(text, MAX_BOXES);
+  if (boxes.length === 0) return undefined;
+  const end = boxes[boxes.length - 1].end;
+  let first = boxes.length - 1;
+  while (first > 0 && isGlue(text.slice(boxes[first - 1].end + 1, boxes[first].start))) first--;
+  if (first === boxes.length - 1) return { answer: boxes[first].content, end };
+  const answer = boxes
+    .slice(first)
+    .map((b, i) => {
+      // "y_1 = \boxed{…}": the label names the box in a system of answers.
+      const before = i === 0 ? text.slice(Math.max(0, b.start - 40), b.start) : text.slice(Math.max(boxes[first + i - 1].end + 1, b.start - 40), b.start);
+      const label = LABEL.exec(before.replace(/\$|\\[()[\]]/g, " "));
+      return label ? `${label[1]} = ${b.content}` : b.content;
+    })
+    .join(" ; ");
+  return { answer, end };
+}
+
+const LABEL = /(?:^|[\s(])([A-Za-z](?:_\{?\w+\}?)?|\([A-Za-z](?:\s*,\s*[A-Za-z])+\))\s*=\s*$/;
+
+/** Between two boxes: at most four short words, none of them a revision ("then", "but", "wait"). */
+function isGlue(between: string): boolean {
+  if (between.length > 200) return false;
+  const words = between
+    .replace(/\$|\\[()[\]]/g, " ")
+    .replace(LABEL, " ")
+    .replace(/\\text\s*\{([^{}]*)\}/g, " $1 ")
+    .replace(/\\q?quad|\\[,;:! ]|\\[()[\]]|\$|~/g, " ")
+    .replace(/[,;.:()+\\]/g, " ")
+    .trim()
+    .split(/\s+/)
+    .filter((w) => w !== "");
+  return words.length <= 4 && words.every((w) => /^[A-Za-z]+$/.test(w) && !REVISION.test(w));
+}
+
+interface Box {
+  start: number;
+  end: number;
+  content: string;
+}
+
+/** Up to `limit` last boxes, in order of position. */
+function lastBoxes(text: string, limit: number): Box[] {
+  const boxes: Box[] = [];
+  let from = text.length;
+  for (let tries = 0; tries < limit + 4 && boxes.length < limit && from >= 0; tries++) {
+    const at = Math.max(text.lastIndexOf("\\boxed", from), text.lastIndexOf("\\fbox", from));
+    if (at === -1) break;
+    const box = boxAt(text, at);
+    if (box && (boxes.length === 0 || box.end < boxes[0].start)) boxes.unshift(box);
+    from = at - 1;
+  }
+  return boxes;
+}
+
+/** The box starting at `at` ("\boxed{…}", "\fbox{…}", "\boxed 5"), braces matched, or undefined. */
+function boxAt(text: string, at: number): Box | undefined {
+  const start = at + (text.startsWith("\\boxed", at) ? 6 : 5);
+  const open = start + (/^\s*/.exec(text.slice(start, start + 16))?.[0].length ?? 0);
+  if (text[open] === "{") {
+    const end = matchingBrace(text, open);
+    return end === -1 ? undefined : { start: at, end, content: text.slice(open + 1, end) };
+  }
+  // `\boxed 5` (no braces): the next token.
+  const bare = /^[^\s$]+/.exec(text.slice(open, open + 200));
+  return bare && text[start] !== "{" ? { start: at, end: open + bare[0].length - 1, content: bare[0] } : undefined;
 }
 
 /** "Final Answer: The final answer is $7$" → "$7$": the phrase after the last "answer is" in it. */
@@ -93,13 +203,22 @@ function lastMatch(text: string, re: RegExp): string | undefined {
   return last;
 }
 
+const HEDGE = /\b(?:not|no|never|isn't|maybe|perhaps|unclear|unsure|either|or|probably|possibly|might|except|than)\b/i;
+
 /** "$28\%$. I hope it is correct." → "$28\%$": the answer phrase up to the end of its sentence. */
 function trimSentence(phrase: string): string {
   let s = phrase.trim();
-  // A sentence ends at ". " followed by a capital letter, outside math.
-  const end = /\.\s+(?=[A-Z])/.exec(s.replace(/\$[^$]*\$/g, (m) => "x".repeat(m.length)));
+  // A sentence ends at ". " followed by anything but a digit, outside math.
+  const end = /\.\s+(?=[^\d\s])/.exec(s.replace(/\$[^$]*\$/g, (m) => "x".repeat(m.length)));
   if (end) s = s.slice(0, end.index);
-  s = s.replace(/[.;,!]+\s*$/, "").trim();
+  s = s.replace(/[.;,!]+\s*$/, "").trim().replace(/^\\?"([\s\S]*?)\\?"$/, "$1").trim();
+  // "The largest $n$ is 34": a sentence naming the answer gives it after its last "is".
+  const named = /^(?:the|our|my|a|an)\s[\s\S]*\sis\s+([\s\S]+)$/i.exec(s.replace(/\$[^$]*\$/g, (m) => "x".repeat(m.length)));
+  if (named) s = s.slice(s.length - named[1].length).trim();
+  // "Jane started growing Sphere 3 hours ago": prose around exactly one number gives that number,
+  // unless the prose doubts or denies it ("not 3", "maybe 3").
+  const numbers = s.match(NUMBER);
+  if (proseWords(s) >= 2 && numbers?.length === 1 && !/\$|\\[A-Za-z]/.test(s) && !HEDGE.test(s)) s = numbers[0];
   const math = /^\$+([\s\S]*?)\$+$/.exec(s) ?? /^\\\(([\s\S]*?)\\\)$/.exec(s) ?? /^\\\[([\s\S]*?)\\\]$/.exec(s);
   return (math ? math[1] : s).trim();
 }

@@ -1,9 +1,14 @@
 /**
- * Reads a written answer (LaTeX or plain text) into a small structure the comparison walks:
- * sets and lists compare without order, tuples and intervals with it, equations by their value,
- * inequalities by their normal form. Leaf expressions are left as text in mathjs syntax.
+ * Reads the structure of a written answer before anything is split: a list of solutions
+ * ("1, 2 and 3", "x = 1 or x = 2", "-12; -11"), a system ("a = 1, b = 2", "x_1 = …, \quad x_2 = …"),
+ * a chain ("x = 5 + 6 = 11"), sets, tuples, intervals, inequalities, matrices and equations. Each
+ * leaf is one formula, translated to mathjs syntax by latex.ts.
+ *
+ * The order of the splits is the point: an answer is split into its parts (";", "or", "\quad",
+ * then ",", "and") before any part is read as an equation, so "x = 1, x = 2" is two values of x,
+ * never "x = (1, x = 2)" nor its last value.
  */
-import { matchingBrace } from "./extract.js";
+import { closesAtEnd, normalise, normaliseText, stripUnits, toMathjs } from "./latex.js";
 
 /** A leaf: a mathjs expression, or text when it is not a formula. */
 export interface MathExpr {
@@ -14,8 +19,6 @@ export interface MathExpr {
   text: string;
   /** Written with a percent sign. */
   percent: boolean;
-  /** Digits after the decimal point as written ("0.333" → 3), for rounded answers. */
-  decimals?: number;
 }
 
 export type MathValue =
@@ -23,58 +26,105 @@ export type MathValue =
   | { kind: "tuple"; items: MathValue[] }
   | { kind: "set"; items: MathValue[] }
   | { kind: "interval"; open: [boolean, boolean]; lo: MathValue; hi: MathValue }
-  | { kind: "relation"; op: "<" | "<=" | "!=" | "="; lhs: MathValue; rhs: MathValue };
-
-/** How a comma between digits reads: "auto" takes "12,5" as 12.5 when a single number is expected. */
-export type DecimalComma = "auto" | "always" | "never";
-
-export interface ReadOptions {
-  /** Read "12,5" as the decimal 12.5 rather than the list 12, 5. */
-  decimalComma: boolean;
-}
+  /** An equation or inequality in normal form: `lhs op rhs`, with ">" and ">=" turned round. */
+  | { kind: "relation"; op: "<" | "<=" | "!=" | "="; lhs: MathValue; rhs: MathValue }
+  /** "x = 3", "f(2) = 5", "(p, q) = (1, 2)": a value and the name it is given. */
+  | { kind: "named"; name: string; value: MathValue }
+  /** "a = 1, b = 2": values of distinct names, compared name by name. */
+  | { kind: "system"; items: { name: string; value: MathValue }[] };
 
 /** Longest answer read, in characters; longer answers are compared as text only (bounded work). */
 export const MAX_ANSWER_CHARS = 2000;
-
-/** Reads one written answer. */
-export function readAnswer(raw: string, options: ReadOptions): MathValue {
-  const text = clean(raw);
-  if (text.length > MAX_ANSWER_CHARS) return { kind: "expr", text: normaliseText(text), percent: false };
-  return readValue(text, options, 0);
-}
-
 const MAX_DEPTH = 20;
 
-function readValue(text: string, options: ReadOptions, depth: number): MathValue {
-  text = text.trim();
+/** Reads one written answer. */
+export function readAnswer(raw: string): MathValue {
+  const text = normalise(raw);
+  if (text.length > MAX_ANSWER_CHARS) return leafText(text);
+  return readList(joinThousands(text), 0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Lists and systems.
+
+/** Between the solutions of a list: ";", "or", a `\quad` gap. */
+const OUTER_SEPARATOR = /;|\\quad(?![A-Za-z])|\\text\{\s*or\s*\}|(?<![A-Za-z])or(?![a-z])/y;
+/** Between the items of one solution: ",", "and". */
+const INNER_SEPARATOR = /,|\\text\{\s*,?\s*and\s*\}|(?<![A-Za-z])and(?![A-Za-z])/y;
+
+function readList(text: string, depth: number): MathValue {
+  // "{W(n) = 1 and W(n) = -1}": braces that only group the whole answer.
+  if (text.startsWith("{") && text.endsWith("}") && closesAtEnd(text) && splitTop(text.slice(1, -1), /[,;]/y).length === 1) return readList(text.slice(1, -1).trim(), depth + 1);
+  const outer = splitTop(text, OUTER_SEPARATOR).filter((p) => !isConnective(p));
+  if (outer.length > 1) return listOf(outer.map((p) => readInner(p, depth + 1)));
+  return readInner(outer[0] ?? text, depth);
+}
+
+function readInner(text: string, depth: number): MathValue {
+  const parts = splitTop(text, INNER_SEPARATOR).filter((p) => !isConnective(p));
+  if (parts.length > 1) return listOf(parts.map((p) => readPart(p, depth + 1)));
+  return readPart(parts[0] ?? text, depth);
+}
+
+/** A part that is only a connective ("and", "\text{and}", "\text{ for part (a) and }") is not a value. */
+function isConnective(part: string): boolean {
+  const words = part.replace(/\\text\{([^{}]*)\}/g, " $1 ").replace(/[(),.]/g, " ").trim().toLowerCase().split(/\s+/);
+  // A letter is a connective only as a part's label ("for part (a) and"), never alone: "A, B" is two choices.
+  const labelled = words.includes("part") || words.includes("parts");
+  return words.every((w) => w === "" || /^(?:and|or|for|part|parts|respectively|also|both)$/.test(w) || (labelled && /^[a-d]$/.test(w)));
+}
+
+/**
+ * The value of several parts: a system when each names a different variable ("a = 1, b = 2"), a
+ * set otherwise ("1, 2", "x = 1, x = 2", "n = 1, 2, 3" — the one name dropped). Sets inside a set
+ * are merged ("21, 16 or 11"); systems inside a set stay whole ("p = 5, q = 2; p = 7, q = 2").
+ */
+function listOf(items: MathValue[]): MathValue {
+  const names = items.filter((i): i is Extract<MathValue, { kind: "named" }> => i.kind === "named").map((i) => i.name);
+  if (names.length === items.length && new Set(names).size === names.length) {
+    return { kind: "system", items: items.map((i) => ({ name: (i as { name: string }).name, value: (i as { value: MathValue }).value })) };
+  }
+  // One name for all ("x = 1, x = 2", "a = 4, -8, -10"): a set of its values.
+  const values = new Set(names).size <= 1 ? items.map((i) => (i.kind === "named" ? i.value : i)) : items;
+  return { kind: "set", items: values.flatMap((v) => (v.kind === "set" ? v.items : [v])) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// One part: membership, relations and chains, unions, brackets, matrices, ±, leaves.
+
+function readPart(text: string, depth: number): MathValue {
+  text = text.trim().replace(/^[,;]+|[,;]+$/g, "").trim();
   if (depth > MAX_DEPTH) return leafText(text);
-  const union = splitTop(text, /\\cup/y);
-  if (union.length > 1) return setOf(union.map((p) => readValue(p, options, depth + 1)));
+  if (text === "") return leafText(text);
 
   // "x \in [2, 5]" names the answer set.
   const member = splitTop(text, /\\in(?![A-Za-z])/y);
-  if (member.length === 2 && isName(member[0])) return readValue(member[1], options, depth + 1);
+  if (member.length === 2 && isName(member[0])) return readPart(member[1], depth + 1);
 
-  const relation = readRelation(text, options, depth);
+  const relation = readRelation(text, depth);
   if (relation) return relation;
 
-  const matrix = /^\\begin\{([pbvB]?matrix|array)\}(?:\{[^}]*\})?([\s\S]*)\\end\{\1\}$/.exec(text);
+  const union = splitTop(text, /\\cup(?![A-Za-z])/y);
+  if (union.length > 1) return { kind: "set", items: union.map((p) => readPart(p, depth + 1)).flatMap((v) => (v.kind === "set" ? v.items : [v])) };
+
+  // "(\begin{pmatrix}…\end{pmatrix})": parentheses around a matrix add nothing.
+  const wrapped = /^\(\s*(\\begin\{([pbvB]?matrix)\}[\s\S]*\\end\{\2\})\s*\)$/.exec(text);
+  if (wrapped) return readPart(wrapped[1], depth + 1);
+  const matrix = /^\\begin\{([pbvB]?matrix|array)\}(?:\{[^}]*\})?([\s\S]*)\\end\{\1\}$/.exec(text) ?? /^[([]\s*\\begin\{(array)\}(?:\{[^}]*\})?([\s\S]*)\\end\{array\}\s*[)\]]$/.exec(text);
   if (matrix) {
     const rows = matrix[2].split(/\\\\/).map((r) => r.trim()).filter(Boolean);
-    const cells = rows.map((r) => r.split("&").map((c) => readValue(c, options, depth + 1)));
+    const cells = rows.map((r) => r.split("&").map((c) => readPart(c, depth + 1)));
     if (cells.every((r) => r.length === 1)) return { kind: "tuple", items: cells.map((r) => r[0]) };
     return { kind: "tuple", items: cells.map((r) => ({ kind: "tuple", items: r })) };
   }
 
-  if (text.startsWith("\\{") && text.endsWith("\\}") && closesAtEnd(text)) {
-    const inner = text.slice(2, -2);
-    return setOf(inner.trim() === "" ? [] : splitTop(inner, /,/y).map((p) => readValue(p, options, depth + 1)));
-  }
-  const bracket = /^[([]/.exec(text) && /[)\]]$/.exec(text);
-  if (bracket && closesAtEnd(text)) {
-    const parts = splitTop(text.slice(1, -1), /,/y);
+  if (text.startsWith("\\{") && text.endsWith("\\}") && closesAtEnd(text)) return readSet(text.slice(2, -2), depth);
+  // "{1, 2, 3}" with bare braces: LaTeX would print no braces, but a model writing a set means one.
+  if (text.startsWith("{") && text.endsWith("}") && closesAtEnd(text) && splitTop(text.slice(1, -1), /[,;]/y).length > 1) return readSet(text.slice(1, -1), depth);
+  if (/^[([]/.test(text) && /[)\]]$/.test(text) && closesAtEnd(text)) {
+    const parts = splitTop(text.slice(1, -1), /[,;]/y);
     if (parts.length >= 2) {
-      const items = parts.map((p) => readValue(p, options, depth + 1));
+      const items = parts.map((p) => readPart(p, depth + 1));
       const open: [boolean, boolean] = [text[0] === "(", text.endsWith(")")];
       // "(a, b)" is a point as often as an open interval; both compare in order, so it reads as a tuple.
       if (items.length === 2 && !(open[0] && open[1])) return { kind: "interval", open, lo: items[0], hi: items[1] };
@@ -82,27 +132,26 @@ function readValue(text: string, options: ReadOptions, depth: number): MathValue
     }
   }
 
-  const number = readNumberWithSeparators(text, options);
-  if (number !== undefined) return number;
+  // "7:32", "12:00": a ratio or a time, compared part by part.
+  const ratio = splitTop(text, /:/y);
+  if (ratio.length === 2 && ratio.every((r) => r !== "")) return { kind: "tuple", items: ratio.map((r) => readPart(r, depth + 1)) };
 
-  const list = splitTop(text, /,/y);
-  if (list.length > 1) return setOf(list.map((p) => readValue(p, options, depth + 1)));
-
-  const pm = splitTop(text, /\\(?:pm|mp)/y);
-  if (pm.length === 2) {
+  const pm = splitTopWithSeparators(text, /\\(?:pm|mp)(?![A-Za-z])/y).values;
+  if (pm.length === 2 && pm[1] !== "") {
     const [a, b] = pm;
     const base = a.trim() === "" ? "0" : a;
-    return { kind: "set", items: [readValue(`${base}+(${b})`, options, depth + 1), readValue(`${base}-(${b})`, options, depth + 1)] };
+    return { kind: "set", items: [readPart(`${base}+(${b})`, depth + 1), readPart(`${base}-(${b})`, depth + 1)] };
   }
   return readLeaf(text);
 }
 
-/** A set; sets inside it (from "1 ± √5" or a union) are merged into it. */
-function setOf(items: MathValue[]): MathValue {
-  return { kind: "set", items: items.flatMap((item) => (item.kind === "set" ? item.items : [item])) };
+function readSet(inner: string, depth: number): MathValue {
+  if (inner.trim() === "") return { kind: "set", items: [] };
+  return { kind: "set", items: splitTop(inner, /[,;]/y).map((p) => readPart(p, depth + 1)).flatMap((v) => (v.kind === "set" ? v.items : [v])) };
 }
 
-const RELATIONS: [RegExp, "<" | "<=" | ">" | ">=" | "!=" | "="][] = [
+type Op = "<" | "<=" | ">" | ">=" | "!=" | "=";
+const RELATIONS: [RegExp, Op][] = [
   [/\\leq?(?![a-z])|\\leqslant|<=|≤/y, "<="],
   [/\\geq?(?![a-z])|\\geqslant|>=|≥/y, ">="],
   [/\\neq?(?![a-z])|!=|≠/y, "!="],
@@ -110,84 +159,181 @@ const RELATIONS: [RegExp, "<" | "<=" | ">" | ">=" | "!=" | "="][] = [
   [/\\gt(?![a-z])|>/y, ">"],
   [/=/y, "="],
 ];
+const ANY_RELATION = /\\leq?(?![a-z])|\\leqslant|<=|\\geq?(?![a-z])|\\geqslant|>=|\\neq?(?![a-z])|!=|\\lt(?![a-z])|<|\\gt(?![a-z])|>|=/y;
 
-/** An equation or inequality. "x = 3" and "k = 5 + 6 = 11" read as their value (3, 11). */
-function readRelation(text: string, options: ReadOptions, depth: number): MathValue | undefined {
-  for (const [re, op] of RELATIONS) {
-    const parts = splitTop(text, re);
-    if (parts.length < 2) continue;
-    if (op === "=") {
-      // A chain of equalities ends with the value; "x = 3", "f(2) = 3" and "(p,q) = (1,2)" name it.
-      if (parts.length > 2 || isName(parts[0])) return readValue(parts[parts.length - 1], options, depth + 1);
-      return { kind: "relation", op: "=", lhs: readValue(parts[0], options, depth + 1), rhs: readValue(parts[1], options, depth + 1) };
-    }
-    if (parts.length !== 2) return leafText(text);
-    const [l, r] = parts.map((p) => readValue(p, options, depth + 1));
-    // Normal form: a < b, a <= b or a != b, with ">" flipped so "x ≥ 5" and "5 ≤ x" read alike.
-    if (op === ">") return { kind: "relation", op: "<", lhs: r, rhs: l };
-    if (op === ">=") return { kind: "relation", op: "<=", lhs: r, rhs: l };
-    return { kind: "relation", op, lhs: l, rhs: r };
+/**
+ * An equation, inequality or chain. "x = 3" names 3; "x = 5 + 5 + 1 = 11" names its last value;
+ * "x = 1/3 \approx 0.33" its exact value; "-2 \le x \le 7" is the interval [-2, 7].
+ */
+function readRelation(text: string, depth: number): MathValue | undefined {
+  // "≈" ends the exact part of a chain: what follows is a rounding of it.
+  const approx = splitTop(text, /\\approx(?![A-Za-z])|\\simeq(?![A-Za-z])/y);
+  if (approx.length > 1) {
+    const exact = approx[0];
+    if (isName(exact)) return { kind: "named", name: nameKey(exact), value: readPart(approx[approx.length - 1], depth + 1) };
+    return readPart(exact, depth + 1);
   }
-  return undefined;
+  const parts = splitTopWithSeparators(text, ANY_RELATION);
+  if (parts.values.length < 2) return undefined;
+  const ops = parts.separators.map(opOf);
+  if (ops.every((o) => o === "=")) {
+    const values = parts.values;
+    if (isName(values[0])) return { kind: "named", name: nameKey(values[0]), value: readPart(values[values.length - 1], depth + 1) };
+    // A chain not led by a name ("1 = \zzz = x = 0", "5 + 6 = 11", "\frac{1}{2} = \frac{10}{9}") ends with the value.
+    if (values.length > 2 || values.every((v) => !/[A-Za-z]/.test(v.replace(/\\[A-Za-z]+/g, "")))) return readPart(values[values.length - 1], depth + 1);
+    return { kind: "relation", op: "=", lhs: readPart(values[0], depth + 1), rhs: readPart(values[1], depth + 1) };
+  }
+  // "a < x < b", "b ≥ x ≥ a": an interval when the middle is a name.
+  if (ops.length === 2 && isName(parts.values[1])) {
+    const up = ops.every((o) => o === "<" || o === "<=");
+    const down = ops.every((o) => o === ">" || o === ">=");
+    if (up || down) {
+      const [a, , b] = parts.values.map((p) => readPart(p, depth + 1));
+      const [lo, hi] = up ? [a, b] : [b, a];
+      const strict = up ? ops.map((o) => o === "<") : ops.map((o) => o === ">").reverse();
+      return { kind: "interval", open: [strict[0], strict[1]], lo, hi };
+    }
+  }
+  if (ops.length !== 1) return leafText(text);
+  const [l, r] = parts.values.map((p) => readPart(p, depth + 1));
+  const op = ops[0];
+  // Normal form: a < b, a <= b or a != b, with ">" flipped so "x ≥ 5" and "5 ≤ x" read alike.
+  if (op === ">") return { kind: "relation", op: "<", lhs: r, rhs: l };
+  if (op === ">=") return { kind: "relation", op: "<=", lhs: r, rhs: l };
+  return { kind: "relation", op, lhs: l, rhs: r };
 }
 
-/** A left-hand side that names the answer rather than being part of it: x, x_1, f(x), (p, q, r), \text{Area}. */
-function isName(lhs: string): boolean {
+function opOf(separator: string): Op {
+  for (const [re, op] of RELATIONS) {
+    re.lastIndex = 0;
+    const m = re.exec(separator);
+    if (m && m[0] === separator) return op;
+  }
+  return "=";
+}
+
+/**
+ * A left-hand side that names the answer rather than being part of it: x, x_1, f(x), |AB|, A:B,
+ * \frac{NO}{BO}, (p, q, r), \text{Area}. Not a number, not a sum, not a constant.
+ */
+export function isName(lhs: string): boolean {
   const s = lhs.trim();
-  return /^(?:\\?[A-Za-z]+(?:_\{?[\w]+\}?)?(?:\([^()]*\))?|\\text\{[^{}]*\}|\((?:\s*[A-Za-z](?:_\w)?\s*,)+\s*[A-Za-z](?:_\w)?\s*\))$/.test(s) && !/^\\(?:pi|infty|sqrt|frac)$/.test(s);
+  if (s === "" || /^\\(?:pi|infty|sqrt|frac)$/.test(s) || /^[ei]$/.test(s)) return false;
+  if (/^\\text\{[^{}]*\}$/.test(s)) return true;
+  if (/^\((?:\s*[A-Za-z](?:_\{?\w+\}?)?\s*,)+\s*[A-Za-z](?:_\{?\w+\}?)?\s*\)$/.test(s)) return true;
+  const bare = s
+    .replace(/_\{[^{}]*\}|_\w/g, "")
+    .replace(/\\(?:mathrm|operatorname|text|mathbf)\{([A-Za-z]+)\}/g, "$1")
+    .replace(/\\frac\{([^{}]*)\}\{([^{}]*)\}/g, "$1/$2")
+    .replace(/(?<=[A-Za-z])\([^()]*\)/g, "")
+    .replace(/\\(?:alpha|beta|gamma|delta|theta|lambda|mu|phi|varphi|psi|omega|sigma|tau|rho|angle|triangle|overline|vec)(?![A-Za-z])/g, "A")
+    .replace(/[{}\s]/g, "");
+  return /^(?:\|[A-Za-z]+\||[A-Za-z]+)(?:[:/](?:\|[A-Za-z]+\||[A-Za-z]+))?$/.test(bare);
 }
 
-/** Numbers written with separators: "7,425,000", "1 000", "12,5" (decimal comma), "0,111". */
-function readNumberWithSeparators(text: string, options: ReadOptions): MathValue | undefined {
-  const m = /^([-−]?)(\d[\d, ]*?)(\.\d+)?(%?)$/.exec(text);
-  if (!m || !/[, ]/.test(m[2])) return undefined;
-  const [, sign, body, fraction = "", percent] = m;
-  let digits: string | undefined;
-  if (/^\d{1,3}(?:,\d{3})+$/.test(body) && !/^0,/.test(body)) digits = body.replace(/,/g, "") + fraction;
-  else if (/^\d{1,3}(?: \d{3})+$/.test(body)) digits = body.replace(/ /g, "") + fraction;
-  else if (options.decimalComma && /^\d+,\d+$/.test(body) && fraction === "") digits = body.replace(",", ".");
-  if (digits === undefined) return undefined;
-  return readLeaf(`${sign}${digits}${percent}`);
+/** A name as compared: "a_{3}" and "a_3" alike. */
+function nameKey(name: string): string {
+  return name.replace(/\s+/g, "").replace(/_\{(\w)\}/g, "_$1");
 }
 
-/** True when the bracket opening `text` closes at its very end ("(1, 2)" yes, "(1)(2)" no); every kind counts alike. */
-function closesAtEnd(text: string): boolean {
+// ---------------------------------------------------------------------------------------------
+// Numbers and leaves.
+
+/**
+ * "7,425,000" and "11,111,111,100" are one number: commas between groups of three digits, outside
+ * any bracket (where "(1,234)" is a point), join. "32, 349" (a space) stays a list.
+ */
+function joinThousands(text: string): string {
+  if (!/\d,\d{3}/.test(text)) return text;
+  let out = "";
   let depth = 0;
   for (let i = 0; i < text.length; i++) {
-    const escaped = text[i] === "\\" && /[{}]/.test(text[i + 1] ?? "");
-    const c = escaped ? text[++i] : text[i];
+    const c = text[i];
     if (c === "(" || c === "[" || c === "{") depth++;
-    else if (c === ")" || c === "]" || c === "}") {
-      depth--;
-      if (depth === 0 && i < text.length - 1) return false;
-    } else if (c === "\\") i++;
+    else if (c === ")" || c === "]" || c === "}") depth--;
+    if (c === "," && depth === 0 && /\d$/.test(out) && /^\d{3}(?!\d)/.test(text.slice(i + 1)) && isGroupedNumberAround(text, i)) continue;
+    out += c;
   }
-  return depth === 0;
+  return out;
 }
+
+/** The comma at `at` sits in a number whose every comma separates a group of exactly three digits ("1,234,567"). */
+function isGroupedNumberAround(text: string, at: number): boolean {
+  let start = at;
+  while (start > 0 && /[\d,]/.test(text[start - 1])) start--;
+  let end = at;
+  while (end < text.length && /[\d,]/.test(text[end])) end++;
+  const token = text.slice(start, end);
+  if (/^\.|\d\.$/.test(text.slice(Math.max(0, start - 1), start + 1)) && start > 0 && text[start - 1] === ".") return false;
+  return /^\d{1,3}(?:,\d{3})+$/.test(token) && !/^0,/.test(token);
+}
+
+function leafText(text: string): MathExpr {
+  return { kind: "expr", text: normaliseText(text), percent: false };
+}
+
+/** A leaf: units and percent noted, then translated to mathjs syntax. */
+function readLeaf(raw: string): MathExpr {
+  let body = stripUnits(raw);
+  let percent = false;
+  if (/%$/.test(body)) {
+    percent = true;
+    body = body.slice(0, -1).trim();
+  }
+  return { kind: "expr", expr: toMathjs(body), text: normaliseText(body), percent };
+}
+
+/** "1,22", "0,111", "1000,99": a number with a decimal comma, which the comparison may read as 1.22 when the other side is one number. */
+export function decimalCommaReading(raw: string): MathExpr | undefined {
+  if (!/\d,\d/.test(raw)) return undefined;
+  const m = /^(-?)(\d+),(\d+)(%?)$/.exec(normalise(raw));
+  // Three digits after the comma is a thousands group ("1,234" is 1234), never a decimal.
+  if (!m || (m[3].length === 3 && m[2] !== "0")) return undefined;
+  return readLeaf(`${m[1]}${m[2]}.${m[3]}${m[4]}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Splitting outside brackets.
 
 /**
  * Splits at a separator that is outside every bracket. Intervals like "[0, 1)" have unbalanced
  * kinds of brackets, so depth counts all openers and closers alike.
  */
 export function splitTop(text: string, separator: RegExp): string[] {
-  const parts: string[] = [];
+  const parts = splitTopWithSeparators(text, separator).values;
+  return parts.filter((p, i, all) => p !== "" || all.length === 1);
+}
+
+/** The parts between top-level separators, and the separators as written. */
+function splitTopWithSeparators(text: string, separator: RegExp): { values: string[]; separators: string[] } {
+  const values: string[] = [];
+  const separators: string[] = [];
   let depth = 0;
   let start = 0;
+  const tryAt = (i: number): number => {
+    separator.lastIndex = i;
+    const m = separator.exec(text);
+    if (m && m.index === i && m[0].length > 0) {
+      values.push(text.slice(start, i));
+      separators.push(m[0]);
+      start = i + m[0].length;
+      return start - 1;
+    }
+    return -1;
+  };
   for (let i = 0; i < text.length; i++) {
     const c = text[i];
     if (c === "\\") {
-      if (text[i + 1] === "{" || text[i + 1] === "[" || text[i + 1] === "(") depth++;
-      else if (text[i + 1] === "}" || text[i + 1] === "]" || text[i + 1] === ")") depth--;
+      const next = text[i + 1];
+      if (next === "{" || next === "[" || next === "(") depth++;
+      else if (next === "}" || next === "]" || next === ")") depth--;
       else if (depth === 0) {
-        separator.lastIndex = i;
-        const m = separator.exec(text);
-        if (m && m.index === i) {
-          parts.push(text.slice(start, i));
-          start = i + m[0].length;
-          i = start - 1;
+        const at = tryAt(i);
+        if (at !== -1) {
+          i = at;
           continue;
         }
-        // Skip the command's letters so "\leq" is not read as "<".
+        // Skip the command's letters so "\leq" is not read as "<" and "\cdot" not as "d", "o", "t".
         const name = /^\\[A-Za-z]+/.exec(text.slice(i, i + 40));
         if (name) i += name[0].length - 1;
         continue;
@@ -198,287 +344,11 @@ export function splitTop(text: string, separator: RegExp): string[] {
     if (c === "(" || c === "[" || c === "{") depth++;
     else if (c === ")" || c === "]" || c === "}") depth--;
     else if (depth === 0) {
-      separator.lastIndex = i;
-      const m = separator.exec(text);
-      if (m && m.index === i && m[0].length > 0) {
-        parts.push(text.slice(start, i));
-        start = i + m[0].length;
-        i = start - 1;
-      }
+      const at = tryAt(i);
+      if (at !== -1) i = at;
     }
   }
-  parts.push(text.slice(start));
-  return parts.map((p) => p.trim()).filter((p, i, all) => p !== "" || all.length === 1);
+  values.push(text.slice(start));
+  return { values: values.map((p) => p.trim()), separators };
 }
 
-function leafText(text: string): MathExpr {
-  return { kind: "expr", text: normaliseText(text), percent: false };
-}
-
-/** A leaf: percent sign and written decimals noted, then translated to mathjs syntax. */
-function readLeaf(text: string): MathExpr {
-  let body = text.trim();
-  let percent = false;
-  if (/%$/.test(body)) {
-    percent = true;
-    body = body.slice(0, -1).trim();
-  }
-  const decimal = /^[-−]?\d*\.(\d+)$/.exec(body);
-  return { kind: "expr", expr: toMathjs(body), text: normaliseText(body), percent, ...(decimal ? { decimals: decimal[1].length } : {}) };
-}
-
-/** Lower-case text with LaTeX wrappers, spaces and outer parentheses removed: the last resort comparison. */
-export function normaliseText(text: string): string {
-  let s = text
-    .replace(/\\(?:text|textbf|textit|textnormal|mathrm|mathbf|mbox|operatorname)\s*\{([^{}]*)\}/g, "$1")
-    .replace(/[\s{}]/g, "")
-    .toLowerCase();
-  while (/^\(.*\)$/.test(s) && closesAtEnd(s)) s = s.slice(1, -1);
-  return s;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Cleaning: what every grader strips before reading an answer.
-
-const UNICODE: [RegExp, string][] = [
-  [/−|–/g, "-"],
-  [/×/g, "\\times "],
-  [/·|⋅/g, "\\cdot "],
-  [/÷/g, "\\div "],
-  [/π/g, "\\pi "],
-  [/∞/g, "\\infty "],
-  [/√/g, "\\sqrt"],
-  [/≤/g, "\\le "],
-  [/≥/g, "\\ge "],
-  [/≠/g, "\\ne "],
-  [/∪/g, "\\cup "],
-  [/±/g, "\\pm "],
-  [/°/g, ""],
-];
-
-const UNIT_WORDS = /^(?:[a-z]{2,}|[a-z]|m²|cm²|km²|m³|cm³)$/i;
-
-/** Removes delimiters, sizing, spacing, degree signs, currency and unit words; normalises spellings of the same command. */
-export function clean(raw: string): string {
-  let s = raw.trim();
-  for (const [re, to] of UNICODE) s = s.replace(re, to);
-  s = s
-    .replace(/^\$+|\$+$/g, "")
-    .replace(/^\\\(|\\\)$/g, "")
-    .replace(/^\\\[|\\\]$/g, "")
-    .replace(/\\(?:left|right|big|Big|bigg|Bigg)(?=[()[\]|.]|\\[{}|])\.?/g, "")
-    .replace(/\\(?:displaystyle|textstyle|limits)\b/g, "")
-    .replace(/\\[dtc]frac/g, "\\frac")
-    .replace(/\\[dt]binom/g, "\\binom")
-    .replace(/\{,\}/g, "")
-    .replace(/\\\\|\\[,;:! ]|\\q?quad\b|~/g, (m) => (m === "\\\\" ? m : " "))
-    .replace(/\^\s*\{?\s*\\circ\s*\}?|\\circ\b|\\degree\b/g, "")
-    .replace(/\\%/g, "%")
-    .replace(/\\\$|\$|€|£|¥/g, "")
-    .replace(/\\(?:dots|ldots|cdots)\b/g, "")
-    .trim();
-  // Trailing words are units or prose ("125 miles", "15 cm^2", "28 percent"); a bare word is kept as text.
-  s = s.replace(/\s*(?:percent(?:age)?|pct)\.?$/i, "%");
-  s = s.replace(/\\(?:text|textnormal|textrm|mbox|mathrm)\s*\{\s*([^{}]*)\}(\^\d)?\s*$/, (m, unit: string, _pow, offset: number) => (offset > 0 && /[\d)}]\s*$/.test(s.slice(0, offset)) && isUnit(unit) ? "" : m));
-  const words = /^([-\d.,\s/]*\d%?)\s+([A-Za-z][A-Za-z²³]*(?:\^\d)?(?:\s+[A-Za-z][A-Za-z²³]*)*)\.?$/.exec(s);
-  if (words && words[2].split(/\s+/).every((w) => UNIT_WORDS.test(w.replace(/\^\d$/, ""))) && !/^(?:and|or)$/i.test(words[2])) s = words[1];
-  s = s.replace(/\s*(?:[a-z]{1,3}[²³]|m\^?2)$/i, (m) => (/\d\s*$/.test(s.slice(0, s.length - m.length)) ? "" : m));
-  return s.trim();
-}
-
-function isUnit(word: string): boolean {
-  return word.trim().split(/\s+/).every((w) => UNIT_WORDS.test(w)) && word.trim() !== "";
-}
-
-// ---------------------------------------------------------------------------------------------
-// LaTeX (or plain text) to mathjs syntax.
-
-const FUNCTIONS: Record<string, string> = {
-  sin: "sin", cos: "cos", tan: "tan", sec: "sec", csc: "csc", cot: "cot",
-  arcsin: "asin", arccos: "acos", arctan: "atan", sinh: "sinh", cosh: "cosh", tanh: "tanh",
-  ln: "log", log: "log", exp: "exp", sqrt: "sqrt", abs: "abs",
-};
-const CONSTANTS: Record<string, string> = { pi: "pi", infty: "Infinity", infinity: "Infinity", inf: "Infinity", e: "e", i: "i" };
-const OPERATORS: Record<string, string> = { cdot: "*", times: "*", ast: "*", div: "/" };
-/** Plain-text names mathjs reads as themselves. */
-const PLAIN_NAMES = new Set(["sqrt", "sin", "cos", "tan", "sec", "csc", "cot", "asin", "acos", "atan", "sinh", "cosh", "tanh", "log", "ln", "exp", "abs", "pi", "nthRoot"]);
-
-class Untranslatable extends Error {}
-
-/** mathjs syntax for a LaTeX or plain-text formula, or undefined when it uses something we do not read. */
-export function toMathjs(latex: string): string | undefined {
-  try {
-    const out = new Translator(latex).run();
-    return out.trim() === "" ? undefined : out;
-  } catch (e) {
-    if (e instanceof Untranslatable) return undefined;
-    throw e;
-  }
-}
-
-class Translator {
-  private i = 0;
-  private absOpen = false;
-  constructor(private readonly s: string) {}
-
-  run(end?: string): string {
-    let out = "";
-    while (this.i < this.s.length) {
-      if (end !== undefined && this.s[this.i] === end) return out;
-      out += this.token();
-    }
-    if (end !== undefined) throw new Untranslatable();
-    return out;
-  }
-
-  private token(): string {
-    const s = this.s;
-    const c = s[this.i];
-    if (c === "\\") return this.command();
-    if (c === "{") {
-      this.i++;
-      const inner = this.run("}");
-      this.i++;
-      return `(${inner})`;
-    }
-    if (c === "^") {
-      this.i++;
-      return `^(${this.argument()})`;
-    }
-    if (c === "_") {
-      // Subscripts name symbols (x_1); after digits they are a base ("204_5"), which we do not convert.
-      if (/\d$/.test(s.slice(0, this.i))) throw new Untranslatable();
-      this.i++;
-      const sub = this.argument().replace(/[()\s]/g, "");
-      if (!/^\w+$/.test(sub)) throw new Untranslatable();
-      return `_${sub}`;
-    }
-    if (c === "|") {
-      this.i++;
-      this.absOpen = !this.absOpen;
-      return this.absOpen ? " abs(" : ") ";
-    }
-    if (c === "%") {
-      this.i++;
-      return "/100";
-    }
-    if (/[A-Za-z]/.test(c)) {
-      const word = /^[A-Za-z]+/.exec(s.slice(this.i))![0];
-      this.i += word.length;
-      if (PLAIN_NAMES.has(word)) return ` ${word === "ln" ? "log" : word} `;
-      if (word === "inf" || word === "infinity" || word === "oo") return " Infinity ";
-      // A run of letters outside a command is a product of one-letter variables ("xy" = x·y).
-      return ` ${word.split("").join(" ")} `;
-    }
-    const number = /^(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?/.exec(s.slice(this.i, this.i + 64));
-    if (number) {
-      this.i += number[0].length;
-      return number[0];
-    }
-    if (/[.+\-*/()!\s]/.test(c)) {
-      this.i++;
-      return c;
-    }
-    // Anything else (a comma left after structure was read, brackets, relations, quotes) is not one formula.
-    throw new Untranslatable();
-  }
-
-  /** One argument of a command: a {group}, or a single character ("\frac13", "x^2"). */
-  private argument(): string {
-    const s = this.s;
-    while (s[this.i] === " ") this.i++;
-    if (s[this.i] === "{") {
-      this.i++;
-      const inner = this.run("}");
-      this.i++;
-      return inner;
-    }
-    if (s[this.i] === "\\") return this.command();
-    const c = s[this.i];
-    if (c === undefined) throw new Untranslatable();
-    this.i++;
-    if (/[A-Za-z]/.test(c)) return ` ${c} `;
-    return c;
-  }
-
-  private command(): string {
-    const s = this.s;
-    const name = /^\\([A-Za-z]+|.)/.exec(s.slice(this.i));
-    if (!name) throw new Untranslatable();
-    const word = name[1];
-    this.i += name[0].length;
-    if (word === "frac") {
-      const a = this.argument();
-      const b = this.argument();
-      return `((${a})/(${b}))`;
-    }
-    if (word === "sqrt") {
-      while (s[this.i] === " ") this.i++;
-      if (s[this.i] === "[") {
-        const close = s.indexOf("]", this.i);
-        if (close === -1) throw new Untranslatable();
-        const index = toMathjs(s.slice(this.i + 1, close));
-        this.i = close + 1;
-        if (index === undefined) throw new Untranslatable();
-        return ` nthRoot(${this.argument()}, ${index}) `;
-      }
-      return ` sqrt(${this.argument()}) `;
-    }
-    if (word === "binom") return ` combinations(${this.argument()}, ${this.argument()}) `;
-    if (word === "text" || word === "mathrm" || word === "textrm" || word === "textnormal" || word === "mbox" || word === "operatorname" || word === "mathbf" || word === "textbf" || word === "mathit") {
-      const inner = this.argument().trim();
-      if (/^[A-Za-z]$/.test(inner) || inner === "") return ` ${inner} `;
-      if (FUNCTIONS[inner]) return this.applyFunction(FUNCTIONS[inner]);
-      throw new Untranslatable();
-    }
-    if (FUNCTIONS[word]) {
-      if (word === "log" && s[this.i] === "_") {
-        this.i++;
-        const base = this.argument();
-        return this.applyFunction("log", base);
-      }
-      return this.applyFunction(FUNCTIONS[word]);
-    }
-    if (CONSTANTS[word]) return ` ${CONSTANTS[word]} `;
-    if (OPERATORS[word]) return ` ${OPERATORS[word]} `;
-    if (word === "lvert" || word === "rvert" || word === "vert" || word === "mid") {
-      this.absOpen = !this.absOpen;
-      return this.absOpen ? " abs(" : ") ";
-    }
-    if (word === "{" || word === "(" || word === "[") return "(";
-    if (word === "}" || word === ")" || word === "]") return ")";
-    if (word === "%") return "/100";
-    if (word === "ne" || word === "neq") throw new Untranslatable();
-    // Greek letters are variables.
-    if (/^(?:alpha|beta|gamma|delta|theta|lambda|mu|phi|varphi|psi|omega|sigma|tau|rho|epsilon|varepsilon|eta|zeta|kappa|nu|xi|chi)$/.test(word)) return ` ${word} `;
-    throw new Untranslatable();
-  }
-
-  /** "\sin^2 x", "\sin(2x)", "\log_2 8": a function applied to its argument, with an optional power. */
-  private applyFunction(fn: string, base?: string): string {
-    const s = this.s;
-    while (s[this.i] === " ") this.i++;
-    let power: string | undefined;
-    if (s[this.i] === "^") {
-      this.i++;
-      power = this.argument();
-      while (s[this.i] === " ") this.i++;
-    }
-    let arg: string;
-    if (s[this.i] === "(" || s[this.i] === "{" || s.startsWith("\\left(", this.i)) {
-      if (s.startsWith("\\left(", this.i)) this.i += 5;
-      const open = s[this.i];
-      this.i++;
-      arg = this.run(open === "(" ? ")" : "}");
-      this.i++;
-    } else {
-      // Without parentheses the argument runs to the next operator or space: "\sin 2x", "\ln x".
-      const m = /^(?:\d*\.?\d*(?:[A-Za-z]|\\[A-Za-z]+)?|\d+)/.exec(s.slice(this.i));
-      if (!m || m[0] === "") throw new Untranslatable();
-      arg = toMathjs(m[0]) ?? (() => { throw new Untranslatable(); })();
-      this.i += m[0].length;
-    }
-    const call = base === undefined ? `${fn}(${arg})` : `log(${arg}, ${base})`;
-    return power === undefined ? ` ${call} ` : ` (${call})^(${power}) `;
-  }
-}
