@@ -93,11 +93,17 @@ class Lines {
   }
 }
 
-/** The last bytes of a stream (for error messages). */
-function tail(stream: NodeJS.ReadableStream, max = 2000): () => string {
+/** The last bytes of a stream (for error messages); `onFlood` once more than `limit` bytes came. */
+function tail(stream: NodeJS.ReadableStream, limit = Infinity, onFlood?: () => void, max = 2000): () => string {
   let text = "";
+  let bytes = 0;
   stream.on("data", (chunk: Buffer | string) => {
     text = (text + chunk.toString()).slice(-max);
+    bytes += chunk.length;
+    if (bytes > limit && onFlood) {
+      onFlood();
+      onFlood = undefined;
+    }
   });
   stream.on("error", () => undefined);
   return () => text.trim().split("\n").slice(-1)[0]?.slice(0, 300) ?? "";
@@ -116,6 +122,8 @@ interface Candidate {
   process: StartedProcess;
   lines: Lines;
   stderr: () => string;
+  /** Set when its output passed the cap and it was stopped. */
+  flooded: boolean;
 }
 
 /** Runs one judge/candidate pair to the end and returns the judge's records. */
@@ -134,6 +142,7 @@ export async function referee(options: RefereeOptions): Promise<RefereeResult> {
   };
   const ended = async (c: Candidate, what: string) => {
     const code = await Promise.race([c.process.exited, new Promise<undefined>((r) => setTimeout(() => r(undefined), 200))]);
+    if (c.flooded) return `${what}: it wrote more than ${maxLineBytes} bytes of output`;
     const why = c.stderr();
     return `${what} (exit ${code === undefined ? "?" : code}${why ? `: ${why}` : ""})`;
   };
@@ -142,7 +151,11 @@ export async function referee(options: RefereeOptions): Promise<RefereeResult> {
   const load = async (): Promise<Record<string, unknown>> => {
     const process = await runner.start({ command: options.candidate.command, files: options.candidate.files, memoryMb: options.candidate.memoryMb, timeoutMs: left() });
     started.push(process);
-    const c: Candidate = { process, lines: new Lines(process.stdout, maxLineBytes), stderr: tail(process.stderr) };
+    const c: Candidate = { process, lines: new Lines(process.stdout, maxLineBytes), stderr: () => "", flooded: false };
+    c.stderr = tail(process.stderr, maxLineBytes, () => {
+      c.flooded = true;
+      void process.stop();
+    });
     process.stdin.on("error", () => undefined);
     for (;;) {
       const next = await c.lines.next(Math.min(perCallMs, left()));
