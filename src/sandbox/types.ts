@@ -113,6 +113,17 @@ export interface Sandbox {
   readFile(path: string, options?: { maxBytes?: number }): Promise<Buffer>;
   /** Writes a file inside the sandbox (parents created). */
   writeFile(path: string, data: string | Uint8Array, options?: { mode?: number }): Promise<void>;
+  /**
+   * The work folder as a tar archive, read inside the sandbox as its own user (what that user
+   * cannot read is left out). Final-state checks restore it into a fresh sandbox.
+   */
+  exportWork(options?: { maxBytes?: number }): Promise<Buffer>;
+  /**
+   * Unpacks an `exportWork` archive into the work folder and makes every file and folder
+   * readable and writable by the sandbox user again (permissions the archive carried are not kept
+   * beyond the executable bit).
+   */
+  importWork(archive: Uint8Array): Promise<void>;
   /** Kills every process, removes the work folder and anything mounted for it. Safe to call twice. */
   destroy(): Promise<void>;
 }
