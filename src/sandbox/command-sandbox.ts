@@ -57,7 +57,7 @@ export abstract class CommandSandbox implements Pick<Sandbox, "exec" | "spawn" |
     this.alive();
     const maxBytes = options.maxBytes ?? this.limits.diskBytes + 1024 * 1024;
     // --ignore-failed-read: a file the agent made unreadable is left out, the rest still comes.
-    const r = await this.raw(["tar", "--create", "--ignore-failed-read", "--file=-", `--directory=${this.workdir}`, "."], { outputBytes: maxBytes + 1 });
+    const r = await this.raw(["tar", "--create", "--gzip", "--ignore-failed-read", "--file=-", `--directory=${this.workdir}`, "."], { outputBytes: maxBytes + 1 });
     if (r.stdout.length > maxBytes) throw new RubricateError("SANDBOX", `the work folder of ${this.id} is larger than ${maxBytes} bytes as an archive`);
     if (r.exitCode !== 0 && r.stdout.length === 0) throw new RubricateError("SANDBOX", `cannot archive the work folder of ${this.id}: ${r.stderr.toString("utf8").trim() || r.limit || `exit ${r.exitCode}`}`);
     return r.stdout;
@@ -65,7 +65,7 @@ export abstract class CommandSandbox implements Pick<Sandbox, "exec" | "spawn" |
 
   async importWork(archive: Uint8Array): Promise<void> {
     this.alive();
-    const script = 'tar --extract --no-same-owner --no-same-permissions --file=- --directory="$1" && chmod -R u+rwX -- "$1"';
+    const script = 'tar --extract --gzip --no-same-owner --no-same-permissions --file=- --directory="$1" && chmod -R u+rwX -- "$1"';
     const r = await this.raw(["/bin/sh", "-c", script, "sh", this.workdir], { stdin: archive });
     if (r.exitCode !== 0) throw new RubricateError("SANDBOX", `cannot unpack the work folder into ${this.id}: ${r.stderr.toString("utf8").trim() || r.limit || `exit ${r.exitCode}`}`);
   }

@@ -114,7 +114,7 @@ export interface Sandbox {
   /** Writes a file inside the sandbox (parents created). */
   writeFile(path: string, data: string | Uint8Array, options?: { mode?: number }): Promise<void>;
   /**
-   * The work folder as a tar archive, read inside the sandbox as its own user (what that user
+   * The work folder as a gzipped tar archive, read inside the sandbox as its own user (what that user
    * cannot read is left out). Final-state checks restore it into a fresh sandbox.
    */
   exportWork(options?: { maxBytes?: number }): Promise<Buffer>;
