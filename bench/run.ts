@@ -5,6 +5,7 @@
 import { machine, report, type BenchContext, type BenchResult } from "./lib/common.js";
 import { cache } from "./cache.js";
 import { checks } from "./checks.js";
+import { codeTests } from "./code-tests.js";
 import { cli } from "./cli.js";
 import { cpu } from "./cpu.js";
 import { rate } from "./rate.js";
@@ -28,6 +29,7 @@ export const BENCHMARKS: Record<string, Bench> = {
   sessions,
   sandbox,
   checks,
+  "code-tests": codeTests,
 };
 
 async function main(): Promise<void> {
