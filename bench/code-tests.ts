@@ -22,7 +22,7 @@ const TASKS = {
 };
 
 /** Runs checks for `seconds`, `width` at a time; runs per second. */
-async function rate(runner: CodeRunner, task: (typeof TASKS)["python"], seconds: number, width: number): Promise<number> {
+async function rate(runner: CodeRunner, task: (typeof TASKS)[keyof typeof TASKS], seconds: number, width: number): Promise<number> {
   setCodeRunner(runner);
   let done = 0;
   const until = performance.now() + seconds * 1000;

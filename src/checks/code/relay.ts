@@ -39,6 +39,9 @@ export interface RefereeOptions {
   maxLineBytes: number;
 }
 
+/** The least time a (re)start of the solution's process gets to load. */
+const LOAD_MS = 5000;
+
 type Next = { line: string } | { end: "eof" | "timeout" | "too-long" };
 
 /** The lines of a stream, one at a time, each awaited with a deadline. */
@@ -157,11 +160,13 @@ export async function referee(options: RefereeOptions): Promise<RefereeResult> {
       void process.stop();
     });
     process.stdin.on("error", () => undefined);
+    // An interpreter's start-up is not the solution's time: loading gets at least LOAD_MS, within the run's limit.
+    const loadMs = Math.max(perCallMs, LOAD_MS);
     for (;;) {
-      const next = await c.lines.next(Math.min(perCallMs, left()));
+      const next = await c.lines.next(Math.min(loadMs, left()));
       if ("end" in next) {
         await process.stop();
-        if (next.end === "timeout") return { load_error: `loading the solution ran past ${Math.round(perCallMs / 1000)}s` };
+        if (next.end === "timeout") return { load_error: `loading the solution ran past ${Math.round(loadMs / 1000)}s` };
         if (next.end === "too-long") return { load_error: `the solution wrote a line longer than ${maxLineBytes} bytes` };
         return { load_error: await ended(c, "the solution's process ended while loading") };
       }
