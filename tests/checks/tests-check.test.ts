@@ -111,6 +111,31 @@ python.describe("tests check: Python", () => {
     expect(wrong.pass).toBe(false);
     expect(wrong.reasoning).toContain("AssertionError");
   });
+  it("the solution's own objects (MBPP's Pair, a Stack) cross as handles: passed back, methods called, attributes read", async () => {
+    const response = [
+      "class Pair:",
+      "    def __init__(self, a, b):",
+      "        self.a, self.b = a, b",
+      "def max_chain_length(arr, n):",
+      "    arr = sorted(arr, key=lambda p: p.b)",
+      "    count, end = 0, float('-inf')",
+      "    for p in arr:",
+      "        if p.a > end:",
+      "            count, end = count + 1, p.b",
+      "    return count",
+      "class Stack:",
+      "    def __init__(self):",
+      "        self.items = []",
+      "    def push(self, x):",
+      "        self.items.append(x)",
+      "    def pop(self):",
+      "        return self.items.pop()",
+      "    def __len__(self):",
+      "        return len(self.items)",
+    ].join("\n");
+    const tests = ["assert max_chain_length([Pair(5, 24), Pair(15, 25), Pair(27, 40), Pair(50, 60)], 4) == 3", "s = Stack()\ns.push(1)\ns.push(2)\nassert s.pop() == 2 and len(s) == 1 and s.items == [1]\nassert s == s and s != Stack()"];
+    expect(await runCheck({ tests: { language: "python", tests } }, { response })).toMatchObject({ pass: true, reasoning: "2/2 tests passed" });
+  });
   it("code that fails to load fails every test, with the error", async () => {
     const verdict = await runCheck({ tests: { language: "python", tests: ["assert f() == 1"], reward: "share" } }, { response: "def f(:\n  return 1" });
     expect(verdict).toMatchObject({ pass: false, score: 0 });

@@ -15,7 +15,9 @@
  *   own process; a stub sends the call out and turns the reply back into builtin values (the
  *   codec builds only numbers, strings, lists, tuples, dicts, sets, bytes…), so every `==`,
  *   `assert` and `deepStrictEqual` is the judge's own code on plain values, never the solution's
- *   `__eq__`, getter or `valueOf`. A name the solution defines never hides a builtin or the
+ *   `__eq__`, getter or `valueOf`. (Python: an object of the solution's own class crosses as a
+ *   handle, `Remote`, whose equality is identity on the judge's side; its methods, attributes,
+ *   `len`, iteration and indexing are asked of the candidate and answer in plain values.) A name the solution defines never hides a builtin or the
  *   judge's `assert` (only the task's entry point may take a builtin's name).
  * - **The referee** (relay.ts, in rubricate's own process) starts both, passes each call from the
  *   judge to the candidate and the reply back (one line of JSON each way, size-capped), times each

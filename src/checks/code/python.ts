@@ -15,7 +15,7 @@ const PYTHON_CODEC = String.raw`
 import base64 as _b64, decimal as _decimal, fractions as _fractions, itertools as _itertools, json as _json
 _MAX_DEPTH = 100
 _MAX_ITEMS = 100000
-def encode(v, depth=0):
+def encode(v, depth=0, ref=None):
     if depth > _MAX_DEPTH:
         raise ValueError("the value is nested more than %d levels deep" % _MAX_DEPTH)
     t = type(v)
@@ -23,13 +23,13 @@ def encode(v, depth=0):
         return v
     d = depth + 1
     if t is list:
-        return [encode(x, d) for x in v]
+        return [encode(x, d, ref) for x in v]
     if t is tuple:
-        return {"$": "tuple", "v": [encode(x, d) for x in v]}
+        return {"$": "tuple", "v": [encode(x, d, ref) for x in v]}
     if t is dict:
-        return {"$": "dict", "v": [[encode(k, d), encode(x, d)] for k, x in v.items()]}
+        return {"$": "dict", "v": [[encode(k, d, ref), encode(x, d, ref)] for k, x in v.items()]}
     if t is set or t is frozenset:
-        return {"$": t.__name__, "v": [encode(x, d) for x in v]}
+        return {"$": t.__name__, "v": [encode(x, d, ref) for x in v]}
     if t is bytes or t is bytearray:
         return {"$": t.__name__, "v": _b64.b64encode(bytes(v)).decode("ascii")}
     if t is complex:
@@ -43,26 +43,31 @@ def encode(v, depth=0):
     # Subclasses of plain types (IntEnum, namedtuple, OrderedDict…) cross as the plain type.
     for base in (bool, int, float, str, tuple, list, dict, frozenset, set, bytes):
         if isinstance(v, base):
-            return encode(base(v), depth)
+            return encode(base(v), depth, ref)
     if hasattr(t, "__next__"):
-        return {"$": "iter", "v": [encode(x, d) for x in _itertools.islice(v, _MAX_ITEMS)]}
+        return {"$": "iter", "v": [encode(x, d, ref) for x in _itertools.islice(v, _MAX_ITEMS)]}
+    if ref is not None:
+        # An object of the solution's own (a Pair, a Node): it stays in the solution's process and
+        # crosses as a handle; the judge can pass it back, call its methods and read its attributes.
+        return {"$": "ref", "v": ref(v)}
     raise TypeError("a %s cannot cross to the other process (only plain values do: numbers, strings, lists, tuples, dicts, sets, bytes)" % t.__name__)
-def decode(v):
+def decode(v, deref=None):
     if isinstance(v, list):
-        return [decode(x) for x in v]
+        return [decode(x, deref) for x in v]
     if isinstance(v, dict):
         tag, x = v.get("$"), v.get("v")
-        if tag == "tuple": return tuple(decode(i) for i in x)
-        if tag == "dict": return {decode(k): decode(i) for k, i in x}
-        if tag == "set": return set(decode(i) for i in x)
-        if tag == "frozenset": return frozenset(decode(i) for i in x)
+        if tag == "ref" and deref is not None: return deref(int(x))
+        if tag == "tuple": return tuple(decode(i, deref) for i in x)
+        if tag == "dict": return {decode(k, deref): decode(i, deref) for k, i in x}
+        if tag == "set": return set(decode(i, deref) for i in x)
+        if tag == "frozenset": return frozenset(decode(i, deref) for i in x)
         if tag == "bytes": return _b64.b64decode(x)
         if tag == "bytearray": return bytearray(_b64.b64decode(x))
         if tag == "complex": return complex(float(x[0]), float(x[1]))
         if tag == "decimal": return _decimal.Decimal(str(x))
         if tag == "fraction": return _fractions.Fraction(int(x[0]), int(x[1]))
         if tag == "range": return range(int(x[0]), int(x[1]), int(x[2]))
-        if tag == "iter": return iter([decode(i) for i in x])
+        if tag == "iter": return iter([decode(i, deref) for i in x])
         raise ValueError("unknown value tag %r" % (tag,))
     if v is None or type(v) in (bool, int, float, str):
         return v
@@ -110,13 +115,37 @@ for name, value in list(namespace.items()):
         except Exception:
             pass
 _send({"ready": names})
+_objects = []
+_index = {}
+def _ref(obj):
+    # Objects stay alive in _objects, so id() is not reused while indexed.
+    if id(obj) not in _index:
+        _index[id(obj)] = len(_objects)
+        _objects.append(obj)
+    return _index[id(obj)]
+def _deref(i):
+    return _objects[i]
+def _out(v):
+    return encode(v, 0, _ref)
 for line in _requests:
     call = _json.loads(line)
     try:
-        args = decode(call["args"])
-        kwargs = decode(call["kwargs"])
-        result = namespace[call["name"]](*args, **kwargs)
-        _send({"id": call["id"], "ok": encode(result), "args": [encode(a) if type(a) in (list, dict, set, bytearray) else None for a in args]})
+        args = decode(call["args"], _deref)
+        kwargs = decode(call["kwargs"], _deref)
+        target = call.get("target")
+        if target is None:
+            fn = namespace[call["name"]]
+        else:
+            if str(call["name"]).startswith("__") and call["name"] not in ("__len__", "__iter__", "__getitem__", "__contains__", "__call__"):
+                raise AttributeError(call["name"])
+            fn = getattr(_deref(int(target)), call["name"])
+            if call.get("get"):
+                _send({"id": call["id"], "ok": {"$": "method"} if callable(fn) else _out(fn)})
+                continue
+        result = fn(*args, **kwargs)
+        if target is not None and call["name"] == "__iter__":
+            result = list(_itertools.islice(result, _MAX_ITEMS))
+        _send({"id": call["id"], "ok": _out(result), "args": [_out(a) if type(a) in (list, dict, set, bytearray) else None for a in args]})
     except BaseException as e:
         _send({"id": call["id"], "raise": {"type": type(e).__name__, "message": _describe(e)}})
 `;
@@ -159,34 +188,78 @@ def raised(info):
             pass
     return SolutionError(message)
 _ids = itertools.count(1)
-def stub(name):
+class Remote:
+    """An object of the solution's, held in its process. Equality and hashing are by identity here
+    (never the solution's __eq__); attributes and methods are asked for over the channel."""
+    __slots__ = ("_ref",)
+    def __init__(self, ref):
+        object.__setattr__(self, "_ref", ref)
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        value = _ask(name, (), {}, target=self._ref, get=True)
+        return stub(name, self._ref) if value is _METHOD else value
+    def __eq__(self, other):
+        return isinstance(other, Remote) and other._ref == self._ref
+    def __hash__(self):
+        return hash(("remote", self._ref))
+    def __repr__(self):
+        return "<the solution's object #%d>" % self._ref
+    def __len__(self):
+        return _ask("__len__", (), {}, target=self._ref)
+    def __iter__(self):
+        return iter(_ask("__iter__", (), {}, target=self._ref))
+    def __getitem__(self, key):
+        return _ask("__getitem__", (key,), {}, target=self._ref)
+    def __contains__(self, item):
+        return _ask("__contains__", (item,), {}, target=self._ref)
+    def __call__(self, *args, **kwargs):
+        return _ask("__call__", args, kwargs, target=self._ref)
+_METHOD = object()
+_remotes = {}
+def _deref(i):
+    return _remotes.setdefault(i, Remote(i))
+def _refof(v):
+    if isinstance(v, Remote):
+        return v._ref
+    raise TypeError("a %s cannot cross to the solution's process (only plain values and its own objects do)" % type(v).__name__)
+def stub(name, target=None):
     def call(*args, **kwargs):
-        n = next(_ids)
-        send({"call": {"id": n, "name": name, "args": encode(list(args)), "kwargs": encode(dict(kwargs))}})
-        while True:
-            reply = receive()
-            if reply.get("id") == n:
-                break
-        if "timeout" in reply:
-            raise TestTimeout("the solution ran past %ss" % job["per_test_s"])
-        if "lost" in reply:
-            raise SolutionCrashed(reply["lost"])
-        if "raise" in reply:
-            raise raised(reply["raise"])
-        for sent, back in zip(args, reply.get("args") or []):
-            if back is None or type(sent) not in (list, dict, set, bytearray):
-                continue
-            value = decode(back)
-            if type(value) is not type(sent):
-                continue
-            if type(sent) is list or type(sent) is bytearray:
-                sent[:] = value
-            else:
-                sent.clear()
-                sent.update(value)
-        return decode(reply["ok"])
+        return _ask(name, args, kwargs, target)
     call.__name__ = call.__qualname__ = name
     return call
+def _ask(name, args, kwargs, target=None, get=False):
+    n = next(_ids)
+    request = {"id": n, "name": name, "args": encode(list(args), 0, _refof), "kwargs": encode(dict(kwargs), 0, _refof)}
+    if target is not None:
+        request["target"] = target
+    if get:
+        request["get"] = True
+    send({"call": request})
+    while True:
+        reply = receive()
+        if reply.get("id") == n:
+            break
+    if "timeout" in reply:
+        raise TestTimeout("the solution ran past %ss" % job["per_test_s"])
+    if "lost" in reply:
+        raise SolutionCrashed(reply["lost"])
+    if "raise" in reply:
+        raise raised(reply["raise"])
+    if reply.get("ok") == {"$": "method"}:
+        return _METHOD
+    for sent, back in zip(args, reply.get("args") or []):
+        if back is None or type(sent) not in (list, dict, set, bytearray):
+            continue
+        value = decode(back, _deref)
+        if type(value) is not type(sent):
+            continue
+        if type(sent) is list or type(sent) is bytearray:
+            sent[:] = value
+        else:
+            sent.clear()
+            sent.update(value)
+    return decode(reply["ok"], _deref)
 def describe(e):
     where = ""
     for frame in reversed(traceback.extract_tb(e.__traceback__)):
@@ -217,7 +290,7 @@ for name, info in (ready.get("ready") or {}).items():
         base[name] = stub(name)
     elif info.get("kind") == "value":
         try:
-            base[name] = decode(info.get("v"))
+            base[name] = decode(info.get("v"), _deref)
         except Exception:
             pass
 captured = io.StringIO()

@@ -190,7 +190,10 @@ export async function referee(options: RefereeOptions): Promise<RefereeResult> {
       if ("load_error" in loaded) return { id, lost: `the solution could not be restarted: ${String(loaded.load_error)}` };
     }
     const c = candidate!;
-    c.process.stdin.write(JSON.stringify({ id, name: request.name, args: request.args ?? [], kwargs: request.kwargs ?? { $: "dict", v: [] } }) + "\n");
+    // Only the call itself crosses: a method call or attribute read names a handle the solution gave out.
+    const target = Number.isInteger(request.target) ? { target: request.target } : {};
+    const get = request.get === true ? { get: true } : {};
+    c.process.stdin.write(JSON.stringify({ id, name: request.name, args: request.args ?? [], kwargs: request.kwargs ?? { $: "dict", v: [] }, ...target, ...get }) + "\n");
     for (;;) {
       const next = await c.lines.next(Math.min(perCallMs, left()));
       if ("end" in next) {
