@@ -5,6 +5,7 @@
 import { machine, report, type BenchContext, type BenchResult } from "./lib/common.js";
 import { cache } from "./cache.js";
 import { checks } from "./checks.js";
+import { codeTests } from "./code-tests.js";
 import { cli } from "./cli.js";
 import { cpu } from "./cpu.js";
 import { math } from "./math.js";
@@ -30,6 +31,7 @@ export const BENCHMARKS: Record<string, Bench> = {
   sandbox,
   checks,
   math,
+  "code-tests": codeTests,
 };
 
 async function main(): Promise<void> {

@@ -8,4 +8,4 @@ export { mathEquivalent, type MathOptions, type MathVerdict } from "./math/equiv
 export { extractAnswer, type AnswerExtraction } from "./math/extract.js";
 export { editSimilarity, rougeL } from "./similarity.js";
 export { setCodeRunner, UNSAFE_NO_SANDBOX_ENV } from "./code/check.js";
-export { childProcessRunner, sandboxCodeRunner, type CodeRunner, type RunRequest, type RunResult, type SandboxLike } from "./code/runner.js";
+export { childProcessRunner, sandboxCodeRunner, bubblewrapCodeRunner, type CodeRunner, type StartRequest, type StartedProcess, type SandboxLike } from "./code/runner.js";

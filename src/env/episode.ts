@@ -3,7 +3,8 @@ import { costUsd } from "../engine/usage.js";
 import { RubricateError, toRubricateError } from "../errors.js";
 import type { Judge } from "../judge/types.js";
 import type { ChatMessage, CompletionRequest, CompletionResponse, ToolCall, ToolSpec } from "../providers/types.js";
-import { createSandbox, type Sandbox, type SandboxLimits } from "../sandbox/index.js";
+import { createSandbox, type Sandbox, type SandboxBind, type SandboxLimits } from "../sandbox/index.js";
+import { runFinalStateChecks } from "./final-state.js";
 import { startHostBridge, startPythonRepl, type HostAnswer, type HostBridge, type HostCall, type PythonRepl } from "../sandbox/repl/index.js";
 import { renderTemplate } from "../text/template.js";
 import { callHook, newHookScope, outsideHooks, releaseHookScope, type HookScope } from "./isolation.js";
@@ -230,18 +231,22 @@ export async function openEpisode(env: Environment, task: Task, options: Episode
       return out;
     })());
 
+  /** A sandbox as the environment asks for: the agent's, and the fresh one its final-state checks run in. */
+  const openSandbox = (binds: SandboxBind[] = []) =>
+    createSandbox({
+      backend: options.unsafeNoSandbox ? "unsafe-host" : env.sandbox!.backend,
+      unsafe: options.unsafeNoSandbox,
+      network: env.sandbox!.network,
+      limits: sandboxLimitsOf(env.sandbox!),
+      ...(env.sandbox!.image ? { image: env.sandbox!.image } : {}),
+      ...(binds.length ? { binds } : {}),
+    });
+
   try {
     const config = env.sandbox;
     if (config) {
       if (config.repl) bridge = await startHostBridge(onHostCall);
-      sandbox = await createSandbox({
-        backend: options.unsafeNoSandbox ? "unsafe-host" : config.backend,
-        unsafe: options.unsafeNoSandbox,
-        network: config.network,
-        limits: sandboxLimitsOf(config),
-        ...(config.image ? { image: config.image } : {}),
-        ...(bridge ? { binds: [bridge.bind] } : {}),
-      });
+      sandbox = await openSandbox(bridge ? [bridge.bind] : []);
       for (const [path, content] of Object.entries({ ...config.files, ...task.files })) await sandbox.writeFile(renderTemplate(path, task.inputs), content);
       for (const command of [...config.setup, ...(task.setup ?? [])]) {
         signal.throwIfAborted();
@@ -287,23 +292,7 @@ export async function openEpisode(env: Environment, task: Task, options: Episode
     fault: () => scope.fault,
     async finish(messages, response, stopReason) {
       const extras = env.hooks.finalize ? await callHook(scope, "finalize", () => env.hooks.finalize!({ ...ctx, messages, response, stopReason }), { timeoutMs: hookTimeout, signal }) : {};
-      const probes: Record<string, unknown> = {};
-      if (box && env.sandbox) {
-        for (const [name, probe] of Object.entries(env.sandbox.state)) {
-          signal.throwIfAborted();
-          if ("run" in probe) {
-            // The submitted answer reaches the check as a variable, never spliced into its text (no injection).
-            const r = await box.exec(renderTemplate(probe.run, task.inputs), { signal, env: { SUBMITTED: terminal.submitted ?? "" }, ...(probe.timeout_ms ? { timeoutMs: probe.timeout_ms } : {}) });
-            probes[name] = r.stdout.trim();
-            probes[`${name}_exit_code`] = r.exitCode ?? -1;
-          } else {
-            probes[name] = await box
-              .readFile(renderTemplate(probe.file, task.inputs))
-              .then((b) => b.toString("utf8").trim())
-              .catch(() => "");
-          }
-        }
-      }
+      const probes = box && env.sandbox ? await runFinalStateChecks({ agent: box, open: openSandbox, checks: env.sandbox.state, inputs: task.inputs, submitted: terminal.submitted, signal }) : {};
       return { ...(terminal.submitted !== undefined ? { submitted: terminal.submitted } : {}), ...probes, ...extras };
     },
     usage: () => ({ ...usage }),

@@ -9,8 +9,9 @@ import type { ExecOptions, ExecResult, Sandbox, SandboxLimits, SandboxProcess } 
  * isolation (`command`); running it, spawning it, moving files through it and refusing work after
  * `destroy` are the same for all of them.
  */
-export abstract class CommandSandbox implements Pick<Sandbox, "exec" | "spawn" | "readFile" | "writeFile"> {
+export abstract class CommandSandbox implements Pick<Sandbox, "exec" | "spawn" | "readFile" | "writeFile" | "exportWork" | "importWork"> {
   abstract readonly id: string;
+  abstract readonly workdir: string;
   abstract readonly limits: SandboxLimits;
   /** Every process started for this sandbox, so destroy can kill what still runs. */
   protected readonly children = new Set<ChildProcess>();
@@ -50,5 +51,22 @@ export abstract class CommandSandbox implements Pick<Sandbox, "exec" | "spawn" |
   writeFile(path: string, data: string | Uint8Array, options: { mode?: number } = {}): Promise<void> {
     this.alive();
     return writeViaExec(this.raw, path, data, options.mode);
+  }
+
+  async exportWork(options: { maxBytes?: number } = {}): Promise<Buffer> {
+    this.alive();
+    const maxBytes = options.maxBytes ?? this.limits.diskBytes + 1024 * 1024;
+    // --ignore-failed-read: a file the agent made unreadable is left out, the rest still comes.
+    const r = await this.raw(["tar", "--create", "--gzip", "--ignore-failed-read", "--file=-", `--directory=${this.workdir}`, "."], { outputBytes: maxBytes + 1 });
+    if (r.stdout.length > maxBytes) throw new RubricateError("SANDBOX", `the work folder of ${this.id} is larger than ${maxBytes} bytes as an archive`);
+    if (r.exitCode !== 0 && r.stdout.length === 0) throw new RubricateError("SANDBOX", `cannot archive the work folder of ${this.id}: ${r.stderr.toString("utf8").trim() || r.limit || `exit ${r.exitCode}`}`);
+    return r.stdout;
+  }
+
+  async importWork(archive: Uint8Array): Promise<void> {
+    this.alive();
+    const script = 'tar --extract --gzip --no-same-owner --no-same-permissions --file=- --directory="$1" && chmod -R u+rwX -- "$1"';
+    const r = await this.raw(["/bin/sh", "-c", script, "sh", this.workdir], { stdin: archive });
+    if (r.exitCode !== 0) throw new RubricateError("SANDBOX", `cannot unpack the work folder into ${this.id}: ${r.stderr.toString("utf8").trim() || r.limit || `exit ${r.exitCode}`}`);
   }
 }

@@ -9,13 +9,17 @@
 export interface SandboxLimits {
   /** CPU seconds per process (RLIMIT_CPU): a busy loop is killed here. */
   cpuSeconds: number;
-  /** Address space per process, in bytes (RLIMIT_AS). */
+  /**
+   * Memory in bytes: of the sandbox as a whole where the backend can bound it (bubblewrap with a
+   * delegated cgroup v2, docker's --memory), else the address space of each process (RLIMIT_AS),
+   * so at most memoryBytes × processes in all.
+   */
   memoryBytes: number;
   /** Processes and threads the sandbox may hold at once (a fork bomb stops here). */
   processes: number;
   /** Largest file a process may write, in bytes (RLIMIT_FSIZE). */
   fileBytes: number;
-  /** Size of the private work folder, in bytes (a size-limited tmpfs where the backend can mount one). */
+  /** Bytes the sandbox may write: /work, /tmp and /dev/shm together (one size-limited tmpfs where the backend can mount one; else each is capped on its own). */
   diskBytes: number;
   /** Open files per process. */
   openFiles: number;
@@ -113,6 +117,17 @@ export interface Sandbox {
   readFile(path: string, options?: { maxBytes?: number }): Promise<Buffer>;
   /** Writes a file inside the sandbox (parents created). */
   writeFile(path: string, data: string | Uint8Array, options?: { mode?: number }): Promise<void>;
+  /**
+   * The work folder as a gzipped tar archive, read inside the sandbox as its own user (what that user
+   * cannot read is left out). Final-state checks restore it into a fresh sandbox.
+   */
+  exportWork(options?: { maxBytes?: number }): Promise<Buffer>;
+  /**
+   * Unpacks an `exportWork` archive into the work folder and makes every file and folder
+   * readable and writable by the sandbox user again (permissions the archive carried are not kept
+   * beyond the executable bit).
+   */
+  importWork(archive: Uint8Array): Promise<void>;
   /** Kills every process, removes the work folder and anything mounted for it. Safe to call twice. */
   destroy(): Promise<void>;
 }

@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCheck } from "../../src/checks/run.js";
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PassThrough } from "node:stream";
 import { extractCode, readReport, readTests, setCodeRunner } from "../../src/checks/code/check.js";
-import { childProcessRunner, sandboxCodeRunner, type SandboxLike } from "../../src/checks/code/runner.js";
+import { PYTHON_CANDIDATE, PYTHON_JUDGE } from "../../src/checks/code/python.js";
+import { bubblewrapCodeRunner, childProcessRunner, sandboxCodeRunner } from "../../src/checks/code/runner.js";
+import type { SandboxBackend } from "../../src/sandbox/types.js";
 import { needs, which } from "../helpers/system.js";
 
 const python = needs("python3", () => which("python3"), "apt-get install python3");
@@ -23,41 +30,60 @@ describe("reading code and tests", () => {
     expect(readTests({ language: "python", tests: ["assert f({{n}}) == 1"] }, { n: 3 })).toEqual(["assert f(3) == 1"]);
     expect(() => readTests({ language: "python", tests: "{{missing}}" }, {})).toThrow(/no "missing" input/);
   });
-  it("only lines carrying the run's nonce count as results (printed fakes are ignored)", () => {
-    const run = { exitCode: 0, signal: null, stderr: "", timedOut: false, outputTruncated: false, ms: 1 };
-    const stdout = ['abc {"test": 0, "ok": true}', 'N0NCE {"test": 0, "ok": false, "error": "AssertionError"}', 'N0NCE {"test": 0, "ok": true}', 'N0NCE {"done": true}'].join("\n");
-    expect(readReport({ ...run, stdout }, "N0NCE", 2, 1000)).toMatchObject({ passed: 0, failures: [{ index: 0, error: "AssertionError" }] });
-    expect(readReport({ ...run, stdout: "", timedOut: true }, "N0NCE", 2, 1000).problem).toBe("timed out after 1000 ms");
+  it("a test counts once (its first record); a run without done says why it stopped", () => {
+    const records = [{ test: 0, ok: false, error: "AssertionError" }, { test: 0, ok: true }, { test: 5, ok: true }, { done: true }];
+    expect(readReport({ records }, 2)).toMatchObject({ passed: 0, failures: [{ index: 0, error: "AssertionError" }] });
+    expect(readReport({ records: [], problem: "timed out after 1000 ms" }, 2).problem).toBe("timed out after 1000 ms");
   });
 });
 
-describe("no sandbox, no run", () => {
-  it("without a runner the check is an error naming the opt-in, never a fail", async () => {
-    const previous = setCodeRunner(undefined);
+describe("where the code runs", () => {
+  it("bubblewrap by default; where it cannot run, the check is an error naming the reason and the opt-in, never a fail", async () => {
+    const missing: SandboxBackend = { name: "bubblewrap", unavailable: async () => "bubblewrap (bwrap) is not installed: ENOENT", create: async () => { throw new Error("unreachable"); } };
+    const previous = setCodeRunner(bubblewrapCodeRunner(missing));
     try {
-      await expect(runCheck({ tests: { language: "python", tests: ["assert True"] } }, { response: "x = 1" })).rejects.toMatchObject({ code: "CHECK_FAILED", message: expect.stringContaining("--unsafe-no-sandbox") });
+      await expect(runCheck({ tests: { language: "python", tests: ["assert True"] } }, { response: "x = 1" })).rejects.toMatchObject({ code: "SANDBOX", message: expect.stringMatching(/not installed: ENOENT.*--unsafe-no-sandbox/) });
     } finally {
       setCodeRunner(previous);
     }
   });
-  it("a sandbox runtime plugs in through sandboxCodeRunner: files in, one command, destroyed after", async () => {
+  it("a sandbox runtime plugs in through sandboxCodeRunner: one sandbox per process, the tests only on the judge's stdin, all destroyed", async () => {
     const calls: string[] = [];
-    const fake: SandboxLike = {
-      async writeFile(path) { calls.push(`write ${path}`); },
-      async exec(argv, options) {
-        calls.push(`exec ${argv.join(" ")}`);
-        const job = JSON.parse(options.stdin ?? "{}");
-        return { exitCode: 0, signal: null, stdout: `${job.nonce} {"test": 0, "ok": true}\n${job.nonce} {"done": true}\n`, stderr: "", truncated: false, ms: 1 };
-      },
-      async destroy() { calls.push("destroy"); },
-    };
-    const previous = setCodeRunner(sandboxCodeRunner(async (limits) => { calls.push(`create ${limits.commandTimeoutMs} ${limits.memoryBytes}`); return fake; }));
+    const stdins: Record<string, string> = {};
+    const previous = setCodeRunner(
+      sandboxCodeRunner(async (limits) => {
+        calls.push(`create ${limits.memoryBytes ?? "default"}`);
+        const files: string[] = [];
+        return {
+          async writeFile(path) { files.push(path); },
+          spawn(argv) {
+            calls.push(`spawn ${argv.slice(-1)[0]} with ${files.join(",")}`);
+            // The real programs, on the host: what each reads on stdin is recorded.
+            const child = spawn(argv[0] === "python3" ? "python3" : argv[0], argv.slice(1), { cwd: tmp, stdio: ["pipe", "pipe", "pipe"] });
+            const name = argv.slice(-1)[0];
+            stdins[name] = "";
+            const stdin = new PassThrough();
+            stdin.on("data", (c) => (stdins[name] += c.toString()));
+            stdin.pipe(child.stdin);
+            return { stdin, stdout: child.stdout, stderr: child.stderr, exited: new Promise((r) => child.on("close", r)), kill: () => child.kill("SIGKILL") };
+          },
+          async destroy() { calls.push("destroy"); },
+        };
+      }),
+    );
+    const tmp = mkdtempSync(join(tmpdir(), "tests-fake-"));
+    writeFileSync(join(tmp, "judge.py"), PYTHON_JUDGE);
+    writeFileSync(join(tmp, "candidate.py"), PYTHON_CANDIDATE);
+    writeFileSync(join(tmp, "solution.py"), "x = 1\ndef f():\n    return 2\n");
     try {
-      const verdict = await runCheck({ tests: { language: "python", tests: ["assert True"], timeout_ms: 5000, memory_mb: 256 } }, { response: "x = 1" });
+      const verdict = await runCheck({ tests: { language: "python", tests: ["assert f() == 2 # SECRET-TEST"], timeout_ms: 5000, memory_mb: 256 } }, { response: "ignored: the fake serves solution.py from its folder" });
       expect(verdict).toMatchObject({ pass: true, reasoning: "1/1 tests passed" });
-      expect(calls).toEqual([`create 5000 ${256 * 1024 * 1024}`, "write harness.py", "write solution.py", "exec python3 -I -X utf8 harness.py", "destroy"]);
+      expect(calls).toEqual(["create default", "spawn judge.py with judge.py", `create ${256 * 1024 * 1024}`, "spawn candidate.py with candidate.py,solution.py", "destroy", "destroy"]);
+      expect(stdins["judge.py"]).toContain("SECRET-TEST");
+      expect(stdins["candidate.py"]).not.toContain("SECRET");
     } finally {
       setCodeRunner(previous);
+      rmSync(tmp, { recursive: true, force: true });
     }
   });
 });
@@ -84,6 +110,31 @@ python.describe("tests check: Python", () => {
     const wrong = await runCheck({ tests: { language: "python", tests: "{{test}}", entry_point: "square" } }, { ...sample, response: "def square(x):\n    return 2 * x" });
     expect(wrong.pass).toBe(false);
     expect(wrong.reasoning).toContain("AssertionError");
+  });
+  it("the solution's own objects (MBPP's Pair, a Stack) cross as handles: passed back, methods called, attributes read", async () => {
+    const response = [
+      "class Pair:",
+      "    def __init__(self, a, b):",
+      "        self.a, self.b = a, b",
+      "def max_chain_length(arr, n):",
+      "    arr = sorted(arr, key=lambda p: p.b)",
+      "    count, end = 0, float('-inf')",
+      "    for p in arr:",
+      "        if p.a > end:",
+      "            count, end = count + 1, p.b",
+      "    return count",
+      "class Stack:",
+      "    def __init__(self):",
+      "        self.items = []",
+      "    def push(self, x):",
+      "        self.items.append(x)",
+      "    def pop(self):",
+      "        return self.items.pop()",
+      "    def __len__(self):",
+      "        return len(self.items)",
+    ].join("\n");
+    const tests = ["assert max_chain_length([Pair(5, 24), Pair(15, 25), Pair(27, 40), Pair(50, 60)], 4) == 3", "s = Stack()\ns.push(1)\ns.push(2)\nassert s.pop() == 2 and len(s) == 1 and s.items == [1]\nassert s == s and s != Stack()"];
+    expect(await runCheck({ tests: { language: "python", tests } }, { response })).toMatchObject({ pass: true, reasoning: "2/2 tests passed" });
   });
   it("code that fails to load fails every test, with the error", async () => {
     const verdict = await runCheck({ tests: { language: "python", tests: ["assert f() == 1"], reward: "share" } }, { response: "def f(:\n  return 1" });
@@ -112,8 +163,8 @@ python.describe("tests check: Python", () => {
       expect(verdict.pass).toBe(false);
       expect(verdict.reasoning).toMatch(/MemoryError/);
     });
-    it("a flood of output is cut and reported", async () => {
-      const verdict = await runCheck({ tests: { language: "python", tests: ["import os\nwhile True: os.write(1, b'x' * 65536)"] } }, { response: "x = 1" });
+    it("a flood of output from the solution stops it and is reported", async () => {
+      const verdict = await runCheck({ tests: { language: "python", tests: ["assert f() == 1"] } }, { response: "import os\ndef f():\n    while True: os.write(1, b'x' * 65536)" });
       expect(verdict).toMatchObject({ pass: false });
       expect(verdict.reasoning).toContain("wrote more than");
     });

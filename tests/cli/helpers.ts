@@ -9,8 +9,8 @@ export interface CliResult {
 }
 
 /** Runs `rubricate …` from the sources in the project root, without colour (the one CLI runner, tests/helpers/cli.ts). */
-export function cli(args: string[], options: { input?: string; cwd?: string } = {}): Promise<CliResult> {
-  const run = runCli(args, { ...options, input: options.input ?? "", env: { NO_COLOR: "1", FORCE_COLOR: "0" } });
+export function cli(args: string[], options: { input?: string; cwd?: string; env?: Record<string, string> } = {}): Promise<CliResult> {
+  const run = runCli(args, { ...options, input: options.input ?? "", env: { ...options.env, NO_COLOR: "1", FORCE_COLOR: "0" } });
   return run.then(({ code, stdout, stderr }) => ({ code, stdout, stderr }));
 }
 

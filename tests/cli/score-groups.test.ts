@@ -6,6 +6,9 @@ import { parseRubric } from "../../src/rubric/load.js";
 import { score, scoreGroups } from "../../src/score/score.js";
 import { STD_EPSILON } from "../../src/score/group.js";
 import { cli, jsonLines } from "./helpers.js";
+import { needsBubblewrap } from "../sandbox/helpers.js";
+
+const bwrapNeed = needsBubblewrap();
 
 const dir = mkdtempSync(join(tmpdir(), "rubricate-groups-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -84,16 +87,28 @@ describe("rubricate score --group-by", () => {
   });
 });
 
-describe("rubricate score --unsafe-no-sandbox", () => {
-  it("tests checks run only with the opt-in; without it they are errors that name it", async () => {
+describe("rubricate score: tests checks in the sandbox", () => {
+  const write = () => {
     const rubricPath = join(dir, "js-tests.yaml");
     writeFileSync(rubricPath, `id: js-tests\ncriteria:\n  - id: passes\n    check: { tests: { language: javascript, tests: ["assert.strictEqual(add(1, 2), 3)"] } }\n`);
     const samplesPath = join(dir, "js-samples.jsonl");
     writeFileSync(samplesPath, `${JSON.stringify({ response: "function add(a, b) { return a + b }" })}\n`);
-    const refused = await cli(["score", rubricPath, samplesPath, "-q"]);
+    return { rubricPath, samplesPath };
+  };
+  bwrapNeed.describe("with bubblewrap", () => {
+    it("run in bubblewrap by default, with no flag", async () => {
+      const { rubricPath, samplesPath } = write();
+      const scored = await cli(["score", rubricPath, samplesPath, "-q"]);
+      expect(scored.code, scored.stderr).toBe(0);
+      expect(jsonLines(scored.stdout)[0]).toMatchObject({ reward: 1 });
+    });
+  });
+  it("where bubblewrap cannot run, an error naming why and the opt-in (never a silent null); --unsafe-no-sandbox runs the code", async () => {
+    const { rubricPath, samplesPath } = write();
+    const refused = await cli(["score", rubricPath, samplesPath, "-q"], { env: { RUBRICATE_BWRAP: join(dir, "no-such-bwrap") } });
     expect(refused.code).toBe(3);
-    expect(jsonLines(refused.stdout)[0]).toMatchObject({ reward: null, errors: [{ criterion: "passes", code: "CHECK_FAILED", message: expect.stringContaining("--unsafe-no-sandbox") }] });
-    const allowed = await cli(["score", rubricPath, samplesPath, "-q", "--unsafe-no-sandbox"]);
+    expect(jsonLines(refused.stdout)[0]).toMatchObject({ reward: null, errors: [{ criterion: "passes", code: "SANDBOX", message: expect.stringMatching(/not installed.*--unsafe-no-sandbox/) }] });
+    const allowed = await cli(["score", rubricPath, samplesPath, "-q", "--unsafe-no-sandbox"], { env: { RUBRICATE_BWRAP: join(dir, "no-such-bwrap") } });
     expect(allowed.code).toBe(0);
     expect(jsonLines(allowed.stdout)[0]).toMatchObject({ reward: 1 });
   });

@@ -4,7 +4,6 @@
  *
  * rubric:  check: { tests: { language: python, tests: "{{test_list}}", reward: share } }
  */
-import { randomBytes } from "node:crypto";
 import { createRequire } from "node:module";
 import pLimit from "p-limit";
 import { availableParallelism } from "node:os";
@@ -13,8 +12,9 @@ import { RubricateError } from "../../errors.js";
 import type { Sample } from "../../types.js";
 import { renderTemplate } from "../../text/template.js";
 import { defineCheck } from "../kind.js";
-import { NODE_HARNESS, PYTHON_HARNESS } from "./harness.js";
-import { childProcessRunner, type CodeRunner, type RunResult } from "./runner.js";
+import { programs } from "./harness.js";
+import { referee, type RefereeResult } from "./relay.js";
+import { bubblewrapCodeRunner, childProcessRunner, type CodeRunner } from "./runner.js";
 
 export const TestsSpec = z.strictObject({
   language: z.enum(["python", "javascript", "typescript"]),
@@ -35,19 +35,25 @@ export const MAX_OUTPUT_BYTES = 1024 * 1024;
 /** The variable that opts in to running response code without a sandbox (the CLI's --unsafe-no-sandbox sets it). */
 export const UNSAFE_NO_SANDBOX_ENV = "RUBRICATE_UNSAFE_NO_SANDBOX";
 
-// Response code is untrusted: without a sandbox runtime it runs only after an explicit opt-in.
-let runner: CodeRunner | undefined = process.env[UNSAFE_NO_SANDBOX_ENV] === "1" ? childProcessRunner() : undefined;
-/** Runs at once; each is a process. */
+// Response code is untrusted: it runs in the bubblewrap sandbox unless the caller chose otherwise.
+let runner: CodeRunner | undefined;
+/** Runs at once; each is two processes (judge and candidate), mostly waiting on each other. */
 const limit = pLimit(Math.max(1, availableParallelism()));
 
 /**
- * Sets where test code runs: a sandbox-backed runner (`sandboxCodeRunner`), or — an explicit
- * choice to trust the code — `childProcessRunner()`. Returns the previous one.
+ * Sets where test code runs: another sandbox runtime (`sandboxCodeRunner`), or — an explicit
+ * choice to trust the code — `childProcessRunner()`; undefined restores the default (bubblewrap,
+ * or a plain child process when RUBRICATE_UNSAFE_NO_SANDBOX=1). Returns the previous one.
  */
 export function setCodeRunner(next: CodeRunner | undefined): CodeRunner | undefined {
   const previous = runner;
   runner = next;
   return previous;
+}
+
+/** The runner in force: the one set, else the unsafe opt-in from the environment, else bubblewrap. */
+function activeRunner(): CodeRunner {
+  return runner ?? (process.env[UNSAFE_NO_SANDBOX_ENV] === "1" ? childProcessRunner() : bubblewrapCodeRunner());
 }
 
 /** The code of a response: the last fenced block in the language (or any fenced block), else the whole text. */
@@ -101,34 +107,23 @@ interface TestReport {
   problem?: string;
 }
 
-/** Reads the harness's result lines (those carrying the nonce), ignoring anything else the code printed. */
-export function readReport(result: RunResult, nonce: string, total: number, timeoutMs: number): TestReport {
+/** Reads the judge's records: each test's first result counts, and a run without `done` says why it stopped. */
+export function readReport(run: RefereeResult, total: number): TestReport {
   const report: TestReport = { total, passed: 0, failures: [] };
   const seen = new Set<number>();
   let done = false;
-  for (const line of result.stdout.split("\n")) {
-    if (!line.startsWith(`${nonce} `)) continue;
-    let record: { test?: number; ok?: boolean; error?: string; load_error?: string; done?: boolean };
-    try {
-      record = JSON.parse(line.slice(nonce.length + 1));
-    } catch {
-      continue;
-    }
-    if (record.load_error !== undefined) report.loadError = record.load_error;
-    if (record.done) done = true;
-    if (typeof record.test === "number" && !seen.has(record.test) && record.test >= 0 && record.test < total) {
+  for (const record of run.records) {
+    if (record.load_error !== undefined) report.loadError = String(record.load_error);
+    if (record.done === true) done = true;
+    if (typeof record.test === "number" && Number.isInteger(record.test) && !seen.has(record.test) && record.test >= 0 && record.test < total) {
       seen.add(record.test);
-      if (record.ok) report.passed++;
-      else report.failures.push({ index: record.test, error: record.error ?? "failed" });
+      if (record.ok === true) report.passed++;
+      else report.failures.push({ index: record.test, error: String(record.error ?? "failed") });
     }
   }
-  if (!done && report.loadError === undefined) {
-    report.problem = result.timedOut ? `timed out after ${timeoutMs} ms` : result.outputTruncated ? `wrote more than ${MAX_OUTPUT_BYTES} bytes` : result.signal ? `killed by ${result.signal}${result.signal === "SIGXCPU" ? " (CPU limit)" : ""}` : `the test run ended early (exit ${result.exitCode}${result.stderr.trim() ? `: ${lastLine(result.stderr)}` : ""})`;
-  }
+  if (!done && report.loadError === undefined) report.problem = run.problem ?? "the test run ended early";
   return report;
 }
-
-const lastLine = (s: string) => s.trim().split("\n").slice(-1)[0].slice(0, 300);
 
 export const testsCheck = defineCheck<TestsSpec>({
   key: "tests",
@@ -139,30 +134,24 @@ export const testsCheck = defineCheck<TestsSpec>({
     const source = toJavaScript(extractCode(text, spec.language), spec.language);
     if (source.error !== undefined) return { pass: false, reasoning: `the code does not compile: ${source.error}`, ...(spec.reward === "share" ? { score: 0 } : {}) };
     const testSources = spec.language === "typescript" ? tests.map((t) => toJavaScript(t, "typescript").code ?? t) : tests;
-    const nonce = randomBytes(12).toString("hex");
     const timeoutMs = spec.timeout_ms ?? 10_000;
     const perTestS = Math.max(1, Math.ceil((spec.test_timeout_ms ?? 3000) / 1000));
-    const python = spec.language === "python";
     const memoryMb = spec.memory_mb ?? 512;
-    const active = runner;
-    if (!active) {
-      throw new RubricateError(
-        "CHECK_FAILED",
-        `tests: the response's code is untrusted and no sandbox runtime is configured; run with --unsafe-no-sandbox (or ${UNSAFE_NO_SANDBOX_ENV}=1, or setCodeRunner(childProcessRunner()) in code) to run it in a plain child process with time, memory and output limits but no isolation from this machine`,
-      );
-    }
-    const result = await limit(() =>
-      active.run({
-        command: python ? ["python3", "-I", "-X", "utf8", "harness.py"] : [process.execPath, `--max-old-space-size=${memoryMb}`, "--stack-size=4000", "harness.js"],
-        files: python ? { "harness.py": PYTHON_HARNESS, "solution.py": source.code! } : { "harness.js": NODE_HARNESS, "solution.js": source.code! },
-        stdin: JSON.stringify({ nonce, tests: testSources, entry_point: spec.entry_point, per_test_s: perTestS }),
+    const { judge, candidate } = programs(spec.language, source.code!, memoryMb);
+    const active = activeRunner();
+    const run = await limit(() =>
+      referee({
+        runner: active,
+        judge,
+        // V8 reserves far more address space than it uses: node has its heap limit instead.
+        candidate: { ...candidate, memoryMb: spec.language === "python" ? memoryMb : 0 },
+        job: { tests: testSources, entry_point: spec.entry_point ?? null, per_test_s: perTestS },
+        perCallMs: perTestS * 1000,
         timeoutMs,
-        // V8 reserves far more address space than it uses: node gets a heap limit instead.
-        memoryMb: python ? memoryMb : 0,
-        maxOutputBytes: MAX_OUTPUT_BYTES,
+        maxLineBytes: MAX_OUTPUT_BYTES,
       }),
     );
-    const report = readReport(result, nonce, tests.length, timeoutMs);
+    const report = readReport(run, tests.length);
     const share = report.passed / report.total;
     const partial = spec.reward === "share" ? { score: share } : {};
     if (report.loadError !== undefined) return { pass: false, reasoning: `the code failed before any test ran: ${report.loadError}`, ...partial };

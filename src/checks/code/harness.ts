@@ -1,97 +1,55 @@
 /**
- * The programs that run a solution against its tests, one result line per test. A result line
- * starts with a nonce the harness read from stdin before the solution ran, so text the solution
- * prints cannot pass for a result. (Code in the same process could still dig the nonce out of
- * memory or patch the harness; the sandbox, not this, is the security boundary.)
+ * How a `tests` run is split so the solution cannot forge its own grade.
+ *
+ * Three parties, two sandboxes (each its own bubblewrap: own pid namespace, own tmpfs /work, no
+ * network, the host's environment never passed in):
+ *
+ * - **The candidate process** (python.ts / node.ts `*_CANDIDATE`) sees: its program, `solution.*`,
+ *   read-only /usr, its own /proc (only its own processes), and on stdin one call at a time
+ *   (function name and arguments as plain values). It never sees the tests, their names, their
+ *   count, the entry point, the samples file or any nonce; its stdout reaches only the referee.
+ *   Whatever it patches (builtins, `__main__`, `assert`, `JSON`, `sys.settrace`, atexit, its fds,
+ *   signals to its parent: bwrap's init in its own namespace) stays inside its own process.
+ * - **The judge process** (`*_JUDGE`) sees: the tests and entry point (on stdin, never in argv,
+ *   env or a file), and stubs that stand for the solution's functions. It runs the tests in its
+ *   own process; a stub sends the call out and turns the reply back into builtin values (the
+ *   codec builds only numbers, strings, lists, tuples, dicts, sets, bytes…), so every `==`,
+ *   `assert` and `deepStrictEqual` is the judge's own code on plain values, never the solution's
+ *   `__eq__`, getter or `valueOf`. (Python: an object of the solution's own class crosses as a
+ *   handle, `Remote`, whose equality is identity on the judge's side; its methods, attributes,
+ *   `len`, iteration and indexing are asked of the candidate and answer in plain values.) A name the solution defines never hides a builtin or the
+ *   judge's `assert` (only the task's entry point may take a builtin's name).
+ * - **The referee** (relay.ts, in rubricate's own process) starts both, passes each call from the
+ *   judge to the candidate and the reply back (one line of JSON each way, size-capped), times each
+ *   call, restarts the candidate after a timeout or a crash, and reads the verdict only from the
+ *   judge's stdout. The candidate has no channel to the judge except its replies.
+ *
+ * What this does not stop: a solution that recognises the arguments it is called with and returns
+ * memorised answers (use hidden tests for that), and the solution learning the arguments of each
+ * call (they are its input).
  */
+import { NODE_CANDIDATE, NODE_JUDGE } from "./node.js";
+import { PYTHON_CANDIDATE, PYTHON_JUDGE } from "./python.js";
 
-/** Python 3 (stdlib only). Tests are assert scripts (MBPP), `def test_*` functions (pytest style), or a HumanEval `check(candidate)`. */
-export const PYTHON_HARNESS = String.raw`
-import sys, json, io, contextlib, traceback, signal
-job = json.loads(sys.stdin.read())
-nonce = job.pop("nonce")
-out = sys.stdout
-def emit(record):
-    out.write(nonce + " " + json.dumps(record) + "\n")
-    out.flush()
-def describe(e):
-    tb = traceback.extract_tb(e.__traceback__)
-    where = ""
-    for frame in reversed(tb):
-        if frame.filename.startswith("<test") or frame.filename == "solution.py":
-            line = (frame.line or "").strip()
-            if not line and frame.filename.startswith("<test"):
-                lines = job["tests"][int(frame.filename.strip("<>").split()[1]) - 1].splitlines()
-                line = lines[frame.lineno - 1].strip() if 0 < frame.lineno <= len(lines) else ""
-            where = " (%s line %d: %s)" % (frame.filename.strip("<>"), frame.lineno, line)
-            break
-    text = "%s: %s" % (type(e).__name__, e) if str(e) else type(e).__name__
-    return (text + where)[:2000]
-class TestTimeout(BaseException):
-    pass
-def on_alarm(signum, frame):
-    raise TestTimeout("the test ran past %ss" % job["per_test_s"])
-signal.signal(signal.SIGALRM, on_alarm)
-namespace = {"__name__": "__main__"}
-captured = io.StringIO()
-try:
-    with contextlib.redirect_stdout(captured):
-        signal.alarm(job["per_test_s"])
-        exec(compile(open("solution.py").read(), "solution.py", "exec"), namespace)
-        signal.alarm(0)
-except BaseException as e:
-    signal.alarm(0)
-    emit({"load_error": describe(e)})
-    sys.exit(0)
-for index, test in enumerate(job["tests"]):
-    env = dict(namespace)
-    try:
-        with contextlib.redirect_stdout(captured):
-            signal.alarm(job["per_test_s"])
-            exec(compile(test, "<test %d>" % (index + 1), "exec"), env)
-            for name, value in list(env.items()):
-                if name.startswith("test_") and callable(value) and name not in namespace:
-                    value()
-            entry = job.get("entry_point")
-            if entry and callable(env.get("check")) and env.get("check") is not namespace.get("check"):
-                env["check"](env[entry])
-            signal.alarm(0)
-        emit({"test": index, "ok": True})
-    except BaseException as e:
-        signal.alarm(0)
-        emit({"test": index, "ok": False, "error": describe(e)})
-emit({"done": True})
-`;
-
-/** Node. Tests are scripts using `assert` (node:assert) against the solution's functions, run in one context. */
-export const NODE_HARNESS = String.raw`
-const fs = require("node:fs");
-const vm = require("node:vm");
-const assert = require("node:assert");
-const job = JSON.parse(fs.readFileSync(0, "utf8"));
-const nonce = job.nonce;
-delete job.nonce;
-const write = process.stdout.write.bind(process.stdout);
-const emit = (record) => write(nonce + " " + JSON.stringify(record) + "\n");
-const describe = (e) => String(e && typeof e === "object" && "message" in e ? (e.name || "Error") + ": " + String(e.message).split("\n").filter(Boolean).join(" ") : e).slice(0, 2000);
-const silent = { log() {}, info() {}, warn() {}, error() {}, debug() {} };
-const module_ = { exports: {} };
-const context = vm.createContext({ assert, console: silent, module: module_, exports: module_.exports, require: (name) => (name === "assert" || name === "node:assert" ? assert : require(name)) });
-const limit = { timeout: job.per_test_s * 1000 };
-try {
-  vm.runInContext(fs.readFileSync("solution.js", "utf8"), context, { filename: "solution.js", ...limit });
-  Object.assign(context, module_.exports, context.module.exports);
-} catch (e) {
-  emit({ load_error: describe(e) });
-  process.exit(0);
+/** One process of a run: its command line and the files written beside it. */
+export interface ProcessProgram {
+  command: string[];
+  files: Record<string, string>;
 }
-job.tests.forEach((test, index) => {
-  try {
-    vm.runInContext(test, context, { filename: "test " + (index + 1), ...limit });
-    emit({ test: index, ok: true });
-  } catch (e) {
-    emit({ test: index, ok: false, error: describe(e) });
+
+/** The judge and candidate programs of a language; the candidate's file holds the solution. */
+export function programs(language: "python" | "javascript" | "typescript", solution: string, memoryMb: number): { judge: ProcessProgram; candidate: ProcessProgram } {
+  if (language === "python") {
+    const python = (file: string) => ["python3", "-I", "-X", "utf8", file];
+    return {
+      judge: { command: python("judge.py"), files: { "judge.py": PYTHON_JUDGE } },
+      candidate: { command: python("candidate.py"), files: { "candidate.py": PYTHON_CANDIDATE, "solution.py": solution } },
+    };
   }
-});
-emit({ done: true });
-`;
+  // V8 reserves far more address space than it uses: node gets a heap limit as well.
+  const node = (file: string, heapMb: number) => [process.execPath, `--max-old-space-size=${heapMb}`, "--stack-size=4000", file];
+  return {
+    judge: { command: node("judge.js", 512), files: { "judge.js": NODE_JUDGE } },
+    candidate: { command: node("candidate.js", memoryMb), files: { "candidate.js": NODE_CANDIDATE, "solution.js": solution } },
+  };
+}

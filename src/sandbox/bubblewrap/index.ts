@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { RubricateError } from "../../errors.js";
 import { killGroup, type ChildCommand } from "../process.js";
 import { CommandSandbox } from "../command-sandbox.js";
+import { cgroupParent, SandboxCgroup } from "./cgroup.js";
 import { resolveLimits, type ExecOptions, type Sandbox, type SandboxBackend, type SandboxLimits, type SandboxOptions } from "../types.js";
 
 /** Where commands see their work folder. */
@@ -79,8 +80,8 @@ function processAlive(pid: number): boolean {
 }
 
 function removeSandboxDir(dir: string): void {
-  const work = join(dir, "work");
-  if (isMounted(work)) spawnSync("umount", ["-l", work], { stdio: "ignore" });
+  // "fs" holds the one tmpfs of /work, /tmp and /dev/shm; "work" was the mount point of older versions.
+  for (const mount of [join(dir, "fs"), join(dir, "work")]) if (isMounted(mount)) spawnSync("umount", ["-l", mount], { stdio: "ignore" });
   rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
 }
 
@@ -99,9 +100,13 @@ let disableUserns = false;
  * The default backend on Linux: one fresh `bwrap` per command over a private work folder, so
  * every process a command starts dies with it (its own pid namespace). Read-only /usr and a
  * handful of /etc files; no home, no project folder, no host variables, no network unless asked.
- * As root each sandbox runs as a user id of its own (so the process limit holds) on a
- * size-limited tmpfs (so the disk limit holds); otherwise as the calling user, where only the
- * per-file size limit bounds the disk and the process limit is not applied (root ignores nothing, users share one count).
+ * As root each sandbox runs as a user id of its own (so the process limit holds), and /work, /tmp
+ * and /dev/shm are folders of one size-limited tmpfs (so `diskBytes` bounds everything it can
+ * write; /dev itself is read-only); otherwise as the calling user, where /tmp and /dev/shm are
+ * size-limited per command, only the per-file size limit bounds /work, and the process limit is
+ * not applied (users share one count). Where cgroup v2 can be delegated (cgroup.ts), each sandbox
+ * is a group whose memory and process count are bounded as a whole; elsewhere memory is bounded
+ * per process (RLIMIT_AS), so a sandbox holds at most memoryBytes × processes.
  */
 export const bubblewrapBackend: SandboxBackend = {
   name: "bubblewrap",
@@ -153,8 +158,11 @@ class BubblewrapSandbox extends CommandSandbox implements Sandbox {
   readonly limits: SandboxLimits;
   private readonly dir: string;
   private readonly work: string;
+  /** Host folders of /tmp and /dev/shm inside the sandbox's one tmpfs (as root), else per-command tmpfs. */
+  private readonly scratch: { tmp: string; shm: string } | undefined;
   private readonly uid: number | undefined;
   private readonly mounted: boolean;
+  private readonly cgroup: SandboxCgroup | undefined;
   private readonly options: SandboxOptions;
 
   constructor(options: SandboxOptions) {
@@ -172,18 +180,32 @@ class BubblewrapSandbox extends CommandSandbox implements Sandbox {
     this.id = `bwrap-${process.pid}-${++sandboxCounter}`;
     writeFileSync(join(this.dir, "owner.pid"), String(process.pid));
     created.push(this.dir);
-    this.work = join(this.dir, "work");
-    mkdirSync(this.work, { mode: 0o700 });
     this.uid = isRoot() ? nextUid() : undefined;
     const uid = this.uid ?? process.getuid?.() ?? 1000;
     const gid = this.uid ?? process.getgid?.() ?? 1000;
     let mounted = false;
     if (this.uid !== undefined) {
-      const r = spawnSync("mount", ["-t", "tmpfs", "-o", `size=${this.limits.diskBytes},mode=0700,uid=${uid},gid=${gid},nosuid,nodev`, "tmpfs", this.work], { stdio: "ignore" });
+      const fs = join(this.dir, "fs");
+      mkdirSync(fs, { mode: 0o700 });
+      const r = spawnSync("mount", ["-t", "tmpfs", "-o", `size=${this.limits.diskBytes},mode=0700,uid=${uid},gid=${gid},nosuid,nodev`, "tmpfs", fs], { stdio: "ignore" });
       mounted = r.status === 0;
-      if (!mounted) chownSync(this.work, uid, gid);
     }
     this.mounted = mounted;
+    if (mounted) {
+      const fs = join(this.dir, "fs");
+      this.work = join(fs, "work");
+      this.scratch = { tmp: join(fs, "tmp"), shm: join(fs, "shm") };
+      for (const folder of [this.work, this.scratch.tmp, this.scratch.shm]) {
+        mkdirSync(folder, { mode: 0o700 });
+        chownSync(folder, uid, gid);
+      }
+    } else {
+      this.work = join(this.dir, "work");
+      mkdirSync(this.work, { mode: 0o700 });
+      if (this.uid !== undefined) chownSync(this.work, uid, gid);
+    }
+    const group = cgroupParent();
+    this.cgroup = "path" in group ? SandboxCgroup.create(group.path, `rubricate-${this.id}`, this.limits.memoryBytes, this.limits.processes) : undefined;
     mkdirSync(join(this.dir, "etc"));
     writeFileSync(join(this.dir, "etc", "passwd"), `root:x:0:0:root:/root:/usr/sbin/nologin\nsandbox:x:${uid}:${gid}:sandbox:${WORKDIR}:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n`);
     writeFileSync(join(this.dir, "etc", "group"), `root:x:0:\nsandbox:x:${gid}:\nnogroup:x:65534:\n`);
@@ -192,10 +214,11 @@ class BubblewrapSandbox extends CommandSandbox implements Sandbox {
     installExitHook();
   }
 
-  /** prlimit → setpriv (as root) → bwrap → the command. */
+  /** (the sandbox's cgroup →) prlimit → setpriv (as root) → bwrap → the command. */
   protected command(argv: string[], options: Omit<ExecOptions, "stdin" | "timeoutMs"> = {}): ChildCommand {
     const l = this.limits;
-    const limits = [`--cpu=${l.cpuSeconds}:${l.cpuSeconds + 1}`, `--as=${l.memoryBytes}`, `--fsize=${l.fileBytes}`, `--nofile=${l.openFiles}`, "--core=0"];
+    // With a cgroup the memory budget is the whole sandbox's; RLIMIT_AS would only trip V8's reservations.
+    const limits = [`--cpu=${l.cpuSeconds}:${l.cpuSeconds + 1}`, ...(this.cgroup ? [] : [`--as=${l.memoryBytes}`]), `--fsize=${l.fileBytes}`, `--nofile=${l.openFiles}`, "--core=0"];
     if (this.uid !== undefined) limits.push(`--nproc=${l.processes}`);
     const user = this.uid !== undefined ? ["setpriv", `--reuid=${this.uid}`, `--regid=${this.uid}`, "--clear-groups", "--"] : [];
     const bwrap = [bwrapBinary(), "--unshare-all", "--unshare-user", ...(disableUserns ? ["--disable-userns"] : []), "--die-with-parent", "--new-session"];
@@ -204,13 +227,18 @@ class BubblewrapSandbox extends CommandSandbox implements Sandbox {
     for (const name of ETC_FILES) bwrap.push("--ro-bind-try", `/etc/${name}`, `/etc/${name}`);
     if (this.options.network) for (const name of NETWORK_ETC_FILES) bwrap.push("--ro-bind-try", `/etc/${name}`, `/etc/${name}`);
     for (const name of ["passwd", "group", "hostname"]) bwrap.push("--ro-bind", join(this.dir, "etc", name), `/etc/${name}`);
-    bwrap.push("--proc", "/proc", "--dev", "/dev", "--size", String(l.diskBytes), "--tmpfs", "/tmp", "--bind", this.work, WORKDIR);
+    bwrap.push("--proc", "/proc", "--dev", "/dev");
+    if (this.scratch) bwrap.push("--bind", this.scratch.tmp, "/tmp", "--bind", this.scratch.shm, "/dev/shm");
+    else bwrap.push("--size", String(l.diskBytes), "--tmpfs", "/tmp", "--size", String(l.diskBytes), "--tmpfs", "/dev/shm");
+    // /dev is a tmpfs of its own (half the host's memory): read-only, so only /dev/shm is writable there.
+    bwrap.push("--remount-ro", "/dev", "--bind", this.work, WORKDIR);
     for (const b of this.options.binds ?? []) bwrap.push(b.writable ? "--bind" : "--ro-bind", b.host, b.path);
     bwrap.push("--chdir", options.cwd ?? WORKDIR, "--clearenv");
     for (const [k, v] of Object.entries({ ...BASE_ENV, ...this.options.env, ...options.env })) bwrap.push("--setenv", k, v);
     bwrap.push("--", ...argv);
     // bwrap's own environment shows in the sandbox as /proc/1/environ: start it with nothing of ours.
-    return { file: "prlimit", args: [...limits, "--", ...user, ...bwrap], env: { PATH: BASE_ENV.PATH } };
+    const chain = [...(this.cgroup?.prefix() ?? []), "prlimit", ...limits, "--", ...user, ...bwrap];
+    return { file: chain[0], args: chain.slice(1), env: { PATH: BASE_ENV.PATH } };
   }
 
 
@@ -229,9 +257,11 @@ class BubblewrapSandbox extends CommandSandbox implements Sandbox {
     this.destroyed = true;
     for (const child of this.children) killGroup(child);
     this.children.clear();
+    this.cgroup?.remove();
     if (this.mounted) {
-      const r = spawnSync("umount", [this.work], { stdio: "ignore" });
-      if (r.status !== 0) spawnSync("umount", ["-l", this.work], { stdio: "ignore" });
+      const fs = join(this.dir, "fs");
+      const r = spawnSync("umount", [fs], { stdio: "ignore" });
+      if (r.status !== 0) spawnSync("umount", ["-l", fs], { stdio: "ignore" });
     }
     if (existsSync(this.dir)) removeSandboxDir(this.dir);
     live.delete(this);

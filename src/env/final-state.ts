@@ -1,0 +1,60 @@
+/**
+ * Final-state checks the agent cannot bend. The agent had the run of its sandbox: it could leave
+ * processes behind, make its folder read-only so a check's probe cannot write (`chmod 555 /work`),
+ * or make a file unreadable. So the checks never run where the agent was:
+ *
+ 1. the agent's work folder is archived, read as the agent's own user (what it made unreadable
+ *    is left out: a cheat only loses);
+ * 2. a fresh sandbox (same backend, limits and network; as root, a new user id) receives the
+ *    archive with every file and folder made readable and writable by its user again;
+ * 3. each check runs there, with the submitted answer as $SUBMITTED. No process of the agent's
+ *    runs in it (bubblewrap commands die with their own pid namespace anyway; a container's
+ *    leftovers stay in the agent's container), and what they do to the agent's copy is not seen.
+ *
+ * What a check tests is the task's business: test behaviour with several inputs, some drawn at
+ * check time (examples/ctf's command-injection draws random names and payloads), rather than one
+ * fixed probe an agent can special-case.
+ */
+import { renderTemplate } from "../text/template.js";
+import type { Sandbox } from "../sandbox/types.js";
+import type { StateProbe } from "./schema.js";
+
+export interface FinalStateOptions {
+  /** The agent's sandbox (left as it is; the episode's close destroys it). */
+  agent: Sandbox;
+  /** Opens a fresh sandbox like the agent's (the checker's). */
+  open: () => Promise<Sandbox>;
+  checks: Record<string, StateProbe>;
+  inputs: Record<string, unknown>;
+  submitted: string | undefined;
+  signal: AbortSignal;
+}
+
+/** Runs the final-state checks on a fresh copy of the agent's work folder; returns the sample fields they give. */
+export async function runFinalStateChecks(o: FinalStateOptions): Promise<Record<string, unknown>> {
+  const fields: Record<string, unknown> = {};
+  if (Object.keys(o.checks).length === 0) return fields;
+  const archive = await o.agent.exportWork();
+  o.signal.throwIfAborted();
+  const checker = await o.open();
+  try {
+    await checker.importWork(archive);
+    for (const [name, check] of Object.entries(o.checks)) {
+      o.signal.throwIfAborted();
+      if ("run" in check) {
+        // The submitted answer reaches the check as a variable, never spliced into its text (no injection).
+        const r = await checker.exec(renderTemplate(check.run, o.inputs), { signal: o.signal, env: { SUBMITTED: o.submitted ?? "" }, ...(check.timeout_ms ? { timeoutMs: check.timeout_ms } : {}) });
+        fields[name] = r.stdout.trim();
+        fields[`${name}_exit_code`] = r.exitCode ?? -1;
+      } else {
+        fields[name] = await checker
+          .readFile(renderTemplate(check.file, o.inputs))
+          .then((b) => b.toString("utf8").trim())
+          .catch(() => "");
+      }
+    }
+  } finally {
+    await checker.destroy();
+  }
+  return fields;
+}
