@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from "commander";
+import { CommanderError, InvalidArgumentError } from "commander";
 import { isRubricateError, RubricateError } from "../errors.js";
 export { packageVersion } from "../config/load.js";
 import type { ErrorPolicy } from "../score/aggregate.js";
@@ -18,6 +18,15 @@ export const EXIT = {
   /** Stopped by Ctrl-C / SIGTERM; everything paid for is in the cache. */
   interrupted: 130,
 } as const;
+
+/**
+ * A combination of options that cannot work, found after parsing: said in one line, and exit 2
+ * like commander's own usage errors (main.ts turns a CommanderError into its exit code).
+ */
+export function usageError(message: string): CommanderError {
+  process.stderr.write(`rubricate: ${message}\n`);
+  return new CommanderError(EXIT.usage, "rubricate.usage", message);
+}
 
 /** Prints an error for a person (code and located message) and returns the exit code. */
 export function reportError(e: unknown): number {
