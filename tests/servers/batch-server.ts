@@ -34,7 +34,7 @@ export interface BatchServerOptions {
   statuses?: string[];
   /** Time a job spends in each status (default 20 ms). */
   stepMs?: number;
-  /** Bytes per chunk of a streamed result file (default 1,024). */
+  /** Bytes per chunk of a streamed result file (default 64 KiB). */
   chunkBytes?: number;
   /** Cut this download (`route` as in `calls`, `n` its 1-based count) after so many bytes: the connection is destroyed mid-stream. */
   cut?: (route: string, n: number) => number | undefined;
@@ -218,7 +218,7 @@ export async function startBatchServer(initial: BatchServerOptions): Promise<Bat
   /** A result file as the services send one: streamed in chunks; `cutAt` bytes in, the connection is destroyed. */
   const streamFile = async (res: ServerResponse, text: string, contentType: string, cutAt: number | undefined) => {
     const body = Buffer.from(text);
-    const size = options.chunkBytes ?? 1024;
+    const size = options.chunkBytes ?? 65_536;
     const end = cutAt === undefined ? body.length : Math.min(cutAt, body.length);
     res.writeHead(200, { "content-type": contentType });
     for (let at = 0; at < end && !res.destroyed; at += size) {
