@@ -342,6 +342,13 @@ describe("Anthropic: a create whose answer was lost adopts only its own batch", 
   });
 });
 
+/*
+ * OpenAI (openai/resources/batches.d.ts): `batches.list` takes CursorPageParams `after` and `limit`
+ * only, newest first, 100 a page at most; a Batch carries `metadata` (ours: rubricate_job),
+ * `input_file_id`, `output_file_id` and `error_file_id`, whose contents (`files.content`) are JSONL
+ * lines `{ id, custom_id, response: { status_code, request_id, body } | null, error }`. Both APIs
+ * page the list and stream results: an error can come on page 2 or in the middle of a download.
+ */
 describe.each<Kind>(["openai", "anthropic"])("%s: errors past the first request of a list or a download", (kind) => {
   const list = kind === "openai" ? "GET /v1/batches" : "GET /v1/messages/batches";
   const create = kind === "openai" ? "POST /v1/batches" : "POST /v1/messages/batches";
