@@ -3,7 +3,7 @@
  * must be what a run in the process gives (results, exit codes, Ctrl-C), and a cap too small for a
  * run must cost a second attempt, never a second payment.
  */
-import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -203,14 +203,14 @@ describe("score --batch in a heap-capped worker", () => {
   it("SIGTERM ends a worker stuck before the run installed its own handling (a hanging --checks module), instead of going unheard", async () => {
     const { args, dir } = await setUp();
     const checks = join(dir, "stuck-checks.mjs");
-    // Keeps the event loop busy forever: nothing but a signal ends this run.
-    writeFileSync(checks, "setInterval(() => {}, 1000);\nawait new Promise(() => {});\nexport const checks = {};\n");
+    const loaded = join(dir, "checks-loading");
+    // Says it is loading (in the worker), then keeps the event loop busy forever: nothing but a signal ends this run.
+    writeFileSync(checks, `import { writeFileSync } from "node:fs";\nwriteFileSync(${JSON.stringify(loaded)}, "");\nsetInterval(() => {}, 1000);\nawait new Promise(() => {});\nexport const checks = {};\n`);
     const child = spawnCli(args("--batch", "--checks", checks), env());
     let stderr = "";
     child.stderr!.on("data", (d) => (stderr += d));
     const exited = new Promise<number | null>((r) => child.on("close", (code) => r(code)));
-    // The worker is up once the command module loaded and is waiting on the checks module.
-    await new Promise((r) => setTimeout(r, 1500));
+    while (!existsSync(loaded)) await new Promise((r) => setTimeout(r, 20));
     child.kill("SIGTERM");
     expect(await exited).toBe(130);
     expect(stderr).not.toContain("unexpected error");

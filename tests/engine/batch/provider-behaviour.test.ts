@@ -298,13 +298,22 @@ describe("Anthropic: a create whose answer was lost adopts only its own batch", 
   });
 
   it("while another batch of the same size is still running, nothing is sent again until it ended without our requests", async () => {
-    const s = await server({ fault: firstCreateFails, stepMs: 150 });
+    const s = await server({ fault: firstCreateFails });
     await stranger(s, 12);
-    const { report, events } = await run(judgeFor("anthropic", s));
+    const other = s.jobs[0];
+    // Running until our lookup has seen it (stamped in the future, it has not started its last step), then it ends.
+    other.createdAt = Date.now() + 3_600_000;
+    const events: string[] = [];
+    const onEvent = (e: string) => {
+      events.push(e);
+      if (e.includes("still running; waiting")) other.createdAt = Date.now() - 60_000;
+    };
+    const { report } = await run(judgeFor("anthropic", s), { onEvent });
     expect(report.found).toBe(0);
     expect(events.some((e) => e.includes("still running; waiting"))).toBe(true);
-    const [other, ours] = s.jobs;
+    const ours = s.jobs[1];
     expect(ours.createdAt).toBeGreaterThanOrEqual(other.processedAt!);
+    expect(ours.items).toHaveLength(12);
   });
 
   it("our own batch, made though its create failed, is found by its nonce even beside a closer stranger, and collected", async () => {
