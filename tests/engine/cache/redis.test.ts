@@ -176,7 +176,8 @@ redisServer.describe("RedisCache (a cache shared by several processes)", () => {
       own.child.kill("SIGCONT");
     }
     while (c.health.status !== "ok") await new Promise((r) => setTimeout(r, 20));
-    expect(events).toEqual([expect.stringMatching(/is unreachable \(no answer within 200 ms/), expect.stringMatching(/is back after \d+ s/)]);
+    expect(events[0]).toMatch(/is unreachable \(no answer within 200 ms/);
+    expect(events.at(-1)).toMatch(/is back after \d+ s/);
     expect(await engine.complete(p, req("after"))).toMatchObject({ cached: false });
     await c.close();
     await own.stop();
