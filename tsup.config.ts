@@ -16,8 +16,8 @@ export default defineConfig({
   target: "node20",
   splitting: true,
   shims: true,
-  // p-limit 7 is ESM-only: bundle it so the CommonJS build can require() the package.
-  noExternal: ["p-limit", "yocto-queue"],
+  // p-limit 7 and p-retry 7 are ESM-only: bundle them so the CommonJS build can require() the package.
+  noExternal: ["p-limit", "yocto-queue", "p-retry", "is-network-error"],
   // tsx (a dev dependency) is loaded at run time from the user's project, for .ts environment hooks.
   external: ["tsx", "tsx/esm/api", "tsx/cjs/api"],
 });

@@ -182,8 +182,14 @@ export function createRewardServer(options: RewardServerOptions): RewardServer {
   };
   const usageOf = (results: ScoreResult[]) => results.reduce((u, r) => addUsage(u, r.usage ?? {}), emptyUsage());
 
+  const cacheHealth = () => {
+    const c = judge?.engine.cache.stats;
+    return c?.status === "degraded" ? { status: "degraded" as const, reason: c.reason, since: c.since } : { status: "ok" as const };
+  };
   const routes: Record<string, Route> = {
-    "/healthz": { method: "GET", auth: false, handle: async () => ({ ok: true, rubric: rubric.id, version: rubric.version, inputs: rubric.inputs, response_field: mapping.response, prompt_field: mapping.prompt ?? null, label_field: mapping.label ?? null, label_fields: mapping.labelFields, draining }) },
+    // Still 200 while the shared cache is degraded (this replica answers from its own memory and
+    // pays for misses): `status` and `cache` say so, with the reason, for whoever watches.
+    "/healthz": { method: "GET", auth: false, handle: async () => ({ ok: true, status: cacheHealth().status, cache: cacheHealth(), rubric: rubric.id, version: rubric.version, inputs: rubric.inputs, response_field: mapping.response, prompt_field: mapping.prompt ?? null, label_field: mapping.label ?? null, label_fields: mapping.labelFields, draining }) },
     "/v1/stats": { method: "GET", auth: true, handle: async () => stats.snapshot() },
     "/v1/score": {
       method: "POST",

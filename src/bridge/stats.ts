@@ -17,7 +17,8 @@ export interface BridgeStats {
    * `--fallback-reward` on `/get_reward`; and HTTP errors by code (503 JUDGE_UNAVAILABLE: outages).
    */
   errors: { samples: Record<string, number>; criteria: Record<string, number>; fallbacks: number; http: Record<string, number> };
-  cache: { hits: number; misses: number; writes: number; writeErrors: number };
+  /** `status`/`reason`/`since`: a shared (Redis) cache's health, `degraded` while it does not answer. */
+  cache: { hits: number; misses: number; writes: number; writeErrors: number; status?: "ok" | "degraded"; reason?: string; since?: string };
   /** The server process's memory, in MiB. */
   memory: { rssMb: number; heapUsedMb: number };
   /** CPU time the server process has used, in ms (machine-load independent cost per request). */

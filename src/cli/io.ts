@@ -1,4 +1,4 @@
-import { closeSync, createWriteStream, existsSync, lstatSync, mkdirSync, openSync, realpathSync, renameSync, statSync, type WriteStream } from "node:fs";
+import { closeSync, createWriteStream, existsSync, fsyncSync, lstatSync, mkdirSync, openSync, realpathSync, renameSync, statSync, type WriteStream } from "node:fs";
 import { dirname, parse } from "node:path";
 import { type BadLine, badLineError, jsonlEntries } from "../config/jsonl.js";
 import { RubricateError } from "../errors.js";
@@ -148,10 +148,14 @@ export class JsonlWriter {
     if (this.failure) throw this.failure;
     if (this.tmp) {
       try {
+        // On disk before it replaces anything: some file systems (NFS, quotas, thin volumes) report
+        // a full disk only here, and a rename of unsynced data can leave an empty file after a crash.
+        syncToDisk(this.tmp);
         renameSync(this.tmp, this.final!);
       } catch (e) {
         throw writeError(this.path!, e);
       }
+      syncFolder(dirname(this.final!));
     }
   }
 
@@ -169,5 +173,29 @@ export class JsonlWriter {
       stream.once("error", () => resolve());
       stream.end(() => resolve());
     });
+  }
+}
+
+/** fsync of a written file: the error a full disk saves for last (ENOSPC, EIO) is raised here, not lost. */
+function syncToDisk(path: string): void {
+  const fd = openSync(path, "r+");
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** fsync of a folder, so a rename into it survives a crash; best effort (some file systems refuse it). */
+function syncFolder(path: string): void {
+  try {
+    const fd = openSync(path, "r");
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    /* not every file system syncs folders; the file itself is on disk */
   }
 }

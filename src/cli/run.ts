@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from "commander";
+import { CommanderError, InvalidArgumentError } from "commander";
 import { isRubricateError, RubricateError } from "../errors.js";
 export { packageVersion } from "../config/load.js";
 import type { ErrorPolicy } from "../score/aggregate.js";
@@ -19,6 +19,15 @@ export const EXIT = {
   interrupted: 130,
 } as const;
 
+/**
+ * A combination of options that cannot work, found after parsing: said in one line, and exit 2
+ * like commander's own usage errors (main.ts turns a CommanderError into its exit code).
+ */
+export function usageError(message: string): CommanderError {
+  process.stderr.write(`rubricate: ${message}\n`);
+  return new CommanderError(EXIT.usage, "rubricate.usage", message);
+}
+
 /** Prints an error for a person (code and located message) and returns the exit code. */
 export function reportError(e: unknown): number {
   if (isRubricateError(e)) {
@@ -37,13 +46,16 @@ export function reportError(e: unknown): number {
 
 /**
  * A reader that goes away (`rubricate … | head`) is not an error: stop quietly, with the exit
- * code so far, instead of an unhandled EPIPE and its stack trace.
+ * code so far, instead of an unhandled EPIPE and its stack trace. Any other write error on
+ * standard output (a full disk) is one line and exit 1.
  */
 export function quietOnClosedPipe(): void {
   for (const stream of [process.stdout, process.stderr]) {
     stream.on("error", (e: NodeJS.ErrnoException) => {
       if (e.code === "EPIPE" || e.code === "ERR_STREAM_DESTROYED") process.exit(typeof process.exitCode === "number" ? process.exitCode : EXIT.ok);
-      throw e;
+      // Any other failure (`> /dev/full`: ENOSPC, EIO) ends the run with one line, not a stack trace.
+      if (stream === process.stdout) process.stderr.write(`rubricate: WRITE_FAILED: cannot write standard output: ${e.code ? `${e.code} ` : ""}${e.message.replace(/^\w+: /, "")}\n`);
+      process.exit(EXIT.failure);
     });
   }
 }

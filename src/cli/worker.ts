@@ -161,7 +161,11 @@ export function setUpCliWorker(): void {
   if (isMainThread || parentPort === null) return;
   if ((workerData as { stderrIsTTY?: boolean } | null)?.stderrIsTTY) Object.defineProperty(process.stderr, "isTTY", { value: true });
   parentPort.on("message", (message: { signal?: NodeJS.Signals }) => {
-    if (message.signal === "SIGINT" || message.signal === "SIGTERM") process.emit(message.signal, message.signal);
+    if (message.signal !== "SIGINT" && message.signal !== "SIGTERM") return;
+    // No handler yet (start-up, a hook stuck before the run's own Ctrl-C handling): what a process
+    // does with a signal it does not handle, end, instead of leaving the signal unheard.
+    if (process.listenerCount(message.signal) === 0) process.exit(EXIT.interrupted);
+    process.emit(message.signal, message.signal);
   });
   // The port must not keep the worker alive once its command is done.
   parentPort.unref();

@@ -16,7 +16,8 @@ export interface Cache {
   has(key: string): boolean;
   /** Flushes pending writes and releases the file (or connection). Safe to call twice. */
   close(): void | Promise<void>;
-  readonly stats: { hits: number; misses: number; writes: number; writeErrors: number };
+  /** Counters; a shared cache adds its health (`degraded` with the reason while its server does not answer). */
+  readonly stats: { hits: number; misses: number; writes: number; writeErrors: number; status?: "ok" | "degraded"; reason?: string; since?: string };
   /**
    * Present on caches several processes share (Redis): the engine asks it before paying, so an
    * answer stored or being paid for by another process is not paid again.

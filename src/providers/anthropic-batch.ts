@@ -1,8 +1,9 @@
 import { openAsBlob } from "node:fs";
 import type Anthropic from "@anthropic-ai/sdk";
-import { scrubResponse, toProviderError } from "./errors.js";
+import { RubricateError } from "../errors.js";
+import { guardedSteps, scrubResponse, toProviderError } from "./errors.js";
 import { fromAnthropicResponse, toAnthropicBody } from "./anthropic-wire.js";
-import type { BatchApi, BatchResultItem, BatchStatus } from "./types.js";
+import type { BatchApi, BatchLookup, BatchResultItem, BatchStatus } from "./types.js";
 
 /** Our clock and the provider's may differ; a lookup searches this far around the job's record. */
 const CLOCK_SKEW_MS = 10 * 60_000;
@@ -12,6 +13,13 @@ const PERMANENT = new Set(["invalid_request_error", "not_found_error", "permissi
 /**
  * Anthropic Message Batches: requests sent inline as one JSON body (streamed from disk), polled,
  * results streamed as JSONL. `client` should stream (see `streamingFetch`).
+ *
+ * What the service gives a client that lost a create's answer (read from @anthropic-ai/sdk,
+ * resources/messages/batches): a batch has no metadata; `batches.list` takes only `limit`,
+ * `before_id` and `after_id` and shows every batch of the workspace, newest first, whoever made it;
+ * request counts say nothing of whose requests they are (full chunks all hold 100,000); results
+ * exist only once a batch has ended. So each job's custom_ids carry the job's nonce
+ * (`customIdOf`), and a batch is adopted only when its results carry it.
  */
 export function createAnthropicBatchApi(client: Anthropic, secrets: string[]): BatchApi {
   const guard = async <T>(run: () => Promise<T>): Promise<T> => {
@@ -21,14 +29,19 @@ export function createAnthropicBatchApi(client: Anthropic, secrets: string[]): B
       throw toProviderError(e, { provider: "anthropic", secrets });
     }
   };
+  async function* results(id: string, options: { signal?: AbortSignal } = {}): AsyncGenerator<BatchResultItem> {
+    // Guarded to the last line: a download cut mid-stream is a retryable network error, not INTERNAL.
+    const lines = guardedSteps(await guard(() => client.messages.batches.results(id, undefined, { signal: options.signal })), guard);
+    for await (const line of lines) yield readLine(line, secrets);
+  }
   return {
-    // 256 MB is the documented body limit; the margin covers rounding.
-    limits: { maxItems: 100_000, maxBytes: 250 * 1024 * 1024 },
+    // The documented body limit is "256 MB": under both readings (256,000,000 bytes and 256 MiB),
+    // and under the 250 MiB some pages give, with room for rounding.
+    limits: { maxItems: 100_000, maxBytes: 250_000_000 },
     discount: 0.5,
     framing: { head: '{"requests":[', separator: ",", tail: "]}" },
-    encode: (item) => JSON.stringify({ custom_id: item.customId, params: toAnthropicBody(item.request) }),
+    encode: (item) => JSON.stringify({ custom_id: customIdOf(item.customId, item.nonce), params: toAnthropicBody(item.request) }),
     async submit(file, options) {
-      // Message batches have no metadata: a lost create is found again by time and request count.
       const body = await openAsBlob(file.path, { type: "application/json" });
       const timeout = options.timeoutMs;
       const batch = await guard(() =>
@@ -36,18 +49,25 @@ export function createAnthropicBatchApi(client: Anthropic, secrets: string[]): B
       );
       return { id: batch.id };
     },
-    async find(hint, options = {}) {
-      let best: { id: string; distance: number } | undefined;
-      for await (const batch of await guard(async () => client.messages.batches.list({ limit: 100 }, { signal: options.signal }))) {
-        const created = Date.parse(batch.created_at);
-        if (created < hint.createdAt - CLOCK_SKEW_MS) break;
+    async find(hint, options = {}): Promise<BatchLookup> {
+      const running: string[] = [];
+      const pages = guardedSteps(await guard(async () => client.messages.batches.list({ limit: 100 }, { signal: options.signal })), guard);
+      for await (const batch of pages) {
+        if (Date.parse(batch.created_at) < hint.createdAt - CLOCK_SKEW_MS) break;
         const c = batch.request_counts;
         const total = c.processing + c.succeeded + c.errored + c.canceled + c.expired;
-        if (hint.exclude.has(batch.id) || total !== hint.count) continue;
-        const distance = Math.abs(created - hint.createdAt);
-        if (!best || distance < best.distance) best = { id: batch.id, distance };
+        if (hint.exclude.has(batch.id) || total !== hint.count || batch.archived_at) continue;
+        if (batch.processing_status !== "ended") {
+          running.push(batch.id);
+          continue;
+        }
+        // One line proves it either way: every custom_id of a job carries the job's nonce.
+        for await (const item of results(batch.id, options)) {
+          if (hint.owns(item)) return { found: batch.id };
+          break;
+        }
       }
-      return best?.id;
+      return running.length > 0 ? { undecided: running } : { none: true };
     },
     async status(id, options = {}): Promise<BatchStatus> {
       const batch = await guard(() => client.messages.batches.retrieve(id, undefined, { signal: options.signal }));
@@ -59,21 +79,42 @@ export function createAnthropicBatchApi(client: Anthropic, secrets: string[]): B
         ...(batch.archived_at ? { archived: true } : {}),
       };
     },
-    async *results(id, options = {}): AsyncGenerator<BatchResultItem> {
-      const stream = await guard(() => client.messages.batches.results(id, undefined, { signal: options.signal }));
-      for await (const line of stream) {
-        const result = line.result;
-        if (result.type === "succeeded") {
-          // The forced tool (tool_choice) answers first: its name is the structured answer's, so nothing per request is kept in memory.
-          const tool = result.message.content.find((b) => b.type === "tool_use")?.name;
-          yield { customId: line.custom_id, outcome: "succeeded", response: scrubResponse(fromAnthropicResponse(result.message, tool), secrets) };
-        } else if (result.type === "errored") {
-          const type = result.error.error.type;
-          yield { customId: line.custom_id, outcome: "errored", error: { code: type, message: result.error.error.message, permanent: PERMANENT.has(type) } };
-        } else {
-          yield { customId: line.custom_id, outcome: result.type, error: { code: result.type, message: `request ${result.type}` } };
-        }
-      }
-    },
+    results,
   };
+}
+
+function readLine(line: Anthropic.Messages.MessageBatchIndividualResponse, secrets: string[]): BatchResultItem {
+  const { key: customId, nonce } = keyOfCustomId(line.custom_id);
+  const result = line.result;
+  const ids = nonce === undefined ? { customId } : { customId, nonce };
+  if (result.type === "succeeded") {
+    // The forced tool (tool_choice) answers first: its name is the structured answer's, so nothing per request is kept in memory.
+    const tool = result.message.content.find((b) => b.type === "tool_use")?.name;
+    return { ...ids, outcome: "succeeded", response: scrubResponse(fromAnthropicResponse(result.message, tool), secrets) };
+  }
+  if (result.type === "errored") {
+    const type = result.error.error.type;
+    return { ...ids, outcome: "errored", error: { code: type, message: result.error.error.message, permanent: PERMANENT.has(type) } };
+  }
+  return { ...ids, outcome: result.type, error: { code: result.type, message: `request ${result.type}` } };
+}
+
+/** Length of a job nonce: 12 base64url characters (72 random bits). */
+export const NONCE_LENGTH = 12;
+const HEX_KEY = /^[0-9a-f]{64}$/;
+
+/**
+ * The wire custom_id of a request: the job's nonce, "_", then the 256-bit cache key in base64url
+ * (56 characters, within Anthropic's `^[a-zA-Z0-9_-]{1,64}$`; the hex key alone would fill all 64).
+ */
+export function customIdOf(key: string, nonce: string | undefined): string {
+  if (nonce === undefined) return key;
+  if (nonce.length !== NONCE_LENGTH || !HEX_KEY.test(key)) throw new RubricateError("INTERNAL", `a batch custom_id needs a ${NONCE_LENGTH}-character nonce and a sha256 cache key`);
+  return `${nonce}_${Buffer.from(key, "hex").toString("base64url")}`;
+}
+
+/** The cache key and nonce of a wire custom_id (a custom_id without a nonce, from an older job, is the key itself). */
+export function keyOfCustomId(customId: string): { key: string; nonce?: string } {
+  if (customId.length !== NONCE_LENGTH + 44 || customId[NONCE_LENGTH] !== "_") return { key: customId };
+  return { key: Buffer.from(customId.slice(NONCE_LENGTH + 1), "base64url").toString("hex"), nonce: customId.slice(0, NONCE_LENGTH) };
 }

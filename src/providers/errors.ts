@@ -153,3 +153,17 @@ export function toProviderError(e: unknown, ctx: ErrorContext): RubricateError {
 export function malformedResponse(provider: string, what: string): RubricateError {
   return new RubricateError("PROVIDER_HTTP", `${provider}: malformed response (${what})`, { retryable: true, status: 200 });
 }
+
+/** Every step of an iteration (list pages after the first, lines of a streamed body) through `guard`. */
+export async function* guardedSteps<T>(iterable: AsyncIterable<T>, guard: <R>(run: () => Promise<R>) => Promise<R>): AsyncGenerator<T> {
+  const iterator = iterable[Symbol.asyncIterator]();
+  try {
+    for (;;) {
+      const step = await guard(() => iterator.next());
+      if (step.done) return;
+      yield step.value;
+    }
+  } finally {
+    await iterator.return?.().catch(() => undefined);
+  }
+}

@@ -1,9 +1,9 @@
 import { createReadStream } from "node:fs";
 import { randomBytes } from "node:crypto";
 import type OpenAI from "openai";
-import { scrubResponse, toProviderError } from "./errors.js";
+import { guardedSteps, scrubResponse, toProviderError } from "./errors.js";
 import { fromOpenAIResponse, toOpenAIBody } from "./openai-wire.js";
-import type { BatchApi, BatchResultItem, BatchStatus } from "./types.js";
+import type { BatchApi, BatchLookup, BatchResultItem, BatchStatus } from "./types.js";
 
 const ENDED = new Set(["completed", "failed", "expired", "cancelled"]);
 /** Our clock and the provider's may differ; a lookup searches this far before the job's record. */
@@ -55,16 +55,18 @@ export function createOpenAIBatchApi(client: OpenAI, name: string, secrets: stri
       );
       return { id: batch.id };
     },
-    async find(hint, options = {}) {
-      if (!hint.fileId && !hint.jobId) return undefined;
+    async find(hint, options = {}): Promise<BatchLookup> {
+      // `metadata.rubricate_job` (or our input file) proves a batch is the job's: no need to read results.
       const since = Math.floor((hint.createdAt - CLOCK_SKEW_MS) / 1000);
       // Newest first and no server-side filter: page back until batches older than the job.
-      for await (const batch of await guard(async () => client.batches.list({ limit: 100 }, { signal: options.signal }))) {
-        if (batch.created_at < since) return undefined;
+      // Every page is guarded, not only the first: a 429 on page 2 is retried like any poll.
+      const pages = await guard(async () => client.batches.list({ limit: 100 }, { signal: options.signal }));
+      for await (const batch of guardedSteps(pages, guard)) {
+        if (batch.created_at < since) break;
         if (hint.exclude.has(batch.id)) continue;
-        if (batch.metadata?.rubricate_job === hint.jobId || (hint.fileId !== undefined && batch.input_file_id === hint.fileId)) return batch.id;
+        if (batch.metadata?.rubricate_job === hint.jobId || (hint.fileId !== undefined && batch.input_file_id === hint.fileId)) return { found: batch.id };
       }
-      return undefined;
+      return { none: true };
     },
     async status(id, options = {}): Promise<BatchStatus> {
       const batch = await guard(() => client.batches.retrieve(id, { signal: options.signal }));
@@ -82,7 +84,8 @@ export function createOpenAIBatchApi(client: OpenAI, name: string, secrets: stri
       for (const fileId of [batch.output_file_id, batch.error_file_id]) {
         if (!fileId) continue;
         const response = await guard(() => client.files.content(fileId, { signal: options.signal }));
-        for await (const line of lines(response)) yield readLine(JSON.parse(line) as OutputLine, name, secrets);
+        // Guarded to the last line: a download cut mid-stream is a retryable network error, not INTERNAL.
+        for await (const line of guardedSteps(lines(response), guard)) yield readLine(JSON.parse(line) as OutputLine, name, secrets);
       }
     },
   };

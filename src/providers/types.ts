@@ -108,6 +108,8 @@ export interface Provider {
 export interface BatchItem {
   customId: string;
   request: CompletionRequest;
+  /** The job's nonce: a provider whose batches carry no metadata (Anthropic) puts it in the custom_id, so results prove whose they are. */
+  nonce?: string;
 }
 
 /** A batch job's progress, reduced to what a client must act on. */
@@ -124,7 +126,10 @@ export interface BatchStatus {
 
 /** One result of a batch: an answer, or why there is none. */
 export interface BatchResultItem {
+  /** The cache key the request was sent under (any job nonce the wire custom_id carried removed). */
   customId: string;
+  /** The nonce the wire custom_id carried (Anthropic), naming the job that sent it. */
+  nonce?: string;
   outcome: "succeeded" | "errored" | "expired" | "canceled";
   response?: CompletionResponse;
   /** `permanent`: the request itself is wrong (HTTP 4xx, `invalid_request_error`); asking again would fail again. */
@@ -149,11 +154,21 @@ export interface BatchHint {
   count: number;
   /** Batches already claimed by other jobs. */
   exclude: Set<string>;
+  /** Whether a result line came from this job's requests: the proof a batch without metadata (Anthropic) is ours. */
+  owns(item: BatchResultItem): boolean;
 }
+
+/**
+ * What a lookup found: the job's batch; no batch (every candidate has ended and none holds the
+ * job's requests, so sending them again pays once); or candidates still running whose results
+ * will say whether one is ours (resubmitting now could pay twice, adopting could take another
+ * process's batch).
+ */
+export type BatchLookup = { found: string } | { none: true } | { undecided: string[] };
 
 /** A provider's batch service (OpenAI Batch API, Anthropic Message Batches). */
 export interface BatchApi {
-  /** The provider's per-batch limits (OpenAI 50,000 requests / 200 MB a file; Anthropic 100,000 / 256 MB a body). */
+  /** The provider's per-batch limits (OpenAI 50,000 requests / 200 MB a file; Anthropic 100,000 / 256 MB a body, read as the smaller 256,000,000 bytes). */
   readonly limits: { maxItems: number; maxBytes: number };
   /** Price of a batch call as a fraction of the live one (both providers: 0.5). */
   readonly discount: number;
@@ -167,7 +182,7 @@ export interface BatchApi {
    */
   submit(file: BatchFile, options: { metadata: Record<string, string>; timeoutMs?: number; onUploaded?: (fileId: string) => void }): Promise<{ id: string }>;
   /** Looks for a batch a crashed, timed-out or failed create may have made; undefined when there is none. */
-  find(hint: BatchHint, options?: { signal?: AbortSignal }): Promise<string | undefined>;
+  find(hint: BatchHint, options?: { signal?: AbortSignal }): Promise<BatchLookup>;
   status(id: string, options?: { signal?: AbortSignal }): Promise<BatchStatus>;
   results(id: string, options?: { signal?: AbortSignal }): AsyncIterable<BatchResultItem>;
 }

@@ -5,7 +5,9 @@
  * or a stack trace.
  */
 import { execFileSync, spawn } from "node:child_process";
-import { createReadStream, existsSync, lstatSync, mkdtempSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { closeSync, createReadStream, existsSync, lstatSync, mkdtempSync, openSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { pathToFileURL } from "node:url";
+import { runCli } from "../helpers/cli.js";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -75,6 +77,62 @@ describe("score -o", () => {
     expect(r.stderr).not.toMatch(/\n\s+at /);
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
     expect(jsonLines(readFileSync(out, "utf8"))).toHaveLength(sampleCount);
+  });
+});
+
+/** Mounts a tmpfs of `kb` KiB (root only): a real full disk; undefined when mounting is not allowed here. */
+function smallDisk(kb: number): { path: string; unmount(): void } | undefined {
+  const path = mkdtempSync(join(tmpdir(), "rubricate-full-"));
+  try {
+    execFileSync("mount", ["-t", "tmpfs", "-o", `size=${kb}k`, "tmpfs", path], { stdio: "ignore" });
+  } catch {
+    rmSync(path, { recursive: true, force: true });
+    return undefined;
+  }
+  return { path, unmount: () => (execFileSync("umount", [path]), rmSync(path, { recursive: true, force: true })) };
+}
+
+describe("score -o on a full disk", () => {
+  // Enough samples that the results cannot fit in what is left of the disk.
+  const many = join(dir, "many.jsonl");
+  writeFileSync(many, Array.from({ length: 400 }, (_, i) => JSON.stringify({ id: i, response: `{"answer": "${"x".repeat(40)}"}` })).join("\n") + "\n");
+
+  it("a size-capped tmpfs that fills up: exit 1, one WRITE_FAILED line naming the file, the previous file kept", async (ctx) => {
+    const disk = smallDisk(64);
+    if (!disk) return ctx.skip("mounting a tmpfs needs root");
+    try {
+      const out = join(disk.path, "out.jsonl");
+      writeFileSync(out, '{"previous": true}\n');
+      writeFileSync(join(disk.path, "filler"), Buffer.alloc(44 * 1024));
+      const r = await cli(["score", RUBRIC, many, "-o", out, "-q"]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/^rubricate: WRITE_FAILED: cannot write .*out\.jsonl: ENOSPC/m);
+      expect(r.stderr).not.toMatch(/^\s+at /m);
+      expect(readFileSync(out, "utf8")).toBe('{"previous": true}\n');
+    } finally {
+      disk.unmount();
+    }
+  });
+
+  it("a full disk reported only when the data is flushed (fsync: NFS, quotas, thin volumes): exit 1, the previous file kept, not replaced by an empty one", async () => {
+    const out = join(dir, "synced.jsonl");
+    writeFileSync(out, '{"previous": true}\n');
+    const inject = pathToFileURL(join(import.meta.dirname, "fixtures", "fsync-enospc.mjs")).href;
+    const r = await runCli(["score", RUBRIC, SAMPLES, "-o", out, "-q"], { env: { NODE_OPTIONS: `--import=${inject}` } });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^rubricate: WRITE_FAILED: cannot write .*synced\.jsonl: ENOSPC no space left on device, fsync$/m);
+    expect(readFileSync(out, "utf8")).toBe('{"previous": true}\n');
+  });
+
+  it("`score > /dev/full`: one line, no stack trace, exit 1", async () => {
+    const full = openSync("/dev/full", "w");
+    const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "src/cli/main.ts"), "score", RUBRIC, many, "-q"], { cwd: ROOT, stdio: ["ignore", full, "pipe"] });
+    closeSync(full);
+    let stderr = "";
+    child.stderr!.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+    const code = await new Promise<number | null>((r) => child.on("close", (c) => r(c)));
+    expect(code).toBe(1);
+    expect(stderr).toBe("rubricate: WRITE_FAILED: cannot write standard output: ENOSPC no space left on device, write\n");
   });
 });
 

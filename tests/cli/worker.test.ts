@@ -3,7 +3,7 @@
  * must be what a run in the process gives (results, exit codes, Ctrl-C), and a cap too small for a
  * run must cost a second attempt, never a second payment.
  */
-import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -198,5 +198,45 @@ describe("score --batch in a heap-capped worker", () => {
     expect(again.stderr).toContain("1 resumed");
     expect(rewardsOf(readFileSync(out, "utf8"))).toEqual(rewards);
     expect(s.jobs).toHaveLength(1);
+  });
+
+  it("SIGTERM ends a worker stuck before the run installed its own handling (a hanging --checks module), instead of going unheard", async () => {
+    const { args, dir } = await setUp();
+    const checks = join(dir, "stuck-checks.mjs");
+    const loaded = join(dir, "checks-loading");
+    // Says it is loading (in the worker), then keeps the event loop busy forever: nothing but a signal ends this run.
+    writeFileSync(checks, `import { writeFileSync } from "node:fs";\nwriteFileSync(${JSON.stringify(loaded)}, "");\nsetInterval(() => {}, 1000);\nawait new Promise(() => {});\nexport const checks = {};\n`);
+    const child = spawnCli(args("--batch", "--checks", checks), env());
+    let stderr = "";
+    child.stderr!.on("data", (d) => (stderr += d));
+    const exited = new Promise<number | null>((r) => child.on("close", (code) => r(code)));
+    while (!existsSync(loaded)) await new Promise((r) => setTimeout(r, 20));
+    child.kill("SIGTERM");
+    expect(await exited).toBe(130);
+    expect(stderr).not.toContain("unexpected error");
+  });
+
+  it("--batch with a Redis cache is refused in one line with exit 2 (batch jobs are recorded in a local file), before anything is sent", async () => {
+    const { s, args } = await setUp();
+    const at = args().indexOf("--cache");
+    const withRedis = args("--batch");
+    withRedis[at + 1] = "redis://:secret@127.0.0.1:1/0";
+    const result = await runCli(withRedis, env());
+    expect(result.code).toBe(2);
+    expect(result.stderr.trim().split("\n")).toHaveLength(1);
+    expect(result.stderr).toMatch(/batch mode keeps its job records in a local cache file, not in Redis .*--cache <file>/);
+    expect(result.stderr).not.toContain("secret");
+    expect(s.calls).toEqual({});
+  });
+
+  it("a judge file's mode: batch with a Redis cache is refused the same way (the judge's Redis connection is closed, the run ends)", async () => {
+    const { s, args } = await setUp({ judgeExtra: "mode: batch\n" });
+    const at = args().indexOf("--cache");
+    const withRedis = args();
+    withRedis[at + 1] = "redis://127.0.0.1:1/0";
+    const result = await runCli(withRedis, env());
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/batch mode keeps its job records in a local cache file/);
+    expect(s.calls).toEqual({});
   });
 });

@@ -54,8 +54,8 @@ describe("OpenAI Batch API rules", () => {
     const client = new OpenAI({ apiKey: "k", baseURL: `${s.url}/v1`, maxRetries: 0 });
     const file = await client.files.create({ file: await toFile(Buffer.from(`${ids.map(line).join("\n")}\n`), "in.jsonl"), purpose: "batch" });
     const created = await client.batches.create({ input_file_id: file.id, endpoint: "/v1/chat/completions", completion_window: "24h" });
-    await client.batches.retrieve(created.id);
-    const failed = await client.batches.retrieve(created.id);
+    let failed = await client.batches.retrieve(created.id);
+    while (failed.status === "validating") failed = await client.batches.retrieve(created.id);
     expect(failed.status).toBe("failed");
     expect(failed.errors?.data).toEqual(expect.arrayContaining([expect.objectContaining(expected)]));
     expect(failed.output_file_id).toBeNull();
@@ -69,5 +69,52 @@ describe("OpenAI Batch API rules", () => {
     const seen: string[] = [];
     for await (const batch of client.batches.list({ limit: 2 })) seen.push(batch.metadata?.rubricate_job ?? "");
     expect(seen).toEqual(["j3", "j2", "j1"]);
+  });
+});
+
+describe("the server behaves like the services, not like a happy-path fake", () => {
+  const requests = (n: number) => Array.from({ length: n }, (_, i) => ({ custom_id: `r${i}`, params }));
+
+  it("a batch nobody polls still ends and is billed on time (an orphaned batch costs money)", async () => {
+    const s = await startBatchServer({ respond: () => "yes", stepMs: 10 });
+    servers.push(s);
+    const client = new Anthropic({ apiKey: "k", baseURL: s.url, maxRetries: 0 });
+    await client.messages.batches.create({ requests: requests(3) });
+    const job = s.jobs[0];
+    while (job.processedAt === undefined) await new Promise((r) => setTimeout(r, 10));
+    expect(s.calls["GET /v1/messages/batches/:id"]).toBeUndefined();
+    expect(job.ended).toBe(true);
+  });
+
+  it("batch and file ids are random, not sequential", async () => {
+    const s = await server();
+    const anthropic = new Anthropic({ apiKey: "k", baseURL: s.url, maxRetries: 0 });
+    const openai = new OpenAI({ apiKey: "k", baseURL: `${s.url}/v1`, maxRetries: 0 });
+    const a = [await anthropic.messages.batches.create({ requests: requests(1) }), await anthropic.messages.batches.create({ requests: requests(1) })];
+    const file = await openai.files.create({ file: await toFile(Buffer.from(`${line("a")}\n`), "in.jsonl"), purpose: "batch" });
+    const o = [0, 1].map(() => openai.batches.create({ input_file_id: file.id, endpoint: "/v1/chat/completions", completion_window: "24h" }));
+    const ids = [...a.map((b) => b.id), ...(await Promise.all(o)).map((b) => b.id), file.id];
+    for (const id of ids) expect(id).toMatch(/^(msgbatch_01|batch_|file-)[A-Za-z0-9]{16,}$/);
+    // Two ids made one after the other share no long tail, as counters would.
+    expect(a[0].id.slice(-8)).not.toBe(a[1].id.slice(-8));
+    expect(s.jobs.map((j) => j.seq)).toEqual([1, 2, 3, 4]);
+  });
+
+  it("results stream in chunks, and a cut breaks the download part-way", async () => {
+    const s = await startBatchServer({ respond: () => "yes", stepMs: 0, chunkBytes: 200, cut: (route, n) => (route === "GET /v1/messages/batches/:id/results" && n === 1 ? 1000 : undefined) });
+    servers.push(s);
+    const client = new Anthropic({ apiKey: "k", baseURL: s.url, maxRetries: 0 });
+    const batch = await client.messages.batches.create({ requests: requests(20) });
+    await client.messages.batches.retrieve(batch.id);
+    const got: string[] = [];
+    const cut = await (async () => {
+      for await (const line of await client.messages.batches.results(batch.id)) got.push(line.custom_id);
+    })().catch((e: unknown) => e);
+    expect(cut).toBeInstanceOf(Error);
+    expect(got.length).toBeGreaterThan(0);
+    expect(got.length).toBeLessThan(20);
+    const again: string[] = [];
+    for await (const line of await client.messages.batches.results(batch.id)) again.push(line.custom_id);
+    expect(again).toHaveLength(20);
   });
 });

@@ -6,8 +6,15 @@
  * per-batch request count and byte limits and Anthropic's custom_id format, fails batches with
  * `errors.data`, writes error-file lines for 4xx/5xx items, answers 429/5xx on any route, 404s
  * archived batches and expired files, cancels or expires items, and can make a batch yet answer
- * the create too late for the client. Each poll advances a job one step along `statuses`.
+ * the create too late for the client.
+ *
+ * Like the services, and unlike a happy-path fake: a batch moves along `statuses` with time (one
+ * step every `stepMs`), not with polls, so a batch nobody polls (orphaned by a lost create) still
+ * runs and is billed (`Job.processedAt`); batch and file ids are random, never sequential (a client
+ * cannot guess one; tests name a job by `Job.seq`); result files stream in chunks, and `cut` breaks a
+ * download part-way, as a connection reset does.
  */
+import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { listen, normalizeReply, sendJson, type Reply } from "../../src/testing/servers/common.js";
 import { openAIDialect } from "../../src/testing/servers/openai-server.js";
@@ -23,8 +30,14 @@ export interface BatchLimits {
 
 export interface BatchServerOptions {
   respond: (body: Record<string, unknown>) => Reply;
-  /** The statuses a job reports on successive polls; the last one sticks (default: in_progress, then ended). */
+  /** The statuses a job goes through, one every `stepMs` from its creation; the last one sticks (default: in_progress, then ended). */
   statuses?: string[];
+  /** Time a job spends in each status (default 20 ms). */
+  stepMs?: number;
+  /** Bytes per chunk of a streamed result file (default 64 KiB). */
+  chunkBytes?: number;
+  /** Cut this download (`route` as in `calls`, `n` its 1-based count) after so many bytes: the connection is destroyed mid-stream. */
+  cut?: (route: string, n: number) => number | undefined;
   fate?: (customId: string, index: number, job: Job) => ItemFate;
   /** Per-batch limits (default the real ones: OpenAI 50,000 / 200 MB a file, Anthropic 100,000 / 256 MB a body). */
   limits?: { openai?: BatchLimits; anthropic?: BatchLimits };
@@ -36,6 +49,8 @@ export interface BatchServerOptions {
   createDelayMs?: number;
   /** Archived (Anthropic) or its result files expired (OpenAI): results answer 404. */
   archived?: (job: Job) => boolean;
+  /** Its results answer 404 though the batch itself is known and not archived (a key that cannot read them, a proxy). */
+  resultsGone?: (job: Job) => boolean;
   /** Unknown to this key (deleted, another project): every request about it answers 404. */
   missing?: (job: Job) => boolean;
   /**
@@ -47,6 +62,8 @@ export interface BatchServerOptions {
 
 export interface Job {
   id: string;
+  /** 1 for the first job the server made, 2 for the next… (ids are random). */
+  seq: number;
   kind: "openai" | "anthropic";
   items: { customId: string; body: Record<string, unknown> }[];
   bytes: number;
@@ -57,6 +74,8 @@ export interface Job {
   /** Jobs of the same kind not yet ended when this one was created. */
   concurrent: number;
   ended: boolean;
+  /** When the job's requests were answered (and billed): at its end, whether or not anyone polled. */
+  processedAt?: number;
   outputFile?: string;
   errorFile?: string;
   results?: string;
@@ -75,7 +94,8 @@ export interface BatchServer {
   close(): Promise<void>;
 }
 
-const REAL_LIMITS = { openai: { maxItems: 50_000, maxBytes: 200 * 1024 * 1024 }, anthropic: { maxItems: 100_000, maxBytes: 256 * 1024 * 1024 } };
+// Anthropic documents "256 MB": the decimal reading is the stricter one, so the server enforces it.
+const REAL_LIMITS = { openai: { maxItems: 50_000, maxBytes: 200 * 1024 * 1024 }, anthropic: { maxItems: 100_000, maxBytes: 256_000_000 } };
 const CUSTOM_ID = /^[a-zA-Z0-9_-]{1,64}$/;
 
 export async function startBatchServer(initial: BatchServerOptions): Promise<BatchServer> {
@@ -87,13 +107,15 @@ export async function startBatchServer(initial: BatchServerOptions): Promise<Bat
   const openai = openAIDialect();
   const anthropic = anthropicDialect();
   let url = "";
-  let fileCount = 0;
+  const timers = new Set<NodeJS.Timeout>();
   const limits = (kind: Job["kind"]) => options.limits?.[kind] ?? REAL_LIMITS[kind];
 
-  const statusAt = (job: Job, poll: number) => {
-    if (job.errors) return ["validating", "failed"][Math.min(poll, 1)];
-    const list = options.statuses ?? (job.kind === "openai" ? ["validating", "in_progress", "completed"] : ["in_progress", "ended"]);
-    return list[Math.min(poll, list.length - 1)];
+  const stepMs = () => options.stepMs ?? 20;
+  const statusesOf = (job: Job) => (job.errors ? ["validating", "failed"] : (options.statuses ?? (job.kind === "openai" ? ["validating", "in_progress", "completed"] : ["in_progress", "ended"])));
+  const statusAt = (job: Job) => {
+    const list = statusesOf(job);
+    const step = stepMs() > 0 ? Math.floor((Date.now() - job.createdAt) / stepMs()) : list.length;
+    return list[Math.min(step, list.length - 1)];
   };
 
   const finish = (job: Job) => {
@@ -117,6 +139,7 @@ export async function startBatchServer(initial: BatchServerOptions): Promise<Bat
         out.push(JSON.stringify({ custom_id: item.customId, result }));
       }
     });
+    job.processedAt = Date.now();
     if (options.forgetInputs) job.items = job.items.map((item) => ({ customId: item.customId, body: {} }));
     if (job.kind === "openai") {
       if (out.length) files.set((job.outputFile = `file-out-${job.id}`), `${out.join("\n")}\n`);
@@ -124,11 +147,18 @@ export async function startBatchServer(initial: BatchServerOptions): Promise<Bat
     } else job.results = `${out.join("\n")}\n`;
   };
 
-  const openaiBatch = (job: Job) => {
-    const status = statusAt(job, job.polls);
-    const ended = ["completed", "expired", "failed", "cancelled"].includes(status);
+  /** Brings a job up to date with the clock: an ended job's requests are answered (billed) once. */
+  const advance = (job: Job): string => {
+    const status = statusAt(job);
+    const ended = job.kind === "openai" ? ["completed", "expired", "failed", "cancelled"].includes(status) : status === "ended";
     if (ended) job.ended = true;
-    if (ended && !job.outputFile && !job.errorFile && status !== "failed") finish(job);
+    if (ended && job.processedAt === undefined && status !== "failed") finish(job);
+    return status;
+  };
+
+  const openaiBatch = (job: Job) => {
+    const status = advance(job);
+    const ended = job.ended;
     const counts = ended && status !== "failed" ? { total: job.items.length, completed: countLines(files.get(job.outputFile ?? "")), failed: countLines(files.get(job.errorFile ?? "")) } : { total: job.items.length, completed: 0, failed: 0 };
     return {
       id: job.id, object: "batch", endpoint: "/v1/chat/completions", errors: job.errors ? { object: "list", data: job.errors } : null, input_file_id: job.inputFileId ?? "", completion_window: "24h",
@@ -139,9 +169,7 @@ export async function startBatchServer(initial: BatchServerOptions): Promise<Bat
   };
 
   const anthropicBatch = (job: Job) => {
-    const status = statusAt(job, job.polls);
-    if (status === "ended") job.ended = true;
-    if (status === "ended" && job.results === undefined) finish(job);
+    const status = advance(job);
     const counts = { processing: job.items.length, succeeded: 0, errored: 0, canceled: 0, expired: 0 };
     if (status === "ended") {
       counts.processing = 0;
@@ -159,9 +187,18 @@ export async function startBatchServer(initial: BatchServerOptions): Promise<Bat
   };
 
   const createJob = (kind: Job["kind"], items: Job["items"], bytes: number, extra: Partial<Job> = {}): Job => {
+    for (const j of jobs) advance(j);
     const concurrent = jobs.filter((j) => j.kind === kind && !j.ended).length;
-    const job: Job = { id: `${kind === "openai" ? "batch_" : "msgbatch_"}${String(jobs.length + 1).padStart(4, "0")}`, kind, items, bytes, polls: 0, createdAt: Date.now(), concurrent, ended: false, ...extra };
+    const id = kind === "openai" ? `batch_${randomBytes(12).toString("hex")}` : `msgbatch_01${randomBytes(12).toString("base64url").replace(/[-_]/g, "x")}`;
+    const job: Job = { id, seq: jobs.length + 1, kind, items, bytes, polls: 0, createdAt: Date.now(), concurrent, ended: false, ...extra };
     jobs.push(job);
+    // The service runs a batch whether or not anyone polls it: it ends (and is billed) on time.
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      advance(job);
+    }, stepMs() * statusesOf(job).length + 1);
+    timer.unref();
+    timers.add(timer);
     return job;
   };
 
@@ -176,6 +213,20 @@ export async function startBatchServer(initial: BatchServerOptions): Promise<Bat
     return kind === "openai"
       ? { object: "list", data, first_id: page[0]?.id ?? null, last_id: page.at(-1)?.id ?? null, has_more: start + limit < mine.length }
       : { data, first_id: page[0]?.id ?? null, last_id: page.at(-1)?.id ?? null, has_more: start + limit < mine.length };
+  };
+
+  /** A result file as the services send one: streamed in chunks; `cutAt` bytes in, the connection is destroyed. */
+  const streamFile = async (res: ServerResponse, text: string, contentType: string, cutAt: number | undefined) => {
+    const body = Buffer.from(text);
+    const size = options.chunkBytes ?? 65_536;
+    const end = cutAt === undefined ? body.length : Math.min(cutAt, body.length);
+    res.writeHead(200, { "content-type": contentType });
+    for (let at = 0; at < end && !res.destroyed; at += size) {
+      // Each chunk reaches the socket before the next is written: a cut comes after what was sent.
+      await new Promise<void>((resolve) => res.write(body.subarray(at, Math.min(at + size, end)), () => resolve()));
+    }
+    if (cutAt === undefined) res.end();
+    else res.socket?.destroy();
   };
 
   const anthropicError = (res: ServerResponse, status: number, type: string, message: string) => sendJson(res, status, { type: "error", error: { type, message } });
@@ -208,7 +259,7 @@ export async function startBatchServer(initial: BatchServerOptions): Promise<Bat
       const form = await new Request("http://x", { method: "POST", headers: { "content-type": req.headers["content-type"] ?? "" }, body: raw }).formData();
       const file = form.get("file") as File;
       if (form.get("purpose") !== "batch") return openaiError(res, 400, "purpose must be batch");
-      const id = `file-in${++fileCount}`;
+      const id = `file-${randomBytes(12).toString("hex")}`;
       files.set(id, await file.text());
       return sendJson(res, 200, { id, object: "file", bytes: file.size, created_at: Math.floor(Date.now() / 1000), filename: file.name, purpose: "batch", status: "processed" });
     }
@@ -246,9 +297,8 @@ export async function startBatchServer(initial: BatchServerOptions): Promise<Bat
     if (req.method === "GET" && m) {
       const owner = jobs.find((j) => j.outputFile === m![1] || j.errorFile === m![1]);
       const text = files.get(m[1]);
-      if (text === undefined || (owner && options.archived?.(owner))) return openaiError(res, 404, `No such File object: ${m[1]}`);
-      res.writeHead(200, { "content-type": "application/octet-stream" }).end(text);
-      return;
+      if (text === undefined || (owner && (options.archived?.(owner) || options.resultsGone?.(owner)))) return openaiError(res, 404, `No such File object: ${m[1]}`);
+      return streamFile(res, text, "application/octet-stream", options.cut?.(route, n));
     }
     if (req.method === "POST" && path === "/v1/messages/batches") {
       const limit = limits("anthropic");
@@ -278,9 +328,10 @@ export async function startBatchServer(initial: BatchServerOptions): Promise<Bat
       const job = jobs.find((j) => j.id === m![1]);
       if (!job || options.missing?.(job)) return anthropicError(res, 404, "not_found_error", `Message batch ${m[1]} not found`);
       if (m[2]) {
-        if (options.archived?.(job)) return anthropicError(res, 404, "not_found_error", "Results for this batch are no longer available");
-        res.writeHead(200, { "content-type": "application/binary" }).end(job.results ?? "");
-        return;
+        if (options.archived?.(job) || options.resultsGone?.(job)) return anthropicError(res, 404, "not_found_error", "Results for this batch are no longer available");
+        anthropicBatch(job);
+        if (!job.ended) return anthropicError(res, 400, "invalid_request_error", `Message batch ${job.id} is still in progress; results are available once it has ended`);
+        return streamFile(res, job.results ?? "", "application/binary", options.cut?.(route, n));
       }
       const body = anthropicBatch(job);
       job.polls++;
@@ -291,7 +342,11 @@ export async function startBatchServer(initial: BatchServerOptions): Promise<Bat
 
   const server = await listen((req, res) => void handle(req, res).catch((e) => (res.headersSent ? res.destroy() : sendJson(res, 500, { error: { message: String(e), type: "server_error" } }))));
   url = server.url;
-  return { url, jobs, calls, violations, setOptions: (o) => (options = { ...options, ...o }), close: server.close };
+  const close = () => {
+    for (const timer of timers) clearTimeout(timer);
+    return server.close();
+  };
+  return { url, jobs, calls, violations, setOptions: (o) => (options = { ...options, ...o }), close };
 }
 
 function countLines(text: string | undefined): number {

@@ -19,7 +19,8 @@ import { fillCacheByBatch } from "../../engine/batch/runner.js";
 import { openBatchJobStore } from "../../engine/batch/jobs.js";
 import type { FleetMemberStats } from "../../providers/fleet.js";
 import { Progress } from "../progress.js";
-import { EXIT, interruptSignal, positiveInt, cachePathOf, errorPolicyOf } from "../run.js";
+import { EXIT, interruptSignal, positiveInt, cachePathOf, errorPolicyOf, usageError } from "../run.js";
+import { isRedisUrl } from "../../engine/cache/index.js";
 import { runInCappedWorker } from "../worker.js";
 import { DEFAULT_CHUNK_SIZE, queuedRun, queuedStream } from "../queued-score.js";
 import { setCodeRunner } from "../../checks/code/check.js";
@@ -105,10 +106,15 @@ async function runScore(rubricPath: string, samplesPath: string, flags: ScoreFla
   const needsJudge = rubric.criteria.some((c) => c.question) || flags.judge !== undefined || rubric.criteria_from_samples === true;
   if (flags.dryRun) return dryRun(rubric, samplesPath, judgeRef && needsJudge ? judgeRef : undefined);
   const cachePath = cachePathOf(flags.cache);
+  if (flags.batch && isRedisPath(cachePath)) throw batchCacheRefusal(cachePath);
   const queued = flags.queue ? queuedRun(rubric, rubricPath, samplesPath, judgeRef && needsJudge ? judgeRef : undefined, cachePath, flags) : undefined;
   if (queued?.resumes) flags.resume = true;
   const judge: EngineJudge | undefined = queued ? undefined : judgeRef && needsJudge ? createJudge(judgeRef, { cache: cachePath, origin: flags.judge ? "user" : "rubric" }) : undefined;
   if (judge && (flags.batch || judge.config.mode === "batch")) {
+    if (isRedisPath(cachePath)) {
+      await judge.close?.();
+      throw batchCacheRefusal(cachePath);
+    }
     if (samplesPath === "-") throw new RubricateError("BAD_INPUT", "--batch reads the samples several times: give a file, not stdin");
     if (cachePath === null) throw new RubricateError("BAD_INPUT", "batch mode keeps its answers in the cache for the scoring pass: drop --no-cache (every answer would be paid for in the batch, thrown away, then paid again live)");
     // Batch mode main.ts could not see from the command line (a judge inherited through `extends`):
@@ -270,6 +276,17 @@ async function* recordGroups(samples: AsyncIterable<Sample>, grouping: GroupBy, 
     yield sample;
   }
 }
+
+/**
+ * Batch mode records its jobs (batch ids, their custom_ids) beside the cache, synchronously and
+ * before anything is sent, so a crash never pays twice: that needs a local SQLite file. A Redis
+ * URL would be opened as a file path ("Cannot open database"); it is refused before anything opens.
+ */
+function batchCacheRefusal(url: string): Error {
+  return usageError(`batch mode keeps its job records in a local cache file, not in Redis (${url.replace(/\/\/[^@/]*@/, "//***@")}): run the batch with --cache <file>`);
+}
+
+const isRedisPath = (cachePath: string | null | undefined): cachePath is string => typeof cachePath === "string" && isRedisUrl(cachePath);
 
 async function runBatch(rubric: Rubric, samplesPath: string, judge: EngineJudge, cachePath: string | undefined, flags: ScoreFlags): Promise<void> {
   const store = openBatchJobStore(cachePath);

@@ -191,7 +191,11 @@ async function runServe(flags: ServeFlags): Promise<number> {
   let url: string;
   try {
     const shared = judge?.engine.cache;
-    if (shared instanceof RedisCache) await shared.ready(); // an unreachable shared cache is a start-up error, not a silent cost
+    if (shared instanceof RedisCache) {
+      await shared.ready(); // an unreachable shared cache is a start-up error naming its cause, not a silent cost
+      // Later outages are not fatal (this replica answers from its memory): said when they start and end.
+      shared.onHealthChange((_health, message) => log(message));
+    }
     url = await server.listen(flags.port, flags.host);
   } catch (e) {
     await judge?.close?.();

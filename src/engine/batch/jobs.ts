@@ -16,6 +16,8 @@ export interface BatchJob {
   createdAt: number;
   /** The batch was found by a lookup after a lost create, not returned by the create itself. */
   found: boolean;
+  /** The random nonce its requests' custom_ids carry (Anthropic), proving which batch is this job's; absent in jobs recorded before nonces. */
+  nonce?: string;
 }
 
 /**
@@ -23,7 +25,7 @@ export interface BatchJob {
  * interface so another cache backend can keep its own.
  */
 export interface BatchJobStore {
-  create(provider: string, baseURL: string, keys: string[]): BatchJob;
+  create(provider: string, baseURL: string, keys: string[], nonce?: string): BatchJob;
   markUploaded(id: string, fileId: string): void;
   markSubmitted(id: string, remoteId: string, found?: boolean): void;
   markCollected(id: string): void;
@@ -40,9 +42,9 @@ const SCHEMA = `CREATE TABLE IF NOT EXISTS batch_jobs (
   id TEXT PRIMARY KEY, remote_id TEXT, provider TEXT NOT NULL, base_url TEXT NOT NULL,
   state TEXT NOT NULL, keys TEXT NOT NULL, created_at INTEGER NOT NULL)`;
 /** Columns added after the first release; older files get them on open. */
-const ADDED = { file_id: "TEXT", count: "INTEGER", found: "INTEGER NOT NULL DEFAULT 0" };
+const ADDED = { file_id: "TEXT", count: "INTEGER", found: "INTEGER NOT NULL DEFAULT 0", nonce: "TEXT" };
 
-type Row = { id: string; remote_id: string | null; file_id: string | null; provider: string; base_url: string; state: BatchJob["state"]; count: number; created_at: number; found: number };
+type Row = { id: string; remote_id: string | null; file_id: string | null; provider: string; base_url: string; state: BatchJob["state"]; count: number; created_at: number; found: number; nonce: string | null };
 
 /**
  * Records batch jobs in the cache's SQLite file (path) or in memory (undefined): the jobs and
@@ -57,19 +59,19 @@ export function openBatchJobStore(path: string | undefined): BatchJobStore {
   db.exec(SCHEMA);
   const have = new Set((db.prepare("PRAGMA table_info(batch_jobs)").all() as { name: string }[]).map((c) => c.name));
   for (const [column, type] of Object.entries(ADDED)) if (!have.has(column)) db.exec(`ALTER TABLE batch_jobs ADD COLUMN ${column} ${type}`);
-  const insert = db.prepare("INSERT INTO batch_jobs (id, remote_id, provider, base_url, state, keys, created_at, count) VALUES (?, NULL, ?, ?, 'submitting', ?, ?, ?)");
+  const insert = db.prepare("INSERT INTO batch_jobs (id, remote_id, provider, base_url, state, keys, created_at, count, nonce) VALUES (?, NULL, ?, ?, 'submitting', ?, ?, ?, ?)");
   const setFile = db.prepare("UPDATE batch_jobs SET file_id = ? WHERE id = ?");
   const setRemote = db.prepare("UPDATE batch_jobs SET remote_id = ?, state = 'submitted', found = ? WHERE id = ?");
   const setCollected = db.prepare("UPDATE batch_jobs SET state = 'collected' WHERE id = ?");
   const selectActive = db.prepare(
-    "SELECT id, remote_id, file_id, provider, base_url, state, coalesce(count, json_array_length(keys)) AS count, created_at, found FROM batch_jobs WHERE provider = ? AND base_url = ? AND state != 'collected' ORDER BY created_at",
+    "SELECT id, remote_id, file_id, provider, base_url, state, coalesce(count, json_array_length(keys)) AS count, created_at, found, nonce FROM batch_jobs WHERE provider = ? AND base_url = ? AND state != 'collected' ORDER BY created_at",
   );
   const selectKeys = db.prepare("SELECT keys FROM batch_jobs WHERE id = ?");
   const selectRemote = db.prepare("SELECT remote_id FROM batch_jobs WHERE provider = ? AND base_url = ? AND remote_id IS NOT NULL");
   return {
-    create(provider, baseURL, keys) {
-      const job: BatchJob = { id: randomUUID(), provider, baseURL, state: "submitting", count: keys.length, createdAt: Date.now(), found: false };
-      insert.run(job.id, provider, baseURL, JSON.stringify(keys), job.createdAt, keys.length);
+    create(provider, baseURL, keys, nonce) {
+      const job: BatchJob = { id: randomUUID(), provider, baseURL, state: "submitting", count: keys.length, createdAt: Date.now(), found: false, ...(nonce ? { nonce } : {}) };
+      insert.run(job.id, provider, baseURL, JSON.stringify(keys), job.createdAt, keys.length, nonce ?? null);
       return job;
     },
     markUploaded: (id, fileId) => void setFile.run(fileId, id),
@@ -77,7 +79,7 @@ export function openBatchJobStore(path: string | undefined): BatchJobStore {
     markCollected: (id) => void setCollected.run(id),
     active: (provider, baseURL) =>
       (selectActive.all(provider, baseURL) as Row[]).map((r) => ({
-        id: r.id, remoteId: r.remote_id ?? undefined, fileId: r.file_id ?? undefined, provider: r.provider, baseURL: r.base_url, state: r.state, count: r.count, createdAt: r.created_at, found: r.found === 1,
+        id: r.id, remoteId: r.remote_id ?? undefined, fileId: r.file_id ?? undefined, provider: r.provider, baseURL: r.base_url, state: r.state, count: r.count, createdAt: r.created_at, found: r.found === 1, ...(r.nonce ? { nonce: r.nonce } : {}),
       })),
     keys: (id) => JSON.parse((selectKeys.get(id) as { keys: string } | undefined)?.keys ?? "[]") as string[],
     remoteIds: (provider, baseURL) => new Set((selectRemote.all(provider, baseURL) as { remote_id: string }[]).map((r) => r.remote_id)),
@@ -90,8 +92,8 @@ function memoryStore(): BatchJobStore {
   const get = (id: string) => jobs.get(id)!;
   const strip = ({ keys: _keys, ...job }: BatchJob & { keys: string[] }): BatchJob => ({ ...job });
   return {
-    create(provider, baseURL, keys) {
-      const job = { id: randomUUID(), provider, baseURL, state: "submitting" as const, count: keys.length, createdAt: Date.now(), found: false, keys };
+    create(provider, baseURL, keys, nonce) {
+      const job = { id: randomUUID(), provider, baseURL, state: "submitting" as const, count: keys.length, createdAt: Date.now(), found: false, keys, ...(nonce ? { nonce } : {}) };
       jobs.set(job.id, job);
       return strip(job);
     },

@@ -1,3 +1,4 @@
+import pRetry from "p-retry";
 import { RubricateError } from "../../errors.js";
 import type { BatchApi, BatchResultItem, BatchStatus, Provider } from "../../providers/types.js";
 import { addUsage, emptyUsage, type Usage } from "../../types.js";
@@ -39,6 +40,14 @@ export interface BatchRunOptions {
   createTimeoutMs?: number;
   /** Retryable errors (429, 5xx, network) in a row while polling or reading results before giving up (default 30). */
   maxPollErrors?: number;
+  /** Downloads of a batch's results tried before its results count as gone (default 3): a 404 right after a batch ended may pass. */
+  resultTries?: number;
+  /**
+   * Batches of this run whose results are gone that are sent again (default 1). The next one stops
+   * batch mode with an error: results that keep returning 404 (a key that cannot read its own
+   * batches, a proxy) would otherwise have every round pay for the same requests again.
+   */
+  maxLost?: number;
   signal?: AbortSignal;
   onEvent?: (event: string) => void;
 }
@@ -77,6 +86,10 @@ interface RunState {
   rejected: KeySet;
   /** Where answers are written: the persistent layer, so a million answers do not churn the memory LRU. */
   sink: Cache;
+  /** Jobs this run submitted (not resumed): their results must be readable. */
+  submittedHere: Set<string>;
+  /** Of those, the ones whose batch or results were gone. */
+  lostHere: number;
 }
 
 /**
@@ -102,6 +115,8 @@ export async function fillCacheByBatch(options: BatchRunOptions): Promise<BatchR
     sequential: false,
     rejected: new KeySet(),
     sink: engine.cache instanceof LayeredCache ? engine.cache.lower : engine.cache,
+    submittedHere: new Set(),
+    lostHere: 0,
   };
   const { report, log } = state;
   const limits = {
@@ -161,7 +176,8 @@ async function submit(chunk: SpillChunk, state: RunState): Promise<BatchJob> {
   const { store, provider } = options;
   if (options.signal?.aborted) throw new RubricateError("ABORTED", "batch mode interrupted before submitting; run the same command again to go on");
   // Recorded before anything leaves: a crash from here on leaves a job to look up, never a silent resubmit.
-  const job = store.create(provider.name, state.baseURL, chunk.keys());
+  const job = store.create(provider.name, state.baseURL, chunk.keys(), chunk.nonce);
+  state.submittedHere.add(job.id);
   for (let attempt = 1; ; attempt++) {
     try {
       const { id } = await api.submit(chunk, {
@@ -181,7 +197,8 @@ async function submit(chunk: SpillChunk, state: RunState): Promise<BatchJob> {
     } catch (e) {
       const error = asRubricateError(e);
       // No answer is not "no batch": the provider may have made it before the connection or timeout ended.
-      const found = await lookUp(job, state, ambiguous(error));
+      // A refusal (4xx, 429) made none: nothing to look for.
+      const found = ambiguous(error) ? await lookUp(job, state, true) : undefined;
       if (found) {
         Object.assign(job, { remoteId: found, state: "submitted", found: true });
         report.jobs++;
@@ -208,21 +225,49 @@ function ambiguous(error: RubricateError): boolean {
   return error.code === "PROVIDER_TIMEOUT" || error.code === "PROVIDER_NETWORK" || (error.status !== undefined && error.status >= 500);
 }
 
-/** Looks for the batch a job's create may have made; a few tries after an ambiguous failure (the provider may still be making it). */
+/**
+ * Looks for the batch a job's create may have made. Found only with proof (OpenAI: our metadata or
+ * input file; Anthropic: the job's nonce in its results). None: asked a few times after an
+ * ambiguous failure (the provider may still be making it). Candidates still running: waits for
+ * them to end, however long; sending the requests again before would pay twice if one is ours.
+ */
 async function lookUp(job: BatchJob, state: RunState, patient: boolean): Promise<string | undefined> {
-  const { options, api } = state;
-  const tries = patient ? 3 : 1;
-  for (let i = 0; i < tries; i++) {
-    if (i > 0) await sleep((options.pollMs ?? 10_000) * i, options.signal);
-    const hint = { jobId: job.id, fileId: job.fileId, createdAt: job.createdAt, count: job.count, exclude: options.store.remoteIds(options.provider.name, state.baseURL) };
-    const found = await retrying(() => api.find(hint, { signal: options.signal }), state);
-    if (found) {
-      options.store.markSubmitted(job.id, found, true);
+  const { options, api, log } = state;
+  const owns = ownerTest(job, options.store);
+  let misses = 0;
+  let wait = options.pollMs ?? 10_000;
+  let told = false;
+  for (;;) {
+    const hint = { jobId: job.id, fileId: job.fileId, createdAt: job.createdAt, count: job.count, exclude: options.store.remoteIds(options.provider.name, state.baseURL), owns };
+    const lookup = await retrying(() => api.find(hint, { signal: options.signal }), state);
+    if ("found" in lookup) {
+      options.store.markSubmitted(job.id, lookup.found, true);
       state.report.found++;
-      return found;
+      return lookup.found;
     }
+    if ("none" in lookup) {
+      if (++misses >= (patient ? 3 : 1)) return undefined;
+      await sleep((options.pollMs ?? 10_000) * misses, options.signal);
+      continue;
+    }
+    if (!told) log(`job ${job.id}: ${lookup.undecided.length} batch(es) made around its create are still running; waiting for them to end to see whether one holds its requests (nothing is sent again meanwhile)`);
+    told = true;
+    await sleep(wait, options.signal);
+    wait = Math.min(options.maxPollMs ?? 300_000, wait * 2);
   }
-  return undefined;
+}
+
+/** Whether a result line is one of the job's requests: by its nonce, or (a job recorded before nonces, OpenAI lines) by its key. */
+function ownerTest(job: BatchJob, store: BatchJobStore): (item: BatchResultItem) => boolean {
+  let keys: KeySet | undefined;
+  return (item) => {
+    if (item.nonce !== undefined && job.nonce !== undefined) return item.nonce === job.nonce;
+    if (!keys) {
+      keys = new KeySet();
+      for (const key of store.keys(job.id)) keys.add(key);
+    }
+    return keys.has(item.customId);
+  };
 }
 
 /** Waits for a job's batch to end and writes its answers into the cache. */
@@ -262,21 +307,25 @@ async function settle(job: BatchJob, state: RunState): Promise<void> {
     const reasons = errors.map((e) => `${e.line === undefined ? "" : `line ${e.line}: `}${e.message} (${e.code})`).join("; ");
     throw new RubricateError("BATCH_FAILED", `batch ${remoteId} failed: ${reasons || "the provider gave no reason"}; batch mode stopped, nothing was asked live`);
   }
-  const mine = job.found ? new KeySet() : undefined;
-  if (mine) for (const key of store.keys(job.id)) mine.add(key);
+  const mine = job.found ? ownerTest(job, store) : undefined;
   let matched = 0;
   const read = new KeySet();
-  const outcome = await gone(() =>
-    retrying(async () => {
-      // A retry reads the files again from the start; what was read already is skipped.
-      for await (const item of api.results(remoteId, { signal: options.signal })) {
-        if (!read.add(item.customId)) continue;
-        if (mine?.has(item.customId)) matched++;
-        take(item, state);
-      }
-    }, state),
-  );
-  if (outcome === GONE) return lose(job, remoteId, "its result files are gone (404)", state);
+  const tries = options.resultTries ?? 3;
+  for (let attempt = 1; ; attempt++) {
+    const outcome = await gone(() =>
+      retrying(async () => {
+        // A retry reads the files again from the start; what was read already is skipped.
+        for await (const item of api.results(remoteId, { signal: options.signal })) {
+          if (!read.add(item.customId)) continue;
+          if (mine?.(item)) matched++;
+          take(item, state);
+        }
+      }, state),
+    );
+    if (outcome !== GONE) break;
+    if (attempt >= tries) return lose(job, remoteId, `its result files are gone (404, ${tries} downloads)`, state);
+    await sleep((options.pollMs ?? 10_000) * attempt, options.signal);
+  }
   if (mine && read.size > 0 && matched === 0) log(`batch ${remoteId} holds none of job ${job.id}'s requests; its answers are kept (valid cache entries) and the job's requests are asked again`);
   store.markCollected(job.id);
 }
@@ -306,6 +355,12 @@ export function batchCostUsd(usage: TokenUsage, price: BatchPrice, providerDisco
 function lose(job: BatchJob, remoteId: string, why: string, state: RunState): void {
   state.options.store.markCollected(job.id);
   state.report.lost++;
+  if (state.submittedHere.has(job.id) && ++state.lostHere > (state.options.maxLost ?? 1)) {
+    throw new RubricateError(
+      "BATCH_FAILED",
+      `batch ${remoteId}: ${why}, and ${state.lostHere - 1} earlier batch(es) of this run lost theirs the same way; batch mode stopped rather than pay for the same requests again: check that the API key (its workspace or project) can read the batches it creates`,
+    );
+  }
   state.log(`warning: batch ${remoteId}: ${why}; its unanswered requests are asked again`);
 }
 
@@ -321,21 +376,32 @@ async function gone<T>(fn: () => Promise<T>): Promise<T | typeof GONE> {
   }
 }
 
-/** Retries a poll or read on 429, 5xx and network errors with backoff (the SDKs' own retries are off). */
+/**
+ * Retries a poll, lookup or read on 429, 5xx and network errors (the SDKs' own retries are off):
+ * p-retry's exponential backoff from `pollMs` up to `maxPollMs`, after any `retry-after` the
+ * provider asked for. `maxPollErrors` failures in a row end it.
+ */
 async function retrying<T>(fn: () => Promise<T>, state: RunState): Promise<T> {
   const { options, log } = state;
-  let wait = options.pollMs ?? 10_000;
-  for (let errors = 1; ; errors++) {
-    try {
-      return await fn();
-    } catch (e) {
-      const error = asRubricateError(e);
-      if (!error.retryable || errors >= (options.maxPollErrors ?? 30)) throw error;
-      const delay = error.retryAfterMs ?? wait;
-      log(`${error.message}; trying again in ${Math.max(1, Math.round(delay / 1000))} s`);
-      await sleep(delay, options.signal);
-      wait = Math.min(options.maxPollMs ?? 300_000, wait * 2);
-    }
+  const signal = options.signal;
+  try {
+    return await pRetry(fn, {
+      retries: (options.maxPollErrors ?? 30) - 1,
+      minTimeout: options.pollMs ?? 10_000,
+      maxTimeout: options.maxPollMs ?? 300_000,
+      factor: 2,
+      signal,
+      shouldRetry: ({ error }) => asRubricateError(error).retryable,
+      onFailedAttempt: async ({ error, retriesLeft }) => {
+        const e = asRubricateError(error);
+        if (!e.retryable || retriesLeft === 0) return;
+        log(`${e.message}; trying again`);
+        if (e.retryAfterMs) await sleep(e.retryAfterMs, signal);
+      },
+    });
+  } catch (e) {
+    if (signal?.aborted) throw new RubricateError("ABORTED", "batch polling aborted");
+    throw asRubricateError(e);
   }
 }
 

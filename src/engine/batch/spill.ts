@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -21,7 +22,12 @@ export function removeSpillsOfThisProcess(): void {
 export interface SpillChunk extends BatchFile {
   /** The custom_ids (cache keys) of its requests, in order. */
   keys(): string[];
+  /** Random, one per chunk: the job that sends it records it, and its requests carry it where the provider keeps no metadata. */
+  nonce: string;
 }
+
+/** A job nonce: 12 base64url characters (72 random bits). */
+const newNonce = () => randomBytes(9).toString("base64url");
 
 /**
  * The requests a scoring pass deferred, written straight into batch files in the provider's own
@@ -37,6 +43,8 @@ export class DeferredSpill {
   private readonly headBytes: number;
   private readonly separatorBytes: number;
   private readonly tailBytes: number;
+  /** The nonce the next chunk takes. */
+  private nextNonce = newNonce();
   /** Rough input+output tokens of everything deferred (for the live-price warning). */
   estimatedTokens = 0;
 
@@ -60,10 +68,12 @@ export class DeferredSpill {
   /** Records a deferred call once per key (synchronous: the engine's defer hook is). */
   add(key: string, request: CompletionRequest): void {
     if (!this.seen.add(key)) return;
-    const line = this.api.encode({ customId: key, request });
-    const bytes = Buffer.byteLength(line);
     let current = this.files.at(-1);
-    const fits = current && this.fd !== undefined && current.count < this.limits.maxItems && current.bytes + this.separatorBytes + bytes + this.tailBytes <= this.limits.maxBytes;
+    const open = current !== undefined && this.fd !== undefined;
+    // A nonce is always 12 characters, so the line's length does not depend on which chunk takes it.
+    let line = this.api.encode({ customId: key, request, nonce: open ? current!.nonce : this.nextNonce });
+    const bytes = Buffer.byteLength(line);
+    const fits = open && current!.count < this.limits.maxItems && current!.bytes + this.separatorBytes + bytes + this.tailBytes <= this.limits.maxBytes;
     if (!fits) {
       if (this.headBytes + bytes + this.tailBytes > this.limits.maxBytes) {
         this.tooLarge++;
@@ -71,7 +81,10 @@ export class DeferredSpill {
       }
       this.closeCurrent();
       const n = this.files.length;
-      current = { path: join(this.dir, `chunk-${n}.batch`), keysPath: join(this.dir, `chunk-${n}.keys`), count: 0, bytes: this.headBytes, keys: () => [] };
+      const nonce = this.nextNonce;
+      this.nextNonce = newNonce();
+      if (open) line = this.api.encode({ customId: key, request, nonce });
+      current = { path: join(this.dir, `chunk-${n}.batch`), keysPath: join(this.dir, `chunk-${n}.keys`), count: 0, bytes: this.headBytes, keys: () => [], nonce };
       const keysPath = current.keysPath;
       current.keys = () => readFileSync(keysPath, "utf8").split("\n").filter(Boolean);
       this.files.push(current);

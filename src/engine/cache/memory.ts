@@ -6,6 +6,10 @@ export interface CacheStats {
   misses: number;
   writes: number;
   writeErrors: number;
+  /** A shared cache's health: `degraded` while its server does not answer, with the reason and since when. */
+  status?: "ok" | "degraded";
+  reason?: string;
+  since?: string;
 }
 
 /** Fresh zeroed counters. */

@@ -14,6 +14,24 @@ export interface RedisCacheOptions {
   memoryEntries?: number;
   /** Told about failed reads/writes, once per kind (the run goes on: a Redis outage costs money, never answers). */
   onError?: (error: RubricateError) => void;
+  /**
+   * A command Redis does not answer within this (default 3,000 ms: a busy process's event loop
+   * must not pass for a silent Redis) fails, and the cache goes
+   * degraded: a Redis that stops answering (stopped, swapping, a dead link that TCP has not noticed)
+   * must not stall calls, and a closing cache must not wait on it.
+   */
+  commandTimeoutMs?: number;
+  /** While degraded, how often Redis is pinged to see whether it is back (default 1,000 ms). */
+  probeMs?: number;
+}
+
+/** Whether the shared cache is answering; `degraded`: this process answers from its own memory and pays for misses. */
+export interface CacheHealth {
+  status: "ok" | "degraded";
+  /** Why, while degraded (the connection error: ECONNREFUSED, no answer within …). */
+  reason?: string;
+  /** Since when (ISO time), while degraded. */
+  since?: string;
 }
 
 // One round trip each, atomic on the server. CLAIM: the stored answer, else take the lock (1) or
@@ -22,7 +40,10 @@ const CLAIM = `local v = redis.call('GET', KEYS[1])
 if v then return v end
 if redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[2], 'NX') then return 1 end
 return 0`;
-const RELEASE = `if ARGV[2] ~= '' then redis.call('SET', KEYS[1], ARGV[2], 'NX') end
+// ARGV[4] set: the stored value was damaged, so the answer replaces it (NX would keep it forever).
+const RELEASE = `if ARGV[2] ~= '' then
+  if ARGV[4] == '1' then redis.call('SET', KEYS[1], ARGV[2]) else redis.call('SET', KEYS[1], ARGV[2], 'NX') end
+end
 if redis.call('GET', KEYS[2]) == ARGV[1] then redis.call('DEL', KEYS[2]) end
 redis.call('PUBLISH', KEYS[3], ARGV[3])
 return 1`;
@@ -31,7 +52,7 @@ return 0`;
 
 type Scripted = Redis & {
   rubricateClaim(value: string, lock: string, token: string, ttl: number): Promise<string | number>;
-  rubricateRelease(value: string, lock: string, channel: string, token: string, entry: string, key: string): Promise<number>;
+  rubricateRelease(value: string, lock: string, channel: string, token: string, entry: string, key: string, overwrite: string): Promise<number>;
   rubricateRenew(lock: string, token: string, ttl: number): Promise<number>;
 };
 
@@ -57,6 +78,13 @@ export class RedisCache implements Cache, SharedCache {
   private readonly pending = new Set<Promise<unknown>>();
   private readonly renewals = new Set<NodeJS.Timeout>();
   private closing?: Promise<void>;
+  /** Set while Redis does not answer: calls skip it (no stall) until a probe gets a PONG. */
+  private down?: { reason: string; since: number };
+  private probe?: NodeJS.Timeout;
+  /** The connection's last error (ECONNREFUSED…): ioredis's own command error then only says "max retries per request". */
+  private connectionError?: Error;
+  private readonly listeners = new Set<(health: CacheHealth, message: string) => void>();
+  private readonly commandTimeoutMs: number;
   readonly lockMs: number;
   readonly prefix: string;
   readonly shared: SharedCache = this;
@@ -68,22 +96,35 @@ export class RedisCache implements Cache, SharedCache {
     this.lockMs = options.lockMs ?? 10_000;
     this.prefix = options.prefix ?? "rubricate";
     this.memory = new MemoryCache(options.memoryEntries ?? 10_000);
-    // A command fails after one reconnect attempt instead of queueing forever: the engine then pays (never invents).
-    this.redis = new Redis(url, { maxRetriesPerRequest: 1, connectTimeout: 5000, lazyConnect: false }) as Scripted;
-    this.redis.on("error", (e) => this.report("connect", e));
+    this.commandTimeoutMs = options.commandTimeoutMs ?? 3000;
+    // A command fails after one reconnect attempt instead of queueing forever, or after
+    // commandTimeout when the server holds the connection but does not answer: the engine then pays (never invents).
+    this.redis = new Redis(url, { maxRetriesPerRequest: 1, connectTimeout: 5000, commandTimeout: this.commandTimeoutMs, lazyConnect: false }) as Scripted;
+    this.redis.on("error", (e) => {
+      this.connectionError = e;
+      this.report("connect", e);
+      this.markDown(e);
+    });
     this.redis.defineCommand("rubricateClaim", { numberOfKeys: 2, lua: CLAIM });
     this.redis.defineCommand("rubricateRelease", { numberOfKeys: 3, lua: RELEASE });
     this.redis.defineCommand("rubricateRenew", { numberOfKeys: 1, lua: RENEW });
   }
 
-  /** Opens `redis://host:port/db[?lock_ms=…&prefix=…]` (query values override `options`). */
+  /** Opens `redis://host:port/db[?lock_ms=…&timeout_ms=…&prefix=…]` (query values override `options`). */
   static open(url: string, options: RedisCacheOptions = {}): RedisCache {
     const parsed = new URL(url);
     const lockMs = parsed.searchParams.get("lock_ms");
+    const timeoutMs = parsed.searchParams.get("timeout_ms");
     const prefix = parsed.searchParams.get("prefix");
-    if (lockMs !== null && !(Number(lockMs) >= 100)) throw new RubricateError("BAD_INPUT", `${url}: lock_ms must be a number of milliseconds >= 100`);
+    if (lockMs !== null && !(Number(lockMs) >= 100)) throw new RubricateError("BAD_INPUT", `${redacted(url)}: lock_ms must be a number of milliseconds >= 100`);
+    if (timeoutMs !== null && !(Number(timeoutMs) >= 10)) throw new RubricateError("BAD_INPUT", `${redacted(url)}: timeout_ms must be a number of milliseconds >= 10`);
     parsed.search = "";
-    return new RedisCache(parsed.toString(), { ...options, ...(lockMs !== null ? { lockMs: Number(lockMs) } : {}), ...(prefix ? { prefix } : {}) });
+    return new RedisCache(parsed.toString(), {
+      ...options,
+      ...(lockMs !== null ? { lockMs: Number(lockMs) } : {}),
+      ...(timeoutMs !== null ? { commandTimeoutMs: Number(timeoutMs) } : {}),
+      ...(prefix ? { prefix } : {}),
+    });
   }
 
   /** Resolves when Redis answers a PING; rejects with a `CACHE` error naming the URL otherwise. */
@@ -91,8 +132,18 @@ export class RedisCache implements Cache, SharedCache {
     try {
       await this.redis.ping();
     } catch (e) {
-      throw new RubricateError("CACHE", `cannot reach the Redis cache at ${redacted(this.url)}: ${(e as Error).message}`, { cause: e });
+      throw new RubricateError("CACHE", `cannot reach the Redis cache at ${redacted(this.url)}: ${this.describe(e)}`, { cause: e });
     }
+  }
+
+  /** `ok`, or `degraded` with the reason while Redis does not answer. */
+  get health(): CacheHealth {
+    return this.down ? { status: "degraded", reason: this.down.reason, since: new Date(this.down.since).toISOString() } : { status: "ok" };
+  }
+
+  /** Hears each change of health (Redis lost, Redis back) with a line for a log. */
+  onHealthChange(listener: (health: CacheHealth, message: string) => void): void {
+    this.listeners.add(listener);
   }
 
   /** The in-process copy only: lookups that may wait on Redis go through `claim`. */
@@ -109,7 +160,7 @@ export class RedisCache implements Cache, SharedCache {
   /** Keeps the answer here and stores it in Redis (unless a claim of ours is about to store it). */
   set(key: string, entry: CacheEntry): void {
     this.memory.set(key, entry);
-    if (this.claimed.has(key) || this.closing) return;
+    if (this.claimed.has(key) || this.closing || this.down) return;
     this.track(
       this.redis.set(this.valueKey(key), JSON.stringify(entry), "NX").then(
         () => void this.counts.writes++,
@@ -121,6 +172,11 @@ export class RedisCache implements Cache, SharedCache {
   async claim(key: string, signal?: AbortSignal): Promise<CacheClaim> {
     const local = this.memory.get(key);
     if (local) return { entry: local };
+    if (this.down) {
+      // Redis is not answering: pay here at once rather than wait out a timeout per call.
+      this.counts.misses++;
+      return { release: async () => undefined };
+    }
     try {
       await this.subscribe();
       for (;;) {
@@ -134,8 +190,8 @@ export class RedisCache implements Cache, SharedCache {
             this.memory.set(key, entry);
             return { entry };
           }
-          // A damaged value is a miss: pay for it, never invent it (the release will not overwrite it; NX).
-          return this.own(key, token, false);
+          // A damaged value is a miss: pay for it, never invent it, and overwrite it with the answer.
+          return this.own(key, token, false, true);
         }
         if (answer === 1) {
           this.counts.misses++;
@@ -146,12 +202,13 @@ export class RedisCache implements Cache, SharedCache {
     } catch (e) {
       if (signal?.aborted) throw e;
       this.report("claim", e);
+      this.markDown(e);
       this.counts.misses++;
       return { release: async () => undefined }; // Redis is unreachable: pay here, unshared
     }
   }
 
-  private own(key: string, token: string, locked: boolean): CacheClaim {
+  private own(key: string, token: string, locked: boolean, overwrite = false): CacheClaim {
     this.claimed.add(key);
     const renew = locked
       ? setInterval(() => {
@@ -171,7 +228,7 @@ export class RedisCache implements Cache, SharedCache {
         if (renew) this.renewals.delete(renew);
         this.claimed.delete(key);
         if (entry) this.memory.set(key, entry);
-        const write = this.redis.rubricateRelease(this.valueKey(key), this.lockKey(key), this.channel, token, entry ? JSON.stringify(entry) : "", key).then(
+        const write = this.redis.rubricateRelease(this.valueKey(key), this.lockKey(key), this.channel, token, entry ? JSON.stringify(entry) : "", key, overwrite ? "1" : "").then(
           () => void (entry && this.counts.writes++),
           (e) => this.failedWrite(e),
         );
@@ -211,24 +268,34 @@ export class RedisCache implements Cache, SharedCache {
         const set = this.waiters.get(key);
         if (set) for (const wake of [...set]) wake();
       });
-      await sub.subscribe(this.channel);
+      try {
+        await sub.subscribe(this.channel);
+      } catch (e) {
+        // Not kept: once Redis is back, the next claim subscribes again.
+        this.subscriber = undefined;
+        sub.disconnect();
+        throw e;
+      }
       return sub;
     })();
     return this.subscriber;
   }
 
   get stats(): CacheStats {
-    return { ...this.counts };
+    return { ...this.counts, ...this.health };
   }
 
   /** Sends the writes still pending, then closes both connections. Safe to call twice. */
   close(): Promise<void> {
     this.closing ??= (async () => {
       for (const timer of this.renewals) clearInterval(timer); // our claims lapse after lock_ms, as a dead process's would
+      clearInterval(this.probe);
+      // Each pending write ends within commandTimeoutMs: answered, or failed on a Redis that stopped answering.
       await Promise.allSettled([...this.pending]);
       const sub = await this.subscriber?.catch(() => undefined);
       sub?.disconnect();
-      await this.redis.quit().catch(() => this.redis.disconnect());
+      if (this.down) this.redis.disconnect();
+      else await this.redis.quit().catch(() => this.redis.disconnect());
       this.memory.close();
     })();
     return this.closing;
@@ -236,13 +303,51 @@ export class RedisCache implements Cache, SharedCache {
 
   private parse(text: string): CacheEntry | undefined {
     try {
-      const entry = JSON.parse(text) as CacheEntry;
-      if (entry && typeof entry === "object" && entry.response) return entry;
+      const entry: unknown = JSON.parse(text);
+      if (isCacheEntry(entry)) return entry;
     } catch {
       /* reported below */
     }
     this.report("read", new Error("a stored value is not a cache entry"));
     return undefined;
+  }
+
+  /** Goes degraded (once): calls skip Redis until a probe gets an answer. */
+  private markDown(e: unknown): void {
+    if (this.closing || this.down) return;
+    this.down = { reason: this.describe(e), since: Date.now() };
+    this.tell(`Redis cache at ${redacted(this.url)} is unreachable (${this.down.reason}): answering from this process's memory and paying for misses until it is back`);
+    this.probe = setInterval(() => {
+      this.redis.ping().then(
+        () => this.markUp(),
+        () => undefined,
+      );
+    }, this.options.probeMs ?? 1000);
+    this.probe.unref();
+  }
+
+  private markUp(): void {
+    if (!this.down || this.closing) return;
+    const seconds = Math.round((Date.now() - this.down.since) / 1000);
+    const was = this.down.reason;
+    this.down = undefined;
+    this.connectionError = undefined;
+    clearInterval(this.probe);
+    this.reported.clear(); // a later outage is told again
+    this.tell(`Redis cache at ${redacted(this.url)} is back after ${seconds} s (it was: ${was}); shared again`);
+  }
+
+  private tell(message: string): void {
+    for (const listener of this.listeners) listener(this.health, message);
+  }
+
+  /** An error in words a person can act on: the connection's cause, or a timeout said as such. */
+  private describe(e: unknown): string {
+    const message = (e as Error)?.message ?? String(e);
+    if (/command timed out/i.test(message)) return `no answer within ${this.commandTimeoutMs} ms (the server holds the connection but does not reply: stopped, overloaded?)`;
+    // ioredis's command error only says "max retries per request"; the cause is the connection's.
+    if (this.connectionError && /max retries per request|connection is closed/i.test(message)) return this.connectionError.message;
+    return message;
   }
 
   private track(p: Promise<unknown>): void {
@@ -272,6 +377,18 @@ export class RedisCache implements Cache, SharedCache {
   private get channel(): string {
     return `${this.prefix}:released`;
   }
+}
+
+/** A stored value of the right shape: anything else is a miss (and is overwritten), never an answer. */
+function isCacheEntry(value: unknown): value is CacheEntry {
+  const entry = value as CacheEntry | null;
+  const response = entry?.response;
+  const usage = response?.usage;
+  return (
+    typeof entry === "object" && entry !== null && typeof entry.createdAt === "number" &&
+    typeof response === "object" && response !== null && typeof response.text === "string" && typeof response.finishReason === "string" &&
+    typeof usage === "object" && usage !== null && typeof usage.inputTokens === "number" && typeof usage.outputTokens === "number"
+  );
 }
 
 /** True for a `--cache` value that names a Redis database rather than a SQLite file. */

@@ -17,6 +17,8 @@ import { parseRubric } from "../../../src/rubric/load.js";
 import { startBatchServer, type BatchServer, type BatchServerOptions } from "../../servers/batch-server.js";
 import { judgeResponder } from "../../../src/testing/servers/judge-responder.js";
 import { runCli, spawnCli, tempDir, writeJsonl } from "../../helpers/cli.js";
+import Anthropic from "@anthropic-ai/sdk";
+import { createAnthropicBatchApi, customIdOf, keyOfCustomId } from "../../../src/providers/anthropic-batch.js";
 
 process.env.RUBRICATE_TEST_KEY = "sk-batch-test-key";
 const servers: BatchServer[] = [];
@@ -146,7 +148,7 @@ describe.each<Kind>(["openai", "anthropic"])("%s batches: never pay twice", (kin
   it("polls and result reads survive 429 and 5xx; a missing batch is a warning and its requests go again", async () => {
     const poll = kind === "openai" ? "GET /v1/batches/:id" : "GET /v1/messages/batches/:id";
     const read = kind === "openai" ? "GET /v1/files/:id/content" : "GET /v1/messages/batches/:id/results";
-    const s = await server({ fault: (route, n) => (route === poll && n <= 2 ? [503, 429][n - 1] : route === read && n === 1 ? 500 : undefined), missing: (job) => job.id.endsWith("0001") });
+    const s = await server({ fault: (route, n) => (route === poll && n <= 2 ? [503, 429][n - 1] : route === read && n === 1 ? 500 : undefined), missing: (job) => job.seq === 1 });
     const judge = judgeFor(kind, s);
     const { report, events } = await run(judge);
     expect(report.lost).toBe(1);
@@ -157,7 +159,7 @@ describe.each<Kind>(["openai", "anthropic"])("%s batches: never pay twice", (kin
   });
 
   it("archived or expired results: collected with a warning, the requests asked again", async () => {
-    const s = await server({ archived: (job) => job.id.endsWith("0001") });
+    const s = await server({ archived: (job) => job.seq === 1 });
     const judge = judgeFor(kind, s);
     const { report, events } = await run(judge);
     expect(report.lost).toBe(1);
@@ -166,7 +168,7 @@ describe.each<Kind>(["openai", "anthropic"])("%s batches: never pay twice", (kin
   });
 
   it("requests the provider refuses as invalid are reported, not resubmitted", async () => {
-    const s = await server({ fate: (_id, i, job) => (job.id.endsWith("0001") && i % 4 === 1 ? "invalid" : job.id.endsWith("0001") && i % 4 === 2 ? "failed" : "ok") });
+    const s = await server({ fate: (_id, i, job) => (job.seq === 1 && i % 4 === 1 ? "invalid" : job.seq === 1 && i % 4 === 2 ? "failed" : "ok") });
     const judge = judgeFor(kind, s);
     const { report, events } = await run(judge);
     const first = new Set(s.jobs[0].items.filter((_, i) => i % 4 === 1).map((i) => i.customId));
@@ -220,7 +222,7 @@ describe("OpenAI failed batches", () => {
   });
 
   it("an enqueued token limit resubmits the requests one batch at a time", async () => {
-    const s = await server({ failBatch: (job) => (Number(job.id.slice(-4)) <= 3 ? [{ code: "token_limit_exceeded", message: "Enqueued token limit reached for gpt-test.", line: null }] : undefined) });
+    const s = await server({ failBatch: (job) => (job.seq <= 3 ? [{ code: "token_limit_exceeded", message: "Enqueued token limit reached for gpt-test.", line: null }] : undefined) });
     const judge = judgeFor("openai", s);
     const { report, events } = await run(judge, { maxItems: 4 });
     expect(s.jobs.slice(0, 3).map((j) => j.errors?.[0].code)).toEqual(["token_limit_exceeded", "token_limit_exceeded", "token_limit_exceeded"]);
@@ -254,5 +256,152 @@ describe("batch mode needs a cache that keeps its answers", () => {
     const judge = createJudge({ provider: "openai", base_url: `${s.url}/v1`, model: "gpt-test", api_key_env: "RUBRICATE_TEST_KEY" }, { engine });
     await expect(run(judge as ReturnType<typeof judgeFor>)).rejects.toThrow(/memory-only cache keeps 5/);
     expect(s.jobs).toHaveLength(0);
+  });
+});
+
+/*
+ * Anthropic Message Batches, as @anthropic-ai/sdk (resources/messages/batches.d.ts) describes them:
+ * - `batches.list(params)`: PageParams `limit`, `before_id`, `after_id` only; newest first; every
+ *   batch of the workspace, whoever made it. A MessageBatch has id, processing_status
+ *   ("in_progress" | "canceling" | "ended"), request_counts {processing, succeeded, errored,
+ *   canceled, expired}, created_at, ended_at, archived_at, results_url: no metadata.
+ * - `batches.results(id)`: JSONL, one MessageBatchIndividualResponse a line, `{ custom_id, result }`
+ *   with result `{ type: "succeeded", message } | { type: "errored", error } | { type: "canceled" } |
+ *   { type: "expired" }`, in any order; only once the batch has ended.
+ * - custom_id: `^[a-zA-Z0-9_-]{1,64}$`, unique within a batch.
+ * So a batch proves whose it is only through its results' custom_ids: each job's carry its nonce.
+ */
+describe("Anthropic: a create whose answer was lost adopts only its own batch", () => {
+  const stranger = async (s: BatchServer, count: number) => {
+    const client = new Anthropic({ apiKey: "k", baseURL: s.url, maxRetries: 0 });
+    const params = { model: "claude-test", max_tokens: 16, messages: [{ role: "user" as const, content: "another process's request" }] };
+    return client.messages.batches.create({ requests: Array.from({ length: count }, (_, i) => ({ custom_id: `other${i}`, params })) });
+  };
+  const firstCreateFails = (route: string, n: number) => (route === "POST /v1/messages/batches" && n === 2 ? 500 : undefined);
+
+  it("custom_ids carry the job's nonce and the cache key, and read back to both", () => {
+    const key = "ab".repeat(32);
+    const id = customIdOf(key, "n0nce-_n0nce");
+    expect(id).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
+    expect(keyOfCustomId(id)).toEqual({ key, nonce: "n0nce-_n0nce" });
+    expect(keyOfCustomId(key)).toEqual({ key });
+  });
+
+  it("another process's ended batch of the same size is not adopted: ours is sent (once)", async () => {
+    const s = await server({ fault: firstCreateFails });
+    await stranger(s, 12);
+    const { report, events } = await run(judgeFor("anthropic", s));
+    expect(report.found).toBe(0);
+    expect(events.some((e) => e.includes("found"))).toBe(false);
+    // The stranger, then our two rounds (the 500 made no batch).
+    expect(s.jobs.map((j) => j.items.length)).toEqual([12, 12, 8]);
+  });
+
+  it("while another batch of the same size is still running, nothing is sent again until it ended without our requests", async () => {
+    const s = await server({ fault: firstCreateFails });
+    await stranger(s, 12);
+    const other = s.jobs[0];
+    // Running until our lookup has seen it (stamped in the future, it has not started its last step), then it ends.
+    other.createdAt = Date.now() + 3_600_000;
+    const events: string[] = [];
+    const onEvent = (e: string) => {
+      events.push(e);
+      if (e.includes("still running; waiting")) other.createdAt = Date.now() - 60_000;
+    };
+    const { report } = await run(judgeFor("anthropic", s), { onEvent });
+    expect(report.found).toBe(0);
+    expect(events.some((e) => e.includes("still running; waiting"))).toBe(true);
+    const ours = s.jobs[1];
+    expect(ours.createdAt).toBeGreaterThanOrEqual(other.processedAt!);
+    expect(ours.items).toHaveLength(12);
+  });
+
+  it("our own batch, made though its create failed, is found by its nonce even beside a closer stranger, and collected", async () => {
+    // The create is carried out, then answered too late; a stranger of the same size is made meanwhile.
+    const s = await server({ createDelayMs: 1_000 });
+    const judge = judgeFor("anthropic", s);
+    const made = new Promise<void>((resolve) => {
+      let asked = false;
+      const t = setInterval(() => {
+        if (s.jobs.length === 1 && !asked) {
+          asked = true;
+          void stranger(s, 12).catch(() => undefined); // answered after the test ends
+        }
+        if (s.jobs.length === 2) {
+          // Stamped a moment before ours (its create answer is also late): nearer the job's record than ours, so time and size alone would pick it.
+          s.jobs[1].createdAt = s.jobs[0].createdAt - 1;
+          clearInterval(t);
+          resolve();
+        }
+      }, 1);
+    });
+    const { report } = await run(judge, { createTimeoutMs: 300 });
+    await made;
+    expect(report.found).toBeGreaterThanOrEqual(1);
+    const ours = s.jobs.filter((j) => j.items[0].customId !== "other0");
+    expect(new Set(ours.flatMap((j) => j.items.map((i) => i.customId))).size).toBe(20);
+    expect(ours.flatMap((j) => j.items)).toHaveLength(20);
+    await expectAllAnsweredFromCache(judge);
+  });
+
+  it("the byte cap is under both readings of the documented 256 MB (256,000,000 bytes and 250 MiB)", () => {
+    const api = createAnthropicBatchApi(new Anthropic({ apiKey: "k" }), []);
+    expect(api.limits.maxBytes).toBeLessThanOrEqual(256_000_000);
+    expect(api.limits.maxBytes).toBeLessThanOrEqual(250 * 1024 * 1024);
+  });
+});
+
+/*
+ * OpenAI (openai/resources/batches.d.ts): `batches.list` takes CursorPageParams `after` and `limit`
+ * only, newest first, 100 a page at most; a Batch carries `metadata` (ours: rubricate_job),
+ * `input_file_id`, `output_file_id` and `error_file_id`, whose contents (`files.content`) are JSONL
+ * lines `{ id, custom_id, response: { status_code, request_id, body } | null, error }`. Both APIs
+ * page the list and stream results: an error can come on page 2 or in the middle of a download.
+ */
+describe.each<Kind>(["openai", "anthropic"])("%s: errors past the first request of a list or a download", (kind) => {
+  const list = kind === "openai" ? "GET /v1/batches" : "GET /v1/messages/batches";
+  const create = kind === "openai" ? "POST /v1/batches" : "POST /v1/messages/batches";
+  const read = kind === "openai" ? "GET /v1/files/:id/content" : "GET /v1/messages/batches/:id/results";
+
+  it("a 429 on the second page of a lookup is retried, not fatal", async () => {
+    const s = await server();
+    // More than a page (100) of the workspace's batches, all inside the job's time window.
+    if (kind === "anthropic") {
+      const client = new Anthropic({ apiKey: "k", baseURL: s.url, maxRetries: 0 });
+      const params = { model: "claude-test", max_tokens: 16, messages: [{ role: "user" as const, content: "x" }] };
+      for (let i = 0; i < 101; i++) await client.messages.batches.create({ requests: [{ custom_id: `other${i}`, params }] });
+    } else {
+      const { default: OpenAI, toFile } = await import("openai");
+      const client = new OpenAI({ apiKey: "k", baseURL: `${s.url}/v1`, maxRetries: 0 });
+      const file = await client.files.create({ file: await toFile(Buffer.from('{"custom_id":"o","method":"POST","url":"/v1/chat/completions","body":{"model":"m","messages":[]}}\n'), "o.jsonl"), purpose: "batch" });
+      for (let i = 0; i < 101; i++) await client.batches.create({ input_file_id: file.id, endpoint: "/v1/chat/completions", completion_window: "24h" });
+    }
+    // Our first create fails without an answer (a 500: the client cannot know it made nothing), so it looks; page 2 answers 429.
+    const made = s.calls[create];
+    s.setOptions({ fault: (route, n) => (route === create && n === made + 1 ? 500 : route === list && n === 2 ? 429 : undefined) });
+    const judge = judgeFor(kind, s);
+    const { report, events } = await run(judge);
+    expect(s.calls[list]).toBeGreaterThanOrEqual(3);
+    expect(events.some((e) => e.includes("429"))).toBe(true);
+    expect(report).toMatchObject({ leftover: 0, found: 0 });
+    await expectAllAnsweredFromCache(judge);
+  });
+
+  it("a result download cut half-way is read again, skipping what was read", async () => {
+    const s = await server({ chunkBytes: 256, cut: (route, n) => (route === read && n === 1 ? 1500 : undefined) });
+    const judge = judgeFor(kind, s);
+    const { report, events } = await run(judge);
+    expect(events.some((e) => /connection lost|trying again/.test(e))).toBe(true);
+    expect(report).toMatchObject({ succeeded: 20, leftover: 0, lost: 0 });
+    expect(s.jobs).toHaveLength(2);
+    await expectAllAnsweredFromCache(judge);
+  });
+
+  it("results that keep answering 404 stop batch mode with a clear error after one resubmission, instead of paying every round", async () => {
+    const s = await server({ resultsGone: () => true });
+    const failure = run(judgeFor(kind, s), { maxRounds: 5 });
+    await expect(failure).rejects.toMatchObject({ code: "BATCH_FAILED" });
+    await expect(failure).rejects.toThrow(/gone \(404.*batch mode stopped rather than pay for the same requests again/);
+    expect(s.jobs).toHaveLength(2);
   });
 });

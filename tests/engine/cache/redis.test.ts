@@ -126,12 +126,75 @@ redisServer.describe("RedisCache (a cache shared by several processes)", () => {
   it("with Redis unreachable the run goes on and pays (told once), and ready() names the URL", async () => {
     const errors: RubricateError[] = [];
     const c = RedisCache.open("redis://127.0.0.1:1/0", { onError: (e) => errors.push(e) });
-    await expect(c.ready()).rejects.toThrow(/cannot reach the Redis cache at redis:\/\/127\.0\.0\.1:1\/0/);
+    // The cause, not ioredis's "max retries per request" (that one hid ECONNREFUSED in a warning above).
+    await expect(c.ready()).rejects.toThrow(/cannot reach the Redis cache at redis:\/\/127\.0\.0\.1:1\/0: .*ECONNREFUSED/);
     const p = slowProvider(1);
     const r = await createEngine({ cache: c, limits }).complete(p, req("q"));
     expect(r.cached).toBe(false);
     expect(p.calls()).toBe(1);
     expect(errors.length).toBeGreaterThan(0);
     await c.close();
+  });
+
+  it.each([
+    ["not an object", "1"],
+    ["a response of the wrong type", '{"response":1,"createdAt":1}'],
+    ["a response without text", '{"response":{"answer":"yes"},"createdAt":1}'],
+    ["usage missing", '{"response":{"text":"yes","finishReason":"stop"},"createdAt":1}'],
+  ])("a stored value that is valid JSON of the wrong shape (%s) is a miss, and the answer paid for replaces it", async (_name, stored) => {
+    const u = url();
+    const c = RedisCache.open(u);
+    const raw = new Redis(redis.url);
+    await raw.set(`${c.prefix}:answer:k1`, stored);
+    const claim = await c.claim("k1");
+    expect("entry" in claim).toBe(false);
+    const entry = { response: answer("yes"), createdAt: 5 };
+    if (!("entry" in claim)) await claim.release(entry);
+    expect(JSON.parse(String(await raw.get(`${c.prefix}:answer:k1`)))).toEqual(entry);
+    const other = RedisCache.open(u);
+    expect(await other.claim("k1")).toEqual({ entry });
+    await Promise.all([c.close(), other.close(), raw.quit()]);
+  });
+
+  it("a Redis that stops answering (SIGSTOP) stalls no call: degraded with the reason, memory and paying meanwhile; back once it answers", async () => {
+    const own = await startRedis();
+    const events: string[] = [];
+    const c = RedisCache.open(own.url, { commandTimeoutMs: 200, probeMs: 50 });
+    c.onHealthChange((_h, message) => events.push(message));
+    const p = slowProvider(1);
+    const engine = createEngine({ cache: c, limits });
+    await engine.complete(p, req("first"));
+    own.child.kill("SIGSTOP");
+    try {
+      const during = await Promise.all(Array.from({ length: 20 }, (_, i) => engine.complete(p, req(`during ${i}`))));
+      expect(during.every((r) => !r.cached)).toBe(true);
+      expect(c.health).toMatchObject({ status: "degraded", reason: expect.stringMatching(/no answer within 200 ms/) });
+      expect(c.stats).toMatchObject({ status: "degraded" });
+      // An answer this process already has is still answered from its memory.
+      expect(await engine.complete(p, req("during 3"))).toMatchObject({ cached: true });
+    } finally {
+      own.child.kill("SIGCONT");
+    }
+    while (c.health.status !== "ok") await new Promise((r) => setTimeout(r, 20));
+    expect(events[0]).toMatch(/is unreachable \(no answer within 200 ms/);
+    expect(events.at(-1)).toMatch(/is back after \d+ s/);
+    expect(await engine.complete(p, req("after"))).toMatchObject({ cached: false });
+    await c.close();
+    await own.stop();
+  });
+
+  it("closing while Redis answers nothing ends (pending writes time out) instead of waiting forever", async () => {
+    const own = await startRedis();
+    const c = RedisCache.open(own.url, { commandTimeoutMs: 200 });
+    await c.ready();
+    own.child.kill("SIGSTOP");
+    try {
+      c.set("k", { response: answer("x"), createdAt: 1 });
+      await c.close();
+      expect(c.stats.writeErrors).toBe(1);
+    } finally {
+      own.child.kill("SIGCONT");
+      await own.stop();
+    }
   });
 });
