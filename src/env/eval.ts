@@ -34,7 +34,24 @@ export interface EvalOptions {
   unsafeNoSandbox?: boolean;
   /** Called as each rollout finishes (after it is saved). */
   onRollout?: (record: RolloutRecord, progress: { done: number; total: number }) => void;
+  /**
+   * Plays the cells elsewhere (`eval --queue`: on workers) instead of in this process; their
+   * records come back as they finish, and are saved and counted as local ones are.
+   */
+  remote?: (cells: EvalCell[]) => AsyncIterable<RolloutRecord>;
+  /** Plays only these cells (a worker's share of a queued eval), by `cellKey`. */
+  only?: ReadonlySet<string>;
 }
+
+/** One rollout of an eval's grid: a task, a model, and which of its k rollouts. */
+export interface EvalCell {
+  task: string;
+  model: string;
+  rollout: number;
+}
+
+/** A cell's key, as `only` takes it. */
+export const cellKey = (cell: EvalCell): string => tripleKey(cell);
 
 /** What an eval returns: every rollout of the requested grid it holds (resumed ones included). */
 export interface EvalResult {
@@ -85,12 +102,33 @@ export async function runEval(env: Environment, options: EvalOptions): Promise<E
 
   // Interleaved (task, rollout, model) so an interrupted eval covers the models evenly.
   const jobs: { task: Task; policy: Policy; index: number }[] = [];
-  for (const task of tasks) for (let r = 0; r < k; r++) for (const policy of options.policies) if (!done.has(tripleKey({ task: task.id, model: policy.id, rollout: r }))) jobs.push({ task, policy, index: r });
+  for (const task of tasks)
+    for (let r = 0; r < k; r++)
+      for (const policy of options.policies) {
+        const key = tripleKey({ task: task.id, model: policy.id, rollout: r });
+        if (!done.has(key) && (!options.only || options.only.has(key))) jobs.push({ task, policy, index: r });
+      }
+  if (options.only) for (const key of [...wanted]) if (!options.only.has(key)) wanted.delete(key);
 
+  const total = wanted.size;
+  const save = (rec: RolloutRecord) => {
+    if (options.out) appendFileSync(options.out, `${JSON.stringify(rec)}\n`);
+    done.set(tripleKey(rec), rec);
+    options.onRollout?.(rec, { done: done.size, total });
+  };
+  if (options.remote) {
+    let interrupted = false;
+    try {
+      for await (const rec of options.remote(jobs.map((j) => ({ task: j.task.id, model: j.policy.id, rollout: j.index })))) save(rec);
+    } catch (e) {
+      if (toRubricateError(e).code !== "ABORTED") throw e;
+      interrupted = true;
+    }
+    return { records: [...wanted].map((key) => done.get(key)).filter((r): r is RolloutRecord => r !== undefined), resumed, interrupted };
+  }
   const limit = pLimit(Math.max(1, options.concurrency ?? 8));
   // Hooks run in-process: while the eval runs, a hook's process.exit, stray throw or timer fails only its rollout.
   const removeGuard = installHookGuard();
-  const total = wanted.size;
   let interrupted = false;
   const run = jobs.map((job) =>
     limit(async () => {
@@ -104,9 +142,7 @@ export async function runEval(env: Environment, options: EvalOptions): Promise<E
         models: options.models,
         unsafeNoSandbox: options.unsafeNoSandbox,
       });
-      if (options.out) appendFileSync(options.out, `${JSON.stringify(rec)}\n`);
-      done.set(tripleKey(rec), rec);
-      options.onRollout?.(rec, { done: done.size, total });
+      save(rec);
     }),
   );
   const settled = await Promise.allSettled(run).finally(removeGuard);

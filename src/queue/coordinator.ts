@@ -12,25 +12,28 @@
  * - Redis that stops answering for `outageMs` ends the run with a QUEUE error naming the cause;
  *   a chunk that vanished (Redis restarted without persistence) is queued again.
  */
-import type { Job, Queue, QueueEvents } from "bullmq";
+import type { Queue, QueueEvents } from "bullmq";
 import { RubricateError } from "../errors.js";
 import type { Sample, ScoreResult } from "../types.js";
 import { QUEUE_NAME, loadBullMQ, queueConnection, redisClient } from "./connection.js";
 import { chunkId, type ScoreChunk, type ScoreChunkResult, type ScoreSpec } from "./score-job.js";
 
-/** Options of `scoreQueued`. */
-export interface QueuedScoreOptions {
+/** Options of `runChunks`: the queue, the run, and how to watch it. */
+export interface ChunkRunOptions<Spec> {
   /** `redis://host:port/db` of the queue. */
   url: string;
-  spec: ScoreSpec;
+  /** The job name workers dispatch on ("score", "eval"). */
+  kind: string;
+  /** The run-wide part every chunk carries. */
+  spec: Spec;
+  /** Fingerprint of what the run uses, for chunk ids. */
+  fingerprint: string;
   /** From `runKeyOf`: the same for a restarted coordinator of the same run. */
   runKey: string;
-  /** Input lines per chunk. */
-  chunkSize: number;
   /** Chunks on the queue at once (default 64). */
   window?: number;
   signal?: AbortSignal;
-  /** Samples finished so far, counting those of chunks still running. */
+  /** Rows finished so far, counting those of chunks still running (as their workers report). */
   onProgress?: (done: number) => void;
   log?: (line: string) => void;
   /** How long Redis may not answer before the run fails (default 120,000 ms). */
@@ -39,10 +42,20 @@ export interface QueuedScoreOptions {
   sweepMs?: number;
 }
 
-interface Pending {
+/** Options of `scoreQueued`. */
+export interface QueuedScoreOptions extends Omit<ChunkRunOptions<ScoreSpec>, "kind" | "fingerprint"> {
+  /** Input lines per chunk. */
+  chunkSize: number;
+}
+
+/** One chunk of a run: its number (which decides its id), and its rows. */
+export interface Chunk<Row> {
   n: number;
+  rows: Row[];
+}
+
+interface Pending<Row> extends Chunk<Row> {
   id: string;
-  rows: { key: number; sample: Sample }[];
 }
 
 /**
@@ -51,14 +64,33 @@ interface Pending {
  * for await (const { key, result } of scoreQueued(rows, { url, spec, runKey, chunkSize: 64 })) write(key, result);
  */
 export async function* scoreQueued(rows: AsyncIterable<{ key: number; sample: Sample }>, options: QueuedScoreOptions): AsyncGenerator<{ key: number; result: ScoreResult }> {
+  const chunks = chunksBy(rows, (row) => Math.floor(row.key / options.chunkSize));
+  for await (const { chunk, results } of runChunks<ScoreSpec, ScoreChunk["rows"][number], ScoreChunkResult["results"][number]>(chunks, { ...options, kind: "score", fingerprint: options.spec.fingerprint })) {
+    const byKey = new Map(results.map((r) => [r.key, r.result]));
+    for (const { key } of chunk.rows) {
+      const found = byKey.get(key);
+      if (!found) throw new RubricateError("QUEUE", `chunk ${chunk.n + 1} came back without a result for input line ${key + 1} (a worker of another version?)`);
+      yield { key, result: found };
+    }
+  }
+}
+
+/**
+ * Runs chunks through the queue: keeps a window of them queued, and yields each chunk's results
+ * in chunk order as they complete. A chunk's job is removed only once the caller has taken its
+ * results (asked for the next), so a crash in between costs a re-run from the cache, never a row.
+ */
+export async function* runChunks<Spec, Row, Out>(chunks: AsyncIterable<Chunk<Row>>, options: ChunkRunOptions<Spec>): AsyncGenerator<{ chunk: Chunk<Row>; results: Out[] }> {
+  type Job = { spec: Spec; rows: Row[] };
+  type Done = { results: Out[] };
   const connection = queueConnection(options.url);
   const { Queue, QueueEvents } = await loadBullMQ();
   // Our own ioredis clients (one each: QueueEvents blocks on its connection), so that they can be
   // dropped for certain at the end: BullMQ's own disconnect waits for a server that may never answer.
   const clients = [await redisClient(connection), await redisClient(connection)];
-  const queue: Queue<ScoreChunk, ScoreChunkResult> = new Queue(QUEUE_NAME, { connection: clients[0] });
+  const queue: Queue<Job, Done> = new Queue(QUEUE_NAME, { connection: clients[0] });
   const events: QueueEvents = new QueueEvents(QUEUE_NAME, { connection: clients[1] });
-  const quiet = (error: Error) => void error; // reconnects are handled below; ioredis logs nothing itself
+  const quiet = (error: Error) => void error; // outages are handled by the guard below
   queue.on("error", quiet);
   events.on("error", quiet);
   const guard = new OutageGuard(connection.label, options.outageMs ?? 120_000);
@@ -73,12 +105,12 @@ export async function* scoreQueued(rows: AsyncIterable<{ key: number; sample: Sa
     report();
   });
   let written = 0;
-  const window: Pending[] = [];
+  const window: Pending<Row>[] = [];
   const report = () => options.onProgress?.(written + window.reduce((n, p) => n + Math.min(progress.get(p.id) ?? 0, p.rows.length), 0));
 
-  const add = (chunk: Pending) =>
+  const add = (chunk: Pending<Row>) =>
     guard.call("queue a chunk", () =>
-      queue.add("score", { spec: options.spec, rows: chunk.rows }, {
+      queue.add(options.kind as never, { spec: options.spec, rows: chunk.rows } as never, {
         jobId: chunk.id,
         attempts: 3,
         backoff: { type: "exponential", delay: 1_000 },
@@ -90,31 +122,26 @@ export async function* scoreQueued(rows: AsyncIterable<{ key: number; sample: Sa
 
   try {
     await guard.call("connect", () => events.waitUntilReady());
-    const chunks = chunksOf(rows, options);
+    const source = chunks[Symbol.asyncIterator]();
     let more = true;
     const fill = async () => {
       while (more && window.length < (options.window ?? 64)) {
-        const next = await chunks.next();
+        const next = await source.next();
         if (next.done) {
           more = false;
           break;
         }
-        await add(next.value);
-        window.push(next.value);
+        const pending = { ...next.value, id: chunkId(options.kind, options.fingerprint, options.runKey, next.value.n) };
+        await add(pending);
+        window.push(pending);
       }
     };
     await fill();
     while (window.length > 0) {
       const head = window[0];
-      const result = await waitFor(head);
-      const asked = new Set(head.rows.map((r) => r.key));
-      const byKey = new Map(result.results.map((r) => [r.key, r.result]));
-      for (const key of [...asked].sort((a, b) => a - b)) {
-        const found = byKey.get(key);
-        if (!found) throw new RubricateError("QUEUE", `chunk ${head.id} came back without a result for input line ${key + 1} (a worker of another version?)`);
-        yield { key, result: found };
-        written++;
-      }
+      const { results } = await waitFor(head);
+      yield { chunk: head, results };
+      written += head.rows.length;
       // Handed on: only now is the job's copy of the results no longer needed.
       await guard.call("remove a finished chunk", () => queue.remove(head.id)).catch(() => undefined);
       progress.delete(head.id);
@@ -128,17 +155,17 @@ export async function* scoreQueued(rows: AsyncIterable<{ key: number; sample: Sa
     await closeOrDrop([queue, events], clients);
   }
 
-  async function waitFor(chunk: Pending): Promise<ScoreChunkResult> {
+  async function waitFor(chunk: Pending<Row>): Promise<Done> {
     for (;;) {
       options.signal?.throwIfAborted();
-      const job = (await guard.call("read a chunk's state", () => queue.getJob(chunk.id))) as Job<ScoreChunk, ScoreChunkResult> | undefined;
+      const job = await guard.call("read a chunk's state", () => queue.getJob(chunk.id));
       if (!job) {
         log(`chunk ${chunk.n + 1} is no longer on the queue (was Redis restarted without persistence?): queued again`);
         await add(chunk);
       } else if (job.finishedOn !== undefined && job.returnvalue) {
         return job.returnvalue;
       } else if ((await guard.call("read a chunk's state", () => job.getState())) === "failed") {
-        throw new RubricateError("QUEUE", `chunk ${chunk.n + 1} (input lines ${chunk.rows[0].key + 1}–${chunk.rows[chunk.rows.length - 1].key + 1}) failed on the workers after ${job.attemptsMade} attempt(s): ${job.failedReason}`);
+        throw new RubricateError("QUEUE", `chunk ${chunk.n + 1} (${chunk.rows.length} rows) failed on the workers after ${job.attemptsMade} attempt(s): ${job.failedReason}`);
       }
       await new Promise<void>((resolve) => {
         const timer = setTimeout(done, options.sweepMs ?? 2_000);
@@ -176,16 +203,16 @@ export async function closeOrDrop(users: { close(): Promise<void> }[], clients: 
   for (const client of clients) client.disconnect();
 }
 
-/** Groups rows into chunks by line number: chunk n holds lines [n·size, (n+1)·size). */
-async function* chunksOf(rows: AsyncIterable<{ key: number; sample: Sample }>, options: QueuedScoreOptions): AsyncGenerator<Pending> {
-  let current: Pending | undefined;
+/** Groups consecutive rows with the same chunk number into chunks. */
+export async function* chunksBy<Row>(rows: AsyncIterable<Row>, chunkOf: (row: Row) => number): AsyncGenerator<Chunk<Row>> {
+  let current: Chunk<Row> | undefined;
   for await (const row of rows) {
-    const n = Math.floor(row.key / options.chunkSize);
+    const n = chunkOf(row);
     if (current && current.n !== n) {
       yield current;
       current = undefined;
     }
-    current ??= { n, id: chunkId(options.spec.fingerprint, options.runKey, n), rows: [] };
+    current ??= { n, rows: [] };
     current.rows.push(row);
   }
   if (current) yield current;

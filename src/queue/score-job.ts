@@ -87,12 +87,12 @@ export function portablePath(path: string, root = process.cwd()): string {
 }
 
 /** The id of chunk `n` of a run: stable across coordinator restarts, so a re-add finds the chunk already queued. */
-export function chunkId(fingerprint: string, runKey: string, n: number): string {
+export function chunkId(kind: string, fingerprint: string, runKey: string, n: number): string {
   // BullMQ ids may not contain ":".
-  return `score-${fingerprint.slice(0, 16)}-${runKey}-${n}`;
+  return `${kind}-${fingerprint.slice(0, 16)}-${runKey}-${n}`;
 }
 
-/** A run's key: the fingerprint plus what decides the chunks (the input and the chunk size). */
-export function runKeyOf(spec: ScoreSpec, input: string, chunkSize: number): string {
+/** A run's key: the spec plus what decides the chunks (the input and the chunk size). */
+export function runKeyOf(spec: unknown, input: string, chunkSize: number): string {
   return createHash("sha256").update(canonicalJson({ spec, input, chunkSize })).digest("hex").slice(0, 16);
 }

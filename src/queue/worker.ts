@@ -16,6 +16,16 @@ import { scoreStream } from "../score/score.js";
 import { loadChecks } from "../env/load.js";
 import type { CheckFunction } from "../checks/types.js";
 import { QUEUE_NAME, bullConnection, loadBullMQ, queueConnection } from "./connection.js";
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import { openCache } from "../engine/cache/index.js";
+import { createEngine } from "../engine/engine.js";
+import { cellKey, runEval, type EvalOptions } from "../env/eval.js";
+import { envModels } from "../env/models.js";
+import { createPolicy } from "../env/policy.js";
+import type { Environment } from "../env/types.js";
+import { loadEnvironmentSpec } from "../hub/resolve.js";
+import { envFingerprint, type EvalChunk, type EvalChunkResult, type EvalSpec } from "./eval-job.js";
 import { fingerprintOf, pathInside, type ScoreChunk, type ScoreChunkResult, type ScoreSpec } from "./score-job.js";
 
 /** Options of `startQueueWorker`. */
@@ -30,6 +40,10 @@ export interface QueueWorkerOptions {
   lockMs?: number;
   /** Told about each chunk taken, finished or failed. */
   log?: (line: string) => void;
+  /** Where environments from a registry or git are installed (as `eval --envs-dir`). */
+  envsDir?: string;
+  /** Run environments' sandbox commands unisolated on this machine (`--unsafe-no-sandbox`): the worker's choice, never a chunk's. */
+  unsafeNoSandbox?: boolean;
 }
 
 /** A running worker. */
@@ -40,11 +54,19 @@ export interface QueueWorker {
   readonly finished: number;
 }
 
-/** What a worker keeps between chunks of one run: loading a judge or a rubric per chunk would be waste. */
+/** What a worker keeps between score chunks of one run. */
 interface Loaded {
   rubric: Rubric;
   judge?: EngineJudge;
   checks?: Record<string, CheckFunction>;
+  close(): Promise<void>;
+}
+
+/** What a worker keeps between eval chunks of one run: the environment, and what plays and scores it. */
+interface LoadedEval {
+  env: Environment;
+  run: Pick<EvalOptions, "policies" | "engine" | "judge" | "models" | "unsafeNoSandbox">;
+  close(): Promise<void>;
 }
 
 /**
@@ -54,17 +76,19 @@ interface Loaded {
  * process.on("SIGTERM", () => worker.close());
  */
 export async function startQueueWorker(options: QueueWorkerOptions): Promise<QueueWorker> {
+  const unsafeNoSandbox = () => options.unsafeNoSandbox === true;
   const connection = queueConnection(options.url);
   const root = options.root ?? process.cwd();
   const log = options.log ?? (() => {});
-  const loaded = new Map<string, Promise<Loaded>>();
+  const loaded = new Map<string, Promise<{ close(): Promise<void> }>>();
   let finished = 0;
 
-  const load = (spec: ScoreSpec): Promise<Loaded> => {
-    const key = JSON.stringify(spec);
-    let entry = loaded.get(key);
+  /** What a spec names, loaded once per spec: a judge or an environment per chunk would be waste. */
+  const once = <T extends { close(): Promise<void> }>(kind: string, spec: unknown, make: () => Promise<T>): Promise<T> => {
+    const key = `${kind} ${JSON.stringify(spec)}`;
+    let entry = loaded.get(key) as Promise<T> | undefined;
     if (!entry) {
-      entry = loadSpec(spec, root);
+      entry = make();
       // A spec that failed to load is not kept: the files may be fixed before the chunk's retry.
       entry.catch(() => loaded.delete(key));
       loaded.set(key, entry);
@@ -73,9 +97,8 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
   };
 
   const scoreChunk = async (job: Job<ScoreChunk, ScoreChunkResult>): Promise<ScoreChunkResult> => {
-    if (job.name !== "score") throw new RubricateError("BAD_INPUT", `this worker does not know chunks of kind "${job.name}" (a newer coordinator?)`);
     const { spec, rows } = job.data;
-    const { rubric, judge, checks } = await load(spec);
+    const { rubric, judge, checks } = await once("score", spec, () => loadSpec(spec, root));
     const results: ScoreChunkResult["results"] = [];
     let reported = 0;
     for await (const { index, ...result } of scoreStream(rubric, rows.map((r) => r.sample), { judge, checks, errors: spec.errors, concurrency: spec.concurrency })) {
@@ -89,8 +112,25 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
     return { results };
   };
 
+  const evalChunk = async (job: Job<EvalChunk, EvalChunkResult>): Promise<EvalChunkResult> => {
+    const { spec, rows } = job.data;
+    const loadedEval = await once("eval", spec, () => loadEvalSpec(spec, root, options.envsDir, unsafeNoSandbox));
+    // The grid runEval walks must reach every cell asked for: rollouts up to the highest index.
+    const rollouts = Math.max(...rows.map((r) => r.rollout)) + 1;
+    const result = await runEval(loadedEval.env, { ...loadedEval.run, rollouts, only: new Set(rows.map(cellKey)), concurrency: spec.concurrency, errors: spec.errors });
+    await job.updateProgress(result.records.length);
+    return { results: result.records };
+  };
+
+  const handlers: Record<string, (job: Job) => Promise<unknown>> = { score: scoreChunk, eval: evalChunk };
+  const dispatch = (job: Job) => {
+    const handler = handlers[job.name];
+    if (!handler) throw new RubricateError("BAD_INPUT", `this worker does not know chunks of kind "${job.name}" (a newer coordinator?)`);
+    return handler(job);
+  };
+
   const { Worker } = await loadBullMQ();
-  const worker: Worker<ScoreChunk, ScoreChunkResult> = new Worker(QUEUE_NAME, scoreChunk, {
+  const worker: Worker = new Worker(QUEUE_NAME, dispatch, {
     connection: bullConnection(connection),
     concurrency: options.chunks ?? 2,
     lockDuration: options.lockMs ?? 30_000,
@@ -124,7 +164,7 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
     },
     close: async (force = false) => {
       await worker.close(force);
-      for (const entry of loaded.values()) await entry.then((l) => l.judge?.close?.()).catch(() => undefined);
+      for (const entry of loaded.values()) await entry.then((l) => l.close()).catch(() => undefined);
     },
   };
 }
@@ -141,7 +181,23 @@ async function loadSpec(spec: ScoreSpec, root: string): Promise<Loaded> {
   }
   const judge = spec.judge ? createJudge(spec.judge, { cache: spec.cache, origin: spec.origin }) : undefined;
   const checks = checksFile ? await loadChecks(checksFile) : undefined;
-  return { rubric, judge, checks };
+  return { rubric, judge, checks, close: async () => judge?.close?.() };
+}
+
+/** Loads an eval chunk's environment, models and judge from the worker's folder (or its registry), checked against the coordinator's. */
+async function loadEvalSpec(spec: EvalSpec, root: string, envsDir: string | undefined, unsafeNoSandbox: () => boolean): Promise<LoadedEval> {
+  const local = (value: string, what: string) => (existsSync(resolve(root, value)) ? pathInside(root, value, what) : value);
+  const env = await loadEnvironmentSpec(local(spec.env, "environment"), { envsDir });
+  const judgeRef = spec.judge ?? env.rubric.judge;
+  const judgeFile = spec.judge ? judgeFileOf(spec.judge, root) : undefined;
+  if (envFingerprint(env, judgeFile) !== spec.fingerprint) {
+    throw new RubricateError("BAD_INPUT", `the environment ${spec.env}${spec.judge ? ` or the judge ${spec.judge}` : ""} differs on this worker from the coordinator's: give every machine the same files or package version`);
+  }
+  const engine = createEngine({ cache: openCache({ path: spec.cache }), limits: { maxConcurrency: 8, maxRetries: 5, timeoutMs: 120_000 } });
+  const policies = spec.models.map((m) => createPolicy(local(m, "policy file"), { defaults: env.policy }));
+  const judge = judgeRef && spec.judge !== undefined ? createJudge(judgeFile ?? judgeRef, { engine, origin: spec.origin }) : judgeRef ? createJudge(judgeRef, { engine, origin: "rubric" }) : undefined;
+  const models = envModels(env.models ?? {}, spec.envModels);
+  return { env, run: { policies, engine, judge, models, unsafeNoSandbox: unsafeNoSandbox() }, close: async () => engine.close() };
 }
 
 /** A judge reference's file: a packaged id resolves inside the installed package; a path must be inside the folder. */

@@ -59,7 +59,7 @@ describe("fingerprints and ids", () => {
     expect(runKeyOf(spec("f".repeat(64)), "/in.jsonl|100|1", 50)).toBe(key);
     expect(runKeyOf(spec("f".repeat(64)), "/in.jsonl|101|2", 50)).not.toBe(key);
     expect(runKeyOf(spec("f".repeat(64)), "/in.jsonl|100|1", 10)).not.toBe(key);
-    expect(chunkId("f".repeat(64), key, 3)).not.toContain(":"); // BullMQ refuses ids with ":"
-    expect(chunkId("f".repeat(64), key, 3)).not.toBe(chunkId("f".repeat(64), key, 4));
+    expect(chunkId("score", "f".repeat(64), key, 3)).not.toContain(":"); // BullMQ refuses ids with ":"
+    expect(chunkId("score", "f".repeat(64), key, 3)).not.toBe(chunkId("score", "f".repeat(64), key, 4));
   });
 });

@@ -176,6 +176,21 @@ redisServer.describe("score --queue with rubricate workers", () => {
     expect(out[0].reward).toBe(1);
   }, 180_000);
 
+  it("distill --queue: the workers score, this process filters; the export equals a local distill's, with no key here", async () => {
+    judge.setBehavior({ latencyMs: 0 });
+    const dir = project("distill", 30);
+    startWorker(dir, redis.url);
+    const args = ["distill", "samples.jsonl", "--rubric", "rubric.yaml", "--judge", "judge.yaml", "--min-reward", "1", "--prompt-template", "{{question}}", "-q"];
+    const queued = await runCli([...args, "-o", "queued.jsonl", "--queue", redis.url, "--chunk-size", "7"], { cwd: dir, env: { RUBRICATE_TEST_KEY: "" } });
+    expect(queued.code, queued.stderr).toBe(0);
+    const local = await runCli([...args, "-o", "local.jsonl", "--cache", "local.db"], { cwd: dir, env: KEY });
+    expect(local.code, local.stderr).toBe(0);
+    const exported = readFileSync(join(dir, "queued.jsonl"), "utf8");
+    expect(exported).toBe(readFileSync(join(dir, "local.jsonl"), "utf8"));
+    expect(exported.trim().split("\n")).toHaveLength(10); // every third of 30 gives the answer
+    expect(lines(join(dir, "queued.jsonl.scores.jsonl"))).toHaveLength(30);
+  }, 180_000);
+
   it("a worker whose rubric differs from the coordinator's fails the chunk with a clear error, and the run says why", async () => {
     const dir = project("differ", 5);
     const elsewhere = project("differ", 5);

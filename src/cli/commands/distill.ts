@@ -17,6 +17,7 @@ import { hashHex } from "../../distill/hash.js";
 import { loadEnvironment } from "../../env/load.js";
 import { createPolicy } from "../../env/policy.js";
 import { Progress } from "../progress.js";
+import { runScore } from "./score.js";
 import { EXIT, interruptSignal, positiveInt, cachePathOf, errorPolicyOf, warnIfBatchJudge, finiteNumber, nonNegativeInt } from "../run.js";
 
 /** The flags of `rubricate distill`. */
@@ -61,6 +62,8 @@ export interface DistillFlags {
   model?: string;
   rollouts: number;
   tasks?: number;
+  queue?: string;
+  chunkSize?: number;
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, ...value.split(",").map((v) => v.trim()).filter(Boolean)];
@@ -112,9 +115,41 @@ export function register(program: Command): void {
     .option("--no-resume", "start over even when a checkpoint of the same run exists")
     .option("--checkpoint-ms <ms>", "milliseconds between checkpoints", positiveInt, 2000)
     .option("-q, --quiet", "no progress and no summary on stderr")
+    .option("--queue <url>", "with --rubric: score the input on `rubricate worker`s (a Redis queue, as `score --queue`) into <output>.scores.jsonl, then filter and export here")
+    .option("--chunk-size <n>", "with --queue: input lines per chunk", positiveInt)
     .action(async (input: string | undefined, flags: DistillFlags) => {
-      process.exitCode = await runDistillCommand(input, flags);
+      try {
+        if (flags.queue) {
+          const scored = await scoreOnQueue(input, flags);
+          if (scored !== EXIT.ok && scored !== EXIT.partial) {
+            process.exitCode = scored;
+            return;
+          }
+        }
+        process.exitCode = await runDistillCommand(input, flags);
+      } finally {
+        // A queued run's Redis clients may still be reconnecting to a Redis that went away: they must not keep the process alive.
+        if (flags.queue) setTimeout(() => process.exit(), 1_000).unref();
+      }
     });
+}
+
+/**
+ * `distill --queue`: the scoring, which is where the money and the time go, runs on the queue's
+ * workers exactly as `score --queue` does (resumable; its results in <output>.scores.jsonl); the
+ * filtering and export that follow are a streaming pass here, reading those results (--results).
+ */
+async function scoreOnQueue(input: string | undefined, flags: DistillFlags): Promise<number> {
+  if (!input || flags.env) throw new RubricateError("BAD_INPUT", "--queue scores an input file: give one (not --env)");
+  if (!flags.rubric) throw new RubricateError("BAD_INPUT", "--queue scores the input with --rubric: give the rubric");
+  if (flags.results) throw new RubricateError("BAD_INPUT", "--queue writes the results itself: drop --results");
+  if (!flags.output || flags.output === "-") throw new RubricateError("BAD_INPUT", "--queue keeps the scores beside the export so a rerun resumes: give -o <file>");
+  const scores = `${flags.output}.scores.jsonl`;
+  const code = await runScore(flags.rubric, input, { output: scores, judge: flags.judge, checks: flags.checks, cache: flags.cache, concurrency: flags.concurrency, errors: flags.errors, order: "input", quiet: flags.quiet, queue: flags.queue, chunkSize: flags.chunkSize });
+  // Every row now has its result: the rubric stays for reading rows (inputs, response field), never to score.
+  flags.results = scores;
+  flags.rescore = false;
+  return code;
 }
 
 /** Turns flags into filter options, rejecting contradictions before any work. */
@@ -151,7 +186,8 @@ async function runDistillCommand(input: string | undefined, flags: DistillFlags)
   if (flags.rescore && !rubric) throw new RubricateError("BAD_INPUT", "--rescore needs --rubric");
   const judgeRef = flags.judge ?? rubric?.judge;
   const needsJudge = rubric?.criteria.some((c) => c.question) ?? false;
-  const judge: EngineJudge | undefined = generation?.judge ?? (rubric && judgeRef && needsJudge ? warnIfBatchJudge(createJudge(judgeRef, { cache: cachePath, origin: flags.judge ? "user" : "rubric" }), "distill", "for the batch price, run `rubricate score … --batch` over the same samples first: distill --rescore then reads those answers from the cache") : undefined);
+  // Queued: the workers judged every row; this process calls no judge and needs no key.
+  const judge: EngineJudge | undefined = generation?.judge ?? (rubric && judgeRef && needsJudge && !flags.queue ? warnIfBatchJudge(createJudge(judgeRef, { cache: cachePath, origin: flags.judge ? "user" : "rubric" }), "distill", "for the batch price, run `rubricate score … --batch` over the same samples first: distill --rescore then reads those answers from the cache") : undefined);
   const progress = new Progress(undefined, !flags.quiet && flags.output !== undefined);
   const interrupt = interruptSignal();
   let report: DistillReport;

@@ -10,6 +10,9 @@ import { describePackage, packageLabel } from "../../hub/package.js";
 import { loadEnvironmentSpec } from "../../hub/resolve.js";
 import { envLabels, isSuiteFile, labelFile, loadSuite, runSuite, suiteMarkdown, suiteReportHtml } from "../../hub/suite.js";
 import { createPolicy, type Policy } from "../../env/policy.js";
+import { envModels } from "../../env/models.js";
+import type { EvalCell } from "../../env/eval.js";
+import { DEFAULT_EVAL_CHUNK_SIZE, NO_CALLS, evalSpecOf, queuedEval } from "../queued-eval.js";
 import { RubricateError } from "../../errors.js";
 import { createJudge, type EngineJudge } from "../../judge/create.js";
 import { judgeFamilyWarning } from "../../judge/family.js";
@@ -34,6 +37,8 @@ interface EvalFlags {
   quiet?: boolean;
   envModel: string[];
   unsafeNoSandbox?: boolean;
+  queue?: string;
+  chunkSize?: number;
 }
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -67,9 +72,16 @@ export function register(program: Command): void {
     .option("-q, --quiet", "no progress on stderr")
     .option("--env-model <name=model>", "a model the environment's hooks call (ctx.llm, llm_query): overrides its `models:` entry; repeatable", collect, [])
     .option("--unsafe-no-sandbox", "run the environment's sandbox commands directly on this machine with your rights (no isolation: only for environments you trust)")
+    .option("--queue <url>", "play the rollouts on `rubricate worker`s anywhere: put chunks on this Redis queue (redis://host:port/db); start again with --resume to continue")
+    .option("--chunk-size <n>", `with --queue: rollouts per chunk (default ${DEFAULT_EVAL_CHUNK_SIZE})`, positiveInt)
     .addHelpText("after", "\nA suite file (`environments:` and `models:`, with aliases) runs each environment with each model and prints one\ncombined table; its `tasks` and `rollouts` apply, --out names a folder (default .rubricate/evals/<suite>/).")
     .action(async (spec: string, flags: EvalFlags) => {
-      process.exitCode = isSuiteFile(spec) ? await runSuiteCommand(spec, flags) : await runEvalCommand(spec, flags);
+      try {
+        process.exitCode = isSuiteFile(spec) ? await runSuiteCommand(spec, flags) : await runEvalCommand(spec, flags);
+      } finally {
+        // A queued run's Redis clients may still be reconnecting to a Redis that went away: they must not keep the process alive.
+        if (flags.queue) setTimeout(() => process.exit(), 1_000).unref();
+      }
     });
 }
 
@@ -78,19 +90,21 @@ const notice = (flags: EvalFlags) => (flags.quiet ? undefined : (line: string) =
 /** The environment line of summaries and reports: its package, version and integrity, or its YAML version. */
 const envLine = (env: Environment) => (env.package ? `environment ${describePackage(env.package)}` : `environment ${env.id} version ${env.version}`);
 
-async function runEvalCommand(spec: string, flags: EvalFlags): Promise<number> {
+async function runEvalCommand(envArg: string, flags: EvalFlags): Promise<number> {
   errorPolicyOf(flags.errors);
   if (!flags.model?.length) throw new RubricateError("BAD_INPUT", "eval needs at least one --model (or a suite file that names its models)");
-  const env = await loadEnvironmentSpec(spec, { envsDir: flags.envsDir, onNotice: notice(flags) });
+  const env = await loadEnvironmentSpec(envArg, { envsDir: flags.envsDir, onNotice: notice(flags) });
   const out = flags.out ?? join(".rubricate", "evals", `${env.package ? labelFile(packageLabel(env.package)) : env.id}.jsonl`);
   // Before any key is needed or any call made: an existing file is someone's paid-for work.
   if (existsSync(out) && !flags.resume) throw new RubricateError("BAD_INPUT", `${out} already exists: pass --resume to continue it, or remove it`);
-  const policies = flags.model.map((m) => createPolicy(m, { defaults: env.policy }));
-  const models = envModels(env.models ?? {}, flags.envModel);
   const cachePath = cachePathOf(flags.cache);
-  const engine = createEngine({ cache: openCache({ path: cachePath }), limits: { maxConcurrency: 8, maxRetries: 5, timeoutMs: 120_000 } });
+  // Queued: the workers call the models and the judge with their own keys; the coordinator needs none.
+  const spec = flags.queue ? evalSpecOf(envArg, env, flags, cachePath) : undefined;
+  const policies = flags.model.map((m) => createPolicy(m, { defaults: env.policy, ...(spec ? { provider: NO_CALLS } : {}) }));
+  const models = spec ? {} : envModels(env.models ?? {}, flags.envModel);
+  const engine = createEngine({ cache: openCache({ path: spec ? null : cachePath }), limits: { maxConcurrency: 8, maxRetries: 5, timeoutMs: 120_000 } });
   const judgeRef = flags.judge ?? env.rubric.judge;
-  const judge: EngineJudge | undefined = needsJudge(env) && judgeRef ? warnIfBatchJudge(createJudge(judgeRef, { engine, origin: flags.judge ? "user" : "rubric" }), "eval") : undefined;
+  const judge: EngineJudge | undefined = spec ? undefined : needsJudge(env) && judgeRef ? warnIfBatchJudge(createJudge(judgeRef, { engine, origin: flags.judge ? "user" : "rubric" }), "eval") : undefined;
   if (needsJudge(env) && !judge && !flags.quiet) process.stderr.write("rubricate: warning: the rubric asks LLM questions but no judge is set (--judge or the rubric's `judge`); they will be NO_JUDGE errors\n");
   for (const p of judge ? policies : []) {
     const warning = judgeFamilyWarning(judge!, { model: p.model, provider: p.provider.name }, "policy");
@@ -99,6 +113,9 @@ async function runEvalCommand(spec: string, flags: EvalFlags): Promise<number> {
   const tasks = Math.min(flags.tasks ?? env.tasks.length, env.tasks.length);
   const progress = new Progress(tasks * flags.rollouts * policies.length, !flags.quiet);
   const interrupt = interruptSignal();
+  const remote = spec
+    ? queuedEval(spec, gridOf(env, tasks, flags.rollouts, policies), { url: flags.queue!, chunkSize: flags.chunkSize, signal: interrupt.signal, log: (line) => flags.quiet || process.stderr.write(`queue: ${line}\n`) })
+    : undefined;
   let result;
   try {
     result = await runEval(env, {
@@ -114,7 +131,8 @@ async function runEvalCommand(spec: string, flags: EvalFlags): Promise<number> {
       errors: flags.errors,
       models,
       unsafeNoSandbox: flags.unsafeNoSandbox,
-      onRollout: (_rec, p) => progress.update(p.done, `calls ${engine.stats().usage.calls}, cache hits ${engine.stats().usage.cacheHits}`),
+      remote,
+      onRollout: (_rec, p) => progress.update(p.done, spec ? "on the queue" : `calls ${engine.stats().usage.calls}, cache hits ${engine.stats().usage.cacheHits}`),
     });
   } finally {
     interrupt.dispose();
@@ -135,6 +153,7 @@ async function runEvalCommand(spec: string, flags: EvalFlags): Promise<number> {
 /** `rubricate eval suite.yaml`: every environment × every model, one combined table and report. */
 async function runSuiteCommand(path: string, flags: EvalFlags): Promise<number> {
   errorPolicyOf(flags.errors);
+  if (flags.queue) throw new RubricateError("BAD_INPUT", `--queue plays one environment at a time: queue each environment of ${path} with its own eval`);
   if (flags.model?.length) throw new RubricateError("BAD_INPUT", `${path} is a suite: it names its models under models:; drop --model`);
   const suite = loadSuite(path);
   // Every environment is resolved (and installed) before any call is paid: a bad spec costs nothing.
@@ -192,15 +211,11 @@ function needsJudge(env: Environment): boolean {
   return env.rubric.criteria.some((c) => c.question) || env.tasks.some((t) => t.criteria?.some((c) => typeof c === "object" && c !== null && "question" in c));
 }
 
-/** The environment's `models:` with `--env-model name=spec` overrides, as policies. */
-function envModels(declared: Record<string, string>, overrides: string[]): Record<string, Policy> {
-  const specs = { ...declared };
-  for (const o of overrides) {
-    const eq = o.indexOf("=");
-    if (eq <= 0) throw new RubricateError("BAD_INPUT", `--env-model "${o}": expected name=provider:model`);
-    specs[o.slice(0, eq)] = o.slice(eq + 1);
-  }
-  return Object.fromEntries(Object.entries(specs).map(([name, spec]) => [name, createPolicy(spec)]));
+/** The eval's whole grid in runEval's order (task, rollout, model), for numbering queued chunks. */
+function gridOf(env: Environment, tasks: number, rollouts: number, policies: Policy[]): EvalCell[] {
+  const grid: EvalCell[] = [];
+  for (const task of env.tasks.slice(0, tasks)) for (let r = 0; r < rollouts; r++) for (const p of policies) grid.push({ task: task.id, model: p.id, rollout: r });
+  return grid;
 }
 
 function write(path: string, text: string): void {

@@ -27,7 +27,8 @@ import { setCodeRunner } from "../../checks/code/check.js";
 import { childProcessRunner } from "../../checks/code/runner.js";
 import { attachGroups, groupMemberOf, type AdvantageScale, type GroupBy } from "../../score/group.js";
 
-interface ScoreFlags {
+/** The flags of `rubricate score`. */
+export interface ScoreFlags {
   output?: string;
   judge?: string;
   checks?: string;
@@ -93,7 +94,8 @@ export function register(program: Command): void {
     });
 }
 
-async function runScore(rubricPath: string, samplesPath: string, flags: ScoreFlags): Promise<number> {
+/** Runs `rubricate score` with parsed flags; returns the exit code (`distill --queue` scores through it). */
+export async function runScore(rubricPath: string, samplesPath: string, flags: ScoreFlags): Promise<number> {
   errorPolicyOf(flags.errors);
   if (flags.groupBy === undefined && (flags.advantage || flags.passK || flags.lengthPenalty !== undefined)) throw new RubricateError("BAD_INPUT", "--advantage, --pass-k and --length-penalty need --group-by <field>");
   if (flags.lengthPenalty !== undefined && !Number.isFinite(flags.lengthPenalty)) throw new RubricateError("BAD_INPUT", "--length-penalty takes a number (the weight)");

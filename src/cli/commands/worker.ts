@@ -8,6 +8,7 @@ interface WorkerFlags {
   queue: string;
   chunks?: number;
   lockMs?: number;
+  envsDir?: string;
   quiet?: boolean;
   unsafeNoSandbox?: boolean;
 }
@@ -20,7 +21,8 @@ export function register(program: Command): void {
     .requiredOption("--queue <url>", "the queue's Redis database, redis://[user:password@]host:port/db (the same URL the coordinator was given)")
     .option("--chunks <n>", "chunks worked on at once (default 2)", positiveInt)
     .option("--lock-ms <ms>", "how long a chunk stays locked to this worker without a sign of life; after that another worker takes it (default 30000)", positiveInt)
-    .option("--unsafe-no-sandbox", "let `tests` checks run responses' code in a plain child process (limits, no isolation): only for code you trust")
+    .option("--envs-dir <dir>", "where environments of queued evals are installed from a registry or git (default .rubricate/envs)")
+    .option("--unsafe-no-sandbox", "run `tests` checks and environments' sandbox commands unisolated on this machine (limits, no isolation): only for code you trust")
     .option("-q, --quiet", "no log lines on stderr")
     .action(async (flags: WorkerFlags) => {
       process.exitCode = await runWorker(flags);
@@ -30,7 +32,7 @@ export function register(program: Command): void {
 async function runWorker(flags: WorkerFlags): Promise<number> {
   if (flags.unsafeNoSandbox) setCodeRunner(childProcessRunner());
   const log = (line: string) => flags.quiet || process.stderr.write(`worker: ${line}\n`);
-  const worker = await startQueueWorker({ url: flags.queue, chunks: flags.chunks, lockMs: flags.lockMs, log });
+  const worker = await startQueueWorker({ url: flags.queue, chunks: flags.chunks, lockMs: flags.lockMs, envsDir: flags.envsDir, unsafeNoSandbox: flags.unsafeNoSandbox, log });
   // First SIGTERM/Ctrl-C: finish the chunks in hand, take no more. Second: stop now; the chunks
   // in hand go back to the queue when their locks lapse (answers paid so far are in the cache).
   let stopping = false;

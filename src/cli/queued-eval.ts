@@ -1,0 +1,79 @@
+/**
+ * `eval --queue`: the command as a coordinator. Workers play the rollouts (src/queue/worker.ts);
+ * here the grid is cut into chunks numbered by their place in the whole grid, so a coordinator
+ * started again with `--resume` re-adds the same chunk ids and finds the chunks already queued.
+ */
+import { RubricateError } from "../errors.js";
+import { DEFAULT_CACHE_PATH } from "../engine/cache/sqlite.js";
+import { cellKey, type EvalCell } from "../env/eval.js";
+import type { Environment, RolloutRecord } from "../env/types.js";
+import { judgePath } from "../judge/load.js";
+import type { Provider } from "../providers/types.js";
+import { chunksBy, runChunks } from "../queue/coordinator.js";
+import { envFingerprint, portableSpec, type EvalSpec } from "../queue/eval-job.js";
+import { runKeyOf } from "../queue/score-job.js";
+import type { ErrorPolicy } from "../types.js";
+
+/** Rollouts per chunk: a rollout is many calls, so chunks are small. */
+export const DEFAULT_EVAL_CHUNK_SIZE = 4;
+
+/**
+ * The coordinator's stand-in for the policies' providers: it plays nothing itself (workers do,
+ * with their own keys), so it needs no key, and a call reaching it is a bug.
+ */
+export const NO_CALLS: Provider = {
+  name: "queued",
+  complete: () => Promise.reject(new RubricateError("INTERNAL", "a queued eval's coordinator does not call models: its workers do")),
+};
+
+interface QueueEvalFlags {
+  queue?: string;
+  chunkSize?: number;
+  model?: string[];
+  envModel: string[];
+  judge?: string;
+  cache: string | boolean;
+  errors: ErrorPolicy;
+  concurrency?: number;
+  unsafeNoSandbox?: boolean;
+}
+
+/** The spec every chunk of this eval carries. */
+export function evalSpecOf(envArg: string, env: Environment, flags: QueueEvalFlags, cache: string | null | undefined): EvalSpec {
+  if (flags.unsafeNoSandbox) throw new RubricateError("BAD_INPUT", "--unsafe-no-sandbox is a worker's choice: start `rubricate worker --unsafe-no-sandbox` instead");
+  const url = flags.queue!;
+  return {
+    env: portableSpec(envArg),
+    models: (flags.model ?? []).map(portableSpec),
+    envModels: flags.envModel,
+    ...(flags.judge ? { judge: portableSpec(flags.judge), origin: "user" as const } : { origin: "rubric" as const }),
+    cache: cache === null ? null : cache === undefined || cache === DEFAULT_CACHE_PATH ? url : cache,
+    errors: flags.errors,
+    ...(flags.concurrency ? { concurrency: flags.concurrency } : {}),
+    fingerprint: envFingerprint(env, flags.judge ? judgePath(flags.judge, process.cwd()) : undefined),
+  };
+}
+
+/**
+ * Plays `cells` on the queue's workers; yields their records chunk by chunk. `grid` is the whole
+ * grid in runEval's order: a cell's place in it decides its chunk.
+ */
+export function queuedEval(spec: EvalSpec, grid: EvalCell[], options: { url: string; chunkSize?: number; signal?: AbortSignal; log?: (line: string) => void }) {
+  const size = options.chunkSize ?? DEFAULT_EVAL_CHUNK_SIZE;
+  const place = new Map(grid.map((cell, i) => [cellKey(cell), i]));
+  const runKey = runKeyOf(spec, `${grid.length}`, size);
+  return async function* play(cells: EvalCell[]): AsyncGenerator<RolloutRecord> {
+    async function* rows() {
+      yield* cells;
+    }
+    const chunks = chunksBy(rows(), (cell) => Math.floor(place.get(cellKey(cell))! / size));
+    for await (const { chunk, results } of runChunks<EvalSpec, EvalCell, RolloutRecord>(chunks, { url: options.url, kind: "eval", spec, fingerprint: spec.fingerprint, runKey, signal: options.signal, log: options.log })) {
+      const byCell = new Map(results.map((r) => [cellKey({ task: r.task, model: r.model, rollout: r.rollout }), r]));
+      for (const cell of chunk.rows) {
+        const rec = byCell.get(cellKey(cell));
+        if (!rec) throw new RubricateError("QUEUE", `eval chunk ${chunk.n + 1} came back without the rollout ${cell.model} × ${cell.task} #${cell.rollout + 1}`);
+        yield rec;
+      }
+    }
+  };
+}
