@@ -4,23 +4,8 @@
  * ROUGE-L (longest common subsequence of words) for longer texts, computed as Google's
  * rouge-score package computes `rougeL`: lower-cased, split on anything not a letter or digit,
  * F-measure of LCS precision and recall.
- *
- * rubric:  check: { similarity: { reference: "{{reference}}", metric: rouge-l, min: 0.5 } }
  */
 import { distance } from "fastest-levenshtein";
-import { z } from "zod";
-import { renderTemplate } from "../text/template.js";
-import { defineCheck } from "./kind.js";
-
-export const SimilaritySpec = z
-  .strictObject({
-    reference: z.string().min(1).describe("The reference text, or a {{variable}} holding it"),
-    metric: z.enum(["levenshtein", "rouge-l"]).optional().describe("levenshtein: 1 − edit distance / longer length (default); rouge-l: LCS F-measure over words"),
-    min: z.number().min(0).max(1).describe("Pass at or above this similarity"),
-    normalize: z.boolean().optional().describe("Trim, collapse white space and lower-case before comparing (default true; ROUGE-L always lower-cases)"),
-    partial: z.boolean().optional().describe("Earn points in proportion to the similarity instead of all or nothing (default false)"),
-  });
-export type SimilaritySpec = z.infer<typeof SimilaritySpec>;
 
 /** Most words per text in ROUGE-L; beyond, the texts are cut (the LCS table is words × words). */
 export const ROUGE_MAX_TOKENS = 4000;
@@ -66,19 +51,3 @@ export function rougeL(candidate: string, reference: string): number {
   const recall = lcs / r.length;
   return (2 * precision * recall) / (precision + recall);
 }
-
-const normalise = (s: string) => s.normalize("NFKC").trim().replace(/\s+/g, " ").toLowerCase();
-
-export const similarityCheck = defineCheck<SimilaritySpec>({
-  key: "similarity",
-  spec: SimilaritySpec,
-  summary: "close to a reference text: normalised edit distance or ROUGE-L, with a threshold",
-  run(spec, { text, sample }) {
-    const reference = renderTemplate(spec.reference, sample);
-    const metric = spec.metric ?? "levenshtein";
-    const normalize = spec.normalize ?? true;
-    const value = metric === "rouge-l" ? rougeL(text, reference) : normalize ? editSimilarity(normalise(text), normalise(reference)) : editSimilarity(text, reference);
-    const pass = value >= spec.min;
-    return { pass, reasoning: `${metric} similarity ${value.toFixed(3)} (needs ${spec.min})`, ...(spec.partial ? { score: value } : {}) };
-  },
-});

@@ -1,0 +1,93 @@
+/**
+ * The known hacks of each check kind (`CheckKind.hacks`), run against a rubric's check criteria:
+ * for every criterion answered by code, every hack of its kind, on every probe sample. A hack is a
+ * response that deserves to fail that criterion (tags nested to look complete, a final answer
+ * that is prose, a tool result quoted beside a different answer, keyword stuffing for ROUGE-L…),
+ * so each one the check passes is a way a policy collects the reward without doing the work.
+ * No judge is involved: only `check:` criteria are attacked, each on its own (`when:` ignored).
+ */
+import { kindOf } from "../checks/registry.js";
+import { runCheck } from "../checks/run.js";
+import type { CustomChecks } from "../checks/custom.js";
+import { RubricateError, toRubricateError } from "../errors.js";
+import type { Rubric } from "../rubric/schema.js";
+import { reasoningView } from "../score/reasoning-view.js";
+import type { Sample } from "../types.js";
+
+/** One hack on one criterion and one sample. */
+export interface HackRun {
+  criterion: string;
+  kind: string;
+  hack: string;
+  description: string;
+  sampleIndex: number;
+  /** The response sent (after the criterion's `tag` wrapping, if any). */
+  response: string;
+  /** The check passed a response that deserves to fail: a hole. */
+  passed: boolean;
+  /** The check's share for partial credit (tests, similarity), when it gives one. */
+  score?: number;
+  reasoning?: string;
+  error?: { code: string; message: string };
+}
+
+/** Options of `runHacks`. */
+export interface HackOptions {
+  /** Custom check functions by name, for `custom` criteria. */
+  checks?: CustomChecks;
+  /** The input the responses go into when a check names no `field` (default: the rubric's response_field, else response). */
+  responseField?: string;
+  signal?: AbortSignal;
+}
+
+/**
+ * Runs every kind's hacks against the rubric's check criteria on each sample; hacks that do not
+ * apply to a criterion's settings (its `build` returns undefined) are left out.
+ * @example (await runHacks(rubric, samples)).filter((r) => r.passed) // the holes
+ */
+export async function runHacks(rubric: Rubric, samples: Sample[], options: HackOptions = {}): Promise<HackRun[]> {
+  const runs: HackRun[] = [];
+  const rubricDir = rubric.source ? rubric.source.replace(/[\\/][^\\/]*$/, "") : undefined;
+  for (const criterion of rubric.criteria) {
+    const named = criterion.check && kindOf(criterion.check);
+    if (!named || !named.kind.hacks?.length) continue;
+    const field = (criterion.check!.field as string | undefined) ?? options.responseField ?? rubric.response_field ?? "response";
+    for (const hack of named.kind.hacks) {
+      for (const [sampleIndex, sample] of samples.entries()) {
+        if (options.signal?.aborted) throw new RubricateError("ABORTED", "the probe was interrupted");
+        const built = hack.build(named.spec, sample);
+        if (!built) continue;
+        const response = wrapInTag(built.response, criterion.check!.tag);
+        const attacked = reasoningView({ ...sample, ...built.inputs, [field]: response }, field, criterion.reasoning ?? "strip");
+        const run: HackRun = { criterion: criterion.id, kind: named.kind.key, hack: hack.id, description: hack.description, sampleIndex, response, passed: false };
+        try {
+          const verdict = await runCheck(criterion.check!, attacked, { defaultField: field, rubricDir, checks: options.checks });
+          Object.assign(run, { passed: verdict.pass, reasoning: verdict.reasoning, ...(verdict.score !== undefined ? { score: verdict.score } : {}) });
+        } catch (e) {
+          const error = toRubricateError(e, "CHECK_FAILED");
+          run.error = { code: error.code, message: error.message };
+        }
+        runs.push(run);
+      }
+    }
+  }
+  return runs;
+}
+
+/** A response for a check that reads one tagged section reaches that section (unless the hack shaped the tags itself). */
+function wrapInTag(response: string, tag: unknown): string {
+  if (typeof tag !== "string" || response.toLowerCase().includes(`<${tag.toLowerCase()}>`)) return response;
+  return `<${tag}>${response}</${tag}>`;
+}
+
+/** One line per hack that a criterion passed (deduplicated across samples): what to fix before training. */
+export function hackHoles(runs: HackRun[]): { criterion: string; hack: string; description: string; samples: number; example: string }[] {
+  const holes = new Map<string, { criterion: string; hack: string; description: string; samples: number; example: string }>();
+  for (const r of runs.filter((run) => run.passed)) {
+    const key = `${r.criterion}\u0000${r.hack}`;
+    const hole = holes.get(key);
+    if (hole) hole.samples++;
+    else holes.set(key, { criterion: r.criterion, hack: r.hack, description: r.description, samples: 1, example: r.response });
+  }
+  return [...holes.values()];
+}
