@@ -80,14 +80,63 @@ export function parseArguments(args: unknown): { ok: true; value: unknown } | { 
   }
 }
 
-/** True when the response states the tool's result: the same number, or the result's text. */
+/**
+ * The value a tool returned: a JSON number or string as itself, an object or list with one scalar
+ * (or one under value/result/answer/output/total) as that scalar, else the text as written.
+ */
+export function resultValue(result: string): string {
+  let data: unknown;
+  try {
+    data = JSON.parse(result);
+  } catch {
+    return result.trim();
+  }
+  if (typeof data === "number" || typeof data === "string" || typeof data === "boolean") return String(data).trim();
+  const leaves = scalarLeaves(data);
+  const named = leaves.filter((l) => /^(value|result|answer|output|total)$/i.test(l.key));
+  const chosen = leaves.length === 1 ? leaves[0] : named.length === 1 ? named[0] : undefined;
+  return chosen ? String(chosen.value).trim() : result.trim();
+}
+
+function scalarLeaves(data: unknown, key = ""): { key: string; value: string | number | boolean }[] {
+  if (typeof data === "number" || typeof data === "string" || typeof data === "boolean") return [{ key, value: data }];
+  if (Array.isArray(data)) return data.flatMap((d) => scalarLeaves(d, key));
+  if (data && typeof data === "object") return Object.entries(data).flatMap(([k, v]) => scalarLeaves(v, k));
+  return [];
+}
+
+/** Where the answer's own value is stated: the last \boxed{}, else after the last "answer is"/"Answer:", else the whole text. */
+function answerPart(response: string): string {
+  const boxed = [...response.matchAll(/\\boxed\{([^{}]*)\}/g)].at(-1);
+  if (boxed) return boxed[1];
+  const phrase = [...response.matchAll(/\b(?:final\s+)?answer\s*(?:is\b|[:：])\s*([^\n]+)/gi)].at(-1);
+  return phrase ? phrase[1] : response;
+}
+
+/** Words that deny what follows them within a clause ("not Paris", "rather than Paris"). */
+const NEGATION = /\b(?:not|no|never|nor|isn't|isn’t|aren't|wasn't|neither|rather than|instead of|other than|except|unlike|wrong(?:ly)?|incorrect(?:ly)?)\b[^.;:!?,]*$/i;
+
+/**
+ * True when the response states the tool's result as its answer. A number is compared with the
+ * answer's number: the boxed one, else the one after "answer is"/"Answer:", else the first number
+ * written (so "3,000,000 (the calculator said 2148000)" does not use 2148000, and "2,148,000
+ * (census of 2019)" does). A text must appear as whole words, and not denied in its clause
+ * ("not Paris; it is Lyon" does not use "Paris").
+ */
 export function usesResult(response: string, result: string): boolean {
-  const expected = extractNumber(result, "last");
-  const trimmed = result.trim();
-  if (expected !== undefined && /^[-−]?[\d.,\s/eE+]+$/.test(trimmed)) {
-    const got = extractNumber(response, undefined);
+  const value = resultValue(result);
+  if (value === "") return false;
+  const expected = /^[-−]?[\d.,\s/eE+]+$/.test(value) ? extractNumber(value, "last") : undefined;
+  if (expected !== undefined) {
+    const got = extractNumber(answerPart(response), "first");
     return got !== undefined && Math.abs(got - expected) <= 1e-9 * Math.max(1, Math.abs(expected));
   }
-  const norm = (s: string) => s.normalize("NFKC").toLowerCase().replace(/\s+/g, " ").trim();
-  return trimmed !== "" && norm(response).includes(norm(trimmed));
+  const norm = (t: string) => t.normalize("NFKC").toLowerCase().replace(/\s+/g, " ").trim();
+  const haystack = norm(response);
+  const needle = norm(value);
+  const escaped = needle.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  for (const m of haystack.matchAll(new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])`, "gu"))) {
+    if (!NEGATION.test(haystack.slice(0, m.index))) return true;
+  }
+  return false;
 }

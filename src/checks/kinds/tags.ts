@@ -4,7 +4,7 @@
  * rubric:  check: { tags: { required: [reasoning, answer] } }
  */
 import { z } from "zod";
-import { tagSpans } from "../format.js";
+import { tagSpans, type TagSpan } from "../format.js";
 import { defineCheck } from "../kind.js";
 
 export const TagName = z.string().regex(/^[A-Za-z][\w.-]*$/, "a tag name is letters, digits, '_', '-', '.'");
@@ -20,10 +20,11 @@ export type TagsSpec = z.infer<typeof TagsSpec>;
 export const tags = defineCheck<TagsSpec>({
   key: "tags",
   spec: TagsSpec,
-  summary: "required <tag>…</tag> sections, in order, each once",
+  summary: "required <tag>…</tag> sections, in order, each once, none empty or inside another",
   run(spec, { text }) {
     const problems: string[] = [];
     const firsts: number[] = [];
+    const found: { name: string; span: TagSpan }[] = [];
     let lastEnd = 0;
     for (const name of spec.required) {
       const spans = tagSpans(text, name);
@@ -33,9 +34,13 @@ export const tags = defineCheck<TagsSpec>({
         continue;
       }
       if ((spec.once ?? true) && spans.length > 1) problems.push(`<${name}> appears ${spans.length} times`);
+      // An empty section is the form without the content: it must not earn the format reward.
+      if (spans.some((s) => s.content.trim() === "")) problems.push(`<${name}> is empty`);
+      found.push(...spans.map((span) => ({ name, span })));
       firsts.push(spans[0].start);
       lastEnd = Math.max(lastEnd, spans[spans.length - 1].end);
     }
+    problems.push(...overlaps(found));
     if (problems.length === 0 && (spec.ordered ?? true) && firsts.some((p, i) => i > 0 && p < firsts[i - 1])) {
       problems.push(`tags out of order (expected ${spec.required.map((n) => `<${n}>`).join(" then ")})`);
     }
@@ -44,3 +49,18 @@ export const tags = defineCheck<TagsSpec>({
   },
 });
 
+
+/**
+ * Sections of different required tags that are not side by side: `<answer>` inside `<reasoning>`
+ * would let a reasoning block that merely contains an answer tag pass as the whole layout.
+ */
+function overlaps(found: { name: string; span: TagSpan }[]): string[] {
+  const problems = new Set<string>();
+  for (const a of found) {
+    for (const b of found) {
+      if (a.name === b.name || a.span.start > b.span.start) continue;
+      if (b.span.start < a.span.end) problems.add(b.span.end <= a.span.end ? `<${b.name}> is inside <${a.name}>` : `<${a.name}> and <${b.name}> overlap`);
+    }
+  }
+  return [...problems];
+}
