@@ -84,6 +84,11 @@ export interface CheckKind<Spec = unknown> {
   pure?: boolean;
   /** Grades the final answer, so letting it read the reasoning lets a wrong answer pass (lint `grades-reasoning`). */
   gradesAnswer?: boolean;
+  /**
+   * Why this kind must not be a rubric's whole reward (a lexical score that wrong answers reach);
+   * lint `lexical-only-reward` warns when every criterion that earns points is of such kinds.
+   */
+  notAloneReason?: string;
   /** Load-time checks beyond the schema (a regex or JSON Schema that does not compile). */
   validate?(spec: Spec): CheckProblem | undefined;
   /** Lint findings about the settings (a threshold that lets anything through). */

@@ -2,8 +2,14 @@
  * `similarity`: the response is close enough to a reference text. Two measures: normalised edit
  * distance (characters; fastest-levenshtein) for short answers where spelling matters, and
  * ROUGE-L (longest common subsequence of words) for longer texts, computed as Google's
- * rouge-score package computes `rougeL`: lower-cased, split on anything not a letter or digit,
- * F-measure of LCS precision and recall.
+ * rouge-score package computes `rougeL` (F-measure of LCS precision and recall) but with a
+ * tokeniser for every script: rouge-score keeps only [a-z0-9], so a Japanese reference reduces
+ * to its digits and a Cyrillic answer to nothing.
+ *
+ * Both measures are lexical: they count shared characters or words, not meaning. A negated
+ * reference ("Paris is not the capital") scores near 1 and stuffing the reference's words in
+ * any order scores well, so a similarity check must not be a reward on its own (lint
+ * `lexical-only-reward`): pair it with a correctness check or a judge question.
  */
 import { distance } from "fastest-levenshtein";
 
@@ -20,9 +26,17 @@ export function editSimilarity(a: string, b: string): number {
   return longer === 0 ? 1 : 1 - distance(x, y) / longer;
 }
 
-/** rouge-score's default tokenizer: lower-case, anything but [a-z0-9] separates tokens. */
+/** Han, Hiragana and Katakana: written without spaces, so each character is a token (as CJK ROUGE implementations do). */
+const CJK = "\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}";
+const TOKEN = new RegExp(`[${CJK}]|(?:(?![${CJK}])[\\p{L}\\p{M}\\p{N}])+`, "gu");
+
+/**
+ * Words for ROUGE-L: NFKC, lower-cased, runs of letters, combining marks and digits of any script
+ * (so "café" and "naïve" stay whole and "Москва" is a word), each CJK character a token;
+ * anything else separates. On ASCII text this is rouge-score's default tokenizer.
+ */
 export function rougeTokens(text: string): string[] {
-  return text.toLowerCase().replace(/[^a-z0-9]+/g, " ").trim().split(" ").filter(Boolean).slice(0, ROUGE_MAX_TOKENS);
+  return (text.normalize("NFKC").toLowerCase().match(TOKEN) ?? []).slice(0, ROUGE_MAX_TOKENS);
 }
 
 /** Length of the longest common subsequence of two token lists (two rolling rows). */

@@ -58,7 +58,28 @@ export function checkFindings(rubric: Pick<Rubric, "criteria"> & Partial<Pick<Ru
       });
     }
   }
+  findings.push(...lexicalOnly(rubric));
   return findings;
+}
+
+/**
+ * A rubric whose reward comes only from kinds that must not stand alone (similarity): every
+ * criterion that earns points, or gates the reward, is one. A policy then optimises the lexical
+ * score, not the answer.
+ */
+function lexicalOnly(rubric: Pick<Rubric, "criteria">): LintFinding[] {
+  const earning = rubric.criteria.filter((c) => c.points > 0 || c.required);
+  const reasons = earning.map((c) => (c.check ? kindOf(c.check)?.kind.notAloneReason : undefined));
+  if (earning.length === 0 || reasons.some((r) => r === undefined)) return [];
+  return [
+    {
+      criterion: "*",
+      rule: "lexical-only-reward",
+      severity: "warning",
+      message: `the reward comes only from ${earning.map((c) => `"${c.id}"`).join(", ")}: ${reasons[0]}, so a policy learns to match words, not to be right`,
+      suggestion: "Add a correctness criterion that earns points or gates the reward (a math/number/equals/tests check, or a judge question such as \"Does the response state the same facts as the reference?\"), and keep the similarity score as a minor or partial-credit criterion.",
+    },
+  ];
 }
 
 function questionForCheck(c: Criterion): LintFinding[] {

@@ -27,6 +27,7 @@ export const similarity = defineCheck<SimilaritySpec>({
   summary: "close to a reference text: normalised edit distance or ROUGE-L, with a threshold",
   tag: true,
   gradesAnswer: true,
+  notAloneReason: "similarity is lexical (shared characters or words, not meaning): a negated reference scores near 1 and the reference's words stuffed in any order score well",
   lint(spec) {
     if (spec.min >= 0.3) return [];
     return [
