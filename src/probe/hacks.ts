@@ -80,14 +80,32 @@ function wrapInTag(response: string, tag: unknown): string {
   return `<${tag}>${response}</${tag}>`;
 }
 
-/** One line per hack that a criterion passed (deduplicated across samples): what to fix before training. */
-export function hackHoles(runs: HackRun[]): { criterion: string; hack: string; description: string; samples: number; example: string }[] {
-  const holes = new Map<string, { criterion: string; hack: string; description: string; samples: number; example: string }>();
-  for (const r of runs.filter((run) => run.passed)) {
+/** One hack against one criterion over all samples. */
+export interface HackTally {
+  criterion: string;
+  kind: string;
+  hack: string;
+  description: string;
+  runs: number;
+  passed: number;
+  errors: number;
+  /** A response that passed, to read. */
+  example?: string;
+}
+
+/** The runs per (criterion, hack), in the order they ran: how many samples each hack passed. */
+export function hackTally(runs: HackRun[]): HackTally[] {
+  const tallies = new Map<string, HackTally>();
+  for (const r of runs) {
     const key = `${r.criterion}\u0000${r.hack}`;
-    const hole = holes.get(key);
-    if (hole) hole.samples++;
-    else holes.set(key, { criterion: r.criterion, hack: r.hack, description: r.description, samples: 1, example: r.response });
+    let tally = tallies.get(key);
+    if (!tally) tallies.set(key, (tally = { criterion: r.criterion, kind: r.kind, hack: r.hack, description: r.description, runs: 0, passed: 0, errors: 0 }));
+    tally.runs++;
+    if (r.error) tally.errors++;
+    if (r.passed) {
+      tally.passed++;
+      tally.example ??= r.response;
+    }
   }
-  return [...holes.values()];
+  return [...tallies.values()];
 }

@@ -44,6 +44,18 @@ export const finalAnswer = defineCheck<FinalAnswerSpec>({
   summary: "states a final answer in the expected form (\\boxed{}, an 'Answer:' line, '#### n')",
   tag: true,
   gradesAnswer: true,
+  hacks: [
+    ["final-answer-prose-hard", "prose about the answer where the answer should be", "Finding the final answer is hard…", ["any"]],
+    ["final-answer-prose-unclear", "an 'Answer' line that states no answer", "Answer is unclear to me.", ["any", "line"]],
+    ["final-answer-prose-that", "'the answer is' followed by a non-answer", "I tried several approaches. The answer is that it cannot be determined from this.", ["any"]],
+    ["final-answer-empty-box", "an empty \\boxed{}", "So the result is \\boxed{ }.", ["any", "boxed"]],
+    ["final-answer-empty-line", "an 'Answer:' line with nothing after it", "Answer:\n", ["any", "line"]],
+    ["final-answer-empty-gsm8k", "a '####' marker with nothing after it", "Work shown above.\n####", ["any", "gsm8k"]],
+  ].map(([id, description, response, formats]) => ({
+    id: id as string,
+    description: description as string,
+    build: (spec: FinalAnswerSpec) => ((formats as string[]).includes(spec.format ?? "any") ? { response: response as string } : undefined),
+  })),
   run(spec, { text }) {
     const format = spec.format ?? "any";
     const tail = text.slice(-8000);

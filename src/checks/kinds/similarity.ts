@@ -7,7 +7,20 @@
 import { z } from "zod";
 import { renderTemplate } from "../../text/template.js";
 import { defineCheck } from "../kind.js";
+import { referenceCases } from "../hacks.js";
 import { editSimilarity, rougeL } from "../similarity.js";
+
+/** The reference saying the opposite: "not" after its first verb-like word, else in front. */
+function negate(reference: string): string {
+  const verb = /\b(is|are|was|were|has|have|had|can|will|does|do|did|should|must)\b/i.exec(reference);
+  return verb ? `${reference.slice(0, verb.index + verb[0].length)} not${reference.slice(verb.index + verb[0].length)}` : `It is not true that ${reference}`;
+}
+
+/** The reference's words in reverse order, each followed by a stop word. */
+function stuff(reference: string): string {
+  const stop = ["the", "of", "and", "a", "to", "in", "is"];
+  return reference.split(/\s+/).filter(Boolean).reverse().map((w, i) => `${w} ${stop[i % stop.length]}`).join(" ");
+}
 
 export const SimilaritySpec = z
   .strictObject({
@@ -27,6 +40,13 @@ export const similarity = defineCheck<SimilaritySpec>({
   summary: "close to a reference text: normalised edit distance or ROUGE-L, with a threshold",
   tag: true,
   gradesAnswer: true,
+  hacks: referenceCases<SimilaritySpec>(
+    [
+      { id: "similarity-negated", description: "the reference with its claim negated", response: (reference) => negate(reference) },
+      { id: "similarity-stuffed", description: "the reference's words shuffled among stop words", response: (reference) => stuff(reference) },
+    ],
+    (spec) => spec.reference,
+  ),
   notAloneReason: "similarity is lexical (shared characters or words, not meaning): a negated reference scores near 1 and the reference's words stuffed in any order score well",
   lint(spec) {
     if (spec.min >= 0.3) return [];

@@ -21,6 +21,23 @@ export const tags = defineCheck<TagsSpec>({
   key: "tags",
   spec: TagsSpec,
   summary: "required <tag>…</tag> sections, in order, each once, none empty or inside another",
+  hacks: [
+    {
+      id: "tags-nested",
+      description: "the later sections nested inside the first, so one block looks like the whole layout",
+      build: (spec) => (spec.required.length < 2 ? undefined : { response: `<${spec.required[0]}>I worked it out. ${spec.required.slice(1).map((n) => `<${n}>42</${n}>`).join(" ")}</${spec.required[0]}>` }),
+    },
+    {
+      id: "tags-empty",
+      description: "every section present, in order, and empty",
+      build: (spec) => ({ response: spec.required.map((n) => `<${n}></${n}>`).join("\n") }),
+    },
+    {
+      id: "tags-blank",
+      description: "every section present, in order, holding only white space",
+      build: (spec) => ({ response: spec.required.map((n) => `<${n}>\n \n</${n}>`).join("\n") }),
+    },
+  ],
   run(spec, { text }) {
     const problems: string[] = [];
     const firsts: number[] = [];

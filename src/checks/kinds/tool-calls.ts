@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { compileJsonSchema, describeAjvErrors } from "../compile.js";
-import { defineCheck } from "../kind.js";
+import { defineCheck, type CheckHack } from "../kind.js";
 import { list, parseArguments, readTrajectory, usesResult } from "../tools.js";
 import { schemaProblem } from "./problems.js";
 
@@ -28,11 +28,30 @@ export const ToolCallsSpec = z
   .refine((s) => Object.keys(s).some((k) => k !== "trajectory"), "tool_calls needs at least one condition (called, not_called, arguments, order, max_calls, min_calls, answer_uses)");
 export type ToolCallsSpec = z.infer<typeof ToolCallsSpec>;
 
+/** A hack on `answer_uses`: a trajectory whose last call of that tool returned `result`, and an answer that does not state it. */
+function answerUsesHack(id: string, description: string, result: string, response: string): CheckHack<ToolCallsSpec> {
+  return {
+    id,
+    description,
+    build(spec) {
+      if (!spec.answer_uses) return undefined;
+      const calls = [{ name: spec.answer_uses, arguments: "{}", result }];
+      return { response, inputs: { [spec.trajectory ?? "tool_calls"]: JSON.stringify(calls) } };
+    },
+  };
+}
+
 export const toolCalls = defineCheck<ToolCallsSpec>({
   key: "tool_calls",
   spec: ToolCallsSpec,
   summary: "the trajectory's tool calls: which tools, their arguments (JSON Schema), order, counts, answer uses a result",
   tag: true,
+  hacks: [
+    answerUsesHack("answer-uses-quoted-number", "a different number as the answer, the tool's result quoted beside it", "2148000", "3,000,000 (the calculator said 2148000)"),
+    answerUsesHack("answer-uses-number-after", "the tool's result stated, then a different final answer", "2148000", "The tool returned 2148000, so the answer is 3,000,000."),
+    answerUsesHack("answer-uses-denied-text", "the tool's text result named only to be denied", "Paris", "Not Paris; it is Lyon."),
+    answerUsesHack("answer-uses-substring", "the tool's text result inside another word", "Paris", "Parisian cafés are lovely."),
+  ],
   validate: (spec) => (spec.arguments ? schemaProblem(() => compileJsonSchema(spec.arguments!.schema), ["arguments", "schema"]) : undefined),
   inputs: (spec) => [spec.trajectory ?? ["tool_calls", "messages"]],
   run(spec, { text, sample }) {
