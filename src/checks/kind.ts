@@ -95,6 +95,8 @@ export interface CheckKind<Spec = unknown> {
   lint?(spec: Spec): KindFinding[];
   /** Sample inputs the check reads besides `{{variables}}` and `field`; a list is alternatives, any one enough. */
   inputs?(spec: Spec): (string | string[])[];
+  /** Strings the check looks for, which the probe's keyword-stuffing attacks put in a response. */
+  keywords?(spec: Spec): string[];
   /** True when an empty response passes (the check tests for an absence). */
   passesEmpty?(spec: Spec): boolean;
   /** The fix `rubricate probe` suggests when an attack wins a criterion of this kind. */

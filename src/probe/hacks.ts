@@ -6,6 +6,7 @@
  * so each one the check passes is a way a policy collects the reward without doing the work.
  * No judge is involved: only `check:` criteria are attacked, each on its own (`when:` ignored).
  */
+import { dirname } from "node:path";
 import { kindOf } from "../checks/registry.js";
 import { runCheck } from "../checks/run.js";
 import type { CustomChecks } from "../checks/custom.js";
@@ -47,7 +48,7 @@ export interface HackOptions {
  */
 export async function runHacks(rubric: Rubric, samples: Sample[], options: HackOptions = {}): Promise<HackRun[]> {
   const runs: HackRun[] = [];
-  const rubricDir = rubric.source ? rubric.source.replace(/[\\/][^\\/]*$/, "") : undefined;
+  const rubricDir = rubric.source ? dirname(rubric.source) : undefined;
   for (const criterion of rubric.criteria) {
     const named = criterion.check && kindOf(criterion.check);
     if (!named || !named.kind.hacks?.length) continue;

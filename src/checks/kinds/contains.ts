@@ -26,6 +26,7 @@ export const contains = defineCheck<Needles>({
   summary: "the text contains a string, any or all of several",
   options: { match: z.enum(["any", "all"]).optional(), case_sensitive: caseSensitive },
   pure: true,
+  keywords: (spec) => (Array.isArray(spec) ? spec : [spec]),
   fix: (_spec, { criterionId }) => `Code check "${criterionId}" only looks for strings, which keyword stuffing supplies: pair it with an LLM question about whether the strings are used meaningfully, or make it \`when:\` a correctness gate.`,
   run(spec, { text, options }) {
     const { list, hits } = found(spec, text, options.case_sensitive === true);

@@ -24,6 +24,7 @@ export const equals = defineCheck<EqualsSpec>({
   options: { normalize: z.boolean().optional().describe("Trim, collapse white space, lower-case, drop trailing punctuation (default true)") },
   pure: true,
   gradesAnswer: true,
+  keywords: (spec) => [String(spec)],
   run(spec, { text, sample, options }) {
     const expected = typeof spec === "string" ? renderTemplate(spec, sample) : String(spec);
     const pass = options.normalize !== false ? normalizeText(text) === normalizeText(expected) : text === expected;
