@@ -19,6 +19,8 @@ vi.mock("../../src/checks/kinds.js", async (importOriginal) => {
     pure: true,
     validate: (spec: { word: string }) => (spec.word === "forbidden" ? { message: "that word cannot be shouted", path: ["word"] } : undefined),
     lint: (spec: { word: string }) => (spec.word.length < 3 ? [{ rule: "short-shout", severity: "warning" as const, message: "a short word", suggestion: "shout a longer word" }] : []),
+    fix: (_spec: unknown, context: { criterionId: string; category: string }) => `shout louder in "${context.criterionId}" (${context.category})`,
+    keywords: (spec: { word: string }) => [spec.word.toUpperCase()],
     hacks: [{ id: "whisper", description: "the word in lower case", build: (spec: { word: string }) => ({ response: spec.word.toLowerCase() }) }],
     run(spec: { word: string }, input: { text: string; options: Record<string, unknown> }) {
       if (spec.word === "explode") throw new RubricateError("CHECK_FAILED", "boom");
@@ -37,6 +39,8 @@ const { refusedSampleCriterion } = await import("../../src/bridge/sample-criteri
 const { checkKindsTable } = await import("../../src/checks/docs.js");
 const { rubricJsonSchema } = await import("../../src/rubric/json-schema.js");
 const { runHacks } = await import("../../src/probe/hacks.js");
+const { suggestFix } = await import("../../src/probe/fixes.js");
+const { attackVars, probeFields } = await import("../../src/probe/vars.js");
 
 const rubric = (check: string) => parseRubric(`id: r\ninputs: [response]\ncriteria:\n  - { id: c, check: ${check}, points: 1 }\n`, { filename: "fake.yaml" });
 
@@ -79,6 +83,13 @@ describe("a kind added to the table and nowhere else", () => {
   it("has its hacks run by the probe", async () => {
     const runs = await runHacks(rubric("{ shout: { word: hi } }"), [{ response: "" }]);
     expect(runs).toEqual([expect.objectContaining({ criterion: "c", kind: "shout", hack: "whisper", passed: false })]);
+  });
+
+  it("gives the probe its fix and its keywords", () => {
+    const r = rubric("{ shout: { word: hi } }");
+    const attack = { id: "k", category: "keywords" as const, description: "d", deserves_zero: true, template: "" };
+    expect(suggestFix(r, attack, r.criteria[0], "keywords")).toBe('shout louder in "c" (keywords)');
+    expect(attackVars(r, { response: "x" }, probeFields(r)).check_strings).toBe("HI");
   });
 
   it("is listed in the docs table with its summary, settings and flags", () => {
