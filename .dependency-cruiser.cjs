@@ -15,6 +15,9 @@ const layers = [
   ["cli", "index\\.ts"],
 ];
 const pathOf = (names) => `^src/(${names.join("|")})($|/)`;
+// The rule is closed: a folder or file of src/ that no layer lists is itself an error, so a new
+// folder cannot escape the layering by being left out of this list.
+const listed = pathOf(layers.flat());
 const upward = layers.slice(0, -1).map((names, i) => ({
   name: `layer-${i}-points-down`,
   comment: `src/{${names.join(",")}} may not import a higher layer`,
@@ -28,11 +31,39 @@ module.exports = {
     { name: "no-cycles", severity: "error", from: { path: "^src/" }, to: { circular: true } },
     ...upward,
     {
+      name: "every-module-in-a-layer",
+      comment: "each src/ folder (and top-level file) must be listed in a layer of .dependency-cruiser.cjs",
+      severity: "error",
+      from: { path: "^src/", pathNot: listed },
+      to: {},
+    },
+    {
+      name: "every-import-in-a-layer",
+      comment: "each src/ folder (and top-level file) must be listed in a layer of .dependency-cruiser.cjs",
+      severity: "error",
+      from: { path: "^src/" },
+      to: { path: "^src/", pathNot: listed },
+    },
+    {
+      name: "every-orphan-in-a-layer",
+      comment: "each src/ folder (and top-level file) must be listed in a layer of .dependency-cruiser.cjs",
+      severity: "error",
+      from: { orphan: true, path: "^src/", pathNot: listed },
+      to: {},
+    },
+    {
       name: "core-never-imports-an-adapter",
-      comment: "engine and above reach providers through the Provider interface (providers/types.ts) or the factory (providers/index.ts)",
+      comment: "engine and above reach providers only through the Provider interface (providers/types.ts) or the factory (providers/index.ts): any other file of the providers folder is an adapter, whatever its name",
       severity: "error",
       from: { path: "^src/(engine|checks|rubric|judge|score)/" },
-      to: { path: "^src/providers/(openai|anthropic|fleet|http-fetch|openai-batch|anthropic-batch)" },
+      to: { path: "^src/providers/", pathNot: "^src/providers/(types|index)\\.ts$" },
+    },
+    {
+      name: "core-never-imports-a-sandbox-backend",
+      comment: "engine and above reach sandboxes through the Sandbox interface (sandbox/types.ts and the files beside it): each backend is a folder of src/sandbox/, whatever its name",
+      severity: "error",
+      from: { path: "^src/(engine|checks|rubric|judge|score)/" },
+      to: { path: "^src/sandbox/[^/]+/" },
     },
   ],
   options: {

@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 
 const bin = join(process.cwd(), "node_modules", ".bin", "depcruise");
@@ -21,18 +21,45 @@ describe("layers (docs/DESIGN.md)", () => {
     expect(code).toBe(0);
   });
 
-  it("the rule fails when engine imports the score layer", () => {
-    // A copy of src with one upward import added: the same config must reject it.
+  /** depcruise over a copy of src with `files` added: the same config must judge it. */
+  function withFiles(files: Record<string, string>) {
     const dir = mkdtempSync(join(tmpdir(), "rubricate-layers-"));
     try {
       cpSync("src", join(dir, "src"), { recursive: true });
       for (const f of [".dependency-cruiser.cjs", "tsconfig.json", "package.json"]) cpSync(f, join(dir, f));
-      writeFileSync(join(dir, "src/engine/upward.ts"), 'import { score } from "../score/score.js";\nexport const s = score;\n');
-      const { code, out } = depcruise(dir);
-      expect(code).not.toBe(0);
-      expect(out).toMatch(/layer-2-points-down: src\/engine\/upward\.ts → src\/score\/score\.ts/);
+      for (const [path, text] of Object.entries(files)) {
+        mkdirSync(dirname(join(dir, path)), { recursive: true });
+        writeFileSync(join(dir, path), text);
+      }
+      return depcruise(dir);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  }
+
+  it("the rule fails when engine imports the score layer", () => {
+    const { code, out } = withFiles({ "src/engine/upward.ts": 'import { score } from "../score/score.js";\nexport const s = score;\n' });
+    expect(code).not.toBe(0);
+    expect(out).toMatch(/layer-2-points-down: src\/engine\/upward\.ts → src\/score\/score\.ts/);
   });
+
+  // One copy of src holds every case below: each run of depcruise over src takes tens of seconds.
+  it("the rule is closed: a src/ folder no layer lists fails (importing, imported or alone), and core reaches adapters only through their interfaces, whatever the file or folder is called", () => {
+    const { code, out } = withFiles({
+      // The hole this closes: src/zzz importing cli, imported by engine, passed as no layer named it.
+      "src/zzz/x.ts": 'import { EXIT } from "../cli/run.js";\nexport const z = EXIT;\n',
+      "src/engine/uses-zzz.ts": 'import { z } from "../zzz/x.js";\nexport const u = z;\n',
+      "src/yyy/alone.ts": "export const alone = 1;\n",
+      "src/providers/gemini.ts": "export const gemini = 1;\n",
+      "src/judge/uses-gemini.ts": 'import { gemini } from "../providers/gemini.js";\nexport const g = gemini;\n',
+      "src/sandbox/firecracker/index.ts": "export const vm = 1;\n",
+      "src/checks/uses-vm.ts": 'import { vm } from "../sandbox/firecracker/index.js";\nexport const v = vm;\n',
+    });
+    expect(code).not.toBe(0);
+    expect(out).toMatch(/every-module-in-a-layer: src\/zzz\/x\.ts → src\/cli\/run\.ts/);
+    expect(out).toMatch(/every-import-in-a-layer: src\/engine\/uses-zzz\.ts → src\/zzz\/x\.ts/);
+    expect(out).toMatch(/every-orphan-in-a-layer: src\/yyy\/alone\.ts/);
+    expect(out).toMatch(/core-never-imports-an-adapter: src\/judge\/uses-gemini\.ts → src\/providers\/gemini\.ts/);
+    expect(out).toMatch(/core-never-imports-a-sandbox-backend: src\/checks\/uses-vm\.ts → src\/sandbox\/firecracker\/index\.ts/);
+  }, 180_000);
 });

@@ -1,24 +1,25 @@
 /**
- * The built-in check kinds that share one signature (kind.ts): each is one file with its zod
- * settings, a one-line summary and a `run`. `run.ts` dispatches to them by key.
+ * The one table of check kinds. Each kind is one file in kinds/ (a `CheckKind`: its key, settings,
+ * summary, run and hooks); the rubric schema (schema.ts), load-time validation (validate.ts),
+ * running (run.ts), lint (rubric/lint-checks.ts), the per-sample allow-list
+ * (bridge/sample-criteria.ts), probe fixes and hacks (probe/) and the docs table (docs.ts) are all
+ * derived from this list. Adding a kind: its file, its tests, and one line here.
  */
-import { testsCheck } from "./code/check.js";
-import { finalAnswerCheck, tagsCheck } from "./format.js";
-import type { CheckKind } from "./kind.js";
-import { mathCheck } from "./math/check.js";
-import { similarityCheck } from "./similarity.js";
-import { toolCallsCheck } from "./tools.js";
+import type { AnyCheckKind } from "./kind.js";
+import { contains } from "./kinds/contains.js";
+import { custom } from "./kinds/custom.js";
+import { equals } from "./kinds/equals.js";
+import { finalAnswer } from "./kinds/final-answer.js";
+import { jsonSchema } from "./kinds/json-schema.js";
+import { length } from "./kinds/length.js";
+import { math } from "./kinds/math.js";
+import { notContains } from "./kinds/not-contains.js";
+import { number } from "./kinds/number.js";
+import { regex } from "./kinds/regex.js";
+import { similarity } from "./kinds/similarity.js";
+import { tags } from "./kinds/tags.js";
+import { tests } from "./kinds/tests.js";
+import { toolCalls } from "./kinds/tool-calls.js";
 
-/** Every check kind a rubric may name under `check:`. */
-export const CHECK_KINDS: readonly CheckKind<never>[] = [mathCheck, tagsCheck, finalAnswerCheck, toolCallsCheck, similarityCheck, testsCheck] as unknown as CheckKind<never>[];
-
-const byKey = new Map(CHECK_KINDS.map((k) => [k.key, k]));
-
-/** The built-in kind a check definition uses, with its settings, or undefined for the classic kinds. */
-export function builtinKind(check: object): { kind: CheckKind<unknown>; spec: unknown } | undefined {
-  for (const key of Object.keys(check)) {
-    const kind = byKey.get(key);
-    if (kind) return { kind: kind as unknown as CheckKind<unknown>, spec: (check as Record<string, unknown>)[key] };
-  }
-  return undefined;
-}
+/** Every check kind a rubric may name under `check:`, in the order the schema and the docs list them. */
+export const CHECK_KINDS: readonly AnyCheckKind[] = [regex, contains, notContains, equals, jsonSchema, number, length, custom, math, tags, finalAnswer, toolCalls, similarity, tests];

@@ -1,10 +1,26 @@
-/** Numbers as written in text: optional sign, thousands separators, decimals, exponents, simple fractions. */
+/**
+ * Numbers as written in text: optional sign, thousands separators, decimals, exponents, simple
+ * fractions, and decimal commas.
+ *
+ * The comma rule: a comma followed by exactly three digits groups thousands ("1,000",
+ * "12,345,678", and so "1,234" is 1234, as in English); a single comma between digits followed by
+ * one, two, or four or more digits, in a number with no '.', is a decimal comma ("12,5" is 12.5,
+ * "3,14" is 3.14, "0,0625" is 0.0625). A run like "1,2,3" is a list, not a number: its parts are
+ * read one by one.
+ */
 // A minus sign counts only where it cannot be a hyphen joining two numbers ("2024-01-05", "3-4").
-const NUMBER = /(?:(?<![\w.])[-−])?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?(?:\s*\/\s*\d+(?:\.\d+)?)?|(?:(?<![\w.])[-−])?\.\d+/g;
+const SIGN = "(?:(?<![\\w.])[-−])?";
+const DECIMAL_COMMA = "(?<![\\d,.])\\d+,(?:\\d{1,2}|\\d{4,})(?![\\d,.])";
+const NUMBER = new RegExp(
+  `${SIGN}${DECIMAL_COMMA}|${SIGN}(?:\\d{1,3}(?:,\\d{3})+|\\d+)(?:\\.\\d+)?(?:[eE][-+]?\\d+)?(?:\\s*\\/\\s*\\d+(?:\\.\\d+)?)?|${SIGN}\\.\\d+`,
+  "g",
+);
 
-/** Parses one written number ("1,234.5", "−3", "3/4"); NaN when it is not one. */
+/** Parses one written number ("1,234.5", "12,5", "−3", "3/4"); NaN when it is not one. */
 export function parseNumber(written: string): number {
-  const text = written.trim().replace(/−/g, "-").replace(/,(?=\d{3}\b)/g, "").replace(/\s+/g, "");
+  let text = written.trim().replace(/−/g, "-").replace(/\s+/g, "");
+  if (/^-?\d+,(?:\d{1,2}|\d{4,})$/.test(text)) text = text.replace(",", ".");
+  text = text.replace(/,(?=\d{3}\b)/g, "");
   const fraction = /^(-?\d+(?:\.\d+)?)\/(\d+(?:\.\d+)?)$/.exec(text);
   if (fraction) return Number(fraction[1]) / Number(fraction[2]);
   return /^-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(text) ? Number(text) : Number.NaN;

@@ -1,12 +1,11 @@
 import { RubricateError, toRubricateError } from "../errors.js";
-import { renderTemplate } from "../text/template.js";
 import type { Check } from "./schema.js";
 import type { Sample, Verdict } from "../types.js";
-import { compileJsonSchema, compileRegex, describeAjvErrors } from "./compile.js";
-import { extractNumber, parseNumber } from "./number.js";
-import { findCheck, type CustomChecks } from "./custom.js";
-import { builtinKind } from "./kinds.js";
+import type { CustomChecks } from "./custom.js";
+import { kindOf } from "./registry.js";
 import { tagContent } from "./format.js";
+
+export { normalizeText } from "./kinds/equals.js";
 
 /** Options of `runCheck`: the default field, the rubric folder, custom checks. */
 export interface RunCheckOptions {
@@ -40,88 +39,13 @@ export async function runCheck(check: Check, sample: Sample, options: RunCheckOp
 }
 
 async function evaluate(check: Check, text: string, sample: Sample, options: RunCheckOptions): Promise<{ pass: boolean; reasoning?: string; score?: number }> {
+  const named = kindOf(check);
+  if (!named) throw new RubricateError("INTERNAL", `no runner for the check kind ${Object.keys(check).join(", ")}`);
   // One normalisation for every kind that takes `tag`: the check reads that section only.
-  if ("tag" in check && check.tag !== undefined) {
+  if (typeof check.tag === "string") {
     const content = tagContent(text, check.tag);
     if (content === undefined) return { pass: false, reasoning: `no <${check.tag}>…</${check.tag}> in the text` };
     text = content;
   }
-  const builtin = builtinKind(check);
-  if (builtin) return builtin.kind.run(builtin.spec, { text, sample, rubricDir: options.rubricDir });
-  if ("regex" in check) {
-    const { pattern, flags } = typeof check.regex === "string" ? { pattern: check.regex, flags: "" } : check.regex;
-    const pass = compileRegex(pattern, flags).test(text);
-    return { pass, reasoning: pass ? `matches /${pattern}/` : `does not match /${pattern}/` };
-  }
-  if ("contains" in check) return containment(check.contains, text, check.case_sensitive, check.match ?? "any", true);
-  if ("not_contains" in check) return containment(check.not_contains, text, check.case_sensitive, "any", false);
-  if ("equals" in check) {
-    const expected = typeof check.equals === "string" ? renderTemplate(check.equals, sample) : String(check.equals);
-    const normalize = check.normalize ?? true;
-    const pass = normalize ? normalizeText(text) === normalizeText(expected) : text === expected;
-    return { pass, reasoning: pass ? "equals the expected value" : `expected "${truncate(expected)}", got "${truncate(text)}"` };
-  }
-  if ("json_schema" in check) return jsonSchema(check.json_schema, text);
-  if ("number" in check) return numberCheck(check.number, text, sample);
-  if ("length" in check) {
-    const unit = check.length.unit ?? "chars";
-    const size = unit === "words" ? text.trim().split(/\s+/).filter(Boolean).length : [...text].length;
-    const pass = (check.length.min === undefined || size >= check.length.min) && (check.length.max === undefined || size <= check.length.max);
-    return { pass, reasoning: `${size} ${unit} (allowed ${check.length.min ?? 0}–${check.length.max ?? "∞"})` };
-  }
-  if (!("custom" in check)) throw new RubricateError("INTERNAL", `no runner for the check kind ${Object.keys(check).join(", ")}`);
-  const fn = findCheck(check.custom, options.checks);
-  const outcome = await fn(text, { sample, args: check.args ?? {}, rubricDir: options.rubricDir });
-  if (typeof outcome === "boolean") return { pass: outcome };
-  if (typeof outcome !== "object" || outcome === null || typeof outcome.pass !== "boolean") {
-    throw new RubricateError("CHECK_FAILED", `custom check "${check.custom}" returned ${JSON.stringify(outcome)}, not a boolean or { pass }`);
-  }
-  return outcome;
+  return named.kind.run(named.spec, { text, sample, options: named.options, rubricDir: options.rubricDir, checks: options.checks });
 }
-
-function containment(needles: string | string[], text: string, caseSensitive = false, match: "any" | "all", wanted: boolean) {
-  const list = Array.isArray(needles) ? needles : [needles];
-  const haystack = caseSensitive ? text : text.toLowerCase();
-  const found = list.filter((n) => haystack.includes(caseSensitive ? n : n.toLowerCase()));
-  if (!wanted) return { pass: found.length === 0, reasoning: found.length ? `contains ${quoteList(found)}` : `contains none of ${quoteList(list)}` };
-  const pass = match === "all" ? found.length === list.length : found.length > 0;
-  const missing = list.filter((n) => !found.includes(n));
-  return { pass, reasoning: pass ? `contains ${quoteList(found)}` : `missing ${quoteList(match === "all" ? missing : list)}` };
-}
-
-function jsonSchema(schema: Record<string, unknown>, text: string) {
-  const validate = compileJsonSchema(schema);
-  let data: unknown;
-  try {
-    data = JSON.parse(unfence(text));
-  } catch (e) {
-    return { pass: false, reasoning: `not valid JSON: ${(e as Error).message}` };
-  }
-  const pass = validate(data) as boolean;
-  return { pass, reasoning: pass ? "valid against the schema" : `schema violations: ${describeAjvErrors(validate)}` };
-}
-
-function numberCheck(spec: { expected: number | string; tolerance?: number; relative?: boolean; pick?: "last" | "first" | "boxed" }, text: string, sample: Sample) {
-  const expected = typeof spec.expected === "number" ? spec.expected : parseNumber(renderTemplate(spec.expected, sample));
-  if (Number.isNaN(expected)) throw new RubricateError("CHECK_FAILED", `expected value ${JSON.stringify(spec.expected)} is not a number`);
-  const actual = extractNumber(text, spec.pick);
-  if (actual === undefined) return { pass: false, reasoning: "no number found in the response" };
-  const tolerance = spec.tolerance ?? 1e-6;
-  const allowed = spec.relative ? tolerance * Math.abs(expected) : tolerance;
-  const pass = Math.abs(actual - expected) <= allowed;
-  return { pass, reasoning: pass ? `answer ${actual} matches ${expected}` : `answer ${actual}, expected ${expected}` };
-}
-
-/** Trim, collapse white space, lower-case, and drop trailing punctuation. */
-export function normalizeText(text: string): string {
-  return text.normalize("NFKC").trim().replace(/\s+/g, " ").toLowerCase().replace(/[.!?;:]+$/, "");
-}
-
-/** The JSON inside a response that is one fenced code block, else the text itself. */
-function unfence(text: string): string {
-  const fenced = /^\s*```[a-zA-Z]*\s*\n([\s\S]*?)\n?```\s*$/.exec(text);
-  return fenced ? fenced[1] : text;
-}
-
-const truncate = (s: string, n = 80) => (s.length > n ? `${s.slice(0, n)}…` : s);
-const quoteList = (items: string[]) => items.map((i) => `"${i}"`).join(", ");

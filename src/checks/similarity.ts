@@ -2,25 +2,16 @@
  * `similarity`: the response is close enough to a reference text. Two measures: normalised edit
  * distance (characters; fastest-levenshtein) for short answers where spelling matters, and
  * ROUGE-L (longest common subsequence of words) for longer texts, computed as Google's
- * rouge-score package computes `rougeL`: lower-cased, split on anything not a letter or digit,
- * F-measure of LCS precision and recall.
+ * rouge-score package computes `rougeL` (F-measure of LCS precision and recall) but with a
+ * tokeniser for every script: rouge-score keeps only [a-z0-9], so a Japanese reference reduces
+ * to its digits and a Cyrillic answer to nothing.
  *
- * rubric:  check: { similarity: { reference: "{{reference}}", metric: rouge-l, min: 0.5 } }
+ * Both measures are lexical: they count shared characters or words, not meaning. A negated
+ * reference ("Paris is not the capital") scores near 1 and stuffing the reference's words in
+ * any order scores well, so a similarity check must not be a reward on its own (lint
+ * `lexical-only-reward`): pair it with a correctness check or a judge question.
  */
 import { distance } from "fastest-levenshtein";
-import { z } from "zod";
-import { renderTemplate } from "../text/template.js";
-import { defineCheck } from "./kind.js";
-
-export const SimilaritySpec = z
-  .strictObject({
-    reference: z.string().min(1).describe("The reference text, or a {{variable}} holding it"),
-    metric: z.enum(["levenshtein", "rouge-l"]).optional().describe("levenshtein: 1 − edit distance / longer length (default); rouge-l: LCS F-measure over words"),
-    min: z.number().min(0).max(1).describe("Pass at or above this similarity"),
-    normalize: z.boolean().optional().describe("Trim, collapse white space and lower-case before comparing (default true; ROUGE-L always lower-cases)"),
-    partial: z.boolean().optional().describe("Earn points in proportion to the similarity instead of all or nothing (default false)"),
-  });
-export type SimilaritySpec = z.infer<typeof SimilaritySpec>;
 
 /** Most words per text in ROUGE-L; beyond, the texts are cut (the LCS table is words × words). */
 export const ROUGE_MAX_TOKENS = 4000;
@@ -35,9 +26,17 @@ export function editSimilarity(a: string, b: string): number {
   return longer === 0 ? 1 : 1 - distance(x, y) / longer;
 }
 
-/** rouge-score's default tokenizer: lower-case, anything but [a-z0-9] separates tokens. */
+/** Han, Hiragana and Katakana: written without spaces, so each character is a token (as CJK ROUGE implementations do). */
+const CJK = "\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}";
+const TOKEN = new RegExp(`[${CJK}]|(?:(?![${CJK}])[\\p{L}\\p{M}\\p{N}])+`, "gu");
+
+/**
+ * Words for ROUGE-L: NFKC, lower-cased, runs of letters, combining marks and digits of any script
+ * (so "café" and "naïve" stay whole and "Москва" is a word), each CJK character a token;
+ * anything else separates. On ASCII text this is rouge-score's default tokenizer.
+ */
 export function rougeTokens(text: string): string[] {
-  return text.toLowerCase().replace(/[^a-z0-9]+/g, " ").trim().split(" ").filter(Boolean).slice(0, ROUGE_MAX_TOKENS);
+  return (text.normalize("NFKC").toLowerCase().match(TOKEN) ?? []).slice(0, ROUGE_MAX_TOKENS);
 }
 
 /** Length of the longest common subsequence of two token lists (two rolling rows). */
@@ -66,19 +65,3 @@ export function rougeL(candidate: string, reference: string): number {
   const recall = lcs / r.length;
   return (2 * precision * recall) / (precision + recall);
 }
-
-const normalise = (s: string) => s.normalize("NFKC").trim().replace(/\s+/g, " ").toLowerCase();
-
-export const similarityCheck = defineCheck<SimilaritySpec>({
-  key: "similarity",
-  spec: SimilaritySpec,
-  summary: "close to a reference text: normalised edit distance or ROUGE-L, with a threshold",
-  run(spec, { text, sample }) {
-    const reference = renderTemplate(spec.reference, sample);
-    const metric = spec.metric ?? "levenshtein";
-    const normalize = spec.normalize ?? true;
-    const value = metric === "rouge-l" ? rougeL(text, reference) : normalize ? editSimilarity(normalise(text), normalise(reference)) : editSimilarity(text, reference);
-    const pass = value >= spec.min;
-    return { pass, reasoning: `${metric} similarity ${value.toFixed(3)} (needs ${spec.min})`, ...(spec.partial ? { score: value } : {}) };
-  },
-});

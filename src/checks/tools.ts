@@ -1,36 +1,12 @@
 /**
- * `tool_calls`: checks over a rollout's trajectory: a tool was (not) called, with arguments a
- * JSON Schema accepts, in an order, at most n times; the final answer uses a tool's result.
- * Reads rubricate rollouts (`tool_calls: [{ name, arguments, result }]`) and OpenAI chat
- * messages (`messages` with assistant `tool_calls` and `role: tool` results).
- *
- * rubric:  check: { tool_calls: { called: search, order: [search, answer], max_calls: 5 } }
+ * A rollout's trajectory for the `tool_calls` kind (kinds/tool-calls.ts): the calls in order,
+ * from rubricate rollouts (`tool_calls: [{ name, arguments, result }]`) or OpenAI chat messages
+ * (`messages` with assistant `tool_calls` and `role: tool` results), and whether an answer
+ * states a tool's result.
  */
-import { z } from "zod";
 import { RubricateError } from "../errors.js";
 import type { Sample } from "../types.js";
-import { compileJsonSchema, describeAjvErrors } from "./compile.js";
-import { defineCheck } from "./kind.js";
 import { extractNumber } from "./number.js";
-
-const names = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]);
-
-export const ToolCallsSpec = z
-  .strictObject({
-    called: names.optional().describe("Each of these tools was called at least once"),
-    not_called: names.optional().describe("None of these tools was called"),
-    arguments: z
-      .strictObject({ tool: z.string().min(1), schema: z.record(z.string(), z.unknown()) })
-      .optional()
-      .describe("Every call of `tool` has arguments that parse as JSON and satisfy `schema`"),
-    order: z.array(z.string().min(1)).min(2).optional().describe("These tools are first called in this order"),
-    max_calls: z.union([z.number().int().nonnegative(), z.record(z.string(), z.number().int().nonnegative())]).optional().describe("At most n calls in all, or per tool ({ search: 2 })"),
-    min_calls: z.number().int().nonnegative().optional().describe("At least n calls in all"),
-    answer_uses: z.string().min(1).optional().describe("The response contains the last result of this tool (numbers compared as numbers)"),
-    trajectory: z.string().min(1).optional().describe("The sample input with the trajectory (default: tool_calls, else messages)"),
-  })
-  .refine((s) => Object.keys(s).some((k) => k !== "trajectory"), "tool_calls needs at least one condition (called, not_called, arguments, order, max_calls, min_calls, answer_uses)");
-export type ToolCallsSpec = z.infer<typeof ToolCallsSpec>;
 
 /** One call in a trajectory. */
 export interface TrajectoryCall {
@@ -93,9 +69,9 @@ function fromMessages(messages: unknown[]): TrajectoryCall[] {
   return calls;
 }
 
-const list = (v: string | string[] | undefined) => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
+export const list = (v: string | string[] | undefined) => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
 
-function parseArguments(args: unknown): { ok: true; value: unknown } | { ok: false; error: string } {
+export function parseArguments(args: unknown): { ok: true; value: unknown } | { ok: false; error: string } {
   if (typeof args !== "string") return { ok: true, value: args };
   try {
     return { ok: true, value: JSON.parse(args) };
@@ -104,56 +80,63 @@ function parseArguments(args: unknown): { ok: true; value: unknown } | { ok: fal
   }
 }
 
-/** True when the response states the tool's result: the same number, or the result's text. */
-function usesResult(response: string, result: string): boolean {
-  const expected = extractNumber(result, "last");
-  const trimmed = result.trim();
-  if (expected !== undefined && /^[-−]?[\d.,\s/eE+]+$/.test(trimmed)) {
-    const got = extractNumber(response, undefined);
-    return got !== undefined && Math.abs(got - expected) <= 1e-9 * Math.max(1, Math.abs(expected));
+/**
+ * The value a tool returned: a JSON number or string as itself, an object or list with one scalar
+ * (or one under value/result/answer/output/total) as that scalar, else the text as written.
+ */
+export function resultValue(result: string): string {
+  let data: unknown;
+  try {
+    data = JSON.parse(result);
+  } catch {
+    return result.trim();
   }
-  const norm = (s: string) => s.normalize("NFKC").toLowerCase().replace(/\s+/g, " ").trim();
-  return trimmed !== "" && norm(response).includes(norm(trimmed));
+  if (typeof data === "number" || typeof data === "string" || typeof data === "boolean") return String(data).trim();
+  const leaves = scalarLeaves(data);
+  const named = leaves.filter((l) => /^(value|result|answer|output|total)$/i.test(l.key));
+  const chosen = leaves.length === 1 ? leaves[0] : named.length === 1 ? named[0] : undefined;
+  return chosen ? String(chosen.value).trim() : result.trim();
 }
 
-export const toolCallsCheck = defineCheck<ToolCallsSpec>({
-  key: "tool_calls",
-  spec: ToolCallsSpec,
-  summary: "the trajectory's tool calls: which tools, their arguments (JSON Schema), order, counts, answer uses a result",
-  run(spec, { text, sample }) {
-    const calls = readTrajectory(sample, spec.trajectory);
-    const problems: string[] = [];
-    const counts = new Map<string, number>();
-    for (const c of calls) counts.set(c.name, (counts.get(c.name) ?? 0) + 1);
-    for (const name of list(spec.called)) if (!counts.has(name)) problems.push(`${name} was not called`);
-    for (const name of list(spec.not_called)) if (counts.has(name)) problems.push(`${name} was called ${counts.get(name)} time(s)`);
-    if (spec.arguments) {
-      const validate = compileJsonSchema(spec.arguments.schema);
-      calls.forEach((c, i) => {
-        if (c.name !== spec.arguments!.tool) return;
-        const parsed = parseArguments(c.arguments);
-        if (!parsed.ok) problems.push(`call ${i + 1} (${c.name}): arguments are not JSON (${parsed.error})`);
-        else if (!validate(parsed.value)) problems.push(`call ${i + 1} (${c.name}): ${describeAjvErrors(validate)}`);
-      });
-    }
-    if (spec.order) {
-      const firsts = spec.order.map((name) => calls.findIndex((c) => c.name === name));
-      const missing = spec.order.filter((_, i) => firsts[i] === -1);
-      if (missing.length) problems.push(`order: ${missing.join(", ")} never called`);
-      else if (firsts.some((p, i) => i > 0 && p < firsts[i - 1])) problems.push(`called in the order ${[...spec.order].sort((a, b) => firsts[spec.order!.indexOf(a)] - firsts[spec.order!.indexOf(b)]).join(" → ")}, expected ${spec.order.join(" → ")}`);
-    }
-    if (typeof spec.max_calls === "number" && calls.length > spec.max_calls) problems.push(`${calls.length} tool calls, at most ${spec.max_calls} allowed`);
-    if (spec.max_calls && typeof spec.max_calls === "object") {
-      for (const [name, max] of Object.entries(spec.max_calls)) if ((counts.get(name) ?? 0) > max) problems.push(`${name} called ${counts.get(name)} times, at most ${max} allowed`);
-    }
-    if (spec.min_calls !== undefined && calls.length < spec.min_calls) problems.push(`${calls.length} tool calls, at least ${spec.min_calls} needed`);
-    if (spec.answer_uses) {
-      const last = calls.filter((c) => c.name === spec.answer_uses).at(-1);
-      if (!last) problems.push(`${spec.answer_uses} was not called, so the answer cannot use its result`);
-      else if (last.result === undefined) problems.push(`the trajectory has no result for ${spec.answer_uses}`);
-      else if (!usesResult(text, last.result)) problems.push(`the answer does not state ${spec.answer_uses}'s result ${JSON.stringify(last.result.slice(0, 80))}`);
-    }
-    const summary = calls.length ? calls.map((c) => c.name).join(" → ") : "no tool calls";
-    return problems.length ? { pass: false, reasoning: `${problems.join("; ")} (trajectory: ${summary})` } : { pass: true, reasoning: `trajectory ${summary}` };
-  },
-});
+function scalarLeaves(data: unknown, key = ""): { key: string; value: string | number | boolean }[] {
+  if (typeof data === "number" || typeof data === "string" || typeof data === "boolean") return [{ key, value: data }];
+  if (Array.isArray(data)) return data.flatMap((d) => scalarLeaves(d, key));
+  if (data && typeof data === "object") return Object.entries(data).flatMap(([k, v]) => scalarLeaves(v, k));
+  return [];
+}
+
+/** Where the answer's own value is stated: the last \boxed{}, else after the last "answer is"/"Answer:", else the whole text. */
+function answerPart(response: string): string {
+  const boxed = [...response.matchAll(/\\boxed\{([^{}]*)\}/g)].at(-1);
+  if (boxed) return boxed[1];
+  const phrase = [...response.matchAll(/\b(?:final\s+)?answer\s*(?:is\b|[:：])\s*([^\n]+)/gi)].at(-1);
+  return phrase ? phrase[1] : response;
+}
+
+/** Words that deny what follows them within a clause ("not Paris", "rather than Paris"). */
+const NEGATION = /\b(?:not|no|never|nor|isn't|isn’t|aren't|wasn't|neither|rather than|instead of|other than|except|unlike|wrong(?:ly)?|incorrect(?:ly)?)\b[^.;:!?,]*$/i;
+
+/**
+ * True when the response states the tool's result as its answer. A number is compared with the
+ * answer's number: the boxed one, else the one after "answer is"/"Answer:", else the first number
+ * written (so "3,000,000 (the calculator said 2148000)" does not use 2148000, and "2,148,000
+ * (census of 2019)" does). A text must appear as whole words, and not denied in its clause
+ * ("not Paris; it is Lyon" does not use "Paris").
+ */
+export function usesResult(response: string, result: string): boolean {
+  const value = resultValue(result);
+  if (value === "") return false;
+  const expected = /^[-−]?[\d.,\s/eE+]+$/.test(value) ? extractNumber(value, "last") : undefined;
+  if (expected !== undefined) {
+    const got = extractNumber(answerPart(response), "first");
+    return got !== undefined && Math.abs(got - expected) <= 1e-9 * Math.max(1, Math.abs(expected));
+  }
+  const norm = (t: string) => t.normalize("NFKC").toLowerCase().replace(/\s+/g, " ").trim();
+  const haystack = norm(response);
+  const needle = norm(value);
+  const escaped = needle.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  for (const m of haystack.matchAll(new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])`, "gu"))) {
+    if (!NEGATION.test(haystack.slice(0, m.index))) return true;
+  }
+  return false;
+}

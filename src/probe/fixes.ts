@@ -1,4 +1,5 @@
 /** A suggested fix for each kind of hole: a code check, a `required` gate, or a reworded question. */
+import { kindOf } from "../checks/registry.js";
 import type { Criterion, Rubric } from "../rubric/schema.js";
 import type { Attack, AttackCategory } from "./attacks.js";
 
@@ -19,19 +20,8 @@ const NO_GRADER_TALK = `- id: no-grader-talk
 
 /** True when a code check passes an empty response: it tests for an absence ("no price", "at most 150 words"). */
 export function passesEmpty(criterion: Criterion): boolean {
-  const check = criterion.check as Record<string, unknown> | undefined;
-  if (!check) return false;
-  if ("not_contains" in check) return true;
-  if ("length" in check) return ((check.length as { min?: number }).min ?? 0) === 0;
-  if ("regex" in check) {
-    const spec = check.regex as string | { pattern: string; flags?: string };
-    try {
-      return typeof spec === "string" ? new RegExp(spec).test("") : new RegExp(spec.pattern, spec.flags).test("");
-    } catch {
-      return false;
-    }
-  }
-  return false;
+  const named = criterion.check && kindOf(criterion.check);
+  return named ? (named.kind.passesEmpty?.(named.spec) ?? false) : false;
 }
 
 /** A criterion to hang `when:` on: a required positive one, else the first positive one an empty response fails. */
@@ -41,20 +31,13 @@ function anchor(rubric: Rubric, except: Criterion): Criterion | undefined {
 }
 
 function checkFix(criterion: Criterion, category: AttackCategory, rubric: Rubric): string {
-  const check = criterion.check as Record<string, unknown>;
   if (passesEmpty(criterion)) {
     const gate = anchor(rubric, criterion);
     return `Code check "${criterion.id}" passes an empty response (it tests for an absence), so every response that does nothing collects its ${criterion.points} points: ask it only once the response does the task, ${gate ? `e.g. \`when: ${gate.id}\`` : "with `when:` a positive criterion (add one if the rubric has none)"}, or turn it into a pitfall (negative points for the violation) so that it can only take points away.`;
   }
-  if ("number" in check) {
-    if (category === "hedge") return `Code check "${criterion.id}" reads one number (the last \\boxed{}, else the last number) from a text that may list several candidates, so hedging with the right one last wins: set \`pick: boxed\` and add a required code check that allows exactly one boxed answer, e.g. \`check: { regex: '^(?![\\s\\S]*\\\\boxed[\\s\\S]*\\\\boxed)[\\s\\S]*\\\\boxed\\{' }\`, or a pitfall question "Does the response give more than one candidate final answer?".`;
-    return `Code check "${criterion.id}" reads a number anywhere in the text, so ${category === "keywords" ? "a meaningless string that ends with the right number" : "a response without working"} collects its points: set \`pick: boxed\`, and if the pass threshold can be reached by this check alone, raise \`pass_threshold\` above its share or make the working criteria required.`;
-  }
-  if ("contains" in check) return `Code check "${criterion.id}" only looks for strings, which keyword stuffing supplies: pair it with an LLM question about whether the strings are used meaningfully, or make it \`when:\` a correctness gate.`;
-  if ("json_schema" in check) return `Code check "${criterion.id}" accepts any value of the right shape: constrain values (enum, pattern, const from {{variables}}) or add an equals/number check on the fields that carry the answer.`;
-  if ("regex" in check) return `Code check "${criterion.id}" matches the form, not the content: anchor the pattern to the expected answer or gate it with \`when:\` a correctness criterion.`;
-  if ("length" in check) return `Code check "${criterion.id}" rewards length alone: give it \`when:\` a correctness criterion so a wrong answer cannot collect it.`;
-  return `Code check "${criterion.id}" passes a response that deserves zero: make it stricter or gate it with \`when:\` a correctness criterion.`;
+  const named = kindOf(criterion.check!);
+  const fix = named?.kind.fix?.(named.spec, { criterionId: criterion.id, points: criterion.points, category });
+  return fix ?? `Code check "${criterion.id}" passes a response that deserves zero: make it stricter or gate it with \`when:\` a correctness criterion.`;
 }
 
 /**

@@ -9,3 +9,5 @@ export { checkIsolation } from "./isolation.js";
 export type { IsolationCheck } from "./isolation.js";
 export type { AttackSummary, CriterionWin, Finding, AttackExample } from "./findings.js";
 export { probeMarkdown, probeHtml } from "./report.js";
+export { runHacks, hackTally } from "./hacks.js";
+export type { HackRun, HackOptions, HackTally } from "./hacks.js";

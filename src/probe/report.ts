@@ -3,6 +3,7 @@ import { barChart, details, escapeHtml, formatNumber, formatPercent, htmlPage, m
 import { escapeMarkdown } from "../report/markdown.js";
 import type { AttackSummary, Finding } from "./findings.js";
 import type { ProbeResult } from "./run.js";
+import { hackTally, type HackTally } from "./hacks.js";
 
 const clip = (text: string, n = 600) => (text.length > n ? `${text.slice(0, n)}… (${text.length} chars)` : text);
 
@@ -35,6 +36,18 @@ const attackColumns: Column<AttackSummary>[] = [
   { label: "criteria won", value: (a) => a.criteria.filter((c) => c.wins > 0).map((c) => c.criterion).join(", ") || "—" },
   { label: "isolation", value: (a) => (a.isolationHolds === null ? "n/a" : a.isolationHolds ? "holds" : "BROKEN") },
 ];
+
+const hackColumns: Column<HackTally>[] = [
+  { label: "criterion", value: "criterion" },
+  { label: "kind", value: "kind" },
+  { label: "hack", value: "hack" },
+  { label: "what it tries", value: "description" },
+  { label: "passed", value: (h) => `${h.passed}/${h.runs}` },
+  { label: "errors", value: "errors", numeric: true },
+  { label: "outcome", value: (h) => (h.passed > 0 ? "PASSES" : "held") },
+];
+
+const HACKS_INTRO = "Each check kind's known hacks (responses that deserve to fail: tags nested to look complete, prose final answers, a tool's result quoted beside another answer, …) run against the rubric's code checks; a hack that passes is a way to collect the points without doing the work.";
 
 const winColumns: Column<WinRow>[] = [
   { label: "attack", value: "attack" },
@@ -104,6 +117,8 @@ export function probeMarkdown(result: ProbeResult): string {
     wins.length ? markdownTable(wins, winColumns) : "No attack that deserves zero won any positive criterion.",
     mdHeading("Findings and suggested fixes"),
     result.findings.length ? mdFindings(result.findings) : "None.",
+    mdHeading("Check hacks"),
+    result.hacks.length ? mdJoin([HACKS_INTRO, markdownTable(hackTally(result.hacks), hackColumns)]) : "No check criterion has a kind with known hacks.",
     winning.length ? mdHeading("Examples (the run that earned the most, with the judge's reasons)") : undefined,
     ...winning.map(mdExample),
     result.skipped.length ? `Skipped for lack of a variable: ${result.skipped.map((s) => `${s.attack} (${s.samples} sample(s))`).join(", ")}.` : undefined,
@@ -141,6 +156,7 @@ export function probeHtml(result: ProbeResult): string {
       { title: "Mean reward per attack", html: `${barChart(bars, { title: "Mean reward per attack (grey: controls)", yMin: 0, yMax: 1, yLabel: "reward" })}${table(result.attacks, attackColumns)}` },
       { title: "Criteria won by attacks that deserve zero", html: wins.length ? table(wins, winColumns) : paragraph("No attack that deserves zero won any positive criterion.") },
       { title: "Findings and suggested fixes", html: result.findings.length ? `<ol>${findings.join("")}</ol>` : paragraph("None.") },
+      { title: "Check hacks", html: result.hacks.length ? `${paragraph(HACKS_INTRO)}${table(hackTally(result.hacks), hackColumns)}` : paragraph("No check criterion has a kind with known hacks.") },
       { title: "Examples", html: examples.length ? examples.join("") : paragraph("No attack won anything.") },
       ...(result.attackerErrors.length ? [{ title: "Attacker errors", html: warning(result.attackerErrors.map((e) => `sample ${e.sampleIndex}: ${e.code}: ${e.message}`).join("; ")) }] : []),
     ],

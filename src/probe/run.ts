@@ -13,6 +13,7 @@ import { summarise, type AttackRun, type AttackSummary, type Finding } from "./f
 
 export type { AttackRun } from "./findings.js";
 import { checkIsolation } from "./isolation.js";
+import { runHacks, type HackRun } from "./hacks.js";
 import { attackVars, probeFields, type ProbeFields } from "./vars.js";
 
 /** Options of `probe`. */
@@ -53,6 +54,8 @@ export interface ProbeResult {
   /** Attacks skipped on some samples for lack of a variable (e.g. no reference answer). */
   skipped: { attack: string; samples: number }[];
   attackerErrors: { sampleIndex: number; code: string; message: string }[];
+  /** Each check kind's known hacks run against the rubric's check criteria (`CheckKind.hacks`). */
+  hacks: HackRun[];
   usage: Usage;
 }
 
@@ -125,6 +128,7 @@ export async function probe(rubric: Rubric, samples: Sample[], options: ProbeOpt
     checks: options.checks,
     onProgress: () => options.onProgress?.(++done, planned.length),
   });
+  const hacks = await runHacks(rubric, samples, { checks: options.checks, responseField: fields.response, signal: options.signal });
   const asksJudge = rubric.criteria.some((c) => c.question);
   const runs: AttackRun[] = planned.map((p, i) => {
     const isolation = asksJudge ? checkIsolation(rubric, attackSamples[i], { responseField: fields.response, system: options.judgeSystem }) : null;
@@ -149,6 +153,7 @@ export async function probe(rubric: Rubric, samples: Sample[], options: ProbeOpt
     flagged: zeroes.filter((s) => s.meanReward! > threshold).map((s) => s.id),
     skipped: [...skipped].map(([attack, n]) => ({ attack, samples: n })),
     attackerErrors,
+    hacks,
     usage,
   };
 }

@@ -1,4 +1,5 @@
 /** The per-sample variables attack templates are filled with. */
+import { kindOf } from "../checks/registry.js";
 import { createHash } from "node:crypto";
 import { sampleNonce } from "../judge/prompt.js";
 import { canonicalJson } from "../text/canonical-json.js";
@@ -118,11 +119,8 @@ export function attackVars(rubric: Rubric, sample: Sample, fields: ProbeFields, 
   const positive = rubric.criteria.filter((c) => c.points > 0);
   const questions = positive.filter((c) => c.question).map((c) => renderQuietly(c.question!, sample));
   const checkStrings = positive.flatMap((c) => {
-    const check = c.check as Record<string, unknown> | undefined;
-    if (!check) return [];
-    if ("contains" in check) return ([] as string[]).concat(check.contains as string | string[]);
-    if ("equals" in check) return [String(check.equals)];
-    return [];
+    const named = c.check && kindOf(c.check);
+    return named?.kind.keywords?.(named.spec) ?? [];
   });
   const words = [...keywordsOf(answer), ...keywordsOf(question)].filter((w, i, all) => all.indexOf(w) === i).slice(0, 24);
   const seed = canonicalJson(sample);

@@ -1,9 +1,7 @@
 import type { z } from "zod";
 import { explainIssues, keysByName, suggestion, type PathIssue } from "../config/issues.js";
-import { CheckSchema, CriterionSchema, ExampleSchema, RubricSchema, ScoringSchema } from "./schema.js";
-import { CHECK_KINDS as BUILTIN_CHECK_KINDS } from "../checks/kinds.js";
-
-const CHECK_KINDS = ["regex", "contains", "not_contains", "equals", "json_schema", "number", "length", "custom", ...BUILTIN_CHECK_KINDS.map((k) => k.key)];
+import { CriterionSchema, ExampleSchema, RubricSchema, ScoringSchema } from "./schema.js";
+import { CHECK_BRANCHES } from "../checks/schema.js";
 
 const knownKeys = keysByName(RubricSchema, { scoring: ScoringSchema, examples: ExampleSchema, criteria: CriterionSchema });
 
@@ -17,16 +15,17 @@ export function explainRubricIssues(error: z.ZodError, data: unknown): PathIssue
 }
 
 function explainCheck(check: unknown, path: PropertyKey[]): PathIssue[] {
+  const kindKeys = [...CHECK_BRANCHES.keys()];
   if (typeof check !== "object" || check === null || Array.isArray(check)) {
-    return [{ path, message: `a check is a mapping with one of: ${CHECK_KINDS.join(", ")}` }];
+    return [{ path, message: `a check is a mapping with one of: ${kindKeys.join(", ")}` }];
   }
-  const kinds = CHECK_KINDS.filter((k) => k in check);
+  const kinds = kindKeys.filter((k) => k in check);
   if (kinds.length === 0) {
     const first = Object.keys(check)[0] ?? "";
-    return [{ path, key: first || undefined, message: `unknown check kind "${first}"${suggestion(first, [...CHECK_KINDS])}; expected one of: ${CHECK_KINDS.join(", ")}` }];
+    return [{ path, key: first || undefined, message: `unknown check kind "${first}"${suggestion(first, [...kindKeys])}; expected one of: ${kindKeys.join(", ")}` }];
   }
   if (kinds.length > 1) return [{ path, key: kinds[1], message: `a check has exactly one kind; found ${kinds.join(" and ")}` }];
-  const branch = CheckSchema.options.find((option) => kinds[0] in option.shape);
+  const branch = CHECK_BRANCHES.get(kinds[0]);
   const result = branch?.safeParse(check);
   if (!result || result.success) return [{ path, message: "invalid check" }];
   // "Did you mean" inside a kind's settings too (math: { expeted: … } → expected).

@@ -3,7 +3,8 @@
  * better, a check reading an input the rubric does not declare, a threshold that lets anything
  * through, and an answer check that grades the reasoning instead of the answer.
  */
-import type { LintFinding } from "./lint-rules.js";
+import { kindOf } from "../checks/registry.js";
+import type { LintFinding, LintRule } from "./lint-rules.js";
 import type { Criterion, Rubric } from "./schema.js";
 
 /** Questions a code check answers exactly (and for free): the pattern and the check to use. */
@@ -13,9 +14,6 @@ const CHECKABLE: [RegExp, string][] = [
   [/<\w+>|\b(xml|tags?)\b.*\b(format|order|wrap|enclos)/i, "a `tags` check"],
   [/\b(unit )?tests?\b.*\b(pass|fail)|\bcode\b.*\b(run|compile|execute)s?\b/i, "a `tests` check (runs the code against the task's tests)"],
 ];
-
-/** Check kinds that grade the final answer: reading the reasoning lets a wrong answer pass. */
-const ANSWER_CHECKS = ["math", "final_answer", "similarity", "tests", "equals", "number"];
 
 /** Template variables in a check's settings. */
 function variablesOf(value: unknown): string[] {
@@ -30,11 +28,12 @@ export function checkFindings(rubric: Pick<Rubric, "criteria"> & Partial<Pick<Ru
     if (c.question !== undefined) findings.push(...questionForCheck(c));
     if (c.check === undefined) continue;
     const check = c.check as Record<string, unknown>;
+    const named = kindOf(check);
     if (inputs) {
       const missing = variablesOf(check).filter((v) => !inputs.has(v));
-      if ("tool_calls" in check) {
-        const field = (check.tool_calls as { trajectory?: string }).trajectory;
-        if (field ? !inputs.has(field) : !inputs.has("tool_calls") && !inputs.has("messages")) missing.push(field ?? "tool_calls (or messages)");
+      for (const needed of named?.kind.inputs?.(named.spec) ?? []) {
+        const alternatives = Array.isArray(needed) ? needed : [needed];
+        if (!alternatives.some((name) => inputs.has(name))) missing.push(alternatives.length > 1 ? `${alternatives[0]} (or ${alternatives.slice(1).join(", ")})` : alternatives[0]);
       }
       if (typeof check.field === "string" && !inputs.has(check.field)) missing.push(check.field);
       for (const name of new Set(missing)) {
@@ -47,19 +46,9 @@ export function checkFindings(rubric: Pick<Rubric, "criteria"> & Partial<Pick<Ru
         });
       }
     }
-    if ("similarity" in check) {
-      const { min, metric } = check.similarity as { min: number; metric?: string };
-      if (min < 0.3) {
-        findings.push({
-          criterion: c.id,
-          rule: "loose-threshold",
-          severity: "warning",
-          message: `similarity min ${min} with ${metric ?? "levenshtein"}: unrelated texts of similar length often score this high`,
-          suggestion: "Raise `min` (measure it on a few wrong answers first) or use `partial: true` for graded credit.",
-        });
-      }
-    }
-    if (c.reasoning && c.reasoning !== "strip" && ANSWER_CHECKS.some((k) => k in check)) {
+    // A kind names its own rules (the built-in kinds use the ones listed in LintRule).
+    for (const finding of named?.kind.lint?.(named.spec) ?? []) findings.push({ criterion: c.id, ...finding, rule: finding.rule as LintRule });
+    if (c.reasoning && c.reasoning !== "strip" && named?.kind.gradesAnswer) {
       findings.push({
         criterion: c.id,
         rule: "grades-reasoning",
@@ -69,7 +58,28 @@ export function checkFindings(rubric: Pick<Rubric, "criteria"> & Partial<Pick<Ru
       });
     }
   }
+  findings.push(...lexicalOnly(rubric));
   return findings;
+}
+
+/**
+ * A rubric whose reward comes only from kinds that must not stand alone (similarity): every
+ * criterion that earns points, or gates the reward, is one. A policy then optimises the lexical
+ * score, not the answer.
+ */
+function lexicalOnly(rubric: Pick<Rubric, "criteria">): LintFinding[] {
+  const earning = rubric.criteria.filter((c) => c.points > 0 || c.required);
+  const reasons = earning.map((c) => (c.check ? kindOf(c.check)?.kind.notAloneReason : undefined));
+  if (earning.length === 0 || reasons.some((r) => r === undefined)) return [];
+  return [
+    {
+      criterion: "*",
+      rule: "lexical-only-reward",
+      severity: "warning",
+      message: `the reward comes only from ${earning.map((c) => `"${c.id}"`).join(", ")}: ${reasons[0]}, so a policy learns to match words, not to be right`,
+      suggestion: "Add a correctness criterion that earns points or gates the reward (a math/number/equals/tests check, or a judge question such as \"Does the response state the same facts as the reference?\"), and keep the similarity score as a minor or partial-credit criterion.",
+    },
+  ];
 }
 
 function questionForCheck(c: Criterion): LintFinding[] {

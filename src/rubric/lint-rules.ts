@@ -35,7 +35,8 @@ export type LintRule =
   | "question-for-check"
   | "check-input-undeclared"
   | "loose-threshold"
-  | "grades-reasoning";
+  | "grades-reasoning"
+  | "lexical-only-reward";
 
 /** What a question rule sees. */
 export interface QuestionInput {

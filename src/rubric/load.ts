@@ -2,6 +2,7 @@ import { statSync } from "node:fs";
 import { dirname, isAbsolute, relative as relativePath, resolve } from "node:path";
 import { RubricateError, type SourceLocation } from "../errors.js";
 import type { Check } from "../checks/schema.js";
+import { kindOf } from "../checks/registry.js";
 import { validateCheckDefinition } from "../checks/validate.js";
 import { valueAt } from "../config/issues.js";
 import { explainRubricIssues } from "./issues.js";
@@ -128,12 +129,9 @@ function rawCheckIssues(source: YamlSource, skip: Set<PropertyKey>): Located[] {
     if (skip.has(index)) return;
     const check = (criterion as { check?: unknown } | null)?.check;
     if (typeof check !== "object" || check === null) return;
-    const regex = (check as { regex?: unknown }).regex;
-    const schema = (check as { json_schema?: unknown }).json_schema;
-    const readable =
-      (typeof regex === "string" || (typeof regex === "object" && regex !== null && typeof (regex as { pattern?: unknown }).pattern === "string")) ||
-      (typeof schema === "object" && schema !== null && !Array.isArray(schema));
-    if (!readable) return;
+    // Only settings its kind's schema accepts are judged here; the schema issues explain the rest.
+    const named = kindOf(check);
+    if (!named?.kind.spec.safeParse(named.spec).success) return;
     try {
       const problem = validateCheckDefinition(check as Check);
       if (problem) issues.push({ message: problem.message, location: source.locate(["criteria", index, "check", ...problem.path]) });

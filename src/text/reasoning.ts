@@ -44,15 +44,36 @@ export function splitReasoning(text: string): SplitResponse {
       break;
     }
     answer += rest.slice(0, open.index);
-    const closeTag = new RegExp(`</${open[1]}>`, "i");
     const after = rest.slice(open.index + open[0].length);
-    const close = closeTag.exec(after);
+    const close = matchingClose(after, open[1]);
     if (!close) {
       reasoning.push(after.trim());
       return { answer: answer.trim(), reasoning: reasoning.filter(Boolean).join("\n\n"), unclosed: true };
     }
     reasoning.push(after.slice(0, close.index).trim());
-    rest = after.slice(close.index + close[0].length);
+    rest = after.slice(close.index + close.length);
+  }
+  // A closing tag left in the answer means the text before it was written inside a block (a
+  // stray or mismatched closer): it is reasoning, so an answer planted before it does not count.
+  const stray = answer.search(/<\/(?:think|thinking)>(?![\s\S]*<\/(?:think|thinking)>)/i);
+  if (stray !== -1) {
+    const closer = /<\/(?:think|thinking)>/i.exec(answer.slice(stray))!;
+    reasoning.push(answer.slice(0, stray).trim());
+    answer = answer.slice(stray + closer[0].length);
   }
   return { answer: answer.trim(), reasoning: reasoning.filter(Boolean).join("\n\n"), unclosed: false };
+}
+
+/**
+ * The closing tag that ends a block opened just before `text`, counting blocks of the same tag
+ * nested inside it: `<think>a<think>b</think>c</think>` is one block, so "c" is still reasoning.
+ */
+function matchingClose(text: string, tag: string): { index: number; length: number } | undefined {
+  const tags = new RegExp(`<(/?)${tag}>`, "gi");
+  let depth = 1;
+  for (let m = tags.exec(text); m; m = tags.exec(text)) {
+    depth += m[1] ? -1 : 1;
+    if (depth === 0) return { index: m.index, length: m[0].length };
+  }
+  return undefined;
 }

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { runCheck } from "../../src/checks/run.js";
 import { tagContent } from "../../src/checks/format.js";
+import { parseRubric } from "../../src/rubric/load.js";
+import { scoreSample } from "../../src/score/score.js";
 
 const tags = (response: string, spec: Record<string, unknown> = {}) => runCheck({ tags: { required: ["reasoning", "answer"], ...spec } }, { response });
 
@@ -41,5 +43,40 @@ describe("final_answer", () => {
     ["\\boxed{}", "boxed", false],
   ])("%j in %s form → %s", async (response, format, pass) => {
     expect((await runCheck({ final_answer: { format: format as "any" } }, { response })).pass).toBe(pass);
+  });
+});
+
+describe("format hacks (issue 28)", () => {
+  it.each([
+    ["<reasoning>because <answer>4</answer></reasoning>", "<answer> is inside <reasoning>"],
+    ["<reasoning>because <answer>4</reasoning> more</answer>", "<reasoning> and <answer> overlap"],
+    ["<reasoning></reasoning><answer>4</answer>", "<reasoning> is empty"],
+    ["<reasoning>because</reasoning><answer>  \n </answer>", "<answer> is empty"],
+  ])("tags fails %j (%s)", async (response, reasoning) => {
+    expect(await tags(response)).toMatchObject({ pass: false, reasoning: expect.stringContaining(reasoning) });
+  });
+
+  it.each([
+    ["Finding the final answer is hard…", "any"],
+    ["Answer is unclear to me.", "any"],
+    ["Answer is unclear to me.", "line"],
+    ["The answer is that we cannot know.", "any"],
+    ["Final answer: ", "line"],
+  ])("final_answer rejects the prose %j (%s form)", async (response, format) => {
+    expect((await runCheck({ final_answer: { format } }, { response })).pass).toBe(false);
+  });
+
+  it.each(["The final answer is 7.", "So the answer is $\\frac{3}{4}$.", "Answer is Paris.", "**Final answer:** B"])("final_answer still accepts %j", async (response) => {
+    expect((await runCheck({ final_answer: {} }, { response })).pass).toBe(true);
+  });
+
+  it("a box inside a nested <think> block is reasoning, not the answer", async () => {
+    const rubric = parseRubric("id: r\ninputs: [response]\ncriteria:\n  - { id: boxed, check: { final_answer: { format: boxed } }, points: 1 }\n  - { id: right, check: { math: { expected: '5' } }, points: 1 }\n");
+    const nested = await scoreSample(rubric, { response: "<think>try <think>inner</think> so \\boxed{5}</think> I am not sure." });
+    expect(nested.verdicts.map((v) => v.status)).toEqual(["unmet", "unmet"]);
+    const stray = await scoreSample(rubric, { response: "<think>a</think> \\boxed{5} </think> no idea" });
+    expect(stray.verdicts.map((v) => v.status)).toEqual(["unmet", "unmet"]);
+    const honest = await scoreSample(rubric, { response: "<think>try <think>inner</think> more</think> So \\boxed{5}." });
+    expect(honest.verdicts.map((v) => v.status)).toEqual(["met", "met"]);
   });
 });

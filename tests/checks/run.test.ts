@@ -302,3 +302,24 @@ describe("number extraction edge cases", () => {
     expect(extractNumber("x = (-2.5)", "last")).toBe(-2.5);
   });
 });
+
+describe("number: the decimal comma rule (issue 28)", () => {
+  it.each([
+    ["Das Ergebnis ist 12,5", 12.5],
+    ["π ≈ 3,1415", 3.1415],
+    ["about -0,25 left", -0.25],
+    ["1,000 people", 1000],
+    ["12,345,678", 12345678],
+    ["1,234", 1234],
+    ["pages 1,2,3", 3],
+    ["1,234.5", 1234.5],
+  ])("%j reads as %s", (text, value) => {
+    expect(extractNumber(text, undefined)).toBe(value);
+  });
+  it("a number check passes a decimal-comma answer and an expected value written with one", async () => {
+    expect((await runCheck({ number: { expected: 12.5 } }, { response: "Das Ergebnis ist 12,5" })).pass).toBe(true);
+    expect((await runCheck({ number: { expected: "12,5" } }, { response: "12.5" })).pass).toBe(true);
+    expect((await runCheck({ number: { expected: 125 } }, { response: "Das Ergebnis ist 12,5" })).pass).toBe(false);
+    expect(parseNumber("12,5")).toBe(12.5);
+  });
+});

@@ -19,6 +19,34 @@ describe("ROUGE-L as rouge-score computes rougeL", () => {
   });
 });
 
+describe("ROUGE-L in every script (issue 28)", () => {
+  it("keeps letters and numbers of every script, accents inside words, and splits CJK by character", () => {
+    expect(rougeTokens("Столица — Москва; café naïve ÉTÉ")).toEqual(["столица", "москва", "café", "naïve", "été"]);
+    expect(rougeTokens("cafe\u0301 ﬁne")).toEqual(["café", "fine"]); // NFKC: a combining accent joins its letter, the ﬁ ligature is fi
+    expect(rougeTokens("東京タワーは2024年")).toEqual(["東", "京", "タ", "ワ", "ー", "は", "2024", "年"]);
+  });
+  it("a Japanese reference is not reduced to its digits, and a correct Cyrillic answer is not zero", () => {
+    expect(rougeL("2024", "2024年に東京で開催された")).toBeLessThan(0.2); // rouge-score: 1.0 (only "2024" survives)
+    expect(rougeL("Столица России — Москва", "Столица России: Москва.")).toBe(1); // rouge-score: 0 (no token at all)
+    expect(rougeL("Столица России — Париж", "Столица России: Москва.")).toBeCloseTo(2 / 3, 9);
+  });
+});
+
+describe("what ROUGE-L does not see (why it must not be a reward on its own)", () => {
+  const reference = "Paris is the capital of France";
+  it("a negated reference scores near 1: the measure counts words, not meaning", () => {
+    expect(rougeL("Paris is not the capital of France", reference)).toBeCloseTo(12 / 13, 9);
+  });
+  it("stop words stuffed around the reference's words in any order still score", () => {
+    const stuffed = "the capital of the France is the Paris the of the";
+    expect(rougeL(stuffed, reference)).toBeCloseTo(8 / 17, 9);
+    expect(rougeL("the of the is the of the", reference)).toBeGreaterThan(0.3); // no content word at all
+  });
+  it("a paraphrase with other words scores low though it is right", () => {
+    expect(rougeL("France's seat of government is located in Paris", reference)).toBeLessThan(0.3);
+  });
+});
+
 describe("edit similarity", () => {
   it("is 1 − distance / longer length", () => {
     expect(editSimilarity("kitten", "sitting")).toBeCloseTo(1 - 3 / 7, 12);

@@ -80,3 +80,20 @@ describe("bad configuration is caught when the rubric loads", () => {
     expect(() => parseRubric("id: r\ncriteria:\n  - id: t\n    check: { tool_calls: { arguments: { tool: s, schema: { type: strnig } } } }\n", { filename: "r.yaml" })).toThrow(/r\.yaml:4:\d+.*type/s);
   });
 });
+
+describe("answer_uses compares the answer's own value (issue 28)", () => {
+  const uses = (response: string, result: string) => runCheck({ tool_calls: { answer_uses: "calculator" } }, { response, tool_calls: [{ name: "calculator", arguments: "{}", result }] });
+  it.each([
+    ["3,000,000 (the calculator said 2148000)", "2148000", false],
+    ["The calculator said 2148000, so the answer is 3,000,000", "2148000", false],
+    ["About 2,148,000 people (census of 2019).", "2148000", true],
+    ["not Paris; it is Lyon", "Paris", false],
+    ["Parisian cafés, mostly", "Paris", false],
+    ["It is Paris, not Lyon.", "Paris", true],
+    ["42", '{"value": 42}', true],
+    ["41", '{"value": 42}', false],
+    ["The total is 12.", '{"items": [{"price": 5}], "total": 12}', true],
+  ])("%j with the result %j → %s", async (response, result, pass) => {
+    expect((await uses(response, result)).pass).toBe(pass);
+  });
+});

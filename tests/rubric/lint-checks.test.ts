@@ -24,3 +24,15 @@ describe("lint knows the code checks", () => {
     expect(rules("criteria:\n  - id: m\n    check: { math: { expected: 4 } }\n    reasoning: keep\n  - id: t\n    check: { tags: { required: [think] } }\n    reasoning: keep\n")).toEqual([["m", "grades-reasoning", "warning"]]);
   });
 });
+
+describe("lexical-only-reward (issue 28)", () => {
+  const lexical = (yaml: string) => lintRubric(parseRubric(`id: r\ninputs: [response, reference]\n${yaml}`, { filename: "r.yaml" })).filter((f) => f.rule === "lexical-only-reward");
+  const similar = "  - { id: close, check: { similarity: { reference: '{{reference}}', metric: rouge-l, min: 0.5 } }, points: 2 }\n";
+  it("warns when every criterion that earns points is a similarity score", () => {
+    expect(lexical(`criteria:\n${similar}  - { id: short, check: { length: { max: 50 } }, points: -1 }\n`)).toEqual([expect.objectContaining({ criterion: "*", severity: "warning", message: expect.stringMatching(/"close".*lexical/) })]);
+  });
+  it("is quiet when a correctness criterion also earns points or gates the reward", () => {
+    expect(lexical(`criteria:\n${similar}  - { id: right, check: { equals: '{{reference}}' }, points: 1 }\n`)).toEqual([]);
+    expect(lexical(`criteria:\n${similar}  - { id: gate, question: Does the response state the same facts as the reference?, points: 0, required: true }\n`)).toEqual([]);
+  });
+});

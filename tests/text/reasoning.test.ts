@@ -14,3 +14,15 @@ describe("splitReasoning", () => {
     expect(splitReasoning(text)).toEqual(expected);
   });
 });
+
+describe("splitReasoning with nested and stray tags", () => {
+  it("a block nested in a block ends at its own closing tag, so the outer block's rest stays reasoning", () => {
+    expect(splitReasoning("<think>a <think>b</think> \\boxed{5} </think> answer")).toEqual({ answer: "answer", reasoning: "a <think>b</think> \\boxed{5}", unclosed: false });
+  });
+  it("an outer block never closed leaves no answer", () => {
+    expect(splitReasoning("<think>a <think>b</think> \\boxed{5}")).toMatchObject({ answer: "", unclosed: true });
+  });
+  it("text before a stray closing tag was written inside a block: it is reasoning", () => {
+    expect(splitReasoning("<think>a</think> \\boxed{5} </think> answer")).toMatchObject({ answer: "answer", reasoning: "a\n\n\\boxed{5}" });
+  });
+});

@@ -5,7 +5,9 @@ import { createJudge, type EngineJudge } from "../../judge/create.js";
 import { builtinAttacks, loadAttacks, mergeAttacks } from "../../probe/attacks.js";
 import { createAttacker, type Attacker } from "../../probe/attacker.js";
 import { probeHtml, probeMarkdown } from "../../probe/report.js";
+import { hackTally, runHacks, type HackRun } from "../../probe/hacks.js";
 import { probe, type ProbeResult } from "../../probe/run.js";
+import type { Rubric } from "../../rubric/schema.js";
 import { loadRubricSync } from "../../rubric/load.js";
 import type { Sample } from "../../types.js";
 import { readJsonl } from "../io.js";
@@ -31,6 +33,7 @@ interface ProbeFlags {
   cache: string | boolean;
   concurrency?: number;
   quiet?: boolean;
+  hacksOnly?: boolean;
 }
 
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -64,6 +67,7 @@ export function register(program: Command): void {
     .option("--no-cache", "do not read or write any cache")
     .option("-c, --concurrency <n>", "responses scored at once", positiveInt)
     .option("-q, --quiet", "no progress; print only the summary table")
+    .option("--hacks-only", `run only the check kinds' known hacks against the rubric's code checks (no judge, no attack battery); exit ${EXIT_PROBE_FAILED} when a hack passes`)
     .action(async (rubricPath: string, samplesPath: string, flags: ProbeFlags) => {
       process.exitCode = await runProbe(rubricPath, samplesPath, flags);
     });
@@ -71,11 +75,10 @@ export function register(program: Command): void {
 
 async function runProbe(rubricPath: string, samplesPath: string, flags: ProbeFlags): Promise<number> {
   const rubric = loadRubricSync(rubricPath);
+  if (flags.hacksOnly) return runHacksOnly(rubric, await readSamples(samplesPath), flags);
   const attacks = mergeAttacks(flags.builtin ? builtinAttacks() : [], ...flags.attacks.map((f) => loadAttacks(f)));
   if (attacks.length === 0) throw new RubricateError("BAD_INPUT", "no attacks: pass --attacks <file> or drop --no-builtin");
-  const samples: Sample[] = [];
-  for await (const row of readJsonl(samplesPath)) samples.push(row as Sample);
-  if (samples.length === 0) throw new RubricateError("BAD_INPUT", `no samples in ${samplesPath}`);
+  const samples = await readSamples(samplesPath);
   const judgeRef = flags.judge ?? rubric.judge;
   const needsJudge = rubric.criteria.some((c) => c.question);
   if (needsJudge && !judgeRef) throw new RubricateError("NO_JUDGE", "this rubric asks LLM questions: pass --judge <file>");
@@ -114,9 +117,45 @@ async function runProbe(rubricPath: string, samplesPath: string, flags: ProbeFla
   if (flags.markdown) writeFileSync(flags.markdown, probeMarkdown(result));
   if (flags.report) writeFileSync(flags.report, probeHtml(result));
   if (flags.json) writeFileSync(flags.json, `${JSON.stringify(result, null, 2)}\n`);
-  process.stdout.write(`${summaryText(result)}\n`);
-  if (flags.failAbove !== undefined && result.worstReward > flags.failAbove) return EXIT_PROBE_FAILED;
+  process.stdout.write(`${summaryText(result)}\n${hacksText(result.hacks)}\n`);
+  if (flags.failAbove !== undefined && (result.worstReward > flags.failAbove || result.hacks.some((h) => h.passed))) return EXIT_PROBE_FAILED;
   return result.attacks.some((a) => a.errors > 0) || result.attackerErrors.length > 0 ? EXIT.partial : EXIT.ok;
+}
+
+async function readSamples(samplesPath: string): Promise<Sample[]> {
+  const samples: Sample[] = [];
+  for await (const row of readJsonl(samplesPath)) samples.push(row as Sample);
+  if (samples.length === 0) throw new RubricateError("BAD_INPUT", `no samples in ${samplesPath}`);
+  return samples;
+}
+
+/** `--hacks-only`: the check kinds' hacks without a judge; exit 4 when one passes, partial when one errs. */
+async function runHacksOnly(rubric: Rubric, samples: Sample[], flags: ProbeFlags): Promise<number> {
+  const interrupt = interruptSignal();
+  let hacks: HackRun[];
+  try {
+    hacks = await runHacks(rubric, samples, { responseField: flags.responseField, signal: interrupt.signal });
+  } catch (e) {
+    if (e instanceof RubricateError && e.code === "ABORTED") return EXIT.interrupted;
+    throw e;
+  } finally {
+    interrupt.dispose();
+  }
+  if (flags.json) writeFileSync(flags.json, `${JSON.stringify({ rubric: { id: rubric.id, version: rubric.version }, samples: samples.length, hacks }, null, 2)}\n`);
+  process.stdout.write(`probe ${rubric.id} (check hacks only): ${samples.length} sample(s)\n${hacksText(hacks)}\n`);
+  if (hacks.some((h) => h.passed)) return EXIT_PROBE_FAILED;
+  return hacks.some((h) => h.error) ? EXIT.partial : EXIT.ok;
+}
+
+/** A terminal table of the check hacks: one line per criterion and hack. */
+function hacksText(runs: HackRun[]): string {
+  const tallies = hackTally(runs);
+  if (tallies.length === 0) return "check hacks: none apply (no code check of a kind with known hacks)";
+  const width = Math.max(9, ...tallies.map((t) => t.criterion.length));
+  const hackWidth = Math.max(4, ...tallies.map((t) => t.hack.length));
+  const lines = tallies.map((t) => `${t.criterion.padEnd(width)}  ${t.hack.padEnd(hackWidth)}  ${`${t.passed}/${t.runs}`.padStart(5)}  ${t.passed > 0 ? "PASSES" : "held"}${t.errors ? `  (${t.errors} errors)` : ""}`);
+  const holes = tallies.filter((t) => t.passed > 0).length;
+  return [`${"criterion".padEnd(width)}  ${"hack".padEnd(hackWidth)}  passed  outcome`, ...lines, `check hacks passed: ${holes} of ${tallies.length}`].join("\n");
 }
 
 /** A terminal table: one line per attack, worst first, then the number of findings. */

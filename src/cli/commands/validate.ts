@@ -56,8 +56,8 @@ export function rubricWarnings(rubric: Rubric): string[] {
     }
   }
   for (const c of rubric.criteria) {
-    const custom = c.check && "custom" in c.check ? c.check.custom : undefined;
-    if (custom === undefined) continue;
+    const custom = c.check?.custom;
+    if (typeof custom !== "string") continue;
     if (!Object.hasOwn(BUILTIN_CHECKS, custom)) {
       warnings.push(`criterion "${c.id}" uses custom check "${custom}", which is not registered (not a built-in check): every sample will have an UNKNOWN_CHECK error unless the code that scores passes it (score(…, { checks }), an environment's hooks.checks, or --checks <file>)`);
     }

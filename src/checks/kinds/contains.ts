@@ -1,0 +1,38 @@
+/**
+ * `contains`: the text contains any (or all) of some strings.
+ *
+ * rubric:  check: { contains: [Paris, France], match: all }
+ */
+import { z } from "zod";
+import { defineCheck } from "../kind.js";
+
+export const Needles = z.union([z.string(), z.array(z.string()).min(1)]).describe("A string, or a list of strings");
+export type Needles = z.infer<typeof Needles>;
+
+export const caseSensitive = z.boolean().optional();
+
+/** Which of `needles` the text holds, honouring case sensitivity. */
+export function found(needles: Needles, text: string, sensitive: boolean) {
+  const list = Array.isArray(needles) ? needles : [needles];
+  const haystack = sensitive ? text : text.toLowerCase();
+  return { list, hits: list.filter((n) => haystack.includes(sensitive ? n : n.toLowerCase())) };
+}
+
+export const quoteList = (items: string[]) => items.map((i) => `"${i}"`).join(", ");
+
+export const contains = defineCheck<Needles>({
+  key: "contains",
+  spec: Needles,
+  summary: "the text contains a string, any or all of several",
+  options: { match: z.enum(["any", "all"]).optional(), case_sensitive: caseSensitive },
+  pure: true,
+  keywords: (spec) => (Array.isArray(spec) ? spec : [spec]),
+  fix: (_spec, { criterionId }) => `Code check "${criterionId}" only looks for strings, which keyword stuffing supplies: pair it with an LLM question about whether the strings are used meaningfully, or make it \`when:\` a correctness gate.`,
+  run(spec, { text, options }) {
+    const { list, hits } = found(spec, text, options.case_sensitive === true);
+    const all = options.match === "all";
+    const pass = all ? hits.length === list.length : hits.length > 0;
+    const missing = list.filter((n) => !hits.includes(n));
+    return { pass, reasoning: pass ? `contains ${quoteList(hits)}` : `missing ${quoteList(all ? missing : list)}` };
+  },
+});

@@ -1,0 +1,33 @@
+/**
+ * `equals`: the text is exactly a value (a {{variable}} allowed), after normalisation by default.
+ *
+ * rubric:  check: { equals: "{{answer}}" }
+ */
+import { z } from "zod";
+import { renderTemplate } from "../../text/template.js";
+import { defineCheck } from "../kind.js";
+
+export const EqualsSpec = z.union([z.string(), z.number(), z.boolean()]).describe("A string, number or boolean, or a {{variable}} holding the value");
+export type EqualsSpec = z.infer<typeof EqualsSpec>;
+
+/** Trim, collapse white space, lower-case, and drop trailing punctuation. */
+export function normalizeText(text: string): string {
+  return text.normalize("NFKC").trim().replace(/\s+/g, " ").toLowerCase().replace(/[.!?;:]+$/, "");
+}
+
+export const truncate = (s: string, n = 80) => (s.length > n ? `${s.slice(0, n)}…` : s);
+
+export const equals = defineCheck<EqualsSpec>({
+  key: "equals",
+  spec: EqualsSpec,
+  summary: "the text equals a value, after trimming, lower-casing and dropping trailing punctuation",
+  options: { normalize: z.boolean().optional().describe("Trim, collapse white space, lower-case, drop trailing punctuation (default true)") },
+  pure: true,
+  gradesAnswer: true,
+  keywords: (spec) => [String(spec)],
+  run(spec, { text, sample, options }) {
+    const expected = typeof spec === "string" ? renderTemplate(spec, sample) : String(spec);
+    const pass = options.normalize !== false ? normalizeText(text) === normalizeText(expected) : text === expected;
+    return { pass, reasoning: pass ? "equals the expected value" : `expected "${truncate(expected)}", got "${truncate(text)}"` };
+  },
+});

@@ -1,0 +1,39 @@
+/**
+ * `json_schema`: the text parses as JSON (a lone fenced block is unwrapped) and satisfies a JSON
+ * Schema (ajv; `pattern` keywords run on the safe regex engine).
+ *
+ * rubric:  check: { json_schema: { type: object, required: [answer] } }
+ */
+import { z } from "zod";
+import { compileJsonSchema, describeAjvErrors } from "../compile.js";
+import { defineCheck } from "../kind.js";
+import { schemaProblem } from "./problems.js";
+
+export const JsonSchemaSpec = z.record(z.string(), z.unknown()).describe("A JSON Schema the response must parse as JSON and satisfy");
+export type JsonSchemaSpec = z.infer<typeof JsonSchemaSpec>;
+
+/** The JSON inside a response that is one fenced code block, else the text itself. */
+function unfence(text: string): string {
+  const fenced = /^\s*```[a-zA-Z]*\s*\n([\s\S]*?)\n?```\s*$/.exec(text);
+  return fenced ? fenced[1] : text;
+}
+
+export const jsonSchema = defineCheck<JsonSchemaSpec>({
+  key: "json_schema",
+  spec: JsonSchemaSpec,
+  summary: "the text is JSON that satisfies a JSON Schema",
+  pure: true,
+  validate: (spec) => schemaProblem(() => compileJsonSchema(spec), []),
+  fix: (_spec, { criterionId }) => `Code check "${criterionId}" accepts any value of the right shape: constrain values (enum, pattern, const from {{variables}}) or add an equals/number check on the fields that carry the answer.`,
+  run(spec, { text }) {
+    const validate = compileJsonSchema(spec);
+    let data: unknown;
+    try {
+      data = JSON.parse(unfence(text));
+    } catch (e) {
+      return { pass: false, reasoning: `not valid JSON: ${(e as Error).message}` };
+    }
+    const pass = validate(data) as boolean;
+    return { pass, reasoning: pass ? "valid against the schema" : `schema violations: ${describeAjvErrors(validate)}` };
+  },
+});

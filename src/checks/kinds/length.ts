@@ -1,0 +1,28 @@
+/**
+ * `length`: the text has between min and max characters or words.
+ *
+ * rubric:  check: { length: { max: 150, unit: words } }
+ */
+import { z } from "zod";
+import { defineCheck } from "../kind.js";
+
+export const LengthSpec = z
+  .strictObject({ min: z.number().int().nonnegative().optional(), max: z.number().int().nonnegative().optional(), unit: z.enum(["chars", "words"]).optional() })
+  .refine((v) => v.min !== undefined || v.max !== undefined, "length needs min or max")
+  .refine((v) => v.min === undefined || v.max === undefined || v.min <= v.max, "length min is greater than max, so no response can pass");
+export type LengthSpec = z.infer<typeof LengthSpec>;
+
+export const length = defineCheck<LengthSpec>({
+  key: "length",
+  spec: LengthSpec,
+  summary: "the text has at least min and at most max characters or words",
+  pure: true,
+  passesEmpty: (spec) => (spec.min ?? 0) === 0,
+  fix: (_spec, { criterionId }) => `Code check "${criterionId}" rewards length alone: give it \`when:\` a correctness criterion so a wrong answer cannot collect it.`,
+  run(spec, { text }) {
+    const unit = spec.unit ?? "chars";
+    const size = unit === "words" ? text.trim().split(/\s+/).filter(Boolean).length : [...text].length;
+    const pass = (spec.min === undefined || size >= spec.min) && (spec.max === undefined || size <= spec.max);
+    return { pass, reasoning: `${size} ${unit} (allowed ${spec.min ?? 0}–${spec.max ?? "∞"})` };
+  },
+});

@@ -1,0 +1,40 @@
+/**
+ * `regex`: the text matches a regular expression (RE2 where it can run the pattern, else
+ * JavaScript's engine under a deadline: see regex.ts).
+ *
+ * rubric:  check: { regex: { pattern: "^\\d+$", flags: i } }
+ */
+import { z } from "zod";
+import { compileRegex } from "../compile.js";
+import { defineCheck } from "../kind.js";
+import { schemaProblem } from "./problems.js";
+
+export const RegexSpec = z.union([z.string(), z.strictObject({ pattern: z.string(), flags: z.string().regex(/^[gimsuy]*$/).optional() })]);
+export type RegexSpec = z.infer<typeof RegexSpec>;
+
+const parts = (spec: RegexSpec) => (typeof spec === "string" ? { pattern: spec, flags: "" } : { pattern: spec.pattern, flags: spec.flags ?? "" });
+
+export const regex = defineCheck<RegexSpec>({
+  key: "regex",
+  spec: RegexSpec,
+  summary: "the text matches a regular expression (linear-time RE2, or a deadline)",
+  pure: true,
+  validate(spec) {
+    const { pattern, flags } = parts(spec);
+    return schemaProblem(() => compileRegex(pattern, flags), []);
+  },
+  passesEmpty(spec) {
+    const { pattern, flags } = parts(spec);
+    try {
+      return compileRegex(pattern, flags).test("");
+    } catch {
+      return false;
+    }
+  },
+  fix: (_spec, { criterionId }) => `Code check "${criterionId}" matches the form, not the content: anchor the pattern to the expected answer or gate it with \`when:\` a correctness criterion.`,
+  run(spec, { text }) {
+    const { pattern, flags } = parts(spec);
+    const pass = compileRegex(pattern, flags).test(text);
+    return { pass, reasoning: pass ? `matches /${pattern}/` : `does not match /${pattern}/` };
+  },
+});

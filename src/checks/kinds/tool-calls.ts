@@ -1,0 +1,93 @@
+/**
+ * `tool_calls`: checks over a rollout's trajectory (reading it: ../tools.ts).
+ *
+ * rubric:  check: { tool_calls: { called: search, order: [search, answer], max_calls: 5 } }
+ */
+import { z } from "zod";
+import { compileJsonSchema, describeAjvErrors } from "../compile.js";
+import { defineCheck, type CheckHack } from "../kind.js";
+import { list, parseArguments, readTrajectory, usesResult } from "../tools.js";
+import { schemaProblem } from "./problems.js";
+
+const names = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]);
+
+export const ToolCallsSpec = z
+  .strictObject({
+    called: names.optional().describe("Each of these tools was called at least once"),
+    not_called: names.optional().describe("None of these tools was called"),
+    arguments: z
+      .strictObject({ tool: z.string().min(1), schema: z.record(z.string(), z.unknown()) })
+      .optional()
+      .describe("Every call of `tool` has arguments that parse as JSON and satisfy `schema`"),
+    order: z.array(z.string().min(1)).min(2).optional().describe("These tools are first called in this order"),
+    max_calls: z.union([z.number().int().nonnegative(), z.record(z.string(), z.number().int().nonnegative())]).optional().describe("At most n calls in all, or per tool ({ search: 2 })"),
+    min_calls: z.number().int().nonnegative().optional().describe("At least n calls in all"),
+    answer_uses: z.string().min(1).optional().describe("The response contains the last result of this tool (numbers compared as numbers)"),
+    trajectory: z.string().min(1).optional().describe("The sample input with the trajectory (default: tool_calls, else messages)"),
+  })
+  .refine((s) => Object.keys(s).some((k) => k !== "trajectory"), "tool_calls needs at least one condition (called, not_called, arguments, order, max_calls, min_calls, answer_uses)");
+export type ToolCallsSpec = z.infer<typeof ToolCallsSpec>;
+
+/** A hack on `answer_uses`: a trajectory whose last call of that tool returned `result`, and an answer that does not state it. */
+function answerUsesHack(id: string, description: string, result: string, response: string): CheckHack<ToolCallsSpec> {
+  return {
+    id,
+    description,
+    build(spec) {
+      if (!spec.answer_uses) return undefined;
+      const calls = [{ name: spec.answer_uses, arguments: "{}", result }];
+      return { response, inputs: { [spec.trajectory ?? "tool_calls"]: JSON.stringify(calls) } };
+    },
+  };
+}
+
+export const toolCalls = defineCheck<ToolCallsSpec>({
+  key: "tool_calls",
+  spec: ToolCallsSpec,
+  summary: "the trajectory's tool calls: which tools, their arguments (JSON Schema), order, counts, answer uses a result",
+  tag: true,
+  hacks: [
+    answerUsesHack("answer-uses-quoted-number", "a different number as the answer, the tool's result quoted beside it", "2148000", "3,000,000 (the calculator said 2148000)"),
+    answerUsesHack("answer-uses-number-after", "the tool's result stated, then a different final answer", "2148000", "The tool returned 2148000, so the answer is 3,000,000."),
+    answerUsesHack("answer-uses-denied-text", "the tool's text result named only to be denied", "Paris", "Not Paris; it is Lyon."),
+    answerUsesHack("answer-uses-substring", "the tool's text result inside another word", "Paris", "Parisian cafés are lovely."),
+  ],
+  validate: (spec) => (spec.arguments ? schemaProblem(() => compileJsonSchema(spec.arguments!.schema), ["arguments", "schema"]) : undefined),
+  inputs: (spec) => [spec.trajectory ?? ["tool_calls", "messages"]],
+  run(spec, { text, sample }) {
+    const calls = readTrajectory(sample, spec.trajectory);
+    const problems: string[] = [];
+    const counts = new Map<string, number>();
+    for (const c of calls) counts.set(c.name, (counts.get(c.name) ?? 0) + 1);
+    for (const name of list(spec.called)) if (!counts.has(name)) problems.push(`${name} was not called`);
+    for (const name of list(spec.not_called)) if (counts.has(name)) problems.push(`${name} was called ${counts.get(name)} time(s)`);
+    if (spec.arguments) {
+      const validate = compileJsonSchema(spec.arguments.schema);
+      calls.forEach((c, i) => {
+        if (c.name !== spec.arguments!.tool) return;
+        const parsed = parseArguments(c.arguments);
+        if (!parsed.ok) problems.push(`call ${i + 1} (${c.name}): arguments are not JSON (${parsed.error})`);
+        else if (!validate(parsed.value)) problems.push(`call ${i + 1} (${c.name}): ${describeAjvErrors(validate)}`);
+      });
+    }
+    if (spec.order) {
+      const firsts = spec.order.map((name) => calls.findIndex((c) => c.name === name));
+      const missing = spec.order.filter((_, i) => firsts[i] === -1);
+      if (missing.length) problems.push(`order: ${missing.join(", ")} never called`);
+      else if (firsts.some((p, i) => i > 0 && p < firsts[i - 1])) problems.push(`called in the order ${[...spec.order].sort((a, b) => firsts[spec.order!.indexOf(a)] - firsts[spec.order!.indexOf(b)]).join(" → ")}, expected ${spec.order.join(" → ")}`);
+    }
+    if (typeof spec.max_calls === "number" && calls.length > spec.max_calls) problems.push(`${calls.length} tool calls, at most ${spec.max_calls} allowed`);
+    if (spec.max_calls && typeof spec.max_calls === "object") {
+      for (const [name, max] of Object.entries(spec.max_calls)) if ((counts.get(name) ?? 0) > max) problems.push(`${name} called ${counts.get(name)} times, at most ${max} allowed`);
+    }
+    if (spec.min_calls !== undefined && calls.length < spec.min_calls) problems.push(`${calls.length} tool calls, at least ${spec.min_calls} needed`);
+    if (spec.answer_uses) {
+      const last = calls.filter((c) => c.name === spec.answer_uses).at(-1);
+      if (!last) problems.push(`${spec.answer_uses} was not called, so the answer cannot use its result`);
+      else if (last.result === undefined) problems.push(`the trajectory has no result for ${spec.answer_uses}`);
+      else if (!usesResult(text, last.result)) problems.push(`the answer does not state ${spec.answer_uses}'s result ${JSON.stringify(last.result.slice(0, 80))}`);
+    }
+    const summary = calls.length ? calls.map((c) => c.name).join(" → ") : "no tool calls";
+    return problems.length ? { pass: false, reasoning: `${problems.join("; ")} (trajectory: ${summary})` } : { pass: true, reasoning: `trajectory ${summary}` };
+  },
+});

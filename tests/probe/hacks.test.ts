@@ -1,0 +1,92 @@
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { referenceCases } from "../../src/checks/hacks.js";
+import { CHECK_KINDS } from "../../src/checks/kinds.js";
+import { hackTally, runHacks } from "../../src/probe/hacks.js";
+import { probeMarkdown } from "../../src/probe/report.js";
+import { probe } from "../../src/probe/run.js";
+import { parseRubric } from "../../src/rubric/load.js";
+import { ROOT, runCli } from "../helpers/cli.js";
+
+const fixture = (name: string) => join(ROOT, "tests", "fixtures", "probe", name);
+
+describe("check kinds' known hacks", () => {
+  it("the format kinds carry hacks for nesting, empty sections, prose answers, answer_uses and similarity stuffing", () => {
+    const ids = (key: string) => CHECK_KINDS.find((k) => k.key === key)!.hacks!.map((h) => h.id);
+    expect(ids("tags")).toEqual(expect.arrayContaining(["tags-nested", "tags-empty"]));
+    expect(ids("final_answer")).toEqual(expect.arrayContaining(["final-answer-prose-hard", "final-answer-prose-unclear"]));
+    expect(ids("tool_calls")).toEqual(expect.arrayContaining(["answer-uses-quoted-number", "answer-uses-denied-text"]));
+    expect(ids("similarity")).toEqual(expect.arrayContaining(["similarity-negated", "similarity-stuffed"]));
+  });
+
+  it("every hack of the format kinds fails the check it attacks (each is a test of that check)", async () => {
+    const rubric = parseRubric(`id: r
+inputs: [response, tool_calls]
+criteria:
+  - { id: layout, check: { tags: { required: [reasoning, answer] } }, points: 1 }
+  - { id: stated, check: { final_answer: {} }, points: 1 }
+  - { id: line, check: { final_answer: { format: line } }, points: 1 }
+  - { id: boxed, check: { final_answer: { format: boxed } }, points: 1 }
+  - { id: gsm8k, check: { final_answer: { format: gsm8k } }, points: 1 }
+  - { id: uses, check: { tool_calls: { answer_uses: calculator } }, points: 1 }
+`);
+    const runs = await runHacks(rubric, [{ response: "" }]);
+    expect(runs.length).toBeGreaterThanOrEqual(17);
+    expect(runs.filter((r) => r.error)).toEqual([]);
+    expect(runs.filter((r) => r.passed).map((r) => `${r.criterion}/${r.hack}`)).toEqual([]);
+  });
+
+  it("reports the hacks a loose rubric lets through: ROUGE-L alone passes a negated reference", async () => {
+    const rubric = parseRubric("id: r\ninputs: [response, reference]\ncriteria:\n  - { id: close, check: { similarity: { reference: '{{reference}}', metric: rouge-l, min: 0.5 } }, points: 1 }\n");
+    const tally = hackTally(await runHacks(rubric, [{ reference: "Paris is the capital of France" }, { reference: "Water boils at 100 degrees at sea level" }]));
+    expect(tally.find((t) => t.hack === "similarity-negated")).toMatchObject({ criterion: "close", runs: 2, passed: 2, example: "Paris is not the capital of France" });
+  });
+
+  it("a hack aimed at a tagged section reaches it, and a hack that does not apply to the settings is left out", async () => {
+    const rubric = parseRubric("id: r\ninputs: [response]\ncriteria:\n  - { id: only-boxed, check: { final_answer: { format: boxed }, tag: answer }, points: 1 }\n");
+    const runs = await runHacks(rubric, [{ response: "" }]);
+    expect(runs.map((r) => r.hack)).toEqual(["final-answer-empty-box"]);
+    expect(runs[0].response).toBe("<answer>So the result is \\boxed{ }.</answer>");
+  });
+
+  it("reference cases (the shape math/hacks.ts and code/hacks.ts lists plug in through) fill the input the rubric's template names", async () => {
+    const hacks = referenceCases<{ expected: unknown }>(
+      [
+        { id: "one-of-two-roots", description: "one root of two", response: "\\boxed{2}", reference: "x = 1, x = 2" },
+        { id: "echo", description: "the reference, hedged", response: (reference) => `either ${reference} or 7` },
+      ],
+      (spec) => spec.expected,
+    );
+    expect(hacks[0].build({ expected: "{{answer}}" }, {})).toEqual({ response: "\\boxed{2}", inputs: { answer: "x = 1, x = 2" } });
+    expect(hacks[0].build({ expected: "5" }, {})).toBeUndefined(); // a literal reference: the case cannot be aimed
+    expect(hacks[1].build({ expected: "{{answer}}" }, { answer: "5" })).toEqual({ response: "either 5 or 7" });
+    expect(hacks[1].build({ expected: "{{answer}}" }, {})).toBeUndefined(); // the sample has no reference
+  });
+
+  it("probe() runs them beside the attack battery and the markdown report lists them", async () => {
+    const rubric = parseRubric("id: r\ninputs: [response]\ncriteria:\n  - { id: layout, check: { tags: { required: [reasoning, answer] } }, points: 1 }\n");
+    const result = await probe(rubric, [{ response: "x" }]);
+    expect(result.hacks.map((h) => h.hack)).toEqual(["tags-nested", "tags-empty", "tags-blank"]);
+    expect(result.hacks.every((h) => !h.passed)).toBe(true);
+    expect(probeMarkdown(result)).toMatch(/## Check hacks[\s\S]*\| layout \| tags \| tags-nested \|[^\n]*\| 0\/1 \|[^\n]*held/);
+  });
+});
+
+describe("rubricate probe --hacks-only on the shipped rubrics with code checks", () => {
+  it.each([
+    ["agent-tool-use", "answer-uses-calculation", 4],
+    ["math-symbolic", "states-final-answer", 6],
+  ])("%s: every hack held (exit 0)", async (name, criterion, count) => {
+    const run = await runCli(["probe", join(ROOT, "rubrics", `${name}.yaml`), fixture(`${name}.jsonl`), "--hacks-only"]);
+    expect(run.stderr).toBe("");
+    expect(run.code).toBe(0);
+    expect(run.stdout.match(new RegExp(`^${criterion}\\s+\\S+\\s+0/1\\s+held$`, "gm"))).toHaveLength(count);
+    expect(run.stdout).toContain(`check hacks passed: 0 of ${count}`);
+  });
+
+  it("exits 4 naming the criterion when a hack passes", async () => {
+    const run = await runCli(["probe", fixture("loose-similarity.yaml"), fixture("loose-similarity.jsonl"), "--hacks-only"]);
+    expect(run.code).toBe(4);
+    expect(run.stdout).toMatch(/^close\s+similarity-negated\s+1\/1\s+PASSES$/m);
+  });
+});
