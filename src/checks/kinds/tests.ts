@@ -3,9 +3,22 @@
  * run live with the harness (../code/check.ts); this file adds what the registry derives from.
  * It runs code, so a client may never send one (not pure).
  *
+ * Its known hacks (../code/hacks.ts: forged result lines, an `__eq__` that claims everything,
+ * patched `assert`, reading the tests or the nonce, …) are tried by `rubricate probe` against the
+ * rubric's own tests, as fenced code in the criterion's language. Hacks that would harm the machine
+ * outside a sandbox (signals to the parent) are never among them: probe may run unsandboxed.
+ *
  * rubric:  check: { tests: { language: python, tests: "{{test_list}}", reward: share } }
  */
-import { testsCheck } from "../code/check.js";
+import { testsCheck, type TestsSpec } from "../code/check.js";
+import { CODE_HACKS } from "../code/hacks.js";
+import type { CheckHack } from "../kind.js";
 import { defineCheck } from "../kind.js";
 
-export const tests = defineCheck({ ...testsCheck, tag: true, gradesAnswer: true });
+const hacks: CheckHack<TestsSpec>[] = CODE_HACKS.filter((h) => !h.sandboxOnly).map((h) => ({
+  id: `tests-${h.id}`,
+  description: h.why,
+  build: (spec) => (spec.language === h.language ? { response: `\`\`\`${h.language}\n${h.solution}\`\`\`` } : undefined),
+}));
+
+export const tests = defineCheck({ ...testsCheck, tag: true, gradesAnswer: true, hacks });
