@@ -7,7 +7,7 @@ import { scrubResponse } from "./errors.js";
 import { createAnthropicBatchApi } from "./anthropic-batch.js";
 import { nodeHttpFetch } from "./http-fetch.js";
 import { streamingFetch } from "./batch-fetch.js";
-import { keyFromEnv, withDeadline } from "./call.js";
+import { keyFromEnv, withCallSignals, withDeadline } from "./call.js";
 import { fromAnthropicResponse, toAnthropicBody } from "./anthropic-wire.js";
 import type { Provider } from "./types.js";
 
@@ -45,6 +45,6 @@ export function createAnthropicProvider(options: AnthropicProviderOptions = {}):
       return scrubResponse(fromAnthropicResponse(res, request.jsonSchema?.name), [apiKey]);
     },
     // The batch client streams uploads and result files (hundreds of MB); the live one buffers small JSON.
-    batch: createAnthropicBatchApi(client.withOptions({ fetch: streamingFetch }), [apiKey]),
+    batch: withCallSignals(createAnthropicBatchApi(client.withOptions({ fetch: streamingFetch }), [apiKey])),
   };
 }

@@ -9,7 +9,7 @@ import { createOpenAIBatchApi } from "./openai-batch.js";
 import { nodeHttpFetch } from "./http-fetch.js";
 import { streamingFetch } from "./batch-fetch.js";
 import { RubricateError } from "../errors.js";
-import { keyFromEnv, withDeadline } from "./call.js";
+import { keyFromEnv, withCallSignals, withDeadline } from "./call.js";
 import { fromOpenAIResponse, toOpenAIBody } from "./openai-wire.js";
 import type { Provider } from "./types.js";
 
@@ -75,6 +75,6 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): Provi
       return scrubResponse(fromOpenAIResponse(res, name), secrets);
     },
     // The batch client streams uploads and result files (hundreds of MB); the live one buffers small JSON.
-    batch: createOpenAIBatchApi(client.withOptions({ fetch: options.fetch ?? streamingFetch }), name, secrets),
+    batch: withCallSignals(createOpenAIBatchApi(client.withOptions({ fetch: options.fetch ?? streamingFetch }), name, secrets)),
   };
 }
