@@ -15,7 +15,8 @@ const MAIN = join(ROOT, "src", "cli", "main.ts");
  * The built CLI starts in a fraction of the time: tsx compiles the sources in every process.
  */
 export function cliEntry(): string[] {
-  const dist = inject("rubricateDist");
+  // Outside a vitest run (bench/ starts servers through these helpers) there is nothing to inject.
+  const dist = process.env.VITEST ? inject("rubricateDist") : undefined;
   return dist ? [join(dist, "cli", "main.js")] : ["--import", "tsx", MAIN];
 }
 
