@@ -7,7 +7,7 @@
 import { execFileSync, spawn } from "node:child_process";
 import { createReadStream, existsSync, lstatSync, mkdtempSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { cli, jsonLines, ROOT } from "./helpers.js";
 import { cliEntry } from "../helpers/cli.js";
