@@ -1,11 +1,41 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { defineConfig } from "vitest/config";
+
+const include = ["tests/**/*.test.ts", "rubrics/**/*.test.ts", "examples/**/*.test.ts"];
+const exclude = ["tests/faults/long/**", "node_modules/**"];
+
+/**
+ * Test files that run the built package: the CLI through the runners of tests/helpers/cli.ts and
+ * their wrappers, the packed tarball (`packBuilt(`), or `dist/` itself (`rubricateDist`). They form
+ * the `built` project, whose globalSetup builds `dist/` once per run when the sources changed
+ * (tests/setup/build.ts); a run of other files alone never builds. A file this misses still
+ * passes: its CLI runs from the sources through tsx, only slower.
+ */
+const RUNS_BUILT = /\b(?:runCli|spawnCli|startServe|cliEntry|packBuilt|spawnDistill|runDistillCli)\(|\bcli\(\[|rubricateDist/;
+function builtFiles(): string[] {
+  const out: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) {
+        if (entry.name !== "node_modules" && path !== join("tests", "faults", "long")) walk(path);
+      } else if (entry.name.endsWith(".test.ts") && RUNS_BUILT.test(readFileSync(path, "utf8"))) out.push(path);
+    }
+  };
+  for (const dir of ["tests", "rubrics", "examples"]) walk(dir);
+  return out;
+}
+const built = builtFiles();
 
 export default defineConfig({
   test: {
-    include: ["tests/**/*.test.ts", "rubrics/**/*.test.ts", "examples/**/*.test.ts"],
-    exclude: ["tests/faults/long/**", "node_modules/**"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
+    projects: [
+      { extends: true, test: { name: "unit", include, exclude: [...exclude, ...built] } },
+      { extends: true, test: { name: "built", include: built, exclude, globalSetup: ["tests/setup/build.ts"], hookTimeout: 600_000 } },
+    ],
   },
 });

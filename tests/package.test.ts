@@ -1,42 +1,31 @@
 /**
- * SLOW (about a minute): builds the package in a scratch copy of the project, packs it with
- * `npm pack`, installs the tarball into an empty folder offline, and uses it the ways a user would:
- * require(), import(), a subpath, the `rubricate` bin. The copy keeps the build from touching this
- * checkout's dist/ while other tests run.
+ * SLOW (half a minute): packs the run's one build (tests/setup/build.ts) with `npm pack`, installs
+ * the tarball into an empty folder offline, and uses it the ways a user would: require(), import(),
+ * a subpath, the `rubricate` bin.
  */
-import { execFileSync, spawn, spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { rubricJsonSchema } from "../src/rubric/json-schema.js";
 import { judgeResponder } from "../src/testing/servers/judge-responder.js";
 import { startBatchServer } from "./servers/batch-server.js";
+import { packBuilt } from "./helpers/pack.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { name: string; version: string; files: string[]; exports: Record<string, unknown> };
 const NPM = process.platform === "win32" ? "npm.cmd" : "npm";
 
-describe("package [slow: build + npm pack + offline install]", () => {
+describe("package [slow: npm pack + offline install]", () => {
   let work: string;
   let app: string;
   let tarball: string;
 
   beforeAll(() => {
     work = mkdtempSync(join(tmpdir(), "rubricate-pack-"));
-    const copy = join(work, "project");
-    mkdirSync(copy);
-    // What the build and `files` need; node_modules is linked, not copied.
-    for (const entry of ["package.json", "package-lock.json", "tsconfig.json", "tsup.config.ts", "README.md", "LICENSE", "scripts", "src", ...pkg.files]) {
-      const from = join(ROOT, entry);
-      if (existsSync(from) && entry !== "dist") cpSync(from, join(copy, entry), { recursive: true });
-    }
-    symlinkSync(join(ROOT, "node_modules"), join(copy, "node_modules"), "dir");
-    const run = (cmd: string, args: string[], cwd: string) => execFileSync(cmd, args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, npm_config_update_notifier: "false" } });
-    run(NPM, ["run", "build"], copy);
-    const packed = run(NPM, ["pack", "--pack-destination", work], copy).trim().split("\n").at(-1)!;
-    tarball = join(work, packed);
+    tarball = packBuilt(work);
     app = join(work, "app");
     mkdirSync(app);
     writeFileSync(join(app, "package.json"), JSON.stringify({ name: "consumer", version: "1.0.0", private: true }));
@@ -60,8 +49,7 @@ describe("package [slow: build + npm pack + offline install]", () => {
     expect(existsSync(join(installed, "dist/index.d.ts"))).toBe(true);
     expect(existsSync(join(installed, "src"))).toBe(false);
     expect(existsSync(join(installed, "tests"))).toBe(false);
-    // Compared with the copy that was packed (the checkout's rubrics/ may change while this runs).
-    const packedRubrics = readdirSync(join(work, "project", "rubrics")).filter((f) => f.endsWith(".yaml")).sort();
+    const packedRubrics = readdirSync(join(ROOT, "rubrics")).filter((f) => f.endsWith(".yaml")).sort();
     expect(packedRubrics.length).toBeGreaterThan(0);
     expect(readdirSync(join(installed, "rubrics")).filter((f) => f.endsWith(".yaml")).sort()).toEqual(packedRubrics);
     expect(JSON.parse(readFileSync(join(installed, "schema/rubric.schema.json"), "utf8"))).toEqual(rubricJsonSchema());
@@ -113,11 +101,11 @@ describe("package [slow: build + npm pack + offline install]", () => {
     expect(r.stdout).toBe("false true true true true false\n");
   });
 
-  // The built CLI of the packed copy (its node_modules is this checkout's, with better-sqlite3 built):
+  // The built CLI of this checkout (its node_modules has better-sqlite3 built):
   // the ways the built files differ from the sources under tsx.
   const builtCli = (args: string[], cwd: string, env: Record<string, string> = {}) =>
     new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, [join(work, "project", "dist", "cli", "main.js"), ...args], { cwd, env: { ...process.env, ...env } });
+      const child = spawn(process.execPath, [join(inject("rubricateDist"), "cli", "main.js"), ...args], { cwd, env: { ...process.env, ...env } });
       let stdout = "";
       let stderr = "";
       child.stdout.on("data", (d) => (stdout += d));

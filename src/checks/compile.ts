@@ -1,14 +1,21 @@
-import { Ajv, type ValidateFunction } from "ajv";
-import addFormatsModule from "ajv-formats";
+import { createRequire } from "node:module";
+import type { Ajv, ValidateFunction } from "ajv";
+import type addFormatsModule from "ajv-formats";
 import { RubricateError } from "../errors.js";
 import { ajvRegExp, compiledRegex, type SafeRegex } from "./regex.js";
 
-// ajv-formats ships CJS with a default export; under NodeNext the callable lives on `.default`.
-const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
-
 // json_schema `pattern` and `patternProperties` run on the same safe engine as regex checks.
 const ajvOptions = { allErrors: true, strict: false, code: { regExp: ajvRegExp } } as const;
-const ajv = addFormats(new Ajv(ajvOptions));
+
+/** A new ajv with the formats; ajv and ajv-formats load with the first JSON Schema, not on `import "rubricate"`. */
+function newAjv(): Ajv {
+  const load = createRequire(import.meta.url);
+  const { Ajv: AjvClass } = load("ajv") as typeof import("ajv");
+  // ajv-formats is CommonJS with a default export; required, the callable is the module itself.
+  const addFormats = load("ajv-formats") as typeof addFormatsModule & { default?: typeof addFormatsModule };
+  return ((addFormats.default ?? addFormats) as unknown as (ajv: Ajv) => Ajv)(new AjvClass(ajvOptions));
+}
+let sharedAjv: Ajv | undefined;
 /**
  * Compiled schemas and regexes kept, most recently used last. Bounded: per-sample criteria in a
  * long-running reward server may bring a new schema with every request.
@@ -25,7 +32,7 @@ export function compileJsonSchema(schema: Record<string, unknown>): ValidateFunc
   } else {
     const copy = structuredClone(schema);
     try {
-      entry = compileWith(ajv, copy);
+      entry = compileWith((sharedAjv ??= newAjv()), copy);
     } catch (e) {
       const { text, path } = explainSchemaError((e as Error).message);
       // `schemaPath` lets the rubric loader point at the offending keyword inside `json_schema`.
@@ -57,7 +64,7 @@ function compileWith(shared: Ajv, schema: Record<string, unknown>): { validate: 
     return { validate: shared.compile(schema), schema, owner: shared };
   } catch (e) {
     if (!/already exists/.test((e as Error).message)) throw e;
-    const own = addFormats(new Ajv(ajvOptions));
+    const own = newAjv();
     return { validate: own.compile(schema), schema, owner: own };
   }
 }

@@ -11,7 +11,8 @@
  * `\w`, `\b` are ASCII-only where JavaScript's `\s` also matches Unicode spaces.
  */
 import { Worker } from "node:worker_threads";
-import { RE2 } from "re2-wasm";
+import { createRequire } from "node:module";
+import type { RE2 } from "re2-wasm";
 import { RubricateError } from "../errors.js";
 
 /** How long one regex test may run on the backtracking engine before it is an error. */
@@ -32,6 +33,10 @@ export interface SafeRegex {
 const RE2_MAX_TEXT_CHARS = 256 * 1024;
 let re2Usable = true;
 
+/** re2-wasm compiles its WebAssembly when loaded: done with the first pattern, not on `import "rubricate"`. */
+let re2Class: typeof RE2 | undefined;
+const loadRe2 = (): typeof RE2 => (re2Class ??= (createRequire(import.meta.url)("re2-wasm") as typeof import("re2-wasm")).RE2);
+
 /**
  * Compiles a pattern with JavaScript's syntax and flags ("g" and "y" are dropped: `test` keeps no
  * state). An invalid pattern throws JavaScript's SyntaxError message.
@@ -45,7 +50,7 @@ export function safeRegex(pattern: string, flags = "", deadlineMs = REGEX_DEADLI
   let re2: RE2 | undefined;
   const translated = re2Usable ? forRe2(pattern, clean) : undefined;
   try {
-    if (translated !== undefined) re2 = new RE2(translated, clean.includes("u") ? clean : `${clean}u`);
+    if (translated !== undefined) re2 = new (loadRe2())(translated, clean.includes("u") ? clean : `${clean}u`);
   } catch (e) {
     re2 = undefined; // lookaround or a backreference: RE2 cannot run it
     if (!(e instanceof SyntaxError)) re2Usable = false;

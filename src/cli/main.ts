@@ -2,28 +2,7 @@
 import { Command, CommanderError } from "commander";
 import { EXIT, packageVersion, quietOnClosedPipe, reportError } from "./run.js";
 import { asksForBatch, runInCappedWorker, setCliEntry, setUpCliWorker } from "./worker.js";
-
-type CommandModule = { register(program: Command): void };
-
-// Each command is loaded only when it is the one asked for (all of them for help): `rubricate
-// validate` need not load both provider SDKs and SQLite. Order here is the order in --help.
-const commands: Record<string, () => Promise<CommandModule>> = {
-  validate: () => import("./commands/validate.js"),
-  lint: () => import("./commands/lint.js"),
-  draft: () => import("./commands/draft.js"),
-  schema: () => import("./commands/schema.js"),
-  score: () => import("./commands/score.js"),
-  merge: () => import("./commands/merge.js"),
-  worker: () => import("./commands/worker.js"),
-  serve: () => import("./commands/serve.js"),
-  eval: () => import("./commands/eval.js"),
-  env: () => import("./commands/env.js"),
-  distill: () => import("./commands/distill.js"),
-  calibrate: () => import("./commands/calibrate.js"),
-  optimize: () => import("./commands/optimize.js"),
-  probe: () => import("./commands/probe.js"),
-  flips: () => import("./commands/flips.js"),
-};
+import { commandAsked, COMMANDS, registerCommandTable } from "./commands.js";
 
 async function main(): Promise<void> {
   quietOnClosedPipe();
@@ -45,8 +24,11 @@ async function main(): Promise<void> {
       return;
     }
   }
-  const wanted = asked !== undefined && Object.hasOwn(commands, asked) ? [commands[asked]] : asked === "-v" || asked === "--version" ? [] : Object.values(commands);
-  for (const load of wanted) (await load()).register(program);
+  // Only the command that runs is loaded (`rubricate validate` need not load the SDKs and SQLite);
+  // the root help, `--version` and an unknown command need only the table.
+  const command = commandAsked(process.argv.slice(2));
+  if (command !== undefined) (await COMMANDS[command].load()).register(program);
+  else registerCommandTable(program);
   await program.parseAsync(process.argv);
 }
 

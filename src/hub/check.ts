@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { dirname, relative, resolve } from "node:path";
 import { parse } from "yaml";
-import semver from "semver";
+import { semverLib } from "./lazy.js";
 import { loadEnvironment } from "../env/load.js";
 import type { Environment } from "../env/types.js";
 import { isRubricateError } from "../errors.js";
@@ -38,7 +38,7 @@ export async function checkEnvPackage(dir: string, options: { onLine?: (line: Ch
     return lines;
   }
   add("ok", "package.json", `${manifest.name}@${manifest.version}, environment ${manifest.env}`);
-  if (!semver.valid(manifest.version)) add("fail", "version", `"${manifest.version}" is not a semver version (npm refuses to publish it)`);
+  if (!semverLib().valid(manifest.version)) add("fail", "version", `"${manifest.version}" is not a semver version (npm refuses to publish it)`);
   const peer = manifest.peerDependencies?.rubricate;
   if (!peer) add("warn", "peerDependencies", `add "peerDependencies": { "rubricate": ">=<version>" }: hooks then import the rubricate that runs them`);
   if (manifest.dependencies?.rubricate) add("warn", "dependencies", "rubricate is a dependency: make it a peer dependency (a second copy has its own check registry)");

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import npa from "npm-package-arg";
+import type Npa from "npm-package-arg";
+import { npmPackageArg } from "./lazy.js";
 import { RubricateError } from "../errors.js";
 import { rubricateVersion } from "./package.js";
 
@@ -12,9 +13,9 @@ import { rubricateVersion } from "./package.js";
  * @example initEnvPackage("@acme/times-env") // ["times-env/package.json", …]
  */
 export function initEnvPackage(name: string, options: { dir?: string; description?: string } = {}): string[] {
-  let parsed: npa.Result | undefined;
+  let parsed: Npa.Result | undefined;
   try {
-    parsed = npa(name);
+    parsed = npmPackageArg()(name);
   } catch (e) {
     throw new RubricateError("BAD_INPUT", `"${name}" is not a valid npm package name: ${(e as Error).message.split("\n")[0]}`);
   }

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import semver from "semver";
+import { semverLib } from "./lazy.js";
 import { loadEnvironment } from "../env/load.js";
 import type { Environment } from "../env/types.js";
 import { isRubricateError, RubricateError } from "../errors.js";
@@ -40,7 +40,7 @@ export async function resolveEnvSpec(spec: string, options: ResolveOptions = {})
   if (parsed.kind === "path") return resolvePath(parsed.path, spec);
   if (parsed.kind === "registry") {
     const local = findInProject(cwd, parsed.name);
-    if (local && (parsed.range === "" || semver.satisfies(local.version, parsed.range))) return fromPackageDir(local.dir, "project", local.lockRoot, options);
+    if (local && (parsed.range === "" || semverLib().satisfies(local.version, parsed.range))) return fromPackageDir(local.dir, "project", local.lockRoot, options);
     if (parsed.exact) {
       const cached = findInstalled(envsDir, parsed.name, parsed.exact);
       if (cached) return fromPackageDir(cached.dir, "installed", cached.root, options);
@@ -134,6 +134,7 @@ function findInProject(cwd: string, name: string): { dir: string; version: strin
 
 /** The newest installed registry version of `name` that `range` ("" for any; a dist-tag matches none) accepts. */
 function newestInstalled(envsDir: string, name: string, range: string): InstalledEnv | undefined {
+  const semver = semverLib();
   const versions = installedVersions(envsDir, name).filter((v) => semver.valid(v) && (range === "" || semver.satisfies(v, range)));
   const best = semver.rsort(versions)[0];
   return best ? findInstalled(envsDir, name, best) : undefined;
@@ -143,6 +144,7 @@ function newestInstalled(envsDir: string, name: string, range: string): Installe
 function checkPeer(name: string, version: string, range: string | undefined, options: ResolveOptions): void {
   if (!range) return;
   const running = rubricateVersion();
+  const semver = semverLib();
   if (semver.validRange(range) && !semver.satisfies(running, range, { includePrerelease: true })) {
     options.onNotice?.(`warning: ${name}@${version} wants rubricate ${range}; this is rubricate ${running}`);
   }

@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
-import npa from "npm-package-arg";
+import type Npa from "npm-package-arg";
+import { npmPackageArg } from "./lazy.js";
 import { RubricateError } from "../errors.js";
 
 /**
@@ -22,9 +23,9 @@ export function parseEnvSpec(spec: string, cwd = process.cwd()): EnvSpec {
   const trimmed = spec.trim();
   if (trimmed === "") throw new RubricateError("BAD_INPUT", "an empty environment spec: give a file, a folder, a package name (name@version) or a git URL");
   if (/^\.{1,2}([/\\]|$)/.test(trimmed) || isAbsolute(trimmed) || /\.ya?ml$/i.test(trimmed) || existsSync(resolve(cwd, trimmed))) return { kind: "path", path: resolve(cwd, trimmed) };
-  let parsed: npa.Result;
+  let parsed: Npa.Result;
   try {
-    parsed = npa(trimmed, cwd);
+    parsed = npmPackageArg()(trimmed, cwd);
   } catch (e) {
     throw new RubricateError("BAD_INPUT", `"${spec}" is neither a file nor a package spec npm understands: ${oneLine((e as Error).message)}`);
   }

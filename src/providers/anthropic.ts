@@ -2,12 +2,12 @@
  * The Anthropic adapter (messages API, non-streaming). Structured output is a forced tool call
  * whose input is the answer; `cache: true` text parts become `cache_control` breakpoints.
  */
+import { createRequire } from "node:module";
 import { scrubResponse } from "./errors.js";
-import Anthropic from "@anthropic-ai/sdk";
 import { createAnthropicBatchApi } from "./anthropic-batch.js";
 import { nodeHttpFetch } from "./http-fetch.js";
 import { streamingFetch } from "./batch-fetch.js";
-import { keyFromEnv, withDeadline } from "./call.js";
+import { keyFromEnv, withCallSignals, withDeadline } from "./call.js";
 import { fromAnthropicResponse, toAnthropicBody } from "./anthropic-wire.js";
 import type { Provider } from "./types.js";
 
@@ -30,7 +30,10 @@ export interface AnthropicProviderOptions {
  */
 export function createAnthropicProvider(options: AnthropicProviderOptions = {}): Provider {
   const apiKey = options.apiKey || keyFromEnv(options.apiKeyEnv ?? "ANTHROPIC_API_KEY", "anthropic");
-  const client = new Anthropic({ apiKey, baseURL: options.baseURL, maxRetries: 0, timeout: options.timeoutMs ?? 600_000, fetch: nodeHttpFetch });
+  // Loaded here, not when rubricate is imported: the SDK (with OpenTelemetry) is ~320 files and
+  // 120–150 ms that a program without an Anthropic judge never needs.
+  const { Anthropic: Client } = createRequire(import.meta.url)("@anthropic-ai/sdk") as typeof import("@anthropic-ai/sdk");
+  const client = new Client({ apiKey, baseURL: options.baseURL, maxRetries: 0, timeout: options.timeoutMs ?? 600_000, fetch: nodeHttpFetch });
   return {
     name: "anthropic",
     baseURL: client.baseURL,
@@ -42,6 +45,6 @@ export function createAnthropicProvider(options: AnthropicProviderOptions = {}):
       return scrubResponse(fromAnthropicResponse(res, request.jsonSchema?.name), [apiKey]);
     },
     // The batch client streams uploads and result files (hundreds of MB); the live one buffers small JSON.
-    batch: createAnthropicBatchApi(client.withOptions({ fetch: streamingFetch }), [apiKey]),
+    batch: withCallSignals(createAnthropicBatchApi(client.withOptions({ fetch: streamingFetch }), [apiKey])),
   };
 }

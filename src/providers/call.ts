@@ -3,9 +3,10 @@
  * only the wait for response headers; a server that sends headers and then stalls the body would
  * hang forever, so our deadline aborts the whole call and we map the result ourselves.
  */
+import { setMaxListeners } from "node:events";
 import { RubricateError } from "../errors.js";
 import { toProviderError } from "./errors.js";
-import type { CallOptions } from "./types.js";
+import type { BatchApi, CallOptions } from "./types.js";
 
 /** Everything an adapter passes to the SDK for one call. */
 export interface CallScope {
@@ -47,6 +48,48 @@ export async function withDeadline<T>(
     if (timer) clearTimeout(timer);
     user?.removeEventListener("abort", onAbort);
   }
+}
+
+/**
+ * A signal for one call that follows `signal` until `unlink()`. The SDKs add an abort listener to
+ * the signal of every request and never remove it; handed the caller's long-lived signal (a batch
+ * run's Ctrl-C), every poll and page would leave one more on it (MaxListenersExceededWarning after
+ * ten). Theirs pile up on this one instead, which is dropped with the call.
+ */
+export function linkedSignal(signal: AbortSignal | undefined): { signal: AbortSignal | undefined; unlink(): void } {
+  if (!signal) return { signal: undefined, unlink: () => undefined };
+  const controller = new AbortController();
+  // A listed page or a streamed download adds its own listener: a long list is not a leak here.
+  setMaxListeners(0, controller.signal);
+  const onAbort = () => controller.abort(signal.reason);
+  if (signal.aborted) controller.abort(signal.reason);
+  else signal.addEventListener("abort", onAbort, { once: true });
+  return { signal: controller.signal, unlink: () => signal.removeEventListener("abort", onAbort) };
+}
+
+/** The batch API with each find, status and results call on a signal of its own (see `linkedSignal`). */
+export function withCallSignals(api: BatchApi): BatchApi {
+  const scoped = async <T>(signal: AbortSignal | undefined, run: (signal: AbortSignal | undefined) => Promise<T>): Promise<T> => {
+    const link = linkedSignal(signal);
+    try {
+      return await run(link.signal);
+    } finally {
+      link.unlink();
+    }
+  };
+  return {
+    ...api,
+    find: (hint, options) => scoped(options?.signal, (signal) => api.find(hint, { ...options, signal })),
+    status: (id, options) => scoped(options?.signal, (signal) => api.status(id, { ...options, signal })),
+    async *results(id, options) {
+      const link = linkedSignal(options?.signal);
+      try {
+        yield* api.results(id, { ...options, signal: link.signal });
+      } finally {
+        link.unlink();
+      }
+    },
+  };
 }
 
 /** Concatenates the text of a string or TextPart[] content. */

@@ -3,8 +3,6 @@
  * scheduler branches on codes and `retryable` only. Both SDKs are Stainless-generated and share
  * class names and fields, so the mapping goes by name and shape rather than `instanceof` per SDK.
  */
-import * as AnthropicSdk from "@anthropic-ai/sdk";
-import * as OpenAISdk from "openai";
 import type { CompletionResponse } from "./types.js";
 import { RubricateError } from "../errors.js";
 
@@ -77,11 +75,20 @@ function isApiError(e: unknown): e is Error & ApiErrorShape {
   return e instanceof Error && typeof (e as ApiErrorShape).status === "number";
 }
 
-/** Which SDK class (of either SDK) an error is; subclasses first, as timeouts extend connection errors. */
+const SDK_CLASSES = { APIConnectionTimeoutError: "timeout", APIConnectionError: "connection", APIUserAbortError: "abort" } as const;
+
+/**
+ * Which SDK class (of either SDK) an error is, by the class names on its prototype chain, nearest
+ * first, as timeouts extend connection errors. By name rather than `instanceof`: the SDKs load only
+ * when a provider is built (importing them here would load both on `import "rubricate"`), and a
+ * name matches whichever copy (ESM or CommonJS) threw.
+ */
 function sdkClass(e: unknown): "timeout" | "connection" | "abort" | undefined {
-  if (e instanceof OpenAISdk.APIConnectionTimeoutError || e instanceof AnthropicSdk.APIConnectionTimeoutError) return "timeout";
-  if (e instanceof OpenAISdk.APIConnectionError || e instanceof AnthropicSdk.APIConnectionError) return "connection";
-  if (e instanceof OpenAISdk.APIUserAbortError || e instanceof AnthropicSdk.APIUserAbortError) return "abort";
+  if (!(e instanceof Error)) return undefined;
+  for (let proto = Object.getPrototypeOf(e); proto && proto !== Error.prototype; proto = Object.getPrototypeOf(proto)) {
+    const name: unknown = (proto as { constructor?: { name?: unknown } }).constructor?.name;
+    if (typeof name === "string" && Object.hasOwn(SDK_CLASSES, name)) return SDK_CLASSES[name as keyof typeof SDK_CLASSES];
+  }
   return undefined;
 }
 

@@ -3,13 +3,13 @@
  * (vLLM, Ollama, llama.cpp). Thin by design: it maps neutral requests to the wire format and
  * back, and leaves retries to our scheduler.
  */
+import { createRequire } from "node:module";
 import { scrubResponse } from "./errors.js";
-import OpenAI from "openai";
 import { createOpenAIBatchApi } from "./openai-batch.js";
 import { nodeHttpFetch } from "./http-fetch.js";
 import { streamingFetch } from "./batch-fetch.js";
 import { RubricateError } from "../errors.js";
-import { keyFromEnv, withDeadline } from "./call.js";
+import { keyFromEnv, withCallSignals, withDeadline } from "./call.js";
 import { fromOpenAIResponse, toOpenAIBody } from "./openai-wire.js";
 import type { Provider } from "./types.js";
 
@@ -53,7 +53,10 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): Provi
     throw new RubricateError("JUDGE_CONFIG", "openai-compatible: base_url is required");
   }
   const apiKey = resolveKey(options, name);
-  const client = new OpenAI({
+  // Loaded here, not when rubricate is imported: the SDK is ~150 files and 75 ms that a program
+  // without an OpenAI judge (validate, code checks, an Anthropic judge) never needs.
+  const { OpenAI: Client } = createRequire(import.meta.url)("openai") as typeof import("openai");
+  const client = new Client({
     apiKey,
     baseURL: options.baseURL,
     maxRetries: 0,
@@ -72,6 +75,6 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): Provi
       return scrubResponse(fromOpenAIResponse(res, name), secrets);
     },
     // The batch client streams uploads and result files (hundreds of MB); the live one buffers small JSON.
-    batch: createOpenAIBatchApi(client.withOptions({ fetch: options.fetch ?? streamingFetch }), name, secrets),
+    batch: withCallSignals(createOpenAIBatchApi(client.withOptions({ fetch: options.fetch ?? streamingFetch }), name, secrets)),
   };
 }

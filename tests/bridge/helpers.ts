@@ -2,7 +2,7 @@
 import { join } from "node:path";
 import type { ChildProcess } from "node:child_process";
 import { spawn } from "node:child_process";
-import { ROOT } from "../helpers/cli.js";
+import { cliEntry, ROOT } from "../helpers/cli.js";
 import type { AskedQuestion, JudgeRequestView } from "../../src/testing/servers/judge-responder.js";
 
 export const RUBRIC = join(ROOT, "tests/bridge/fixtures/qa.yaml");
@@ -20,8 +20,6 @@ export function decide(q: AskedQuestion, view: JudgeRequestView): boolean | "mal
   return false;
 }
 
-const MAIN = join(ROOT, "src/cli/main.ts");
-
 /** A running `rubricate serve` child and its base URL. */
 export interface LiveServer {
   child: ChildProcess;
@@ -32,7 +30,7 @@ export interface LiveServer {
 
 /** Starts `rubricate serve <args>` (one process, so a SIGKILL hits the server itself) and waits for its "listening on" line (or its exit). */
 export async function startServe(args: string[], env: Record<string, string> = {}): Promise<LiveServer> {
-  const child = spawn(process.execPath, ["--import", "tsx", MAIN, "serve", ...args], { cwd: ROOT, env: { ...process.env, RUBRICATE_TEST_KEY: KEY, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [...cliEntry(), "serve", ...args], { cwd: ROOT, env: { ...process.env, RUBRICATE_TEST_KEY: KEY, ...env }, stdio: ["ignore", "pipe", "pipe"] });
   let stderr = "";
   child.stdout!.resume();
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.on("close", (code, signal) => r({ code, signal })));

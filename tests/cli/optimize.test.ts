@@ -5,18 +5,17 @@ import { Command } from "commander";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { register, runPolicy, type PolicyFlags } from "../../src/cli/commands/optimize.js";
 import { parseRubric } from "../../src/rubric/load.js";
-import { ROOT, tempDir, writeJudgeFile } from "../helpers/cli.js";
+import { cliEntry, ROOT, tempDir, writeJudgeFile } from "../helpers/cli.js";
 import type { TestServer } from "../../src/testing/servers/common.js";
 import {
   BEST_QUESTION, HARMFUL, REFLECTOR_MODEL, RULES, labelsFixture, makeQuestionReflector, policyEnv, policyJudge, policyReflector, questionJudge,
   rubricFixture, startServer,
 } from "../optimize/targets/world.js";
 
-const ENTRY = join(ROOT, "src", "cli", "main.ts");
 const ENV = { RUBRICATE_TEST_KEY: "test-key", NO_COLOR: "1" };
 
 function spawnOptimize(args: string[]): ChildProcess {
-  const child = spawn(process.execPath, ["--import", "tsx", ENTRY, "optimize", ...args], { cwd: ROOT, env: { ...process.env, ...ENV }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [...cliEntry(), "optimize", ...args], { cwd: ROOT, env: { ...process.env, ...ENV }, stdio: ["ignore", "pipe", "pipe"] });
   child.stdout!.setEncoding("utf8");
   child.stderr!.setEncoding("utf8");
   return child;

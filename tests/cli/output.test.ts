@@ -9,9 +9,10 @@ import { closeSync, createReadStream, existsSync, lstatSync, mkdtempSync, openSy
 import { pathToFileURL } from "node:url";
 import { runCli } from "../helpers/cli.js";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { cli, jsonLines, ROOT } from "./helpers.js";
+import { cliEntry } from "../helpers/cli.js";
 
 const RUBRIC = "rubrics/structured-output.yaml";
 const SAMPLES = "examples/quickstart/samples.jsonl";
@@ -140,7 +141,7 @@ describe("a closed pipe", () => {
   it("`rubricate draft --help | true` exits quietly: no EPIPE stack trace", async () => {
     for (let i = 0; i < 3; i++) {
       const stderr = await new Promise<string>((done) => {
-        const child = spawn("sh", ["-c", `"${process.execPath}" --import tsx ${resolve(ROOT, "src/cli/main.ts")} draft --help | true`], { cwd: ROOT });
+        const child = spawn("sh", ["-c", `"${process.execPath}" ${cliEntry().join(" ")} draft --help | true`], { cwd: ROOT });
         let err = "";
         child.stderr.on("data", (d) => (err += d));
         child.on("close", () => done(err));

@@ -2,7 +2,7 @@
  * SLOW (a minute or two): environments as packages, end to end, against a real registry.
  * Verdaccio 6.8.0 (a devDependency) runs on loopback with htpasswd auth and no uplinks; it is
  * filled with rubricate's production dependencies packed from node_modules, rubricate itself
- * (built in a scratch copy and published with `npm publish`) and the wordle example (1.0.0, then
+ * (the run's one build, packed and published with `npm publish`) and the wordle example (1.0.0, then
  * 1.1.0, and a private copy). A clean temporary project installs rubricate from it and runs
  * `npx rubricate eval <package>` against a local OpenAI-format server: nothing reaches any other host.
  */
@@ -17,6 +17,7 @@ import { startWorld, type WireMessage } from "../env/world.js";
 import { ROOT, writeJudgeFile } from "../helpers/cli.js";
 import { packDirs, productionDependencyDirs, publishTarball } from "../helpers/npm-seed.js";
 import { startVerdaccio, type Registry } from "../helpers/verdaccio.js";
+import { packBuilt } from "../helpers/pack.js";
 import type { TestServer } from "../../src/testing/servers/common.js";
 
 const NPM = process.platform === "win32" ? "npm.cmd" : "npm";
@@ -67,7 +68,7 @@ const jsonl = (path: string) => readFileSync(path, "utf8").split("\n").filter(Bo
 /** What is left in an environments folder: finished installs and any staging folder a failure left behind. */
 const envsIn = (app: string) => (existsSync(join(app, ".rubricate", "envs")) ? readdirSync(join(app, ".rubricate", "envs")).sort() : []);
 
-describe("environments through a registry [slow: build + Verdaccio + npm installs]", () => {
+describe("environments through a registry [slow: Verdaccio + npm installs]", () => {
   let work: string;
   let registry: Registry;
   let server: TestServer<unknown>;
@@ -101,14 +102,8 @@ describe("environments through a registry [slow: build + Verdaccio + npm install
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), "rubricate-registry-"));
     npmCache = join(work, "npm-cache");
-    // 1. The package as a user gets it: built in a scratch copy (this checkout's dist/ is untouched), packed.
-    const copy = join(work, "project");
-    mkdirSync(copy);
-    for (const entry of ["package.json", "package-lock.json", "tsconfig.json", "tsup.config.ts", "README.md", "LICENSE", "scripts", "src", ...pkg.files]) {
-      if (entry !== "dist" && existsSync(join(ROOT, entry))) cpSync(join(ROOT, entry), join(copy, entry), { recursive: true });
-    }
-    symlinkSync(join(ROOT, "node_modules"), join(copy, "node_modules"), "dir");
-    const build = ok(NPM, ["run", "build"], copy);
+    // 1. The package as a user gets it: the run's one build (tests/setup/build.ts), packed.
+    const tarball = packBuilt(work);
 
     // 2. The registry, a user, and rubricate's dependencies packed from node_modules (no other registry is reachable).
     registry = await startVerdaccio(join(work, "registry"), { users: { alice: "alice-pass-1" }, privateScope: "@private" });
@@ -117,9 +112,7 @@ describe("environments through a registry [slow: build + Verdaccio + npm install
     const dirs = productionDependencyDirs(ROOT);
     const tarballs = packDirs(dirs, join(work, "deps"));
     for (let i = 0; i < dirs.length; i++) await publishTarball(registry.url, token, tarballs[i], JSON.parse(readFileSync(join(dirs[i], "package.json"), "utf8")) as Record<string, unknown>);
-    await build;
-    const packed = (await ok(NPM, ["pack", "--ignore-scripts", "--pack-destination", work], copy)).stdout.trim().split("\n").at(-1)!;
-    await ok(NPM, ["publish", join(work, packed), "--userconfig", join(work, "publisher.npmrc"), "--ignore-scripts"], work, { NPM_TOKEN: token });
+    await ok(NPM, ["publish", tarball, "--userconfig", join(work, "publisher.npmrc"), "--ignore-scripts"], work, { NPM_TOKEN: token });
 
     // 3. Environments: wordle 1.0.0; 1.1.0 with its first two tasks only; a private copy; a package that is no environment.
     await publishWordle("@rubricate/wordle-env", "1.0.0");

@@ -1,0 +1,16 @@
+/**
+ * The registry libraries, loaded on first use rather than with `import "rubricate"`: the root
+ * exports the hub's functions, but only a registry spec or a package check needs these two
+ * (npm-package-arg brings hosted-git-info and friends).
+ */
+import { createRequire } from "node:module";
+import type Npa from "npm-package-arg";
+import type Semver from "semver";
+
+const load = createRequire(import.meta.url);
+
+/** npm-package-arg: classifies a package spec the way npm does. */
+export const npmPackageArg = (): typeof Npa => load("npm-package-arg") as typeof Npa;
+
+/** semver: versions and ranges. */
+export const semverLib = (): typeof Semver => load("semver") as typeof Semver;
