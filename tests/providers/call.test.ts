@@ -24,7 +24,7 @@ afterEach(async () => {
 /** Polls, lists and downloads the way a batch run does for an hour, all on the run's one Ctrl-C signal. */
 async function pollLikeABatchRun(api: BatchApi, id: string, signal: AbortSignal): Promise<void> {
   for (let i = 0; i < 15; i++) await api.status(id, { signal });
-  await api.find({ jobId: "job", fileId: "file-none", createdAt: Date.now(), count: 1, exclude: new Set() }, { signal });
+  await api.find({ jobId: "job", fileId: "file-none", createdAt: Date.now(), count: 1, exclude: new Set(), owns: () => false }, { signal });
   for await (const _ of api.results(id, { signal })) break;
 }
 

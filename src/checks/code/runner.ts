@@ -10,7 +10,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RubricateError } from "../../errors.js";
-import { bubblewrapBackend } from "../../sandbox/bubblewrap/index.js";
+import { sandboxBackend } from "../../sandbox/index.js";
 import type { SandboxBackend, SandboxLimits, SandboxProcess } from "../../sandbox/types.js";
 
 /** One process to start: its command, the files written into its fresh folder, its limits. */
@@ -140,7 +140,7 @@ export function sandboxCodeRunner(create: (limits: SandboxRequestLimits) => Prom
  * The default runner: each process in a bubblewrap sandbox of its own. Where bubblewrap cannot
  * run, `start` fails with the reason and the way out, never a silent fail of the code.
  */
-export function bubblewrapCodeRunner(backend: SandboxBackend = bubblewrapBackend): CodeRunner {
+export function bubblewrapCodeRunner(backend: SandboxBackend = sandboxBackend("bubblewrap")): CodeRunner {
   const sandboxed = sandboxCodeRunner((limits) => backend.create({ limits }), backend.name);
   return {
     name: backend.name,
