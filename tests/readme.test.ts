@@ -4,11 +4,11 @@
  * the repository, with the built CLI and local wire-format servers standing in for OpenAI and
  * Anthropic; ```sh norun blocks are shown, not run. Each command must exit 0.
  */
-import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { ROOT } from "./helpers/cli.js";
 import { startAnthropicServer } from "../src/testing/servers/anthropic-server.js";
 import type { TestServer } from "../src/testing/servers/common.js";
@@ -72,22 +72,10 @@ function respond(body: Record<string, unknown>) {
   return "GUESS: crane";
 }
 
-function newestMtime(dir: string): number {
-  let newest = 0;
-  for (const name of readdirSync(dir)) {
-    const p = join(dir, name);
-    const st = statSync(p);
-    newest = Math.max(newest, st.isDirectory() ? newestMtime(p) : st.mtimeMs);
-  }
-  return newest;
-}
-
 beforeAll(async () => {
-  // The README's `npx rubricate` is the built CLI: build when dist is missing or older than src.
-  const main = join(ROOT, "dist", "cli", "main.js");
-  if (!existsSync(main) || statSync(main).mtimeMs < newestMtime(join(ROOT, "src"))) {
-    execFileSync("npm", ["run", "build"], { cwd: ROOT, stdio: "ignore", timeout: 300_000 });
-  }
+  // The README's `npx rubricate` is the built CLI: this run's globalSetup built dist/ from these
+  // sources (tests/setup/build.ts), once for every file that runs it.
+  expect(existsSync(join(inject("rubricateDist"), "cli", "main.js"))).toBe(true);
   openai = (await startOpenAIServer({ respond, recordBodies: false })) as TestServer<unknown>;
   anthropic = (await startAnthropicServer({ respond, recordBodies: false })) as TestServer<unknown>;
   scratch = mkdtempSync(join(tmpdir(), "rubricate-readme-"));
