@@ -47,6 +47,7 @@ export type ErrorCode =
   | "ROLLOUT_TIMEOUT"
   | "WRITE_FAILED"
   | "CHECK_TIMEOUT"
+  | "REGEX_REFUSED"
   | "INTERNAL";
 
 /** The brand every RubricateError carries, shared by every copy of the package (ESM and CJS builds, duplicate installs). */

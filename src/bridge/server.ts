@@ -155,7 +155,7 @@ export function createRewardServer(options: RewardServerOptions): RewardServer {
     const done: (ScoreResult | undefined)[] = Array.from({ length: samples.length }, () => undefined);
     let timer: NodeJS.Timeout | undefined;
     try {
-      const run = score(rubric, samples, { judge, concurrency: options.concurrency ?? 128, errors: options.errors, signal, checks: options.checks, onProgress: ({ result, index }) => (done[index] = result) });
+      const run = score(rubric, samples, { judge, concurrency: options.concurrency ?? 128, errors: options.errors, signal, checks: options.checks, clientCriteria: true, onProgress: ({ result, index }) => (done[index] = result) });
       run.catch(() => undefined); // past the deadline nobody awaits it; its calls still land in the cache
       const expired = new Promise<"expired">((resolve) => (timer = setTimeout(() => resolve("expired"), deadlineMs)));
       await Promise.race([run, expired]);

@@ -24,6 +24,7 @@ import type { ChatMessage, ToolCall } from "../providers/types.js";
 import type { ErrorPolicy } from "../types.js";
 import { HttpError } from "./http.js";
 import { parseRequest, wireResult } from "./protocol.js";
+import { refusedCriteria } from "./sample-criteria.js";
 
 /** A route the reward server mounts: its method, whether it needs the token, and its handler. */
 export interface ExtraRoute {
@@ -143,6 +144,12 @@ function rolloutBody(r: RolloutRecord) {
 export function sessionRoutes(options: SessionRoutesOptions): (method: string, path: string) => ExtraRoute | undefined {
   const { env, sessions } = options;
   const maxGroup = options.maxGroup ?? 64;
+  // A client's task brings criteria under the rule of /v1/score's sample criteria (no server files or code, linear regexes).
+  const refuseTaskCriteria = (task: unknown) => {
+    if (!options.allowTaskCriteria || !task || typeof task !== "object") return; // off: taskFromRef refuses any criteria
+    const refused = refusedCriteria((task as { criteria?: unknown }).criteria, "task.criteria", "questions");
+    if (refused) throw refused;
+  };
   const describe = (id: string, episode: Session) => ({
     session_id: id,
     env: { id: env.id, version: env.version },
@@ -163,6 +170,7 @@ export function sessionRoutes(options: SessionRoutesOptions): (method: string, p
       auth: true,
       handle: guard(async (body) => {
         const ref = parseRequest(OpenSchema, body) as TaskRef;
+        refuseTaskCriteria(ref.task);
         const { id, episode } = await sessions.open(ref);
         return describe(id, episode);
       }),
@@ -175,6 +183,7 @@ export function sessionRoutes(options: SessionRoutesOptions): (method: string, p
     handle: guard(async (body, signal) => {
       const { task_id, task_index, task, k, policy } = parseRequest(RolloutSchema, body);
       if (k > maxGroup) throw new HttpError(413, "TOO_MANY_ROLLOUTS", `k=${k} rollouts in one request; the limit is ${maxGroup} (--max-group)`, "k");
+      refuseTaskCriteria(task);
       // The same task rules as sessions (client criteria refused unless the operator allowed them).
       const resolved = taskFromRef(env, { task_id, task_index, task }, { allowTaskCriteria: options.allowTaskCriteria });
       const records = await runRemoteRollouts(env, resolved, k, policy, { engine: options.engine, judge: options.judge, errors: options.errors, signal, allowHosts: options.allowPolicyHosts });

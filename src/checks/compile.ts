@@ -1,14 +1,21 @@
 import { Ajv, type ValidateFunction } from "ajv";
 import addFormatsModule from "ajv-formats";
-import { RubricateError } from "../errors.js";
-import { ajvRegExp, compiledRegex, type SafeRegex } from "./regex.js";
+import { isRubricateError, RubricateError } from "../errors.js";
+import { ajvLinearRegExp, ajvRegExp, compiledRegex, type SafeRegex } from "./regex.js";
 
 // ajv-formats ships CJS with a default export; under NodeNext the callable lives on `.default`.
 const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (ajv: Ajv) => Ajv;
 
-// json_schema `pattern` and `patternProperties` run on the same safe engine as regex checks.
-const ajvOptions = { allErrors: true, strict: false, code: { regExp: ajvRegExp } } as const;
-const ajv = addFormats(new Ajv(ajvOptions));
+// json_schema `pattern` and `patternProperties` run on the same safe engine as regex checks;
+// a client's schema (linearOnly) on RE2 alone, through an ajv instance of its own.
+const ajvOptionsOf = (linearOnly: boolean) => ({ allErrors: true, strict: false, code: { regExp: linearOnly ? ajvLinearRegExp : ajvRegExp } }) as const;
+const ajvs = { trusted: addFormats(new Ajv(ajvOptionsOf(false))), linear: addFormats(new Ajv(ajvOptionsOf(true))) };
+
+/** Options of `compileJsonSchema` and `compileRegex`. */
+export interface CompileOptions {
+  /** A client-supplied pattern or schema: its regexes run on RE2 only (see `SafeRegexOptions`). */
+  linearOnly?: boolean;
+}
 /**
  * Compiled schemas and regexes kept, most recently used last. Bounded: per-sample criteria in a
  * long-running reward server may bring a new schema with every request.
@@ -17,16 +24,18 @@ export const COMPILE_CACHE_LIMIT = 1000;
 const validators = new Map<string, { validate: ValidateFunction; schema: Record<string, unknown>; owner: Ajv }>();
 
 /** The compiled validator for a JSON Schema, compiled once per distinct schema and reused. */
-export function compileJsonSchema(schema: Record<string, unknown>): ValidateFunction {
-  const key = JSON.stringify(schema);
+export function compileJsonSchema(schema: Record<string, unknown>, options: CompileOptions = {}): ValidateFunction {
+  const linearOnly = options.linearOnly === true;
+  const key = `${linearOnly ? "linear:" : ""}${JSON.stringify(schema)}`;
   let entry = validators.get(key);
   if (entry) {
     validators.delete(key);
   } else {
     const copy = structuredClone(schema);
     try {
-      entry = compileWith(ajv, copy);
+      entry = compileWith(linearOnly ? ajvs.linear : ajvs.trusted, copy, linearOnly);
     } catch (e) {
+      if (isRubricateError(e, "REGEX_REFUSED")) throw e;
       const { text, path } = explainSchemaError((e as Error).message);
       // `schemaPath` lets the rubric loader point at the offending keyword inside `json_schema`.
       throw Object.assign(new RubricateError("SCHEMA", `invalid JSON Schema: ${text}`, { cause: e }), { schemaPath: path });
@@ -52,12 +61,12 @@ function explainSchemaError(message: string): { text: string; path: string[] } {
 }
 
 /** Compiles on the shared instance; a schema whose `$id` another (different) schema already took gets an instance of its own. */
-function compileWith(shared: Ajv, schema: Record<string, unknown>): { validate: ValidateFunction; schema: Record<string, unknown>; owner: Ajv } {
+function compileWith(shared: Ajv, schema: Record<string, unknown>, linearOnly: boolean): { validate: ValidateFunction; schema: Record<string, unknown>; owner: Ajv } {
   try {
     return { validate: shared.compile(schema), schema, owner: shared };
   } catch (e) {
     if (!/already exists/.test((e as Error).message)) throw e;
-    const own = addFormats(new Ajv(ajvOptions));
+    const own = addFormats(new Ajv(ajvOptionsOf(linearOnly)));
     return { validate: own.compile(schema), schema, owner: own };
   }
 }
@@ -66,10 +75,11 @@ function compileWith(shared: Ajv, schema: Record<string, unknown>): { validate: 
  * A compiled user regular expression, cached: linear-time RE2 where it can run the pattern, else
  * JavaScript's engine under a deadline (see regex.ts); `g` and `y` are dropped so `test` has no state.
  */
-export function compileRegex(pattern: string, flags = ""): SafeRegex {
+export function compileRegex(pattern: string, flags = "", options: CompileOptions = {}): SafeRegex {
   try {
-    return compiledRegex(pattern, flags);
+    return compiledRegex(pattern, flags, options);
   } catch (e) {
+    if (isRubricateError(e, "REGEX_REFUSED")) throw e;
     throw new RubricateError("SCHEMA", `invalid regular expression /${pattern}/: ${(e as Error).message.replace(/^Invalid regular expression: \/.*\/[a-z]*: /s, "")}`, { cause: e });
   }
 }

@@ -15,6 +15,11 @@ export interface RunCheckOptions {
   rubricDir?: string;
   /** Custom check functions by name, for `check: { custom: name }` (the built-ins need not be passed). */
   checks?: CustomChecks;
+  /**
+   * The check came from a client (a reward server's per-sample criteria): its regexes and
+   * json_schema patterns run on RE2 only, so no text can hold the server's event loop.
+   */
+  fromClient?: boolean;
 }
 
 /**
@@ -50,7 +55,7 @@ async function evaluate(check: Check, text: string, sample: Sample, options: Run
   if (builtin) return builtin.kind.run(builtin.spec, { text, sample, rubricDir: options.rubricDir });
   if ("regex" in check) {
     const { pattern, flags } = typeof check.regex === "string" ? { pattern: check.regex, flags: "" } : check.regex;
-    const pass = compileRegex(pattern, flags).test(text);
+    const pass = compileRegex(pattern, flags, { linearOnly: options.fromClient }).test(text);
     return { pass, reasoning: pass ? `matches /${pattern}/` : `does not match /${pattern}/` };
   }
   if ("contains" in check) return containment(check.contains, text, check.case_sensitive, check.match ?? "any", true);
@@ -61,7 +66,7 @@ async function evaluate(check: Check, text: string, sample: Sample, options: Run
     const pass = normalize ? normalizeText(text) === normalizeText(expected) : text === expected;
     return { pass, reasoning: pass ? "equals the expected value" : `expected "${truncate(expected)}", got "${truncate(text)}"` };
   }
-  if ("json_schema" in check) return jsonSchema(check.json_schema, text);
+  if ("json_schema" in check) return jsonSchema(check.json_schema, text, options.fromClient);
   if ("number" in check) return numberCheck(check.number, text, sample);
   if ("length" in check) {
     const unit = check.length.unit ?? "chars";
@@ -89,8 +94,8 @@ function containment(needles: string | string[], text: string, caseSensitive = f
   return { pass, reasoning: pass ? `contains ${quoteList(found)}` : `missing ${quoteList(match === "all" ? missing : list)}` };
 }
 
-function jsonSchema(schema: Record<string, unknown>, text: string) {
-  const validate = compileJsonSchema(schema);
+function jsonSchema(schema: Record<string, unknown>, text: string, fromClient = false) {
+  const validate = compileJsonSchema(schema, { linearOnly: fromClient });
   let data: unknown;
   try {
     data = JSON.parse(unfence(text));

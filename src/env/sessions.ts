@@ -36,7 +36,7 @@ export function taskFromRef(env: Environment, ref: TaskRef, options: { allowTask
   const parsed = TaskSchema.safeParse(ref.task);
   if (!parsed.success) throw new RubricateError("BAD_INPUT", `task: ${parsed.error.issues.map((i) => `${i.path.join(".") || "task"} ${i.message}`).join("; ")}`);
   if (parsed.data.criteria && !options.allowTaskCriteria) throw new RubricateError("BAD_INPUT", "task.criteria: this server scores only its environment's rubric (client-supplied criteria are off)");
-  return { id: parsed.data.id === undefined ? "client-task" : String(parsed.data.id), inputs: parsed.data.inputs, answer: parsed.data.answer, ...(parsed.data.criteria ? { criteria: parsed.data.criteria } : {}) };
+  return { id: parsed.data.id === undefined ? "client-task" : String(parsed.data.id), inputs: parsed.data.inputs, answer: parsed.data.answer, ...(parsed.data.criteria ? { criteria: parsed.data.criteria } : {}), fromClient: true };
 }
 
 /** Options of `createSessionManager`. */
