@@ -11,7 +11,7 @@ import { loadEnvironmentSpec } from "../../hub/resolve.js";
 import { envLabels, isSuiteFile, labelFile, loadSuite, runSuite, suiteMarkdown, suiteReportHtml } from "../../hub/suite.js";
 import { createPolicy, type Policy } from "../../env/policy.js";
 import { RubricateError } from "../../errors.js";
-import { createJudge, type EngineJudge } from "../../judge/create.js";
+import { chooseJudge, createJudge, type EngineJudge } from "../../judge/create.js";
 import { judgeFamilyWarning } from "../../judge/family.js";
 import type { ErrorPolicy } from "../../score/aggregate.js";
 import { Progress } from "../progress.js";
@@ -89,8 +89,8 @@ async function runEvalCommand(spec: string, flags: EvalFlags): Promise<number> {
   const models = envModels(env.models ?? {}, flags.envModel);
   const cachePath = cachePathOf(flags.cache);
   const engine = createEngine({ cache: openCache({ path: cachePath }), limits: { maxConcurrency: 8, maxRetries: 5, timeoutMs: 120_000 } });
-  const judgeRef = flags.judge ?? env.rubric.judge;
-  const judge: EngineJudge | undefined = needsJudge(env) && judgeRef ? warnIfBatchJudge(createJudge(judgeRef, { engine, origin: flags.judge ? "user" : "rubric" }), "eval") : undefined;
+  const judgeRef = chooseJudge(flags.judge, env.rubric);
+  const judge: EngineJudge | undefined = needsJudge(env) && judgeRef ? warnIfBatchJudge(createJudge(judgeRef, { engine }), "eval") : undefined;
   if (needsJudge(env) && !judge && !flags.quiet) process.stderr.write("rubricate: warning: the rubric asks LLM questions but no judge is set (--judge or the rubric's `judge`); they will be NO_JUDGE errors\n");
   for (const p of judge ? policies : []) {
     const warning = judgeFamilyWarning(judge!, { model: p.model, provider: p.provider.name }, "policy");
@@ -149,11 +149,15 @@ async function runSuiteCommand(path: string, flags: EvalFlags): Promise<number> 
   const engine = createEngine({ cache: openCache({ path: cachePathOf(flags.cache) }), limits: { maxConcurrency: 8, maxRetries: 5, timeoutMs: 120_000 } });
   const judges = new Map<string, EngineJudge>();
   const judgeFor = (env: Environment, ref: string | undefined) => {
-    const wanted = flags.judge ?? ref ?? env.rubric.judge;
+    // The suite's `judge:` is named by a file as a rubric's is: resolved beside the suite, key destination checked.
+    const wanted = chooseJudge(flags.judge, ref !== undefined ? { judge: ref, source: path } : env.rubric);
     if (!wanted || !needsJudge(env)) return undefined;
-    if (!judges.has(wanted)) judges.set(wanted, warnIfBatchJudge(createJudge(wanted, { engine }), "eval"));
-    return judges.get(wanted);
+    const key = `${wanted.origin} ${wanted.baseDir ?? ""} ${wanted.ref}`;
+    if (!judges.has(key)) judges.set(key, warnIfBatchJudge(createJudge(wanted, { engine }), "eval"));
+    return judges.get(key);
   };
+  // Every judge is built (and its key destination checked) before any call is paid.
+  envs.forEach((env, i) => judgeFor(env, suite.environments[i].judge));
   const total = envs.reduce((n, env, i) => n + Math.min(suite.environments[i].tasks ?? env.tasks.length, env.tasks.length) * suite.environments[i].rollouts * suite.models.length, 0);
   const progress = new Progress(total, !flags.quiet);
   let done = 0;

@@ -3,7 +3,7 @@ import { Option, type Command } from "commander";
 import { emptyEstimate, estimateSample } from "../../score/estimate.js";
 import { scoreStream } from "../../score/score.js";
 import { RubricateError } from "../../errors.js";
-import { createJudge, type EngineJudge } from "../../judge/create.js";
+import { chooseJudge, createJudge, type EngineJudge, type JudgeChoice } from "../../judge/create.js";
 import { loadJudgeConfig } from "../../judge/load.js";
 import type { ErrorPolicy } from "../../score/aggregate.js";
 import { formatSummary, SummaryBuilder } from "../../score/summary.js";
@@ -89,12 +89,12 @@ async function runScore(rubricPath: string, samplesPath: string, flags: ScoreFla
   if (flags.groupBy && flags.shard) throw new RubricateError("BAD_INPUT", "--group-by needs every response of a group: do not combine it with --shard");
   const rubric = loadRubricSync(rubricPath);
   const checks = flags.checks ? await loadChecks(flags.checks) : undefined;
-  const judgeRef = flags.judge ?? rubric.judge;
+  const judgeRef = chooseJudge(flags.judge, rubric);
   // An explicit --judge is always used: samples may carry questions of their own (per-sample criteria).
   const needsJudge = rubric.criteria.some((c) => c.question) || flags.judge !== undefined || rubric.criteria_from_samples === true;
   if (flags.dryRun) return dryRun(rubric, samplesPath, judgeRef && needsJudge ? judgeRef : undefined);
   const cachePath = cachePathOf(flags.cache);
-  const judge: EngineJudge | undefined = judgeRef && needsJudge ? createJudge(judgeRef, { cache: cachePath, origin: flags.judge ? "user" : "rubric" }) : undefined;
+  const judge: EngineJudge | undefined = judgeRef && needsJudge ? createJudge(judgeRef, { cache: cachePath }) : undefined;
   if (judge && (flags.batch || judge.config.mode === "batch")) {
     if (samplesPath === "-") throw new RubricateError("BAD_INPUT", "--batch reads the samples several times: give a file, not stdin");
     if (cachePath === null) throw new RubricateError("BAD_INPUT", "batch mode keeps its answers in the cache for the scoring pass: drop --no-cache (every answer would be paid for in the batch, thrown away, then paid again live)");
@@ -279,8 +279,8 @@ async function runBatch(rubric: Rubric, samplesPath: string, judge: EngineJudge,
   }
 }
 
-async function dryRun(rubric: Rubric, samplesPath: string, judgeRef: string | undefined): Promise<number> {
-  const judge = judgeRef ? loadJudgeConfig(judgeRef) : undefined;
+async function dryRun(rubric: Rubric, samplesPath: string, judgeRef: JudgeChoice | undefined): Promise<number> {
+  const judge = judgeRef ? loadJudgeConfig(judgeRef.ref, judgeRef.baseDir) : undefined;
   const estimate = emptyEstimate();
   for await (const sample of samplesOfRows(readJsonl(samplesPath, { onBadLine: () => {} }))) estimateSample(estimate, rubric, sample as Sample, judge);
   const lines = [

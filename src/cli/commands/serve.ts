@@ -3,7 +3,7 @@ import { isLoopback } from "../../bridge/auth.js";
 import { defaultMapping, unfedInputs } from "../../bridge/protocol.js";
 import { createRewardServer } from "../../bridge/server.js";
 import { RubricateError } from "../../errors.js";
-import { createJudge, type EngineJudge } from "../../judge/create.js";
+import { chooseJudge, createJudge, type EngineJudge } from "../../judge/create.js";
 import { sessionRoutes } from "../../bridge/sessions.js";
 import { openCache } from "../../engine/cache/index.js";
 import { createEngine } from "../../engine/engine.js";
@@ -152,11 +152,11 @@ async function runServe(flags: ServeFlags): Promise<number> {
   for (const [flag, name] of [["--prompt-field", flags.promptField], ["--label-field", flags.labelField]] as const) {
     if (name && !rubric.inputs.includes(name)) log(`warning: ${flag} ${name} is not an input of rubric ${rubric.id}; the judge will not see it`);
   }
-  const judgeRef = flags.judge ?? rubric.judge;
+  const judgeRef = chooseJudge(flags.judge, rubric);
   const needsJudge = rubric.criteria.some((c) => c.question);
   if (needsJudge && !judgeRef) throw new RubricateError("NO_JUDGE", `rubric ${rubric.id} asks LLM questions: pass --judge <file>`);
   const cache = cachePathOf(flags.cache);
-  const judge = needsJudge ? warnIfBatchJudge(createJudge(judgeRef!, { cache, origin: flags.judge ? "user" : "rubric" }), "serve") : undefined;
+  const judge = needsJudge ? warnIfBatchJudge(createJudge(judgeRef!, { cache }), "serve") : undefined;
   const envApi = env ? environmentApi(env, flags, judge, cache) : undefined;
   if (judge && flags.trainee) {
     // A judge of the trainee's family tends to favour its outputs: the policy learns the judge's taste.
