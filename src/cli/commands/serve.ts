@@ -130,6 +130,10 @@ async function runServe(flags: ServeFlags): Promise<number> {
   }
   if (!flags.rubric && !flags.env) throw new RubricateError("BAD_INPUT", "serve needs --rubric <file> or --env <file>");
   if (flags.rubric && flags.env) throw new RubricateError("BAD_INPUT", "give --rubric or --env, not both: an environment brings its own rubric");
+  // Without a sandbox a session's tool calls are shell commands on this machine: only token holders may send them.
+  if (flags.env && flags.unsafeNoSandbox && !token) {
+    throw new RubricateError("BAD_INPUT", "--unsafe-no-sandbox lets every client of /v1/sessions and /v1/rollouts run commands on this machine with your rights; refusing to start without a token (--token or RUBRICATE_TOKEN), so only its holders can");
+  }
   // A path, an installed package name, name@version or a git URL (installed into .rubricate/envs), as for `eval`.
   const env = flags.env ? await loadEnvironmentSpec(flags.env, { onNotice: (line) => flags.quiet || process.stderr.write(`rubricate serve: ${line}\n`) }) : undefined;
   const rubric = env ? env.rubric : loadRubricSync(flags.rubric!);
@@ -197,6 +201,7 @@ async function runServe(flags: ServeFlags): Promise<number> {
   const fields = [`response <- ${mapping.response}`, mapping.prompt ? `prompt <- ${mapping.prompt}` : "prompt unused", mapping.label ? `label <- ${mapping.label}` : "label unused (object labels still merge)", ...(mapping.labelFields.length ? [`JSON labels carry ${mapping.labelFields.join(", ")}`] : [])];
   // Signal handlers first: a supervisor may send SIGTERM the moment it reads the line below.
   if (env) log(`environment ${env.id}@${env.version} (${env.tasks.length} tasks): POST /v1/sessions, POST /v1/rollouts`);
+  if (env && flags.unsafeNoSandbox) log("warning: --unsafe-no-sandbox: every holder of the token can run commands on this machine with your rights");
   const stopped = new Promise<void>((resolve) => {
     const onSignal = (name: NodeJS.Signals) => {
       log(`${name}: finishing ${server.stats().requests.inFlight} request(s) in flight, then closing the cache (${name} again quits now)`);
