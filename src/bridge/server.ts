@@ -81,6 +81,11 @@ export interface RewardServerOptions {
   routes?: Record<string, Route>;
   /** Routes whose paths carry ids (the environment API of `serve --env`): the route for a method and path, or undefined. */
   dynamicRoutes?: (method: string, path: string) => (Omit<Route, "method"> & { method: string; label?: string }) | undefined;
+  /**
+   * How long `close` lets requests in flight finish (default 30,000 ms); past it they are aborted
+   * (a stalled rollout's policy call, say) and their connections closed, so SIGTERM always ends.
+   */
+  closeGraceMs?: number;
   /** Runs when the server has drained, before the judge's cache closes (e.g. closing environment sessions). */
   onClose?: () => void | Promise<void>;
 }
@@ -141,6 +146,8 @@ export function createRewardServer(options: RewardServerOptions): RewardServer {
   let draining = false;
   let closing: Promise<void> | undefined;
   const idle: (() => void)[] = [];
+  /** The work of every request being handled, aborted when the close grace runs out. */
+  const inFlight = new Set<AbortController>();
 
   /**
    * Scores samples until they are done or the deadline passes (unfinished ones become `DEADLINE`
@@ -261,6 +268,7 @@ export function createRewardServer(options: RewardServerOptions): RewardServer {
         if (!res.writableFinished) controller.abort(new HttpError(499, "CLIENT_CLOSED", "the client closed the connection"));
       };
       res.on("close", onClose);
+      inFlight.add(controller);
       try {
         const answer = await route.handle(body, controller.signal);
         sendJson(res, 200, answer, draining ? { connection: "close" } : {}, route.serialize);
@@ -268,6 +276,7 @@ export function createRewardServer(options: RewardServerOptions): RewardServer {
         if (controller.signal.aborted && controller.signal.reason instanceof HttpError) throw controller.signal.reason;
         throw e;
       } finally {
+        inFlight.delete(controller);
         res.off("close", onClose);
       }
     } catch (e) {
@@ -297,6 +306,16 @@ export function createRewardServer(options: RewardServerOptions): RewardServer {
   server.requestTimeout = Math.max(headersTimeout, options.requestTimeoutMs ?? 120_000);
   server.maxConnections = options.maxConnections ?? 512;
 
+  /** Waits for requests in flight; past `graceMs` aborts their work and gives them a second to answer before their sockets go. */
+  const drainWithin = async (graceMs: number) => {
+    const drained = new Promise<void>((r) => idle.push(r));
+    const waited = (ms: number) => new Promise<"late">((r) => setTimeout(() => r("late"), ms).unref());
+    if ((await Promise.race([drained, waited(graceMs)])) !== "late") return;
+    log(`aborting ${active} request(s) still running after the ${graceMs} ms shutdown grace`);
+    for (const controller of inFlight) controller.abort(new HttpError(503, "SHUTTING_DOWN", `the server is shutting down and stopped this request after ${graceMs} ms; retry against its replacement`));
+    await Promise.race([drained, waited(1000)]);
+  };
+
   return {
     server,
     stats: () => stats.snapshot(),
@@ -316,8 +335,8 @@ export function createRewardServer(options: RewardServerOptions): RewardServer {
         draining = true;
         const stopped = new Promise<void>((r) => server.close(() => r()));
         server.closeIdleConnections();
-        // In-flight requests finish and are answered; then idle keep-alive sockets go.
-        if (active > 0) await new Promise<void>((r) => idle.push(r));
+        // In-flight requests finish and are answered within the grace; then idle keep-alive sockets go.
+        if (active > 0) await drainWithin(options.closeGraceMs ?? 30_000);
         server.closeAllConnections();
         await stopped;
         await options.onClose?.();

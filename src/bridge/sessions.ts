@@ -43,7 +43,7 @@ export interface SessionRoutesOptions {
   engine: Engine;
   judge?: Judge;
   errors?: ErrorPolicy;
-  /** Policy endpoint hosts allowed besides loopback (`--allow-policy-host`). */
+  /** The policy endpoints `/v1/rollouts` may call, as `host:port` (`--allow-policy-host`); none: it calls nothing. */
   allowPolicyHosts?: readonly string[];
   /** Most rollouts in one `/v1/rollouts` request (default 64). */
   maxGroup?: number;
@@ -186,7 +186,8 @@ export function sessionRoutes(options: SessionRoutesOptions): (method: string, p
       refuseTaskCriteria(task);
       // The same task rules as sessions (client criteria refused unless the operator allowed them).
       const resolved = taskFromRef(env, { task_id, task_index, task }, { allowTaskCriteria: options.allowTaskCriteria });
-      const records = await runRemoteRollouts(env, resolved, k, policy, { engine: options.engine, judge: options.judge, errors: options.errors, signal, allowHosts: options.allowPolicyHosts });
+      // Each rollout holds a sandbox as a session does: they share the --max-sessions cap.
+      const records = await sessions.hold(k, () => runRemoteRollouts(env, resolved, k, policy, { engine: options.engine, judge: options.judge, errors: options.errors, signal, allowHosts: options.allowPolicyHosts }));
       return { env: { id: env.id, version: env.version }, task_id: resolved.id, rollouts: records.map(rolloutBody), rewards: records.map((r) => r.reward) };
     }),
   };

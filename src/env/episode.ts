@@ -134,7 +134,9 @@ export async function openEpisode(env: Environment, task: Task, options: Episode
         ...(temperature !== undefined ? { temperature } : {}),
         ...(maxTokens !== undefined ? { maxTokens } : {}),
       };
-      const answer = await options.engine.complete(model.provider, req, { voteIndex: index, keyExtra: { env: env.id, task: task.id, hook: purpose, call: n }, scheduler, signal, price: model.price });
+      // The model's cache rule holds for hook calls too: a trainer's live policy ("off") is never replayed, a versioned one per version.
+      const version = typeof model.cache === "object" ? { policyVersion: model.cache.version } : {};
+      const answer = await options.engine.complete(model.provider, req, { voteIndex: index, keyExtra: { env: env.id, task: task.id, hook: purpose, call: n, ...version }, noCache: model.cache === "off", scheduler, signal, price: model.price });
       usage.calls++;
       if (answer.cached) usage.cacheHits++;
       usage.inputTokens += answer.response.usage.inputTokens;

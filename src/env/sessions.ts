@@ -71,6 +71,11 @@ interface Entry {
 /** Open sessions of one environment, isolated from one another, with a cap and idle expiry. */
 export interface SessionManager {
   open(ref: TaskRef): Promise<{ id: string; episode: Session }>;
+  /**
+   * Runs `fn` while `n` places of the session cap are taken (rollouts the server plays hold a
+   * sandbox each, as a session does): a `SESSION_LIMIT` error when they are not free.
+   */
+  hold<T>(n: number, fn: () => Promise<T>): Promise<T>;
   /** Runs `fn` on an open session (a `SESSION_NOT_FOUND` error when it is not open), keeping it alive meanwhile. */
   use<T>(id: string, fn: (session: Session) => Promise<T>): Promise<T>;
   /** Closes a session; true when it was open. */
@@ -108,13 +113,27 @@ export function createSessionManager(options: SessionManagerOptions): SessionMan
     closed++;
   };
 
+  const makeRoom = (n: number) => {
+    if (open.size + pending + n <= maxSessions) return;
+    manager.sweep();
+    if (open.size + pending + n > maxSessions) {
+      throw new RubricateError("SESSION_LIMIT", `${open.size + pending} of ${maxSessions} sessions and rollouts are running (the limit); ${n} more do not fit: close finished sessions, wait, or raise --max-sessions`, { retryable: true });
+    }
+  };
+
   const manager: SessionManager = {
+    async hold(n, fn) {
+      makeRoom(n);
+      pending += n;
+      try {
+        return await fn();
+      } finally {
+        pending -= n;
+      }
+    },
     async open(ref) {
       const task = taskFromRef(env, ref, options);
-      if (open.size + pending >= maxSessions) {
-        manager.sweep();
-        if (open.size + pending >= maxSessions) throw new RubricateError("SESSION_LIMIT", `${maxSessions} sessions are open (the limit): close finished sessions or raise --max-sessions`, { retryable: true });
-      }
+      makeRoom(1);
       pending++;
       try {
         const episode = await startSession(env, task, { engine: options.engine, judge: options.judge, errors: options.errors, unsafeNoSandbox: options.unsafeNoSandbox });

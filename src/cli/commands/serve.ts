@@ -49,6 +49,7 @@ interface ServeFlags {
   maxConnections: number;
   headersTimeoutMs: number;
   requestTimeoutMs: number;
+  shutdownGraceMs: number;
   quiet?: boolean;
 }
 
@@ -91,7 +92,7 @@ export function register(program: Command): void {
     .option("--max-group <n>", "--env: most rollouts in one /v1/rollouts request", positiveInt, 64)
     .option("--trainee <model>", "the model being trained (e.g. qwen3-8b or openai-compatible:qwen3-8b@…): warns when the judge is of its family")
     .option("--unsafe-no-sandbox", "--env: run the environment's sandbox commands on this machine with your rights (no isolation: only for environments you trust)")
-    .option("--allow-policy-host <host[:port]>", "--env: a policy endpoint host /v1/rollouts may call besides loopback (repeatable)", collect)
+    .option("--allow-policy-host <host:port>", "--env: a policy endpoint /v1/rollouts may call, loopback included (repeatable, e.g. 127.0.0.1:8001; none: /v1/rollouts calls nothing)", collect)
     .option("-j, --judge <judge>", "judge file or packaged judge id (default: the rubric's `judge`)")
     .option("-p, --port <port>", "port (0 picks a free one)", port, 8000)
     .option("--host <host>", "address to bind; anything but loopback needs --token or RUBRICATE_TOKEN", "127.0.0.1")
@@ -116,6 +117,7 @@ export function register(program: Command): void {
     .option("--max-connections <n>", "open connections at once; more are closed", positiveInt, 512)
     .option("--headers-timeout-ms <ms>", "a client must send its request headers within this", positiveInt, 10_000)
     .option("--request-timeout-ms <ms>", "a client must send its whole request (body included) within this", positiveInt, 120_000)
+    .option("--shutdown-grace-ms <ms>", "on SIGTERM, requests in flight get this long to finish; then they are aborted (stalled rollouts too)", positiveInt, 30_000)
     .option("-q, --quiet", "no log lines on stderr")
     .action(async (flags: ServeFlags) => {
       process.exitCode = await runServe(flags);
@@ -185,6 +187,7 @@ async function runServe(flags: ServeFlags): Promise<number> {
     maxConnections: flags.maxConnections,
     headersTimeoutMs: flags.headersTimeoutMs,
     requestTimeoutMs: flags.requestTimeoutMs,
+    closeGraceMs: flags.shutdownGraceMs,
     log,
     ...(envApi ? { dynamicRoutes: envApi.routes, onClose: envApi.close } : {}),
   });
