@@ -244,6 +244,7 @@ export async function openEpisode(env: Environment, task: Task, options: Episode
         ...(config.image ? { image: config.image } : {}),
         ...(bridge ? { binds: [bridge.bind] } : {}),
       });
+      bridge?.grant(sandbox.user);
       for (const [path, content] of Object.entries({ ...config.files, ...task.files })) await sandbox.writeFile(renderTemplate(path, task.inputs), content);
       for (const command of [...config.setup, ...(task.setup ?? [])]) {
         signal.throwIfAborted();
