@@ -38,6 +38,7 @@ export type ErrorCode =
   | "BAD_INPUT"
   | "SESSION_NOT_FOUND"
   | "SESSION_LIMIT"
+  | "SESSION_TOO_LARGE"
   | "PACKAGE_NOT_FOUND"
   | "PACKAGE_INVALID"
   | "REGISTRY_AUTH"

@@ -72,7 +72,10 @@ const ToolSchema = z.strictObject({ id: z.string().min(1).max(256).optional(), a
 const FinishSchema = z.strictObject({ response: z.string().optional() });
 const RolloutSchema = z.strictObject({ ...TaskRefShape, k: z.number().int().positive().default(1), policy: RemotePolicySchema });
 
-const STATUS: Partial<Record<ErrorCode, number>> = { BAD_INPUT: 400, SESSION_NOT_FOUND: 404, SESSION_LIMIT: 429, ABORTED: 499 };
+const STATUS: Partial<Record<ErrorCode, number>> = { BAD_INPUT: 400, SESSION_NOT_FOUND: 404, SESSION_TOO_LARGE: 413, SESSION_LIMIT: 429, ABORTED: 499 };
+
+/** Bytes of what a client sends into a session with one call (its text and tool arguments), charged to the memory budgets. */
+const sentBytes = (...parts: unknown[]): number => parts.reduce<number>((n, p) => n + (p === undefined ? 0 : Buffer.byteLength(typeof p === "string" ? p : JSON.stringify(p))), 0);
 
 /** A RubricateError from the environment layer, as an HTTP answer (bad input 4xx; the rest 5xx). */
 function asHttp(e: unknown): never {
@@ -209,7 +212,7 @@ export function sessionRoutes(options: SessionRoutesOptions): (method: string, p
             return sessions.use(id, async (ep) => {
               const result = await ep.step({ content: turn.content, toolCalls: turn.tool_calls?.map(toolCall), finishReason: turn.finish_reason });
               return { session_id: id, messages: wireMessages(result.messages), done: result.done, ...(result.stopReason ? { stop_reason: result.stopReason } : {}), turns: ep.turns };
-            });
+            }, sentBytes(turn.content, turn.tool_calls));
           }),
         },
       };
@@ -224,7 +227,7 @@ export function sessionRoutes(options: SessionRoutesOptions): (method: string, p
             return sessions.use(id, async (ep) => {
               const rec = await ep.callTool(toolCall({ ...call, name: toolName }));
               return { session_id: id, tool_call_id: rec.id, name: rec.name, result: rec.result, ...(rec.error ? { error: rec.error } : {}), done: ep.done };
-            });
+            }, sentBytes(call.arguments));
           }),
         },
       };
@@ -236,7 +239,7 @@ export function sessionRoutes(options: SessionRoutesOptions): (method: string, p
           auth: true,
           handle: guard((body) => {
             const { response } = parseRequest(FinishSchema, body);
-            return sessions.use(id, async (ep) => ({ session_id: id, ...scoreBody(await ep.finish(response)) }));
+            return sessions.use(id, async (ep) => ({ session_id: id, ...scoreBody(await ep.finish(response)) }), sentBytes(response));
           }),
         },
       };

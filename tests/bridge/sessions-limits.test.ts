@@ -88,3 +88,30 @@ describe("a hook's ctx.llm to the trainer's policy (issue 27, Medium 5)", () => 
     }
   });
 });
+
+describe("session memory is bounded (issue 27, Medium 3)", () => {
+  it("a session over its byte budget is a 413, all sessions over theirs a 429 until one closes", async () => {
+    const env = await loadEnvironment(envFile);
+    const engine = createEngine({ cache: openCache({ path: false }), limits: { maxConcurrency: 4, maxRetries: 0, timeoutMs: 10_000 } });
+    const sessions = createSessionManager({ env, engine, maxSessionBytes: 1000, maxTotalBytes: 1500 });
+    const server = createRewardServer({ rubric: env.rubric, dynamicRoutes: sessionRoutes({ env, sessions, engine }), onClose: () => sessions.closeAll() });
+    const url = await server.listen(0);
+    try {
+      const open = async () => (await jsonOf(await post(`${url}/v1/sessions`, { task_index: 0 }))).session_id as string;
+      const [a, b] = [await open(), await open()];
+      expect((await post(`${url}/v1/sessions/${a}/step`, { content: "x".repeat(900) })).status).toBe(200);
+      const tooBig = await post(`${url}/v1/sessions/${a}/step`, { content: "y".repeat(200) });
+      expect(tooBig.status).toBe(413);
+      expect((await jsonOf(tooBig)).error).toMatchObject({ code: "SESSION_TOO_LARGE", message: expect.stringMatching(/1100 bytes .* 1000-byte budget \(--max-session-bytes\)/) });
+      const full = await post(`${url}/v1/sessions/${b}/finish`, { response: "z".repeat(700) });
+      expect(full.status).toBe(429);
+      expect((await jsonOf(full)).error.message).toMatch(/--max-sessions-bytes/);
+      await fetch(`${url}/v1/sessions/${a}`, { method: "DELETE" });
+      expect((await post(`${url}/v1/sessions/${b}/finish`, { response: "z".repeat(700) })).status).toBe(200);
+      expect(sessions.stats().bytes).toBe(700);
+    } finally {
+      await server.close();
+      engine.close();
+    }
+  });
+});

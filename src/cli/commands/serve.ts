@@ -21,6 +21,8 @@ interface ServeFlags {
   rubric?: string;
   env?: string;
   maxSessions: number;
+  maxSessionBytes: number;
+  maxSessionsBytes: number;
   sessionIdleMs: number;
   maxGroup: number;
   unsafeNoSandbox?: boolean;
@@ -88,6 +90,8 @@ export function register(program: Command): void {
     .option("-r, --rubric <file>", "rubric YAML file (with --env: the environment's rubric)")
     .option("--env <spec>", "also serve this environment (a path, package name, name@version or git URL) to trainers: sessions (/v1/sessions) and rollouts against their policy endpoint (/v1/rollouts)")
     .option("--max-sessions <n>", "--env: sessions open at once", positiveInt, 1024)
+    .option("--max-session-bytes <size>", "--env: what a client may send into one session (turns, tool arguments); more is a 413", parseBytes, 32 * 1024 * 1024)
+    .option("--max-sessions-bytes <size>", "--env: what clients may send into all open sessions together; more is a 429 until sessions close", parseBytes, 512 * 1024 * 1024)
     .option("--session-idle-ms <ms>", "--env: a session untouched this long is closed (a trainer that went away)", positiveInt, 600_000)
     .option("--max-group <n>", "--env: most rollouts in one /v1/rollouts request", positiveInt, 64)
     .option("--trainee <model>", "the model being trained (e.g. qwen3-8b or openai-compatible:qwen3-8b@…): warns when the judge is of its family")
@@ -231,7 +235,7 @@ function environmentApi(env: Environment, flags: ServeFlags, judge: EngineJudge 
   // Rollouts call the trainer's policy through the judge's engine (one place for limits and stats);
   // without a judge, an engine of their own (policy calls are not cached unless versioned anyway).
   const engine = judge?.engine ?? createEngine({ cache: openCache({ path: cache }), limits: { maxConcurrency: 256, maxRetries: 2, timeoutMs: 600_000 } });
-  const sessions = createSessionManager({ env, engine, judge, unsafeNoSandbox: flags.unsafeNoSandbox, errors: flags.errors, maxSessions: flags.maxSessions, idleMs: flags.sessionIdleMs, allowTaskCriteria: Boolean(flags.allowSampleQuestions) });
+  const sessions = createSessionManager({ env, engine, judge, unsafeNoSandbox: flags.unsafeNoSandbox, errors: flags.errors, maxSessions: flags.maxSessions, maxSessionBytes: flags.maxSessionBytes, maxTotalBytes: flags.maxSessionsBytes, idleMs: flags.sessionIdleMs, allowTaskCriteria: Boolean(flags.allowSampleQuestions) });
   // A hook's process.exit or stray throw fails its session, not the server.
   const releaseGuard = installHookGuard();
   const sweeper = setInterval(() => sessions.sweep(), Math.min(flags.sessionIdleMs, 30_000));
