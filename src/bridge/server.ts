@@ -1,6 +1,6 @@
 import type { CustomChecks } from "../checks/custom.js";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import { score } from "../score/score.js";
 import { advantagesByPrompt } from "../score/group.js";
 import { toRubricateError } from "../errors.js";
@@ -75,6 +75,12 @@ export interface RewardServerOptions {
   requestTimeoutMs?: number;
   /** Open connections at once (default 512); more are closed at once. */
   maxConnections?: number;
+  /**
+   * Of those, connections that have not yet sent a request that passed the token check (default
+   * a quarter of `maxConnections`, at most 64): past it the oldest such socket is closed, so idle
+   * or trickling sockets of clients without the token can never fill the server.
+   */
+  maxPendingConnections?: number;
   /** Told one line per event worth an operator's eye (failed samples, outages); default: nothing. */
   log?: (line: string) => void;
   /** More routes at fixed paths: merged over the built-in ones. */
@@ -260,6 +266,7 @@ export function createRewardServer(options: RewardServerOptions): RewardServer {
       if (route.auth && options.token !== undefined && !tokenMatches(bearerToken(req), options.token)) {
         throw new HttpError(401, "UNAUTHORIZED", req.headers.authorization ? "wrong token" : "this server needs a token: send Authorization: Bearer <token>");
       }
+      if (route.auth) admitted(req.socket);
       const body = route.method === "POST" ? parseJson(await readBody(req, maxBody)) : undefined;
       if (route.method === "POST" && (typeof body !== "object" || body === null || Array.isArray(body))) throw new HttpError(400, "INVALID_REQUEST", "the body must be a JSON object");
       const controller = new AbortController();
@@ -305,6 +312,20 @@ export function createRewardServer(options: RewardServerOptions): RewardServer {
   server.headersTimeout = headersTimeout;
   server.requestTimeout = Math.max(headersTimeout, options.requestTimeoutMs ?? 120_000);
   server.maxConnections = options.maxConnections ?? 512;
+  // Sockets that have not shown the token (or, without one, sent a request) share a small budget
+  // of their own, the oldest closed first: they cannot hold the places of the clients that have.
+  const maxPending = options.maxPendingConnections ?? Math.max(1, Math.min(64, Math.floor(server.maxConnections / 4)));
+  const pending = new Set<Socket>();
+  server.on("connection", (socket: Socket) => {
+    pending.add(socket);
+    socket.once("close", () => pending.delete(socket));
+    if (pending.size > maxPending) {
+      const oldest = pending.values().next().value!;
+      pending.delete(oldest);
+      oldest.destroy();
+    }
+  });
+  const admitted = (socket: Socket) => void pending.delete(socket);
 
   /** Waits for requests in flight; past `graceMs` aborts their work and gives them a second to answer before their sockets go. */
   const drainWithin = async (graceMs: number) => {

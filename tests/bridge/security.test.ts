@@ -160,6 +160,19 @@ describe("slow clients cannot hold the server (item 11)", () => {
   });
 });
 
+describe("sockets without the token cannot lock out those with it (issue 27, Medium 1)", () => {
+  it("40 idle or trickling sockets leave a token holder's request served; they share a small budget of their own", async () => {
+    const token = "t0ken-for-the-test";
+    const { port } = await start({ token, maxConnections: 20 });
+    const idle = await Promise.all(Array.from({ length: 40 }, () => raw(port)));
+    for (const s of idle.slice(0, 10)) s.write(`POST /v1/score HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nX-Slow: 1`);
+    const served = await send(port, "/v1/score", { headers: { authorization: `Bearer ${token}` }, body: JSON.stringify({ samples: [good] }) });
+    expect(served.status).toBe(200);
+    const closed = await Promise.all(idle.map((s) => closedWithin(s, 1500)));
+    expect(closed.filter((c) => !c).length).toBeLessThanOrEqual(5); // the pending budget: 20 / 4
+  });
+});
+
 describe("limits that fit a trainer's whole batch (issue 17, item 5)", () => {
   it("accepts an OpenRLHF 0.9 batch of 8,192 queries by default; past a limit the reason phrase names the flag", async () => {
     const { port } = await start();
