@@ -162,6 +162,8 @@ export function createRewardServer(options: RewardServerOptions): RewardServer {
    */
   const scoreAll = async (samples: Sample[], signal: AbortSignal): Promise<ScoreResult[]> => {
     if (samples.length > maxSamples) throw new HttpError(413, "TOO_MANY_SAMPLES", `${samples.length} samples in one request; the limit is ${maxSamples}: start rubricate serve with a larger --max-samples, or split the batch`);
+    const tooDeep = samples.findIndex((s) => nestingDepth(s) > MAX_SAMPLE_DEPTH);
+    if (tooDeep >= 0) throw new HttpError(400, "SAMPLE_TOO_DEEP", `samples.${tooDeep}: nested deeper than ${MAX_SAMPLE_DEPTH} levels of objects and arrays; a sample is its inputs, a few levels at most (a transcript's tool calls are 6)`, `samples.${tooDeep}`);
     const refused = refusedSampleCriterion(samples, sampleCriteria);
     if (refused) throw refused;
     stats.samplesStarted(samples.length);
@@ -364,6 +366,23 @@ export function createRewardServer(options: RewardServerOptions): RewardServer {
         await judge?.close?.();
       })()),
   };
+}
+
+/** Deeper samples are refused: the judge's prompt and cache key are built by recursion, which such a sample would overflow. */
+const MAX_SAMPLE_DEPTH = 128;
+
+/** How deeply objects and arrays nest in a JSON value (a loop, not recursion: the value may be 100,000 levels deep). */
+function nestingDepth(value: unknown): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (node === null || typeof node !== "object") continue;
+    deepest = Math.max(deepest, depth + 1);
+    if (deepest > MAX_SAMPLE_DEPTH) return deepest;
+    for (const child of Object.values(node)) if (child !== null && typeof child === "object") stack.push([child, depth + 1]);
+  }
+  return deepest;
 }
 
 /** "3 JUDGE_PARSE, 1 DEADLINE: first message" for log lines and 503 bodies. */

@@ -88,6 +88,17 @@ describe("clients may not name files or server code (item 6)", () => {
   });
 });
 
+describe("a deeply nested sample (issue 27, Low)", () => {
+  it("is a 400 naming the sample, not a judge outage", async () => {
+    const { srv, port } = await start();
+    const deep = `${"[".repeat(50_000)}${"]".repeat(50_000)}`;
+    const res = await send(port, "/v1/score", { body: `{"samples":[${JSON.stringify(good)},{"question":"q","answer":"a","response":"r","extra":${deep}}]}` });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: "SAMPLE_TOO_DEEP", field: "samples.1" });
+    expect(srv.stats().samples.scored).toBe(0);
+  });
+});
+
 describe("browsers cannot use the loopback server (item 7)", () => {
   it("a text/plain POST (what a page can send without a preflight) is a 415 and scores nothing", async () => {
     const { srv, port } = await start();
