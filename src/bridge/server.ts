@@ -314,19 +314,27 @@ export function createRewardServer(options: RewardServerOptions): RewardServer {
   server.headersTimeout = headersTimeout;
   server.requestTimeout = Math.max(headersTimeout, options.requestTimeoutMs ?? 120_000);
   server.maxConnections = options.maxConnections ?? 512;
-  // Sockets that have not shown the token (or, without one, sent a request) share a small budget
-  // of their own, the oldest closed first: they cannot hold the places of the clients that have.
+  // Sockets that have not shown the token share a small budget of their own: past it, the oldest
+  // that have waited a second without doing so are closed (a burst of new clients is not: they are
+  // still sending their first request), so idle or trickling sockets cannot hold the places of
+  // the clients that have the token.
   const maxPending = options.maxPendingConnections ?? Math.max(1, Math.min(64, Math.floor(server.maxConnections / 4)));
-  const pending = new Set<Socket>();
-  server.on("connection", (socket: Socket) => {
-    pending.add(socket);
-    socket.once("close", () => pending.delete(socket));
-    if (pending.size > maxPending) {
-      const oldest = pending.values().next().value!;
-      pending.delete(oldest);
-      oldest.destroy();
+  const pending = new Map<Socket, number>();
+  const evictStale = () => {
+    const cutoff = Date.now() - PENDING_GRACE_MS;
+    for (const [socket, since] of pending) {
+      if (pending.size <= maxPending || since > cutoff) break;
+      pending.delete(socket);
+      socket.destroy();
     }
+  };
+  server.on("connection", (socket: Socket) => {
+    pending.set(socket, Date.now());
+    socket.once("close", () => pending.delete(socket));
+    evictStale();
   });
+  const sweeper = setInterval(evictStale, PENDING_GRACE_MS / 2).unref();
+  server.once("close", () => clearInterval(sweeper));
   const admitted = (socket: Socket) => void pending.delete(socket);
 
   /** Waits for requests in flight; past `graceMs` aborts their work and gives them a second to answer before their sockets go. */
@@ -367,6 +375,9 @@ export function createRewardServer(options: RewardServerOptions): RewardServer {
       })()),
   };
 }
+
+/** How long a new socket may take to show the token before it can be closed to make room. */
+const PENDING_GRACE_MS = 1000;
 
 /** Deeper samples are refused: the judge's prompt and cache key are built by recursion, which such a sample would overflow. */
 const MAX_SAMPLE_DEPTH = 128;
