@@ -118,7 +118,7 @@ export function register(program: Command): void {
     .option("--allow-sample-questions", "let samples add their own LLM judge questions (paid by this server; off by default)")
     .option("--no-sample-criteria", "refuse samples that carry their own `criteria` at all (by default pure checks are allowed, custom checks never)")
     .option("--allow-host <host:port>", "accept this Host name besides the bound address (repeatable; e.g. behind a proxy)", collect)
-    .option("--max-connections <n>", "open connections at once; more are closed (those that have not yet shown the token share a quarter of them, at most 64, the oldest closed first)", positiveInt, 512)
+    .option("--max-connections <n>", "open connections at once; more are closed (those that have not yet shown the token share a quarter of them, at most 64: past it, the oldest idle a second are closed)", positiveInt, 512)
     .option("--headers-timeout-ms <ms>", "a client must send its request headers within this", positiveInt, 10_000)
     .option("--request-timeout-ms <ms>", "a client must send its whole request (body included) within this", positiveInt, 120_000)
     .option("--shutdown-grace-ms <ms>", "on SIGTERM, requests in flight get this long to finish; then they are aborted (stalled rollouts too)", positiveInt, 30_000)
