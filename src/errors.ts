@@ -38,6 +38,7 @@ export type ErrorCode =
   | "BAD_INPUT"
   | "SESSION_NOT_FOUND"
   | "SESSION_LIMIT"
+  | "SESSION_TOO_LARGE"
   | "PACKAGE_NOT_FOUND"
   | "PACKAGE_INVALID"
   | "REGISTRY_AUTH"
@@ -48,6 +49,7 @@ export type ErrorCode =
   | "WRITE_FAILED"
   | "CHECK_TIMEOUT"
   | "QUEUE"
+  | "REGEX_REFUSED"
   | "INTERNAL";
 
 /** The brand every RubricateError carries, shared by every copy of the package (ESM and CJS builds, duplicate installs). */

@@ -1,6 +1,6 @@
 import type { CustomChecks } from "../checks/custom.js";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import { score } from "../score/score.js";
 import { advantagesByPrompt } from "../score/group.js";
 import { toRubricateError } from "../errors.js";
@@ -75,12 +75,23 @@ export interface RewardServerOptions {
   requestTimeoutMs?: number;
   /** Open connections at once (default 512); more are closed at once. */
   maxConnections?: number;
+  /**
+   * Of those, connections that have not yet sent a request that passed the token check (default
+   * a quarter of `maxConnections`, at most 64): past it the oldest such socket is closed, so idle
+   * or trickling sockets of clients without the token can never fill the server.
+   */
+  maxPendingConnections?: number;
   /** Told one line per event worth an operator's eye (failed samples, outages); default: nothing. */
   log?: (line: string) => void;
   /** More routes at fixed paths: merged over the built-in ones. */
   routes?: Record<string, Route>;
   /** Routes whose paths carry ids (the environment API of `serve --env`): the route for a method and path, or undefined. */
   dynamicRoutes?: (method: string, path: string) => (Omit<Route, "method"> & { method: string; label?: string }) | undefined;
+  /**
+   * How long `close` lets requests in flight finish (default 30,000 ms); past it they are aborted
+   * (a stalled rollout's policy call, say) and their connections closed, so SIGTERM always ends.
+   */
+  closeGraceMs?: number;
   /** Runs when the server has drained, before the judge's cache closes (e.g. closing environment sessions). */
   onClose?: () => void | Promise<void>;
 }
@@ -141,6 +152,8 @@ export function createRewardServer(options: RewardServerOptions): RewardServer {
   let draining = false;
   let closing: Promise<void> | undefined;
   const idle: (() => void)[] = [];
+  /** The work of every request being handled, aborted when the close grace runs out. */
+  const inFlight = new Set<AbortController>();
 
   /**
    * Scores samples until they are done or the deadline passes (unfinished ones become `DEADLINE`
@@ -149,13 +162,15 @@ export function createRewardServer(options: RewardServerOptions): RewardServer {
    */
   const scoreAll = async (samples: Sample[], signal: AbortSignal): Promise<ScoreResult[]> => {
     if (samples.length > maxSamples) throw new HttpError(413, "TOO_MANY_SAMPLES", `${samples.length} samples in one request; the limit is ${maxSamples}: start rubricate serve with a larger --max-samples, or split the batch`);
+    const tooDeep = samples.findIndex((s) => nestingDepth(s) > MAX_SAMPLE_DEPTH);
+    if (tooDeep >= 0) throw new HttpError(400, "SAMPLE_TOO_DEEP", `samples.${tooDeep}: nested deeper than ${MAX_SAMPLE_DEPTH} levels of objects and arrays; a sample is its inputs, a few levels at most (a transcript's tool calls are 6)`, `samples.${tooDeep}`);
     const refused = refusedSampleCriterion(samples, sampleCriteria);
     if (refused) throw refused;
     stats.samplesStarted(samples.length);
     const done: (ScoreResult | undefined)[] = Array.from({ length: samples.length }, () => undefined);
     let timer: NodeJS.Timeout | undefined;
     try {
-      const run = score(rubric, samples, { judge, concurrency: options.concurrency ?? 128, errors: options.errors, signal, checks: options.checks, onProgress: ({ result, index }) => (done[index] = result) });
+      const run = score(rubric, samples, { judge, concurrency: options.concurrency ?? 128, errors: options.errors, signal, checks: options.checks, clientCriteria: true, onProgress: ({ result, index }) => (done[index] = result) });
       run.catch(() => undefined); // past the deadline nobody awaits it; its calls still land in the cache
       const expired = new Promise<"expired">((resolve) => (timer = setTimeout(() => resolve("expired"), deadlineMs)));
       await Promise.race([run, expired]);
@@ -259,6 +274,7 @@ export function createRewardServer(options: RewardServerOptions): RewardServer {
       if (route.auth && options.token !== undefined && !tokenMatches(bearerToken(req), options.token)) {
         throw new HttpError(401, "UNAUTHORIZED", req.headers.authorization ? "wrong token" : "this server needs a token: send Authorization: Bearer <token>");
       }
+      if (route.auth) admitted(req.socket);
       const body = route.method === "POST" ? parseJson(await readBody(req, maxBody)) : undefined;
       if (route.method === "POST" && (typeof body !== "object" || body === null || Array.isArray(body))) throw new HttpError(400, "INVALID_REQUEST", "the body must be a JSON object");
       const controller = new AbortController();
@@ -267,6 +283,7 @@ export function createRewardServer(options: RewardServerOptions): RewardServer {
         if (!res.writableFinished) controller.abort(new HttpError(499, "CLIENT_CLOSED", "the client closed the connection"));
       };
       res.on("close", onClose);
+      inFlight.add(controller);
       try {
         const answer = await route.handle(body, controller.signal);
         sendJson(res, 200, answer, draining ? { connection: "close" } : {}, route.serialize);
@@ -274,6 +291,7 @@ export function createRewardServer(options: RewardServerOptions): RewardServer {
         if (controller.signal.aborted && controller.signal.reason instanceof HttpError) throw controller.signal.reason;
         throw e;
       } finally {
+        inFlight.delete(controller);
         res.off("close", onClose);
       }
     } catch (e) {
@@ -302,6 +320,38 @@ export function createRewardServer(options: RewardServerOptions): RewardServer {
   server.headersTimeout = headersTimeout;
   server.requestTimeout = Math.max(headersTimeout, options.requestTimeoutMs ?? 120_000);
   server.maxConnections = options.maxConnections ?? 512;
+  // Sockets that have not shown the token share a small budget of their own: past it, the oldest
+  // that have waited a second without doing so are closed (a burst of new clients is not: they are
+  // still sending their first request), so idle or trickling sockets cannot hold the places of
+  // the clients that have the token.
+  const maxPending = options.maxPendingConnections ?? Math.max(1, Math.min(64, Math.floor(server.maxConnections / 4)));
+  const pending = new Map<Socket, number>();
+  const evictStale = () => {
+    const cutoff = Date.now() - PENDING_GRACE_MS;
+    for (const [socket, since] of pending) {
+      if (pending.size <= maxPending || since > cutoff) break;
+      pending.delete(socket);
+      socket.destroy();
+    }
+  };
+  server.on("connection", (socket: Socket) => {
+    pending.set(socket, Date.now());
+    socket.once("close", () => pending.delete(socket));
+    evictStale();
+  });
+  const sweeper = setInterval(evictStale, PENDING_GRACE_MS / 2).unref();
+  server.once("close", () => clearInterval(sweeper));
+  const admitted = (socket: Socket) => void pending.delete(socket);
+
+  /** Waits for requests in flight; past `graceMs` aborts their work and gives them a second to answer before their sockets go. */
+  const drainWithin = async (graceMs: number) => {
+    const drained = new Promise<void>((r) => idle.push(r));
+    const waited = (ms: number) => new Promise<"late">((r) => setTimeout(() => r("late"), ms).unref());
+    if ((await Promise.race([drained, waited(graceMs)])) !== "late") return;
+    log(`aborting ${active} request(s) still running after the ${graceMs} ms shutdown grace`);
+    for (const controller of inFlight) controller.abort(new HttpError(503, "SHUTTING_DOWN", `the server is shutting down and stopped this request after ${graceMs} ms; retry against its replacement`));
+    await Promise.race([drained, waited(1000)]);
+  };
 
   return {
     server,
@@ -322,14 +372,34 @@ export function createRewardServer(options: RewardServerOptions): RewardServer {
         draining = true;
         const stopped = new Promise<void>((r) => server.close(() => r()));
         server.closeIdleConnections();
-        // In-flight requests finish and are answered; then idle keep-alive sockets go.
-        if (active > 0) await new Promise<void>((r) => idle.push(r));
+        // In-flight requests finish and are answered within the grace; then idle keep-alive sockets go.
+        if (active > 0) await drainWithin(options.closeGraceMs ?? 30_000);
         server.closeAllConnections();
         await stopped;
         await options.onClose?.();
         await judge?.close?.();
       })()),
   };
+}
+
+/** How long a new socket may take to show the token before it can be closed to make room. */
+const PENDING_GRACE_MS = 1000;
+
+/** Deeper samples are refused: the judge's prompt and cache key are built by recursion, which such a sample would overflow. */
+const MAX_SAMPLE_DEPTH = 128;
+
+/** How deeply objects and arrays nest in a JSON value (a loop, not recursion: the value may be 100,000 levels deep). */
+function nestingDepth(value: unknown): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (node === null || typeof node !== "object") continue;
+    deepest = Math.max(deepest, depth + 1);
+    if (deepest > MAX_SAMPLE_DEPTH) return deepest;
+    for (const child of Object.values(node)) if (child !== null && typeof child === "object") stack.push([child, depth + 1]);
+  }
+  return deepest;
 }
 
 /** "3 JUDGE_PARSE, 1 DEADLINE: first message" for log lines and 503 bodies. */

@@ -26,6 +26,7 @@ import type { ErrorPolicy } from "../types.js";
 import { HttpError } from "./http.js";
 import { parseRequest, wireResult } from "./protocol.js";
 import { StepToolCallSchema, toolCallsInText, type WireToolCall } from "./tool-calls.js";
+import { refusedCriteria } from "./sample-criteria.js";
 
 /** A route the reward server mounts: its method, whether it needs the token, and its handler. */
 export interface ExtraRoute {
@@ -44,7 +45,7 @@ export interface SessionRoutesOptions {
   engine: Engine;
   judge?: Judge;
   errors?: ErrorPolicy;
-  /** Policy endpoint hosts allowed besides loopback (`--allow-policy-host`). */
+  /** The policy endpoints `/v1/rollouts` may call, as `host:port` (`--allow-policy-host`); none: it calls nothing. */
   allowPolicyHosts?: readonly string[];
   /** Most rollouts in one `/v1/rollouts` request (default 64). */
   maxGroup?: number;
@@ -67,7 +68,10 @@ const ToolSchema = z.strictObject({ id: z.string().min(1).max(256).optional(), a
 const FinishSchema = z.strictObject({ response: z.string().optional() });
 const RolloutSchema = z.strictObject({ ...TaskRefShape, k: z.number().int().positive().default(1), policy: RemotePolicySchema });
 
-const STATUS: Partial<Record<ErrorCode, number>> = { BAD_INPUT: 400, SESSION_NOT_FOUND: 404, SESSION_LIMIT: 429, ABORTED: 499 };
+const STATUS: Partial<Record<ErrorCode, number>> = { BAD_INPUT: 400, SESSION_NOT_FOUND: 404, SESSION_TOO_LARGE: 413, SESSION_LIMIT: 429, ABORTED: 499 };
+
+/** Bytes of what a client sends into a session with one call (its text and tool arguments), charged to the memory budgets. */
+const sentBytes = (...parts: unknown[]): number => parts.reduce<number>((n, p) => n + (p === undefined ? 0 : Buffer.byteLength(typeof p === "string" ? p : JSON.stringify(p))), 0);
 
 /** A RubricateError from the environment layer, as an HTTP answer (bad input 4xx; the rest 5xx). */
 function asHttp(e: unknown): never {
@@ -139,6 +143,12 @@ function rolloutBody(r: RolloutRecord) {
 export function sessionRoutes(options: SessionRoutesOptions): (method: string, path: string) => ExtraRoute | undefined {
   const { env, sessions } = options;
   const maxGroup = options.maxGroup ?? 64;
+  // A client's task brings criteria under the rule of /v1/score's sample criteria (no server files or code, linear regexes).
+  const refuseTaskCriteria = (task: unknown) => {
+    if (!options.allowTaskCriteria || !task || typeof task !== "object") return; // off: taskFromRef refuses any criteria
+    const refused = refusedCriteria((task as { criteria?: unknown }).criteria, "task.criteria", "questions");
+    if (refused) throw refused;
+  };
   const describe = (id: string, episode: Session) => ({
     session_id: id,
     env: { id: env.id, version: env.version },
@@ -167,6 +177,7 @@ export function sessionRoutes(options: SessionRoutesOptions): (method: string, p
       auth: true,
       handle: guard(async (body) => {
         const ref = parseRequest(OpenSchema, body) as TaskRef;
+        refuseTaskCriteria(ref.task);
         const { id, episode } = await sessions.open(ref);
         return describe(id, episode);
       }),
@@ -179,9 +190,11 @@ export function sessionRoutes(options: SessionRoutesOptions): (method: string, p
     handle: guard(async (body, signal) => {
       const { task_id, task_index, task, k, policy } = parseRequest(RolloutSchema, body);
       if (k > maxGroup) throw new HttpError(413, "TOO_MANY_ROLLOUTS", `k=${k} rollouts in one request; the limit is ${maxGroup} (--max-group)`, "k");
+      refuseTaskCriteria(task);
       // The same task rules as sessions (client criteria refused unless the operator allowed them).
       const resolved = taskFromRef(env, { task_id, task_index, task }, { allowTaskCriteria: options.allowTaskCriteria });
-      const records = await runRemoteRollouts(env, resolved, k, policy, { engine: options.engine, judge: options.judge, errors: options.errors, signal, allowHosts: options.allowPolicyHosts });
+      // Each rollout holds a sandbox as a session does: they share the --max-sessions cap.
+      const records = await sessions.hold(k, () => runRemoteRollouts(env, resolved, k, policy, { engine: options.engine, judge: options.judge, errors: options.errors, signal, allowHosts: options.allowPolicyHosts }));
       return { env: { id: env.id, version: env.version }, task_id: resolved.id, rollouts: records.map(rolloutBody), rewards: records.map((r) => r.reward) };
     }),
   };
@@ -205,7 +218,7 @@ export function sessionRoutes(options: SessionRoutesOptions): (method: string, p
             return sessions.use(id, async (ep) => {
               const result = await ep.step({ content, toolCalls: calls.map(toolCall), finishReason: turn.finish_reason });
               return { session_id: id, messages: wireMessages(result.messages), done: result.done, ...(result.stopReason ? { stop_reason: result.stopReason } : {}), turns: ep.turns };
-            });
+            }, sentBytes(turn.content, turn.tool_calls));
           }),
         },
       };
@@ -220,7 +233,7 @@ export function sessionRoutes(options: SessionRoutesOptions): (method: string, p
             return sessions.use(id, async (ep) => {
               const rec = await ep.callTool(toolCall({ ...call, name: toolName }));
               return { session_id: id, tool_call_id: rec.id, name: rec.name, result: rec.result, ...(rec.error ? { error: rec.error } : {}), done: ep.done };
-            });
+            }, sentBytes(call.arguments));
           }),
         },
       };
@@ -232,7 +245,7 @@ export function sessionRoutes(options: SessionRoutesOptions): (method: string, p
           auth: true,
           handle: guard((body) => {
             const { response } = parseRequest(FinishSchema, body);
-            return sessions.use(id, async (ep) => ({ session_id: id, ...scoreBody(await ep.finish(response)) }));
+            return sessions.use(id, async (ep) => ({ session_id: id, ...scoreBody(await ep.finish(response)) }), sentBytes(response));
           }),
         },
       };

@@ -1,21 +1,28 @@
 import { createRequire } from "node:module";
 import type { Ajv, ValidateFunction } from "ajv";
 import type addFormatsModule from "ajv-formats";
-import { RubricateError } from "../errors.js";
-import { ajvRegExp, compiledRegex, type SafeRegex } from "./regex.js";
+import { isRubricateError, RubricateError } from "../errors.js";
+import { ajvLinearRegExp, ajvRegExp, compiledRegex, type SafeRegex } from "./regex.js";
 
-// json_schema `pattern` and `patternProperties` run on the same safe engine as regex checks.
-const ajvOptions = { allErrors: true, strict: false, code: { regExp: ajvRegExp } } as const;
+// json_schema `pattern` and `patternProperties` run on the same safe engine as regex checks;
+// a client's schema (linearOnly) on RE2 alone, through an ajv instance of its own.
+const ajvOptionsOf = (linearOnly: boolean) => ({ allErrors: true, strict: false, code: { regExp: linearOnly ? ajvLinearRegExp : ajvRegExp } }) as const;
 
 /** A new ajv with the formats; ajv and ajv-formats load with the first JSON Schema, not on `import "rubricate"`. */
-function newAjv(): Ajv {
+function newAjv(linearOnly: boolean): Ajv {
   const load = createRequire(import.meta.url);
   const { Ajv: AjvClass } = load("ajv") as typeof import("ajv");
   // ajv-formats is CommonJS with a default export; required, the callable is the module itself.
   const addFormats = load("ajv-formats") as typeof addFormatsModule & { default?: typeof addFormatsModule };
-  return ((addFormats.default ?? addFormats) as unknown as (ajv: Ajv) => Ajv)(new AjvClass(ajvOptions));
+  return ((addFormats.default ?? addFormats) as unknown as (ajv: Ajv) => Ajv)(new AjvClass(ajvOptionsOf(linearOnly)));
 }
-let sharedAjv: Ajv | undefined;
+const ajvs: { trusted?: Ajv; linear?: Ajv } = {};
+
+/** Options of `compileJsonSchema` and `compileRegex`. */
+export interface CompileOptions {
+  /** A client-supplied pattern or schema: its regexes run on RE2 only (see `SafeRegexOptions`). */
+  linearOnly?: boolean;
+}
 /**
  * Compiled schemas and regexes kept, most recently used last. Bounded: per-sample criteria in a
  * long-running reward server may bring a new schema with every request.
@@ -24,16 +31,18 @@ export const COMPILE_CACHE_LIMIT = 1000;
 const validators = new Map<string, { validate: ValidateFunction; schema: Record<string, unknown>; owner: Ajv }>();
 
 /** The compiled validator for a JSON Schema, compiled once per distinct schema and reused. */
-export function compileJsonSchema(schema: Record<string, unknown>): ValidateFunction {
-  const key = JSON.stringify(schema);
+export function compileJsonSchema(schema: Record<string, unknown>, options: CompileOptions = {}): ValidateFunction {
+  const linearOnly = options.linearOnly === true;
+  const key = `${linearOnly ? "linear:" : ""}${JSON.stringify(schema)}`;
   let entry = validators.get(key);
   if (entry) {
     validators.delete(key);
   } else {
     const copy = structuredClone(schema);
     try {
-      entry = compileWith((sharedAjv ??= newAjv()), copy);
+      entry = compileWith(linearOnly ? (ajvs.linear ??= newAjv(true)) : (ajvs.trusted ??= newAjv(false)), copy, linearOnly);
     } catch (e) {
+      if (isRubricateError(e, "REGEX_REFUSED")) throw e;
       const { text, path } = explainSchemaError((e as Error).message);
       // `schemaPath` lets the rubric loader point at the offending keyword inside `json_schema`.
       throw Object.assign(new RubricateError("SCHEMA", `invalid JSON Schema: ${text}`, { cause: e }), { schemaPath: path });
@@ -59,12 +68,12 @@ function explainSchemaError(message: string): { text: string; path: string[] } {
 }
 
 /** Compiles on the shared instance; a schema whose `$id` another (different) schema already took gets an instance of its own. */
-function compileWith(shared: Ajv, schema: Record<string, unknown>): { validate: ValidateFunction; schema: Record<string, unknown>; owner: Ajv } {
+function compileWith(shared: Ajv, schema: Record<string, unknown>, linearOnly: boolean): { validate: ValidateFunction; schema: Record<string, unknown>; owner: Ajv } {
   try {
     return { validate: shared.compile(schema), schema, owner: shared };
   } catch (e) {
     if (!/already exists/.test((e as Error).message)) throw e;
-    const own = newAjv();
+    const own = newAjv(linearOnly);
     return { validate: own.compile(schema), schema, owner: own };
   }
 }
@@ -73,10 +82,11 @@ function compileWith(shared: Ajv, schema: Record<string, unknown>): { validate: 
  * A compiled user regular expression, cached: linear-time RE2 where it can run the pattern, else
  * JavaScript's engine under a deadline (see regex.ts); `g` and `y` are dropped so `test` has no state.
  */
-export function compileRegex(pattern: string, flags = ""): SafeRegex {
+export function compileRegex(pattern: string, flags = "", options: CompileOptions = {}): SafeRegex {
   try {
-    return compiledRegex(pattern, flags);
+    return compiledRegex(pattern, flags, options);
   } catch (e) {
+    if (isRubricateError(e, "REGEX_REFUSED")) throw e;
     throw new RubricateError("SCHEMA", `invalid regular expression /${pattern}/: ${(e as Error).message.replace(/^Invalid regular expression: \/.*\/[a-z]*: /s, "")}`, { cause: e });
   }
 }

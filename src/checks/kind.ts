@@ -12,6 +12,8 @@ export interface CheckInput {
   rubricDir?: string;
   /** Custom check functions by name (for `custom`), passed where the rubric is scored. */
   checks?: CustomChecks;
+  /** The check came from a client (per-sample criteria): its patterns run on RE2 only (`linearOnly`). */
+  fromClient?: boolean;
 }
 
 /** A check's answer: pass or not, why, and for partial credit the share met (tests passed, similarity). */

@@ -18,6 +18,16 @@ import { RubricateError } from "../errors.js";
 /** How long one regex test may run on the backtracking engine before it is an error. */
 export const REGEX_DEADLINE_MS = 1000;
 
+/**
+ * Options of `safeRegex`. `linearOnly` is for patterns a client sent (per-sample criteria on a
+ * reward server): they run on RE2 or not at all, never on the backtracking engine, whose
+ * synchronous deadline would hold the server's event loop (one request's 40 patterns: 40 s).
+ */
+export interface SafeRegexOptions {
+  deadlineMs?: number;
+  linearOnly?: boolean;
+}
+
 /** A compiled user regex: `test` answers, or throws CHECK_TIMEOUT; `release` frees RE2's memory. */
 export interface SafeRegex {
   readonly engine: "re2" | "backtracking";
@@ -42,11 +52,12 @@ const loadRe2 = (): typeof RE2 => (re2Class ??= (createRequire(import.meta.url)(
  * state). An invalid pattern throws JavaScript's SyntaxError message.
  * @example safeRegex("(a+)+$").test("a".repeat(50) + "b") // false, in microseconds
  */
-export function safeRegex(pattern: string, flags = "", deadlineMs = REGEX_DEADLINE_MS): SafeRegex {
+export function safeRegex(pattern: string, flags = "", options: SafeRegexOptions = {}): SafeRegex {
   const clean = [...new Set(flags.replace(/[gyd]/g, ""))].join("");
   // JavaScript's own parse first: the pattern means what a JavaScript user wrote, and its errors read as JavaScript's.
   new RegExp(pattern, clean);
-  const guarded = (text: string) => guardedTest(pattern, clean, text, deadlineMs);
+  const deadlineMs = options.deadlineMs ?? REGEX_DEADLINE_MS;
+  const guarded = options.linearOnly ? (text: string) => refuseBacktracking(pattern, clean, text) : (text: string) => guardedTest(pattern, clean, text, deadlineMs);
   let re2: RE2 | undefined;
   const translated = re2Usable ? forRe2(pattern, clean) : undefined;
   try {
@@ -55,7 +66,10 @@ export function safeRegex(pattern: string, flags = "", deadlineMs = REGEX_DEADLI
     re2 = undefined; // lookaround or a backreference: RE2 cannot run it
     if (!(e instanceof SyntaxError)) re2Usable = false;
   }
-  if (!re2) return { engine: "backtracking", test: guarded, release: () => undefined };
+  if (!re2) {
+    if (options.linearOnly) throw new RubricateError("REGEX_REFUSED", `/${pattern}/${clean}: ${NOT_LINEAR}`);
+    return { engine: "backtracking", test: guarded, release: () => undefined };
+  }
   const compiled = re2;
   // With "m", JavaScript also ends lines at \r, U+2028 and U+2029 where RE2 knows only \n.
   const lineEnds = clean.includes("m") && /[\^$]/.test(pattern);
@@ -81,6 +95,28 @@ export function safeRegex(pattern: string, flags = "", deadlineMs = REGEX_DEADLI
       }
     },
   };
+}
+
+const NOT_LINEAR = "a client-supplied pattern must run in linear time (RE2): no lookahead, lookbehind or backreferences";
+
+/**
+ * True when RE2 runs the pattern (no lookaround, no backreference): it then takes linear time on
+ * any text. An invalid pattern throws JavaScript's SyntaxError.
+ */
+export function runsInLinearTime(pattern: string, flags = ""): boolean {
+  try {
+    safeRegex(pattern, flags, { linearOnly: true }).release();
+    return true;
+  } catch (e) {
+    if (e instanceof SyntaxError) throw e;
+    return false;
+  }
+}
+
+/** A linear-only pattern on a text RE2 cannot take: an error, never the backtracking engine. */
+function refuseBacktracking(pattern: string, flags: string, text: string): never {
+  const why = text.length > RE2_MAX_TEXT_CHARS ? `the text has ${text.length} characters, more than the linear-time engine takes (${RE2_MAX_TEXT_CHARS})` : !re2Usable ? "the linear-time engine is out of memory" : "with the m flag, ^ and $ on a text with \\r, U+2028 or U+2029 need the backtracking engine";
+  throw new RubricateError("REGEX_REFUSED", `/${pattern}/${flags}: a client-supplied pattern runs only in linear time, and ${why}`);
 }
 
 /** JavaScript's `\s`: what RE2's ASCII `\s` lacks is added so a pattern means the same on both engines. */
@@ -191,28 +227,35 @@ function guardedTest(pattern: string, flags: string, text: string, deadlineMs: n
  * The regex engine ajv uses for json_schema `pattern` and `patternProperties`: the same safe
  * engine as regex checks (ajv's `code.regExp` option).
  */
-export const ajvRegExp = Object.assign(
-  (pattern: string, flags: string): { test(text: string): boolean; toString(): string } => {
-    safeRegex(pattern, flags).release(); // invalid patterns fail when the schema compiles
-    // Through the bounded cache at each test: ajv keeps what this returns for as long as the schema lives.
-    // ajv shares compiled patterns by their toString(), so it must name the pattern.
-    return { test: (text) => compiledRegex(pattern, flags).test(text), toString: () => `/${pattern}/${flags}` };
-  },
-  { code: "rubricate-safe-regex" },
-);
+export const ajvRegExp = ajvRegExpOf({});
+
+/** The same for client-supplied schemas: their patterns run on RE2 only (see `SafeRegexOptions`). */
+export const ajvLinearRegExp = ajvRegExpOf({ linearOnly: true });
+
+function ajvRegExpOf(options: { linearOnly?: boolean }) {
+  return Object.assign(
+    (pattern: string, flags: string): { test(text: string): boolean; toString(): string } => {
+      safeRegex(pattern, flags, options).release(); // invalid (or, linear-only, non-linear) patterns fail when the schema compiles
+      // Through the bounded cache at each test: ajv keeps what this returns for as long as the schema lives.
+      // ajv shares compiled patterns by their toString(), so it must name the pattern.
+      return { test: (text: string) => compiledRegex(pattern, flags, options).test(text), toString: () => `/${pattern}/${flags}` };
+    },
+    { code: options.linearOnly ? "rubricate-linear-regex" : "rubricate-safe-regex" },
+  );
+}
 
 /** Compiled regexes kept, least recently used first; evicted ones free their RE2 memory. */
 const REGEX_CACHE_LIMIT = 200;
 const cache = new Map<string, SafeRegex>();
 
 /** The cached compiled form of a pattern (see `safeRegex`). */
-export function compiledRegex(pattern: string, flags = ""): SafeRegex {
-  const key = `${flags}/${pattern}`;
+export function compiledRegex(pattern: string, flags = "", options: { linearOnly?: boolean } = {}): SafeRegex {
+  const key = `${options.linearOnly ? "linear:" : ""}${flags}/${pattern}`;
   let regex = cache.get(key);
   if (regex) {
     cache.delete(key);
   } else {
-    regex = safeRegex(pattern, flags);
+    regex = safeRegex(pattern, flags, options);
     if (cache.size >= REGEX_CACHE_LIMIT) {
       const [oldestKey, oldest] = cache.entries().next().value!;
       cache.delete(oldestKey);

@@ -14,6 +14,11 @@ export interface RunCheckOptions {
   rubricDir?: string;
   /** Custom check functions by name, for `check: { custom: name }` (the built-ins need not be passed). */
   checks?: CustomChecks;
+  /**
+   * The check came from a client (a reward server's per-sample criteria): its regexes and
+   * json_schema patterns run on RE2 only, so no text can hold the server's event loop.
+   */
+  fromClient?: boolean;
 }
 
 /**
@@ -47,5 +52,5 @@ async function evaluate(check: Check, text: string, sample: Sample, options: Run
     if (content === undefined) return { pass: false, reasoning: `no <${check.tag}>…</${check.tag}> in the text` };
     text = content;
   }
-  return named.kind.run(named.spec, { text, sample, options: named.options, rubricDir: options.rubricDir, checks: options.checks });
+  return named.kind.run(named.spec, { text, sample, options: named.options, rubricDir: options.rubricDir, checks: options.checks, fromClient: options.fromClient });
 }

@@ -7,6 +7,7 @@ import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:
 import { resolve } from "node:path";
 import { RubricateError } from "../errors.js";
 import { judgePath } from "../judge/load.js";
+import type { JudgeChoice } from "../judge/create.js";
 import type { Rubric } from "../rubric/schema.js";
 import type { ErrorPolicy, Sample, ScoreResult } from "../types.js";
 import { DEFAULT_CACHE_PATH } from "../engine/cache/sqlite.js";
@@ -32,7 +33,6 @@ interface QueueFlags {
   queue?: string;
   chunkSize?: number;
   output?: string;
-  judge?: string;
   checks?: string;
   errors: ErrorPolicy;
   concurrency?: number;
@@ -42,17 +42,20 @@ interface QueueFlags {
 }
 
 /** Checks the flags a queued run can take and works out its spec and key. */
-export function queuedRun(rubric: Rubric, rubricPath: string, samplesPath: string, judgeRef: string | undefined, cache: string | null | undefined, flags: QueueFlags): QueuedRun {
+export function queuedRun(rubric: Rubric, rubricPath: string, samplesPath: string, judge: JudgeChoice | undefined, cache: string | null | undefined, flags: QueueFlags): QueuedRun {
   const url = flags.queue!;
   if (!flags.output || flags.output === "-") throw new RubricateError("BAD_INPUT", "--queue writes results to a file it can resume: give -o <file>");
   if (samplesPath === "-") throw new RubricateError("BAD_INPUT", "--queue reads the samples again when resumed: give a file, not stdin");
   if (flags.batch) throw new RubricateError("BAD_INPUT", "--queue and --batch do not combine: fill the cache with `score --batch` first, then queue the run (it finds every answer cached)");
   if (flags.shard) throw new RubricateError("BAD_INPUT", "--queue shares the work out itself: drop --shard");
   if (flags.unsafeNoSandbox) throw new RubricateError("BAD_INPUT", "--unsafe-no-sandbox is a worker's choice: start `rubricate worker --unsafe-no-sandbox` instead");
-  const judgeFile = judgeRef ? judgePath(judgeRef, process.cwd()) : undefined;
+  // The judge file as this folder resolves it (a rubric's `judge:` beside the rubric); chunks name it
+  // relative to the folder, or by its packaged id.
+  const judgeFile = judge ? judgePath(judge.ref, judge.baseDir ?? process.cwd()) : undefined;
+  const packaged = judge !== undefined && !/[\\/]|\.ya?ml$/i.test(judge.ref);
   const spec: ScoreSpec = {
     rubric: portablePath(rubricPath),
-    ...(judgeRef ? { judge: /[\\/]|\.ya?ml$/i.test(judgeRef) ? portablePath(judgeRef) : judgeRef, origin: flags.judge ? ("user" as const) : ("rubric" as const) } : { origin: "rubric" as const }),
+    ...(judge && judgeFile ? { judge: packaged ? judge.ref : portablePath(judgeFile), origin: judge.origin } : { origin: "rubric" as const }),
     ...(flags.checks ? { checks: portablePath(flags.checks) } : {}),
     // Every worker must share one cache for "nothing paid twice": by default the queue's own database.
     cache: cache === null ? null : cache === undefined || cache === DEFAULT_CACHE_PATH ? url : cache,

@@ -135,7 +135,9 @@ export async function openEpisode(env: Environment, task: Task, options: Episode
         ...(temperature !== undefined ? { temperature } : {}),
         ...(maxTokens !== undefined ? { maxTokens } : {}),
       };
-      const answer = await options.engine.complete(model.provider, req, { voteIndex: index, keyExtra: { env: env.id, task: task.id, hook: purpose, call: n }, scheduler, signal, price: model.price });
+      // The model's cache rule holds for hook calls too: a trainer's live policy ("off") is never replayed, a versioned one per version.
+      const version = typeof model.cache === "object" ? { policyVersion: model.cache.version } : {};
+      const answer = await options.engine.complete(model.provider, req, { voteIndex: index, keyExtra: { env: env.id, task: task.id, hook: purpose, call: n, ...version }, noCache: model.cache === "off", scheduler, signal, price: model.price });
       usage.calls++;
       if (answer.cached) usage.cacheHits++;
       usage.inputTokens += answer.response.usage.inputTokens;
@@ -247,6 +249,7 @@ export async function openEpisode(env: Environment, task: Task, options: Episode
     if (config) {
       if (config.repl) bridge = await startHostBridge(onHostCall);
       sandbox = await openSandbox(bridge ? [bridge.bind] : []);
+      bridge?.grant(sandbox.user);
       for (const [path, content] of Object.entries({ ...config.files, ...task.files })) await sandbox.writeFile(renderTemplate(path, task.inputs), content);
       for (const command of [...config.setup, ...(task.setup ?? [])]) {
         signal.throwIfAborted();

@@ -1,3 +1,4 @@
+import type { ChatCompletionCreateParamsBase } from "openai/resources/chat/completions";
 import { z } from "zod";
 import type { Engine } from "../engine/engine.js";
 import { RubricateError } from "../errors.js";
@@ -12,6 +13,58 @@ import type { Environment, RolloutRecord, Task } from "./types.js";
 const JsonObject = z.record(z.string(), z.unknown());
 
 /**
+ * The fields `extra_body` may carry: those of a chat completion (the openai SDK's
+ * `ChatCompletionCreateParams`) but the ones a rollout sets itself, plus `session_id`, by which
+ * OpenRLHF's agent server matches calls to its token traces. Anything else is refused, so a client
+ * cannot make the server POST a body of its choosing (a container-create, say) to a local service.
+ */
+export const EXTRA_BODY_FIELDS = [
+  "audio",
+  "frequency_penalty",
+  "logit_bias",
+  "logprobs",
+  "max_completion_tokens",
+  "max_tokens",
+  "metadata",
+  "modalities",
+  "moderation",
+  "n",
+  "parallel_tool_calls",
+  "prediction",
+  "presence_penalty",
+  "prompt_cache_key",
+  "prompt_cache_options",
+  "prompt_cache_retention",
+  "reasoning_effort",
+  "response_format",
+  "safety_identifier",
+  "seed",
+  "service_tier",
+  "stop",
+  "store",
+  "temperature",
+  "tool_choice",
+  "top_logprobs",
+  "top_p",
+  "user",
+  "verbosity",
+  "web_search_options",
+] as const satisfies readonly (keyof ChatCompletionCreateParamsBase)[];
+/** Chat-completion fields a rollout owns: the conversation, the model, the tools, streaming. */
+type SetByRollout = "messages" | "model" | "tools" | "functions" | "function_call" | "stream" | "stream_options";
+// A field the SDK adds must be sorted into one of the two lists: this fails to compile until it is.
+type Unsorted = Exclude<keyof ChatCompletionCreateParamsBase, (typeof EXTRA_BODY_FIELDS)[number] | SetByRollout>;
+const everyFieldSorted: [Unsorted] extends [never] ? true : Unsorted = true;
+void everyFieldSorted;
+const TRAINER_FIELDS = ["session_id"] as const;
+const extraBodyFields = new Set<string>([...EXTRA_BODY_FIELDS, ...TRAINER_FIELDS]);
+const ExtraBody = JsonObject.superRefine((body, ctx) => {
+  for (const key of Object.keys(body)) {
+    if (!extraBodyFields.has(key)) ctx.addIssue({ code: "custom", path: [key], message: `"${key}" is not a chat-completion field (extra_body takes ${[...extraBodyFields].join(", ")})` });
+  }
+});
+
+/**
  * A policy a trainer serves for the duration of a step (OpenRLHF's OpenAI-server executor,
  * prime-rl, verifiers): an OpenAI-compatible endpoint, sampling parameters, and the extra body
  * fields the trainer uses to match calls to its token traces.
@@ -24,9 +77,9 @@ export const RemotePolicySchema = z.strictObject({
   max_tokens: z.number().int().positive().optional(),
   seed: z.number().int().optional(),
   /** Sent as top-level fields on every policy call of every rollout (e.g. `{ "session_id": "…" }`). */
-  extra_body: JsonObject.optional(),
+  extra_body: ExtraBody.optional(),
   /** One object per rollout of a group (length k): each rollout's own session id. */
-  extra_bodies: z.array(JsonObject).optional(),
+  extra_bodies: z.array(ExtraBody).optional(),
   /**
    * The weights version the endpoint serves. Without one, policy calls never come from the cache
    * (the weights change between steps); with one, calls of the same version are replayed.
@@ -44,22 +97,38 @@ export interface RemoteRolloutOptions {
   errors?: ErrorPolicy;
   signal?: AbortSignal;
   /**
-   * Hosts a request may name as its policy endpoint besides loopback (the operator's
-   * `--allow-policy-host`): the server connects wherever a policy URL points, so a client
-   * must not be able to aim it at arbitrary machines.
+   * The policy endpoints a request may name, as `host:port` (the operator's `--allow-policy-host`;
+   * a bare `host` means the scheme's default port). Loopback is no exception: the server connects
+   * wherever a policy URL points, so a client must not aim it at any machine, or any local port.
    */
   allowHosts?: readonly string[];
 }
 
-/** True when the URL's host is loopback or one the operator allowed (`host` or `host:port`). */
+/** True when the URL's host and port are an endpoint the operator allowed (`host:port`, or `host` for the default port). */
 export function policyHostAllowed(url: string, allowHosts: readonly string[] = []): boolean {
   const u = new URL(url);
-  const host = u.hostname.replace(/^\[|\]$/g, "").toLowerCase();
-  if (host === "localhost" || host === "::1" || /^127(\.\d{1,3}){3}$/.test(host)) return true;
+  const host = u.hostname.toLowerCase();
+  const port = u.port || (u.protocol === "https:" ? "443" : "80");
   return allowHosts.some((allowed) => {
-    const a = allowed.toLowerCase();
-    return a === host || a === `${host}:${u.port || (u.protocol === "https:" ? "443" : "80")}`;
+    const a = allowed.trim().toLowerCase();
+    return a === `${host}:${port}` || (a === host && u.port === "");
   });
+}
+
+/**
+ * The base URL the policy is called at: http(s), no credentials, query or fragment (a `#` or `?`
+ * would swallow the `/chat/completions` the SDK appends), path without a trailing slash.
+ */
+export function policyBaseUrl(url: string, allowHosts: readonly string[] = []): string {
+  const u = new URL(url);
+  if (u.protocol !== "http:" && u.protocol !== "https:") throw new RubricateError("BAD_INPUT", `policy.base_url: ${u.protocol} is not http or https`);
+  // The raw text, not u.search/u.hash: a bare trailing "#" or "?" parses to empty ones and still cuts the path.
+  if (u.username || u.password || /[?#]/.test(url)) throw new RubricateError("BAD_INPUT", "policy.base_url: give a plain http(s)://host:port/path, without credentials, a query (?) or a fragment (#)");
+  if (!policyHostAllowed(url, allowHosts)) {
+    const allowed = allowHosts.length ? `allowed: ${allowHosts.join(", ")}` : "the operator allowed none: start serve with --allow-policy-host <host:port>";
+    throw new RubricateError("BAD_INPUT", `policy.base_url: ${u.host} is not a policy endpoint the operator allowed (${allowed})`);
+  }
+  return `${u.origin}${u.pathname.replace(/\/+$/, "")}`;
 }
 
 /**
@@ -70,14 +139,12 @@ export function policyHostAllowed(url: string, allowHosts: readonly string[] = [
  * const records = await runRemoteRollouts(env, env.tasks[0], 4, { base_url: "http://127.0.0.1:8001/v1", model: "policy" }, { engine, judge });
  */
 export async function runRemoteRollouts(env: Environment, task: Task, k: number, spec: RemotePolicy, options: RemoteRolloutOptions): Promise<RolloutRecord[]> {
-  if (!policyHostAllowed(spec.base_url, options.allowHosts)) {
-    throw new RubricateError("BAD_INPUT", `policy.base_url: ${new URL(spec.base_url).host} is not loopback and not allowed by the operator (--allow-policy-host)`);
-  }
+  const baseUrl = policyBaseUrl(spec.base_url, options.allowHosts);
   if (spec.extra_bodies && spec.extra_bodies.length !== k) {
     throw new RubricateError("BAD_INPUT", `policy.extra_bodies has ${spec.extra_bodies.length} entries for k=${k} rollouts; give one per rollout`);
   }
-  const provider = providerFor(spec.base_url, spec.timeout_ms);
-  const base = basePolicy(spec, provider);
+  const provider = providerFor(baseUrl, spec.timeout_ms);
+  const base = basePolicy({ ...spec, base_url: baseUrl }, provider);
   return Promise.all(
     Array.from({ length: k }, (_, i) => {
       const extraBody = { ...spec.extra_body, ...spec.extra_bodies?.[i] };

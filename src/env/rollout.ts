@@ -157,7 +157,7 @@ export async function rollout(env: Environment, policy: Policy, task: Task, opti
   const sample: Sample = episodeSample(task, { messages, toolCalls, response, turns, stopReason }, extras);
   const scored: ScoreResult = error
     ? { reward: null, verdicts: [], errors: [{ criterion: "*", ...error }], feedback: error.code === "PROVIDER_HTTP" || stopReason === "policy_error" ? `the policy could not be called: ${error.message}` : `the rollout failed: ${error.message}`, usage: emptyUsage() }
-    : await scoreSample(env.rubric, sample, { judge: options.judge, signal: outer, errors: options.errors, checks: env.hooks.checks });
+    : await scoreSample(env.rubric, sample, { judge: options.judge, signal: outer, errors: options.errors, checks: env.hooks.checks, clientCriteria: task.fromClient });
   const hookUsage = episode?.usage();
   return {
     env: env.id,

@@ -234,7 +234,7 @@ export class Session {
       await this.close("the session finished");
     }
     const sample: Sample = episodeSample(this.task, { messages: this.messages, toolCalls: this.toolCalls, response: finalResponse, turns: this.turnCount, stopReason }, extras);
-    const result = await scoreSample(this.env.rubric, sample, { judge: this.options.judge, signal: this.options.signal, errors: this.options.errors, checks: this.env.hooks.checks });
+    const result = await scoreSample(this.env.rubric, sample, { judge: this.options.judge, signal: this.options.signal, errors: this.options.errors, checks: this.env.hooks.checks, clientCriteria: this.task.fromClient });
     return { ...result, usage: result.usage ?? emptyUsage(), sample, stopReason, turns: this.turnCount };
   }
 }

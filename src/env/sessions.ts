@@ -36,7 +36,7 @@ export function taskFromRef(env: Environment, ref: TaskRef, options: { allowTask
   const parsed = TaskSchema.safeParse(ref.task);
   if (!parsed.success) throw new RubricateError("BAD_INPUT", `task: ${parsed.error.issues.map((i) => `${i.path.join(".") || "task"} ${i.message}`).join("; ")}`);
   if (parsed.data.criteria && !options.allowTaskCriteria) throw new RubricateError("BAD_INPUT", "task.criteria: this server scores only its environment's rubric (client-supplied criteria are off)");
-  return { id: parsed.data.id === undefined ? "client-task" : String(parsed.data.id), inputs: parsed.data.inputs, answer: parsed.data.answer, ...(parsed.data.criteria ? { criteria: parsed.data.criteria } : {}) };
+  return { id: parsed.data.id === undefined ? "client-task" : String(parsed.data.id), inputs: parsed.data.inputs, answer: parsed.data.answer, ...(parsed.data.criteria ? { criteria: parsed.data.criteria } : {}), fromClient: true };
 }
 
 /** Options of `createSessionManager`. */
@@ -57,6 +57,10 @@ export interface SessionManagerOptions {
    * questions the operator did not write and pays for.
    */
   allowTaskCriteria?: boolean;
+  /** Bytes a client may send into one session (its turns, tool arguments, final response; default 32 MiB): more is `SESSION_TOO_LARGE`. */
+  maxSessionBytes?: number;
+  /** Bytes clients may send into all open sessions together (default 512 MiB): more is a retryable `SESSION_LIMIT`. */
+  maxTotalBytes?: number;
   /** For tests: the clock idle times are read from. */
   now?: () => number;
 }
@@ -66,20 +70,31 @@ interface Entry {
   lastUsed: number;
   /** Calls in progress: a session is never expired under a running call. */
   busy: number;
+  /** Bytes the client sent into it, kept in its messages until it closes. */
+  bytes: number;
 }
 
 /** Open sessions of one environment, isolated from one another, with a cap and idle expiry. */
 export interface SessionManager {
   open(ref: TaskRef): Promise<{ id: string; episode: Session }>;
-  /** Runs `fn` on an open session (a `SESSION_NOT_FOUND` error when it is not open), keeping it alive meanwhile. */
-  use<T>(id: string, fn: (session: Session) => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` while `n` places of the session cap are taken (rollouts the server plays hold a
+   * sandbox each, as a session does): a `SESSION_LIMIT` error when they are not free.
+   */
+  hold<T>(n: number, fn: () => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` on an open session (a `SESSION_NOT_FOUND` error when it is not open), keeping it
+   * alive meanwhile. `bytes` is what the client sends with this call: charged to the session's and
+   * the server's memory budgets first (`SESSION_TOO_LARGE`, or `SESSION_LIMIT` when all sessions together are full).
+   */
+  use<T>(id: string, fn: (session: Session) => Promise<T>, bytes?: number): Promise<T>;
   /** Closes a session; true when it was open. */
   close(id: string): boolean;
   /** Closes sessions idle past `idleMs`; returns how many. */
   sweep(): number;
   closeAll(): void;
   readonly size: number;
-  stats(): { open: number; opened: number; closed: number; expired: number; maxSessions: number };
+  stats(): { open: number; opened: number; closed: number; expired: number; maxSessions: number; bytes: number; maxTotalBytes: number };
 }
 
 /**
@@ -96,6 +111,9 @@ export function createSessionManager(options: SessionManagerOptions): SessionMan
   const idleMs = options.idleMs ?? 600_000;
   const now = options.now ?? Date.now;
   const open = new Map<string, Entry>();
+  const maxSessionBytes = options.maxSessionBytes ?? 32 * 1024 * 1024;
+  const maxTotalBytes = options.maxTotalBytes ?? 512 * 1024 * 1024;
+  let totalBytes = 0;
   let opened = 0;
   let closed = 0;
   let expired = 0;
@@ -103,32 +121,56 @@ export function createSessionManager(options: SessionManagerOptions): SessionMan
 
   const closeEntry = (id: string, entry: Entry, reason: string) => {
     open.delete(id);
+    totalBytes -= entry.bytes;
     // Teardown runs in the background; its failure is the episode's, never the caller's.
     entry.episode.close(reason).catch(() => undefined);
     closed++;
   };
 
+  const makeRoom = (n: number) => {
+    if (open.size + pending + n <= maxSessions) return;
+    manager.sweep();
+    if (open.size + pending + n > maxSessions) {
+      throw new RubricateError("SESSION_LIMIT", `${open.size + pending} of ${maxSessions} sessions and rollouts are running (the limit); ${n} more do not fit: close finished sessions, wait, or raise --max-sessions`, { retryable: true });
+    }
+  };
+
   const manager: SessionManager = {
+    async hold(n, fn) {
+      makeRoom(n);
+      pending += n;
+      try {
+        return await fn();
+      } finally {
+        pending -= n;
+      }
+    },
     async open(ref) {
       const task = taskFromRef(env, ref, options);
-      if (open.size + pending >= maxSessions) {
-        manager.sweep();
-        if (open.size + pending >= maxSessions) throw new RubricateError("SESSION_LIMIT", `${maxSessions} sessions are open (the limit): close finished sessions or raise --max-sessions`, { retryable: true });
-      }
+      makeRoom(1);
       pending++;
       try {
         const episode = await startSession(env, task, { engine: options.engine, judge: options.judge, errors: options.errors, unsafeNoSandbox: options.unsafeNoSandbox });
         const id = randomUUID();
-        open.set(id, { episode, lastUsed: now(), busy: 0 });
+        open.set(id, { episode, lastUsed: now(), busy: 0, bytes: 0 });
         opened++;
         return { id, episode };
       } finally {
         pending--;
       }
     },
-    async use(id, fn) {
+    async use(id, fn, bytes = 0) {
       const entry = open.get(id);
       if (!entry) throw new RubricateError("SESSION_NOT_FOUND", `no open session "${id}" (closed, expired after ${Math.round(idleMs / 1000)} s idle, or the server restarted)`);
+      if (entry.bytes + bytes > maxSessionBytes) {
+        throw new RubricateError("SESSION_TOO_LARGE", `session "${id}" would hold ${entry.bytes + bytes} bytes of client messages, over its ${maxSessionBytes}-byte budget (--max-session-bytes); finish it, or send shorter turns`);
+      }
+      if (totalBytes + bytes > maxTotalBytes) {
+        manager.sweep();
+        if (totalBytes + bytes > maxTotalBytes) throw new RubricateError("SESSION_LIMIT", `open sessions hold ${totalBytes} bytes of client messages; ${bytes} more would pass the server's ${maxTotalBytes}-byte budget (--max-sessions-bytes): finish or close sessions, then retry`, { retryable: true });
+      }
+      entry.bytes += bytes;
+      totalBytes += bytes;
       entry.busy++;
       entry.lastUsed = now();
       try {
@@ -162,7 +204,7 @@ export function createSessionManager(options: SessionManagerOptions): SessionMan
     get size() {
       return open.size;
     },
-    stats: () => ({ open: open.size, opened, closed, expired, maxSessions }),
+    stats: () => ({ open: open.size, opened, closed, expired, maxSessions, bytes: totalBytes, maxTotalBytes }),
   };
   return manager;
 }

@@ -1,3 +1,4 @@
+import { ToolFailure } from "./tools.js";
 import type { ExecResult, Sandbox } from "../sandbox/types.js";
 import type { PythonRepl, ReplResult } from "../sandbox/repl/index.js";
 import type { ToolDecl } from "./schema.js";
@@ -59,7 +60,12 @@ export function describeExec(r: ExecResult, timeoutMs: number): string {
 /** Implementations of the named terminal tools over one rollout's sandbox. */
 export function terminalToolImpls(names: readonly TerminalToolName[], sandbox: Sandbox, state: TerminalState, repl?: () => Promise<PythonRepl>, cellTimeoutMs?: number): Record<string, ToolImpl> {
   const all: Record<TerminalToolName, ToolImpl> = {
-    bash: async ({ command }: { command: string }, ctx) => describeExec(await sandbox.exec(command, { signal: ctx.signal }), sandbox.limits.commandTimeoutMs),
+    bash: async ({ command }: { command: string }, ctx) => {
+      const r = await sandbox.exec(command, { signal: ctx.signal });
+      const text = describeExec(r, sandbox.limits.commandTimeoutMs);
+      if (r.limit === "timeout") throw new ToolFailure(text, "timeout"); // the record says so, not only the text
+      return text;
+    },
     read_file: async ({ path }: { path: string }) => (await sandbox.readFile(path, { maxBytes: sandbox.limits.outputBytes })).toString("utf8"),
     write_file: async ({ path, content }: { path: string; content: string }) => {
       await sandbox.writeFile(path, content);

@@ -3,6 +3,20 @@ import type { ToolCall } from "../providers/types.js";
 import type { ToolDecl } from "./schema.js";
 import type { HookContext, ToolCallRecord, ToolImpl } from "./types.js";
 
+/**
+ * Thrown by a tool whose result the model sees as is while the call's record says it failed
+ * (`error`): a sandbox command killed at its time limit is a "timeout", not a success.
+ */
+export class ToolFailure extends Error {
+  constructor(
+    readonly result: string,
+    readonly kind: NonNullable<ToolCallRecord["error"]>,
+  ) {
+    super(result);
+    this.name = "ToolFailure";
+  }
+}
+
 /** Longest tool result shown to the model, in characters; the rest is cut with a note. */
 export const MAX_TOOL_RESULT_CHARS = 20_000;
 
@@ -44,6 +58,7 @@ export async function executeToolCall(call: ToolCall, decls: ToolDecl[], impls: 
     }
     return done(typeof outcome === "string" ? outcome : outcome === undefined ? "" : JSON.stringify(outcome));
   } catch (e) {
+    if (e instanceof ToolFailure) return done(e.result, e.kind);
     return done(`Error: ${call.name} failed: ${e instanceof Error ? e.message : String(e)}`, "tool_error");
   } finally {
     clearTimeout(timer);

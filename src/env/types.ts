@@ -16,6 +16,8 @@ export interface Task {
   files?: Record<string, string>;
   /** Commands run in this task's sandbox before it starts. */
   setup?: string[];
+  /** A task a client sent (a session's or rollout's `task`): its criteria's regexes run in linear time only. */
+  fromClient?: boolean;
 }
 
 /** `sandbox:` of an environment file, with `{ from }` files read. */

@@ -1,13 +1,12 @@
-import { existsSync } from "node:fs";
+import { dirname } from "node:path";
 import { openCache } from "../engine/cache/index.js";
 import type { RubricateError } from "../errors.js";
 import { createEngine, type Engine } from "../engine/engine.js";
 import type { SchedulerLimits } from "../engine/types.js";
 import { JudgeConfigSchema, type JudgeConfig, type JudgeConfigInput } from "./config.js";
 import { createLLMJudge } from "./llm-judge.js";
-import { assertRubricJudgeKeyDestination, readJudgeFile, type JudgeFile, type JudgeOrigin } from "./load.js";
+import { assertJudgeFileKeyDestinations, readJudgeFile, type JudgeFile, type JudgeOrigin } from "./load.js";
 import { createPanel } from "./panel.js";
-import { resolve } from "node:path";
 import { createProvider } from "../providers/index.js";
 import type { Provider } from "../providers/types.js";
 import type { Judge } from "./types.js";
@@ -30,7 +29,32 @@ export interface CreateJudgeOptions {
    * such a judge may not send an API key to a host other than the provider's or loopback.
    */
   origin?: JudgeOrigin;
+  /** The folder a relative judge file is resolved from (default: the working folder). */
+  baseDir?: string;
 }
+
+/** A judge reference and where it came from: what `chooseJudge` returns and `createJudge` takes. */
+export interface JudgeChoice {
+  ref: string;
+  origin: JudgeOrigin;
+  /** The folder of the file that named it, which a relative `ref` is resolved from. */
+  baseDir?: string;
+}
+
+/**
+ * The judge a command uses: the user's own `--judge` (resolved from the working folder, any
+ * destination), else the `judge:` a rubric (or suite) file names, resolved beside that file and
+ * held to the key-destination rule (`assertJudgeFileKeyDestinations`). Every command that lets a
+ * file name its judge goes through this, so none forgets the rule.
+ * @example createJudge(chooseJudge(flags.judge, rubric)!, { cache })
+ */
+export function chooseJudge(userRef: string | undefined, namedBy?: { judge?: string; source?: string }): JudgeChoice | undefined {
+  if (userRef !== undefined) return { ref: userRef, origin: "user" };
+  if (!namedBy?.judge) return undefined;
+  return { ref: namedBy.judge, origin: "rubric", ...(namedBy.source ? { baseDir: dirname(namedBy.source) } : {}) };
+}
+
+const isChoice = (value: unknown): value is JudgeChoice => typeof value === "object" && value !== null && "ref" in value && "origin" in value;
 
 const warnCache = (e: RubricateError) => process.emitWarning(e.message, { type: "RubricateWarning", code: e.code });
 
@@ -44,10 +68,8 @@ export type EngineJudge = Judge & { readonly engine: Engine; readonly config: Ju
 function createPanelJudge(file: Extract<JudgeFile, { kind: "panel" }>, options: CreateJudgeOptions): EngineJudge {
   const owned = options.engine === undefined;
   const engine = options.engine ?? createEngine({ cache: openCache({ path: options.cache, onError: options.onCacheError ?? warnCache }), limits: { maxConcurrency: 8, maxRetries: 5, timeoutMs: 60_000 } });
-  const members = file.members.map((ref) => {
-    const local = resolve(file.baseDir, ref);
-    return createJudge(existsSync(local) ? local : ref, { engine });
-  });
+  // Members resolve beside the panel file; their key destinations were checked with the panel's.
+  const members = file.members.map((ref) => createJudge(ref, { engine, baseDir: file.baseDir }));
   const panel = createPanel(members, { id: file.id });
   return {
     ...panel,
@@ -76,14 +98,16 @@ export function limitsOf(config: JudgeConfig): SchedulerLimits {
  * Builds an LLM judge from a configuration object or a judge file (path or packaged id).
  * @example const judge = createJudge("judges/openai-small.yaml"); await score(rubric, samples, { judge })
  */
-export function createJudge(configOrPath: JudgeConfigInput | string, options: CreateJudgeOptions = {}): EngineJudge {
+export function createJudge(configOrPath: JudgeConfigInput | string | JudgeChoice, options: CreateJudgeOptions = {}): EngineJudge {
+  if (isChoice(configOrPath)) return createJudge(configOrPath.ref, { ...options, origin: configOrPath.origin, baseDir: configOrPath.baseDir });
   let config: JudgeConfig;
   if (typeof configOrPath === "string") {
-    const file = readJudgeFile(configOrPath);
+    const baseDir = options.baseDir ?? process.cwd();
+    // A judge a shared rubric names (itself, or any panel member) may not send the user's key to a host the user did not choose.
+    if (options.origin === "rubric") assertJudgeFileKeyDestinations(configOrPath, baseDir);
+    const file = readJudgeFile(configOrPath, baseDir);
     if (file.kind === "panel") return createPanelJudge(file, options);
     config = file.config;
-    // A judge a shared rubric names may not send the user's key to a host the user did not choose.
-    if (options.origin === "rubric") assertRubricJudgeKeyDestination(config, configOrPath);
   } else config = JudgeConfigSchema.parse(configOrPath);
   const provider = options.provider ?? providerFor(config);
   const owned = options.engine === undefined;

@@ -91,6 +91,37 @@ export function judgeSource(ref: string, baseDir = process.cwd()): { path?: stri
  * @example assertRubricJudgeKeyDestination(loadJudgeConfig("j.yaml"), "j.yaml")
  */
 export function assertRubricJudgeKeyDestination(config: JudgeConfig, ref: string, baseDir = process.cwd()): void {
+  assertKeyDestination(config, ref, baseDir, `the rubric's judge "${ref}"`);
+}
+
+/**
+ * The rule of `assertRubricJudgeKeyDestination` applied to every judge a file can produce: the
+ * file itself, or each member of a panel (and of panels inside it), members resolved beside
+ * their panel file. Throws JUDGE_CONFIG naming the member at fault.
+ * @example assertJudgeFileKeyDestinations("./panel.yaml", dirname(rubric.source))
+ */
+export function assertJudgeFileKeyDestinations(ref: string, baseDir = process.cwd()): void {
+  for (const judge of judgeConfigsOf(ref, baseDir)) {
+    const what = judge.panel === undefined ? `the rubric's judge "${ref}"` : `the rubric's judge "${ref}" (panel member "${judge.ref}")`;
+    assertKeyDestination(judge.config, judge.ref, judge.baseDir, what);
+  }
+}
+
+/**
+ * Every judge configuration a judge file produces (one, or a panel's members, depth first), with
+ * where each was resolved and the panel it belongs to. Loading them validates the whole file.
+ * @example judgeConfigsOf("judges/panel.yaml").map((j) => j.config.model)
+ */
+export function judgeConfigsOf(ref: string, baseDir = process.cwd(), panel?: string, seen = new Set<string>()): { ref: string; baseDir: string; config: JudgeConfig; panel?: string }[] {
+  const file = readJudgeFile(ref, baseDir);
+  if (file.kind === "judge") return [{ ref, baseDir, config: file.config, panel }];
+  const path = judgePath(ref, baseDir);
+  if (seen.has(path)) throw new RubricateError("JUDGE_CONFIG", `panel ${ref} includes itself`);
+  seen.add(path);
+  return file.members.flatMap((member) => judgeConfigsOf(member, file.baseDir, ref, seen));
+}
+
+function assertKeyDestination(config: JudgeConfig, ref: string, baseDir: string, what: string): void {
   if (judgeSource(ref, baseDir).packaged) return;
   const keyEnv = config.api_key_env ?? (config.provider === "openai" ? "OPENAI_API_KEY" : config.provider === "anthropic" ? "ANTHROPIC_API_KEY" : undefined);
   if (!keyEnv || config.base_url === undefined) return;
@@ -105,7 +136,7 @@ export function assertRubricJudgeKeyDestination(config: JudgeConfig, ref: string
     if (LOOPBACK.has(host) || (PROVIDER_HOSTS[config.provider] ?? []).includes(host)) continue;
     throw new RubricateError(
       "JUDGE_CONFIG",
-      `the rubric's judge "${ref}" would send $${keyEnv} to ${host}, a host you did not choose; a rubric cannot pick where your key goes: pass --judge ${ref} to choose that judge yourself, or another --judge`,
+      `${what} would send $${keyEnv} to ${host}, a host you did not choose; a rubric cannot pick where your key goes: pass --judge ${ref} to choose that judge yourself, or another --judge`,
     );
   }
 }

@@ -8,7 +8,7 @@
  */
 import type { Job, Worker } from "bullmq";
 import { RubricateError, isRubricateError } from "../errors.js";
-import { createJudge, type EngineJudge } from "../judge/create.js";
+import { chooseJudge, createJudge, type EngineJudge } from "../judge/create.js";
 import { judgePath } from "../judge/load.js";
 import { loadRubricSync } from "../rubric/load.js";
 import type { Rubric } from "../rubric/schema.js";
@@ -179,7 +179,7 @@ async function loadSpec(spec: ScoreSpec, root: string): Promise<Loaded> {
   if (fingerprint !== spec.fingerprint) {
     throw new RubricateError("BAD_INPUT", `the rubric, judge or checks at ${spec.rubric}${spec.judge ? `, ${spec.judge}` : ""}${spec.checks ? `, ${spec.checks}` : ""} differ on this worker from the coordinator's: give every machine the same files (same folder layout)`);
   }
-  const judge = spec.judge ? createJudge(spec.judge, { cache: spec.cache, origin: spec.origin }) : undefined;
+  const judge = spec.judge ? createJudge(spec.judge, { cache: spec.cache, origin: spec.origin, baseDir: root }) : undefined;
   const checks = checksFile ? await loadChecks(checksFile) : undefined;
   return { rubric, judge, checks, close: async () => judge?.close?.() };
 }
@@ -188,14 +188,15 @@ async function loadSpec(spec: ScoreSpec, root: string): Promise<Loaded> {
 async function loadEvalSpec(spec: EvalSpec, root: string, envsDir: string | undefined, unsafeNoSandbox: () => boolean): Promise<LoadedEval> {
   const local = (value: string, what: string) => (existsSync(resolve(root, value)) ? pathInside(root, value, what) : value);
   const env = await loadEnvironmentSpec(local(spec.env, "environment"), { envsDir });
-  const judgeRef = spec.judge ?? env.rubric.judge;
   const judgeFile = spec.judge ? judgeFileOf(spec.judge, root) : undefined;
   if (envFingerprint(env, judgeFile) !== spec.fingerprint) {
     throw new RubricateError("BAD_INPUT", `the environment ${spec.env}${spec.judge ? ` or the judge ${spec.judge}` : ""} differs on this worker from the coordinator's: give every machine the same files or package version`);
   }
   const engine = createEngine({ cache: openCache({ path: spec.cache }), limits: { maxConcurrency: 8, maxRetries: 5, timeoutMs: 120_000 } });
   const policies = spec.models.map((m) => createPolicy(local(m, "policy file"), { defaults: env.policy }));
-  const judge = judgeRef && spec.judge !== undefined ? createJudge(judgeFile ?? judgeRef, { engine, origin: spec.origin }) : judgeRef ? createJudge(judgeRef, { engine, origin: "rubric" }) : undefined;
+  // The user's judge as the coordinator named it, else the one the environment's rubric names (beside it).
+  const choice = spec.judge ? { ref: spec.judge, origin: spec.origin, baseDir: root } : chooseJudge(undefined, env.rubric);
+  const judge = choice ? createJudge(choice, { engine }) : undefined;
   const models = envModels(env.models ?? {}, spec.envModels);
   return { env, run: { policies, engine, judge, models, unsafeNoSandbox: unsafeNoSandbox() }, close: async () => engine.close() };
 }

@@ -109,6 +109,12 @@ export interface Sandbox {
   /** The work folder as commands see it (the cwd of every command). */
   readonly workdir: string;
   readonly limits: SandboxLimits;
+  /**
+   * The host user its commands run as when that is not this process's own (a root server gives
+   * each bubblewrap sandbox a uid of its own): host files the sandbox must reach, and no other
+   * local user may (the `llm_query` sockets), are handed to it.
+   */
+  readonly user?: { uid: number; gid: number };
   /** Runs `sh -c command` (a string) or an argv (an array). */
   exec(command: string | string[], options?: ExecOptions): Promise<ExecResult>;
   /** Starts a long-running argv (a REPL); it is killed by `destroy` at the latest. */

@@ -40,6 +40,11 @@ export interface ScoreOptions {
    * and `advantage` (and `lengthPenalty`); see `scoreGroups` for pass@k per group.
    */
   group?: GroupBy;
+  /**
+   * The samples' own `criteria` come from clients (a reward server): their regexes run on RE2
+   * only (linear time), never the backtracking engine. The rubric's criteria are unaffected.
+   */
+  clientCriteria?: boolean;
 }
 
 /** A result with the position of its sample in the input. */
@@ -103,7 +108,8 @@ async function scoreOne(rubric: Rubric, sample: Sample, options: Omit<ScoreOptio
         }
         if (criterion.check) {
           try {
-            outcomes.set(criterion.id, { verdict: await runCheck(criterion.check, viewOf(criterion.reasoning), { defaultField: rubric.response_field, rubricDir, checks: options.checks }) });
+            const fromClient = options.clientCriteria === true && !rubric.criteria.includes(criterion);
+            outcomes.set(criterion.id, { verdict: await runCheck(criterion.check, viewOf(criterion.reasoning), { defaultField: rubric.response_field, rubricDir, checks: options.checks, fromClient }) });
           } catch (e) {
             outcomes.set(criterion.id, { error: toRubricateError(e, "CHECK_FAILED") });
           }

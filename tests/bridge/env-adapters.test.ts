@@ -39,7 +39,8 @@ python.describe("trainer adapters for environments (python3)", () => {
     world = await startSupportWorld({ late: () => LATE, undelivered: () => NOT_DELIVERED, sure: () => "Sure, refunded!" });
     ({ judge } = connect(world.url, []));
     const sessions = createSessionManager({ env, engine: judge.engine, judge });
-    server = createRewardServer({ rubric: env.rubric, judge, dynamicRoutes: sessionRoutes({ env, sessions, engine: judge.engine, judge }), onClose: () => sessions.closeAll() });
+    // The operator lists the executor's policy endpoint (`--allow-policy-host`): /v1/rollouts calls no other.
+    server = createRewardServer({ rubric: env.rubric, judge, dynamicRoutes: sessionRoutes({ env, sessions, engine: judge.engine, judge, allowPolicyHosts: [new URL(world.url).host] }), onClose: () => sessions.closeAll() });
     url = await server.listen(0);
   });
   afterAll(async () => {

@@ -1,27 +1,173 @@
-import { describe, expect, it } from "vitest";
-import { refusedSampleCriterion } from "../../src/bridge/sample-criteria.js";
-import { pureCheckKinds } from "../../src/checks/registry.js";
+/**
+ * What a client may add as criteria (issue 27, High 1 and 3, Medium 11): the same rule for a
+ * sample's `criteria` (/v1/score, /get_reward) and a session or rollout task's (`serve --env`):
+ * pure checks only, linear-time regexes only, questions only when the operator allowed them.
+ */
+import { execFileSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createRewardServer, type RewardServer } from "../../src/bridge/server.js";
+import { PURE_CHECK_KINDS } from "../../src/bridge/sample-criteria.js";
+import { sessionRoutes } from "../../src/bridge/sessions.js";
+import { createEngine } from "../../src/engine/engine.js";
+import { loadEnvironment } from "../../src/env/load.js";
+import { createSessionManager, type SessionManager } from "../../src/env/sessions.js";
+import type { Environment } from "../../src/env/types.js";
+import { loadRubricSync } from "../../src/rubric/load.js";
+import { tempDir } from "../helpers/cli.js";
 
-const withCheck = (check: object) => [{ response: "x", criteria: [{ id: "k", check }] }];
+const dir = tempDir();
+// A server file a client would like to read, and a FIFO that would freeze a synchronous read.
+const secret = join(dir, "secret.sql");
+writeFileSync(secret, "CREATE TABLE secret (v TEXT); INSERT INTO secret VALUES ('s3cret-row');");
+const fifo = join(dir, "pipe.db");
+execFileSync("mkfifo", [fifo]);
+const leak = (database: string) => ({ id: "leak", check: { custom: "sql-result-matches", args: { database, reference: "SELECT 's3cret-row'" } } });
 
-describe("per-sample criteria: only pure kinds (derived from the table of kinds)", () => {
-  it("the pure kinds are the ones that read the sample's text and nothing else", () => {
-    expect(pureCheckKinds()).toEqual(["regex", "contains", "not_contains", "equals", "json_schema", "number", "length"]);
+const envFile = join(dir, "env.yaml");
+writeFileSync(
+  envFile,
+  [
+    "id: echo-env",
+    "dataset: [{ id: t1, inputs: { prompt: hello } }]",
+    "harness: { prompt: '{{prompt}}', max_turns: 2 }",
+    "rubric:",
+    "  id: echo",
+    "  inputs: [prompt]",
+    "  criteria:",
+    "    - { id: says-hello, check: { contains: hello } }",
+    "",
+  ].join("\n"),
+);
+
+let env: Environment;
+let sessions: SessionManager;
+let server: RewardServer;
+let url: string;
+const engine = createEngine({ limits: { maxConcurrency: 2, maxRetries: 0, timeoutMs: 10_000 } });
+
+beforeAll(async () => {
+  env = await loadEnvironment(envFile);
+  // `serve --env … --allow-sample-questions`: client tasks may carry criteria.
+  sessions = createSessionManager({ env, engine, allowTaskCriteria: true });
+  server = createRewardServer({ rubric: env.rubric, sampleCriteria: "questions", dynamicRoutes: sessionRoutes({ env, sessions, engine, allowTaskCriteria: true }), onClose: () => sessions.closeAll() });
+  url = await server.listen(0);
+});
+afterAll(async () => {
+  await server.close();
+  engine.close();
+});
+
+async function post(path: string, body: unknown): Promise<{ status: number; json: any }> {
+  const res = await fetch(url + path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  return { status: res.status, json: await res.json() };
+}
+
+describe("a session's task criteria follow /v1/score's rule (High 1)", () => {
+  it("a task's custom check (a server file, a FIFO) is refused before a session opens", async () => {
+    for (const database of [secret, fifo, "/etc/passwd"]) {
+      const opened = await post("/v1/sessions", { task: { inputs: { prompt: "hello" }, criteria: [leak(database)] } });
+      expect(opened.status).toBe(400);
+      expect(opened.json.error).toMatchObject({ code: "SAMPLE_CHECK_REFUSED", field: "task.criteria.0.check" });
+      expect(JSON.stringify(opened.json)).not.toContain("s3cret");
+    }
+    expect(sessions.stats().opened).toBe(0);
   });
 
+  it("a rollout's task is refused the same way, before any policy call", async () => {
+    const res = await post("/v1/rollouts", { task: { inputs: { prompt: "hello" }, criteria: [leak(secret)] }, policy: { base_url: "http://127.0.0.1:9/v1", model: "m" } });
+    expect(res.status).toBe(400);
+    expect(res.json.error).toMatchObject({ code: "SAMPLE_CHECK_REFUSED", field: "task.criteria.0.check" });
+  });
+
+  it("a task's pure check and question are accepted and scored with the session", async () => {
+    const opened = await post("/v1/sessions", { task: { inputs: { prompt: "hello" }, criteria: [{ id: "polite", check: { regex: "please|thanks" } }, { id: "short", check: { length: { max: 5 } } }] } });
+    expect(opened.status).toBe(200);
+    const finished = await post(`/v1/sessions/${opened.json.session_id}/finish`, { response: "hello, thanks" });
+    expect(finished.status).toBe(200);
+    expect(finished.json.verdicts.map((v: { id: string; status: string }) => [v.id, v.status])).toEqual([
+      ["says-hello", "met"],
+      ["polite", "met"],
+      ["short", "unmet"],
+    ]);
+  });
+});
+
+describe("only pure check kinds from clients (Medium 11)", () => {
+  const base = { prompt: "p", response: "print(1)" };
   it.each([
-    ["tests", { tests: { language: "python", tests: ["open('/tmp/pwned', 'w')"] } }],
-    ["custom", { custom: "sql-result-matches", args: { database: "/etc/passwd" } }],
+    ["tests", { tests: { language: "python", tests: ["assert True"] } }],
     ["math", { math: { expected: "1" } }],
-    ["similarity", { similarity: { reference: "a", min: 0.5 } }],
-  ])("a %s check is refused, naming the pure kinds", (key, check) => {
-    const refused = refusedSampleCriterion(withCheck(check), "questions");
-    expect(refused).toMatchObject({ code: "SAMPLE_CHECK_REFUSED", field: "samples.0.criteria.0.check" });
-    expect(refused!.message).toContain(`check.${key}`);
-    expect(refused!.message).toContain("regex, contains, not_contains, equals, json_schema, number, length");
+    ["similarity", { similarity: { reference: "x", min: 0.5 } }],
+    ["custom", { custom: "anything" }],
+  ])("a sample's %s check is refused, naming the pure kinds", async (kind, check) => {
+    const res = await post("/v1/score", { samples: [{ ...base, criteria: [{ id: "x", check }] }] });
+    expect(res.status).toBe(400);
+    expect(res.json.error).toMatchObject({ code: "SAMPLE_CHECK_REFUSED", field: "samples.0.criteria.0.check" });
+    expect(res.json.error.message).toContain(`.${kind}:`);
+    expect(res.json.error.message).toContain(PURE_CHECK_KINDS.join(", "));
   });
 
-  it("a pure check with its options, field and tag is allowed", () => {
-    expect(refusedSampleCriterion(withCheck({ contains: ["a"], match: "all", case_sensitive: true, field: "response" }), "checks")).toBeUndefined();
+  it("every pure kind is accepted", async () => {
+    const criteria = [
+      { id: "r", check: { regex: "print" } },
+      { id: "c", check: { contains: "print" } },
+      { id: "n", check: { not_contains: "rm -rf" } },
+      { id: "e", check: { equals: "print(1)" } },
+      { id: "j", check: { json_schema: { type: "string" } } },
+      { id: "num", check: { number: { expected: 1 } } },
+      { id: "l", check: { length: { max: 20 } } },
+    ];
+    expect(criteria.map((c) => Object.keys(c.check)[0])).toEqual(PURE_CHECK_KINDS);
+    const res = await post("/v1/score", { samples: [{ ...base, criteria }] });
+    expect(res.status).toBe(200);
+    // "print(1)" is not JSON, so json_schema is unmet; every other check passes.
+    expect(res.json.results[0].verdicts.map((v: { id: string; status: string }) => `${v.id}:${v.status}`)).toEqual(["says-hello:unmet", "r:met", "c:met", "n:met", "e:met", "j:unmet", "num:met", "l:met"]);
+  });
+});
+
+describe("client regexes never hold the event loop (High 3)", () => {
+  const lookaround = (i: number) => ({ id: `slow-${i}`, check: { regex: "^(?=(a+)+$)" } });
+
+  it("lookaround and backreferences are refused, in a regex check or anywhere in a json_schema; /healthz answers meanwhile", async () => {
+    const scoredBefore = server.stats().samples.scored;
+    const heavy = post("/v1/score", { samples: [{ prompt: "p", response: `${"a".repeat(40)}b`, criteria: Array.from({ length: 40 }, (_, i) => lookaround(i)) }] });
+    const health = fetch(`${url}/healthz`);
+    const [refused, healthz] = await Promise.all([heavy, health]);
+    expect(refused.status).toBe(400);
+    expect(refused.json.error).toMatchObject({ code: "SAMPLE_REGEX_REFUSED", field: "samples.0.criteria.0.check" });
+    expect(healthz.status).toBe(200);
+    const nested = { type: "object", properties: { a: { type: "array", items: { type: "string", pattern: "(\\w)\\1" } } } };
+    const schema = await post("/v1/score", { samples: [{ prompt: "p", response: "{}", criteria: [{ id: "s", check: { json_schema: nested } }] }] });
+    expect(schema.status).toBe(400);
+    expect(schema.json.error.code).toBe("SAMPLE_REGEX_REFUSED");
+    const task = await post("/v1/sessions", { task: { inputs: { prompt: "hello" }, criteria: [lookaround(0)] } });
+    expect(task.status).toBe(400);
+    expect(task.json.error).toMatchObject({ code: "SAMPLE_REGEX_REFUSED", field: "task.criteria.0.check" });
+    expect(server.stats().samples.scored).toBe(scoredBefore);
+  });
+
+  it("a linear pattern on a text too long for RE2 is that criterion's error, never the backtracking engine", async () => {
+    // (a+)+$ is RE2's (linear) but catastrophic on JavaScript's engine, where texts over RE2's size used to go.
+    const text = `${"a".repeat(300_000)}b`;
+    const res = await post("/v1/score", { samples: [{ prompt: "p", response: text, criteria: [{ id: "evil", check: { regex: "(a+)+$" } }, { id: "ok", check: { regex: "^a" } }] }] });
+    expect(res.status).toBe(200);
+    const verdicts = res.json.results[0].verdicts;
+    expect(verdicts.find((v: { id: string }) => v.id === "evil")).toMatchObject({ status: "error", error: { code: "REGEX_REFUSED" } });
+    expect(res.json.results[0].errors[0].message).toMatch(/runs only in linear time.*more than the linear-time engine takes/);
+  });
+
+  it("the rubric's own lookaround patterns still run (the operator chose them)", async () => {
+    const path = join(dir, "guard.yaml");
+    writeFileSync(path, ["id: guard", "inputs: [response]", "criteria:", "  - { id: no-forbidden, check: { regex: '^(?![\\s\\S]*forbidden)' } }", ""].join("\n"));
+    const own = createRewardServer({ rubric: loadRubricSync(path) });
+    const ownUrl = await own.listen(0);
+    try {
+      const res = await fetch(`${ownUrl}/v1/score`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ samples: [{ response: "all fine" }, { response: "this is forbidden" }] }) });
+      expect(((await res.json()) as { rewards: number[] }).rewards).toEqual([1, 0]);
+    } finally {
+      await own.close();
+    }
   });
 });

@@ -88,6 +88,17 @@ describe("clients may not name files or server code (item 6)", () => {
   });
 });
 
+describe("a deeply nested sample (issue 27, Low)", () => {
+  it("is a 400 naming the sample, not a judge outage", async () => {
+    const { srv, port } = await start();
+    const deep = `${"[".repeat(50_000)}${"]".repeat(50_000)}`;
+    const res = await send(port, "/v1/score", { body: `{"samples":[${JSON.stringify(good)},{"question":"q","answer":"a","response":"r","extra":${deep}}]}` });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: "SAMPLE_TOO_DEEP", field: "samples.1" });
+    expect(srv.stats().samples.scored).toBe(0);
+  });
+});
+
 describe("browsers cannot use the loopback server (item 7)", () => {
   it("a text/plain POST (what a page can send without a preflight) is a 415 and scores nothing", async () => {
     const { srv, port } = await start();
@@ -157,6 +168,20 @@ describe("slow clients cannot hold the server (item 11)", () => {
     expect(closed.filter(Boolean).length).toBeGreaterThanOrEqual(7);
     expect(srv.server.maxConnections).toBe(5);
     expect((await send(port, "/healthz", { method: "GET" }).catch(() => ({ status: 0 }))).status).not.toBe(500);
+  });
+});
+
+describe("sockets without the token cannot lock out those with it (issue 27, Medium 1)", () => {
+  it("40 idle or trickling sockets leave a token holder's request served; they share a small budget of their own", async () => {
+    const token = "t0ken-for-the-test";
+    const { port } = await start({ token, maxConnections: 20 });
+    const idle = await Promise.all(Array.from({ length: 40 }, () => raw(port)));
+    for (const s of idle.slice(0, 10)) s.write(`POST /v1/score HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nX-Slow: 1`);
+    // Past a second without the token, those over the budget (20 / 4 = 5) are closed.
+    const closed = await Promise.all(idle.map((s) => closedWithin(s, 4000)));
+    expect(closed.filter((c) => !c).length).toBeLessThanOrEqual(5);
+    const served = await send(port, "/v1/score", { headers: { authorization: `Bearer ${token}` }, body: JSON.stringify({ samples: [good] }) });
+    expect(served.status).toBe(200);
   });
 });
 

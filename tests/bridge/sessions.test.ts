@@ -62,7 +62,7 @@ beforeAll(async () => {
   world = await startSupportWorld();
   ({ judge } = connect(world.url, []));
   sessions = createSessionManager({ env, engine: judge.engine, judge, maxSessions: 8 });
-  server = createRewardServer({ rubric: env.rubric, judge, dynamicRoutes: sessionRoutes({ env, sessions, engine: judge.engine, judge, maxGroup: 4 }), onClose: () => sessions.closeAll() });
+  server = createRewardServer({ rubric: env.rubric, judge, dynamicRoutes: sessionRoutes({ env, sessions, engine: judge.engine, judge, maxGroup: 4, allowPolicyHosts: [new URL(world.url).host] }), onClose: () => sessions.closeAll() });
   url = await server.listen(0);
 });
 // A trainer closes what it opened; so does each test, so the next starts below the session limit.
@@ -214,7 +214,20 @@ describe("rollouts against the trainer's policy endpoint", () => {
   it("refuses a policy endpoint the operator did not allow, and groups over the limit", async () => {
     const far = await call("POST", "/v1/rollouts", { task_index: 0, policy: { base_url: "http://10.1.2.3:8000/v1", model: "x" } });
     expect(far.status).toBe(400);
-    expect(far.json.error.message).toMatch(/not loopback and not allowed by the operator \(--allow-policy-host\)/);
+    expect(far.json.error.message).toMatch(/10\.1\.2\.3:8000 is not a policy endpoint the operator allowed/);
+    // Issue 27, Medium 7: loopback too only on the operator's ports; no fragment or query to cut the path; extra_body only chat-completion fields.
+    const port = Number(new URL(world.url).port);
+    const before = world.requests.length;
+    const otherPort = await call("POST", "/v1/rollouts", { task_index: 0, policy: { base_url: `http://127.0.0.1:${port === 65535 ? port - 1 : port + 1}/v1`, model: "agent" } });
+    expect(otherPort.status).toBe(400);
+    expect(otherPort.json.error.message).toMatch(/is not a policy endpoint the operator allowed \(allowed: 127\.0\.0\.1:\d+\)/);
+    const fragment = await call("POST", "/v1/rollouts", { task_index: 0, policy: { base_url: `${world.url}/containers/create#`, model: "agent" } });
+    expect(fragment.status).toBe(400);
+    expect(fragment.json.error.message).toMatch(/without credentials, a query \(\?\) or a fragment \(#\)/);
+    const body = await call("POST", "/v1/rollouts", { task_index: 0, policy: { base_url: world.url, model: "agent", extra_body: { Image: "alpine", Cmd: ["sh"], temperature: 0.1 } } });
+    expect(body.status).toBe(400);
+    expect(body.json.error.message).toMatch(/"Image" is not a chat-completion field/);
+    expect(world.requests.length).toBe(before);
     const big = await call("POST", "/v1/rollouts", { task_index: 0, k: 5, policy: { base_url: world.url, model: "agent" } });
     expect(big.status).toBe(413);
     expect(big.json.error.message).toMatch(/--max-group/);

@@ -40,6 +40,27 @@ describe("inputs checked at start", () => {
   });
 });
 
+describe("serve --env --unsafe-no-sandbox (issue 27, Medium 6)", () => {
+  const env = join(ROOT, "examples/ctf");
+  it("refuses to start without a token, saying why", async () => {
+    const attempt = startServe(["--env", env, "--unsafe-no-sandbox", "--port", "0", "--no-cache"], { RUBRICATE_TOKEN: "" });
+    await expect(attempt).rejects.toThrow(/exited \(1\)[\s\S]*--unsafe-no-sandbox lets every client .* run commands on this machine[\s\S]*without a token \(--token or RUBRICATE_TOKEN\)/);
+  });
+
+  it("starts with a token, requires it, and warns what a token holder can do", async () => {
+    const s = await startServe(["--env", env, "--unsafe-no-sandbox", "--judge", writeJudgeFile(tempDir(), judge.url), "--port", "0", "--no-cache"], { RUBRICATE_TOKEN: "t0ken-for-the-test" });
+    try {
+      expect(s.stderr()).toMatch(/warning: --unsafe-no-sandbox: every holder of the token can run commands/);
+      expect(s.stderr()).toMatch(/token required/);
+      const res = await fetch(`${s.url}/v1/sessions`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ task_index: 0 }) });
+      expect(res.status).toBe(401);
+    } finally {
+      s.child.kill("SIGTERM");
+      await s.exited;
+    }
+  });
+});
+
 describe("judge family", () => {
   it("serve --env examples/wordle/env.yaml starts without --response-field (its rubric grades game_log) and plays a game; a --response-field naming no input still stops it", async () => {
     const judgeFile = writeJudgeFile(tempDir(), judge.url);

@@ -35,7 +35,7 @@ describe("session manager", () => {
   it("resolves tasks by id, index or object, and says what is wrong with a bad reference", () => {
     expect(taskFromRef(env, { task_id: "late-return" }).id).toBe("late-return");
     expect(taskFromRef(env, { task_index: 2 }).id).toBe(env.tasks[2].id);
-    expect(taskFromRef(env, { task: { id: 7, inputs: { customer_email: "x@y.z", message: "hi" } } })).toEqual({ id: "7", inputs: { customer_email: "x@y.z", message: "hi" }, answer: undefined });
+    expect(taskFromRef(env, { task: { id: 7, inputs: { customer_email: "x@y.z", message: "hi" } } })).toEqual({ id: "7", inputs: { customer_email: "x@y.z", message: "hi" }, answer: undefined, fromClient: true });
     expect(() => taskFromRef(env, { task_id: "a", task_index: 0 })).toThrow(/exactly one/);
     expect(() => taskFromRef(env, { task: { inputs: 3 } })).toThrow(/task: inputs/);
     expect(() => taskFromRef(env, { task: { criteria: [] } })).toThrow(/client-supplied criteria are off/);

@@ -1,3 +1,6 @@
+import { spawnSync } from "node:child_process";
+import { statSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { bubblewrapBackend } from "../../src/sandbox/bubblewrap/index.js";
 import { startHostBridge, startPythonRepl, type HostBridge, type HostCall, type PythonRepl } from "../../src/sandbox/repl/index.js";
@@ -19,6 +22,7 @@ bwrap.describe("Python REPL in a sandbox", () => {
         return call.prompt === "refuse" ? { error: "no more calls" } : { text: `answer to ${call.prompt}` };
       });
       box = await bubblewrapBackend.create({ binds: [bridge.bind], limits: { commandTimeoutMs: 5000 } });
+      bridge.grant(box.user); // as an episode does: the sockets are the sandbox user's and ours only
       await box.writeFile("doc.txt", "x".repeat(2_000_000) + "needle");
       repl = await startPythonRepl(box, { contextFile: "/work/doc.txt", bridge });
     });
@@ -42,6 +46,21 @@ bwrap.describe("Python REPL in a sandbox", () => {
       expect((await repl.run("rlm_query('sub', context[:10])")).stdout).toBe("'answer to sub'\n");
       expect(calls.at(-1)).toEqual([{ prompt: "sub", context: "xxxxxxxxxx" }, 1]);
       expect((await repl.run("llm_query('refuse')")).error).toBe("RuntimeError: no more calls");
+    });
+
+    it("the bridge's folder and sockets are closed to other local users (issue 27, Medium 2)", async () => {
+      const socket = join(bridge.bind.host, "depth-1.sock");
+      await bridge.socketFor(1);
+      expect(statSync(bridge.bind.host).mode & 0o777).toBe(0o700);
+      expect(statSync(socket).mode & 0o777).toBe(0o600);
+      if (box.user) expect(statSync(socket).uid).toBe(box.user.uid);
+      // Another local user (nobody) cannot connect; needs root to act as them.
+      if (process.getuid?.() === 0) {
+        const other = spawnSync("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "python3", "-c", `import socket; s = socket.socket(socket.AF_UNIX); s.connect(${JSON.stringify(socket)})`], { encoding: "utf8" });
+        expect(other.status).not.toBe(0);
+        expect(other.stderr).toMatch(/Permission denied/);
+      }
+      expect((await repl.run("print(llm_query('still works'))")).stdout).toContain("answer to still works");
     });
 
     it("the network stays off inside the REPL", async () => {

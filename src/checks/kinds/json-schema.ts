@@ -25,8 +25,8 @@ export const jsonSchema = defineCheck<JsonSchemaSpec>({
   pure: true,
   validate: (spec) => schemaProblem(() => compileJsonSchema(spec), []),
   fix: (_spec, { criterionId }) => `Code check "${criterionId}" accepts any value of the right shape: constrain values (enum, pattern, const from {{variables}}) or add an equals/number check on the fields that carry the answer.`,
-  run(spec, { text }) {
-    const validate = compileJsonSchema(spec);
+  run(spec, { text, fromClient }) {
+    const validate = compileJsonSchema(spec, { linearOnly: fromClient });
     let data: unknown;
     try {
       data = JSON.parse(unfence(text));

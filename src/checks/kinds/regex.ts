@@ -32,9 +32,9 @@ export const regex = defineCheck<RegexSpec>({
     }
   },
   fix: (_spec, { criterionId }) => `Code check "${criterionId}" matches the form, not the content: anchor the pattern to the expected answer or gate it with \`when:\` a correctness criterion.`,
-  run(spec, { text }) {
+  run(spec, { text, fromClient }) {
     const { pattern, flags } = parts(spec);
-    const pass = compileRegex(pattern, flags).test(text);
+    const pass = compileRegex(pattern, flags, { linearOnly: fromClient }).test(text);
     return { pass, reasoning: pass ? `matches /${pattern}/` : `does not match /${pattern}/` };
   },
 });

@@ -5,7 +5,7 @@ import { runDistill } from "../../distill/run.js";
 import { FORMATS, type ExportFormat, type FilterOptions } from "../../distill/types.js";
 import { loadChecks } from "../../env/load.js";
 import { RubricateError } from "../../errors.js";
-import { createJudge, type EngineJudge } from "../../judge/create.js";
+import { chooseJudge, createJudge, type EngineJudge } from "../../judge/create.js";
 import { judgeFamilyWarning } from "../../judge/family.js";
 import type { ErrorPolicy } from "../../score/aggregate.js";
 import { loadRubricSync } from "../../rubric/load.js";
@@ -184,10 +184,10 @@ async function runDistillCommand(input: string | undefined, flags: DistillFlags)
   const generation = flags.env ? await teacher(flags, cachePath) : undefined;
   const rubric = flags.rubric ? loadRubricSync(flags.rubric) : undefined;
   if (flags.rescore && !rubric) throw new RubricateError("BAD_INPUT", "--rescore needs --rubric");
-  const judgeRef = flags.judge ?? rubric?.judge;
+  const judgeRef = chooseJudge(flags.judge, rubric);
   const needsJudge = rubric?.criteria.some((c) => c.question) ?? false;
   // Queued: the workers judged every row; this process calls no judge and needs no key.
-  const judge: EngineJudge | undefined = generation?.judge ?? (rubric && judgeRef && needsJudge && !flags.queue ? warnIfBatchJudge(createJudge(judgeRef, { cache: cachePath, origin: flags.judge ? "user" : "rubric" }), "distill", "for the batch price, run `rubricate score … --batch` over the same samples first: distill --rescore then reads those answers from the cache") : undefined);
+  const judge: EngineJudge | undefined = generation?.judge ?? (rubric && judgeRef && needsJudge && !flags.queue ? warnIfBatchJudge(createJudge(judgeRef, { cache: cachePath }), "distill", "for the batch price, run `rubricate score … --batch` over the same samples first: distill --rescore then reads those answers from the cache") : undefined);
   const progress = new Progress(undefined, !flags.quiet && flags.output !== undefined);
   const interrupt = interruptSignal();
   let report: DistillReport;
@@ -247,8 +247,8 @@ async function teacher(flags: DistillFlags, cachePath: string | null | undefined
   const policy = createPolicy(flags.model!, { defaults: env.policy });
   const engine = createEngine({ cache: openCache({ path: cachePath }), limits: { maxConcurrency: 8, maxRetries: 5, timeoutMs: 120_000 } });
   const needsJudge = env.rubric.criteria.some((c) => c.question) || env.tasks.some((t) => t.criteria?.some((c) => typeof c === "object" && c !== null && "question" in c));
-  const judgeRef = flags.judge ?? env.rubric.judge;
-  const judge: EngineJudge | undefined = needsJudge && judgeRef ? warnIfBatchJudge(createJudge(judgeRef, { engine, origin: flags.judge ? "user" : "rubric" }), "distill") : undefined;
+  const judgeRef = chooseJudge(flags.judge, env.rubric);
+  const judge: EngineJudge | undefined = needsJudge && judgeRef ? warnIfBatchJudge(createJudge(judgeRef, { engine }), "distill") : undefined;
   const warning = judge && judgeFamilyWarning(judge, { model: policy.model, provider: policy.provider.name }, "teacher");
   if (warning) process.stderr.write(`rubricate: warning: ${warning}\n`);
   const rollouts = flags.rollouts;

@@ -14,7 +14,7 @@ import { envModels } from "../../env/models.js";
 import type { EvalCell } from "../../env/eval.js";
 import { DEFAULT_EVAL_CHUNK_SIZE, NO_CALLS, evalSpecOf, queuedEval } from "../queued-eval.js";
 import { RubricateError } from "../../errors.js";
-import { createJudge, type EngineJudge } from "../../judge/create.js";
+import { chooseJudge, createJudge, type EngineJudge } from "../../judge/create.js";
 import { judgeFamilyWarning } from "../../judge/family.js";
 import type { ErrorPolicy } from "../../score/aggregate.js";
 import { Progress } from "../progress.js";
@@ -103,8 +103,8 @@ async function runEvalCommand(envArg: string, flags: EvalFlags): Promise<number>
   const policies = flags.model.map((m) => createPolicy(m, { defaults: env.policy, ...(spec ? { provider: NO_CALLS } : {}) }));
   const models = spec ? {} : envModels(env.models ?? {}, flags.envModel);
   const engine = createEngine({ cache: openCache({ path: spec ? null : cachePath }), limits: { maxConcurrency: 8, maxRetries: 5, timeoutMs: 120_000 } });
-  const judgeRef = flags.judge ?? env.rubric.judge;
-  const judge: EngineJudge | undefined = spec ? undefined : needsJudge(env) && judgeRef ? warnIfBatchJudge(createJudge(judgeRef, { engine, origin: flags.judge ? "user" : "rubric" }), "eval") : undefined;
+  const judgeRef = chooseJudge(flags.judge, env.rubric);
+  const judge: EngineJudge | undefined = spec ? undefined : needsJudge(env) && judgeRef ? warnIfBatchJudge(createJudge(judgeRef, { engine }), "eval") : undefined;
   if (needsJudge(env) && !judge && !flags.quiet) process.stderr.write("rubricate: warning: the rubric asks LLM questions but no judge is set (--judge or the rubric's `judge`); they will be NO_JUDGE errors\n");
   for (const p of judge ? policies : []) {
     const warning = judgeFamilyWarning(judge!, { model: p.model, provider: p.provider.name }, "policy");
@@ -168,11 +168,15 @@ async function runSuiteCommand(path: string, flags: EvalFlags): Promise<number> 
   const engine = createEngine({ cache: openCache({ path: cachePathOf(flags.cache) }), limits: { maxConcurrency: 8, maxRetries: 5, timeoutMs: 120_000 } });
   const judges = new Map<string, EngineJudge>();
   const judgeFor = (env: Environment, ref: string | undefined) => {
-    const wanted = flags.judge ?? ref ?? env.rubric.judge;
+    // The suite's `judge:` is named by a file as a rubric's is: resolved beside the suite, key destination checked.
+    const wanted = chooseJudge(flags.judge, ref !== undefined ? { judge: ref, source: path } : env.rubric);
     if (!wanted || !needsJudge(env)) return undefined;
-    if (!judges.has(wanted)) judges.set(wanted, warnIfBatchJudge(createJudge(wanted, { engine }), "eval"));
-    return judges.get(wanted);
+    const key = `${wanted.origin} ${wanted.baseDir ?? ""} ${wanted.ref}`;
+    if (!judges.has(key)) judges.set(key, warnIfBatchJudge(createJudge(wanted, { engine }), "eval"));
+    return judges.get(key);
   };
+  // Every judge is built (and its key destination checked) before any call is paid.
+  envs.forEach((env, i) => judgeFor(env, suite.environments[i].judge));
   const total = envs.reduce((n, env, i) => n + Math.min(suite.environments[i].tasks ?? env.tasks.length, env.tasks.length) * suite.environments[i].rollouts * suite.models.length, 0);
   const progress = new Progress(total, !flags.quiet);
   let done = 0;

@@ -1,6 +1,6 @@
 import { writeFileSync } from "node:fs";
 import type { Command } from "commander";
-import { createJudge } from "../../judge/create.js";
+import { chooseJudge, createJudge } from "../../judge/create.js";
 import { orderFlips, orderFlipsMarkdown } from "../../judge/order-flips.js";
 import { RubricateError } from "../../errors.js";
 import { loadRubric } from "../../rubric/load.js";
@@ -39,7 +39,7 @@ export function register(program: Command): void {
 /** Runs `rubricate flips`; prints the markdown table, returns the exit code. */
 export async function runFlips(samplesPath: string, flags: FlipsFlags, out: (text: string) => void = (t) => process.stdout.write(t)): Promise<number> {
   const rubric = await loadRubric(flags.rubric);
-  const judgeRef = flags.judge ?? rubric.judge;
+  const judgeRef = chooseJudge(flags.judge, rubric);
   if (!judgeRef) throw new RubricateError("NO_JUDGE", "flips needs a judge: --judge or the rubric's `judge`");
   const samples: Sample[] = [];
   for await (const row of readJsonl(samplesPath)) {

@@ -7,7 +7,7 @@ import { createEngine, type Engine } from "../../engine/engine.js";
 import { loadEnvironment } from "../../env/load.js";
 import { createPolicy } from "../../env/policy.js";
 import { isRubricateError, RubricateError } from "../../errors.js";
-import { createJudge } from "../../judge/create.js";
+import { chooseJudge, createJudge } from "../../judge/create.js";
 import { judgeFamilyWarning } from "../../judge/family.js";
 import { optimize } from "../../optimize/optimize.js";
 import { progressLine } from "../../optimize/progress.js";
@@ -142,10 +142,10 @@ export async function runPolicy(flags: PolicyFlags): Promise<number> {
   const engine = openEngine(flags);
   try {
     const policy = createPolicy(flags.model, { defaults: env.policy });
-    const judgeRef = flags.judge ?? env.rubric.judge;
+    const judgeRef = chooseJudge(flags.judge, env.rubric);
     const asks = env.rubric.criteria.some((c) => c.question) || env.tasks.some((t) => t.criteria?.some((c) => typeof c === "object" && c !== null && "question" in c));
     if (asks && !judgeRef) throw new RubricateError("NO_JUDGE", `the rubric of ${env.id} asks LLM questions: give --judge (or set the rubric's \`judge\`)`);
-    const judge = judgeRef ? warnIfBatchJudge(createJudge(judgeRef, { engine, origin: flags.judge ? "user" : "rubric" }), "optimize") : undefined;
+    const judge = judgeRef ? warnIfBatchJudge(createJudge(judgeRef, { engine }), "optimize") : undefined;
     const warning = judge && judgeFamilyWarning(judge, { model: policy.model, provider: policy.provider.name }, "policy");
     if (warning) process.stderr.write(`rubricate: warning: ${warning}\n`);
     const tasks = env.tasks.slice(0, flags.tasks ?? env.tasks.length);
@@ -164,11 +164,11 @@ export async function runPolicy(flags: PolicyFlags): Promise<number> {
 /** Runs `optimize question` with parsed flags; returns the exit code. */
 export async function runQuestion(flags: QuestionFlags): Promise<number> {
   const rubric = await loadRubric(flags.rubric);
-  const judgeRef = flags.judge ?? rubric.judge;
+  const judgeRef = chooseJudge(flags.judge, rubric);
   if (!judgeRef) throw new RubricateError("NO_JUDGE", "optimize question needs a judge: --judge or the rubric's `judge`");
   const engine = openEngine(flags);
   try {
-    const judge = warnIfBatchJudge(createJudge(judgeRef, { engine, origin: flags.judge ? "user" : "rubric" }), "optimize");
+    const judge = warnIfBatchJudge(createJudge(judgeRef, { engine }), "optimize");
     const target = judgeQuestionTarget({ rubric, labels: readLabels(flags.labels), judge, criteria: flags.criterion, valFraction: flags.valFraction, splitSeed: flags.seed, concurrency: flags.concurrency });
     for (const w of target.warnings) process.stderr.write(`rubricate: warning: ${w}\n`);
     const state = flags.state ?? join(".rubricate", "optimize", `${rubric.id}.${flags.criterion.join("+")}.question.json`);

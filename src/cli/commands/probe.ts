@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import { InvalidArgumentError, type Command } from "commander";
 import { RubricateError } from "../../errors.js";
-import { createJudge, type EngineJudge } from "../../judge/create.js";
+import { chooseJudge, createJudge, type EngineJudge } from "../../judge/create.js";
 import { builtinAttacks, loadAttacks, mergeAttacks } from "../../probe/attacks.js";
 import { createAttacker, type Attacker } from "../../probe/attacker.js";
 import { probeHtml, probeMarkdown } from "../../probe/report.js";
@@ -79,11 +79,11 @@ async function runProbe(rubricPath: string, samplesPath: string, flags: ProbeFla
   const attacks = mergeAttacks(flags.builtin ? builtinAttacks() : [], ...flags.attacks.map((f) => loadAttacks(f)));
   if (attacks.length === 0) throw new RubricateError("BAD_INPUT", "no attacks: pass --attacks <file> or drop --no-builtin");
   const samples = await readSamples(samplesPath);
-  const judgeRef = flags.judge ?? rubric.judge;
+  const judgeRef = chooseJudge(flags.judge, rubric);
   const needsJudge = rubric.criteria.some((c) => c.question);
   if (needsJudge && !judgeRef) throw new RubricateError("NO_JUDGE", "this rubric asks LLM questions: pass --judge <file>");
   const cachePath = cachePathOf(flags.cache);
-  const judge: EngineJudge | undefined = needsJudge ? warnIfBatchJudge(createJudge(judgeRef!, { cache: cachePath, origin: flags.judge ? "user" : "rubric" }), "probe") : undefined;
+  const judge: EngineJudge | undefined = needsJudge ? warnIfBatchJudge(createJudge(judgeRef!, { cache: cachePath }), "probe") : undefined;
   let attacker: Attacker | undefined;
   // Created at the first scored response, when the number of attack responses is known.
   let progress: Progress | undefined;

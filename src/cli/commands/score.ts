@@ -3,7 +3,7 @@ import { Option, type Command } from "commander";
 import { emptyEstimate, estimateSample } from "../../score/estimate.js";
 import { scoreStream } from "../../score/score.js";
 import { RubricateError } from "../../errors.js";
-import { createJudge, type EngineJudge } from "../../judge/create.js";
+import { chooseJudge, createJudge, type EngineJudge, type JudgeChoice } from "../../judge/create.js";
 import { loadJudgeConfig } from "../../judge/load.js";
 import type { ErrorPolicy } from "../../score/aggregate.js";
 import { formatSummary, SummaryBuilder } from "../../score/summary.js";
@@ -103,7 +103,7 @@ export async function runScore(rubricPath: string, samplesPath: string, flags: S
   if (flags.groupBy && flags.shard) throw new RubricateError("BAD_INPUT", "--group-by needs every response of a group: do not combine it with --shard");
   const rubric = loadRubricSync(rubricPath);
   const checks = flags.checks ? await loadChecks(flags.checks) : undefined;
-  const judgeRef = flags.judge ?? rubric.judge;
+  const judgeRef = chooseJudge(flags.judge, rubric);
   // An explicit --judge is always used: samples may carry questions of their own (per-sample criteria).
   const needsJudge = rubric.criteria.some((c) => c.question) || flags.judge !== undefined || rubric.criteria_from_samples === true;
   if (flags.dryRun) return dryRun(rubric, samplesPath, judgeRef && needsJudge ? judgeRef : undefined);
@@ -111,7 +111,7 @@ export async function runScore(rubricPath: string, samplesPath: string, flags: S
   if (flags.batch && isRedisPath(cachePath)) throw batchCacheRefusal(cachePath);
   const queued = flags.queue ? queuedRun(rubric, rubricPath, samplesPath, judgeRef && needsJudge ? judgeRef : undefined, cachePath, flags) : undefined;
   if (queued?.resumes) flags.resume = true;
-  const judge: EngineJudge | undefined = queued ? undefined : judgeRef && needsJudge ? createJudge(judgeRef, { cache: cachePath, origin: flags.judge ? "user" : "rubric" }) : undefined;
+  const judge: EngineJudge | undefined = queued ? undefined : judgeRef && needsJudge ? createJudge(judgeRef, { cache: cachePath }) : undefined;
   if (judge && (flags.batch || judge.config.mode === "batch")) {
     if (isRedisPath(cachePath)) {
       await judge.close?.();
@@ -318,8 +318,8 @@ async function runBatch(rubric: Rubric, samplesPath: string, judge: EngineJudge,
   }
 }
 
-async function dryRun(rubric: Rubric, samplesPath: string, judgeRef: string | undefined): Promise<number> {
-  const judge = judgeRef ? loadJudgeConfig(judgeRef) : undefined;
+async function dryRun(rubric: Rubric, samplesPath: string, judgeRef: JudgeChoice | undefined): Promise<number> {
+  const judge = judgeRef ? loadJudgeConfig(judgeRef.ref, judgeRef.baseDir) : undefined;
   const estimate = emptyEstimate();
   for await (const sample of samplesOfRows(readJsonl(samplesPath, { onBadLine: () => {} }))) estimateSample(estimate, rubric, sample as Sample, judge);
   const lines = [

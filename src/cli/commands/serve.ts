@@ -3,7 +3,7 @@ import { isLoopback } from "../../bridge/auth.js";
 import { defaultMapping, unfedInputs } from "../../bridge/protocol.js";
 import { createRewardServer } from "../../bridge/server.js";
 import { RubricateError } from "../../errors.js";
-import { createJudge, type EngineJudge } from "../../judge/create.js";
+import { chooseJudge, createJudge, type EngineJudge } from "../../judge/create.js";
 import { sessionRoutes } from "../../bridge/sessions.js";
 import { openCache } from "../../engine/cache/index.js";
 import { createEngine } from "../../engine/engine.js";
@@ -21,6 +21,8 @@ interface ServeFlags {
   rubric?: string;
   env?: string;
   maxSessions: number;
+  maxSessionBytes: number;
+  maxSessionsBytes: number;
   sessionIdleMs: number;
   maxGroup: number;
   unsafeNoSandbox?: boolean;
@@ -49,6 +51,7 @@ interface ServeFlags {
   maxConnections: number;
   headersTimeoutMs: number;
   requestTimeoutMs: number;
+  shutdownGraceMs: number;
   quiet?: boolean;
 }
 
@@ -87,11 +90,13 @@ export function register(program: Command): void {
     .option("-r, --rubric <file>", "rubric YAML file (with --env: the environment's rubric)")
     .option("--env <spec>", "also serve this environment (a path, package name, name@version or git URL) to trainers: sessions (/v1/sessions) and rollouts against their policy endpoint (/v1/rollouts)")
     .option("--max-sessions <n>", "--env: sessions open at once", positiveInt, 1024)
+    .option("--max-session-bytes <size>", "--env: what a client may send into one session (turns, tool arguments); more is a 413", parseBytes, 32 * 1024 * 1024)
+    .option("--max-sessions-bytes <size>", "--env: what clients may send into all open sessions together; more is a 429 until sessions close", parseBytes, 512 * 1024 * 1024)
     .option("--session-idle-ms <ms>", "--env: a session untouched this long is closed (a trainer that went away)", positiveInt, 600_000)
     .option("--max-group <n>", "--env: most rollouts in one /v1/rollouts request", positiveInt, 64)
     .option("--trainee <model>", "the model being trained (e.g. qwen3-8b or openai-compatible:qwen3-8b@…): warns when the judge is of its family")
     .option("--unsafe-no-sandbox", "--env: run the environment's sandbox commands on this machine with your rights (no isolation: only for environments you trust)")
-    .option("--allow-policy-host <host[:port]>", "--env: a policy endpoint host /v1/rollouts may call besides loopback (repeatable)", collect)
+    .option("--allow-policy-host <host:port>", "--env: a policy endpoint /v1/rollouts may call, loopback included (repeatable, e.g. 127.0.0.1:8001; none: /v1/rollouts calls nothing)", collect)
     .option("-j, --judge <judge>", "judge file or packaged judge id (default: the rubric's `judge`)")
     .option("-p, --port <port>", "port (0 picks a free one)", port, 8000)
     .option("--host <host>", "address to bind; anything but loopback needs --token or RUBRICATE_TOKEN", "127.0.0.1")
@@ -113,9 +118,10 @@ export function register(program: Command): void {
     .option("--allow-sample-questions", "let samples add their own LLM judge questions (paid by this server; off by default)")
     .option("--no-sample-criteria", "refuse samples that carry their own `criteria` at all (by default pure checks are allowed, custom checks never)")
     .option("--allow-host <host:port>", "accept this Host name besides the bound address (repeatable; e.g. behind a proxy)", collect)
-    .option("--max-connections <n>", "open connections at once; more are closed", positiveInt, 512)
+    .option("--max-connections <n>", "open connections at once; more are closed (those that have not yet shown the token share a quarter of them, at most 64: past it, the oldest idle a second are closed)", positiveInt, 512)
     .option("--headers-timeout-ms <ms>", "a client must send its request headers within this", positiveInt, 10_000)
     .option("--request-timeout-ms <ms>", "a client must send its whole request (body included) within this", positiveInt, 120_000)
+    .option("--shutdown-grace-ms <ms>", "on SIGTERM, requests in flight get this long to finish; then they are aborted (stalled rollouts too)", positiveInt, 30_000)
     .option("-q, --quiet", "no log lines on stderr")
     .action(async (flags: ServeFlags) => {
       process.exitCode = await runServe(flags);
@@ -130,6 +136,10 @@ async function runServe(flags: ServeFlags): Promise<number> {
   }
   if (!flags.rubric && !flags.env) throw new RubricateError("BAD_INPUT", "serve needs --rubric <file> or --env <file>");
   if (flags.rubric && flags.env) throw new RubricateError("BAD_INPUT", "give --rubric or --env, not both: an environment brings its own rubric");
+  // Without a sandbox a session's tool calls are shell commands on this machine: only token holders may send them.
+  if (flags.env && flags.unsafeNoSandbox && !token) {
+    throw new RubricateError("BAD_INPUT", "--unsafe-no-sandbox lets every client of /v1/sessions and /v1/rollouts run commands on this machine with your rights; refusing to start without a token (--token or RUBRICATE_TOKEN), so only its holders can");
+  }
   // A path, an installed package name, name@version or a git URL (installed into .rubricate/envs), as for `eval`.
   const env = flags.env ? await loadEnvironmentSpec(flags.env, { onNotice: (line) => flags.quiet || process.stderr.write(`rubricate serve: ${line}\n`) }) : undefined;
   const rubric = env ? env.rubric : loadRubricSync(flags.rubric!);
@@ -156,11 +166,11 @@ async function runServe(flags: ServeFlags): Promise<number> {
   for (const [flag, name] of [["--prompt-field", flags.promptField], ["--label-field", flags.labelField]] as const) {
     if (name && !rubric.inputs.includes(name)) log(`warning: ${flag} ${name} is not an input of rubric ${rubric.id}; the judge will not see it`);
   }
-  const judgeRef = flags.judge ?? rubric.judge;
+  const judgeRef = chooseJudge(flags.judge, rubric);
   const needsJudge = rubric.criteria.some((c) => c.question);
   if (needsJudge && !judgeRef) throw new RubricateError("NO_JUDGE", `rubric ${rubric.id} asks LLM questions: pass --judge <file>`);
   const cache = cachePathOf(flags.cache);
-  const judge = needsJudge ? warnIfBatchJudge(createJudge(judgeRef!, { cache, origin: flags.judge ? "user" : "rubric" }), "serve") : undefined;
+  const judge = needsJudge ? warnIfBatchJudge(createJudge(judgeRef!, { cache }), "serve") : undefined;
   const envApi = env ? environmentApi(env, flags, judge, cache) : undefined;
   if (judge && flags.trainee) {
     // A judge of the trainee's family tends to favour its outputs: the policy learns the judge's taste.
@@ -185,6 +195,7 @@ async function runServe(flags: ServeFlags): Promise<number> {
     maxConnections: flags.maxConnections,
     headersTimeoutMs: flags.headersTimeoutMs,
     requestTimeoutMs: flags.requestTimeoutMs,
+    closeGraceMs: flags.shutdownGraceMs,
     log,
     ...(envApi ? { dynamicRoutes: envApi.routes, onClose: envApi.close } : {}),
   });
@@ -205,6 +216,7 @@ async function runServe(flags: ServeFlags): Promise<number> {
   const fields = [`response <- ${mapping.response}`, mapping.prompt ? `prompt <- ${mapping.prompt}` : "prompt unused", mapping.label ? `label <- ${mapping.label}` : "label unused (object labels still merge)", ...(mapping.labelFields.length ? [`JSON labels carry ${mapping.labelFields.join(", ")}`] : [])];
   // Signal handlers first: a supervisor may send SIGTERM the moment it reads the line below.
   if (env) log(`environment ${env.id}@${env.version} (${env.tasks.length} tasks): POST /v1/sessions, POST /v1/rollouts`);
+  if (env && flags.unsafeNoSandbox) log("warning: --unsafe-no-sandbox: every holder of the token can run commands on this machine with your rights");
   const stopped = new Promise<void>((resolve) => {
     const onSignal = (name: NodeJS.Signals) => {
       log(`${name}: finishing ${server.stats().requests.inFlight} request(s) in flight, then closing the cache (${name} again quits now)`);
@@ -231,7 +243,7 @@ function environmentApi(env: Environment, flags: ServeFlags, judge: EngineJudge 
   // Rollouts call the trainer's policy through the judge's engine (one place for limits and stats);
   // without a judge, an engine of their own (policy calls are not cached unless versioned anyway).
   const engine = judge?.engine ?? createEngine({ cache: openCache({ path: cache }), limits: { maxConcurrency: 256, maxRetries: 2, timeoutMs: 600_000 } });
-  const sessions = createSessionManager({ env, engine, judge, unsafeNoSandbox: flags.unsafeNoSandbox, errors: flags.errors, maxSessions: flags.maxSessions, idleMs: flags.sessionIdleMs, allowTaskCriteria: Boolean(flags.allowSampleQuestions) });
+  const sessions = createSessionManager({ env, engine, judge, unsafeNoSandbox: flags.unsafeNoSandbox, errors: flags.errors, maxSessions: flags.maxSessions, maxSessionBytes: flags.maxSessionBytes, maxTotalBytes: flags.maxSessionsBytes, idleMs: flags.sessionIdleMs, allowTaskCriteria: Boolean(flags.allowSampleQuestions) });
   // A hook's process.exit or stray throw fails its session, not the server.
   const releaseGuard = installHookGuard();
   const sweeper = setInterval(() => sessions.sweep(), Math.min(flags.sessionIdleMs, 30_000));

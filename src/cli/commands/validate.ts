@@ -1,7 +1,8 @@
 import type { Command } from "commander";
 import { isRubricateError } from "../../errors.js";
 import { BUILTIN_CHECKS } from "../../checks/custom.js";
-import { assertRubricJudgeKeyDestination, judgeSource, loadJudgeConfig } from "../../judge/load.js";
+import { dirname } from "node:path";
+import { assertJudgeFileKeyDestinations, judgeConfigsOf, judgeSource, readJudgeFile } from "../../judge/load.js";
 import type { Rubric } from "../../rubric/schema.js";
 import { loadRubricSync } from "../../rubric/load.js";
 import { EXIT } from "../run.js";
@@ -18,14 +19,15 @@ export function register(program: Command): void {
       let failed = 0;
       for (const file of files) {
         try {
-          if (options.judge) loadJudgeConfig(file);
-          else {
+          if (options.judge) {
+            const summary = judgeFileSummary(file);
+            if (!options.quiet) process.stdout.write(`ok ${file}${summary}\n`);
+          } else {
             const rubric = loadRubricSync(file);
+            const warnings = rubricWarnings(rubric); // throws when the judge file it names is broken
             if (!options.quiet) process.stdout.write(`ok ${file} (${rubric.id}: ${rubric.criteria.length} criteria)\n`);
-            for (const warning of rubricWarnings(rubric)) process.stderr.write(`warning: ${file}: ${warning}\n`);
-            continue;
+            for (const warning of warnings) process.stderr.write(`warning: ${file}: ${warning}\n`);
           }
-          if (!options.quiet) process.stdout.write(`ok ${file}\n`);
         } catch (e) {
           failed++;
           const message = isRubricateError(e) ? `${e.message} [${e.code}]` : String(e);
@@ -36,19 +38,30 @@ export function register(program: Command): void {
     });
 }
 
+/** Loads a judge file as what it is, a judge or a panel (every member file too); " (panel of n: …)" for a panel. */
+function judgeFileSummary(file: string): string {
+  const panel = readJudgeFile(file).kind === "panel";
+  const members = judgeConfigsOf(file);
+  return panel ? ` (panel of ${members.length}: ${members.map((m) => m.ref).join(", ")})` : "";
+}
+
 /**
  * What a valid rubric may still do that its user should know: name a judge file (a rubric can
  * then choose where judge calls, and perhaps an API key, go), or use a custom check that is not
- * registered (only code can register one; the CLI knows the built-in ones).
+ * registered (only code can register one; the CLI knows the built-in ones). Throws when the judge
+ * file it names exists but does not load (a panel: any member).
  */
 export function rubricWarnings(rubric: Rubric): string[] {
   const warnings: string[] = [];
   if (rubric.judge) {
-    const source = judgeSource(rubric.judge);
+    // Resolved where scoring resolves it: beside the rubric file.
+    const baseDir = rubric.source ? dirname(rubric.source) : process.cwd();
+    const source = judgeSource(rubric.judge, baseDir);
     if (!source.packaged) {
       let why = "";
+      if (source.path) judgeConfigsOf(rubric.judge, baseDir); // a judge file (or panel member) that does not load fails validation
       try {
-        if (source.path) assertRubricJudgeKeyDestination(loadJudgeConfig(rubric.judge), rubric.judge);
+        if (source.path) assertJudgeFileKeyDestinations(rubric.judge, baseDir);
       } catch (e) {
         why = ` (${isRubricateError(e) ? e.message : String(e)})`;
       }

@@ -165,6 +165,10 @@ class BubblewrapSandbox extends CommandSandbox implements Sandbox {
   private readonly cgroup: SandboxCgroup | undefined;
   private readonly options: SandboxOptions;
 
+  get user(): { uid: number; gid: number } | undefined {
+    return this.uid === undefined ? undefined : { uid: this.uid, gid: this.uid };
+  }
+
   constructor(options: SandboxOptions) {
     super();
     // Once per process: folders of processes that died without cleaning up (SIGKILL).

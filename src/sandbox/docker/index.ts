@@ -60,6 +60,11 @@ class ContainerSandbox extends CommandSandbox implements Sandbox {
   readonly id: string;
   readonly limits: SandboxLimits;
 
+  /** Commands run as 65534 (`--user`); the same uid on the host when the runtime runs as root (rootless ones map it elsewhere). */
+  get user(): { uid: number; gid: number } | undefined {
+    return process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : undefined;
+  }
+
   constructor(
     readonly backend: "docker" | "podman",
     private readonly options: SandboxOptions,

@@ -1,4 +1,4 @@
-import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, chownSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -30,6 +30,8 @@ export interface HostBridge {
   bind: SandboxBind;
   /** The sandbox path of the socket whose calls are made at `depth` (1 = from the root REPL); created on first use. */
   socketFor(depth: number): Promise<string>;
+  /** Hands the folder and its sockets to the sandbox's host user (`Sandbox.user`): they are theirs and this process's only. */
+  grant(user: { uid: number; gid: number } | undefined): void;
   close(): Promise<void>;
 }
 
@@ -39,8 +41,13 @@ export interface HostBridge {
  * learns the path of its own depth only), and `handle` decides (budget, depth, which model).
  */
 export async function startHostBridge(handle: (call: HostCall, depth: number) => Promise<HostAnswer>): Promise<HostBridge> {
+  // Only this process and the sandbox's user may connect: any other local user could spend the
+  // rollout's llm_query budget with the operator's key. mkdtemp makes the folder 0700.
   const dir = mkdtempSync(join(tmpdir(), "rubricate-bridge-"));
-  chmodSync(dir, 0o755);
+  let owner: { uid: number; gid: number } | undefined;
+  const handOver = (path: string) => {
+    if (owner) chownSync(path, owner.uid, owner.gid);
+  };
   const sockets = new Set<Socket>();
   const servers = new Map<number, Promise<Server>>();
   const listen = (depth: number): Promise<Server> => {
@@ -49,7 +56,8 @@ export async function startHostBridge(handle: (call: HostCall, depth: number) =>
     return new Promise<Server>((resolve, reject) => {
       server.once("error", reject);
       server.listen(path, () => {
-        chmodSync(path, 0o666);
+        chmodSync(path, 0o600);
+        handOver(path);
         resolve(server);
       });
     });
@@ -89,6 +97,11 @@ export async function startHostBridge(handle: (call: HostCall, depth: number) =>
   };
   return {
     bind: { host: dir, path: BRIDGE_MOUNT },
+    grant(user) {
+      owner = user;
+      handOver(dir);
+      for (const name of readdirSync(dir)) handOver(join(dir, name));
+    },
     async socketFor(depth) {
       let server = servers.get(depth);
       if (!server) servers.set(depth, (server = listen(depth)));
