@@ -2,7 +2,7 @@ import { RubricateError, toRubricateError } from "../errors.js";
 import { addUsage, emptyUsage, type Sample, type Usage, type VerdictOrError } from "../types.js";
 import { JudgeConfigSchema, type JudgeConfig, type JudgeConfigInput, type Price } from "./config.js";
 import { parseBatched, parseSingle, probeProbability, type ParsedAnswer } from "./parse.js";
-import { buildJudgeRequest, buildProbeRequest, sampleNonce, sampleText, sharedPrefix, type PromptSettings } from "./prompt.js";
+import { buildJudgeRequest, buildProbeRequest, sampleBlock, sampleNonce, sampleText, type PromptSettings } from "./prompt.js";
 import { canonicalJson as stableJson } from "../text/canonical-json.js";
 import { Rng } from "../stats/rng.js";
 import { quoteProblem } from "./quote.js";
@@ -36,6 +36,8 @@ export function createLLMJudge(configInput: JudgeConfigInput | JudgeConfig, deps
     model: config.model,
     system: config.system,
     systemPreset: config.system_preset,
+    reasoning: config.reasoning,
+    quoteEvidence: config.quote_evidence,
     confidence: config.probability === "confidence",
     temperature: config.temperature,
     maxTokens: config.max_tokens,
@@ -49,11 +51,11 @@ export function createLLMJudge(configInput: JudgeConfigInput | JudgeConfig, deps
     /** Why an answer to a `quote: true` question cannot be trusted (its quote is not in the sample), if so. */
     const badQuote = (question: JudgeQuestion, a: ParsedAnswer) => (question.quote ? quoteProblem(a, quotable) : undefined);
     // Every call of this answer shares the sample block: hash and render it once, not once per question and vote.
-    let shared: { nonce: string; prefix: string } | undefined;
+    let shared: { nonce: string; block: string } | undefined;
     const call = async (questions: JudgeQuestion[], batched: boolean, voteIndex: number, attempt: number) => {
       if (!shared) {
         const nonce = sampleNonce(request.rubric.id, request.sample);
-        shared = { nonce, prefix: sharedPrefix(request.rubric, request.sample, nonce) };
+        shared = { nonce, block: sampleBlock(request.rubric, request.sample, nonce) };
       }
       const built = buildJudgeRequest(request.rubric, request.sample, questions, batched, settings, shared);
       const keyExtra = { attempt, versions: questions.map((q) => q.version ?? null) };

@@ -43,7 +43,7 @@ describe("probability: confidence", () => {
     const r = await scoreSample(rubric(), { response: "x" }, { judge: judgeAt(s.url, { probability: "confidence" }) });
     expect(r.verdicts.map((v) => [v.id, v.status, v.probability])).toEqual([["a", "met", 0.7], ["b", "unmet", 0.2]]);
     const body = s.requests[0].body as { response_format: { json_schema: { schema: { properties: { answers: { items: { required: string[] } } } } } } };
-    expect(body.response_format.json_schema.schema.properties.answers.items.required).toEqual(["id", "reason", "confidence", "verdict"]);
+    expect(body.response_format.json_schema.schema.properties.answers.items.required).toEqual(["id", "confidence", "verdict"]);
     expect(viewRequest(s.requests[0].body as Record<string, unknown>).prompt).toContain('"confidence" is your probability, from 0 to 1, that the answer is yes.');
   });
 
