@@ -47,6 +47,11 @@ export const JudgeConfigSchema = z.strictObject({
   quote_evidence: z.boolean().default(false).describe("Ask every reason to quote, word for word, the span of the sample that decides the verdict (needs reasoning: after or before)"),
   price: PriceSchema.optional().describe("USD per million tokens, for cost estimates"),
   structured_output: z.boolean().default(true).describe("Off for servers without json_schema support: the JSON is then parsed from text"),
+}).superRefine((c, ctx) => {
+  // The probe reads P(yes) from logprobs, which the Anthropic API does not return: every probe would be paid for nothing.
+  if (c.probability === "probe" && c.provider === "anthropic") {
+    ctx.addIssue({ code: "custom", path: ["probability"], message: "probability: probe needs token logprobs, which the Anthropic API does not return; use probability: confidence, or verdict with samples > 1 for a vote share" });
+  }
 });
 /** A validated judge configuration (defaults applied). */
 export type JudgeConfig = z.infer<typeof JudgeConfigSchema>;

@@ -48,7 +48,7 @@ function createPanelJudge(file: Extract<JudgeFile, { kind: "panel" }>, options: 
     const local = resolve(file.baseDir, ref);
     return createJudge(existsSync(local) ? local : ref, { engine });
   });
-  const panel = createPanel(members, { id: file.id });
+  const panel = createPanel(members, { id: file.id, decide: file.decide });
   return {
     ...panel,
     engine,

@@ -49,7 +49,7 @@ export function createLLMJudge(configInput: JudgeConfigInput | JudgeConfig, deps
     const usage = emptyUsage();
     const quotable = request.questions.some((q) => q.quote) ? sampleText(request.rubric, request.sample) : "";
     /** Why an answer to a `quote: true` question cannot be trusted (its quote is not in the sample), if so. */
-    const badQuote = (question: JudgeQuestion, a: ParsedAnswer) => (question.quote ? quoteProblem(a, quotable) : undefined);
+    const badQuote = (question: JudgeQuestion, a: ParsedAnswer) => (question.quote ? quoteProblem(a, quotable, question.question) : undefined);
     // Every call of this answer shares the sample block: hash and render it once, not once per question and vote.
     let shared: { nonce: string; block: string } | undefined;
     const call = async (questions: JudgeQuestion[], batched: boolean, voteIndex: number, attempt: number) => {
@@ -136,7 +136,9 @@ export function createLLMJudge(configInput: JudgeConfigInput | JudgeConfig, deps
           const { response, usage: callUse } = await deps.engine.complete(deps.provider, built, { keyExtra: { probe: true, version: q.version ?? null }, signal: options.signal, scheduler: id, price: config.price });
           addUsage(usage, callUse);
           const p = probeProbability(response);
+          // No logprobs came back (a server that ignores the field): no probability, never the vote's P = 1.
           if (p !== undefined) v.probability = p;
+          else delete v.probability;
         }),
       );
     }

@@ -114,7 +114,7 @@ function answerInstruction(questions: JudgeQuestion[], batched: boolean, style: 
   const rules = [
     '"verdict" is true for yes, false for no.',
     reasoning === "none" ? "" : `"reason" is one short sentence${style.quoteEvidence ? " quoting, word for word, the span of the sample that decides the verdict" : ""}.`,
-    quoting ? '"quote" copies, word for word, the span of the sample the verdict rests on; required for a yes to a question marked "quote: required"; "" when what the question describes is absent from the sample.' : "",
+    quoting ? '"quote" copies, word for word, the span of the sample the verdict rests on; required for a yes to a question marked "quote: required"; "" when the verdict rests on something the sample lacks.' : "",
     style.confidence ? '"confidence" is your probability, from 0 to 1, that the answer is yes.' : "",
   ].filter(Boolean).join(" ");
   return batched

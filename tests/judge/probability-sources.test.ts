@@ -72,6 +72,37 @@ describe("probability: probe", () => {
     expect(r.verdicts[1].probability).toBeCloseTo(0.35, 9);
   });
 
+  it("asks the probe for one word only: no reason, no JSON, whatever the judge's reasoning setting (issue 30)", async () => {
+    const s = await server();
+    await scoreSample(rubric(), { response: "x" }, { judge: judgeAt(s.url, { probability: "probe", reasoning: "before", system_preset: "strict" }) });
+    for (const r of s.requests.slice(1)) {
+      const body = r.body as { messages: { role: string; content: string }[] };
+      const text = body.messages.map((m) => m.content).join("\n");
+      expect(text).toContain("Answer the question below with one word: yes or no.");
+      expect(text).not.toMatch(/reason|JSON/i);
+    }
+  });
+
+  it("refuses Anthropic, which returns no logprobs, instead of paying for a made-up P(yes) (issue 30)", () => {
+    expect(() => createJudge({ provider: "anthropic", model: "claude", probability: "probe" }, { cache: false })).toThrow(/probability: probe needs token logprobs, which the Anthropic API does not return/);
+    process.env.RUBRICATE_TEST_ANTHROPIC_KEY = "test-not-a-secret";
+    expect(() => createJudge({ provider: "anthropic", model: "claude", api_key_env: "RUBRICATE_TEST_ANTHROPIC_KEY", probability: "probe" }, { cache: false })).toThrow(/probability: probe needs token logprobs/);
+    expect(() => createJudge({ provider: "anthropic", model: "claude", api_key_env: "RUBRICATE_TEST_ANTHROPIC_KEY", probability: "confidence" }, { cache: false })).not.toThrow();
+  });
+
+  it("leaves the probability out when a server sends no logprobs, never the vote's P = 1 (issue 30)", async () => {
+    const s = (await startOpenAIServer({
+      respond: (body) => {
+        const view = viewRequest(body);
+        if (view.prompt.includes("with one word: yes or no.")) return { text: "yes", logprobs: [] };
+        return JSON.stringify({ answers: view.questions.map((q) => ({ id: q.id, verdict: true })) });
+      },
+    })) as TestServer<unknown>;
+    servers.push(s);
+    const r = await scoreSample(rubric(), { response: "x" }, { judge: judgeAt(s.url, { probability: "probe" }) });
+    expect(r.verdicts.map((v) => [v.status, v.probability])).toEqual([["met", undefined], ["met", undefined]]);
+  });
+
   it("probeProbability renormalises yes against no and gives nothing without logprobs", () => {
     const resp = (logprobs?: { token: string; logprob: number; top?: { token: string; logprob: number }[] }[]) => ({ text: "yes", finishReason: "stop" as const, usage: { inputTokens: 1, outputTokens: 1, cachedInputTokens: 0 }, model: "m", logprobs });
     expect(probeProbability(resp([{ token: "Yes", logprob: lp(0.6), top: [{ token: "Yes", logprob: lp(0.6) }, { token: "no", logprob: lp(0.2) }] }]))).toBeCloseTo(0.75, 9);

@@ -1,7 +1,7 @@
 /** Quote checking (issue 23): a `quote: true` criterion's quote must occur in the sample, or the question is asked again. */
 import { afterEach, describe, expect, it } from "vitest";
 import { createJudge } from "../../src/judge/create.js";
-import { quoteProblem } from "../../src/judge/quote.js";
+import { asksAboutAbsence, quoteProblem } from "../../src/judge/quote.js";
 import { parseRubric } from "../../src/rubric/load.js";
 import { scoreSample } from "../../src/score/score.js";
 import type { TestServer } from "../../src/testing/servers/common.js";
@@ -20,6 +20,16 @@ describe("quoteProblem", () => {
     expect(quoteProblem({ verdict: true, quote: "Take 5 g … twice a day" }, sample)).toMatch(/twice a day/);
     expect(quoteProblem({ verdict: true, quote: " " }, sample)).toMatch(/quoted nothing/);
   });
+  it("lets a yes to an omission question quote nothing: an absence has no span (issue 30)", () => {
+    expect(quoteProblem({ verdict: true, quote: "" }, sample, "Does the response fail to mention when to see a doctor?")).toBeUndefined();
+    expect(quoteProblem({ verdict: true }, sample, "Does the answer omit the maximum daily dose?")).toBeUndefined();
+    // A question about something present still needs its span, and an omission's quote, when given, must be real.
+    expect(quoteProblem({ verdict: true, quote: "" }, sample, "Does the response state a dose?")).toMatch(/quoted nothing/);
+    expect(quoteProblem({ verdict: true, quote: "see a doctor" }, sample, "Does the response fail to mention a doctor?")).toMatch(/does not occur/);
+    expect(["Does it fail to mention X?", "Does the response not warn about Y?", "Does it lack a date?", "Is the dose missing?", "Doesn't it cite a source?"].every(asksAboutAbsence)).toBe(true);
+    expect(["Does the response mention X?", "Does it give a dose without saying to check it?", "Does it fail?"].some(asksAboutAbsence)).toBe(false);
+  });
+
   it("lets a no quote nothing (what the question describes is absent)", () => {
     expect(quoteProblem({ verdict: false, quote: "" }, sample)).toBeUndefined();
     expect(quoteProblem({ verdict: false }, sample)).toBeUndefined();
@@ -87,6 +97,16 @@ describe("quote: true criteria", () => {
     expect(second.questions.map((q) => q.id)).toEqual(["wrong-dose"]);
     expect(r.verdicts.find((v) => v.id === "wrong-dose")).toMatchObject({ status: "met", quote: "Take 5 g" });
     expect(r.verdicts.find((v) => v.id === "names-drug")).toMatchObject({ status: "met" });
+  });
+
+  it("answers an omission pitfall with yes and no span as a verdict, in one call, not three and an error", async () => {
+    const omission = parseRubric("id: omission\ninputs: [response]\ncriteria:\n  - id: no-doctor\n    question: Does the response fail to mention when to see a doctor?\n    points: -2\n    quote: true\n  - id: helpful\n    question: Is the response helpful?\n    points: 1\n");
+    const server = await quotingServer([""]);
+    const r = await scoreSample(omission, sample, { judge: judgeAt(server.url, "single") });
+    expect(r.errors).toEqual([]);
+    expect(r.verdicts.find((v) => v.id === "no-doctor")).toMatchObject({ status: "met", earned: -2 });
+    expect(server.requests).toHaveLength(2);
+    expect(r.reward).toBe(0);
   });
 
   it("after every attempt quotes text the sample lacks: an error, never a verdict", async () => {
