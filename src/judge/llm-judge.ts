@@ -58,7 +58,7 @@ export function createLLMJudge(configInput: JudgeConfigInput | JudgeConfig, deps
         shared = { nonce, block: sampleBlock(request.rubric, request.sample, nonce) };
       }
       const built = buildJudgeRequest(request.rubric, request.sample, questions, batched, settings, shared);
-      const keyExtra = { attempt, versions: questions.map((q) => q.version ?? null) };
+      const keyExtra = { attempt, versions: questions.map((q) => q.version ?? null), ...(request.repeat ? { repeat: request.repeat } : {}) };
       const result = await deps.engine.complete(deps.provider, built, { voteIndex, keyExtra, signal: options.signal, scheduler: id, price: config.price });
       addUsage(usage, result.usage);
       return result.response;
