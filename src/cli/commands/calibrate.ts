@@ -8,6 +8,7 @@ import { type PairwiseItem, type PairwiseSummary, pairwiseAgreement } from "../.
 import { calibrationHtml, calibrationMarkdown } from "../../calibrate/report.js";
 import { rubricWithThresholds, suggestedThresholds } from "../../calibrate/thresholds.js";
 import { compareJudges, comparisonMarkdown, kindsFromRubric, type JudgeComparison } from "../../calibrate/compare.js";
+import { llmbarCompareMarkdown, llmbarPaperMetrics } from "../../calibrate/llmbar-paper.js";
 import { loadTtcw, ttcwFigures, ttcwJudges, ttcwMarkdown, type TtcwFigures } from "../../calibrate/ttcw.js";
 import { RubricateError } from "../../errors.js";
 import { EXIT, positiveInt, cachePathOf, warnIfBatchJudge, nonNegativeInt } from "../run.js";
@@ -131,7 +132,19 @@ export async function computeCalibration(flags: CalibrateFlags): Promise<Calibra
   const kinds = flags.rubric ? kindsFromRubric((await import("../../rubric/load.js")).loadRubricSync(flags.rubric)) : undefined;
   const comparison = compareJudges({ labels: compared[0].labels, a: compared[0].set, b: compared[1].set, kinds, ...opts });
   markdown = `${markdown}\n${comparisonMarkdown(comparison)}`;
+  const llmbar = flags.dataset?.startsWith("llmbar:") ? llmbarComparison(flags) : undefined;
+  if (llmbar) markdown = `${markdown}\n${llmbar}`;
   return { results, pairwise, markdown, comparison, ...(ttcw ? { ttcw } : {}) };
+}
+
+/** With --dataset llmbar:… --compare: the two stored judges under the paper's own metrics. */
+function llmbarComparison(flags: CalibrateFlags): string {
+  const dir = flags.datasetsDir ?? defaultDatasetsDir();
+  const spec = flags.dataset!.slice("llmbar:".length);
+  const subsets = spec === "all" ? [...LLMBAR_SUBSETS] : spec.split(",").map((s) => s.trim());
+  const judges = loadDatasetJudges(flags).map((d) => d.verdicts.judge);
+  const names = flags.storedJudge.length === 2 ? flags.storedJudge : judges;
+  return llmbarCompareMarkdown(llmbarPaperMetrics(dir, subsets, names[0]), llmbarPaperMetrics(dir, subsets, names[1]));
 }
 
 /** The TTCW judges `--stored-judge` names (default: all seven), each checked to exist. */
