@@ -9,6 +9,7 @@ import { calibrationHtml, calibrationMarkdown } from "../../calibrate/report.js"
 import { rubricWithThresholds, suggestedThresholds } from "../../calibrate/thresholds.js";
 import { compareJudges, comparisonMarkdown, kindsFromRubric, type JudgeComparison } from "../../calibrate/compare.js";
 import { llmbarCompareMarkdown, llmbarPaperMetrics } from "../../calibrate/llmbar-paper.js";
+import { loadXstest, XSTEST_JUDGES } from "../../calibrate/xstest.js";
 import { loadTtcw, ttcwFigures, ttcwJudges, ttcwMarkdown, type TtcwFigures } from "../../calibrate/ttcw.js";
 import { RubricateError } from "../../errors.js";
 import { EXIT, positiveInt, cachePathOf, warnIfBatchJudge, nonNegativeInt } from "../run.js";
@@ -47,7 +48,7 @@ export function register(program: Command): void {
     .option("-j, --judge <judge>", "score the labelled samples now with this judge file or id (repeatable; needs --rubric)", collect, [])
     .option("--cache <path>", "cache database for --judge", ".rubricate/cache.db")
     .option("--no-cache", "with --judge: do not read or write any cache")
-    .option("--dataset <name>", `a stored dataset: llmbar:<subset>[,<subset>…] (${LLMBAR_SUBSETS.join(", ")}, or all) | pandalm | ttcw`)
+    .option("--dataset <name>", `a stored dataset: llmbar:<subset>[,<subset>…] (${LLMBAR_SUBSETS.join(", ")}, or all) | pandalm | ttcw | xstest`)
     .option("--stored-judge <name>", "with --dataset: a stored judge, e.g. gpt-4-vanilla (repeatable; default all)", collect, [])
     .option("--datasets-dir <dir>", "where the datasets live (default $RUBRICATE_DATASETS, else the datasets/ shipped with rubricate)")
     .option("--unreadable <how>", "with --dataset pandalm: an unreadable stored verdict is an error (default) or a tie (PandaLM's convention)", "error")
@@ -186,6 +187,10 @@ export function loadDatasetJudges(flags: Pick<CalibrateFlags, "dataset" | "store
   const spec = flags.dataset ?? "";
   const unreadable = flags.unreadable ?? "error";
   if (unreadable !== "error" && unreadable !== "tie") throw new RubricateError("BAD_INPUT", `--unreadable must be error or tie, not "${unreadable}"`);
+  if (spec === "xstest") {
+    if (unreadable !== "error") throw new RubricateError("BAD_INPUT", "--unreadable applies to --dataset pandalm only");
+    return (flags.storedJudge.length ? flags.storedJudge : [...XSTEST_JUDGES]).map((j) => ({ ...loadXstest(dir, j), pairwise: [] }));
+  }
   if (spec === "ttcw") {
     if (unreadable !== "error") throw new RubricateError("BAD_INPUT", "--unreadable applies to --dataset pandalm only");
     return ttcwJudgesAsked(flags).map((j) => ({ ...loadTtcw(dir, j), pairwise: [] }));
@@ -196,7 +201,7 @@ export function loadDatasetJudges(flags: Pick<CalibrateFlags, "dataset" | "store
   }
   if (unreadable !== "error") throw new RubricateError("BAD_INPUT", "--unreadable applies to --dataset pandalm only (LLMBar keeps unreadable picks as null)");
   const m = /^llmbar:(.+)$/.exec(spec);
-  if (!m) throw new RubricateError("BAD_INPUT", `--dataset must be llmbar:<subset>, pandalm or ttcw, not "${spec}"`);
+  if (!m) throw new RubricateError("BAD_INPUT", `--dataset must be llmbar:<subset>, pandalm, ttcw or xstest, not "${spec}"`);
   const subsets = m[1] === "all" ? [...LLMBAR_SUBSETS] : m[1].split(",").map((s) => s.trim());
   for (const s of subsets) {
     if (!(LLMBAR_SUBSETS as readonly string[]).includes(s)) throw new RubricateError("BAD_INPUT", `unknown LLMBar subset "${s}" (${LLMBAR_SUBSETS.join(", ")})`);
