@@ -15,6 +15,7 @@ import { sandbox } from "./sandbox.js";
 import { storm } from "./storm.js";
 import { throughput } from "./throughput.js";
 import { tokens } from "./tokens.js";
+import { prompt } from "./prompt.js";
 
 type Bench = (ctx: BenchContext) => Promise<BenchResult<any>>;
 
@@ -23,6 +24,7 @@ export const BENCHMARKS: Record<string, Bench> = {
   throughput,
   cpu,
   tokens,
+  prompt,
   cache,
   rate,
   storm,

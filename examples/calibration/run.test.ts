@@ -81,12 +81,17 @@ describe("examples/calibration/run.ts on the real data", () => {
       close(r.balancedF1, e.balancedF1);
       const agree = v.reduce((s, x) => s + ((Number(x.winner_in_order_12) === gold.get(x.id) ? 1 : 0) + (Number(x.winner_in_order_21) === gold.get(x.id) ? 1 : 0)) / 2, 0) / v.length;
       close(r["pairwise agreement"], agree);
-      const consistent = v.filter((x) => x.winner_in_order_12 !== null && x.winner_in_order_12 === x.winner_in_order_21).length / v.length;
-      close(r["position consistency"], consistent);
+      // LLMBar's "equal": the same pick in both orders, unreadable in both included.
+      const equal = v.filter((x) => x.winner_in_order_12 === x.winner_in_order_21).length / v.length;
+      close(r["position agreement"], equal);
       const [lo, hi] = r["balancedF1 95% CI"].slice(1, -1).split(", ").map(Number);
       expect(lo).toBeLessThanOrEqual(num(r.balancedF1));
       expect(hi).toBeGreaterThanOrEqual(num(r.balancedF1));
     }
+  });
+
+  it("reports GPT-3.5's PandaLM pairwise agreement under the paper's convention: 0.7107, not 0.6977 (issue 30)", () => {
+    expect((rows.find((x) => x.dataset === "pandalm" && x.judge === "gpt-3.5-turbo") as Row)["pairwise agreement"]).toBe("0.7107");
   });
 
   it("PandaLM figures match plain counts, with the annotators' majority as reference", () => {
@@ -106,7 +111,8 @@ describe("examples/calibration/run.ts on the real data", () => {
         const counts = [0, 1, 2].map((c) => a.filter((l) => l === c).length);
         const top = Math.max(...counts);
         const majority = counts.filter((c) => c === top).length === 1 ? counts.indexOf(top) : null;
-        if (majority !== null && p === majority) agree++;
+        // PandaLM's convention: an unreadable verdict is read as a tie.
+        if (majority !== null && (p ?? 0) === majority) agree++;
         if (p === null) {
           errors++;
           continue;
@@ -122,7 +128,7 @@ describe("examples/calibration/run.ts on the real data", () => {
       close(r.TNR, e.tnr);
       close(r.balancedF1, e.balancedF1);
       close(r["pairwise agreement"], agree / v.length);
-      expect(r["position consistency"]).toBe("n/a");
+      expect(r["position agreement"]).toBe("n/a");
     }
   });
 

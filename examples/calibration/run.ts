@@ -31,6 +31,7 @@ import {
   packagedDatasetsDir,
   pairwiseAgreement,
   pairwiseClassMetrics,
+  llmbarPositionAgreement,
   type PairwiseSummary,
 } from "../../src/calibrate/index.js";
 
@@ -49,7 +50,7 @@ const rows: string[][] = [];
 const results: CalibrationResult[] = [];
 const pairwise: { name: string; summary: PairwiseSummary }[] = [];
 
-function add(dataset: string, judge: string, r: CalibrationResult, p: PairwiseSummary): void {
+function add(dataset: string, judge: string, r: CalibrationResult, p: PairwiseSummary, position: number | null = null): void {
   const m = r.overall.metrics;
   rows.push([
     dataset,
@@ -62,7 +63,7 @@ function add(dataset: string, judge: string, r: CalibrationResult, p: PairwiseSu
     f4(m.balancedF1.value),
     `[${f4(m.balancedF1.lo)}, ${f4(m.balancedF1.hi)}]`,
     f4(p.agreement.value),
-    f4(p.positionConsistency.value),
+    f4(position),
     String(r.overall.errors),
   ]);
   results.push(r);
@@ -73,7 +74,7 @@ for (const subset of LLMBAR_SUBSETS) {
   for (const judge of llmbarJudges(datasets, subset)) {
     const d = loadLlmbar(datasets, subset, judge);
     const r = calibrate({ labels: d.labels, verdicts: d.verdicts, seed: SEED, resamples: RESAMPLES });
-    add(`llmbar/${subset}`, judge, r, pairwiseAgreement(d.pairwise, { seed: SEED, resamples: RESAMPLES }));
+    add(`llmbar/${subset}`, judge, r, pairwiseAgreement(d.pairwise, { seed: SEED, resamples: RESAMPLES }), llmbarPositionAgreement(d.pairwise));
   }
 }
 let ceiling = "";
@@ -88,7 +89,8 @@ for (const judge of PANDALM_JUDGES) {
 for (const judge of PANDALM_JUDGES) {
   const d = loadPandalm(datasets, judge);
   const r = calibrate({ labels: d.labels, verdicts: d.verdicts, seed: SEED, resamples: RESAMPLES });
-  add("pandalm", judge, r, pairwiseAgreement(d.pairwise, { seed: SEED, resamples: RESAMPLES }));
+  // The pairwise column under PandaLM's own convention (an unreadable verdict is a tie), as its paper reports.
+  add("pandalm", judge, r, pairwiseAgreement(loadPandalm(datasets, judge, { unreadable: "tie" }).pairwise, { seed: SEED, resamples: RESAMPLES }));
   if (!ceiling && d.annotators) {
     const three = annotatorAgreement(d.annotators);
     const binary = r.overall.humanAgreement;
@@ -100,14 +102,15 @@ for (const judge of PANDALM_JUDGES) {
   }
 }
 
-const header = ["dataset", "judge", "n", "accuracy", "kappa", "TPR", "TNR", "balancedF1", "balancedF1 95% CI", "pairwise agreement", "position consistency", "errors"];
+const header = ["dataset", "judge", "n", "accuracy", "kappa", "TPR", "TNR", "balancedF1", "balancedF1 95% CI", "pairwise agreement", "position agreement", "errors"];
 const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
 const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(" | ")} |`;
 const out = [
   `Judge calibration on stored verdicts (seed ${SEED}, ${RESAMPLES} bootstrap resamples).`,
   `Binary criterion: "is response 1 better?"; judge verdict = its pick with response 1 shown first (errors: unreadable picks, left out).`,
   `Pairwise agreement: the judge's pick (1, 2 or tie) equals the human's (PandaLM: the annotators' majority), averaged over the`,
-  `orders asked; unreadable picks count as wrong. Position consistency: same pick in both orders (LLMBar only).`,
+  `orders asked, each paper's convention: LLMBar counts an unreadable pick wrong, PandaLM reads it as a tie.`,
+  `Position agreement: same pick in both orders, an item unreadable in both counting as the same (LLMBar's convention; LLMBar only).`,
   "",
   line(header),
   `|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`,

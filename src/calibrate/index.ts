@@ -16,3 +16,5 @@ export { calibrationHtml, calibrationMarkdown } from "./report.js";
 export { compareJudges, comparisonMarkdown, type ComparisonRow, type CriterionKind, type JudgeComparison } from "./compare.js";
 export { suggestedThresholds } from "./thresholds.js";
 export { pairwiseClassMetrics, type PairwiseClassMetrics } from "./pairwise.js";
+export { llmbarPaperMetrics, llmbarPositionAgreement, type LlmbarPaperMetrics } from "./llmbar-paper.js";
+export { loadTtcw, ttcwFigures, ttcwJudges, type TtcwFigures } from "./ttcw.js";

@@ -1,11 +1,15 @@
 /**
  * Calibration reports: a markdown summary for terminals and CI, and one self-contained HTML page
- * (metric bars with intervals, per-criterion comparison, reliability diagram, disagreement review).
+ * read at a glance: forest plots of the judges (full names, kappa and balanced F1 with 95%
+ * intervals, sorted), then each judge's detail folded (metric bars, per-criterion comparison,
+ * reliability diagram, disagreement review).
  */
 import { formatInterval, formatNumber } from "../report/format.js";
 import { type Column, type Section, details, htmlPage, paragraph, table, warning } from "../report/html.js";
+import { escapeHtml as escapeText } from "../report/escape.js";
 import { markdownTable, mdHeading, mdJoin, mdList } from "../report/markdown.js";
 import { barChart, groupedBarChart, reliabilityDiagram } from "../report/svg.js";
+import { FOREST_CSS, forestPlot } from "../report/forest.js";
 import type { CalibrationResult, CriterionCalibration, Disagreement, GroupCalibration, MetricWithCI } from "./calibrate.js";
 import { METRICS, type MetricName } from "./metrics.js";
 import type { PairwiseSummary } from "./pairwise.js";
@@ -140,24 +144,25 @@ function criterionSection(c: CriterionCalibration): string {
  */
 export function calibrationHtml(results: readonly CalibrationResult[], extras: ReportExtras = {}): string {
   const sections: Section[] = [];
-  if (results.length > 1) {
+  const many = results.length > 1;
+  const anchor = (i: number) => `judge-${i + 1}`;
+  if (many) {
     const ranks = rankJudges(results);
-    const chart = groupedBarChart(
-      {
-        categories: ranks.map((r) => r.judge),
-        series: [
-          { name: "balanced F1", values: ranks.map((r) => r.balancedF1.value), lo: ranks.map((r) => r.balancedF1.lo), hi: ranks.map((r) => r.balancedF1.hi) },
-          { name: "kappa", values: ranks.map((r) => r.kappa.value), lo: ranks.map((r) => r.kappa.lo), hi: ranks.map((r) => r.kappa.hi) },
-        ],
-      },
-      { title: "Judges: balanced F1 and kappa (95% CI)", yMax: 1 },
-    );
-    sections.push({ title: "Ranking", html: table(ranks, rankColumns) + chart });
+    const at = (judge: string) => anchor(results.findIndex((r) => r.judge === judge));
+    const forest = (title: string, pick: (r: JudgeRank) => MetricWithCI) => forestPlot(ranks.map((r) => ({ label: r.judge, href: at(r.judge), ...pick(r) })), { title });
+    sections.push({
+      title: "Judges at a glance",
+      html: [
+        forest("Cohen's kappa with the human labels (95% CI), highest first", (r) => r.kappa),
+        forest("Balanced F1 (95% CI), highest first", (r) => r.balancedF1),
+        details("Ranking table (balanced F1, kappa, accuracy, cost)", table(ranks, rankColumns)),
+      ].join("\n"),
+    });
   }
   if (extras.pairwise?.length) {
     sections.push({ title: "Pairwise agreement", html: table(extras.pairwise.map((p) => ({ name: p.name, s: p.summary })), pairColumns) });
   }
-  for (const r of results) {
+  results.forEach((r, i) => {
     const parts = [paragraph(`95% percentile bootstrap intervals, ${r.resamples} resamples, seed ${r.seed}. ${r.overall.n} paired items.`)];
     parts.push(table(rows(r), criterionColumns));
     if (r.criteria.length > 1) {
@@ -190,8 +195,10 @@ export function calibrationHtml(results: readonly CalibrationResult[], extras: R
       );
     }
     for (const w of r.warnings) parts.push(warning(w));
-    sections.push({ title: `Judge: ${r.judge}`, html: parts.join("\n") });
-    for (const c of r.criteria) sections.push({ title: `${r.judge} · ${c.criterion}`, html: criterionSection(c) });
-  }
-  return htmlPage({ title: extras.title ?? "Judge calibration", subtitle: `${results.length} judge(s)`, sections });
+    for (const c of r.criteria) parts.push(`<h3>${escapeText(c.criterion)}</h3>`, criterionSection(c));
+    // With several judges the page opens on the forest plots; each judge's detail is one click away.
+    const headline = `kappa ${ci(r.overall.metrics.kappa)}, balanced F1 ${ci(r.overall.metrics.balancedF1)}, n ${r.overall.n}`;
+    sections.push({ id: anchor(i), title: `Judge: ${r.judge}`, html: many ? paragraph(headline) + details(`Detail for ${r.judge}`, parts.join("\n")) : parts.join("\n") });
+  });
+  return htmlPage({ title: extras.title ?? "Judge calibration", subtitle: `${results.length} judge(s)`, sections, css: FOREST_CSS });
 }

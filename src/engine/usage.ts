@@ -9,6 +9,18 @@ export interface TokenPrice {
   cached_input?: number;
   /** Fraction of the live price paid through the batch API (e.g. 0.5). */
   batch_discount?: number;
+  /** Price of input tokens written to the provider's prompt cache (Anthropic); defaults to 1.25 × `input`. */
+  cache_write?: number;
+}
+
+/**
+ * What cache writes cost above the plain input price (Anthropic bills them at 1.25× by default);
+ * `costUsd` bills them as plain input, so a live call adds this.
+ * @example cacheWritePremiumUsd({ inputTokens: 2000, outputTokens: 0, cachedInputTokens: 0, cacheWriteTokens: 1000 }, { input: 3, output: 15 }) // 0.00075
+ */
+export function cacheWritePremiumUsd(usage: TokenUsage, price: TokenPrice): number {
+  const writes = usage.cacheWriteTokens ?? 0;
+  return (writes * ((price.cache_write ?? price.input * 1.25) - price.input)) / 1e6;
 }
 
 /**
@@ -34,7 +46,7 @@ export function costUsd(usage: TokenUsage, price: TokenPrice): number {
 export function callUsage(response: CompletionResponse, cached: boolean, price?: TokenPrice): Usage {
   if (cached) return { calls: 0, cacheHits: 1, inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, costUsd: 0 };
   const { inputTokens, outputTokens, cachedInputTokens } = response.usage;
-  return { calls: 1, cacheHits: 0, inputTokens, outputTokens, cachedInputTokens, costUsd: price ? costUsd(response.usage, price) : 0 };
+  return { calls: 1, cacheHits: 0, inputTokens, outputTokens, cachedInputTokens, costUsd: price ? costUsd(response.usage, price) + cacheWritePremiumUsd(response.usage, price) : 0 };
 }
 
 /**

@@ -8,8 +8,9 @@
 import { z } from "zod";
 
 /**
- * The fields of one answer, in the order the model writes them: the reason first, so the model
- * reasons before it commits to a verdict.
+ * The fields of one answer with a reason before the verdict (`reasoning: before`); `answerFields`
+ * moves the reason after the verdict or drops it (`after`, `none`: the default judge answers
+ * with the verdict only, see docs/judging.md).
  */
 export const ANSWER_FIELDS = {
   /** A short reason, one or two sentences. */
@@ -29,15 +30,22 @@ export type Answer = z.output<typeof AnswerSchema>;
 export interface AnswerExtras {
   quote?: boolean;
   confidence?: boolean;
+  /** Where the reason goes: before the verdict (default here, the original format), after it, or nowhere. */
+  reasoning?: "before" | "after" | "none";
 }
 
-/** The answer's fields with the asked extras, in writing order: reason, quote, confidence, verdict. */
+/**
+ * The answer's fields with the asked extras, in writing order (structured output generates
+ * them in this order): quote, confidence, verdict, with the reason before or after them or not at all.
+ */
 export function answerFields(extras: AnswerExtras = {}) {
+  const reasoning = extras.reasoning ?? "before";
   return {
-    reason: ANSWER_FIELDS.reason,
+    ...(reasoning === "before" ? { reason: ANSWER_FIELDS.reason } : {}),
     ...(extras.quote ? { quote: z.string() } : {}),
     ...(extras.confidence ? { confidence: z.number() } : {}),
     verdict: ANSWER_FIELDS.verdict,
+    ...(reasoning === "after" ? { reason: ANSWER_FIELDS.reason } : {}),
   };
 }
 
@@ -64,8 +72,8 @@ export function toStructuredOutputSchema(schema: z.ZodType): Record<string, unkn
 /** JSON Schema of a single answer. */
 export const SINGLE_ANSWER_JSON_SCHEMA: Record<string, unknown> = toStructuredOutputSchema(AnswerSchema);
 
-const extrasKey = (extras: AnswerExtras) => `${extras.quote ? "q" : ""}${extras.confidence ? "c" : ""}`;
-const singleSchemas = new Map<string, Record<string, unknown>>([["", SINGLE_ANSWER_JSON_SCHEMA]]);
+const extrasKey = (extras: AnswerExtras) => `${extras.quote ? "q" : ""}${extras.confidence ? "c" : ""}${extras.reasoning ?? "before"}`;
+const singleSchemas = new Map<string, Record<string, unknown>>([["before", SINGLE_ANSWER_JSON_SCHEMA]]);
 
 /** JSON Schema of a single answer with the asked extras. */
 export function singleAnswerJsonSchema(extras: AnswerExtras = {}): Record<string, unknown> {

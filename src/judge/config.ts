@@ -37,11 +37,21 @@ export const JudgeConfigSchema = z.strictObject({
     .default("verdict")
     .describe("Where P(yes) comes from: verdict (the verdict token's logprobs after the reason, with logprobs: true; else the vote share), confidence (a stated 0–1 confidence field in the answer), probe (one extra one-token yes/no call per question, P(yes) from its top logprobs)"),
   system_preset: z
-    .enum(["neutral", "strict"])
+    .enum(["neutral", "strict", "llmbar"])
     .default("neutral")
-    .describe("The built-in system prompt: neutral (yes = what the question describes is present, a mistake included; 'such as' lists illustrative; length, style and tone are not evidence) or strict (the prompt before issue 23: yes only when the sample clearly satisfies the question)"),
+    .describe("The built-in system prompt: neutral (yes = what the question describes is present, a mistake included; 'such as' lists illustrative), strict (the prompt before issue 23: yes only when the sample clearly satisfies the question) or llmbar (LLMBar's three general rules)"),
+  reasoning: z
+    .enum(["none", "after", "before"])
+    .default("none")
+    .describe("Where the judge's reason goes: none (verdict only, the default: cheapest, and LLMBar measured reason-first lower), after (the verdict, then a one-sentence reason for feedback) or before (chain of thought, then the verdict)"),
+  quote_evidence: z.boolean().default(false).describe("Ask every reason to quote, word for word, the span of the sample that decides the verdict (needs reasoning: after or before)"),
   price: PriceSchema.optional().describe("USD per million tokens, for cost estimates"),
   structured_output: z.boolean().default(true).describe("Off for servers without json_schema support: the JSON is then parsed from text"),
+}).superRefine((c, ctx) => {
+  // The probe reads P(yes) from logprobs, which the Anthropic API does not return: every probe would be paid for nothing.
+  if (c.probability === "probe" && c.provider === "anthropic") {
+    ctx.addIssue({ code: "custom", path: ["probability"], message: "probability: probe needs token logprobs, which the Anthropic API does not return; use probability: confidence, or verdict with samples > 1 for a vote share" });
+  }
 });
 /** A validated judge configuration (defaults applied). */
 export type JudgeConfig = z.infer<typeof JudgeConfigSchema>;

@@ -70,7 +70,7 @@ function createPanelJudge(file: Extract<JudgeFile, { kind: "panel" }>, options: 
   const engine = options.engine ?? createEngine({ cache: openCache({ path: options.cache, onError: options.onCacheError ?? warnCache }), limits: { maxConcurrency: 8, maxRetries: 5, timeoutMs: 60_000 } });
   // Members resolve beside the panel file; their key destinations were checked with the panel's.
   const members = file.members.map((ref) => createJudge(ref, { engine, baseDir: file.baseDir }));
-  const panel = createPanel(members, { id: file.id });
+  const panel = createPanel(members, { id: file.id, decide: file.decide });
   return {
     ...panel,
     engine,

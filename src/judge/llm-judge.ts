@@ -2,7 +2,7 @@ import { RubricateError, toRubricateError } from "../errors.js";
 import { addUsage, emptyUsage, type Sample, type Usage, type VerdictOrError } from "../types.js";
 import { JudgeConfigSchema, type JudgeConfig, type JudgeConfigInput, type Price } from "./config.js";
 import { parseBatched, parseSingle, probeProbability, type ParsedAnswer } from "./parse.js";
-import { buildJudgeRequest, buildProbeRequest, sampleNonce, sampleText, sharedPrefix, type PromptSettings } from "./prompt.js";
+import { buildJudgeRequest, buildProbeRequest, sampleBlock, sampleNonce, sampleText, type PromptSettings } from "./prompt.js";
 import { canonicalJson as stableJson } from "../text/canonical-json.js";
 import { Rng } from "../stats/rng.js";
 import { quoteProblem } from "./quote.js";
@@ -36,6 +36,8 @@ export function createLLMJudge(configInput: JudgeConfigInput | JudgeConfig, deps
     model: config.model,
     system: config.system,
     systemPreset: config.system_preset,
+    reasoning: config.reasoning,
+    quoteEvidence: config.quote_evidence,
     confidence: config.probability === "confidence",
     temperature: config.temperature,
     maxTokens: config.max_tokens,
@@ -47,16 +49,16 @@ export function createLLMJudge(configInput: JudgeConfigInput | JudgeConfig, deps
     const usage = emptyUsage();
     const quotable = request.questions.some((q) => q.quote) ? sampleText(request.rubric, request.sample) : "";
     /** Why an answer to a `quote: true` question cannot be trusted (its quote is not in the sample), if so. */
-    const badQuote = (question: JudgeQuestion, a: ParsedAnswer) => (question.quote ? quoteProblem(a, quotable) : undefined);
+    const badQuote = (question: JudgeQuestion, a: ParsedAnswer) => (question.quote ? quoteProblem(a, quotable, question.question) : undefined);
     // Every call of this answer shares the sample block: hash and render it once, not once per question and vote.
-    let shared: { nonce: string; prefix: string } | undefined;
+    let shared: { nonce: string; block: string } | undefined;
     const call = async (questions: JudgeQuestion[], batched: boolean, voteIndex: number, attempt: number) => {
       if (!shared) {
         const nonce = sampleNonce(request.rubric.id, request.sample);
-        shared = { nonce, prefix: sharedPrefix(request.rubric, request.sample, nonce) };
+        shared = { nonce, block: sampleBlock(request.rubric, request.sample, nonce) };
       }
       const built = buildJudgeRequest(request.rubric, request.sample, questions, batched, settings, shared);
-      const keyExtra = { attempt, versions: questions.map((q) => q.version ?? null) };
+      const keyExtra = { attempt, versions: questions.map((q) => q.version ?? null), ...(request.repeat ? { repeat: request.repeat } : {}) };
       const result = await deps.engine.complete(deps.provider, built, { voteIndex, keyExtra, signal: options.signal, scheduler: id, price: config.price });
       addUsage(usage, result.usage);
       return result.response;
@@ -134,7 +136,9 @@ export function createLLMJudge(configInput: JudgeConfigInput | JudgeConfig, deps
           const { response, usage: callUse } = await deps.engine.complete(deps.provider, built, { keyExtra: { probe: true, version: q.version ?? null }, signal: options.signal, scheduler: id, price: config.price });
           addUsage(usage, callUse);
           const p = probeProbability(response);
+          // No logprobs came back (a server that ignores the field): no probability, never the vote's P = 1.
           if (p !== undefined) v.probability = p;
+          else delete v.probability;
         }),
       );
     }

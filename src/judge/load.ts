@@ -26,10 +26,11 @@ const PanelFileSchema = z.strictObject({
   id: z.string().optional(),
   description: z.string().optional(),
   panel: z.array(z.string().min(1)).min(2).describe("Two or more judge files or packaged judge ids; an odd number avoids ties"),
+  decide: z.enum(["majority", "mean"]).default("majority").describe("The panel's verdict: the members' majority (default), or their mean P(yes) > 0.5; a criterion's threshold applies to the mean either way"),
 });
 
 /** A judge file read: one judge's configuration, or a panel of judges. */
-export type JudgeFile = { kind: "judge"; config: JudgeConfig } | { kind: "panel"; id: string; members: string[]; baseDir: string };
+export type JudgeFile = { kind: "judge"; config: JudgeConfig } | { kind: "panel"; id: string; members: string[]; baseDir: string; decide: "majority" | "mean" };
 
 /**
  * Reads a judge file or packaged id that may be a panel (`panel: [openai-small, anthropic-small, local]`).
@@ -46,7 +47,7 @@ export function readJudgeFile(ref: string, baseDir = process.cwd()): JudgeFile {
       const issues = explainIssues(parsed.error, source.data, { schema: PanelFileSchema }).map((i) => ({ message: i.message, location: source.locate(i.path, { key: i.key }) }));
       throw new RubricateError("JUDGE_CONFIG", joinIssues(issues), { location: issues[0].location, issues });
     }
-    return { kind: "panel", id: parsed.data.id ?? ref.replace(/^.*\//, "").replace(/\.ya?ml$/, ""), members: parsed.data.panel, baseDir: dirname(path) };
+    return { kind: "panel", id: parsed.data.id ?? ref.replace(/^.*\//, "").replace(/\.ya?ml$/, ""), members: parsed.data.panel, baseDir: dirname(path), decide: parsed.data.decide };
   }
   return { kind: "judge", config: loadJudgeConfig(ref, baseDir) };
 }

@@ -1,12 +1,16 @@
 /**
- * Order effects in batched judging: earlier verdicts in one context pull later ones. Asking a
- * sample's questions in the rubric's order and again in reverse, a verdict that changes is a
- * flip; the flip rate per criterion says whether batching is safe for that rubric and judge.
+ * Order effects in batched judging: earlier verdicts in one context pull later ones. Each
+ * sample's questions are asked three times: in the rubric's order, again in the same order (a
+ * fresh call: the repeat baseline, how often the judge changes its mind with nothing changed), and
+ * rotated by half (every question, middle ones included, moves by half the list). Flips beyond the
+ * baseline — rotated disagreements minus repeat disagreements — are what the order itself causes;
+ * a judge that is merely noisy flips as often on the repeat and shows none.
  */
 import pLimit from "p-limit";
 import { RubricateError } from "../errors.js";
 import type { Rubric } from "../rubric/schema.js";
 import { asksAlone } from "../rubric/judge-mode.js";
+import { meanWithInterval } from "../stats/interval.js";
 import { renderTemplate } from "../text/template.js";
 import type { Sample } from "../types.js";
 import type { Judge, JudgeQuestion } from "./types.js";
@@ -14,12 +18,19 @@ import type { Judge, JudgeQuestion } from "./types.js";
 /** Flips of one criterion (or of all, under id `all`). */
 export interface FlipRow {
   id: string;
-  /** Samples where both orders gave a verdict. */
+  /** Samples where all three asks gave a verdict. */
   n: number;
-  /** Samples whose verdict changed when the order was reversed. */
+  /** Verdicts that changed when the same order was asked again (the baseline). */
+  repeatFlips: number;
+  /** Verdicts that changed when the order was rotated. */
   flips: number;
+  /** flips / n. */
   rate: number | null;
-  /** Samples where either order gave an error instead of a verdict. */
+  /** repeatFlips / n. */
+  repeatRate: number | null;
+  /** (flips − repeatFlips) / n with a bootstrap 95% interval over the items: what the order causes. */
+  beyond: { value: number; low: number; high: number } | null;
+  /** Samples where any ask gave an error instead of a verdict. */
   errors: number;
 }
 
@@ -29,17 +40,24 @@ export interface OrderFlips {
   all: FlipRow;
 }
 
+/** The questions rotated by half: position i goes to i − ⌈n/2⌉ (mod n), so a middle question lands at an end. */
+export function rotateHalf<T>(items: readonly T[]): T[] {
+  const k = Math.ceil(items.length / 2);
+  return [...items.slice(k), ...items.slice(0, k)];
+}
+
 /**
- * Asks each sample's LLM questions twice — in the rubric's order and reversed — through the
- * judge (its cache and batching; `judge_mode`/`max_criteria` apply, so a criterion asked alone
- * cannot flip), and counts the verdicts that change. Checks and `when` conditions are ignored:
- * every question is asked.
+ * Asks each sample's LLM questions three times through the judge (its cache and batching;
+ * `judge_mode`/`max_criteria` apply, so a criterion asked alone cannot flip): rubric order, the
+ * same order again as a separate call (`repeat: 1`, its own cache key), and rotated by half.
+ * Checks and `when` conditions are ignored: every question is asked.
  * @example const f = await orderFlips(rubric, samples, { judge }); console.log(orderFlipsMarkdown(f))
  */
-export async function orderFlips(rubric: Rubric, samples: readonly Sample[], options: { judge: Judge; concurrency?: number; signal?: AbortSignal }): Promise<OrderFlips> {
+export async function orderFlips(rubric: Rubric, samples: readonly Sample[], options: { judge: Judge; concurrency?: number; signal?: AbortSignal; seed?: number }): Promise<OrderFlips> {
   const criteria = rubric.criteria.filter((c) => c.question !== undefined);
   if (criteria.length < 2) throw new RubricateError("BAD_INPUT", `rubric ${rubric.id} has ${criteria.length} LLM question(s): order needs at least two`);
-  const rows = new Map(criteria.map((c) => [c.id, { id: c.id, n: 0, flips: 0, rate: null as number | null, errors: 0 }]));
+  const diffs = new Map<string, number[]>(criteria.map((c) => [c.id, []]));
+  const counts = new Map(criteria.map((c) => [c.id, { repeatFlips: 0, flips: 0, errors: 0 }]));
   const limit = pLimit(options.concurrency ?? 4);
   await Promise.all(
     samples.map((sample) =>
@@ -48,37 +66,54 @@ export async function orderFlips(rubric: Rubric, samples: readonly Sample[], opt
           id: c.id, question: renderTemplate(c.question!, sample), examples: c.examples, version: c.version,
           ...(c.quote ? { quote: true } : {}), ...(asksAlone(c, rubric.judge_mode) ? { alone: true } : {}),
         }));
-        const ask = (qs: JudgeQuestion[]) => options.judge.answer({ rubric, sample, questions: qs }, { signal: options.signal });
-        const [forward, backward] = await Promise.all([ask(questions), ask([...questions].reverse())]);
+        const ask = (qs: JudgeQuestion[], repeat?: number) => options.judge.answer({ rubric, sample, questions: qs, ...(repeat ? { repeat } : {}) }, { signal: options.signal });
+        const [first, again, rotated] = await Promise.all([ask(questions), ask(questions, 1), ask(rotateHalf(questions))]);
         for (const q of questions) {
-          const row = rows.get(q.id)!;
-          const a = forward.verdicts.get(q.id);
-          const b = backward.verdicts.get(q.id);
-          if (!a || !b || a instanceof Error || b instanceof Error) {
-            row.errors++;
+          const count = counts.get(q.id)!;
+          const [a, b, c] = [first, again, rotated].map((r) => r.verdicts.get(q.id));
+          if (!a || !b || !c || a instanceof Error || b instanceof Error || c instanceof Error) {
+            count.errors++;
             continue;
           }
-          row.n++;
-          if (a.pass !== b.pass) row.flips++;
+          const repeatFlip = a.pass !== b.pass ? 1 : 0;
+          const flip = a.pass !== c.pass ? 1 : 0;
+          count.repeatFlips += repeatFlip;
+          count.flips += flip;
+          diffs.get(q.id)!.push(flip - repeatFlip);
         }
       }),
     ),
   );
-  const list = [...rows.values()].map((r) => ({ ...r, rate: r.n > 0 ? r.flips / r.n : null }));
-  const n = list.reduce((s, r) => s + r.n, 0);
-  const flips = list.reduce((s, r) => s + r.flips, 0);
-  return { criteria: list, all: { id: "all", n, flips, rate: n > 0 ? flips / n : null, errors: list.reduce((s, r) => s + r.errors, 0) } };
+  const row = (id: string, d: number[], c: { repeatFlips: number; flips: number; errors: number }): FlipRow => {
+    const m = meanWithInterval(d, { seed: options.seed ?? 1 });
+    return {
+      id,
+      n: d.length,
+      repeatFlips: c.repeatFlips,
+      flips: c.flips,
+      rate: d.length ? c.flips / d.length : null,
+      repeatRate: d.length ? c.repeatFlips / d.length : null,
+      beyond: m ? { value: m.mean, low: m.low, high: m.high } : null,
+      errors: c.errors,
+    };
+  };
+  const list = criteria.map((c) => row(c.id, diffs.get(c.id)!, counts.get(c.id)!));
+  const sum = (k: "repeatFlips" | "flips" | "errors") => list.reduce((s, r) => s + r[k], 0);
+  return { criteria: list, all: row("all", [...diffs.values()].flat(), { repeatFlips: sum("repeatFlips"), flips: sum("flips"), errors: sum("errors") }) };
 }
 
 /** The flip report as a markdown table. */
 export function orderFlipsMarkdown(f: OrderFlips): string {
   const pct = (r: number | null) => (r === null ? "n/a" : `${(100 * r).toFixed(1)}%`);
+  const beyond = (b: FlipRow["beyond"]) => (b === null ? "n/a" : `${(100 * b.value).toFixed(1)} pts [${(100 * b.low).toFixed(1)}, ${(100 * b.high).toFixed(1)}]`);
   return [
-    "## Order flips (verdicts that change when the questions are asked in reverse order)",
+    "## Order flips (verdicts that change when the questions are rotated, beyond those that change on a same-order repeat)",
     "",
-    "| criterion | n | flips | flip rate | errors |",
-    "| --- | ---: | ---: | ---: | ---: |",
-    ...[...f.criteria, f.all].map((r) => `| ${r.id} | ${r.n} | ${r.flips} | ${pct(r.rate)} | ${r.errors} |`),
+    "| criterion | n | repeat flips | rotated flips | repeat rate | rotated rate | beyond baseline (95% CI) | errors |",
+    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ...[...f.criteria, f.all].map((r) => `| ${r.id} | ${r.n} | ${r.repeatFlips} | ${r.flips} | ${pct(r.repeatRate)} | ${pct(r.rate)} | ${beyond(r.beyond)} | ${r.errors} |`),
+    "",
+    "An interval above zero means the position of a question changes its verdict; a judge that is only noisy flips as often on the repeat.",
     "",
   ].join("\n");
 }

@@ -1,18 +1,24 @@
 /**
  * A panel of judges (ideally from different model families, so no family grades its own kind
- * alone): every member answers every question; the panel's verdict is the members' majority,
- * its P(yes) the mean of theirs. A member's error is not a "no": it is left out, and a question
- * no member answered, or one the members split on evenly, is an error.
+ * alone): every member answers every question. Its P(yes) is always the mean of the members'
+ * (a member without one counts 1 for yes, 0 for no); its verdict is, by `decide`, the members'
+ * majority (default) or that mean ≥ 0.5. A criterion's `threshold` is then applied to the mean,
+ * as to any judge's P(yes). A member's error is not a "no": it is left out, and a question no
+ * member answered, or an even split (majority) or a mean of exactly 0.5 (mean), is an error.
  */
 import { RubricateError } from "../errors.js";
 import { addUsage, emptyUsage, type Verdict, type VerdictOrError } from "../types.js";
 import type { Judge, JudgeAnswer, JudgeRequest } from "./types.js";
 
+/** How a panel turns its members' answers into a verdict: their majority, or their mean P(yes) ≥ 0.5. */
+export type PanelDecision = "majority" | "mean";
+
 /**
  * Builds a panel judge over `members` (at least two; an odd number avoids ties).
  * @example const judge = createPanel([createJudge("openai-small"), createJudge("anthropic-small"), createJudge("local")])
  */
-export function createPanel(members: readonly Judge[], options: { id?: string } = {}): Judge {
+export function createPanel(members: readonly Judge[], options: { id?: string; decide?: PanelDecision } = {}): Judge {
+  const decide = options.decide ?? "majority";
   if (members.length < 2) throw new RubricateError("BAD_INPUT", `a panel needs at least two judges, got ${members.length}`);
   const id = options.id ?? `panel(${members.map((m) => m.id).join(", ")})`;
   const total = emptyUsage();
@@ -33,15 +39,18 @@ export function createPanel(members: readonly Judge[], options: { id?: string } 
       }
       const yes = ok.filter((g) => g.v.pass).length;
       const no = ok.length - yes;
-      if (yes === no) {
-        verdicts.set(q.id, new RubricateError("JUDGE_PARSE", `the panel split ${yes}–${no} on "${q.id}"${ok.length < members.length ? ` (${members.length - ok.length} member(s) gave no answer)` : ""}; no majority`));
+      const probabilities = ok.map((g) => g.v.probability ?? (g.v.pass ? 1 : 0));
+      const mean = probabilities.reduce((a, b) => a + b, 0) / probabilities.length;
+      const missing = ok.length < members.length ? ` (${members.length - ok.length} member(s) gave no answer)` : "";
+      if (decide === "majority" ? yes === no : mean === 0.5) {
+        const why = decide === "majority" ? `the panel split ${yes}–${no} on "${q.id}"${missing}; no majority` : `the panel's mean P(yes) on "${q.id}" is exactly 0.5${missing}; no verdict`;
+        verdicts.set(q.id, new RubricateError("JUDGE_PARSE", why));
         continue;
       }
-      const pass = yes > no;
-      const probabilities = ok.map((g) => g.v.probability ?? (g.v.pass ? 1 : 0));
+      const pass = decide === "majority" ? yes > no : mean > 0.5;
       const verdict: Verdict = {
         pass,
-        probability: probabilities.reduce((a, b) => a + b, 0) / probabilities.length,
+        probability: mean,
         reasoning: ok.map((g) => `${g.member}: ${g.v.pass ? "yes" : "no"}${g.v.reasoning ? ` — ${g.v.reasoning}` : ""}`).join("\n"),
         source: "llm",
         votes: { yes, no },

@@ -23,15 +23,29 @@ function pieces(quote: string): string[] {
     .filter((p) => p.length > 0);
 }
 
+/** Verbs an omission question asks about ("fail to mention", "does not warn", …). */
+const OMITTED = "(?:mention|include|give|say|state|provide|address|ask|warn|recommend|refer|tell|explain|cite|name|advise|disclose|acknowledge)";
+const ABSENCE = new RegExp(`\\b(?:fail(?:s|ed)?\\s+to\\s+${OMITTED}|(?:not|\\w+n't)\\s+(?:\\w+\\s+){0,3}?${OMITTED}|omits?|lacks?|missing|absent|leaves?\\s+out)\\b`, "i");
+
 /**
- * Why a judge's quote cannot be accepted, or undefined when it can: a yes with no quote, or a
- * quote (any piece between elisions) that does not occur in the sample text. A no may quote
- * nothing (what the question describes is absent).
+ * Whether a question asks about something the sample lacks ("Does the response fail to mention
+ * when to see a doctor?"): its yes rests on an absence, so there is no span to quote.
+ * @example asksAboutAbsence("Does the response fail to mention a dose?") // true
+ */
+export function asksAboutAbsence(question: string): boolean {
+  return ABSENCE.test(question);
+}
+
+/**
+ * Why a judge's quote cannot be accepted, or undefined when it can: a yes with no quote (unless
+ * the question asks about an absence: an omission has no span to quote), or a quote (any piece
+ * between elisions) that does not occur in the sample text. A no may quote nothing (what the
+ * question describes is absent).
  * @example quoteProblem({ verdict: true, quote: "take 5 g" }, "Take 5 g daily.") // undefined
  */
-export function quoteProblem(answer: { verdict: boolean; quote?: string }, sampleText: string): string | undefined {
+export function quoteProblem(answer: { verdict: boolean; quote?: string }, sampleText: string, question = ""): string | undefined {
   const quote = answer.quote?.trim() ?? "";
-  if (quote === "") return answer.verdict ? "the verdict is yes but the judge quoted nothing from the sample" : undefined;
+  if (quote === "") return answer.verdict && !asksAboutAbsence(question) ? "the verdict is yes but the judge quoted nothing from the sample" : undefined;
   const haystack = normalise(sampleText);
   const missing = pieces(quote).find((p) => !haystack.includes(p));
   if (missing === undefined) return undefined;

@@ -19,6 +19,8 @@ export interface JudgeRequest {
   rubric: Pick<Rubric, "id" | "description" | "context" | "inputs" | "response_field"> & { max_criteria?: number };
   sample: Sample;
   questions: JudgeQuestion[];
+  /** Ask again as a separate call (order-flip baselines): part of the cache key, so a repeat is a fresh answer that a re-run replays. */
+  repeat?: number;
 }
 
 /** A judge's answers for one request: one entry per question id, and what it cost. */

@@ -65,10 +65,10 @@ export function checkIsolation(rubric: Rubric, sample: Sample, options: { respon
   const inside = start >= 0 && end >= 0 ? prompt.slice(start + open.length, end) : "";
   if (response.includes(nonce)) problems.push("the response contains the sample's nonce");
   if (response.length > 0 && !inside.includes(response)) problems.push("the response is not inside the sample block verbatim");
-  // Markers appear in the intro sentence and around the block; any extra one was forged.
-  if (count(prompt, close) !== 2 || count(prompt, `${open}\n`) !== 1) problems.push("the sample block's markers appear an unexpected number of times");
-  // Worked examples are rubric text in their own nonce-marked blocks; a response may equal one.
-  const examples = new RegExp(`<example-${nonce}>[\\s\\S]*?</example-${nonce}>`, "g");
+  // The markers appear once each, around the block; any extra one was forged.
+  if (count(prompt, close) !== 1 || count(prompt, `${open}\n`) !== 1) problems.push("the sample block's markers appear an unexpected number of times");
+  // Worked examples are rubric text in their own hash-marked blocks; a response may equal one.
+  const examples = /<example-([0-9a-f]{16})>[\s\S]*?<\/example-\1>/g;
   const outside = (prompt.slice(0, Math.max(0, start)) + prompt.slice(end + close.length + 1)).replace(examples, "");
   const probe = response.trim();
   if (probe.length >= 12 && outside.includes(probe)) problems.push("the response also appears outside the sample block (a question or the context interpolates it)");

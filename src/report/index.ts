@@ -5,3 +5,4 @@ export { htmlPage, table, escapeHtml, paragraph, warning, details, pre, slug, ce
 export type { Column, PageOptions, Section } from "./html.js";
 export { markdownTable, escapeMarkdown, escapeMarkdownCell, mdHeading, mdList, mdJoin } from "./markdown.js";
 export { formatNumber, formatPercent, formatInterval } from "./format.js";
+export { forestPlot, FOREST_CSS } from "./forest.js";

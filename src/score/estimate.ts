@@ -34,7 +34,7 @@ export function estimateSample(estimate: RunEstimate, rubric: Rubric, sample: Sa
     .filter((q) => q !== undefined);
   estimate.llmQuestions += questions.length;
   if (!judge || questions.length === 0) return;
-  const settings = { model: judge.model, system: judge.system, temperature: judge.temperature, maxTokens: 0, logprobs: false, structuredOutput: judge.structured_output };
+  const settings = { model: judge.model, system: judge.system, systemPreset: judge.system_preset, reasoning: judge.reasoning, quoteEvidence: judge.quote_evidence, temperature: judge.temperature, maxTokens: 0, logprobs: false, structuredOutput: judge.structured_output };
   const rounds = roundsOf(rubric);
   const batched = judge.mode !== "single";
   const requests = batched ? [buildJudgeRequest(rubric, sample, questions, true, settings)] : questions.map((q) => buildJudgeRequest(rubric, sample, [q], false, settings));

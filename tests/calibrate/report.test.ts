@@ -46,12 +46,36 @@ describe("calibrationHtml", () => {
     expect(html).not.toContain("<script>alert(1)");
     expect(html).toContain("&lt;script&gt;alert(1)&lt;/script&gt;");
   });
-  it("draws the charts: ranking bars, metric bars with intervals, reliability diagram", () => {
-    expect(html).toContain("chart-grouped");
+  it("draws the charts: forest plots of the judges, metric bars with intervals, reliability diagram", () => {
+    expect(html).toContain('class="forest"');
     expect(html).toContain('class="error-bar"');
     expect(html).toContain("chart-reliability");
-    const ranking = /<svg[^>]*chart-grouped[^>]*data-bars="(\d+)"/.exec(html);
-    expect(ranking?.[1]).toBe("3"); // judge-a: F1 and kappa; judge-b never says no, so its balanced F1 is undefined (no bar) and its kappa is 0
+    // judge-b never says no: its balanced F1 is undefined (a row without a point) and its kappa is 0.
+    const f1 = html.slice(html.indexOf("Balanced F1 (95% CI)"));
+    expect(f1.indexOf("judge-a")).toBeLessThan(f1.indexOf("judge-b"));
+  });
+
+  it("reads at a glance with 30 judges: full names sorted by kappa with intervals, each judge's detail folded, a phone layout", () => {
+    const judges = Array.from({ length: 30 }, (_, k) => {
+      // Judge k agrees with the labels on the first k % 5 of its items: kappas differ, names are long.
+      const vs = verdicts.map((v, i) => ({ ...v, status: (i < 2 + (k % 5) ? v.status : v.status === "met" ? "unmet" : "met") as "met" | "unmet" }));
+      return calibrate({ labels, verdicts: vs, judge: `provider-${k}/a-rather-long-model-name-${k}-instruct-2025-preview (rubric r, temperature 0)`, resamples: 20 });
+    });
+    const page = calibrationHtml(judges);
+    assertBalanced(page);
+    const kappaPlot = page.slice(page.indexOf("Cohen&#39;s kappa"), page.indexOf("Balanced F1 (95% CI)"));
+    const rows = [...kappaPlot.matchAll(/<div class="forest-row"[^]*?<a href="#(judge-\d+)">([^<]+)<\/a>[^]*?<span class="forest-value" role="cell">([^<]+)<\/span>/g)];
+    expect(rows).toHaveLength(30);
+    // Full names, untruncated.
+    expect(rows.map((r) => r[2])).toContain("provider-7/a-rather-long-model-name-7-instruct-2025-preview (rubric r, temperature 0)");
+    // Sorted by kappa, highest first, each with its interval.
+    const values = rows.map((r) => Number(r[3].split(" ")[0]));
+    expect(values).toEqual([...values].sort((x, y) => y - x));
+    expect(rows.every((r) => /\[-?\d/.test(r[3]))).toBe(true);
+    // Each judge's detail is folded, and each row links to it.
+    expect(page.match(/<details><summary>Detail for /g)).toHaveLength(30);
+    expect(page).toContain(`id="${rows[0][1]}"`);
+    expect(page).toMatch(/@media \(max-width: 480px\)/);
   });
   it("has a review table of disagreements per criterion, rows tagged with the criterion", () => {
     expect(html).toContain('data-criterion="cites|source"');

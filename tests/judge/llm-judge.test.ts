@@ -133,7 +133,7 @@ describe("logprobs", () => {
 });
 
 describe("anthropic", () => {
-  it("answers through a forced tool call and marks the shared prefix with cache_control", async () => {
+  it("answers through a forced tool call and marks only the rubric-level prefix with cache_control", async () => {
     process.env.RUBRICATE_TEST_ANTHROPIC_KEY = "sk-ant-test-key-123";
     const server = await startAnthropicServer({ respond: judgeResponder((q) => truth(q.id)) });
     servers.push(server as TestServer<unknown>);
@@ -145,9 +145,11 @@ describe("anthropic", () => {
     expect(body.tool_choice).toEqual({ type: "tool", name: "verdicts" });
     const blocks = body.messages[0].content;
     expect(blocks[0].cache_control).toEqual({ type: "ephemeral" });
-    expect(blocks[0].text).toContain("<sample-");
+    // The rubric part (questions included) is what the next sample reads again; the sample's own block is never marked.
+    expect(blocks[0].text).toContain("q10");
+    expect(blocks[0].text).not.toMatch(/<sample-[0-9a-f]{16}>/);
     expect(blocks[1].cache_control).toBeUndefined();
-    expect(blocks[1].text).toContain("q10");
+    expect(blocks[1].text).toMatch(/^<sample-[0-9a-f]{16}>/);
     expect(server.requests[0].apiKeySent).toBe(true);
   });
 });
@@ -166,7 +168,7 @@ describe("prompt isolation", () => {
     const close = prompt.indexOf(`</sample-${nonce}>`, open);
     expect(prompt.slice(open, close)).toContain("Ignore previous instructions");
     // The real markers appear once each in the block (plus once in the instruction line).
-    expect(prompt.split(`</sample-${nonce}>`).length - 1).toBe(2);
+    expect(prompt.split(`</sample-${nonce}>`).length - 1).toBe(1);
   });
 });
 

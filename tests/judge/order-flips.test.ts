@@ -1,6 +1,16 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createJudge } from "../../src/judge/create.js";
-import { orderFlips, orderFlipsMarkdown } from "../../src/judge/order-flips.js";
+import { orderFlips, orderFlipsMarkdown, rotateHalf } from "../../src/judge/order-flips.js";
+import { Rng } from "../../src/stats/rng.js";
+import type { Judge } from "../../src/judge/types.js";
+import { emptyUsage, type VerdictOrError } from "../../src/types.js";
+
+/** FNV-1a: a stable seed from a string. */
+function hash(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  return h;
+}
 import { parseRubric } from "../../src/rubric/load.js";
 import type { TestServer } from "../../src/testing/servers/common.js";
 import { judgeResponder } from "../../src/testing/servers/judge-responder.js";
@@ -22,15 +32,56 @@ const rubric = (extra = "") => parseRubric(`id: r\ninputs: [response]\n${extra}c
 const samples = [{ response: "one" }, { response: "two" }, { response: "three" }];
 
 describe("orderFlips", () => {
-  it("counts verdicts that change when the order is reversed, per criterion", async () => {
+  it("counts verdicts that change when the order is rotated, beyond a same-order repeat, per criterion", async () => {
     const f = await orderFlips(rubric(), samples, { judge: await primacyJudge() });
-    expect(f.criteria).toEqual([
-      { id: "a", n: 3, flips: 3, rate: 1, errors: 0 },
-      { id: "b", n: 3, flips: 0, rate: 0, errors: 0 },
-      { id: "c", n: 3, flips: 3, rate: 1, errors: 0 },
-    ]);
-    expect(f.all).toMatchObject({ n: 9, flips: 6 });
-    expect(orderFlipsMarkdown(f)).toContain("| a | 3 | 3 | 100.0% | 0 |");
+    // [a, b, c] rotated by half is [c, a, b]: a loses first place, c gains it; b is always yes.
+    expect(f.criteria.map((r) => [r.id, r.n, r.repeatFlips, r.flips])).toEqual([["a", 3, 0, 3], ["b", 3, 0, 0], ["c", 3, 0, 3]]);
+    expect(f.criteria[0].beyond).toEqual({ value: 1, low: 1, high: 1 });
+    expect(f.all).toMatchObject({ n: 9, flips: 6, repeatFlips: 0 });
+    expect(orderFlipsMarkdown(f)).toContain("| a | 3 | 0 | 3 | 0.0% | 100.0% | 100.0 pts [100.0, 100.0] | 0 |");
+  });
+
+  it("asks the repeat as a fresh call even through a cache, and replays all three from it on a re-run", async () => {
+    const server = (await startOpenAIServer({ respond: judgeResponder((q, view) => view.questions[0].id === q.id) })) as TestServer<unknown>;
+    servers.push(server);
+    // Memory cache: a repeat keyed like the first call would be answered from it, and the baseline would always be 0.
+    const judge = createJudge({ provider: "openai-compatible", base_url: server.url, model: "judge", max_retries: 0 }, { cache: false });
+    await orderFlips(rubric(), samples.slice(0, 1), { judge });
+    expect(server.requests).toHaveLength(3);
+    await orderFlips(rubric(), samples.slice(0, 1), { judge });
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it("moves middle questions too: rotation by half puts the middle of the list at an end", () => {
+    expect(rotateHalf([1, 2, 3, 4, 5])).toEqual([4, 5, 1, 2, 3]);
+    expect(rotateHalf([1, 2, 3, 4])).toEqual([3, 4, 1, 2]);
+  });
+
+  it("reports ~0 beyond the baseline for a judge with 10% random noise and no order effect (issue 30)", async () => {
+    // The truth depends on the question only; each call's answer is flipped with probability 0.1,
+    // drawn afresh per call (seeded by sample, question and which of the three calls it is), never by position.
+    const judge: Judge = {
+      id: "noisy",
+      usage: emptyUsage,
+      async answer(req) {
+        const call = req.repeat ? "repeat" : req.questions[0].id === "a" ? "first" : "rotated";
+        const verdicts = new Map<string, VerdictOrError>();
+        for (const q of req.questions) {
+          const noise = new Rng(hash(`${String(req.sample.response)}|${q.id}|${call}`)).next() < 0.1;
+          verdicts.set(q.id, { pass: ["a", "c", "e"].includes(q.id) !== noise, source: "llm" });
+        }
+        return { verdicts, usage: emptyUsage() };
+      },
+    };
+    const five = parseRubric(`id: r5\ninputs: [response]\ncriteria:\n${["a", "b", "c", "d", "e"].map((id) => `  - id: ${id}\n    question: Is ${id} there?\n`).join("")}`);
+    const many = Array.from({ length: 120 }, (_, i) => ({ response: `sample ${i}` }));
+    const f = await orderFlips(five, many, { judge, concurrency: 8 });
+    // Both rates near 2 × 0.1 × 0.9 = 18%: the old reversed-only count reported that as an order effect.
+    expect(f.all.rate!).toBeGreaterThan(0.12);
+    expect(f.all.repeatRate!).toBeGreaterThan(0.12);
+    expect(Math.abs(f.all.beyond!.value)).toBeLessThan(0.04);
+    expect(f.all.beyond!.low).toBeLessThan(0);
+    expect(f.all.beyond!.high).toBeGreaterThan(0);
   });
 
   it("finds no flips when each question is asked alone", async () => {
@@ -60,7 +111,7 @@ describe("rubricate flips", () => {
     vi.stubEnv("RUBRICATE_TEST_KEY", "k");
     const code = await runFlips(samplesPath, { rubric: rubricPath, judge: writeJudgeFile(dir, server.url), cache: false, limit: 2, json: join(dir, "f.json") }, (t) => (printed += t));
     expect(code).toBe(0);
-    expect(printed).toContain("| a | 2 | 2 | 100.0% | 0 |");
-    expect(printed).toContain("| all | 4 | 4 | 100.0% | 0 |");
+    expect(printed).toContain("| a | 2 | 0 | 2 | 0.0% | 100.0% | 100.0 pts [100.0, 100.0] | 0 |");
+    expect(printed).toMatch(/\| all \| 4 \| 0 \| 4 \| 0\.0% \| 100\.0% \|/);
   });
 });

@@ -53,6 +53,17 @@ describe("createPanel", () => {
     expect(r.usage!.calls).toBe(3);
   });
 
+  it("decides by the mean P(yes) with decide: mean, where one confident member can outvote two lukewarm ones (issue 30)", async () => {
+    const members = () => [member("gpt", { a: [true, 0.55], b: [true, 0.6], c: [true, 0.5] }), member("claude", { a: [true, 0.55], b: false, c: [false, 0.5] }), member("qwen", { a: [false, 0.0], b: false, c: [false, 0.5] })];
+    const byMajority = await scoreSample(rubric, { response: "x" }, { judge: createPanel(members()) });
+    const byMean = await scoreSample(rubric, { response: "x" }, { judge: createPanel(members(), { decide: "mean" }) });
+    // a: two yes of three, mean 0.367; b: one yes, mean 0.2; c: mean exactly 0.5.
+    expect(byMajority.verdicts.map((v) => v.status)).toEqual(["met", "unmet", "unmet"]);
+    expect(byMean.verdicts.map((v) => v.status)).toEqual(["unmet", "unmet", "error"]);
+    expect(byMean.verdicts[0].probability).toBeCloseTo(1.1 / 3, 9);
+    expect(byMean.verdicts[2].error!.message).toMatch(/mean P\(yes\) on "c" is exactly 0.5/);
+  });
+
   it("is an error when no member answers, and needs two members; closes its members", async () => {
     const one = member("gpt", { a: "error", b: "error", c: "error" });
     const two = member("claude", { a: "error", b: "error", c: "error" });

@@ -43,7 +43,7 @@ describe("probability: confidence", () => {
     const r = await scoreSample(rubric(), { response: "x" }, { judge: judgeAt(s.url, { probability: "confidence" }) });
     expect(r.verdicts.map((v) => [v.id, v.status, v.probability])).toEqual([["a", "met", 0.7], ["b", "unmet", 0.2]]);
     const body = s.requests[0].body as { response_format: { json_schema: { schema: { properties: { answers: { items: { required: string[] } } } } } } };
-    expect(body.response_format.json_schema.schema.properties.answers.items.required).toEqual(["id", "reason", "confidence", "verdict"]);
+    expect(body.response_format.json_schema.schema.properties.answers.items.required).toEqual(["id", "confidence", "verdict"]);
     expect(viewRequest(s.requests[0].body as Record<string, unknown>).prompt).toContain('"confidence" is your probability, from 0 to 1, that the answer is yes.');
   });
 
@@ -70,6 +70,37 @@ describe("probability: probe", () => {
     expect(r.verdicts.map((v) => [v.id, v.status])).toEqual([["a", "met"], ["b", "unmet"]]);
     expect(r.verdicts[0].probability).toBeCloseTo(0.8, 9);
     expect(r.verdicts[1].probability).toBeCloseTo(0.35, 9);
+  });
+
+  it("asks the probe for one word only: no reason, no JSON, whatever the judge's reasoning setting (issue 30)", async () => {
+    const s = await server();
+    await scoreSample(rubric(), { response: "x" }, { judge: judgeAt(s.url, { probability: "probe", reasoning: "before", system_preset: "strict" }) });
+    for (const r of s.requests.slice(1)) {
+      const body = r.body as { messages: { role: string; content: string }[] };
+      const text = body.messages.map((m) => m.content).join("\n");
+      expect(text).toContain("Answer the question below with one word: yes or no.");
+      expect(text).not.toMatch(/reason|JSON/i);
+    }
+  });
+
+  it("refuses Anthropic, which returns no logprobs, instead of paying for a made-up P(yes) (issue 30)", () => {
+    expect(() => createJudge({ provider: "anthropic", model: "claude", probability: "probe" }, { cache: false })).toThrow(/probability: probe needs token logprobs, which the Anthropic API does not return/);
+    process.env.RUBRICATE_TEST_ANTHROPIC_KEY = "test-not-a-secret";
+    expect(() => createJudge({ provider: "anthropic", model: "claude", api_key_env: "RUBRICATE_TEST_ANTHROPIC_KEY", probability: "probe" }, { cache: false })).toThrow(/probability: probe needs token logprobs/);
+    expect(() => createJudge({ provider: "anthropic", model: "claude", api_key_env: "RUBRICATE_TEST_ANTHROPIC_KEY", probability: "confidence" }, { cache: false })).not.toThrow();
+  });
+
+  it("leaves the probability out when a server sends no logprobs, never the vote's P = 1 (issue 30)", async () => {
+    const s = (await startOpenAIServer({
+      respond: (body) => {
+        const view = viewRequest(body);
+        if (view.prompt.includes("with one word: yes or no.")) return { text: "yes", logprobs: [] };
+        return JSON.stringify({ answers: view.questions.map((q) => ({ id: q.id, verdict: true })) });
+      },
+    })) as TestServer<unknown>;
+    servers.push(s);
+    const r = await scoreSample(rubric(), { response: "x" }, { judge: judgeAt(s.url, { probability: "probe" }) });
+    expect(r.verdicts.map((v) => [v.status, v.probability])).toEqual([["met", undefined], ["met", undefined]]);
   });
 
   it("probeProbability renormalises yes against no and gives nothing without logprobs", () => {

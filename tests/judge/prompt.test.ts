@@ -1,18 +1,29 @@
 import { describe, expect, it } from "vitest";
-import { buildJudgeRequest, sampleNonce, sharedPrefix } from "../../src/judge/prompt.js";
+import { buildJudgeRequest, rubricBlock, sampleBlock, sampleNonce } from "../../src/judge/prompt.js";
 
 const rubric = { id: "r", description: "d", inputs: ["context", "response"] };
 const settings = { model: "m", temperature: 0, maxTokens: 100, logprobs: false, structuredOutput: true };
 const text = (req: ReturnType<typeof buildJudgeRequest>) => (req.messages[0].content as { text: string }[]).map((p) => p.text).join("");
 
 describe("judge prompt", () => {
-  it("puts the shared part first (marked for caching) and the questions last", () => {
-    const req = buildJudgeRequest(rubric, { context: "C", response: "R" }, [{ id: "a", question: "Is it so?" }], true, settings);
-    const parts = req.messages[0].content as { text: string; cache?: boolean }[];
-    expect(parts[0].cache).toBe(true);
-    expect(parts[0].text).toBe(sharedPrefix(rubric, { context: "C", response: "R" }));
-    expect(parts[1].text).toContain("- id: a\n  question: Is it so?");
-    expect(parts[1].cache).toBeUndefined();
+  it("puts the rubric-level part first (marked for caching), questions included, and the sample's own block last", () => {
+    for (const batched of [true, false]) {
+      const req = buildJudgeRequest(rubric, { context: "C", response: "R" }, [{ id: "a", question: "Is it so?" }], batched, settings);
+      const parts = req.messages[0].content as { text: string; cache?: boolean }[];
+      expect(parts[0].cache).toBe(true);
+      expect(parts[0].text).toBe(`${rubricBlock(rubric, [{ id: "a", question: "Is it so?" }], batched)}\n\n`);
+      expect(parts[0].text).toContain("- id: a\n  question: Is it so?");
+      expect(parts[1].text).toBe(sampleBlock(rubric, { context: "C", response: "R" }));
+      expect(parts[1].cache).toBeUndefined();
+    }
+  });
+
+  it("sends the same rubric-level part for every sample, so nothing before the sample depends on it", () => {
+    const q = [{ id: "a", question: "Is it so?", examples: [{ response: "It is so.", answer: true }] }];
+    const first = buildJudgeRequest(rubric, { context: "C", response: "R" }, q, true, settings);
+    const second = buildJudgeRequest(rubric, { context: "D", response: "S" }, q, true, settings);
+    expect((first.messages[0].content as { text: string }[])[0]).toEqual((second.messages[0].content as { text: string }[])[0]);
+    expect(first.system).toBe(second.system);
   });
 
   it("derives the nonce from the sample: stable across runs, different across samples", () => {
@@ -28,7 +39,9 @@ describe("judge prompt", () => {
       examples: [{ response: "I cannot tell.", answer: true, reason: "no date given", inputs: { context: "The shop opened in spring." } }],
     };
     const prompt = text(buildJudgeRequest(rubric, { context: "C", response: "R" }, [q], false, settings));
-    const nonce = sampleNonce("r", { context: "C", response: "R" });
+    const nonce = /<example-([0-9a-f]{16})>/.exec(prompt)![1];
+    // The examples' marker is the rubric's (a hash of the examples), not the sample's: the same for every sample.
+    expect(nonce).not.toBe(sampleNonce("r", { context: "C", response: "R" }));
     const example = prompt.slice(prompt.indexOf(`<example-${nonce}>`), prompt.indexOf(`</example-${nonce}>`));
     expect(example).toContain("### context\n      The shop opened in spring.");
     expect(example).toContain("### response\n      I cannot tell.");

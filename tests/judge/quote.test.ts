@@ -1,7 +1,7 @@
 /** Quote checking (issue 23): a `quote: true` criterion's quote must occur in the sample, or the question is asked again. */
 import { afterEach, describe, expect, it } from "vitest";
 import { createJudge } from "../../src/judge/create.js";
-import { quoteProblem } from "../../src/judge/quote.js";
+import { asksAboutAbsence, quoteProblem } from "../../src/judge/quote.js";
 import { parseRubric } from "../../src/rubric/load.js";
 import { scoreSample } from "../../src/score/score.js";
 import type { TestServer } from "../../src/testing/servers/common.js";
@@ -20,6 +20,16 @@ describe("quoteProblem", () => {
     expect(quoteProblem({ verdict: true, quote: "Take 5 g … twice a day" }, sample)).toMatch(/twice a day/);
     expect(quoteProblem({ verdict: true, quote: " " }, sample)).toMatch(/quoted nothing/);
   });
+  it("lets a yes to an omission question quote nothing: an absence has no span (issue 30)", () => {
+    expect(quoteProblem({ verdict: true, quote: "" }, sample, "Does the response fail to mention when to see a doctor?")).toBeUndefined();
+    expect(quoteProblem({ verdict: true }, sample, "Does the answer omit the maximum daily dose?")).toBeUndefined();
+    // A question about something present still needs its span, and an omission's quote, when given, must be real.
+    expect(quoteProblem({ verdict: true, quote: "" }, sample, "Does the response state a dose?")).toMatch(/quoted nothing/);
+    expect(quoteProblem({ verdict: true, quote: "see a doctor" }, sample, "Does the response fail to mention a doctor?")).toMatch(/does not occur/);
+    expect(["Does it fail to mention X?", "Does the response not warn about Y?", "Does it lack a date?", "Is the dose missing?", "Doesn't it cite a source?"].every(asksAboutAbsence)).toBe(true);
+    expect(["Does the response mention X?", "Does it give a dose without saying to check it?", "Does it fail?"].some(asksAboutAbsence)).toBe(false);
+  });
+
   it("lets a no quote nothing (what the question describes is absent)", () => {
     expect(quoteProblem({ verdict: false, quote: "" }, sample)).toBeUndefined();
     expect(quoteProblem({ verdict: false }, sample)).toBeUndefined();
@@ -66,7 +76,7 @@ describe("quote: true criteria", () => {
     const server = await quotingServer(["5 g of paracetamol every hour"]);
     await scoreSample(rubric, sample, { judge: judgeAt(server.url) });
     const body = server.requests[0].body as { response_format: { json_schema: { schema: { properties: { answers: { items: { required: string[] } } } } } } };
-    expect(body.response_format.json_schema.schema.properties.answers.items.required).toEqual(["id", "reason", "quote", "verdict"]);
+    expect(body.response_format.json_schema.schema.properties.answers.items.required).toEqual(["id", "quote", "verdict"]);
     const prompt = viewRequest(server.requests[0].body as Record<string, unknown>).prompt;
     expect(prompt).toContain("question: Does the response state a dose above the safe maximum?\n  quote: required");
     expect(prompt).toContain('"quote" copies, word for word, the span of the sample the verdict rests on');
@@ -89,6 +99,16 @@ describe("quote: true criteria", () => {
     expect(r.verdicts.find((v) => v.id === "names-drug")).toMatchObject({ status: "met" });
   });
 
+  it("answers an omission pitfall with yes and no span as a verdict, in one call, not three and an error", async () => {
+    const omission = parseRubric("id: omission\ninputs: [response]\ncriteria:\n  - id: no-doctor\n    question: Does the response fail to mention when to see a doctor?\n    points: -2\n    quote: true\n  - id: helpful\n    question: Is the response helpful?\n    points: 1\n");
+    const server = await quotingServer([""]);
+    const r = await scoreSample(omission, sample, { judge: judgeAt(server.url, "single") });
+    expect(r.errors).toEqual([]);
+    expect(r.verdicts.find((v) => v.id === "no-doctor")).toMatchObject({ status: "met", earned: -2 });
+    expect(server.requests).toHaveLength(2);
+    expect(r.reward).toBe(0);
+  });
+
   it("after every attempt quotes text the sample lacks: an error, never a verdict", async () => {
     const server = await quotingServer(["an invented sentence"]);
     const r = await scoreSample(rubric, sample, { judge: judgeAt(server.url, "single") });
@@ -104,7 +124,7 @@ describe("quote: true criteria", () => {
     const server = await quotingServer([""]);
     await scoreSample(plain, sample, { judge: judgeAt(server.url) });
     const prompt = viewRequest(server.requests[0].body as Record<string, unknown>).prompt;
-    expect(prompt).toContain(`Answer every question below. Return JSON {"answers": [{"id", "reason", "verdict"}]} with exactly one entry per id, in the order given; "verdict" is true for yes and false for no.\n\n- id: a`);
+    expect(prompt).toContain(`Answer every question below. Return JSON {"answers": [{"id", "verdict"}]}, one entry per id, in order. "verdict" is true for yes, false for no.\n\n- id: a`);
     expect(prompt).not.toContain(`"quote"`);
     expect(prompt).not.toContain("quote: required");
   });

@@ -8,6 +8,9 @@ import { type PairwiseItem, type PairwiseSummary, pairwiseAgreement } from "../.
 import { calibrationHtml, calibrationMarkdown } from "../../calibrate/report.js";
 import { rubricWithThresholds, suggestedThresholds } from "../../calibrate/thresholds.js";
 import { compareJudges, comparisonMarkdown, kindsFromRubric, type JudgeComparison } from "../../calibrate/compare.js";
+import { llmbarCompareMarkdown, llmbarPaperMetrics } from "../../calibrate/llmbar-paper.js";
+import { loadXstest, XSTEST_JUDGES } from "../../calibrate/xstest.js";
+import { loadTtcw, ttcwFigures, ttcwJudges, ttcwMarkdown, type TtcwFigures } from "../../calibrate/ttcw.js";
 import { RubricateError } from "../../errors.js";
 import { EXIT, positiveInt, cachePathOf, warnIfBatchJudge, nonNegativeInt } from "../run.js";
 
@@ -45,7 +48,7 @@ export function register(program: Command): void {
     .option("-j, --judge <judge>", "score the labelled samples now with this judge file or id (repeatable; needs --rubric)", collect, [])
     .option("--cache <path>", "cache database for --judge", ".rubricate/cache.db")
     .option("--no-cache", "with --judge: do not read or write any cache")
-    .option("--dataset <name>", `a stored dataset: llmbar:<subset>[,<subset>…] (${LLMBAR_SUBSETS.join(", ")}, or all) | pandalm`)
+    .option("--dataset <name>", `a stored dataset: llmbar:<subset>[,<subset>…] (${LLMBAR_SUBSETS.join(", ")}, or all) | pandalm | ttcw | xstest`)
     .option("--stored-judge <name>", "with --dataset: a stored judge, e.g. gpt-4-vanilla (repeatable; default all)", collect, [])
     .option("--datasets-dir <dir>", "where the datasets live (default $RUBRICATE_DATASETS, else the datasets/ shipped with rubricate)")
     .option("--unreadable <how>", "with --dataset pandalm: an unreadable stored verdict is an error (default) or a tie (PandaLM's convention)", "error")
@@ -69,6 +72,8 @@ export interface CalibrateRun {
   markdown: string;
   /** With --compare: the second judge against the first. */
   comparison?: JudgeComparison;
+  /** With --dataset ttcw: the authors' figures per stored judge, reproduced. */
+  ttcw?: TtcwFigures[];
 }
 
 /**
@@ -86,7 +91,7 @@ export async function runCalibrate(flags: CalibrateFlags, out: (text: string) =>
     if (Object.keys(thresholds).length === 0) throw new RubricateError("BAD_INPUT", "no criterion has verdicts with probabilities and both label classes: nothing to threshold (use logprobs: true or probability: confidence | probe)");
     writeFileSync(flags.writeThresholds, rubricWithThresholds(readFileSync(flags.rubric, "utf8"), thresholds, flags.rubric));
   }
-  if (flags.json) writeFileSync(flags.json, `${JSON.stringify({ results: run.results, pairwise: run.pairwise, ...(run.comparison ? { comparison: run.comparison } : {}) }, null, 2)}\n`);
+  if (flags.json) writeFileSync(flags.json, `${JSON.stringify({ results: run.results, pairwise: run.pairwise, ...(run.comparison ? { comparison: run.comparison } : {}), ...(run.ttcw ? { ttcw: run.ttcw } : {}) }, null, 2)}\n`);
   return EXIT.ok;
 }
 
@@ -107,7 +112,7 @@ export async function computeCalibration(flags: CalibrateFlags): Promise<Calibra
     for (const d of loadDatasetJudges(flags)) {
       compared.push({ labels: d.labels, set: d.verdicts });
       results.push(calibrate({ labels: d.labels, verdicts: d.verdicts, ...opts }));
-      pairwise.push({ name: d.verdicts.judge, summary: pairwiseAgreement(d.pairwise, opts) });
+      if (d.pairwise.length) pairwise.push({ name: d.verdicts.judge, summary: pairwiseAgreement(d.pairwise, opts) });
     }
   } else {
     if (!flags.labels) throw new RubricateError("BAD_INPUT", "give --labels (with --verdicts or --judge), or --dataset");
@@ -121,12 +126,34 @@ export async function computeCalibration(flags: CalibrateFlags): Promise<Calibra
     }
   }
   let markdown = calibrationMarkdown(results, { pairwise, title: reportTitle(flags) });
-  if (!flags.compare) return { results, pairwise, markdown };
+  const ttcw = flags.dataset === "ttcw" ? ttcwJudgesAsked(flags).map((j) => ttcwFigures(flags.datasetsDir ?? defaultDatasetsDir(), j)) : undefined;
+  if (ttcw) markdown = `${markdown}\n${ttcwMarkdown(ttcw)}`;
+  if (!flags.compare) return { results, pairwise, markdown, ...(ttcw ? { ttcw } : {}) };
   if (compared.length !== 2) throw new RubricateError("BAD_INPUT", `--compare needs exactly two judges (A then B); got ${compared.length}`);
   const kinds = flags.rubric ? kindsFromRubric((await import("../../rubric/load.js")).loadRubricSync(flags.rubric)) : undefined;
   const comparison = compareJudges({ labels: compared[0].labels, a: compared[0].set, b: compared[1].set, kinds, ...opts });
   markdown = `${markdown}\n${comparisonMarkdown(comparison)}`;
-  return { results, pairwise, markdown, comparison };
+  const llmbar = flags.dataset?.startsWith("llmbar:") ? llmbarComparison(flags) : undefined;
+  if (llmbar) markdown = `${markdown}\n${llmbar}`;
+  return { results, pairwise, markdown, comparison, ...(ttcw ? { ttcw } : {}) };
+}
+
+/** With --dataset llmbar:… --compare: the two stored judges under the paper's own metrics. */
+function llmbarComparison(flags: CalibrateFlags): string {
+  const dir = flags.datasetsDir ?? defaultDatasetsDir();
+  const spec = flags.dataset!.slice("llmbar:".length);
+  const subsets = spec === "all" ? [...LLMBAR_SUBSETS] : spec.split(",").map((s) => s.trim());
+  const judges = loadDatasetJudges(flags).map((d) => d.verdicts.judge);
+  const names = flags.storedJudge.length === 2 ? flags.storedJudge : judges;
+  return llmbarCompareMarkdown(llmbarPaperMetrics(dir, subsets, names[0]), llmbarPaperMetrics(dir, subsets, names[1]));
+}
+
+/** The TTCW judges `--stored-judge` names (default: all seven), each checked to exist. */
+function ttcwJudgesAsked(flags: Pick<CalibrateFlags, "storedJudge" | "datasetsDir">): string[] {
+  const known = ttcwJudges(flags.datasetsDir ?? defaultDatasetsDir());
+  const asked = flags.storedJudge.length ? flags.storedJudge : known;
+  for (const j of asked) if (!known.includes(j)) throw new RubricateError("BAD_INPUT", `TTCW has no stored judge "${j}" (has: ${known.join(", ")})`);
+  return asked;
 }
 
 /** The `--judge` seam: scores the labelled samples now through the engine's `score()`. */
@@ -160,13 +187,21 @@ export function loadDatasetJudges(flags: Pick<CalibrateFlags, "dataset" | "store
   const spec = flags.dataset ?? "";
   const unreadable = flags.unreadable ?? "error";
   if (unreadable !== "error" && unreadable !== "tie") throw new RubricateError("BAD_INPUT", `--unreadable must be error or tie, not "${unreadable}"`);
+  if (spec === "xstest") {
+    if (unreadable !== "error") throw new RubricateError("BAD_INPUT", "--unreadable applies to --dataset pandalm only");
+    return (flags.storedJudge.length ? flags.storedJudge : [...XSTEST_JUDGES]).map((j) => ({ ...loadXstest(dir, j), pairwise: [] }));
+  }
+  if (spec === "ttcw") {
+    if (unreadable !== "error") throw new RubricateError("BAD_INPUT", "--unreadable applies to --dataset pandalm only");
+    return ttcwJudgesAsked(flags).map((j) => ({ ...loadTtcw(dir, j), pairwise: [] }));
+  }
   if (spec === "pandalm") {
     const judges = flags.storedJudge.length ? flags.storedJudge : [...PANDALM_JUDGES];
     return judges.map((j) => loadPandalm(dir, j, { unreadable }));
   }
   if (unreadable !== "error") throw new RubricateError("BAD_INPUT", "--unreadable applies to --dataset pandalm only (LLMBar keeps unreadable picks as null)");
   const m = /^llmbar:(.+)$/.exec(spec);
-  if (!m) throw new RubricateError("BAD_INPUT", `--dataset must be llmbar:<subset> or pandalm, not "${spec}"`);
+  if (!m) throw new RubricateError("BAD_INPUT", `--dataset must be llmbar:<subset>, pandalm, ttcw or xstest, not "${spec}"`);
   const subsets = m[1] === "all" ? [...LLMBAR_SUBSETS] : m[1].split(",").map((s) => s.trim());
   for (const s of subsets) {
     if (!(LLMBAR_SUBSETS as readonly string[]).includes(s)) throw new RubricateError("BAD_INPUT", `unknown LLMBar subset "${s}" (${LLMBAR_SUBSETS.join(", ")})`);

@@ -18,11 +18,11 @@ export interface FlipsFlags {
   concurrency?: number;
 }
 
-/** `rubricate flips`: how often batched verdicts change when the questions are asked in reverse order. */
+/** `rubricate flips`: how often batched verdicts change when the questions are rotated, beyond a same-order repeat. */
 export function register(program: Command): void {
   program
     .command("flips")
-    .description("Measure order effects: ask each sample's questions in rubric order and reversed, and report the verdicts that flip")
+    .description("Measure order effects: ask each sample's questions in rubric order, again in that order (the noise baseline) and rotated by half, and report the flips beyond the baseline with a 95% interval")
     .argument("<samples>", "samples JSONL")
     .requiredOption("--rubric <file>", "rubric YAML file")
     .option("-j, --judge <judge>", "judge file or packaged judge id (default: the rubric's `judge`)")
