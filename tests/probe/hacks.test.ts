@@ -7,7 +7,11 @@ import { probeMarkdown } from "../../src/probe/report.js";
 import { probe } from "../../src/probe/run.js";
 import { parseRubric } from "../../src/rubric/load.js";
 import { ROOT, runCli } from "../helpers/cli.js";
+import { needsBubblewrap } from "../sandbox/helpers.js";
+import { MATH_HACKS } from "../../src/checks/math/hacks.js";
+import { CODE_HACKS } from "../../src/checks/code/hacks.js";
 
+const bwrap = needsBubblewrap();
 const fixture = (name: string) => join(ROOT, "tests", "fixtures", "probe", name);
 
 describe("check kinds' known hacks", () => {
@@ -74,19 +78,38 @@ criteria:
 
 describe("rubricate probe --hacks-only on the shipped rubrics with code checks", () => {
   it.each([
-    ["agent-tool-use", "answer-uses-calculation", 4],
-    ["math-symbolic", "states-final-answer", 6],
-  ])("%s: every hack held (exit 0)", async (name, criterion, count) => {
+    ["agent-tool-use", [["answer-uses-calculation", 4]]],
+    // The math hacks (boxed lists, chains, systems, rounding, percent, several boxes) aimed at the
+    // reference, beside the final-answer format hacks.
+    ["math-symbolic", [["states-final-answer", 6], ["correct-answer", MATH_HACKS.length]]],
+  ] as const)("%s: every hack held (exit 0)", async (name, criteria) => {
     const run = await runCli(["probe", join(ROOT, "rubrics", `${name}.yaml`), fixture(`${name}.jsonl`), "--hacks-only"]);
     expect(run.stderr).toBe("");
     expect(run.code).toBe(0);
-    expect(run.stdout.match(new RegExp(`^${criterion}\\s+\\S+\\s+0/1\\s+held$`, "gm"))).toHaveLength(count);
-    expect(run.stdout).toContain(`check hacks passed: 0 of ${count}`);
+    let total = 0;
+    for (const [criterion, count] of criteria) {
+      expect(run.stdout.match(new RegExp(`^${criterion}\\s+\\S+\\s+0/1\\s+held$`, "gm"))).toHaveLength(count);
+      total += count;
+    }
+    expect(run.stdout).toContain(`check hacks passed: 0 of ${total}`);
   });
+
 
   it("exits 4 naming the criterion when a hack passes", async () => {
     const run = await runCli(["probe", fixture("loose-similarity.yaml"), fixture("loose-similarity.jsonl"), "--hacks-only"]);
     expect(run.code).toBe(4);
     expect(run.stdout).toMatch(/^close\s+similarity-negated\s+1\/1\s+PASSES$/m);
   });
+});
+
+// The harness-tampering hacks of code/hacks.ts (forged result lines, an always-true __eq__,
+// patched assert, reading the tests…) against the shipped code-tests rubric's real tests.
+bwrap.describe("rubricate probe --hacks-only on the shipped code-tests rubric", () => {
+  it("every tests hack held in the sandbox (exit 0)", async () => {
+    const run = await runCli(["probe", join(ROOT, "rubrics", "code-tests.yaml"), fixture("code-tests.jsonl"), "--hacks-only"]);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const python = CODE_HACKS.filter((h) => h.language === "python" && !h.sandboxOnly);
+    expect(run.stdout.match(/^passes-tests\s+tests-\S+\s+0\/1\s+held$/gm)).toHaveLength(python.length);
+    expect(run.stdout).toContain(`check hacks passed: 0 of ${python.length}`);
+  }, 300_000);
 });
