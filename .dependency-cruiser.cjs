@@ -23,16 +23,26 @@ const upward = layers.slice(0, -1).map((names, i) => ({
   to: { path: pathOf(layers.slice(i + 1).flat()) },
 }));
 
+// The rule is closed: a src/ entry missing from `layers` would escape it, so one is an error
+// whether it imports, is imported, or stands alone.
+const listed = pathOf(layers.flat());
+const unlisted = [
+  { name: "every-folder-in-a-layer", comment: "add the folder to `layers` in .dependency-cruiser.cjs", severity: "error", from: { path: "^src/", pathNot: listed }, to: {} },
+  { name: "every-folder-in-a-layer", comment: "add the folder to `layers` in .dependency-cruiser.cjs", severity: "error", from: { path: "^src/" }, to: { path: "^src/", pathNot: listed } },
+  { name: "every-folder-in-a-layer", comment: "add the folder to `layers` in .dependency-cruiser.cjs", severity: "error", from: { orphan: true, path: "^src/", pathNot: listed }, to: {} },
+];
+
 module.exports = {
   forbidden: [
     { name: "no-cycles", severity: "error", from: { path: "^src/" }, to: { circular: true } },
     ...upward,
+    ...unlisted,
     {
       name: "core-never-imports-an-adapter",
-      comment: "engine and above reach providers through the Provider interface (providers/types.ts) or the factory (providers/index.ts)",
+      comment: "engine and above reach providers only through their public face: the Provider interface (types.ts), the factory (index.ts) and the provider table (registry.ts); every other file in providers/ is an adapter",
       severity: "error",
       from: { path: "^src/(engine|checks|rubric|judge|score)/" },
-      to: { path: "^src/providers/(openai|anthropic|fleet|http-fetch|openai-batch|anthropic-batch)" },
+      to: { path: "^src/providers/", pathNot: "^src/providers/(index|types|registry)\\.ts$" },
     },
   ],
   options: {
