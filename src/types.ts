@@ -86,4 +86,6 @@ export interface ScoreResult {
 }
 
 /** What to do with a sample when a criterion could not be answered. */
-export type ErrorPolicy = "null" | "zero" | "skip-criterion";
+export const ERROR_POLICIES = ["null", "zero", "skip-criterion"] as const;
+/** What a criterion error does to the reward: null (no reward), zero, or skip-criterion (score the rest). */
+export type ErrorPolicy = (typeof ERROR_POLICIES)[number];

@@ -10,6 +10,7 @@ import { rubricWithThresholds, suggestedThresholds } from "../../calibrate/thres
 import { compareJudges, comparisonMarkdown, kindsFromRubric, type JudgeComparison } from "../../calibrate/compare.js";
 import { RubricateError } from "../../errors.js";
 import { EXIT, positiveInt, cachePathOf, warnIfBatchJudge, nonNegativeInt } from "../run.js";
+import { cacheOption, collect, judgeOption, noCacheOption } from "../options.js";
 
 /** The flags of `rubricate calibrate`. */
 export interface CalibrateFlags {
@@ -32,7 +33,6 @@ export interface CalibrateFlags {
   writeThresholds?: string;
 }
 
-const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 /** `rubricate calibrate`: judge verdicts against human labels, with intervals, corrections and a review report. */
 export function register(program: Command): void {
@@ -42,9 +42,9 @@ export function register(program: Command): void {
     .option("-l, --labels <file>", "human labels: JSONL or CSV rows of {id | sample, criterion, label, annotator?}")
     .option("--verdicts <file>", "a results JSONL from `rubricate score` (repeatable; `name=path` names the judge)", collect, [])
     .option("--rubric <file>", "with --judge: the rubric whose criteria the labels answer")
-    .option("-j, --judge <judge>", "score the labelled samples now with this judge file or id (repeatable; needs --rubric)", collect, [])
-    .option("--cache <path>", "cache database for --judge", ".rubricate/cache.db")
-    .option("--no-cache", "with --judge: do not read or write any cache")
+    .addOption(judgeOption("score the labelled samples now with this judge file or id (repeatable; needs --rubric)").argParser(collect).default([]))
+    .addOption(cacheOption("cache database for --judge"))
+    .addOption(noCacheOption("with --judge: do not read or write any cache"))
     .option("--dataset <name>", `a stored dataset: llmbar:<subset>[,<subset>…] (${LLMBAR_SUBSETS.join(", ")}, or all) | pandalm`)
     .option("--stored-judge <name>", "with --dataset: a stored judge, e.g. gpt-4-vanilla (repeatable; default all)", collect, [])
     .option("--datasets-dir <dir>", "where the datasets live (default $RUBRICATE_DATASETS, else the datasets/ shipped with rubricate)")

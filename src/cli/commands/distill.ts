@@ -18,6 +18,7 @@ import { loadEnvironment } from "../../env/load.js";
 import { createPolicy } from "../../env/policy.js";
 import { Progress } from "../progress.js";
 import { EXIT, interruptSignal, positiveInt, cachePathOf, errorPolicyOf, warnIfBatchJudge, finiteNumber, nonNegativeInt } from "../run.js";
+import { cacheOption, collectList, concurrencyOption, errorsOption, judgeOption, noCacheOption, outputOption } from "../options.js";
 
 /** The flags of `rubricate distill`. */
 export interface DistillFlags {
@@ -63,7 +64,6 @@ export interface DistillFlags {
   tasks?: number;
 }
 
-const collect = (value: string, previous: string[] = []) => [...previous, ...value.split(",").map((v) => v.trim()).filter(Boolean)];
 
 /** `rubricate distill <input>`: filter scored samples or rollouts and export SFT or preference data. */
 export function register(program: Command): void {
@@ -75,19 +75,19 @@ export function register(program: Command): void {
     .option("--model <teacher>", "with --env: the teacher, provider:model or a policy config file")
     .option("--rollouts <n>", "with --env: rollouts per task", positiveInt, 8)
     .option("--tasks <n>", "with --env: use the first n tasks", positiveInt)
-    .option("-o, --output <file>", "export JSONL (written to <file>.partial, renamed at the end; default: stdout)")
+    .addOption(outputOption("export JSONL (written to <file>.partial, renamed at the end; default: stdout)"))
     .option("--format <format>", `export format: ${FORMATS.join(" | ")}`, "openai")
     .option("--rubric <file>", "score rows that carry no reward with this rubric (as they stream)")
     .option("--checks <file>", "with --rubric: custom checks it names, from an environment YAML (its hooks' checks) or a module exporting `checks`")
-    .option("-j, --judge <judge>", "judge file or id for the rubric's LLM questions (default: the rubric's)")
+    .addOption(judgeOption("judge file or id for the rubric's LLM questions (default: the rubric's)"))
     .option("--results <file>", "`rubricate score` results of <input>: the k-th result line belongs to the k-th sample")
     .option("--rescore", "score every row with --rubric even when it carries a reward")
-    .option("--cache <path>", "cache database (a resumed run re-pays nothing)", ".rubricate/cache.db")
-    .option("--no-cache", "do not read or write any cache")
-    .option("-c, --concurrency <n>", "rows scored at once", positiveInt)
-    .option("--errors <policy>", "a criterion error makes the reward: null (the row is dropped) | zero | skip-criterion", "null")
+    .addOption(cacheOption("cache database (a resumed run re-pays nothing)"))
+    .addOption(noCacheOption("do not read or write any cache"))
+    .addOption(concurrencyOption("rows scored at once"))
+    .addOption(errorsOption("what a criterion error makes of the reward (null: the row is dropped)"))
     .option("--min-reward <x>", "keep rows with reward ≥ x", finiteNumber)
-    .option("--require <criterion>", "criteria that must be met (a pitfall: must not be met); repeatable or comma-separated", collect)
+    .option("--require <criterion>", "criteria that must be met (a pitfall: must not be met); repeatable or comma-separated", collectList)
     .option("--best-of <n>", "keep the best n rows of each prompt (ties: fewer tokens, then input order)", positiveInt)
     .option("--group-window <n>", "groups open at once: rows of a group may interleave with this many others (eval writes rollouts as they finish)", positiveInt, 64)
     .option("--sort", "sort the input by group key first (external sort via temporary files), for inputs whose groups are scattered")

@@ -16,6 +16,7 @@ import { judgeFamilyWarning } from "../../judge/family.js";
 import type { ErrorPolicy } from "../../score/aggregate.js";
 import { Progress } from "../progress.js";
 import { EXIT, interruptSignal, positiveInt, cachePathOf, errorPolicyOf, warnIfBatchJudge } from "../run.js";
+import { cacheOption, collect, concurrencyOption, errorsOption, judgeOption, noCacheOption } from "../options.js";
 
 interface EvalFlags {
   model?: string[];
@@ -36,7 +37,6 @@ interface EvalFlags {
   unsafeNoSandbox?: boolean;
 }
 
-const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 function threshold(value: string): number {
   const n = Number(value);
@@ -54,16 +54,16 @@ export function register(program: Command): void {
     .option("--envs-dir <dir>", "where environments from a registry or git are installed (default .rubricate/envs, or $RUBRICATE_ENVS_DIR); never the project's node_modules")
     .option("-n, --tasks <n>", "use the first n tasks (default: all)", positiveInt)
     .option("-k, --rollouts <k>", "rollouts per task and model", positiveInt, 1)
-    .option("-j, --judge <judge>", "judge file or packaged judge id (default: the rubric's `judge`)")
+    .addOption(judgeOption())
     .option("-o, --out <file>", "rollouts JSONL, one line per rollout as it finishes (default .rubricate/evals/<env id>.jsonl)")
     .option("--resume", "continue the --out file: skip the (task, model, rollout) triples it already holds")
     .option("--report <file>", "write a self-contained HTML report")
     .option("--summary-md <file>", "also write the markdown summary to a file")
-    .option("--cache <path>", "cache database (policy and judge calls)", ".rubricate/cache.db")
-    .option("--no-cache", "do not read or write any cache (every call is paid)")
-    .option("-c, --concurrency <n>", "rollouts in flight at once (default 8)", positiveInt)
+    .addOption(cacheOption("cache database (policy and judge calls)"))
+    .addOption(noCacheOption())
+    .addOption(concurrencyOption("rollouts in flight at once (default 8)"))
     .option("--pass-threshold <x>", "a rollout passes when its reward ≥ x (default: the rubric's pass_threshold, else 1)", threshold)
-    .option("--errors <policy>", "a criterion error makes the reward: null (default) | zero | skip-criterion", "null")
+    .addOption(errorsOption())
     .option("-q, --quiet", "no progress on stderr")
     .option("--env-model <name=model>", "a model the environment's hooks call (ctx.llm, llm_query): overrides its `models:` entry; repeatable", collect, [])
     .option("--unsafe-no-sandbox", "run the environment's sandbox commands directly on this machine with your rights (no isolation: only for environments you trust)")

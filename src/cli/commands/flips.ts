@@ -7,6 +7,7 @@ import { loadRubric } from "../../rubric/load.js";
 import type { Sample } from "../../types.js";
 import { readJsonl } from "../io.js";
 import { EXIT, cachePathOf, positiveInt, warnIfBatchJudge } from "../run.js";
+import { cacheOption, concurrencyOption, judgeOption, noCacheOption } from "../options.js";
 
 /** The flags of `rubricate flips`. */
 export interface FlipsFlags {
@@ -25,12 +26,12 @@ export function register(program: Command): void {
     .description("Measure order effects: ask each sample's questions in rubric order and reversed, and report the verdicts that flip")
     .argument("<samples>", "samples JSONL")
     .requiredOption("--rubric <file>", "rubric YAML file")
-    .option("-j, --judge <judge>", "judge file or packaged judge id (default: the rubric's `judge`)")
+    .addOption(judgeOption())
     .option("-n, --limit <n>", "use the first n samples", positiveInt)
     .option("--json <file>", "write the flip counts as JSON")
-    .option("-c, --concurrency <n>", "samples in flight at once (default 4)", positiveInt)
-    .option("--cache <path>", "cache database", ".rubricate/cache.db")
-    .option("--no-cache", "do not read or write any cache")
+    .addOption(concurrencyOption("samples in flight at once (default 4)"))
+    .addOption(cacheOption())
+    .addOption(noCacheOption("do not read or write any cache"))
     .action(async (samples: string, flags: FlipsFlags) => {
       process.exitCode = await runFlips(samples, flags);
     });

@@ -11,6 +11,7 @@ import type { Sample } from "../../types.js";
 import { readJsonl } from "../io.js";
 import { Progress } from "../progress.js";
 import { EXIT, interruptSignal, positiveInt, cachePathOf, warnIfBatchJudge } from "../run.js";
+import { cacheOption, collect, concurrencyOption, judgeOption, noCacheOption } from "../options.js";
 
 /** Exit code when an attack's mean reward is above `--fail-above` (distinct from errors and partial runs). */
 export const EXIT_PROBE_FAILED = 4;
@@ -33,7 +34,6 @@ interface ProbeFlags {
   quiet?: boolean;
 }
 
-const collect = (value: string, previous: string[]) => [...previous, value];
 
 function reward(value: string): number {
   const n = Number(value);
@@ -48,7 +48,7 @@ export function register(program: Command): void {
     .description(`Attack a rubric with responses that deserve zero (empty, keyword stuffing, injection, forged delimiters, …) and report what they win; exit ${EXIT_PROBE_FAILED} when an attack's mean reward is above --fail-above`)
     .argument("<rubric>", "rubric YAML file")
     .argument("<samples>", "samples JSONL (each row's task inputs; its response is replaced by each attack), or - for stdin")
-    .option("-j, --judge <judge>", "judge file or packaged judge id (default: the rubric's `judge`)")
+    .addOption(judgeOption())
     .option("--attacks <file>", "extra attack YAML file or folder (repeatable)", collect, [])
     .option("--no-builtin", "use only the --attacks files, not the packaged battery")
     .option("--attacker <judge>", "a judge file naming a model that writes extra attacks per sample")
@@ -60,9 +60,9 @@ export function register(program: Command): void {
     .option("--question-field <name>", "the input holding the task (default: guessed: question, prompt, problem, …)")
     .option("--reference-field <name>", "the input holding the reference answer (default: guessed: answer, reference, …)")
     .option("--response-field <name>", "the input the attacks replace (default: the rubric's response_field or response)")
-    .option("--cache <path>", "cache database", ".rubricate/cache.db")
-    .option("--no-cache", "do not read or write any cache")
-    .option("-c, --concurrency <n>", "responses scored at once", positiveInt)
+    .addOption(cacheOption())
+    .addOption(noCacheOption("do not read or write any cache"))
+    .addOption(concurrencyOption("responses scored at once"))
     .option("-q, --quiet", "no progress; print only the summary table")
     .action(async (rubricPath: string, samplesPath: string, flags: ProbeFlags) => {
       process.exitCode = await runProbe(rubricPath, samplesPath, flags);

@@ -24,6 +24,7 @@ import { runInCappedWorker } from "../worker.js";
 import { setCodeRunner } from "../../checks/code/check.js";
 import { childProcessRunner } from "../../checks/code/runner.js";
 import { attachGroups, groupMemberOf, type AdvantageScale, type GroupBy } from "../../score/group.js";
+import { cacheOption, noCacheOption, concurrencyOption, errorsOption, judgeOption, outputOption } from "../options.js";
 
 interface ScoreFlags {
   output?: string;
@@ -55,12 +56,12 @@ export function register(program: Command): void {
     .description("Score samples (JSONL, or - for stdin) with a rubric; one JSON result line per sample, in input order")
     .argument("<rubric>", "rubric YAML file")
     .argument("<samples>", "samples JSONL file, or - to read stdin")
-    .option("-o, --output <file>", "write results JSONL here (default: stdout)")
-    .option("-j, --judge <judge>", "judge file or packaged judge id (default: the rubric's `judge`)")
-    .option("--cache <path>", "cache database", ".rubricate/cache.db")
-    .option("--no-cache", "do not read or write any cache (every call is paid)")
-    .option("-c, --concurrency <n>", "samples scored at once (the judge file limits calls)", positiveInt)
-    .option("--errors <policy>", "a criterion error makes the reward: null (default) | zero | skip-criterion", "null")
+    .addOption(outputOption("write results JSONL here (default: stdout)"))
+    .addOption(judgeOption())
+    .addOption(cacheOption())
+    .addOption(noCacheOption())
+    .addOption(concurrencyOption("samples scored at once (the judge file limits calls)"))
+    .addOption(errorsOption())
     .addOption(new Option("--order <order>", "input (default) or completed").choices(["input", "completed"]).default("input"))
     .option("--dry-run", "print the number of calls, tokens and cost a run would need, and call nothing")
     .option("-q, --quiet", "no progress and no summary on stderr")
