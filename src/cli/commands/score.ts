@@ -18,7 +18,7 @@ import { parseShard, takeShard } from "../../engine/shard.js";
 import { fillCacheByBatch } from "../../engine/batch/runner.js";
 import { openBatchJobStore } from "../../engine/batch/jobs.js";
 import type { FleetMemberStats } from "../../providers/fleet.js";
-import { Progress } from "../progress.js";
+import { countLines, Progress } from "../progress.js";
 import { EXIT, interruptSignal, positiveInt, cachePathOf, errorPolicyOf } from "../run.js";
 import { runInCappedWorker } from "../worker.js";
 import { setCodeRunner } from "../../checks/code/check.js";
@@ -113,7 +113,10 @@ async function runScore(rubricPath: string, samplesPath: string, flags: ScoreFla
   const writer = new JsonlWriter(flags.output);
   let groupReport: { groups: number; passAtK: Record<string, number> } | undefined;
   const summary = new SummaryBuilder();
-  const progress = new Progress(undefined, !flags.quiet);
+  const progress = new Progress(undefined, !flags.quiet, { already: previous.size });
+  // The total is the input's line count (a shard's share is not known in advance): counted
+  // alongside the run, so a large file does not delay the first result.
+  if (!flags.quiet && samplesPath !== "-" && !flags.shard) void countLines(samplesPath).then((n) => n !== undefined && progress.setTotal(n));
   const interrupt = interruptSignal();
   const bad = new BadLines();
   let interrupted = false;
