@@ -2,6 +2,7 @@ import { closeSync, createWriteStream, existsSync, lstatSync, mkdirSync, openSyn
 import { dirname, parse } from "node:path";
 import { type BadLine, badLineError, jsonlEntries } from "../config/jsonl.js";
 import { RubricateError } from "../errors.js";
+import { terminalText } from "../report/terminal.js";
 
 export { BadLines, type BadLine } from "../config/jsonl.js";
 
@@ -170,4 +171,12 @@ export class JsonlWriter {
       stream.end(() => resolve());
     });
   }
+}
+
+/**
+ * Writes a markdown report to stdout: as plain text (aligned columns, no escapes) on a terminal,
+ * as markdown when piped (`>> $GITHUB_STEP_SUMMARY`, a file, another program).
+ */
+export function printReport(markdown: string, tty = Boolean(process.stdout.isTTY)): void {
+  process.stdout.write(tty ? terminalText(markdown) : markdown);
 }

@@ -11,6 +11,7 @@ import { compareJudges, comparisonMarkdown, kindsFromRubric, type JudgeCompariso
 import { RubricateError } from "../../errors.js";
 import { EXIT, positiveInt, cachePathOf, warnIfBatchJudge, nonNegativeInt } from "../run.js";
 import { cacheOption, collect, judgeOption, noCacheOption } from "../options.js";
+import { printReport } from "../io.js";
 
 /** The flags of `rubricate calibrate`. */
 export interface CalibrateFlags {
@@ -75,7 +76,7 @@ export interface CalibrateRun {
  * Runs `rubricate calibrate` with parsed flags: prints and writes what was asked, returns the exit code.
  * @example process.exitCode = await runCalibrate({ dataset: "llmbar:natural", storedJudge: ["gpt-4-vanilla"], verdicts: [], judge: [] })
  */
-export async function runCalibrate(flags: CalibrateFlags, out: (text: string) => void = (t) => process.stdout.write(t)): Promise<number> {
+export async function runCalibrate(flags: CalibrateFlags, out: (text: string) => void = printReport): Promise<number> {
   const run = await computeCalibration(flags);
   if (!flags.quiet) out(run.markdown);
   if (flags.markdown) writeFileSync(flags.markdown, run.markdown);

@@ -10,6 +10,7 @@ import { judgeFamilyWarning } from "../../judge/family.js";
 import type { ErrorPolicy } from "../../score/aggregate.js";
 import { loadRubricSync } from "../../rubric/load.js";
 import { markdownTable } from "../../report/markdown.js";
+import { terminalText } from "../../report/terminal.js";
 import { openCache } from "../../engine/cache/index.js";
 import { createEngine } from "../../engine/engine.js";
 import { generateRollouts } from "../../distill/generate.js";
@@ -196,7 +197,8 @@ async function runDistillCommand(input: string | undefined, flags: DistillFlags)
     if (generation) lines.push(`teacher and judge calls ${generation.options.engine.stats().usage.calls}, cache hits ${generation.options.engine.stats().usage.cacheHits}`);
     else if (judge) lines.push(`judge calls ${judge.engine.stats().usage.calls}, cache hits ${judge.engine.stats().usage.cacheHits}`);
     if (interrupted) lines.push(`interrupted: rerun the same command to resume (checkpoint ${flags.output}.checkpoint.json)`);
-    process.stderr.write(`${lines.join("\n")}\n`);
+    // stderr is read by a person: the funnel as aligned columns, not markdown.
+    process.stderr.write(`${terminalText(lines.join("\n"))}\n`);
   }
   const failed = Object.keys(report.errorCodes).length > 0;
   if (flags.quiet && (report.badLines > 0 || failed)) process.stderr.write(`${report.warnings.filter((w) => w.includes("not JSON objects") || w.includes("have no reward")).join("\n")}\n`);

@@ -17,6 +17,7 @@ import type { ErrorPolicy } from "../../score/aggregate.js";
 import { Progress } from "../progress.js";
 import { EXIT, interruptSignal, positiveInt, cachePathOf, errorPolicyOf, warnIfBatchJudge } from "../run.js";
 import { cacheOption, collect, concurrencyOption, errorsOption, judgeOption, noCacheOption } from "../options.js";
+import { printReport } from "../io.js";
 
 interface EvalFlags {
   model?: string[];
@@ -124,7 +125,7 @@ async function runEvalCommand(spec: string, flags: EvalFlags): Promise<number> {
   const passThreshold = flags.passThreshold ?? env.rubric.scoring.pass_threshold ?? 1;
   const subtitle = `${envLine(env)} · ${result.records.length} rollouts (${result.resumed} resumed) · ${policies.length} model(s) · ${tasks} task(s) × ${flags.rollouts} rollout(s) · pass threshold ${passThreshold}`;
   const summary = evalMarkdown(result.records, { env: env.id, subtitle }, { passThreshold });
-  process.stdout.write(summary);
+  printReport(summary);
   if (flags.summaryMd) write(flags.summaryMd, summary);
   if (flags.report) write(flags.report, evalReportHtml(result.records, { env: env.id, subtitle }, { passThreshold }));
   if (!flags.quiet) process.stderr.write(`rubricate: rollouts in ${out}${flags.report ? `, report in ${flags.report}` : ""}\n`);
@@ -180,7 +181,7 @@ async function runSuiteCommand(path: string, flags: EvalFlags): Promise<number> 
   const rollouts = run.results.reduce((n, r) => n + r.records.length, 0);
   const subtitle = `${rollouts} rollouts · ${envs.length} environment(s) × ${suite.models.length} model(s)`;
   const summary = suiteMarkdown(suite, run.results, subtitle);
-  process.stdout.write(summary);
+  printReport(summary);
   if (flags.summaryMd) write(flags.summaryMd, summary);
   if (flags.report) write(flags.report, suiteReportHtml(suite, run.results, subtitle));
   if (!flags.quiet) process.stderr.write(`rubricate: rollouts in ${outDir}${flags.report ? `, report in ${flags.report}` : ""}\n`);
