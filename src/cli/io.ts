@@ -180,3 +180,18 @@ export class JsonlWriter {
 export function printReport(markdown: string, tty = Boolean(process.stdout.isTTY)): void {
   process.stdout.write(tty ? terminalText(markdown) : markdown);
 }
+
+/**
+ * `--json <file>` in every command: the command's full result as JSON, to the file, or to stdout
+ * for `-` (what `lint --json` always does). The text report then goes to stderr (`textOut`).
+ */
+export function writeJsonResult(target: string, value: unknown, writeFile: (path: string, text: string) => void): void {
+  const text = `${JSON.stringify(value, null, 2)}\n`;
+  if (target === "-") process.stdout.write(text);
+  else writeFile(target, text);
+}
+
+/** Where a command's text report goes: stderr when `--json -` holds stdout, else `out`. */
+export function textOut(json: string | undefined, out: (text: string) => void): (text: string) => void {
+  return json === "-" ? (t) => process.stderr.write(t) : out;
+}

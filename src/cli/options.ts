@@ -43,7 +43,8 @@ export const errorsOption = (description = "what a criterion error makes of the 
 export const outputOption = (description: string) => new Option("-o, --output <file>", description);
 
 /**
- * `--json [file]`, one meaning in every command: the command's full result as JSON, to `file`
- * when one is given. `lint --json` (no file: JSON lines on stdout) is the same option without a file.
+ * `--json <file>`, one meaning in every command: the command's full result as JSON, to `file`, or
+ * to stdout for `-` (the text report then goes to stderr). `lint --json` is `--json -`: lint
+ * keeps its bare flag, as it has no file form.
  */
-export const jsonOption = (description = "write the full result as JSON to <file>") => new Option("--json <file>", description);
+export const jsonOption = (what = "the full result") => new Option("--json <file>", `write ${what} as JSON to <file> (- for stdout; the text report then goes to stderr)`);

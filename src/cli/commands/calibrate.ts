@@ -10,8 +10,8 @@ import { rubricWithThresholds, suggestedThresholds } from "../../calibrate/thres
 import { compareJudges, comparisonMarkdown, kindsFromRubric, type JudgeComparison } from "../../calibrate/compare.js";
 import { RubricateError } from "../../errors.js";
 import { EXIT, positiveInt, cachePathOf, warnIfBatchJudge, nonNegativeInt } from "../run.js";
-import { cacheOption, collect, judgeOption, noCacheOption } from "../options.js";
-import { printReport } from "../io.js";
+import { cacheOption, collect, jsonOption, judgeOption, noCacheOption } from "../options.js";
+import { printReport, textOut, writeJsonResult } from "../io.js";
 
 /** The flags of `rubricate calibrate`. */
 export interface CalibrateFlags {
@@ -52,7 +52,7 @@ export function register(program: Command): void {
     .option("--unreadable <how>", "with --dataset pandalm: an unreadable stored verdict is an error (default) or a tie (PandaLM's convention)", "error")
     .option("--report <file>", "write a self-contained HTML report")
     .option("--markdown <file>", "write the markdown summary (it is also printed unless --quiet)")
-    .option("--json <file>", "write the full results as JSON")
+    .addOption(jsonOption("the full results"))
     .option("--seed <n>", "bootstrap seed (default 0)", nonNegativeInt)
     .option("--resamples <n>", "bootstrap resamples (default 1000)", positiveInt)
     .option("--compare", "exactly two judges (verdicts, judges or stored judges): B − A accuracy per criterion with paired bootstrap intervals, split into pitfall and positive criteria when --rubric is given")
@@ -78,7 +78,7 @@ export interface CalibrateRun {
  */
 export async function runCalibrate(flags: CalibrateFlags, out: (text: string) => void = printReport): Promise<number> {
   const run = await computeCalibration(flags);
-  if (!flags.quiet) out(run.markdown);
+  if (!flags.quiet) textOut(flags.json, out)(run.markdown);
   if (flags.markdown) writeFileSync(flags.markdown, run.markdown);
   if (flags.report) writeFileSync(flags.report, calibrationHtml(run.results, { pairwise: run.pairwise, title: reportTitle(flags) }));
   if (flags.writeThresholds) {
@@ -87,7 +87,7 @@ export async function runCalibrate(flags: CalibrateFlags, out: (text: string) =>
     if (Object.keys(thresholds).length === 0) throw new RubricateError("BAD_INPUT", "no criterion has verdicts with probabilities and both label classes: nothing to threshold (use logprobs: true or probability: confidence | probe)");
     writeFileSync(flags.writeThresholds, rubricWithThresholds(readFileSync(flags.rubric, "utf8"), thresholds, flags.rubric));
   }
-  if (flags.json) writeFileSync(flags.json, `${JSON.stringify({ results: run.results, pairwise: run.pairwise, ...(run.comparison ? { comparison: run.comparison } : {}) }, null, 2)}\n`);
+  if (flags.json) writeJsonResult(flags.json, { results: run.results, pairwise: run.pairwise, ...(run.comparison ? { comparison: run.comparison } : {}) }, writeFileSync);
   return EXIT.ok;
 }
 

@@ -19,7 +19,8 @@ import { loadEnvironment } from "../../env/load.js";
 import { createPolicy } from "../../env/policy.js";
 import { Progress } from "../progress.js";
 import { EXIT, interruptSignal, positiveInt, cachePathOf, errorPolicyOf, warnIfBatchJudge, finiteNumber, nonNegativeInt } from "../run.js";
-import { cacheOption, collectList, concurrencyOption, errorsOption, judgeOption, noCacheOption, outputOption } from "../options.js";
+import { cacheOption, collectList, concurrencyOption, errorsOption, jsonOption, judgeOption, noCacheOption, outputOption } from "../options.js";
+import { writeJsonResult } from "../io.js";
 
 /** The flags of `rubricate distill`. */
 export interface DistillFlags {
@@ -109,7 +110,7 @@ export function register(program: Command): void {
     .option("--with-metadata", "add reward and verdicts to each exported line under `metadata`")
     .option("--report <file.html>", "write the HTML report")
     .option("--markdown <file.md>", "write the markdown report")
-    .option("--json <file>", "write the report as JSON")
+    .addOption(jsonOption("the report"))
     .option("--no-resume", "start over even when a checkpoint of the same run exists")
     .option("--checkpoint-ms <ms>", "milliseconds between checkpoints", positiveInt, 2000)
     .option("-q, --quiet", "no progress and no summary on stderr")
@@ -145,6 +146,9 @@ async function runDistillCommand(input: string | undefined, flags: DistillFlags)
   if (flags.env && (flags.rubric || flags.results)) throw new RubricateError("BAD_INPUT", "--env scores with the environment's rubric: drop --rubric/--results");
   if (!(FORMATS as readonly string[]).includes(flags.format)) throw new RubricateError("BAD_INPUT", `--format must be one of ${FORMATS.join(", ")}, not "${flags.format}"`);
   errorPolicyOf(flags.errors);
+  if (flags.json === "-" && (flags.output === undefined || flags.output === "-")) {
+    throw new RubricateError("BAD_INPUT", "--json - needs stdout, which holds the exported rows: give -o <file>, or --json <file>");
+  }
   const filters = filtersFromFlags(flags);
   const cachePath = cachePathOf(flags.cache);
   const generation = flags.env ? await teacher(flags, cachePath) : undefined;
@@ -190,7 +194,7 @@ async function runDistillCommand(input: string | undefined, flags: DistillFlags)
   }
   if (flags.report) writeFileSync(flags.report, distillHtml(report));
   if (flags.markdown) writeFileSync(flags.markdown, distillMarkdown(report));
-  if (flags.json) writeFileSync(flags.json, `${JSON.stringify(report, null, 2)}\n`);
+  if (flags.json) writeJsonResult(flags.json, report, writeFileSync);
   if (!flags.quiet) {
     const funnel = report.funnel.map((s) => ({ stage: s.stage, unit: s.unit, in: s.in, out: s.out, dropped: Object.entries(s.dropped).map(([k, n]) => `${k} ${n}`).join(", ") || "-" }));
     const lines = [reportHeadline(report), markdownTable(funnel, [{ label: "stage", value: "stage" }, { label: "unit", value: "unit" }, { label: "in", value: "in", numeric: true }, { label: "kept", value: "out", numeric: true }, { label: "dropped", value: "dropped" }]), ...report.warnings.map((w) => `warning: ${w}`)];

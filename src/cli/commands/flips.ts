@@ -5,9 +5,9 @@ import { orderFlips, orderFlipsMarkdown } from "../../judge/order-flips.js";
 import { RubricateError } from "../../errors.js";
 import { loadRubric } from "../../rubric/load.js";
 import type { Sample } from "../../types.js";
-import { readJsonl } from "../io.js";
+import { readJsonl, textOut, writeJsonResult } from "../io.js";
 import { EXIT, cachePathOf, positiveInt, warnIfBatchJudge } from "../run.js";
-import { cacheOption, concurrencyOption, judgeOption, noCacheOption } from "../options.js";
+import { cacheOption, concurrencyOption, jsonOption, judgeOption, noCacheOption } from "../options.js";
 
 /** The flags of `rubricate flips`. */
 export interface FlipsFlags {
@@ -28,7 +28,7 @@ export function register(program: Command): void {
     .requiredOption("--rubric <file>", "rubric YAML file")
     .addOption(judgeOption())
     .option("-n, --limit <n>", "use the first n samples", positiveInt)
-    .option("--json <file>", "write the flip counts as JSON")
+    .addOption(jsonOption("the flip counts"))
     .addOption(concurrencyOption("samples in flight at once (default 4)"))
     .addOption(cacheOption())
     .addOption(noCacheOption("do not read or write any cache"))
@@ -50,8 +50,8 @@ export async function runFlips(samplesPath: string, flags: FlipsFlags, out: (tex
   const judge = warnIfBatchJudge(createJudge(judgeRef, { cache: cachePathOf(flags.cache) }), "flips");
   try {
     const f = await orderFlips(rubric, samples, { judge, concurrency: flags.concurrency });
-    out(orderFlipsMarkdown(f));
-    if (flags.json) writeFileSync(flags.json, `${JSON.stringify(f, null, 2)}\n`);
+    textOut(flags.json, out)(orderFlipsMarkdown(f));
+    if (flags.json) writeJsonResult(flags.json, f, writeFileSync);
   } finally {
     await judge.close?.();
   }

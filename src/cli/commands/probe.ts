@@ -8,10 +8,10 @@ import { probeHtml, probeMarkdown } from "../../probe/report.js";
 import { probe, type ProbeResult } from "../../probe/run.js";
 import { loadRubricSync } from "../../rubric/load.js";
 import type { Sample } from "../../types.js";
-import { readJsonl } from "../io.js";
+import { readJsonl, textOut, writeJsonResult } from "../io.js";
 import { Progress } from "../progress.js";
 import { EXIT, interruptSignal, positiveInt, cachePathOf, warnIfBatchJudge } from "../run.js";
-import { cacheOption, collect, concurrencyOption, judgeOption, noCacheOption } from "../options.js";
+import { cacheOption, collect, concurrencyOption, jsonOption, judgeOption, noCacheOption } from "../options.js";
 
 /** Exit code when an attack's mean reward is above `--fail-above` (distinct from errors and partial runs). */
 export const EXIT_PROBE_FAILED = 4;
@@ -55,7 +55,7 @@ export function register(program: Command): void {
     .option("--attacker-attempts <n>", "attacks the attacker writes per sample (the best one is kept)", positiveInt, 4)
     .option("--report <file>", "write an HTML report")
     .option("--markdown <file>", "write a markdown report")
-    .option("--json <file>", "write the full result (every run, summaries, findings) as JSON")
+    .addOption(jsonOption("the full result (every run, summaries, findings)"))
     .option("--fail-above <reward>", `exit ${EXIT_PROBE_FAILED} when any attack that deserves zero has a mean reward above this`, reward)
     .option("--question-field <name>", "the input holding the task (default: guessed: question, prompt, problem, …)")
     .option("--reference-field <name>", "the input holding the reference answer (default: guessed: answer, reference, …)")
@@ -113,8 +113,8 @@ async function runProbe(rubricPath: string, samplesPath: string, flags: ProbeFla
   }
   if (flags.markdown) writeFileSync(flags.markdown, probeMarkdown(result));
   if (flags.report) writeFileSync(flags.report, probeHtml(result));
-  if (flags.json) writeFileSync(flags.json, `${JSON.stringify(result, null, 2)}\n`);
-  process.stdout.write(`${summaryText(result)}\n`);
+  if (flags.json) writeJsonResult(flags.json, result, writeFileSync);
+  textOut(flags.json, (t) => process.stdout.write(t))(`${summaryText(result)}\n`);
   if (flags.failAbove !== undefined && result.worstReward > flags.failAbove) return EXIT_PROBE_FAILED;
   return result.attacks.some((a) => a.errors > 0) || result.attackerErrors.length > 0 ? EXIT.partial : EXIT.ok;
 }
