@@ -53,10 +53,10 @@ module.exports = {
     },
     {
       name: "core-never-imports-an-adapter",
-      comment: "engine and above reach providers only through the Provider interface (providers/types.ts) or the factory (providers/index.ts): any other file of the providers folder is an adapter, whatever its name",
+      comment: "engine and above reach providers only through their public face: the Provider interface (types.ts), the factory (index.ts) and the provider table (registry.ts); every other file in providers/ is an adapter",
       severity: "error",
       from: { path: "^src/(engine|checks|rubric|judge|score)/" },
-      to: { path: "^src/providers/", pathNot: "^src/providers/(types|index)\\.ts$" },
+      to: { path: "^src/providers/", pathNot: "^src/providers/(index|types|registry)\\.ts$" },
     },
     {
       name: "core-never-imports-a-sandbox-backend",

@@ -5,52 +5,35 @@ export interface SourceLocation {
   col?: number;
 }
 
+/**
+ * Every error code rubricate throws or reports, in one list: the library's, then the reward
+ * server's HTTP answers. Stable, for programs to branch on (`ErrorCode` is its union).
+ */
+export const ERROR_CODES = [
+  "YAML_SYNTAX", "YAML_TOO_LARGE", "YAML_ALIAS_LIMIT", "SCHEMA", "DUPLICATE_ID", "WHEN_MISSING", "WHEN_CYCLE",
+  "NO_POSITIVE_POINTS", "EXTENDS_CYCLE", "EXTENDS_NOT_FOUND", "FILE_NOT_FOUND", "TEMPLATE_MISSING_VAR",
+  "MISSING_INPUT", "CHECK_FAILED", "UNKNOWN_CHECK", "NO_JUDGE", "JUDGE_CONFIG", "JUDGE_PARSE", "JUDGE_REFUSAL",
+  "PROVIDER_HTTP", "PROVIDER_TIMEOUT", "PROVIDER_NETWORK", "RATE_LIMITED", "MISSING_API_KEY", "ABORTED", "DEFERRED",
+  "BATCH_FAILED", "CACHE", "BAD_INPUT", "SESSION_NOT_FOUND", "SESSION_LIMIT", "PACKAGE_NOT_FOUND", "PACKAGE_INVALID",
+  "REGISTRY_AUTH", "REGISTRY_DOWN", "SANDBOX", "HOOK_FAILED", "ROLLOUT_TIMEOUT", "WRITE_FAILED", "CHECK_TIMEOUT",
+  "QUEUE", "REGEX_REFUSED", "SESSION_TOO_LARGE",
+  "INTERNAL",
+  // A sample the reward server did not score within its request deadline (`serve --timeout-ms`).
+  "DEADLINE",
+  // The reward server's HTTP answers (bridge/): bad requests, refusals, limits, lifecycle.
+  "INVALID_JSON", "INVALID_REQUEST", "SAMPLE_CHECK_REFUSED", "SAMPLE_CRITERIA_REFUSED", "SAMPLE_QUESTIONS_REFUSED",
+  "UNAUTHORIZED", "CROSS_ORIGIN", "HOST_REFUSED", "NOT_FOUND", "METHOD_NOT_ALLOWED", "BODY_TOO_LARGE",
+  "TOO_MANY_ROLLOUTS", "TOO_MANY_SAMPLES", "UNSUPPORTED_MEDIA_TYPE", "CLIENT_CLOSED", "JUDGE_UNAVAILABLE",
+  "SHUTTING_DOWN", "TIMEOUT", "SAMPLE_REGEX_REFUSED", "SAMPLE_TOO_DEEP",
+] as const;
+
 /** Every error code rubricate throws or reports; stable, for programs to branch on. */
-export type ErrorCode =
-  | "YAML_SYNTAX"
-  | "YAML_TOO_LARGE"
-  | "YAML_ALIAS_LIMIT"
-  | "SCHEMA"
-  | "DUPLICATE_ID"
-  | "WHEN_MISSING"
-  | "WHEN_CYCLE"
-  | "NO_POSITIVE_POINTS"
-  | "EXTENDS_CYCLE"
-  | "EXTENDS_NOT_FOUND"
-  | "FILE_NOT_FOUND"
-  | "TEMPLATE_MISSING_VAR"
-  | "MISSING_INPUT"
-  | "CHECK_FAILED"
-  | "UNKNOWN_CHECK"
-  | "NO_JUDGE"
-  | "JUDGE_CONFIG"
-  | "JUDGE_PARSE"
-  | "JUDGE_REFUSAL"
-  | "PROVIDER_HTTP"
-  | "PROVIDER_TIMEOUT"
-  | "PROVIDER_NETWORK"
-  | "RATE_LIMITED"
-  | "MISSING_API_KEY"
-  | "ABORTED"
-  | "DEFERRED"
-  | "BATCH_FAILED"
-  | "CACHE"
-  | "BAD_INPUT"
-  | "SESSION_NOT_FOUND"
-  | "SESSION_LIMIT"
-  | "SESSION_TOO_LARGE"
-  | "PACKAGE_NOT_FOUND"
-  | "PACKAGE_INVALID"
-  | "REGISTRY_AUTH"
-  | "REGISTRY_DOWN"
-  | "SANDBOX"
-  | "HOOK_FAILED"
-  | "ROLLOUT_TIMEOUT"
-  | "WRITE_FAILED"
-  | "CHECK_TIMEOUT"
-  | "QUEUE"
-  | "REGEX_REFUSED"
-  | "INTERNAL";
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** True when a string is one of rubricate's error codes (a code read back from JSON). */
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === "string" && (ERROR_CODES as readonly string[]).includes(value);
+}
 
 /** The brand every RubricateError carries, shared by every copy of the package (ESM and CJS builds, duplicate installs). */
 const BRAND = Symbol.for("rubricate.RubricateError");

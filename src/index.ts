@@ -7,7 +7,7 @@
  * import { loadRubric, score } from "rubricate";
  * const results = await score(await loadRubric("rubrics/math-answer.yaml"), samples, { judge: "openai-small" });
  */
-export { RubricateError, isRubricateError, type ErrorCode, type SourceLocation } from "./errors.js";
+export { ERROR_CODES, RubricateError, isErrorCode, isRubricateError, type ErrorCode, type SourceLocation } from "./errors.js";
 export type { CriterionResult, ErrorPolicy, Sample, ScoreResult, Usage, Verdict } from "./types.js";
 export { loadRubric, loadRubricSync, parseRubric } from "./rubric/index.js";
 export type { Check, Criterion, Example, Rubric, Scoring } from "./rubric/index.js";

@@ -1,4 +1,4 @@
-import type { RubricateError } from "./errors.js";
+import type { ErrorCode, RubricateError } from "./errors.js";
 
 /** A sample: the rubric's inputs by name, plus optional extra criteria of its own (HealthBench-style). */
 export interface Sample {
@@ -66,7 +66,7 @@ export interface CriterionResult {
   /** The span of the sample the judge quoted (criteria with `quote: true`). */
   quote?: string;
   question?: string;
-  error?: { code: string; message: string };
+  error?: { code: ErrorCode; message: string };
 }
 
 /** The score of one sample under a rubric. */
@@ -76,7 +76,7 @@ export interface ScoreResult {
   /** reward ≥ pass_threshold, when the rubric sets one and the reward exists. */
   passed?: boolean | null;
   verdicts: CriterionResult[];
-  errors: { criterion: string; code: string; message: string }[];
+  errors: { criterion: string; code: ErrorCode; message: string }[];
   /** What failed and why, one line each, for people and for optimisers. */
   feedback: string;
   /** Set when a required criterion failed. */
@@ -86,4 +86,6 @@ export interface ScoreResult {
 }
 
 /** What to do with a sample when a criterion could not be answered. */
-export type ErrorPolicy = "null" | "zero" | "skip-criterion";
+export const ERROR_POLICIES = ["null", "zero", "skip-criterion"] as const;
+/** What a criterion error does to the reward: null (no reward), zero, or skip-criterion (score the rest). */
+export type ErrorPolicy = (typeof ERROR_POLICIES)[number];

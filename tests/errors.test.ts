@@ -1,5 +1,9 @@
-import { describe, expect, it } from "vitest";
-import { RubricateError, isRubricateError, toRubricateError } from "../src/errors.js";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, expectTypeOf, it } from "vitest";
+import { HttpError } from "../src/bridge/http.js";
+import { ERROR_CODES, RubricateError, isErrorCode, isRubricateError, toRubricateError, type ErrorCode } from "../src/errors.js";
+import type { CriterionResult, ScoreResult } from "../src/types.js";
 
 describe("RubricateError", () => {
   it("is recognised by its brand, so a copy of the class from another build is recognised too", () => {
@@ -21,5 +25,31 @@ describe("RubricateError", () => {
     expect(RubricateError.isInstance(null)).toBe(false);
     expect(RubricateError.isInstance("SCHEMA")).toBe(false);
     expect(toRubricateError(new Error("boom")).code).toBe("INTERNAL");
+  });
+});
+
+describe("one error-code union (issue 32)", () => {
+  it("the reward server's codes, DEADLINE included, are rubricate error codes", () => {
+    expectTypeOf<HttpError["code"]>().toEqualTypeOf<ErrorCode>();
+    expectTypeOf<ScoreResult["errors"][number]["code"]>().toEqualTypeOf<ErrorCode>();
+    expectTypeOf<NonNullable<CriterionResult["error"]>["code"]>().toEqualTypeOf<ErrorCode>();
+    expectTypeOf<"DEADLINE">().toMatchTypeOf<ErrorCode>();
+    // @ts-expect-error a code outside the union does not compile (checked by `npm run typecheck`)
+    void new HttpError(400, "NOT_A_CODE", "x");
+    // @ts-expect-error nor does a result carrying one
+    const bad: ScoreResult["errors"][number] = { criterion: "*", code: "WHATEVER", message: "m" };
+    void bad;
+  });
+
+  it("every code the bridge throws is in ERROR_CODES, listed once", () => {
+    expect(new Set(ERROR_CODES).size).toBe(ERROR_CODES.length);
+    const dir = "src/bridge";
+    const thrown = readdirSync(dir)
+      .filter((f) => f.endsWith(".ts"))
+      .flatMap((f) => [...readFileSync(join(dir, f), "utf8").matchAll(/new HttpError\(\d+, "([A-Z_]+)"/g)].map((m) => m[1]));
+    expect(thrown.length).toBeGreaterThan(15);
+    for (const code of [...thrown, "DEADLINE"]) expect(isErrorCode(code), code).toBe(true);
+    expect(isErrorCode("NOT_A_CODE")).toBe(false);
+    expect(isErrorCode(42)).toBe(false);
   });
 });

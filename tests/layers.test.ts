@@ -63,3 +63,46 @@ describe("layers (docs/DESIGN.md)", () => {
     expect(out).toMatch(/core-never-imports-a-sandbox-backend: src\/checks\/uses-vm\.ts → src\/sandbox\/firecracker\/index\.ts/);
   }, 180_000);
 });
+
+describe("the layer rule is closed (issue 32)", () => {
+  /** Runs depcruise on a copy of src with `files` added (path -> source). */
+  const cruiseWith = (files: Record<string, string>) => {
+    const dir = mkdtempSync(join(tmpdir(), "rubricate-layers-"));
+    try {
+      cpSync("src", join(dir, "src"), { recursive: true });
+      for (const f of [".dependency-cruiser.cjs", "tsconfig.json", "package.json"]) cpSync(f, join(dir, f));
+      for (const [path, text] of Object.entries(files)) {
+        mkdirSync(dirname(join(dir, path)), { recursive: true });
+        writeFileSync(join(dir, path), text);
+      }
+      return depcruise(dir);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+
+  it("an unlisted folder that imports cli and is imported by engine fails", () => {
+    const { code, out } = cruiseWith({
+      "src/zzz/up.ts": 'import { main } from "../cli/main.js";\nexport const m = main;\n',
+      "src/engine/via-zzz.ts": 'import { m } from "../zzz/up.js";\nexport const v = m;\n',
+    });
+    expect(code).not.toBe(0);
+    expect(out).toMatch(/every-module-in-a-layer: src\/zzz\/up\.ts → src\/cli\/main\.ts/);
+    expect(out).toMatch(/every-import-in-a-layer: src\/engine\/via-zzz\.ts → src\/zzz\/up\.ts/);
+  });
+
+  it("an unlisted folder that stands alone fails too", () => {
+    const { code, out } = cruiseWith({ "src/lonely/a.ts": "export const a = 1;\n" });
+    expect(code).not.toBe(0);
+    expect(out).toMatch(/every-orphan-in-a-layer: src\/lonely\/a\.ts/);
+  });
+
+  it("a new adapter file in providers/ is off limits to the core by folder, not by name", () => {
+    const { code, out } = cruiseWith({
+      "src/providers/gemini.ts": "export const gemini = 1;\n",
+      "src/judge/uses-gemini.ts": 'import { gemini } from "../providers/gemini.js";\nexport const g = gemini;\n',
+    });
+    expect(code).not.toBe(0);
+    expect(out).toMatch(/core-never-imports-an-adapter: src\/judge\/uses-gemini\.ts → src\/providers\/gemini\.ts/);
+  });
+});

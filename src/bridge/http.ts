@@ -1,10 +1,11 @@
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from "node:http";
+import type { ErrorCode } from "../errors.js";
 
 /** An error that becomes an HTTP answer: a status, a stable code and, for bad input, the field at fault. */
 export class HttpError extends Error {
   constructor(
     readonly status: number,
-    readonly code: string,
+    readonly code: ErrorCode,
     message: string,
     readonly field?: string,
     /** Extra response headers (e.g. `retry-after`). */

@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from "node:net";
 import { score } from "../score/score.js";
 import { advantagesByPrompt } from "../score/group.js";
-import { toRubricateError } from "../errors.js";
+import { toRubricateError, type ErrorCode } from "../errors.js";
 import type { EngineJudge } from "../judge/create.js";
 import type { ErrorPolicy } from "../score/aggregate.js";
 import type { Rubric } from "../rubric/schema.js";
@@ -116,7 +116,7 @@ export interface RewardServer {
 }
 
 /** Error codes that mean the judge is out (or too slow), not that the sample is bad. */
-const OUTAGE_CODES = new Set(["PROVIDER_HTTP", "PROVIDER_TIMEOUT", "PROVIDER_NETWORK", "RATE_LIMITED", "MISSING_API_KEY", "CACHE", "INTERNAL", "DEADLINE"]);
+const OUTAGE_CODES = new Set<ErrorCode>(["PROVIDER_HTTP", "PROVIDER_TIMEOUT", "PROVIDER_NETWORK", "RATE_LIMITED", "MISSING_API_KEY", "CACHE", "INTERNAL", "DEADLINE"]);
 // Whatever --errors made of the reward: with "zero" an outage must not hide behind 0s.
 const isOutage = (r: ScoreResult) => r.errors.some((e) => OUTAGE_CODES.has(e.code));
 

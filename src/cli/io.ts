@@ -2,6 +2,7 @@ import { closeSync, createWriteStream, existsSync, fsyncSync, lstatSync, mkdirSy
 import { dirname, parse } from "node:path";
 import { type BadLine, badLineError, jsonlEntries } from "../config/jsonl.js";
 import { RubricateError } from "../errors.js";
+import { terminalText } from "../report/terminal.js";
 
 export { BadLines, type BadLine } from "../config/jsonl.js";
 
@@ -198,4 +199,27 @@ function syncFolder(path: string): void {
   } catch {
     /* not every file system syncs folders; the file itself is on disk */
   }
+}
+
+/**
+ * Writes a markdown report to stdout: as plain text (aligned columns, no escapes) on a terminal,
+ * as markdown when piped (`>> $GITHUB_STEP_SUMMARY`, a file, another program).
+ */
+export function printReport(markdown: string, tty = Boolean(process.stdout.isTTY)): void {
+  process.stdout.write(tty ? terminalText(markdown) : markdown);
+}
+
+/**
+ * `--json <file>` in every command: the command's full result as JSON, to the file, or to stdout
+ * for `-` (what `lint --json` always does). The text report then goes to stderr (`textOut`).
+ */
+export function writeJsonResult(target: string, value: unknown, writeFile: (path: string, text: string) => void): void {
+  const text = `${JSON.stringify(value, null, 2)}\n`;
+  if (target === "-") process.stdout.write(text);
+  else writeFile(target, text);
+}
+
+/** Where a command's text report goes: stderr when `--json -` holds stdout, else `out`. */
+export function textOut(json: string | undefined, out: (text: string) => void): (text: string) => void {
+  return json === "-" ? (t) => process.stderr.write(t) : out;
 }

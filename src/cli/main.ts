@@ -11,7 +11,8 @@ async function main(): Promise<void> {
   const program = new Command("rubricate")
     .description("Binary-question rubrics, cached parallel LLM judges, rewards.")
     .version(packageVersion(), "-v, --version")
-    .showHelpAfterError()
+    // A typo gets commander's "(Did you mean …?)" and a pointer to --help, not the whole help.
+    .showHelpAfterError("(run with --help for usage)")
     .exitOverride();
   const asked = process.argv[2];
   // A batch run goes on in a heap-capped worker (cli/worker.ts), decided before any command is

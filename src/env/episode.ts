@@ -1,6 +1,6 @@
 import type { Engine } from "../engine/engine.js";
 import { costUsd } from "../engine/usage.js";
-import { RubricateError, toRubricateError } from "../errors.js";
+import { RubricateError, toRubricateError, type ErrorCode } from "../errors.js";
 import type { Judge } from "../judge/types.js";
 import type { ChatMessage, CompletionRequest, CompletionResponse, ToolCall, ToolSpec } from "../providers/types.js";
 import { createSandbox, type Sandbox, type SandboxBind, type SandboxLimits } from "../sandbox/index.js";
@@ -32,7 +32,7 @@ export interface EpisodeOptions {
 
 /** What `close` reports: the teardown's own failure, which never replaces the rollout's result. */
 export interface EpisodeClosed {
-  teardownError?: { code: string; message: string };
+  teardownError?: { code: ErrorCode; message: string };
 }
 
 /**

@@ -3,7 +3,7 @@ import { sanitizeBaseURL } from "../engine/key.js";
 import type { SchedulerLimits } from "../engine/types.js";
 import type { TokenPrice } from "../engine/usage.js";
 import { RubricateError } from "../errors.js";
-import { createProvider } from "../providers/index.js";
+import { createProvider, PROVIDERS, providerSpec } from "../providers/index.js";
 import type { Provider } from "../providers/types.js";
 import { parseConfig, readConfigText } from "../config/load.js";
 import { PolicyConfigSchema, type PolicyConfig, type PolicyConfigInput } from "./schema.js";
@@ -40,15 +40,17 @@ export function parseModelSpec(spec: string): PolicyConfig {
   const provider = colon > 0 ? spec.slice(0, colon) : "";
   let model = colon > 0 ? spec.slice(colon + 1) : "";
   let base_url: string | undefined;
-  if (provider === "openai-compatible") {
+  const entry = providerSpec(provider);
+  if (entry?.needsBaseUrl) {
     // The URL starts at "@http": a model name may hold "@", and so may a URL (credentials).
     const at = model.search(/@https?:\/\//);
-    if (at <= 0) throw new RubricateError("BAD_INPUT", `--model ${spec}: an openai-compatible model is written openai-compatible:<model>@<base_url>`);
+    if (at <= 0) throw new RubricateError("BAD_INPUT", `--model ${spec}: a ${provider} model is written ${provider}:<model>@<base_url>`);
     base_url = model.slice(at + 1);
     model = model.slice(0, at);
   }
-  if (!["openai", "anthropic", "openai-compatible"].includes(provider) || model === "") {
-    throw new RubricateError("BAD_INPUT", `--model "${spec}": expected provider:model with provider openai, anthropic or openai-compatible (or a policy config file)`);
+  if (!entry || model === "") {
+    const names = PROVIDERS.map((p) => p.name).join(", ");
+    throw new RubricateError("BAD_INPUT", `--model "${spec}": expected provider:model with provider one of ${names} (or a policy config file)`);
   }
   const parsed = PolicyConfigSchema.safeParse({ provider, model, ...(base_url ? { base_url } : {}) });
   if (!parsed.success) throw new RubricateError("BAD_INPUT", `--model "${spec}": ${parsed.error.issues.map((i) => i.message).join("; ")}`);

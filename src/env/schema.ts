@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { PROVIDER_NAMES } from "../providers/registry.js";
 import { PriceSchema } from "../judge/config.js";
 import { IdSchema, RubricSchema } from "../rubric/schema.js";
 
@@ -123,7 +124,7 @@ export type EnvironmentFile = z.infer<typeof EnvironmentSchema>;
 /** A policy configuration file (`--model policy.yaml`): a model, how to reach it, sampling and limits. */
 export const PolicyConfigSchema = z.strictObject({
   id: z.string().optional(),
-  provider: z.enum(["openai", "anthropic", "openai-compatible"]),
+  provider: z.enum(PROVIDER_NAMES),
   model: z.string().min(1),
   base_url: z.string().url().optional(),
   api_key_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional(),

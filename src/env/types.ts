@@ -1,3 +1,4 @@
+import type { ErrorCode } from "../errors.js";
 import type { ToolSpec } from "../providers/types.js";
 import type { CheckFunction } from "../checks/types.js";
 import type { ChatMessage, ToolCall } from "../providers/types.js";
@@ -171,7 +172,7 @@ export interface RolloutRecord {
   turns: number;
   stopReason: StopReason;
   /** Set when the policy could not be called (after retries); the rollout then has no reward. */
-  error?: { code: string; message: string };
+  error?: { code: ErrorCode; message: string };
   reward: number | null;
   passed: boolean | null;
   verdicts: ScoreResult["verdicts"];
@@ -186,6 +187,6 @@ export interface RolloutRecord {
    */
   sample?: Record<string, unknown>;
   /** Set when `teardown` failed (the rollout's result stands). */
-  teardownError?: { code: string; message: string };
+  teardownError?: { code: ErrorCode; message: string };
   ms: number;
 }

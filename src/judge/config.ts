@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { PROVIDER_NAMES } from "../providers/registry.js";
 
 /** USD per million tokens. */
 export const PriceSchema = z.strictObject({
@@ -15,7 +16,7 @@ export type Price = z.infer<typeof PriceSchema>;
 export const JudgeConfigSchema = z.strictObject({
   id: z.string().optional(),
   description: z.string().optional(),
-  provider: z.enum(["openai", "anthropic", "openai-compatible"]),
+  provider: z.enum(PROVIDER_NAMES),
   model: z.string().min(1),
   base_url: z.union([z.string().url(), z.array(z.string().url()).min(1)]).optional(),
   api_key_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional().describe("Environment variable holding the API key"),

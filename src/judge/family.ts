@@ -4,6 +4,7 @@
  * of the same family as the policy it grades, or the teacher whose rollouts it filters, is a
  * measurement risk worth saying out loud.
  */
+import { providerSpec } from "../providers/registry.js";
 
 const FAMILIES: [family: string, pattern: RegExp][] = [
   ["OpenAI", /\b(gpt|chatgpt|davinci|o[1-9](-mini|-pro)?)\b|openai/i],
@@ -27,9 +28,7 @@ const FAMILIES: [family: string, pattern: RegExp][] = [
 export function modelFamily(model: string, provider?: string): string | undefined {
   const name = model.replace(/@https?:\/\/.*$/, "");
   for (const [family, pattern] of FAMILIES) if (pattern.test(name)) return family;
-  if (provider === "openai") return "OpenAI";
-  if (provider === "anthropic") return "Anthropic";
-  return undefined;
+  return provider === undefined ? undefined : providerSpec(provider)?.family;
 }
 
 /**

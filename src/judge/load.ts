@@ -7,6 +7,7 @@ import { packagedDir, parseConfig, readConfigText } from "../config/load.js";
 import { explainIssues } from "../config/issues.js";
 import { joinIssues, parseYamlSource } from "../config/yaml-source.js";
 import { JudgeConfigSchema, type JudgeConfig } from "./config.js";
+import { providerSpec } from "../providers/registry.js";
 
 /**
  * Parses a judge configuration from YAML text; errors name file:line:col like rubric errors.
@@ -75,7 +76,6 @@ export function loadJudgeConfig(ref: string, baseDir = process.cwd()): JudgeConf
 /** Where a judge reference came from: the user (a `--judge` flag, code) or a rubric's `judge:` field. */
 export type JudgeOrigin = "user" | "rubric";
 
-const PROVIDER_HOSTS: Record<string, string[]> = { openai: ["api.openai.com"], anthropic: ["api.anthropic.com"] };
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]", "::1"]);
 
 /** The file a judge reference resolves to (undefined for a packaged id or when missing) and whether it is a packaged judge. */
@@ -124,7 +124,8 @@ export function judgeConfigsOf(ref: string, baseDir = process.cwd(), panel?: str
 
 function assertKeyDestination(config: JudgeConfig, ref: string, baseDir: string, what: string): void {
   if (judgeSource(ref, baseDir).packaged) return;
-  const keyEnv = config.api_key_env ?? (config.provider === "openai" ? "OPENAI_API_KEY" : config.provider === "anthropic" ? "ANTHROPIC_API_KEY" : undefined);
+  const spec = providerSpec(config.provider);
+  const keyEnv = config.api_key_env ?? spec?.keyEnv;
   if (!keyEnv || config.base_url === undefined) return;
   const urls = Array.isArray(config.base_url) ? config.base_url : [config.base_url];
   for (const url of urls) {
@@ -134,7 +135,7 @@ function assertKeyDestination(config: JudgeConfig, ref: string, baseDir: string,
     } catch {
       host = url;
     }
-    if (LOOPBACK.has(host) || (PROVIDER_HOSTS[config.provider] ?? []).includes(host)) continue;
+    if (LOOPBACK.has(host) || (spec?.hosts ?? []).includes(host)) continue;
     throw new RubricateError(
       "JUDGE_CONFIG",
       `${what} would send $${keyEnv} to ${host}, a host you did not choose; a rubric cannot pick where your key goes: pass --judge ${ref} to choose that judge yourself, or another --judge`,

@@ -1,7 +1,7 @@
 /** Runs the battery: every attack against every sample, scored like any other response. */
 import type { CustomChecks } from "../checks/custom.js";
 import { score } from "../score/score.js";
-import { RubricateError, toRubricateError } from "../errors.js";
+import { RubricateError, toRubricateError, type ErrorCode } from "../errors.js";
 import type { Judge } from "../judge/types.js";
 import type { Rubric } from "../rubric/schema.js";
 import { renderTemplate } from "../text/template.js";
@@ -53,7 +53,7 @@ export interface ProbeResult {
   flagged: string[];
   /** Attacks skipped on some samples for lack of a variable (e.g. no reference answer). */
   skipped: { attack: string; samples: number }[];
-  attackerErrors: { sampleIndex: number; code: string; message: string }[];
+  attackerErrors: { sampleIndex: number; code: ErrorCode; message: string }[];
   /** Each check kind's known hacks run against the rubric's check criteria (`CheckKind.hacks`). */
   hacks: HackRun[];
   usage: Usage;

@@ -3,19 +3,19 @@
  * examples that must run without a network.
  */
 import { RubricateError } from "../errors.js";
-import { createAnthropicProvider } from "./anthropic.js";
 import { createFleetProvider } from "./fleet.js";
-import { createOpenAIProvider } from "./openai.js";
+import { PROVIDERS, providerSpec, type ProviderName } from "./registry.js";
 import type { CompletionRequest, CompletionResponse, Provider } from "./types.js";
 
 export { createAnthropicProvider, type AnthropicProviderOptions } from "./anthropic.js";
 export { createOpenAIProvider, type OpenAIProviderOptions } from "./openai.js";
 export { parseRetryAfter, scrubSecrets, toProviderError } from "./errors.js";
+export { PROVIDERS, PROVIDER_NAMES, providerSpec, type ProviderName, type ProviderSpec, type ProviderFactoryOptions } from "./registry.js";
 export type * from "./types.js";
 
 /** The part of a judge configuration that picks and reaches a provider. */
 export interface ProviderConfig {
-  provider: "openai" | "anthropic" | "openai-compatible";
+  provider: ProviderName;
   /** Several URLs make a fleet: one provider over several OpenAI-compatible servers. */
   base_url?: string | string[];
   /** With several base_urls: requests in flight per server. */
@@ -40,21 +40,12 @@ export function createProvider(config: ProviderConfig): Provider {
 }
 
 function createSingleProvider(config: ProviderConfig & { base_url?: string }): Provider {
-  switch (config.provider) {
-    case "openai":
-      return createOpenAIProvider({ baseURL: config.base_url, apiKeyEnv: config.api_key_env, timeoutMs: config.timeout_ms });
-    case "openai-compatible":
-      return createOpenAIProvider({
-        name: "openai-compatible",
-        baseURL: config.base_url,
-        apiKeyEnv: config.api_key_env,
-        timeoutMs: config.timeout_ms,
-      });
-    case "anthropic":
-      return createAnthropicProvider({ baseURL: config.base_url, apiKeyEnv: config.api_key_env, timeoutMs: config.timeout_ms });
-    default:
-      throw new RubricateError("JUDGE_CONFIG", `unknown provider ${JSON.stringify((config as { provider: unknown }).provider)}`);
+  const spec = providerSpec(config.provider);
+  if (!spec) {
+    const names = PROVIDERS.map((p) => p.name).join(", ");
+    throw new RubricateError("JUDGE_CONFIG", `unknown provider ${JSON.stringify(config.provider)} (one of: ${names})`);
   }
+  return spec.create({ baseURL: config.base_url, apiKeyEnv: config.api_key_env, timeoutMs: config.timeout_ms });
 }
 
 /** What a scripted provider's function may return: a full response, or just the text. */

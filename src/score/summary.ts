@@ -62,12 +62,19 @@ export class SummaryBuilder {
   }
 }
 
+/** The mean reward with its interval; one reward has none to give (a bootstrap of one value is that value). */
+function rewardLine(reward: RunSummary["reward"]): string {
+  if (!reward) return "mean reward: none (no sample scored)";
+  if (reward.n < 2) return `mean reward ${reward.mean.toFixed(3)}  (one sample: no confidence interval)`;
+  return `mean reward ${reward.mean.toFixed(3)}  (95% CI ${reward.low.toFixed(3)}–${reward.high.toFixed(3)})`;
+}
+
 /** The summary as lines for a terminal or a CI log. */
 export function formatSummary(s: RunSummary): string {
   const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
   const lines = [
     `samples ${s.samples}  scored ${s.scored}  with errors ${s.withErrors}`,
-    s.reward ? `mean reward ${s.reward.mean.toFixed(3)}  (95% CI ${s.reward.low.toFixed(3)}–${s.reward.high.toFixed(3)})` : "mean reward: none (no sample scored)",
+    rewardLine(s.reward),
   ];
   if (s.passRate !== undefined) lines.push(`pass rate ${pct(s.passRate)}`);
   if (s.criteria.length > 0) {

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Command } from "commander";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { type CalibrateFlags, computeCalibration, register, runCalibrate } from "../../src/cli/commands/calibrate.js";
 import { packagedDatasetsDir } from "../../src/calibrate/datasets.js";
 import { isRubricateError } from "../../src/errors.js";
@@ -53,6 +53,21 @@ describe("rubricate calibrate: files", () => {
     expect(json.results).toHaveLength(2);
     expect(json.results[0].criteria[0].humanTies).toBe(1);
     expect(json.results[0].costUsd).toBeCloseTo(0.03, 12);
+  });
+  it("--json - puts the JSON on stdout and the text report on stderr (one meaning of --json)", async () => {
+    const stdout: string[] = [];
+    const stderr: string[] = [];
+    vi.spyOn(process.stdout, "write").mockImplementation((c: string | Uint8Array) => (stdout.push(String(c)), true));
+    vi.spyOn(process.stderr, "write").mockImplementation((c: string | Uint8Array) => (stderr.push(String(c)), true));
+    let printed = "";
+    try {
+      expect(await runCalibrate({ ...base, labels, verdicts: [join(dir, "a.jsonl")], json: "-" }, (t) => (printed += t))).toBe(0);
+    } finally {
+      vi.restoreAllMocks();
+    }
+    expect(printed).toBe("");
+    expect(JSON.parse(stdout.join("")).results).toHaveLength(1);
+    expect(stderr.join("")).toContain("## Judge: a");
   });
   it("--compare: B − A per criterion, split by kind from the rubric's points", async () => {
     const rubric = join(dir, "rubric.yaml");

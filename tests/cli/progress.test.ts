@@ -1,5 +1,8 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { Progress } from "../../src/cli/progress.js";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { countLines, formatDuration, Progress } from "../../src/cli/progress.js";
 
 describe("Progress", () => {
   afterEach(() => vi.restoreAllMocks());
@@ -16,5 +19,31 @@ describe("Progress", () => {
     const printed = lines.join("").split(/[\r\n]/).filter((l) => /samples/.test(l));
     expect(printed[0]).toMatch(/\b1 samples/);
     expect(printed.at(-1)).toMatch(/\b1000 samples .*calls 1000/);
+  });
+
+  it("shows the total and an ETA from this run's rate (a resumed run's earlier samples do not count as speed)", () => {
+    const lines: string[] = [];
+    vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => {
+      lines.push(String(chunk));
+      return true;
+    });
+    let t = 0;
+    const progress = new Progress(undefined, true, { already: 50, now: () => t });
+    progress.setTotal(200);
+    t = 10_000;
+    progress.update(60); // 10 samples in 10 s: 1/s, 140 to go
+    progress.finish();
+    const printed = lines.join("").split(/[\r\n]/).filter((l) => /samples/.test(l));
+    expect(printed.at(-1)).toMatch(/\b60\/200 samples {2}1\.0\/s {2}ETA 2m20s/);
+  });
+
+  it("formats durations and counts a file's lines, a last line without a newline included", async () => {
+    expect([formatDuration(45), formatDuration(185), formatDuration(7620)]).toEqual(["45s", "3m05s", "2h07m"]);
+    const dir = mkdtempSync(join(tmpdir(), "rubricate-progress-"));
+    writeFileSync(join(dir, "a.jsonl"), "{}\n{}\n{}");
+    writeFileSync(join(dir, "b.jsonl"), "{}\n{}\n");
+    expect(await countLines(join(dir, "a.jsonl"))).toBe(3);
+    expect(await countLines(join(dir, "b.jsonl"))).toBe(2);
+    expect(await countLines(join(dir, "missing.jsonl"))).toBeUndefined();
   });
 });

@@ -125,10 +125,11 @@ describe("rubricate score", () => {
     expect(r.stderr).toContain(`samples ${n}  scored ${n}  with errors ${n}`);
   });
 
-  it("--errors with a bad value is an error (exit 1)", async () => {
+  it("--errors with a bad value is a usage error listing the choices (exit 2)", async () => {
     const r = await cli(["score", RUBRIC, SAMPLES, "--errors", "maybe"]);
-    expect(r.code).toBe(1);
-    expect(r.stderr).toBe('rubricate: BAD_INPUT: --errors must be null, zero or skip-criterion, not "maybe"\n');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--errors.*'maybe' is invalid. Allowed choices are null, zero, skip-criterion/);
+    expect(r.stdout).toBe("");
   });
 
   it("--dry-run counts the LLM questions and calls nothing", async () => {

@@ -32,4 +32,16 @@ describe("SummaryBuilder", () => {
     expect(f.reward).toBeUndefined();
     expect(formatSummary(f)).toContain("mean reward: none (no sample scored)");
   });
+
+  it("one scored sample: its reward without a made-up interval (no \"95% CI 1.000–1.000\")", () => {
+    const s = new SummaryBuilder();
+    s.add(result(1, [v("a", "met")]));
+    const text = formatSummary(s.finish());
+    expect(text).toContain("mean reward 1.000  (one sample: no confidence interval)");
+    expect(text).not.toContain("95% CI");
+    const two = new SummaryBuilder();
+    two.add(result(1, [v("a", "met")]));
+    two.add(result(0, [v("a", "unmet")]));
+    expect(formatSummary(two.finish())).toMatch(/mean reward 0\.500 {2}\(95% CI 0\.000–1\.000\)/);
+  });
 });

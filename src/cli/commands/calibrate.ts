@@ -13,6 +13,8 @@ import { loadXstest, XSTEST_JUDGES } from "../../calibrate/xstest.js";
 import { loadTtcw, ttcwFigures, ttcwJudges, ttcwMarkdown, type TtcwFigures } from "../../calibrate/ttcw.js";
 import { RubricateError } from "../../errors.js";
 import { EXIT, positiveInt, cachePathOf, warnIfBatchJudge, nonNegativeInt } from "../run.js";
+import { cacheOption, collect, jsonOption, judgeOption, noCacheOption } from "../options.js";
+import { printReport, textOut, writeJsonResult } from "../io.js";
 
 /** The flags of `rubricate calibrate`. */
 export interface CalibrateFlags {
@@ -35,7 +37,6 @@ export interface CalibrateFlags {
   writeThresholds?: string;
 }
 
-const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 /** `rubricate calibrate`: judge verdicts against human labels, with intervals, corrections and a review report. */
 export function register(program: Command): void {
@@ -45,16 +46,16 @@ export function register(program: Command): void {
     .option("-l, --labels <file>", "human labels: JSONL or CSV rows of {id | sample, criterion, label, annotator?}")
     .option("--verdicts <file>", "a results JSONL from `rubricate score` (repeatable; `name=path` names the judge)", collect, [])
     .option("--rubric <file>", "with --judge: the rubric whose criteria the labels answer")
-    .option("-j, --judge <judge>", "score the labelled samples now with this judge file or id (repeatable; needs --rubric)", collect, [])
-    .option("--cache <path>", "cache database for --judge", ".rubricate/cache.db")
-    .option("--no-cache", "with --judge: do not read or write any cache")
+    .addOption(judgeOption("score the labelled samples now with this judge file or id (repeatable; needs --rubric)").argParser(collect).default([]))
+    .addOption(cacheOption("cache database for --judge"))
+    .addOption(noCacheOption("with --judge: do not read or write any cache"))
     .option("--dataset <name>", `a stored dataset: llmbar:<subset>[,<subset>…] (${LLMBAR_SUBSETS.join(", ")}, or all) | pandalm | ttcw | xstest`)
     .option("--stored-judge <name>", "with --dataset: a stored judge, e.g. gpt-4-vanilla (repeatable; default all)", collect, [])
     .option("--datasets-dir <dir>", "where the datasets live (default $RUBRICATE_DATASETS, else the datasets/ shipped with rubricate)")
     .option("--unreadable <how>", "with --dataset pandalm: an unreadable stored verdict is an error (default) or a tie (PandaLM's convention)", "error")
     .option("--report <file>", "write a self-contained HTML report")
     .option("--markdown <file>", "write the markdown summary (it is also printed unless --quiet)")
-    .option("--json <file>", "write the full results as JSON")
+    .addOption(jsonOption("the full results"))
     .option("--seed <n>", "bootstrap seed (default 0)", nonNegativeInt)
     .option("--resamples <n>", "bootstrap resamples (default 1000)", positiveInt)
     .option("--compare", "exactly two judges (verdicts, judges or stored judges): B − A accuracy per criterion with paired bootstrap intervals, split into pitfall and positive criteria when --rubric is given")
@@ -80,9 +81,9 @@ export interface CalibrateRun {
  * Runs `rubricate calibrate` with parsed flags: prints and writes what was asked, returns the exit code.
  * @example process.exitCode = await runCalibrate({ dataset: "llmbar:natural", storedJudge: ["gpt-4-vanilla"], verdicts: [], judge: [] })
  */
-export async function runCalibrate(flags: CalibrateFlags, out: (text: string) => void = (t) => process.stdout.write(t)): Promise<number> {
+export async function runCalibrate(flags: CalibrateFlags, out: (text: string) => void = printReport): Promise<number> {
   const run = await computeCalibration(flags);
-  if (!flags.quiet) out(run.markdown);
+  if (!flags.quiet) textOut(flags.json, out)(run.markdown);
   if (flags.markdown) writeFileSync(flags.markdown, run.markdown);
   if (flags.report) writeFileSync(flags.report, calibrationHtml(run.results, { pairwise: run.pairwise, title: reportTitle(flags) }));
   if (flags.writeThresholds) {
@@ -91,7 +92,7 @@ export async function runCalibrate(flags: CalibrateFlags, out: (text: string) =>
     if (Object.keys(thresholds).length === 0) throw new RubricateError("BAD_INPUT", "no criterion has verdicts with probabilities and both label classes: nothing to threshold (use logprobs: true or probability: confidence | probe)");
     writeFileSync(flags.writeThresholds, rubricWithThresholds(readFileSync(flags.rubric, "utf8"), thresholds, flags.rubric));
   }
-  if (flags.json) writeFileSync(flags.json, `${JSON.stringify({ results: run.results, pairwise: run.pairwise, ...(run.comparison ? { comparison: run.comparison } : {}), ...(run.ttcw ? { ttcw: run.ttcw } : {}) }, null, 2)}\n`);
+  if (flags.json) writeJsonResult(flags.json, { results: run.results, pairwise: run.pairwise, ...(run.comparison ? { comparison: run.comparison } : {}), ...(run.ttcw ? { ttcw: run.ttcw } : {}) }, writeFileSync);
   return EXIT.ok;
 }
 

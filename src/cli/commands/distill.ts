@@ -10,6 +10,7 @@ import { judgeFamilyWarning } from "../../judge/family.js";
 import type { ErrorPolicy } from "../../score/aggregate.js";
 import { loadRubricSync } from "../../rubric/load.js";
 import { markdownTable } from "../../report/markdown.js";
+import { terminalText } from "../../report/terminal.js";
 import { openCache } from "../../engine/cache/index.js";
 import { createEngine } from "../../engine/engine.js";
 import { generateRollouts } from "../../distill/generate.js";
@@ -19,6 +20,8 @@ import { createPolicy } from "../../env/policy.js";
 import { Progress } from "../progress.js";
 import { runScore } from "./score.js";
 import { EXIT, interruptSignal, positiveInt, cachePathOf, errorPolicyOf, warnIfBatchJudge, finiteNumber, nonNegativeInt } from "../run.js";
+import { cacheOption, collectList, concurrencyOption, errorsOption, jsonOption, judgeOption, noCacheOption, outputOption } from "../options.js";
+import { writeJsonResult } from "../io.js";
 
 /** The flags of `rubricate distill`. */
 export interface DistillFlags {
@@ -66,7 +69,6 @@ export interface DistillFlags {
   chunkSize?: number;
 }
 
-const collect = (value: string, previous: string[] = []) => [...previous, ...value.split(",").map((v) => v.trim()).filter(Boolean)];
 
 /** `rubricate distill <input>`: filter scored samples or rollouts and export SFT or preference data. */
 export function register(program: Command): void {
@@ -78,19 +80,19 @@ export function register(program: Command): void {
     .option("--model <teacher>", "with --env: the teacher, provider:model or a policy config file")
     .option("--rollouts <n>", "with --env: rollouts per task", positiveInt, 8)
     .option("--tasks <n>", "with --env: use the first n tasks", positiveInt)
-    .option("-o, --output <file>", "export JSONL (written to <file>.partial, renamed at the end; default: stdout)")
+    .addOption(outputOption("export JSONL (written to <file>.partial, renamed at the end; default: stdout)"))
     .option("--format <format>", `export format: ${FORMATS.join(" | ")}`, "openai")
     .option("--rubric <file>", "score rows that carry no reward with this rubric (as they stream)")
     .option("--checks <file>", "with --rubric: custom checks it names, from an environment YAML (its hooks' checks) or a module exporting `checks`")
-    .option("-j, --judge <judge>", "judge file or id for the rubric's LLM questions (default: the rubric's)")
+    .addOption(judgeOption("judge file or id for the rubric's LLM questions (default: the rubric's)"))
     .option("--results <file>", "`rubricate score` results of <input>: the k-th result line belongs to the k-th sample")
     .option("--rescore", "score every row with --rubric even when it carries a reward")
-    .option("--cache <path>", "cache database (a resumed run re-pays nothing)", ".rubricate/cache.db")
-    .option("--no-cache", "do not read or write any cache")
-    .option("-c, --concurrency <n>", "rows scored at once", positiveInt)
-    .option("--errors <policy>", "a criterion error makes the reward: null (the row is dropped) | zero | skip-criterion", "null")
+    .addOption(cacheOption("cache database (a resumed run re-pays nothing)"))
+    .addOption(noCacheOption("do not read or write any cache"))
+    .addOption(concurrencyOption("rows scored at once"))
+    .addOption(errorsOption("what a criterion error makes of the reward (null: the row is dropped)"))
     .option("--min-reward <x>", "keep rows with reward ≥ x", finiteNumber)
-    .option("--require <criterion>", "criteria that must be met (a pitfall: must not be met); repeatable or comma-separated", collect)
+    .option("--require <criterion>", "criteria that must be met (a pitfall: must not be met); repeatable or comma-separated", collectList)
     .option("--best-of <n>", "keep the best n rows of each prompt (ties: fewer tokens, then input order)", positiveInt)
     .option("--group-window <n>", "groups open at once: rows of a group may interleave with this many others (eval writes rollouts as they finish)", positiveInt, 64)
     .option("--sort", "sort the input by group key first (external sort via temporary files), for inputs whose groups are scattered")
@@ -111,7 +113,7 @@ export function register(program: Command): void {
     .option("--with-metadata", "add reward and verdicts to each exported line under `metadata`")
     .option("--report <file.html>", "write the HTML report")
     .option("--markdown <file.md>", "write the markdown report")
-    .option("--json <file>", "write the report as JSON")
+    .addOption(jsonOption("the report"))
     .option("--no-resume", "start over even when a checkpoint of the same run exists")
     .option("--checkpoint-ms <ms>", "milliseconds between checkpoints", positiveInt, 2000)
     .option("-q, --quiet", "no progress and no summary on stderr")
@@ -179,6 +181,9 @@ async function runDistillCommand(input: string | undefined, flags: DistillFlags)
   if (flags.env && (flags.rubric || flags.results)) throw new RubricateError("BAD_INPUT", "--env scores with the environment's rubric: drop --rubric/--results");
   if (!(FORMATS as readonly string[]).includes(flags.format)) throw new RubricateError("BAD_INPUT", `--format must be one of ${FORMATS.join(", ")}, not "${flags.format}"`);
   errorPolicyOf(flags.errors);
+  if (flags.json === "-" && (flags.output === undefined || flags.output === "-")) {
+    throw new RubricateError("BAD_INPUT", "--json - needs stdout, which holds the exported rows: give -o <file>, or --json <file>");
+  }
   const filters = filtersFromFlags(flags);
   const cachePath = cachePathOf(flags.cache);
   const generation = flags.env ? await teacher(flags, cachePath) : undefined;
@@ -225,14 +230,15 @@ async function runDistillCommand(input: string | undefined, flags: DistillFlags)
   }
   if (flags.report) writeFileSync(flags.report, distillHtml(report));
   if (flags.markdown) writeFileSync(flags.markdown, distillMarkdown(report));
-  if (flags.json) writeFileSync(flags.json, `${JSON.stringify(report, null, 2)}\n`);
+  if (flags.json) writeJsonResult(flags.json, report, writeFileSync);
   if (!flags.quiet) {
     const funnel = report.funnel.map((s) => ({ stage: s.stage, unit: s.unit, in: s.in, out: s.out, dropped: Object.entries(s.dropped).map(([k, n]) => `${k} ${n}`).join(", ") || "-" }));
     const lines = [reportHeadline(report), markdownTable(funnel, [{ label: "stage", value: "stage" }, { label: "unit", value: "unit" }, { label: "in", value: "in", numeric: true }, { label: "kept", value: "out", numeric: true }, { label: "dropped", value: "dropped" }]), ...report.warnings.map((w) => `warning: ${w}`)];
     if (generation) lines.push(`teacher and judge calls ${generation.options.engine.stats().usage.calls}, cache hits ${generation.options.engine.stats().usage.cacheHits}`);
     else if (judge) lines.push(`judge calls ${judge.engine.stats().usage.calls}, cache hits ${judge.engine.stats().usage.cacheHits}`);
     if (interrupted) lines.push(`interrupted: rerun the same command to resume (checkpoint ${flags.output}.checkpoint.json)`);
-    process.stderr.write(`${lines.join("\n")}\n`);
+    // stderr is read by a person: the funnel as aligned columns, not markdown.
+    process.stderr.write(`${terminalText(lines.join("\n"))}\n`);
   }
   const failed = Object.keys(report.errorCodes).length > 0;
   if (flags.quiet && (report.badLines > 0 || failed)) process.stderr.write(`${report.warnings.filter((w) => w.includes("not JSON objects") || w.includes("have no reward")).join("\n")}\n`);

@@ -9,6 +9,7 @@ import { draftSampleCriteria } from "../../draft/samples.js";
 import { loadRubricSync } from "../../rubric/load.js";
 import { JsonlWriter, readJsonl } from "../io.js";
 import { EXIT, positiveInt } from "../run.js";
+import { concurrencyOption, judgeOption, outputOption } from "../options.js";
 
 interface DraftCliOptions {
   judge: string;
@@ -34,7 +35,7 @@ export function register(program: Command): void {
   program
     .command("draft")
     .description("Draft a rubric from notes, a reference answer and labelled good/bad responses (validated and linted; repaired once, else rejected)")
-    .requiredOption("-j, --judge <judge>", "judge id or file whose provider and model draft the rubric (e.g. openai-large)")
+    .addOption(judgeOption("judge id or file whose provider and model draft the rubric (e.g. openai-large)").makeOptionMandatory())
     .option("-m, --model <model>", "use this model instead of the judge file's")
     .option("--task <file>", "text file: the prompt the graded responses answer")
     .option("--notes <file>", "text file: the expert's notes (what matters, common mistakes)")
@@ -45,11 +46,11 @@ export function register(program: Command): void {
     .option("--id <id>", "the rubric id")
     .option("--description <text>", "the rubric description")
     .option("--inputs <names>", "comma-separated rubric inputs (default prompt,response)")
-    .option("-o, --output <file>", "write the YAML (or JSONL with --per-sample) here instead of stdout")
+    .addOption(outputOption("write the YAML (or JSONL with --per-sample) here instead of stdout"))
     .option("--lenient", "accept a draft whose questions only have lint warnings (errors still reject)")
     .option("--per-sample <jsonl>", "draft instance criteria for every row of this dataset; writes each row with a `criteria` field")
     .option("--base <rubric>", "with --per-sample: the rubric the rows will be scored with (its criterion ids are kept unique)")
-    .option("--concurrency <n>", "with --per-sample: rows drafted at once (default 4)", positiveInt)
+    .addOption(concurrencyOption("with --per-sample: rows drafted at once (default 4)"))
     .addHelpText(
       "after",
       "\nExamples:\n  rubricate draft -j openai-large --task task.txt --notes notes.md --examples labelled.jsonl -o rubrics/my-task.yaml\n  rubricate draft -j openai-large --per-sample data.jsonl --base rubrics/patient-medical-answer.yaml -o data.with-criteria.jsonl",

@@ -19,6 +19,8 @@ import { judgeFamilyWarning } from "../../judge/family.js";
 import type { ErrorPolicy } from "../../score/aggregate.js";
 import { Progress } from "../progress.js";
 import { EXIT, interruptSignal, positiveInt, cachePathOf, errorPolicyOf, warnIfBatchJudge } from "../run.js";
+import { cacheOption, collect, concurrencyOption, errorsOption, judgeOption, noCacheOption } from "../options.js";
+import { printReport } from "../io.js";
 
 interface EvalFlags {
   model?: string[];
@@ -41,7 +43,6 @@ interface EvalFlags {
   chunkSize?: number;
 }
 
-const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 function threshold(value: string): number {
   const n = Number(value);
@@ -59,16 +60,16 @@ export function register(program: Command): void {
     .option("--envs-dir <dir>", "where environments from a registry or git are installed (default .rubricate/envs, or $RUBRICATE_ENVS_DIR); never the project's node_modules")
     .option("-n, --tasks <n>", "use the first n tasks (default: all)", positiveInt)
     .option("-k, --rollouts <k>", "rollouts per task and model", positiveInt, 1)
-    .option("-j, --judge <judge>", "judge file or packaged judge id (default: the rubric's `judge`)")
+    .addOption(judgeOption())
     .option("-o, --out <file>", "rollouts JSONL, one line per rollout as it finishes (default .rubricate/evals/<env id>.jsonl)")
     .option("--resume", "continue the --out file: skip the (task, model, rollout) triples it already holds")
     .option("--report <file>", "write a self-contained HTML report")
     .option("--summary-md <file>", "also write the markdown summary to a file")
-    .option("--cache <path>", "cache database (policy and judge calls)", ".rubricate/cache.db")
-    .option("--no-cache", "do not read or write any cache (every call is paid)")
-    .option("-c, --concurrency <n>", "rollouts in flight at once (default 8)", positiveInt)
+    .addOption(cacheOption("cache database (policy and judge calls)"))
+    .addOption(noCacheOption())
+    .addOption(concurrencyOption("rollouts in flight at once (default 8)"))
     .option("--pass-threshold <x>", "a rollout passes when its reward ≥ x (default: the rubric's pass_threshold, else 1)", threshold)
-    .option("--errors <policy>", "a criterion error makes the reward: null (default) | zero | skip-criterion", "null")
+    .addOption(errorsOption())
     .option("-q, --quiet", "no progress on stderr")
     .option("--env-model <name=model>", "a model the environment's hooks call (ctx.llm, llm_query): overrides its `models:` entry; repeatable", collect, [])
     .option("--unsafe-no-sandbox", "run the environment's sandbox commands directly on this machine with your rights (no isolation: only for environments you trust)")
@@ -142,7 +143,7 @@ async function runEvalCommand(envArg: string, flags: EvalFlags): Promise<number>
   const passThreshold = flags.passThreshold ?? env.rubric.scoring.pass_threshold ?? 1;
   const subtitle = `${envLine(env)} · ${result.records.length} rollouts (${result.resumed} resumed) · ${policies.length} model(s) · ${tasks} task(s) × ${flags.rollouts} rollout(s) · pass threshold ${passThreshold}`;
   const summary = evalMarkdown(result.records, { env: env.id, subtitle }, { passThreshold });
-  process.stdout.write(summary);
+  printReport(summary);
   if (flags.summaryMd) write(flags.summaryMd, summary);
   if (flags.report) write(flags.report, evalReportHtml(result.records, { env: env.id, subtitle }, { passThreshold }));
   if (!flags.quiet) process.stderr.write(`rubricate: rollouts in ${out}${flags.report ? `, report in ${flags.report}` : ""}\n`);
@@ -203,7 +204,7 @@ async function runSuiteCommand(path: string, flags: EvalFlags): Promise<number> 
   const rollouts = run.results.reduce((n, r) => n + r.records.length, 0);
   const subtitle = `${rollouts} rollouts · ${envs.length} environment(s) × ${suite.models.length} model(s)`;
   const summary = suiteMarkdown(suite, run.results, subtitle);
-  process.stdout.write(summary);
+  printReport(summary);
   if (flags.summaryMd) write(flags.summaryMd, summary);
   if (flags.report) write(flags.report, suiteReportHtml(suite, run.results, subtitle));
   if (!flags.quiet) process.stderr.write(`rubricate: rollouts in ${outDir}${flags.report ? `, report in ${flags.report}` : ""}\n`);

@@ -5,8 +5,9 @@ import { orderFlips, orderFlipsMarkdown } from "../../judge/order-flips.js";
 import { RubricateError } from "../../errors.js";
 import { loadRubric } from "../../rubric/load.js";
 import type { Sample } from "../../types.js";
-import { readJsonl } from "../io.js";
+import { readJsonl, textOut, writeJsonResult } from "../io.js";
 import { EXIT, cachePathOf, positiveInt, warnIfBatchJudge } from "../run.js";
+import { cacheOption, concurrencyOption, jsonOption, judgeOption, noCacheOption } from "../options.js";
 
 /** The flags of `rubricate flips`. */
 export interface FlipsFlags {
@@ -25,12 +26,12 @@ export function register(program: Command): void {
     .description("Measure order effects: ask each sample's questions in rubric order, again in that order (the noise baseline) and rotated by half, and report the flips beyond the baseline with a 95% interval")
     .argument("<samples>", "samples JSONL")
     .requiredOption("--rubric <file>", "rubric YAML file")
-    .option("-j, --judge <judge>", "judge file or packaged judge id (default: the rubric's `judge`)")
+    .addOption(judgeOption())
     .option("-n, --limit <n>", "use the first n samples", positiveInt)
-    .option("--json <file>", "write the flip counts as JSON")
-    .option("-c, --concurrency <n>", "samples in flight at once (default 4)", positiveInt)
-    .option("--cache <path>", "cache database", ".rubricate/cache.db")
-    .option("--no-cache", "do not read or write any cache")
+    .addOption(jsonOption("the flip counts"))
+    .addOption(concurrencyOption("samples in flight at once (default 4)"))
+    .addOption(cacheOption())
+    .addOption(noCacheOption("do not read or write any cache"))
     .action(async (samples: string, flags: FlipsFlags) => {
       process.exitCode = await runFlips(samples, flags);
     });
@@ -49,8 +50,8 @@ export async function runFlips(samplesPath: string, flags: FlipsFlags, out: (tex
   const judge = warnIfBatchJudge(createJudge(judgeRef, { cache: cachePathOf(flags.cache) }), "flips");
   try {
     const f = await orderFlips(rubric, samples, { judge, concurrency: flags.concurrency });
-    out(orderFlipsMarkdown(f));
-    if (flags.json) writeFileSync(flags.json, `${JSON.stringify(f, null, 2)}\n`);
+    textOut(flags.json, out)(orderFlipsMarkdown(f));
+    if (flags.json) writeJsonResult(flags.json, f, writeFileSync);
   } finally {
     await judge.close?.();
   }

@@ -19,6 +19,7 @@ import { rewriteRubricQuestions } from "../../optimize/targets/rubric-rewrite.js
 import type { Candidate, Evaluate, OptimizeOptions, OptimizeResult } from "../../optimize/types.js";
 import { loadRubric } from "../../rubric/load.js";
 import { EXIT, interruptSignal, positiveInt, cachePathOf, warnIfBatchJudge, nonNegativeInt } from "../run.js";
+import { cacheOption, collect, concurrencyOption, judgeOption, noCacheOption } from "../options.js";
 
 /** Flags both `optimize` targets share. */
 export interface OptimizeFlags {
@@ -63,7 +64,6 @@ export interface QuestionFlags extends OptimizeFlags {
   labels: string;
 }
 
-const collect = (value: string, previous: string[] = []) => [...previous, value];
 const number = (lo: number, hi: number, open = false) => (value: string) => {
   const n = Number(value);
   if (!(open ? n > lo && n < hi : n >= lo && n <= hi)) throw new InvalidArgumentError(`expected a number in ${open ? "(" : "["}${lo}, ${hi}${open ? ")" : "]"}, got "${value}"`);
@@ -77,7 +77,7 @@ const selection = (value: string) => {
 
 function common(cmd: Command): Command {
   return cmd
-    .option("-j, --judge <judge>", "judge file or packaged judge id (default: the rubric's `judge`)")
+    .addOption(judgeOption())
     .requiredOption("-r, --reflector <judge>", "the reflection model: a judge file or packaged judge id (provider, model, temperature, max_tokens)")
     .option("-b, --budget <n>", "calls allowed: metric calls (one per instance evaluated; cached re-evaluations are free) plus reflector calls", positiveInt, 200)
     .option("--minibatch <n>", "training instances per reflection", positiveInt, 3)
@@ -97,9 +97,9 @@ function common(cmd: Command): Command {
     .option("--selection <how>", "parent of each reflection: pareto (front members by instances won), current_best (greedy) or uniform", selection, "pareto")
     .option("--max-reflections <n>", "stop after n reflection calls", positiveInt)
     .option("--max-reflection-cost <usd>", "stop once the reflection model has cost this many USD (needs its price in the reflector file)", number(0, Infinity))
-    .option("--cache <path>", "cache database (policy, judge and reflection calls)", ".rubricate/cache.db")
-    .option("--no-cache", "do not read or write any cache (every call is paid)")
-    .option("-c, --concurrency <n>", "evaluations in flight at once (default 8)", positiveInt)
+    .addOption(cacheOption("cache database (policy, judge and reflection calls)"))
+    .addOption(noCacheOption())
+    .addOption(concurrencyOption("evaluations in flight at once (default 8)"))
     .option("-q, --quiet", "only warnings on stderr");
 }
 

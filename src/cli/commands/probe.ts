@@ -10,9 +10,10 @@ import { probe, type ProbeResult } from "../../probe/run.js";
 import type { Rubric } from "../../rubric/schema.js";
 import { loadRubricSync } from "../../rubric/load.js";
 import type { Sample } from "../../types.js";
-import { readJsonl } from "../io.js";
+import { readJsonl, textOut, writeJsonResult } from "../io.js";
 import { Progress } from "../progress.js";
 import { EXIT, interruptSignal, positiveInt, cachePathOf, warnIfBatchJudge } from "../run.js";
+import { cacheOption, collect, concurrencyOption, jsonOption, judgeOption, noCacheOption } from "../options.js";
 
 /** Exit code when an attack's mean reward is above `--fail-above` (distinct from errors and partial runs). */
 export const EXIT_PROBE_FAILED = 4;
@@ -36,7 +37,6 @@ interface ProbeFlags {
   hacksOnly?: boolean;
 }
 
-const collect = (value: string, previous: string[]) => [...previous, value];
 
 function reward(value: string): number {
   const n = Number(value);
@@ -51,21 +51,21 @@ export function register(program: Command): void {
     .description(`Attack a rubric with responses that deserve zero (empty, keyword stuffing, injection, forged delimiters, …) and report what they win; exit ${EXIT_PROBE_FAILED} when an attack's mean reward is above --fail-above`)
     .argument("<rubric>", "rubric YAML file")
     .argument("<samples>", "samples JSONL (each row's task inputs; its response is replaced by each attack), or - for stdin")
-    .option("-j, --judge <judge>", "judge file or packaged judge id (default: the rubric's `judge`)")
+    .addOption(judgeOption())
     .option("--attacks <file>", "extra attack YAML file or folder (repeatable)", collect, [])
     .option("--no-builtin", "use only the --attacks files, not the packaged battery")
     .option("--attacker <judge>", "a judge file naming a model that writes extra attacks per sample")
     .option("--attacker-attempts <n>", "attacks the attacker writes per sample (the best one is kept)", positiveInt, 4)
     .option("--report <file>", "write an HTML report")
     .option("--markdown <file>", "write a markdown report")
-    .option("--json <file>", "write the full result (every run, summaries, findings) as JSON")
+    .addOption(jsonOption("the full result (every run, summaries, findings)"))
     .option("--fail-above <reward>", `exit ${EXIT_PROBE_FAILED} when any attack that deserves zero has a mean reward above this`, reward)
     .option("--question-field <name>", "the input holding the task (default: guessed: question, prompt, problem, …)")
     .option("--reference-field <name>", "the input holding the reference answer (default: guessed: answer, reference, …)")
     .option("--response-field <name>", "the input the attacks replace (default: the rubric's response_field or response)")
-    .option("--cache <path>", "cache database", ".rubricate/cache.db")
-    .option("--no-cache", "do not read or write any cache")
-    .option("-c, --concurrency <n>", "responses scored at once", positiveInt)
+    .addOption(cacheOption())
+    .addOption(noCacheOption("do not read or write any cache"))
+    .addOption(concurrencyOption("responses scored at once"))
     .option("-q, --quiet", "no progress; print only the summary table")
     .option("--hacks-only", `run only the check kinds' known hacks against the rubric's code checks (no judge, no attack battery); exit ${EXIT_PROBE_FAILED} when a hack passes`)
     .action(async (rubricPath: string, samplesPath: string, flags: ProbeFlags) => {
@@ -116,8 +116,8 @@ async function runProbe(rubricPath: string, samplesPath: string, flags: ProbeFla
   }
   if (flags.markdown) writeFileSync(flags.markdown, probeMarkdown(result));
   if (flags.report) writeFileSync(flags.report, probeHtml(result));
-  if (flags.json) writeFileSync(flags.json, `${JSON.stringify(result, null, 2)}\n`);
-  process.stdout.write(`${summaryText(result)}\n${hacksText(result.hacks)}\n`);
+  if (flags.json) writeJsonResult(flags.json, result, writeFileSync);
+  textOut(flags.json, (t) => process.stdout.write(t))(`${summaryText(result)}\n${hacksText(result.hacks)}\n`);
   if (flags.failAbove !== undefined && (result.worstReward > flags.failAbove || result.hacks.some((h) => h.passed))) return EXIT_PROBE_FAILED;
   return result.attacks.some((a) => a.errors > 0) || result.attackerErrors.length > 0 ? EXIT.partial : EXIT.ok;
 }

@@ -18,7 +18,7 @@ import { parseShard, takeShard } from "../../engine/shard.js";
 import { fillCacheByBatch } from "../../engine/batch/runner.js";
 import { openBatchJobStore } from "../../engine/batch/jobs.js";
 import type { FleetMemberStats } from "../../providers/fleet.js";
-import { Progress } from "../progress.js";
+import { countLines, Progress } from "../progress.js";
 import { EXIT, interruptSignal, positiveInt, cachePathOf, errorPolicyOf, usageError } from "../run.js";
 import { isRedisUrl } from "../../engine/cache/index.js";
 import { runInCappedWorker } from "../worker.js";
@@ -26,6 +26,7 @@ import { DEFAULT_CHUNK_SIZE, queuedRun, queuedStream } from "../queued-score.js"
 import { setCodeRunner } from "../../checks/code/check.js";
 import { childProcessRunner } from "../../checks/code/runner.js";
 import { attachGroups, groupMemberOf, type AdvantageScale, type GroupBy } from "../../score/group.js";
+import { cacheOption, noCacheOption, concurrencyOption, errorsOption, judgeOption, outputOption } from "../options.js";
 
 /** The flags of `rubricate score`. */
 export interface ScoreFlags {
@@ -60,12 +61,12 @@ export function register(program: Command): void {
     .description("Score samples (JSONL, or - for stdin) with a rubric; one JSON result line per sample, in input order")
     .argument("<rubric>", "rubric YAML file")
     .argument("<samples>", "samples JSONL file, or - to read stdin")
-    .option("-o, --output <file>", "write results JSONL here (default: stdout)")
-    .option("-j, --judge <judge>", "judge file or packaged judge id (default: the rubric's `judge`)")
-    .option("--cache <path>", "cache database", ".rubricate/cache.db")
-    .option("--no-cache", "do not read or write any cache (every call is paid)")
-    .option("-c, --concurrency <n>", "samples scored at once (the judge file limits calls)", positiveInt)
-    .option("--errors <policy>", "a criterion error makes the reward: null (default) | zero | skip-criterion", "null")
+    .addOption(outputOption("write results JSONL here (default: stdout)"))
+    .addOption(judgeOption())
+    .addOption(cacheOption())
+    .addOption(noCacheOption())
+    .addOption(concurrencyOption("samples scored at once (the judge file limits calls)"))
+    .addOption(errorsOption())
     .addOption(new Option("--order <order>", "input (default) or completed").choices(["input", "completed"]).default("input"))
     .option("--dry-run", "print the number of calls, tokens and cost a run would need, and call nothing")
     .option("-q, --quiet", "no progress and no summary on stderr")
@@ -133,7 +134,10 @@ export async function runScore(rubricPath: string, samplesPath: string, flags: S
   const writer = new JsonlWriter(flags.output);
   let groupReport: { groups: number; passAtK: Record<string, number> } | undefined;
   const summary = new SummaryBuilder();
-  const progress = new Progress(undefined, !flags.quiet);
+  const progress = new Progress(undefined, !flags.quiet, { already: previous.size });
+  // The total is the input's line count (a shard's share is not known in advance): counted
+  // alongside the run, so a large file does not delay the first result.
+  if (!flags.quiet && samplesPath !== "-" && !flags.shard) void countLines(samplesPath).then((n) => n !== undefined && progress.setTotal(n));
   const interrupt = interruptSignal();
   const bad = new BadLines();
   let interrupted = false;

@@ -16,6 +16,7 @@ import { RedisCache } from "../../engine/cache/redis.js";
 import type { ErrorPolicy } from "../../score/aggregate.js";
 import { loadRubricSync } from "../../rubric/load.js";
 import { EXIT, positiveInt, cachePathOf, errorPolicyOf, warnIfBatchJudge, finiteNumber } from "../run.js";
+import { cacheOption, collect, concurrencyOption, errorsOption, judgeOption, noCacheOption } from "../options.js";
 
 interface ServeFlags {
   rubric?: string;
@@ -80,7 +81,6 @@ export function parseBytes(value: string): number {
   return bytes;
 }
 
-const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 /** `rubricate serve --rubric r.yaml --judge j.yaml [--port 8000] [--host 127.0.0.1] [--token …]`. */
 export function register(program: Command): void {
@@ -97,17 +97,17 @@ export function register(program: Command): void {
     .option("--trainee <model>", "the model being trained (e.g. qwen3-8b or openai-compatible:qwen3-8b@…): warns when the judge is of its family")
     .option("--unsafe-no-sandbox", "--env: run the environment's sandbox commands on this machine with your rights (no isolation: only for environments you trust)")
     .option("--allow-policy-host <host:port>", "--env: a policy endpoint /v1/rollouts may call, loopback included (repeatable, e.g. 127.0.0.1:8001; none: /v1/rollouts calls nothing)", collect)
-    .option("-j, --judge <judge>", "judge file or packaged judge id (default: the rubric's `judge`)")
+    .addOption(judgeOption())
     .option("-p, --port <port>", "port (0 picks a free one)", port, 8000)
     .option("--host <host>", "address to bind; anything but loopback needs --token or RUBRICATE_TOKEN", "127.0.0.1")
     .option("--token <token>", "require Authorization: Bearer <token> (default: $RUBRICATE_TOKEN)")
-    .option("--cache <path>", "cache: a SQLite file, or redis://host:port/db shared by several servers", ".rubricate/cache.db")
-    .option("--no-cache", "do not read or write any cache (every call is paid)")
+    .addOption(cacheOption("cache: a SQLite file, or redis://host:port/db shared by several servers"))
+    .addOption(noCacheOption())
     .option("--max-body <size>", "largest request body, e.g. 128mb (a whole OpenRLHF batch)", parseBytes, 128 * 1024 * 1024)
     .option("--max-samples <n>", "most samples in one request (more is a 413 naming this flag)", positiveInt, 16_384)
     .option("--timeout-ms <ms>", "per-request deadline: samples not scored by then fail (DEADLINE; a 504 when none was); keep it under the trainer's timeout (OpenRLHF: 180 s)", positiveInt, 150_000)
-    .option("-c, --concurrency <n>", "samples of one request scored at once (the judge file limits calls)", positiveInt, 128)
-    .option("--errors <policy>", "a criterion error makes the reward: null (default) | zero | skip-criterion", "null")
+    .addOption(concurrencyOption("samples of one request scored at once (the judge file limits calls)", 128))
+    .addOption(errorsOption())
     .option("--fallback-reward <n>", "OpenRLHF /get_reward: the reward of a sample without one (counted in extra_logs.rubricate_error and /v1/stats)", finiteNumber, 0)
     .option("--max-error-share <share>", "answer 503 + Retry-After when more than this share of a request failed from a judge outage", share, 0.25)
     .option("--prompt-field <input>", "OpenRLHF: the rubric input that receives `prompts[i]` (default: prompt, question, problem, query, input, instruction, task or message, if an input)")

@@ -1,0 +1,50 @@
+/**
+ * The options several commands share, defined once: the same flag has the same spelling, parser,
+ * default and (for an enum) the same `choices`, so `--errors bogus` exits 2 listing the choices in
+ * every command. A command passes its own description where the meaning narrows (what
+ * `--concurrency` counts), never its own parser.
+ */
+import { Option } from "commander";
+import { ERROR_POLICIES } from "../types.js";
+import { positiveInt } from "./run.js";
+
+/** A repeatable option's accumulator: each use adds its value. */
+export const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+
+/** A repeatable option that also takes comma-separated values (`--require a,b --require c`). */
+export const collectList = (value: string, previous: string[] = []): string[] => [
+  ...previous,
+  ...value
+    .split(",")
+    .map((v) => v.trim())
+    .filter(Boolean),
+];
+
+/** `-j, --judge <judge>`: a judge file or packaged id. */
+export const judgeOption = (description = "judge file or packaged judge id (default: the rubric's `judge`)") => new Option("-j, --judge <judge>", description);
+
+/** `--cache <path>` (read back with `cachePathOf`; add `noCacheOption` beside it). */
+export const cacheOption = (description = "cache database") => new Option("--cache <path>", description).default(".rubricate/cache.db");
+
+/** `--no-cache`: no cache read or written. */
+export const noCacheOption = (description = "do not read or write any cache (every call is paid)") => new Option("--no-cache", description);
+
+/** `-c, --concurrency <n>`: a positive integer; the description says what runs at once. */
+export const concurrencyOption = (description: string, fallback?: number) => {
+  const option = new Option("-c, --concurrency <n>", description).argParser(positiveInt);
+  return fallback === undefined ? option : option.default(fallback);
+};
+
+/** `--errors <policy>`: null (default), zero or skip-criterion. */
+export const errorsOption = (description = "what a criterion error makes of the reward") =>
+  new Option("--errors <policy>", description).choices(ERROR_POLICIES).default("null");
+
+/** `-o, --output <file>`: where the command's main output goes instead of stdout. */
+export const outputOption = (description: string) => new Option("-o, --output <file>", description);
+
+/**
+ * `--json <file>`, one meaning in every command: the command's full result as JSON, to `file`, or
+ * to stdout for `-` (the text report then goes to stderr). `lint --json` is `--json -`: lint
+ * keeps its bare flag, as it has no file form.
+ */
+export const jsonOption = (what = "the full result") => new Option("--json <file>", `write ${what} as JSON to <file> (- for stdout; the text report then goes to stderr)`);
