@@ -28,7 +28,7 @@ describe("package [slow: build + npm pack + offline install]", () => {
     const copy = join(work, "project");
     mkdirSync(copy);
     // What the build and `files` need; node_modules is linked, not copied.
-    for (const entry of ["package.json", "package-lock.json", "tsconfig.json", "tsup.config.ts", "README.md", "LICENSE", "scripts", "src", ...pkg.files]) {
+    for (const entry of ["package.json", "package-lock.json", "tsconfig.json", "tsup.config.ts", "README.md", "LICENSE", "CHANGELOG.md", "scripts", "src", ...pkg.files]) {
       const from = join(ROOT, entry);
       if (existsSync(from) && entry !== "dist") cpSync(from, join(copy, entry), { recursive: true });
     }
@@ -67,10 +67,28 @@ describe("package [slow: build + npm pack + offline install]", () => {
     expect(JSON.parse(readFileSync(join(installed, "schema/rubric.schema.json"), "utf8"))).toEqual(rubricJsonSchema());
   });
 
+  it("publint and arethetypeswrong find nothing in the packed tarball (npm run lint:package)", () => {
+    // The same tarball the install above used: a CommonJS TypeScript consumer must get .d.cts types.
+    const lint = spawnSync(process.execPath, [join(ROOT, "scripts", "lint-package.mjs"), tarball], { cwd: ROOT, encoding: "utf8" });
+    expect(lint.stdout + lint.stderr).toContain("publint: no problems");
+    expect(lint.stderr).toBe("");
+    expect(lint.status).toBe(0);
+  });
+
+  it("the tarball has no source maps, and has the licence and the changelog", () => {
+    const list = spawnSync("tar", ["-tzf", tarball], { encoding: "utf8" }).stdout.split("\n").filter(Boolean);
+    expect(list.length).toBeGreaterThan(50);
+    expect(list.filter((f) => f.endsWith(".map"))).toEqual([]);
+    expect(list).toEqual(expect.arrayContaining(["package/LICENSE", "package/CHANGELOG.md", "package/dist/index.d.cts"]));
+  });
+
   it("every file the exports map names exists", () => {
     const installed = join(app, "node_modules", pkg.name);
-    const targets = Object.values(pkg.exports).flatMap((t) => (typeof t === "string" ? [t] : Object.values(t as Record<string, string>)));
+    // Conditions nest (`import: { types, default }`): every leaf is a file.
+    const leaves = (t: unknown): string[] => (typeof t === "string" ? [t] : Object.values(t as Record<string, unknown>).flatMap(leaves));
+    const targets = Object.values(pkg.exports).flatMap(leaves);
     expect(targets.length).toBeGreaterThan(5);
+    expect(targets.filter((t) => t.endsWith(".d.cts")).length).toBeGreaterThan(5);
     for (const t of targets) expect(existsSync(join(installed, t)), t).toBe(true);
   });
 

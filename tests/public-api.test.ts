@@ -12,7 +12,7 @@ import { RubricateError, loadRubric, rewardFunction, score, scoreSample, type In
 
 const pkg = JSON.parse(readFileSync("package.json", "utf8")) as { exports: Record<string, unknown> };
 const entries = Object.keys(pkg.exports)
-  .filter((k) => k !== "./package.json" && !k.endsWith(".json") && k !== "./reward")
+  .filter((k) => k !== "./package.json" && !k.endsWith(".json"))
   .map((k) => ({ subpath: k === "." ? "rubricate" : `rubricate/${k.slice(2)}`, file: k === "." ? "src/index.ts" : `src/${k.slice(2)}/index.ts` }));
 
 function exportsOf(): Map<string, { name: string; documented: boolean }[]> {
@@ -51,6 +51,19 @@ describe("public API", () => {
       expect(leaked, subpath).toEqual([]);
     }
     expect(all.get("rubricate/testing")!.map((n) => n.name)).toEqual(expect.arrayContaining(["createScriptedProvider", "ManualClock", "startOpenAIServer", "startAnthropicServer"]));
+  });
+
+  it("the report kit exports page, table and chart builders, not the string plumbing the built-in reports share", () => {
+    const names = all.get("rubricate/report")!.map((n) => n.name);
+    expect(names).toEqual(expect.arrayContaining(["htmlPage", "table", "barChart", "markdownTable", "formatNumber"]));
+    for (const internal of ["slug", "mdJoin", "mdHeading", "mdList", "cellText", "escapeMarkdownCell", "histogramBins", "PALETTE", "REPORT_CSP", "paragraph", "warning", "details", "pre"]) {
+      expect(names, internal).not.toContain(internal);
+    }
+  });
+
+  it("each area has one subpath: the old `rubricate/reward` alias of `rubricate/score` is gone", () => {
+    expect(Object.keys(pkg.exports)).not.toContain("./reward");
+    expect(Object.keys(pkg.exports)).toContain("./score");
   });
 
   it("the surface stays deliberate: a few hundred names, not every helper", () => {
