@@ -32,7 +32,7 @@ import {
   pairwiseAgreement,
   pairwiseClassMetrics,
   type PairwiseSummary,
-} from "../../src/calibrate/index.js";
+} from "rubricate/calibrate";
 
 const args = process.argv.slice(2);
 const flag = (name: string) => {
