@@ -75,6 +75,16 @@ describe("package [slow: build + npm pack + offline install]", () => {
     expect(lint.status).toBe(0);
   });
 
+  it("a CommonJS TypeScript consumer typechecks against the installed package (no TS1479)", () => {
+    // Before the types were split per condition, `require` got the ESM .d.ts and tsc said TS1479.
+    // node16, not nodenext: TypeScript 5.8+ lets nodenext require() ESM, which hides the error.
+    const dir = mkdtempSync(join(app, "cjs-ts-"));
+    writeFileSync(join(dir, "consumer.cts"), 'import { parseRubric, type Rubric } from "rubricate";\nimport { score } from "rubricate/score";\nconst rubric: Rubric = parseRubric("id: a");\nexport const run = () => score(rubric, []);\n');
+    const tsc = spawnSync(process.execPath, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "--noEmit", "--strict", "--skipLibCheck", "--module", "node16", "--moduleResolution", "node16", "--target", "es2022", "--types", "node", "--typeRoots", join(ROOT, "node_modules", "@types"), join(dir, "consumer.cts")], { cwd: app, encoding: "utf8" });
+    expect(tsc.stdout + tsc.stderr).toBe("");
+    expect(tsc.status).toBe(0);
+  });
+
   it("the tarball has no source maps, and has the licence and the changelog", () => {
     const list = spawnSync("tar", ["-tzf", tarball], { encoding: "utf8" }).stdout.split("\n").filter(Boolean);
     expect(list.length).toBeGreaterThan(50);
