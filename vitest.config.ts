@@ -29,6 +29,9 @@ function builtFiles(): string[] {
 const built = builtFiles();
 
 export default defineConfig({
+  // `rubricate` and `rubricate/<area>` resolve to src/ through tsconfig.json's `paths` (examples
+  // import the package's entry points, and dist/ is not built on a fresh clone); tsx does the same.
+  resolve: { tsconfigPaths: true },
   test: {
     testTimeout: 60_000,
     hookTimeout: 60_000,

@@ -55,10 +55,38 @@ describe("package [slow: npm pack + offline install]", () => {
     expect(JSON.parse(readFileSync(join(installed, "schema/rubric.schema.json"), "utf8"))).toEqual(rubricJsonSchema());
   });
 
+  it("publint and arethetypeswrong find nothing in the packed tarball (npm run lint:package)", () => {
+    // The same tarball the install above used: a CommonJS TypeScript consumer must get .d.cts types.
+    const lint = spawnSync(process.execPath, [join(ROOT, "scripts", "lint-package.mjs"), tarball], { cwd: ROOT, encoding: "utf8" });
+    expect(lint.stdout + lint.stderr).toContain("publint: no problems");
+    expect(lint.stderr).toBe("");
+    expect(lint.status).toBe(0);
+  });
+
+  it("a CommonJS TypeScript consumer typechecks against the installed package (no TS1479)", () => {
+    // Before the types were split per condition, `require` got the ESM .d.ts and tsc said TS1479.
+    // node16, not nodenext: TypeScript 5.8+ lets nodenext require() ESM, which hides the error.
+    const dir = mkdtempSync(join(app, "cjs-ts-"));
+    writeFileSync(join(dir, "consumer.cts"), 'import { parseRubric, type Rubric } from "rubricate";\nimport { score } from "rubricate/score";\nconst rubric: Rubric = parseRubric("id: a");\nexport const run = () => score(rubric, []);\n');
+    const tsc = spawnSync(process.execPath, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "--noEmit", "--strict", "--skipLibCheck", "--module", "node16", "--moduleResolution", "node16", "--target", "es2022", "--types", "node", "--typeRoots", join(ROOT, "node_modules", "@types"), join(dir, "consumer.cts")], { cwd: app, encoding: "utf8" });
+    expect(tsc.stdout + tsc.stderr).toBe("");
+    expect(tsc.status).toBe(0);
+  });
+
+  it("the tarball has no source maps, and has the licence and the changelog", () => {
+    const list = spawnSync("tar", ["-tzf", tarball], { encoding: "utf8" }).stdout.split("\n").filter(Boolean);
+    expect(list.length).toBeGreaterThan(50);
+    expect(list.filter((f) => f.endsWith(".map"))).toEqual([]);
+    expect(list).toEqual(expect.arrayContaining(["package/LICENSE", "package/CHANGELOG.md", "package/dist/index.d.cts"]));
+  });
+
   it("every file the exports map names exists", () => {
     const installed = join(app, "node_modules", pkg.name);
-    const targets = Object.values(pkg.exports).flatMap((t) => (typeof t === "string" ? [t] : Object.values(t as Record<string, string>)));
+    // Conditions nest (`import: { types, default }`): every leaf is a file.
+    const leaves = (t: unknown): string[] => (typeof t === "string" ? [t] : Object.values(t as Record<string, unknown>).flatMap(leaves));
+    const targets = Object.values(pkg.exports).flatMap(leaves);
     expect(targets.length).toBeGreaterThan(5);
+    expect(targets.filter((t) => t.endsWith(".d.cts")).length).toBeGreaterThan(5);
     for (const t of targets) expect(existsSync(join(installed, t)), t).toBe(true);
   });
 

@@ -3,7 +3,8 @@
  * declaration), internals are not exported, test doubles live under `rubricate/testing`, and the
  * main signatures keep their types (checked by `tsc` over this file).
  */
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import ts from "typescript";
 import { describe, expect, expectTypeOf, it } from "vitest";
 import type { Judge, JudgeConfigInput } from "../src/judge/index.js";
@@ -12,7 +13,7 @@ import { RubricateError, loadRubric, rewardFunction, score, scoreSample, type In
 
 const pkg = JSON.parse(readFileSync("package.json", "utf8")) as { exports: Record<string, unknown> };
 const entries = Object.keys(pkg.exports)
-  .filter((k) => k !== "./package.json" && !k.endsWith(".json") && k !== "./reward")
+  .filter((k) => k !== "./package.json" && !k.endsWith(".json"))
   .map((k) => ({ subpath: k === "." ? "rubricate" : `rubricate/${k.slice(2)}`, file: k === "." ? "src/index.ts" : `src/${k.slice(2)}/index.ts` }));
 
 function exportsOf(): Map<string, { name: string; documented: boolean }[]> {
@@ -51,6 +52,31 @@ describe("public API", () => {
       expect(leaked, subpath).toEqual([]);
     }
     expect(all.get("rubricate/testing")!.map((n) => n.name)).toEqual(expect.arrayContaining(["createScriptedProvider", "ManualClock", "startOpenAIServer", "startAnthropicServer"]));
+  });
+
+  it("the report kit exports page, table and chart builders, not the string plumbing the built-in reports share", () => {
+    const names = all.get("rubricate/report")!.map((n) => n.name);
+    expect(names).toEqual(expect.arrayContaining(["htmlPage", "table", "barChart", "markdownTable", "formatNumber"]));
+    for (const internal of ["slug", "mdJoin", "mdHeading", "mdList", "cellText", "escapeMarkdownCell", "histogramBins", "PALETTE", "REPORT_CSP", "paragraph", "warning", "details", "pre"]) {
+      expect(names, internal).not.toContain(internal);
+    }
+  });
+
+  it("each area has one subpath: the old `rubricate/reward` alias of `rubricate/score` is gone", () => {
+    expect(Object.keys(pkg.exports)).not.toContain("./reward");
+    expect(Object.keys(pkg.exports)).toContain("./score");
+  });
+
+  it("the examples import only the package's entry points, never src/ files", () => {
+    const files = readdirSync("examples", { recursive: true, encoding: "utf8" }).filter((f) => /\.(ts|mts|js|mjs)$/.test(f) && !f.includes("node_modules"));
+    expect(files.length).toBeGreaterThan(10);
+    const specifiers = files.flatMap((f) => [...readFileSync(join("examples", f), "utf8").matchAll(/\bfrom\s+["']([^"']+)["']|\bimport\(\s*["']([^"']+)["']/g)].map((m) => ({ file: f, spec: m[1] ?? m[2] })));
+    const intoSrc = specifiers.filter(({ spec }) => /(^|\/)src\//.test(spec)).map(({ file, spec }) => `${file}: ${spec}`);
+    expect(intoSrc).toEqual([]);
+    const packageNames = new Set(Object.keys(pkg.exports).map((k) => (k === "." ? "rubricate" : `rubricate/${k.slice(2)}`)));
+    const fromPackage = specifiers.filter(({ spec }) => spec === "rubricate" || spec.startsWith("rubricate/"));
+    expect(fromPackage.length).toBeGreaterThan(20);
+    for (const { file, spec } of fromPackage) expect(packageNames.has(spec), `${file}: ${spec}`).toBe(true);
   });
 
   it("the surface stays deliberate: a few hundred names, not every helper", () => {

@@ -33,7 +33,7 @@ import {
   pairwiseClassMetrics,
   llmbarPositionAgreement,
   type PairwiseSummary,
-} from "../../src/calibrate/index.js";
+} from "rubricate/calibrate";
 
 const args = process.argv.slice(2);
 const flag = (name: string) => {

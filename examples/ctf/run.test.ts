@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { runEval } from "../../src/env/eval.js";
-import { loadEnvironment } from "../../src/env/load.js";
-import type { Environment } from "../../src/env/types.js";
-import type { TestServer } from "../../src/testing/servers/common.js";
+import { runEval } from "rubricate/env";
+import { loadEnvironment } from "rubricate/env";
+import type { Environment } from "rubricate/env";
+import type { TestServer } from "rubricate/testing";
 import { connect, startWorld, type WireMessage } from "../../tests/env/world.js";
 import { needsBubblewrap, needsPython } from "../../tests/sandbox/helpers.js";
 import { sandboxTraces } from "../../tests/sandbox/traces.js";

@@ -3,8 +3,8 @@
  * same prompt, in turn: a good sentence, a bare name, a hedge with the wrong city, a rambling
  * correct answer, the good sentence again (an exact duplicate), and a confident wrong answer.
  */
-import { createScriptedProvider } from "../../src/providers/index.js";
-import type { Provider } from "../../src/providers/types.js";
+import { createScriptedProvider } from "rubricate/testing";
+import type { Provider } from "rubricate/judge";
 
 const CAPITALS: Record<string, string> = { France: "Paris", Germany: "Berlin", Italy: "Rome", Spain: "Madrid", Japan: "Tokyo", "South Korea": "Seoul", Kenya: "Nairobi", Egypt: "Cairo" };
 const WRONG: Record<string, string> = { France: "Lyon", Germany: "Munich", Italy: "Milan", Spain: "Barcelona", Japan: "Osaka", "South Korea": "Busan", Kenya: "Mombasa", Egypt: "Alexandria" };

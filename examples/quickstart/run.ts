@@ -6,9 +6,9 @@
 import { fileURLToPath } from "node:url";
 import { dirname, join } from "node:path";
 import { readFileSync } from "node:fs";
-import { formatSummary, loadRubric, score, SummaryBuilder } from "../../src/index.js";
-import { emptyEstimate, estimateSample } from "../../src/score/estimate.js";
-import { loadJudgeConfig } from "../../src/judge/load.js";
+import { formatSummary, loadRubric, score, SummaryBuilder } from "rubricate";
+import { emptyEstimate, estimateSample } from "rubricate/score";
+import { loadJudgeConfig } from "rubricate/judge";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, "..", "..");

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runEval } from "../../src/env/eval.js";
-import { loadEnvironment } from "../../src/env/load.js";
-import { createPolicy } from "../../src/env/policy.js";
-import { compareModels } from "../../src/env/stats.js";
-import type { Environment } from "../../src/env/types.js";
-import type { TestServer } from "../../src/testing/servers/common.js";
+import { runEval } from "rubricate/env";
+import { loadEnvironment } from "rubricate/env";
+import { createPolicy } from "rubricate/env";
+import { compareModels } from "rubricate/env";
+import type { Environment } from "rubricate/env";
+import type { TestServer } from "rubricate/testing";
 import { connect, startWorld, type WireMessage } from "../../tests/env/world.js";
 import { policyViolation, type Order } from "./hooks.js";
 import { personaPrompt } from "./llm-user.js";

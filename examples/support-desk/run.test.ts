@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runEval } from "../../src/env/eval.js";
-import { loadEnvironment } from "../../src/env/load.js";
-import { failedCriteria } from "../../src/env/stats.js";
-import type { Environment } from "../../src/env/types.js";
-import type { TestServer } from "../../src/testing/servers/common.js";
+import { runEval } from "rubricate/env";
+import { loadEnvironment } from "rubricate/env";
+import { failedCriteria } from "rubricate/env";
+import type { Environment } from "rubricate/env";
+import type { TestServer } from "rubricate/testing";
 import { connect, sampleFields, startWorld } from "../../tests/env/world.js";
 import { agent, judgeAnswer, pushover } from "./agents.js";
 

@@ -4,7 +4,7 @@ export { generateRollouts } from "./generate.js";
 export type { GenerateOptions } from "./generate.js";
 export type { DistillRunOptions, DistillRunResult } from "./run.js";
 export { FORMAT_SCHEMAS, OpenAIChatLineSchema, TrlMessagesLineSchema, TrlPromptCompletionLineSchema, TrlPreferenceLineSchema, OpenAIPreferenceLineSchema } from "./formats.js";
-export { distillMarkdown, distillHtml } from "./report.js";
+export { distillMarkdown, distillHtml, reportHeadline } from "./report.js";
 export type { DistillReport } from "./report.js";
 export type { SideStats, StageCounts, RewardDistribution, CriterionCounts } from "./stats.js";
 export { FORMATS } from "./types.js";

@@ -2,7 +2,9 @@
  * The distillation report: the funnel (kept and dropped by reason, stage by stage), reward
  * distributions and per-criterion pass rates before and after, as data, markdown and HTML.
  */
-import { groupedBarChart, htmlPage, markdownTable, mdHeading, mdJoin, mdList, paragraph, table, warning, type Column } from "../report/index.js";
+import { htmlPage, paragraph, table, warning, type Column } from "../report/html.js";
+import { markdownTable, mdHeading, mdJoin, mdList } from "../report/markdown.js";
+import { groupedBarChart } from "../report/svg.js";
 import type { BadLines } from "../config/jsonl.js";
 import type { Distiller } from "./pipeline.js";
 import { meanReward, passRate, REWARD_BINS, type SideStats, type StageCounts } from "./stats.js";

@@ -7,7 +7,7 @@ export { sampleOfRollout } from "./records.js";
 export { openEpisode, type Episode, type EpisodeOptions } from "./episode.js";
 export { type TerminalToolName } from "./terminal.js";
 export { installHookGuard } from "./isolation.js";
-export { compareModels, passAtK, passHatK, pairedBootstrap } from "./stats.js";
+export { compareModels, failedCriteria, passAtK, passHatK, pairedBootstrap } from "./stats.js";
 export type { CompareOptions, EvalComparison, ModelStats, PairComparison } from "./stats.js";
 export { evalReportHtml, evalMarkdown, type ReportInfo } from "./report.js";
 export { EnvironmentSchema } from "./schema.js";

@@ -1,5 +1,7 @@
-import { escapeHtml, htmlPage, lineChart, table, warning, type LineSeries, type Section } from "../report/index.js";
-import { formatNumber, markdownTable, mdHeading, mdJoin, mdList } from "../report/index.js";
+import { escapeHtml, htmlPage, table, warning, type Section } from "../report/html.js";
+import { lineChart, type LineSeries } from "../report/svg.js";
+import { formatNumber } from "../report/format.js";
+import { markdownTable, mdHeading, mdJoin, mdList } from "../report/markdown.js";
 import { lineDiff, formatDiff, type DiffLine } from "./diff.js";
 import type { CandidateRecord, CurvePoint, OptimizeResult } from "./types.js";
 

@@ -1,6 +1,8 @@
 /** Markdown and HTML reports of a probe (report kit in src/report/). */
-import { barChart, details, escapeHtml, formatNumber, formatPercent, htmlPage, markdownTable, mdHeading, mdJoin, paragraph, pre, table, warning, type Column } from "../report/index.js";
-import { escapeMarkdown } from "../report/markdown.js";
+import { formatNumber, formatPercent } from "../report/format.js";
+import { details, escapeHtml, htmlPage, paragraph, pre, table, warning, type Column } from "../report/html.js";
+import { escapeMarkdown, markdownTable, mdHeading, mdJoin } from "../report/markdown.js";
+import { barChart } from "../report/svg.js";
 import type { AttackSummary, Finding } from "./findings.js";
 import type { ProbeResult } from "./run.js";
 import { hackTally, type HackTally } from "./hacks.js";

@@ -60,4 +60,5 @@ function roundsOf(rubric: Rubric): number {
   return Math.max(1, ...rubric.criteria.filter((c) => c.question).map((c) => of(c.id)));
 }
 
+/** A zero estimate, to add samples to with `estimateSample`. */
 export const emptyEstimate = (): RunEstimate => ({ samples: 0, llmQuestions: 0, calls: 0, inputTokens: 0, outputTokens: 0 });

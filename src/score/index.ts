@@ -6,3 +6,4 @@ export { SummaryBuilder, formatSummary, type RunSummary } from "./summary.js";
 export { rewardFunction, type RewardFunction, type RewardFunctionOptions } from "./reward-function.js";
 export { groupRewards, passAtKEstimate, advantagesByPrompt, type GroupBy, type GroupOptions, type GroupResults, type GroupSummary, type AdvantageScale } from "./group.js";
 export type { ReasoningMode } from "./reasoning-view.js";
+export { estimateSample, emptyEstimate, type RunEstimate } from "./estimate.js";
