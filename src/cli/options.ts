@@ -48,3 +48,9 @@ export const outputOption = (description: string) => new Option("-o, --output <f
  * keeps its bare flag, as it has no file form.
  */
 export const jsonOption = (what = "the full result") => new Option("--json <file>", `write ${what} as JSON to <file> (- for stdout; the text report then goes to stderr)`);
+
+/** `--queue <url>`: the Redis database of a work queue (`score`/`eval`/`distill --queue`, `worker`); what goes on it is the command's. */
+export const queueOption = (description: string) => new Option("--queue <url>", description);
+
+/** `--chunk-size <n>`: with --queue, how much of the work one chunk holds. */
+export const chunkSizeOption = (description: string) => new Option("--chunk-size <n>", description).argParser(positiveInt);

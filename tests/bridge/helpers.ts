@@ -3,7 +3,8 @@ import { join } from "node:path";
 import type { ChildProcess } from "node:child_process";
 import { spawn } from "node:child_process";
 import { cliEntry, ROOT } from "../helpers/cli.js";
-import type { AskedQuestion, JudgeRequestView } from "../../src/testing/servers/judge-responder.js";
+import { promptText, type AskedQuestion, type JudgeRequestView } from "../../src/testing/servers/judge-responder.js";
+import type { TestServer } from "../../src/testing/servers/common.js";
 
 export const RUBRIC = join(ROOT, "tests/bridge/fixtures/qa.yaml");
 export const KEY = "sk-test-bridge-7c1d";
@@ -59,3 +60,13 @@ export function runPython(args: string[], input = "", env: Record<string, string
 /** A response's JSON body, loosely typed: the tests assert its shape. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export const jsonOf = async (res: Response): Promise<any> => res.json();
+
+/** The judge prompts a fake judge was paid for that mention `marker`, each with how often it was paid. */
+export function paidCounts(judge: TestServer<unknown>, marker: string): number[] {
+  const counts = new Map<string, number>();
+  for (const r of judge.requests) {
+    const prompt = promptText(r.body as Record<string, unknown>);
+    if (prompt.includes(marker)) counts.set(prompt, (counts.get(prompt) ?? 0) + 1);
+  }
+  return [...counts.values()];
+}

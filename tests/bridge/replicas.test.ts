@@ -6,9 +6,9 @@ import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { ROOT, tempDir, writeJudgeFile } from "../helpers/cli.js";
 import { redisServer, startRedis, type LiveRedis } from "../helpers/redis.js";
-import { judgeResponder, promptText } from "../../src/testing/servers/judge-responder.js";
+import { judgeResponder } from "../../src/testing/servers/judge-responder.js";
 import { startOpenAIServer, type TestServer } from "../../src/testing/servers/openai-server.js";
-import { decide, jsonOf, startServe, type LiveServer } from "./helpers.js";
+import { decide, jsonOf, paidCounts as paidCountsOf, startServe, type LiveServer } from "./helpers.js";
 
 const RUBRIC = join(ROOT, "tests/bridge/fixtures/one-question.yaml");
 const CONCURRENCY = 4; // the judge file's max_concurrency: calls one replica has in flight at most
@@ -19,15 +19,8 @@ const replicas: LiveServer[] = [];
 
 const samples = (run: string) => Array.from({ length: 300 }, (_, i) => ({ question: `${run} question ${i}?`, answer: String(i), response: i % 3 === 0 ? `It is ${i}.` : "No idea." }));
 const score = (url: string, body: unknown) => fetch(`${url}/v1/score`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ samples: body }) });
-/** Judge prompts paid for, by how many times each was paid. */
-function paidCounts(run: string): number[] {
-  const counts = new Map<string, number>();
-  for (const r of judge.requests) {
-    const prompt = promptText(r.body as Record<string, unknown>);
-    if (prompt.includes(`${run} question`)) counts.set(prompt, (counts.get(prompt) ?? 0) + 1);
-  }
-  return [...counts.values()];
-}
+/** Judge prompts of a run paid for, each with how often it was paid. */
+const paidCounts = (run: string) => paidCountsOf(judge, `${run} question`);
 
 async function startReplicas(cacheUrl: string, latencyMs: number) {
   judge.setBehavior({ latencyMs });

@@ -10,7 +10,8 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
 import { ROOT, runCli, spawnCli, tempDir, writeJudgeFile, writeJsonl } from "../helpers/cli.js";
 import { redisServer, startRedis, type LiveRedis } from "../helpers/redis.js";
-import { judgeResponder, promptText } from "../../src/testing/servers/judge-responder.js";
+import { judgeResponder } from "../../src/testing/servers/judge-responder.js";
+import { paidCounts as paidCountsOf } from "../bridge/helpers.js";
 import { startOpenAIServer, type TestServer } from "../../src/testing/servers/openai-server.js";
 
 const CONCURRENCY = 4; // the judge file's max_concurrency: the most calls one worker has in flight
@@ -25,14 +26,7 @@ const samples = (run: string, n: number) => Array.from({ length: n }, (_, i) => 
 const decide = (_q: unknown, view: { sample: string }) => /It is (\d+)\./.test(view.sample);
 
 /** Judge prompts of a run paid for, each with how often it was paid. */
-function paidCounts(run: string): number[] {
-  const counts = new Map<string, number>();
-  for (const r of judge.requests) {
-    const prompt = promptText(r.body as Record<string, unknown>);
-    if (prompt.includes(`${run} question`)) counts.set(prompt, (counts.get(prompt) ?? 0) + 1);
-  }
-  return [...counts.values()];
-}
+const paidCounts = (run: string) => paidCountsOf(judge, `${run} question`);
 
 /** A folder laid out as every machine would have it: the rubric, the judge file, the samples. */
 function project(run: string, n: number, rows: unknown[] = samples(run, n)) {

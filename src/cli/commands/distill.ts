@@ -20,7 +20,7 @@ import { createPolicy } from "../../env/policy.js";
 import { Progress } from "../progress.js";
 import { runScore } from "./score.js";
 import { EXIT, interruptSignal, positiveInt, cachePathOf, errorPolicyOf, warnIfBatchJudge, finiteNumber, nonNegativeInt } from "../run.js";
-import { cacheOption, collectList, concurrencyOption, errorsOption, jsonOption, judgeOption, noCacheOption, outputOption } from "../options.js";
+import { cacheOption, collectList, concurrencyOption, errorsOption, jsonOption, judgeOption, noCacheOption, outputOption, queueOption, chunkSizeOption } from "../options.js";
 import { writeJsonResult } from "../io.js";
 
 /** The flags of `rubricate distill`. */
@@ -117,8 +117,8 @@ export function register(program: Command): void {
     .option("--no-resume", "start over even when a checkpoint of the same run exists")
     .option("--checkpoint-ms <ms>", "milliseconds between checkpoints", positiveInt, 2000)
     .option("-q, --quiet", "no progress and no summary on stderr")
-    .option("--queue <url>", "with --rubric: score the input on `rubricate worker`s (a Redis queue, as `score --queue`) into <output>.scores.jsonl, then filter and export here")
-    .option("--chunk-size <n>", "with --queue: input lines per chunk", positiveInt)
+    .addOption(queueOption("with --rubric: score the input on `rubricate worker`s (a Redis queue, as `score --queue`) into <output>.scores.jsonl, then filter and export here"))
+    .addOption(chunkSizeOption("with --queue: input lines per chunk"))
     .action(async (input: string | undefined, flags: DistillFlags) => {
       try {
         if (flags.queue) {

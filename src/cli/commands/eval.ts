@@ -19,7 +19,7 @@ import { judgeFamilyWarning } from "../../judge/family.js";
 import type { ErrorPolicy } from "../../score/aggregate.js";
 import { Progress } from "../progress.js";
 import { EXIT, interruptSignal, positiveInt, cachePathOf, errorPolicyOf, warnIfBatchJudge } from "../run.js";
-import { cacheOption, collect, concurrencyOption, errorsOption, judgeOption, noCacheOption } from "../options.js";
+import { cacheOption, collect, concurrencyOption, errorsOption, judgeOption, noCacheOption, queueOption, chunkSizeOption } from "../options.js";
 import { printReport } from "../io.js";
 
 interface EvalFlags {
@@ -73,8 +73,8 @@ export function register(program: Command): void {
     .option("-q, --quiet", "no progress on stderr")
     .option("--env-model <name=model>", "a model the environment's hooks call (ctx.llm, llm_query): overrides its `models:` entry; repeatable", collect, [])
     .option("--unsafe-no-sandbox", "run the environment's sandbox commands directly on this machine with your rights (no isolation: only for environments you trust)")
-    .option("--queue <url>", "play the rollouts on `rubricate worker`s anywhere: put chunks on this Redis queue (redis://host:port/db); start again with --resume to continue")
-    .option("--chunk-size <n>", `with --queue: rollouts per chunk (default ${DEFAULT_EVAL_CHUNK_SIZE})`, positiveInt)
+    .addOption(queueOption("play the rollouts on `rubricate worker`s anywhere: put chunks on this Redis queue (redis://host:port/db); start again with --resume to continue"))
+    .addOption(chunkSizeOption(`with --queue: rollouts per chunk (default ${DEFAULT_EVAL_CHUNK_SIZE})`))
     .addHelpText("after", "\nA suite file (`environments:` and `models:`, with aliases) runs each environment with each model and prints one\ncombined table; its `tasks` and `rollouts` apply, --out names a folder (default .rubricate/evals/<suite>/).")
     .action(async (spec: string, flags: EvalFlags) => {
       try {

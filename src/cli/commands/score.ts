@@ -26,7 +26,7 @@ import { DEFAULT_CHUNK_SIZE, queuedRun, queuedStream } from "../queued-score.js"
 import { setCodeRunner } from "../../checks/code/check.js";
 import { childProcessRunner } from "../../checks/code/runner.js";
 import { attachGroups, groupMemberOf, type AdvantageScale, type GroupBy } from "../../score/group.js";
-import { cacheOption, noCacheOption, concurrencyOption, errorsOption, judgeOption, outputOption } from "../options.js";
+import { cacheOption, noCacheOption, concurrencyOption, errorsOption, judgeOption, outputOption, queueOption, chunkSizeOption } from "../options.js";
 
 /** The flags of `rubricate score`. */
 export interface ScoreFlags {
@@ -82,8 +82,8 @@ export function register(program: Command): void {
     .option("--length-penalty <weight>", "with --group-by: Kimi k1.5 length penalty of this weight (shorter correct responses gain)", Number)
     .option("--unsafe-no-sandbox", "let `tests` checks run the responses' code in a plain child process (limits, no isolation): only for code you trust")
     .option("--length-field <field>", "with --length-penalty: the input with each response's length (default: characters of the response)")
-    .option("--queue <url>", "score on `rubricate worker`s anywhere: put chunks on this Redis queue (redis://host:port/db), write results here in input order; run the same command again to resume (needs -o)")
-    .option("--chunk-size <n>", `with --queue: input lines per chunk (default ${DEFAULT_CHUNK_SIZE})`, positiveInt)
+    .addOption(queueOption("score on `rubricate worker`s anywhere: put chunks on this Redis queue (redis://host:port/db), write results here in input order; run the same command again to resume (needs -o)"))
+    .addOption(chunkSizeOption(`with --queue: input lines per chunk (default ${DEFAULT_CHUNK_SIZE})`))
     .action(async (rubricPath: string, samplesPath: string, flags: ScoreFlags) => {
       try {
         process.exitCode = await runScore(rubricPath, samplesPath, flags);

@@ -3,6 +3,7 @@ import { setCodeRunner } from "../../checks/code/check.js";
 import { childProcessRunner } from "../../checks/code/runner.js";
 import { startQueueWorker } from "../../queue/worker.js";
 import { EXIT, positiveInt } from "../run.js";
+import { queueOption } from "../options.js";
 
 interface WorkerFlags {
   queue: string;
@@ -18,7 +19,7 @@ export function register(program: Command): void {
   program
     .command("worker")
     .description("Take chunks of queued runs (`score --queue`) from Redis and score them, until SIGTERM; start as many as you like, anywhere")
-    .requiredOption("--queue <url>", "the queue's Redis database, redis://[user:password@]host:port/db (the same URL the coordinator was given)")
+    .addOption(queueOption("the queue's Redis database, redis://[user:password@]host:port/db (the same URL the coordinator was given)").makeOptionMandatory())
     .option("--chunks <n>", "chunks worked on at once (default 2)", positiveInt)
     .option("--lock-ms <ms>", "how long a chunk stays locked to this worker without a sign of life; after that another worker takes it (default 30000)", positiveInt)
     .option("--envs-dir <dir>", "where environments of queued evals are installed from a registry or git (default .rubricate/envs)")
