@@ -91,7 +91,7 @@ export const COMMANDS: Record<string, CommandEntry> = {
   },
   flips: {
     term: "flips [options] <samples>",
-    description: "Measure order effects: ask each sample's questions in rubric order and reversed, and report the verdicts that flip",
+    description: "Measure order effects: ask each sample's questions in rubric order, again in that order (the noise baseline) and rotated by half, and report the flips beyond the baseline with a 95% interval",
     load: () => import("./commands/flips.js"),
   },
 };

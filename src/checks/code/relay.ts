@@ -9,6 +9,9 @@ import { StringDecoder } from "node:string_decoder";
 import type { ProcessProgram } from "./harness.js";
 import type { CodeRunner, StartedProcess } from "./runner.js";
 
+/** How close to the run's deadline an ended test run counts as stopped by the time limit. */
+const DEADLINE_SLACK_MS = 250;
+
 /** One line of the judge's verdict stream. */
 export interface JudgeRecord {
   test?: number;
@@ -226,7 +229,9 @@ export async function referee(options: RefereeOptions): Promise<RefereeResult> {
     for (;;) {
       const next = await judgeLines.next(left());
       if ("end" in next) {
-        if (next.end === "timeout") problem = `timed out after ${timeoutMs} ms`;
+        // The runner stops the judge's process at the same deadline, so its output can end a moment
+        // before our own timer fires: an end at the deadline is the time limit, not a crash.
+        if (next.end === "timeout" || (next.end !== "too-long" && left() <= DEADLINE_SLACK_MS)) problem = `timed out after ${timeoutMs} ms`;
         else if (next.end === "too-long") problem = `wrote more than ${maxLineBytes} bytes in one line`;
         else {
           const code = await Promise.race([judge.exited, new Promise<undefined>((r) => setTimeout(() => r(undefined), 200))]);
