@@ -79,9 +79,9 @@ const perChunkMs = ((overhead[1] - overhead[100]) / (300 - 3)) * 1000;
 await judge.close();
 await redis.stop();
 const table = [
-  "| setup | seconds | samples/s | ideal/s | ratio to ideal |",
-  "| --- | --- | --- | --- | --- |",
-  ...rows.map((r) => `| ${r.setup} | ${(r.seconds as number).toFixed(2)} | ${(r.perS as number).toFixed(0)} | ${(r.ideal as number).toFixed(0)} | ${(r.ratio as number).toFixed(2)} |`),
+  "| setup | seconds | samples/s | ideal/s | ratio to ideal | ratio to the local run |",
+  "| --- | --- | --- | --- | --- | --- |",
+  ...rows.map((r) => `| ${r.setup} | ${(r.seconds as number).toFixed(2)} | ${(r.perS as number).toFixed(0)} | ${(r.ideal as number).toFixed(0)} | ${(r.ratio as number).toFixed(2)} | ${((r.perS as number) / (rows[0].perS as number)).toFixed(2)} |`),
 ];
 const text = `${table.join("\n")}\n\nqueue overhead per chunk: ${perChunkMs.toFixed(1)} ms (300 checks-only samples: chunk size 1 ${overhead[1].toFixed(2)} s, chunk size 100 ${overhead[100].toFixed(2)} s)\n${n} samples, judge latency ${latencyMs} ms, max_concurrency ${concurrency} per process; ${cpus()[0]?.model}, ${cpus().length} cores; load average ${loadAtStart} at start, ${load()} at end\n`;
 process.stdout.write(text);
