@@ -1,5 +1,5 @@
 /**
- * The coordinator side of a queued `score`: cuts the input into chunks, keeps a window of them on
+ * The coordinator side of a queued run (`score`, `eval`, `distill --queue`): cuts the work into chunks, keeps a window of them on
  * the queue, and hands results back in input order as chunks complete.
  *
  * What makes it safe to kill and restart:
