@@ -48,17 +48,18 @@ export function packagedDatasetsDir(): string {
   return resolve("datasets");
 }
 
-function jsonl(path: string): Record<string, unknown>[] {
-  return readText(path)
-    .split(/\r?\n/)
-    .filter((l) => l.trim() !== "")
-    .map((l, i) => {
-      try {
-        return JSON.parse(l) as Record<string, unknown>;
-      } catch (e) {
-        throw new RubricateError("BAD_INPUT", `not valid JSON`, { location: { file: path, line: i + 1 }, cause: e });
-      }
-    });
+/** The rows of a shipped dataset's JSONL file; a bad line is an error naming its line (blank lines counted). */
+export function jsonl(path: string): Record<string, unknown>[] {
+  const rows: Record<string, unknown>[] = [];
+  for (const [i, line] of readText(path).split(/\r?\n/).entries()) {
+    if (line.trim() === "") continue;
+    try {
+      rows.push(JSON.parse(line) as Record<string, unknown>);
+    } catch (e) {
+      throw new RubricateError("BAD_INPUT", "not valid JSON", { location: { file: path, line: i + 1 }, cause: e });
+    }
+  }
+  return rows;
 }
 
 /** The stored judges of an LLMBar subset, as `<judge>-<strategy>` names (from its verdicts files). */

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { RubricateError } from "../errors.js";
 import { majority } from "./agreement.js";
 import type { HumanLabel, JudgeVerdict, VerdictSet } from "./inputs.js";
-import { readText } from "./inputs.js";
+import { jsonl } from "./datasets.js";
 import { confusionFrom, f1Positive, precision, tnr, tpr } from "./metrics.js";
 
 /** One story × test with its experts' verdicts. */
@@ -25,18 +25,6 @@ export interface TtcwItem {
   experts: { expert: number; verdict: boolean; explanation: string }[];
 }
 
-function jsonl(path: string): Record<string, unknown>[] {
-  return readText(path)
-    .split(/\r?\n/)
-    .filter((l) => l.trim() !== "")
-    .map((l, i) => {
-      try {
-        return JSON.parse(l) as Record<string, unknown>;
-      } catch (e) {
-        throw new RubricateError("BAD_INPUT", "not valid JSON", { location: { file: path, line: i + 1 }, cause: e });
-      }
-    });
-}
 
 const yes = (v: unknown, where: string): boolean => {
   if (v === "Yes") return true;
