@@ -6,15 +6,7 @@
 import { setCodeRunner } from "../src/checks/code/check.js";
 import { bubblewrapCodeRunner, childProcessRunner, type CodeRunner } from "../src/checks/code/runner.js";
 import { runCheck } from "../src/checks/run.js";
-import { round, type BenchContext, type BenchResult } from "./lib/common.js";
-
-interface Row {
-  measure: string;
-  value: number;
-  unit: string;
-  ideal: string;
-  ratio: string;
-}
+import { MEASURE_COLUMNS, round, type BenchContext, type BenchResult, type MeasureRow as Row } from "./lib/common.js";
 
 const TASKS = {
   python: { spec: { language: "python" as const, tests: ["assert add(1, 2) == 3", "assert add(-4, 4) == 0", "def test_big():\n    assert add(10**12, 1) == 10**12 + 1"] }, response: "```python\ndef add(a, b):\n    return a + b\n```" },
@@ -56,13 +48,7 @@ export async function codeTests(ctx: BenchContext): Promise<BenchResult<Row>> {
   return {
     title: "tests check: runs per second in bubblewrap (judge and candidate in separate sandboxes)",
     rows,
-    columns: [
-      { label: "measure", value: "measure" },
-      { label: "value", value: "value", numeric: true },
-      { label: "unit", value: "unit" },
-      { label: "ideal / goal", value: "ideal" },
-      { label: "ratio", value: "ratio" },
-    ],
+    columns: MEASURE_COLUMNS,
     notes: ["each run: two sandboxes (create, write files, spawn, destroy), one interpreter start in each, one call per test through the referee"],
   };
 }

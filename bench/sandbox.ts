@@ -7,15 +7,7 @@ import { spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { bubblewrapBackend } from "../src/sandbox/bubblewrap/index.js";
 import type { Sandbox, SandboxProcess } from "../src/sandbox/types.js";
-import { median, round, type BenchContext, type BenchResult } from "./lib/common.js";
-
-interface Row {
-  measure: string;
-  value: number;
-  unit: string;
-  ideal: string;
-  ratio: string;
-}
+import { MEASURE_COLUMNS, median, round, type BenchContext, type BenchResult, type MeasureRow as Row } from "./lib/common.js";
 
 const directTrue = () =>
   new Promise<void>((resolve, reject) => {
@@ -142,13 +134,7 @@ export async function sandbox(ctx: BenchContext): Promise<BenchResult<Row>> {
   return {
     title: "Sandbox (bubblewrap): lifecycle, commands, memory",
     rows,
-    columns: [
-      { label: "measure", value: "measure" },
-      { label: "value", value: "value", numeric: true },
-      { label: "unit", value: "unit" },
-      { label: "ideal / goal", value: "ideal" },
-      { label: "ratio", value: "ratio" },
-    ],
+    columns: MEASURE_COLUMNS,
     notes: [`root: ${process.getuid?.() === 0} (as root each sandbox has its own uid and a tmpfs work folder: one mount + umount per sandbox)`],
   };
 }

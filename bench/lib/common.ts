@@ -114,3 +114,21 @@ export function scriptedJudge(): ReturnType<typeof createScriptedProvider> {
     return JSON.stringify({ answers: ids.map((id) => ({ id, reason: `${id} checked`, verdict: ["q1", "q3", "q5"].includes(id) })) });
   });
 }
+
+/** A row of a benchmark that reports mixed measures: each with its unit, the ideal and the ratio to it. */
+export interface MeasureRow {
+  measure: string;
+  value: number;
+  unit: string;
+  ideal: string;
+  ratio: string;
+}
+
+/** The table columns of `MeasureRow`s. */
+export const MEASURE_COLUMNS: Column<MeasureRow>[] = [
+  { label: "measure", value: "measure" },
+  { label: "value", value: "value", numeric: true },
+  { label: "unit", value: "unit" },
+  { label: "ideal / goal", value: "ideal" },
+  { label: "ratio", value: "ratio" },
+];
