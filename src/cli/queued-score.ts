@@ -12,7 +12,7 @@ import type { Rubric } from "../rubric/schema.js";
 import type { ErrorPolicy, Sample, ScoreResult } from "../types.js";
 import { DEFAULT_CACHE_PATH } from "../engine/cache/sqlite.js";
 import { scoreQueued } from "../queue/coordinator.js";
-import { fingerprintOf, portablePath, runKeyOf, type ScoreSpec } from "../queue/score-job.js";
+import { fingerprintOf, isJudgeFileRef, portablePath, runKeyOf, type ScoreSpec } from "../queue/score-job.js";
 
 /** Input lines per chunk: measured in BENCHMARKS.md ("Scale past one machine"). */
 export const DEFAULT_CHUNK_SIZE = 50;
@@ -52,7 +52,7 @@ export function queuedRun(rubric: Rubric, rubricPath: string, samplesPath: strin
   // The judge file as this folder resolves it (a rubric's `judge:` beside the rubric); chunks name it
   // relative to the folder, or by its packaged id.
   const judgeFile = judge ? judgePath(judge.ref, judge.baseDir ?? process.cwd()) : undefined;
-  const packaged = judge !== undefined && !/[\\/]|\.ya?ml$/i.test(judge.ref);
+  const packaged = judge !== undefined && !isJudgeFileRef(judge.ref);
   const spec: ScoreSpec = {
     rubric: portablePath(rubricPath),
     ...(judge && judgeFile ? { judge: packaged ? judge.ref : portablePath(judgeFile), origin: judge.origin } : { origin: "rubric" as const }),

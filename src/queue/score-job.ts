@@ -96,3 +96,6 @@ export function chunkId(kind: string, fingerprint: string, runKey: string, n: nu
 export function runKeyOf(spec: unknown, input: string, chunkSize: number): string {
   return createHash("sha256").update(canonicalJson({ spec, input, chunkSize })).digest("hex").slice(0, 16);
 }
+
+/** True when a judge reference names a file (a path, or a .yaml name) rather than a packaged judge id. */
+export const isJudgeFileRef = (ref: string): boolean => /[\\/]|\.ya?ml$/i.test(ref);

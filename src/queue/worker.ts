@@ -26,7 +26,7 @@ import { createPolicy } from "../env/policy.js";
 import type { Environment } from "../env/types.js";
 import { loadEnvironmentSpec } from "../hub/resolve.js";
 import { envFingerprint, type EvalChunk, type EvalChunkResult, type EvalSpec } from "./eval-job.js";
-import { fingerprintOf, pathInside, type ScoreChunk, type ScoreChunkResult, type ScoreSpec } from "./score-job.js";
+import { fingerprintOf, isJudgeFileRef, pathInside, type ScoreChunk, type ScoreChunkResult, type ScoreSpec } from "./score-job.js";
 
 /** Options of `startQueueWorker`. */
 export interface QueueWorkerOptions {
@@ -203,6 +203,5 @@ async function loadEvalSpec(spec: EvalSpec, root: string, envsDir: string | unde
 
 /** A judge reference's file: a packaged id resolves inside the installed package; a path must be inside the folder. */
 function judgeFileOf(ref: string, root: string): string {
-  const looksLikePath = /[\\/]|\.ya?ml$/i.test(ref);
-  return looksLikePath ? pathInside(root, ref, "judge file") : judgePath(ref, root);
+  return isJudgeFileRef(ref) ? pathInside(root, ref, "judge file") : judgePath(ref, root);
 }
