@@ -123,3 +123,12 @@ export function warnIfBatchJudge<J extends EngineJudge | undefined>(judge: J, co
   }
   return judge;
 }
+
+/**
+ * After a queued command (`--queue`): its Redis clients may still be reconnecting to a Redis that
+ * went away once the run has ended (results written, error printed); they must not keep the
+ * process alive. A process that would end anyway ends first (the timer is unref'd).
+ */
+export function exitAfterQueuedRun(queue: string | undefined): void {
+  if (queue) setTimeout(() => process.exit(), 1_000).unref();
+}

@@ -19,7 +19,7 @@ import { loadEnvironment } from "../../env/load.js";
 import { createPolicy } from "../../env/policy.js";
 import { Progress } from "../progress.js";
 import { runScore } from "./score.js";
-import { EXIT, interruptSignal, positiveInt, cachePathOf, errorPolicyOf, warnIfBatchJudge, finiteNumber, nonNegativeInt } from "../run.js";
+import { EXIT, interruptSignal, positiveInt, cachePathOf, errorPolicyOf, warnIfBatchJudge, finiteNumber, nonNegativeInt, exitAfterQueuedRun } from "../run.js";
 import { cacheOption, collectList, concurrencyOption, errorsOption, jsonOption, judgeOption, noCacheOption, outputOption, queueOption, chunkSizeOption } from "../options.js";
 import { writeJsonResult } from "../io.js";
 
@@ -130,8 +130,7 @@ export function register(program: Command): void {
         }
         process.exitCode = await runDistillCommand(input, flags);
       } finally {
-        // A queued run's Redis clients may still be reconnecting to a Redis that went away: they must not keep the process alive.
-        if (flags.queue) setTimeout(() => process.exit(), 1_000).unref();
+        exitAfterQueuedRun(flags.queue);
       }
     });
 }

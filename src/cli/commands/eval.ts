@@ -18,7 +18,7 @@ import { chooseJudge, createJudge, type EngineJudge } from "../../judge/create.j
 import { judgeFamilyWarning } from "../../judge/family.js";
 import type { ErrorPolicy } from "../../score/aggregate.js";
 import { Progress } from "../progress.js";
-import { EXIT, interruptSignal, positiveInt, cachePathOf, errorPolicyOf, warnIfBatchJudge } from "../run.js";
+import { EXIT, interruptSignal, positiveInt, cachePathOf, errorPolicyOf, warnIfBatchJudge, exitAfterQueuedRun } from "../run.js";
 import { cacheOption, collect, concurrencyOption, errorsOption, judgeOption, noCacheOption, queueOption, chunkSizeOption } from "../options.js";
 import { printReport } from "../io.js";
 
@@ -80,8 +80,7 @@ export function register(program: Command): void {
       try {
         process.exitCode = isSuiteFile(spec) ? await runSuiteCommand(spec, flags) : await runEvalCommand(spec, flags);
       } finally {
-        // A queued run's Redis clients may still be reconnecting to a Redis that went away: they must not keep the process alive.
-        if (flags.queue) setTimeout(() => process.exit(), 1_000).unref();
+        exitAfterQueuedRun(flags.queue);
       }
     });
 }

@@ -19,7 +19,7 @@ import { fillCacheByBatch } from "../../engine/batch/runner.js";
 import { openBatchJobStore } from "../../engine/batch/jobs.js";
 import type { FleetMemberStats } from "../../providers/fleet.js";
 import { countLines, Progress } from "../progress.js";
-import { EXIT, interruptSignal, positiveInt, cachePathOf, errorPolicyOf, usageError } from "../run.js";
+import { EXIT, interruptSignal, positiveInt, cachePathOf, errorPolicyOf, usageError, exitAfterQueuedRun } from "../run.js";
 import { isRedisUrl } from "../../engine/cache/index.js";
 import { runInCappedWorker } from "../worker.js";
 import { DEFAULT_CHUNK_SIZE, queuedRun, queuedStream } from "../queued-score.js";
@@ -88,9 +88,7 @@ export function register(program: Command): void {
       try {
         process.exitCode = await runScore(rubricPath, samplesPath, flags);
       } finally {
-        // A queued run's Redis clients may still be reconnecting to a Redis that went away once the
-        // run has ended (results written, error printed): they must not keep the process alive.
-        if (flags.queue) setTimeout(() => process.exit(), 1_000).unref();
+        exitAfterQueuedRun(flags.queue);
       }
     });
 }
