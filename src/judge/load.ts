@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { z } from "zod";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -39,7 +39,9 @@ export type JudgeFile = { kind: "judge"; config: JudgeConfig } | { kind: "panel"
  */
 export function readJudgeFile(ref: string, baseDir = process.cwd()): JudgeFile {
   const path = judgePath(ref, baseDir);
-  const text = readFileSync(path, "utf8");
+  // The same size and regular-file limits as every configuration file: a judge file may come
+  // from a downloaded environment package.
+  const text = readConfigText(path, { what: "judge", shown: ref });
   const source = parseYamlSource(text, { filename: ref });
   const data = source.data as Record<string, unknown> | undefined;
   if (data && typeof data === "object" && "panel" in data) {
@@ -66,9 +68,7 @@ export function judgePath(ref: string, baseDir: string): string {
  * @example const config = loadJudgeConfig("judges/openai-small.yaml")
  */
 export function loadJudgeConfig(ref: string, baseDir = process.cwd()): JudgeConfig {
-  const candidates = isAbsolute(ref) ? [ref] : [resolve(baseDir, ref), join(packagedJudgesDir(), ref), join(packagedJudgesDir(), `${ref}.yaml`)];
-  const path = candidates.find((p) => existsSync(p) && !p.endsWith("/judges"));
-  if (!path) throw new RubricateError("FILE_NOT_FOUND", `no judge file or packaged judge named "${ref}" (looked in ${candidates.join(", ")})`);
+  const path = judgePath(ref, baseDir);
   const config = parseJudgeConfig(readConfigText(path, { what: "judge", shown: ref }), { filename: ref });
   return { ...config, id: config.id ?? ref.replace(/^.*\//, "").replace(/\.ya?ml$/, "") };
 }
