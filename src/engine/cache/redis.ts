@@ -71,10 +71,13 @@ type Scripted = Redis & {
 export class RedisCache implements Cache, SharedCache {
   private readonly counts = emptyCacheStats();
   private readonly memory: MemoryCache;
+  private readonly memoryCapacity: number;
   private readonly redis: Scripted;
   private subscriber?: Promise<Redis | undefined>;
   private readonly waiters = new Map<string, Set<() => void>>();
   private readonly claimed = new Set<string>();
+  /** Answers paid while Redis was down, written to it once it is back so no other process pays for them again. */
+  private readonly unsynced = new Set<string>();
   private readonly reported = new Set<string>();
   private readonly pending = new Set<Promise<unknown>>();
   private readonly renewals = new Set<NodeJS.Timeout>();
@@ -96,7 +99,8 @@ export class RedisCache implements Cache, SharedCache {
   ) {
     this.lockMs = options.lockMs ?? 10_000;
     this.prefix = options.prefix ?? "rubricate";
-    this.memory = new MemoryCache(options.memoryEntries ?? 10_000);
+    this.memoryCapacity = options.memoryEntries ?? 10_000;
+    this.memory = new MemoryCache(this.memoryCapacity);
     this.commandTimeoutMs = options.commandTimeoutMs ?? 3000;
     // A command fails after one reconnect attempt instead of queueing forever, or after
     // commandTimeout when the server holds the connection but does not answer: the engine then pays (never invents).
@@ -163,7 +167,8 @@ export class RedisCache implements Cache, SharedCache {
   /** Keeps the answer here and stores it in Redis (unless a claim of ours is about to store it). */
   set(key: string, entry: CacheEntry): void {
     this.memory.set(key, entry);
-    if (this.claimed.has(key) || this.closing || this.down) return;
+    if (this.down) return this.keepUntilBack(key);
+    if (this.claimed.has(key) || this.closing) return;
     this.track(
       this.redis.set(this.valueKey(key), JSON.stringify(entry), "NX").then(
         () => void this.counts.writes++,
@@ -178,7 +183,7 @@ export class RedisCache implements Cache, SharedCache {
     if (this.down) {
       // Redis is not answering: pay here at once rather than wait out a timeout per call.
       this.counts.misses++;
-      return { release: async () => undefined };
+      return this.unshared(key);
     }
     try {
       await this.subscribe();
@@ -207,7 +212,40 @@ export class RedisCache implements Cache, SharedCache {
       this.report("claim", e);
       this.markDown(e);
       this.counts.misses++;
-      return { release: async () => undefined }; // Redis is unreachable: pay here, unshared
+      return this.unshared(key); // Redis is unreachable: pay here, unshared until it is back
+    }
+  }
+
+  /** A claim paid while Redis is down: kept in memory, and written to Redis once it answers again. */
+  private unshared(key: string): CacheClaim {
+    return {
+      release: async (entry) => {
+        if (!entry) return;
+        this.memory.set(key, entry);
+        this.keepUntilBack(key);
+      },
+    };
+  }
+
+  private keepUntilBack(key: string): void {
+    this.unsynced.add(key);
+    // Bounded like the memory copy: past that, the oldest answers are only in this process.
+    if (this.unsynced.size > this.memoryCapacity) this.unsynced.delete(this.unsynced.values().next().value!);
+  }
+
+  /** Writes the answers paid during the outage (those still in memory) to Redis, never over a stored one. */
+  private writeBack(): void {
+    const keys = [...this.unsynced];
+    this.unsynced.clear();
+    for (const key of keys) {
+      const entry = this.memory.get(key);
+      if (!entry) continue;
+      this.track(
+        this.redis.set(this.valueKey(key), JSON.stringify(entry), "NX").then(
+          () => void this.counts.writes++,
+          (e) => this.failedWrite(e),
+        ),
+      );
     }
   }
 
@@ -338,6 +376,7 @@ export class RedisCache implements Cache, SharedCache {
     clearInterval(this.probe);
     this.reported.clear(); // a later outage is told again
     this.tell(`Redis cache at ${redacted(this.url)} is back after ${seconds} s (it was: ${was}); shared again`);
+    this.writeBack();
   }
 
   private tell(message: string): void {

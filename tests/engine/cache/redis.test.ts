@@ -183,6 +183,30 @@ redisServer.describe("RedisCache (a cache shared by several processes)", () => {
     await own.stop();
   });
 
+  it("answers paid while Redis was down are written to it once it is back: another process does not pay for them again", async () => {
+    const own = await startRedis();
+    const c = RedisCache.open(own.url, { commandTimeoutMs: 200, probeMs: 50 });
+    await c.ready();
+    const p = slowProvider(1);
+    const engine = createEngine({ cache: c, limits });
+    own.child.kill("SIGSTOP");
+    try {
+      await Promise.all(Array.from({ length: 5 }, (_, i) => engine.complete(p, req(`outage ${i}`))));
+      expect(c.health.status).toBe("degraded");
+    } finally {
+      own.child.kill("SIGCONT");
+    }
+    while (c.health.status !== "ok") await new Promise((r) => setTimeout(r, 20));
+    await c.close(); // sends the pending writes
+    const other = RedisCache.open(own.url);
+    const q = slowProvider(1);
+    const again = await Promise.all(Array.from({ length: 5 }, (_, i) => createEngine({ cache: other, limits }).complete(q, req(`outage ${i}`))));
+    expect(again.every((r) => r.cached)).toBe(true);
+    expect(q.calls()).toBe(0);
+    await other.close();
+    await own.stop();
+  });
+
   it("closing while Redis answers nothing ends (pending writes time out) instead of waiting forever", async () => {
     const own = await startRedis();
     const c = RedisCache.open(own.url, { commandTimeoutMs: 200 });
