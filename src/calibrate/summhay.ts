@@ -14,6 +14,7 @@ import { join } from "node:path";
 import { RubricateError } from "../errors.js";
 import type { HumanLabel, JudgeVerdict, VerdictSet } from "./inputs.js";
 import { jsonl } from "./datasets.js";
+import { pearson } from "../stats/correlation.js";
 
 /** The two binary readings of a three-class coverage label. */
 export const SUMMHAY_CRITERIA = ["covered-fully", "covered"] as const;
@@ -85,4 +86,113 @@ export function loadSummhay(dir: string, judge: string): { labels: HumanLabel[];
     }
   });
   return { labels, verdicts: { judge: `${judge} (SummHay)`, verdicts } };
+}
+
+/** The evaluators whose bias the authors printed, in their order. */
+export const SUMMHAY_BIAS_JUDGES = ["prompted_gpt-4o", "prompted_claude3-opus", "prompted_gemini-1.5-pro"] as const;
+
+/** One evaluator's bias as the authors measured it: predicted minus annotated coverage score. */
+export interface SummhayBias {
+  judge: string;
+  /** Mean over the summaries of each summarizing model of (mean predicted − mean annotated score). */
+  bySummarizer: Record<string, number>;
+  /** Mean of `bySummarizer` ("Avg. Summarizer Bias"). */
+  average: number;
+  /** Pearson r of a summary's delta with its words per bullet ("Length <-> Delta"). */
+  lengthVsDelta: number;
+  /** Pearson r of a summary's mean predicted score with its words per bullet ("Length <-> Score"). */
+  lengthVsScore: number;
+}
+
+/**
+ * What the authors printed (Eval_Benchmarking.ipynb, "3. Auto-Eval Bias Analysis", commit
+ * 4353172), three decimals. The notebook's other table (instance-level correlation, linking
+ * accuracy, cost: the paper's Table 1) is a pandas Styler whose numbers the notebook does not save.
+ */
+export const SUMMHAY_PUBLISHED_BIAS: Record<(typeof SUMMHAY_BIAS_JUDGES)[number], Omit<SummhayBias, "judge">> = {
+  "prompted_gpt-4o": {
+    bySummarizer: { "claude3-sonnet": 0.027, "gemini-1.5-flash": 0.032, "claude3-opus": 0.04, "gpt3.5": 0.009, "gemini-1.5-pro": 0.057, "gpt4-turbo": 0.063, "claude3-haiku": 0.057, "gpt-4o": 0.07, "command-r-plus": 0.064 },
+    average: 0.047,
+    lengthVsDelta: 0.023,
+    lengthVsScore: -0.119,
+  },
+  "prompted_claude3-opus": {
+    bySummarizer: { "claude3-sonnet": -0.001, "gemini-1.5-flash": 0.009, "claude3-opus": 0.011, "gpt3.5": 0.05, "gemini-1.5-pro": 0.042, "gpt4-turbo": 0.08, "claude3-haiku": 0.088, "gpt-4o": 0.078, "command-r-plus": 0.128 },
+    average: 0.054,
+    lengthVsDelta: -0.047,
+    lengthVsScore: -0.169,
+  },
+  "prompted_gemini-1.5-pro": {
+    bySummarizer: { "claude3-sonnet": -0.012, "gemini-1.5-flash": -0.025, "claude3-opus": 0.019, "gpt3.5": 0.048, "gemini-1.5-pro": 0.041, "gpt4-turbo": 0.042, "claude3-haiku": 0.052, "gpt-4o": 0.08, "command-r-plus": 0.071 },
+    average: 0.035,
+    lengthVsDelta: -0.078,
+    lengthVsScore: -0.175,
+  },
+};
+
+/** The authors' coverage score: full 1, partial 0.5, none 0. */
+const SCORE: Record<Coverage, number> = { full: 1, partial: 0.5, none: 0 };
+
+/** Words per bullet as the authors count them: bullets joined by newlines, runs of 2+ spaces made one, spaces + 1. */
+function wordsPerBullet(bullets: readonly string[]): number {
+  const text = bullets.join("\n").replace(/\s{2,}/g, " ");
+  return text.split(" ").length / bullets.length;
+}
+
+const meanOf = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+/**
+ * One evaluator's bias, computed as the authors' notebook does: per summary, the mean predicted
+ * coverage score minus the mean annotated one; averaged per summarizing model (the last `_` part
+ * of `summkey`), then over models; and the correlation of the delta, and of the predicted score,
+ * with the summary's words per bullet.
+ */
+export function summhayBias(dir: string, judge: string): SummhayBias {
+  const file = summhayFile(dir);
+  const deltas = new Map<string, number[]>();
+  const lengths: number[] = [];
+  const delta: number[] = [];
+  const predictedScore: number[] = [];
+  jsonl(file).forEach((row, i) => {
+    const location = { file, line: i + 1 };
+    const predicted = new Map(((row[`predictions_${judge}`] ?? []) as CoverageRow[]).map((p) => [p.insight_id, coverageOf(p.coverage)]));
+    const human: number[] = [];
+    const pred: number[] = [];
+    for (const a of (row.annotation ?? []) as CoverageRow[]) {
+      const h = coverageOf(a.coverage);
+      const p = predicted.get(a.insight_id);
+      if (h === null || p === null || p === undefined) throw new RubricateError("BAD_INPUT", `SummHay insight ${a.insight_id}: no readable human label and ${judge} prediction`, { location });
+      human.push(SCORE[h]);
+      pred.push(SCORE[p]);
+    }
+    const d = meanOf(pred) - meanOf(human);
+    const summarizer = String(row.summkey).split("_").at(-1)!;
+    deltas.set(summarizer, [...(deltas.get(summarizer) ?? []), d]);
+    delta.push(d);
+    predictedScore.push(meanOf(pred));
+    lengths.push(wordsPerBullet(row.summary as string[]));
+  });
+  const bySummarizer = Object.fromEntries([...deltas].map(([k, v]) => [k, meanOf(v)]));
+  return { judge, bySummarizer, average: meanOf(Object.values(bySummarizer)), lengthVsDelta: pearson(delta, lengths), lengthVsScore: pearson(predictedScore, lengths) };
+}
+
+/** The bias table: one row per summarizing model, one column per evaluator, rubricate's figure then the published one. */
+export function summhayBiasMarkdown(rows: readonly SummhayBias[]): string {
+  const f = (x: number | undefined) => (x === undefined || Number.isNaN(x) ? "–" : x.toFixed(3));
+  const pub = (judge: string) => SUMMHAY_PUBLISHED_BIAS[judge as keyof typeof SUMMHAY_PUBLISHED_BIAS];
+  const summarizers = [...new Set(rows.flatMap((r) => Object.keys(r.bySummarizer)))].sort();
+  const cell = (r: SummhayBias, mine: number | undefined, published: number | undefined) => `${f(mine)} (${f(published)})`;
+  return [
+    "### SummHay: evaluator bias, predicted − annotated coverage score (full 1, partial 0.5, none 0)",
+    "",
+    "Published: Eval_Benchmarking.ipynb, \"3. Auto-Eval Bias Analysis\" output (salesforce/summary-of-a-haystack). Each cell: rubricate (published).",
+    "",
+    `| summarizing model | ${rows.map((r) => r.judge).join(" | ")} |`,
+    `| --- | ${rows.map(() => "---:").join(" | ")} |`,
+    ...summarizers.map((s) => `| ${s} | ${rows.map((r) => cell(r, r.bySummarizer[s], pub(r.judge)?.bySummarizer[s])).join(" | ")} |`),
+    `| average over summarizers | ${rows.map((r) => cell(r, r.average, pub(r.judge)?.average)).join(" | ")} |`,
+    `| r(words per bullet, delta) | ${rows.map((r) => cell(r, r.lengthVsDelta, pub(r.judge)?.lengthVsDelta)).join(" | ")} |`,
+    `| r(words per bullet, predicted score) | ${rows.map((r) => cell(r, r.lengthVsScore, pub(r.judge)?.lengthVsScore)).join(" | ")} |`,
+    "",
+  ].join("\n");
 }

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { packagedDatasetsDir } from "../../src/calibrate/datasets.js";
-import { SUMMHAY_CRITERIA, loadSummhay, summhayJudges } from "../../src/calibrate/summhay.js";
+import { SUMMHAY_BIAS_JUDGES, SUMMHAY_CRITERIA, SUMMHAY_PUBLISHED_BIAS, loadSummhay, summhayBias, summhayJudges } from "../../src/calibrate/summhay.js";
 import { computeCalibration } from "../../src/cli/commands/calibrate.js";
 
 const dir = packagedDatasetsDir();
@@ -64,5 +64,25 @@ describe("SummHay", () => {
     writeFileSync(join(d, "summhay", "samples.jsonl"), `${bad.map((r) => JSON.stringify(r)).join("\n")}\n`);
     expect(() => loadSummhay(d, "prompted_gpt-4o")).toThrow(/predicted "MOSTLY", not a coverage class/);
     expect(() => loadSummhay(d, "prompted_gpt-4o")).toThrow(expect.objectContaining({ location: { file: join(d, "summhay", "samples.jsonl"), line: 3 } }));
+  });
+
+  it("reproduces the bias table the authors printed: 33 figures for three evaluators", () => {
+    for (const judge of SUMMHAY_BIAS_JUDGES) {
+      const mine = summhayBias(dir, judge);
+      const pub = SUMMHAY_PUBLISHED_BIAS[judge];
+      expect(Object.keys(mine.bySummarizer).sort()).toEqual(Object.keys(pub.bySummarizer).sort());
+      for (const [s, v] of Object.entries(pub.bySummarizer)) expect(mine.bySummarizer[s].toFixed(3)).toBe(v.toFixed(3));
+      expect(mine.average.toFixed(3)).toBe(pub.average.toFixed(3));
+      expect(mine.lengthVsDelta.toFixed(3)).toBe(pub.lengthVsDelta.toFixed(3));
+      expect(mine.lengthVsScore.toFixed(3)).toBe(pub.lengthVsScore.toFixed(3));
+    }
+  });
+
+  it("`calibrate --dataset summhay` prints the bias beside the published figures", async () => {
+    const run = await computeCalibration({ dataset: "summhay", storedJudge: ["prompted_claude3-opus", "9fs_gpt-4o"], verdicts: [], judge: [], resamples: 20 });
+    expect(run.summhay!.map((b) => b.judge)).toEqual(["prompted_claude3-opus", "9fs_gpt-4o"]);
+    expect(run.markdown).toContain("| command-r-plus | 0.128 (0.128) |");
+    // No published figure for the few-shot setup: its column says so instead of inventing one.
+    expect(run.markdown).toMatch(/\| average over summarizers \| 0\.054 \(0\.054\) \| -?0\.\d{3} \(–\) \|/);
   });
 });

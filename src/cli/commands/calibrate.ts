@@ -10,7 +10,7 @@ import { rubricWithThresholds, suggestedThresholds } from "../../calibrate/thres
 import { compareJudges, comparisonMarkdown, kindsFromRubric, type JudgeComparison } from "../../calibrate/compare.js";
 import { llmbarCompareMarkdown, llmbarPaperMetrics } from "../../calibrate/llmbar-paper.js";
 import { loadXstest, XSTEST_JUDGES, xstestAgreement, xstestMarkdown, type XstestAgreement } from "../../calibrate/xstest.js";
-import { loadSummhay, summhayJudges } from "../../calibrate/summhay.js";
+import { loadSummhay, summhayBias, summhayBiasMarkdown, summhayJudges, type SummhayBias } from "../../calibrate/summhay.js";
 import { loadTtcw, ttcwFigures, ttcwJudges, ttcwMarkdown, type TtcwFigures } from "../../calibrate/ttcw.js";
 import { RubricateError } from "../../errors.js";
 import { EXIT, positiveInt, cachePathOf, warnIfBatchJudge, nonNegativeInt } from "../run.js";
@@ -78,6 +78,8 @@ export interface CalibrateRun {
   ttcw?: TtcwFigures[];
   /** With --dataset xstest: the annotators' agreement per model, as the authors printed it, reproduced. */
   xstest?: XstestAgreement[];
+  /** With --dataset summhay: each stored evaluator's bias, as the authors printed it for three of them, reproduced. */
+  summhay?: SummhayBias[];
 }
 
 /**
@@ -95,7 +97,7 @@ export async function runCalibrate(flags: CalibrateFlags, out: (text: string) =>
     if (Object.keys(thresholds).length === 0) throw new RubricateError("BAD_INPUT", "no criterion has verdicts with probabilities and both label classes: nothing to threshold (use logprobs: true or probability: confidence | probe)");
     writeFileSync(flags.writeThresholds, rubricWithThresholds(readFileSync(flags.rubric, "utf8"), thresholds, flags.rubric));
   }
-  if (flags.json) writeJsonResult(flags.json, { results: run.results, pairwise: run.pairwise, ...(run.comparison ? { comparison: run.comparison } : {}), ...(run.ttcw ? { ttcw: run.ttcw } : {}), ...(run.xstest ? { xstest: run.xstest } : {}) }, writeFileSync);
+  if (flags.json) writeJsonResult(flags.json, { results: run.results, pairwise: run.pairwise, ...(run.comparison ? { comparison: run.comparison } : {}), ...(run.ttcw ? { ttcw: run.ttcw } : {}), ...(run.xstest ? { xstest: run.xstest } : {}), ...(run.summhay ? { summhay: run.summhay } : {}) }, writeFileSync);
   return EXIT.ok;
 }
 
@@ -134,7 +136,9 @@ export async function computeCalibration(flags: CalibrateFlags): Promise<Calibra
   if (ttcw) markdown = `${markdown}\n${ttcwMarkdown(ttcw)}`;
   const xstest = flags.dataset === "xstest" ? xstestAgreement(flags.datasetsDir ?? defaultDatasetsDir()) : undefined;
   if (xstest) markdown = `${markdown}\n${xstestMarkdown(xstest)}`;
-  const published = { ...(ttcw ? { ttcw } : {}), ...(xstest ? { xstest } : {}) };
+  const summhay = flags.dataset === "summhay" ? summhayJudgesAsked(flags).map((j) => summhayBias(flags.datasetsDir ?? defaultDatasetsDir(), j)) : undefined;
+  if (summhay) markdown = `${markdown}\n${summhayBiasMarkdown(summhay)}`;
+  const published = { ...(ttcw ? { ttcw } : {}), ...(xstest ? { xstest } : {}), ...(summhay ? { summhay } : {}) };
   if (!flags.compare) return { results, pairwise, markdown, ...published };
   if (compared.length !== 2) throw new RubricateError("BAD_INPUT", `--compare needs exactly two judges (A then B); got ${compared.length}`);
   const kinds = flags.rubric ? kindsFromRubric((await import("../../rubric/load.js")).loadRubricSync(flags.rubric)) : undefined;
@@ -161,6 +165,11 @@ function ttcwJudgesAsked(flags: Pick<CalibrateFlags, "storedJudge" | "datasetsDi
   const asked = flags.storedJudge.length ? flags.storedJudge : known;
   for (const j of asked) if (!known.includes(j)) throw new RubricateError("BAD_INPUT", `TTCW has no stored judge "${j}" (has: ${known.join(", ")})`);
   return asked;
+}
+
+/** The SummHay evaluators `--stored-judge` names (default: all six); `loadSummhay` checks each exists. */
+function summhayJudgesAsked(flags: Pick<CalibrateFlags, "storedJudge" | "datasetsDir">): string[] {
+  return flags.storedJudge.length ? flags.storedJudge : summhayJudges(flags.datasetsDir ?? defaultDatasetsDir());
 }
 
 /** The `--judge` seam: scores the labelled samples now through the engine's `score()`. */
@@ -204,7 +213,7 @@ export function loadDatasetJudges(flags: Pick<CalibrateFlags, "dataset" | "store
   }
   if (spec === "summhay") {
     if (unreadable !== "error") throw new RubricateError("BAD_INPUT", "--unreadable applies to --dataset pandalm only");
-    return (flags.storedJudge.length ? flags.storedJudge : summhayJudges(dir)).map((j) => ({ ...loadSummhay(dir, j), pairwise: [] }));
+    return summhayJudgesAsked(flags).map((j) => ({ ...loadSummhay(dir, j), pairwise: [] }));
   }
   if (spec === "pandalm") {
     const judges = flags.storedJudge.length ? flags.storedJudge : [...PANDALM_JUDGES];
