@@ -6,6 +6,9 @@
  * - Task clusters. Each task belongs to one cluster and passes with probability 0.85 when its
  *   cluster's fix is in force, 0.10 otherwise (a Bernoulli draw seeded by the candidate's text
  *   and the task: seeded noise, the same on every re-evaluation).
+ * - A held-out set unlike the training data, as real tasks are: another cluster mix (fewer
+ *   report tasks, more figures and units), a `novel` cluster no training task has and no rule
+ *   fixes, and harder tasks (each pass probability scaled by a difficulty in [0.6, 1]).
  * - A greedy trap. `TEMPLATE` (plan) fixes the report cluster (28% of tasks) and blocks the two
  *   figure rules: `CHECK_FIGURES` (plan) and `UNITS` (format), which fix 21% each (42% together,
  *   a 40:60 split). `REPORT_WHEN_ASKED` fixes the report cluster without blocking anything.
@@ -19,6 +22,10 @@
  *   of the time for the report symptom — or, with nothing to go on, a filler line that only
  *   costs length. Now and then it drops a line while rewriting. It never sees the rules'
  *   interactions, only their symptoms.
+ * - Feedback the proposal needs. Each component has many plausible rules (`DECOYS`) that fix
+ *   nothing and cost a line; only the symptoms in the feedback point at the few that help. The
+ *   feedback-blind reflector (`blindReflector`) is the same model without the feedback: it adds
+ *   a plausible rule of the component at random.
  */
 import { Rng } from "../../src/stats/rng.js";
 import type { Candidate, EvalResult, ReflectiveRecord } from "../../src/optimize/types.js";
@@ -47,12 +54,65 @@ const COMPONENT_OF: Record<RuleName, Component> = {
   BRIEF_BUT_STEPS: "style",
 };
 
+/**
+ * Rules a model proposes for a component when it has nothing specific to go on: plausible, fix
+ * no cluster, cost a line like any other.
+ */
+export const DECOYS: Record<Component, readonly string[]> = {
+  plan: [
+    "Read the question twice before answering.",
+    "List the key facts before writing the answer.",
+    "Start from what the user already knows.",
+    "Decide on the structure of the answer first.",
+    "Identify the main claim and support it.",
+    "Consider edge cases before concluding.",
+    "Answer the most important part first.",
+    "Restate the question in your own words.",
+  ],
+  format: [
+    "Use bullet points for lists.",
+    "Put the answer in the first sentence.",
+    "Use Markdown headings for each part.",
+    "Bold the key terms.",
+    "Number every step.",
+    "End with a one-line summary.",
+    "Quote the question before answering.",
+    "Use a table when comparing items.",
+  ],
+  style: [
+    "Use a formal tone.",
+    "Avoid jargon.",
+    "Use the active voice.",
+    "Address the user directly.",
+    "Avoid hedging words.",
+    "Use short sentences.",
+    "Prefer concrete examples.",
+    "Avoid repeating the question.",
+  ],
+};
+
 const FILLERS = ["Be careful and precise.", "Double-check the answer before giving it.", "Write clearly.", "Think about what the user needs.", "Stay focused on the question."];
 
-export type Cluster = "report" | "figures" | "units" | "short" | "calculation";
+export type Cluster = "report" | "figures" | "units" | "short" | "calculation" | "novel";
 
-/** Share of tasks in each cluster. */
-export const CLUSTER_SHARE: Record<Cluster, number> = { report: 0.28, figures: 0.21, units: 0.21, short: 0.15, calculation: 0.15 };
+/** Share of tasks in each cluster of the training and validation sets. */
+export const CLUSTER_SHARE: Partial<Record<Cluster, number>> = { report: 0.28, figures: 0.21, units: 0.21, short: 0.15, calculation: 0.15 };
+
+/** Share of tasks in each cluster of the held-out test set: another mix, and a cluster training never shows. */
+export const TEST_SHARE: Partial<Record<Cluster, number>> = { report: 0.14, figures: 0.24, units: 0.24, short: 0.12, calculation: 0.11, novel: 0.15 };
+
+/** How a set of tasks is drawn: cluster shares and the range each task's difficulty is drawn from. */
+export interface TaskDistribution {
+  shares: Partial<Record<Cluster, number>>;
+  /** A task's pass probability is scaled by a difficulty drawn uniformly from [lo, hi]. */
+  difficulty: readonly [number, number];
+}
+
+export const TRAINING: TaskDistribution = { shares: CLUSTER_SHARE, difficulty: [1, 1] };
+export const HELD_OUT: TaskDistribution = { shares: TEST_SHARE, difficulty: [0.6, 1] };
+
+/** Pass probability of a `novel` task: no rule fixes it, so only the length cost moves it. */
+export const PASS_NOVEL = 0.5;
 
 const SYMPTOM: Record<Cluster, { component: Component; text: string }> = {
   report: { component: "plan", text: "the answer skips sections the report needs" },
@@ -60,26 +120,32 @@ const SYMPTOM: Record<Cluster, { component: Component; text: string }> = {
   units: { component: "format", text: "a figure is given without its unit" },
   short: { component: "style", text: "the answer is too long" },
   calculation: { component: "style", text: "the calculation steps are not shown" },
+  novel: { component: "plan", text: "the answer misses the point" },
 };
 
 export interface WorldTask {
   id: string;
   cluster: Cluster;
   question: string;
+  /** Scales every pass probability of the task (1 in training; lower on harder held-out tasks). */
+  difficulty: number;
 }
 
 export const PASS_FIXED = 0.85;
 export const PASS_UNFIXED = 0.1;
 export const LINE_COST = 0.97;
 
-/** `n` tasks with the clusters in proportion (largest remainder), ids prefixed, in a seeded order. */
-export function makeWorldTasks(prefix: string, n: number, seed: number): WorldTask[] {
-  const clusters = Object.keys(CLUSTER_SHARE) as Cluster[];
-  const counts = clusters.map((c) => Math.floor(CLUSTER_SHARE[c] * n));
-  const order = clusters.map((c, i) => [i, CLUSTER_SHARE[c] * n - counts[i]] as const).sort((a, b) => b[1] - a[1]);
+/** `n` tasks with the clusters in proportion (largest remainder), ids prefixed, difficulties drawn, in a seeded order. */
+export function makeWorldTasks(prefix: string, n: number, seed: number, dist: TaskDistribution = TRAINING): WorldTask[] {
+  const clusters = Object.keys(dist.shares) as Cluster[];
+  const share = (c: Cluster) => dist.shares[c] ?? 0;
+  const counts = clusters.map((c) => Math.floor(share(c) * n));
+  const order = clusters.map((c, i) => [i, share(c) * n - counts[i]] as const).sort((a, b) => b[1] - a[1]);
   for (let k = 0; counts.reduce((a, b) => a + b, 0) < n; k++) counts[order[k % order.length][0]] += 1;
-  const tasks = clusters.flatMap((c, i) => Array.from({ length: counts[i] }, (_, j) => ({ id: `${prefix}-${c}-${j}`, cluster: c, question: `A ${c} question (${prefix} ${j}).` })));
-  return new Rng(seed).shuffle(tasks);
+  const rng = new Rng(seed);
+  const [lo, hi] = dist.difficulty;
+  const tasks = clusters.flatMap((c, i) => Array.from({ length: counts[i] }, (_, j) => ({ id: `${prefix}-${c}-${j}`, cluster: c, question: `A ${c} question (${prefix} ${j}).`, difficulty: lo + (hi - lo) * rng.next() })));
+  return rng.shuffle(tasks);
 }
 
 /** The rules a prompt holds (exact lines), and how many lines it has. */
@@ -104,18 +170,26 @@ export function isFixed(cluster: Cluster, rules: ReadonlySet<RuleName>): boolean
       return rules.has("BRIEF_BUT_STEPS") || (rules.has("BRIEF") && !rules.has("STEPS"));
     case "calculation":
       return rules.has("BRIEF_BUT_STEPS") || (rules.has("STEPS") && !rules.has("BRIEF"));
+    case "novel":
+      return false;
   }
 }
 
-/** The probability that a candidate passes a task of this cluster. */
-export function passProbability(candidate: Candidate, cluster: Cluster): number {
+/** The probability that a candidate passes a task. */
+export function passProbability(candidate: Candidate, task: Pick<WorldTask, "cluster" | "difficulty">): number {
   const { rules, lines } = rulesOf(candidate);
-  return (isFixed(cluster, rules) ? PASS_FIXED : PASS_UNFIXED) * LINE_COST ** lines;
+  const base = task.cluster === "novel" ? PASS_NOVEL : isFixed(task.cluster, rules) ? PASS_FIXED : PASS_UNFIXED;
+  return base * task.difficulty * LINE_COST ** lines;
+}
+
+/** The expected score of a candidate on each task (no noise): what the benchmark compares arms on, task by task. */
+export function expectedScores(candidate: Candidate, tasks: readonly WorldTask[]): number[] {
+  return tasks.map((t) => passProbability(candidate, t));
 }
 
 /** The expected score of a candidate on some tasks (no noise): what the benchmark reports on the test set. */
 export function expectedScore(candidate: Candidate, tasks: readonly WorldTask[]): number {
-  return tasks.reduce((a, t) => a + passProbability(candidate, t.cluster), 0) / tasks.length;
+  return expectedScores(candidate, tasks).reduce((a, b) => a + b, 0) / tasks.length;
 }
 
 function hash32(s: string): number {
@@ -126,7 +200,7 @@ function hash32(s: string): number {
 
 /** One seeded pass/fail draw of a candidate on a task, with the feedback a rubric would give. */
 export function runTask(candidate: Candidate, task: WorldTask, noiseSeed: number): { score: number; feedback: string; trace: string } {
-  const p = passProbability(candidate, task.cluster);
+  const p = passProbability(candidate, task);
   const key = `${noiseSeed}\0${COMPONENTS.map((c) => candidate[c] ?? "").join("\0")}\0${task.id}`;
   const u = new Rng(hash32(key)).next();
   const trace = `answer to ${task.question}`;
@@ -191,6 +265,26 @@ export function symptomReflector(seed: number) {
     return `Here is the new text.\n\`\`\`\n${lines.join("\n")}\n\`\`\``;
   };
   return { reflect, calls: () => calls };
+}
+
+/**
+ * The same reflection model without the feedback: it never reads the minibatch (inputs, traces,
+ * scores or feedback) and adds a plausible rule of the component at random — one of the
+ * component's rules or its decoys — dropping a line now and then as the symptom reflector does.
+ * The arm that shows whether learning from feedback pays.
+ */
+export function blindReflector(seed: number) {
+  const rng = new Rng(seed ^ 0xb11d);
+  const reflect = async (args: { candidate: Candidate; component: string }): Promise<string> => {
+    const lines = (args.candidate[args.component] ?? "").split("\n").map((l) => l.trim()).filter(Boolean);
+    if (lines.length > 0 && rng.next() < 0.1) lines.splice(rng.int(lines.length), 1);
+    const component = args.component as Component;
+    const pool = [...(Object.keys(RULE) as RuleName[]).filter((r) => COMPONENT_OF[r] === component).map((r) => RULE[r]), ...(DECOYS[component] ?? [])];
+    const fresh = pool.filter((l) => !lines.includes(l));
+    lines.push(fresh.length > 0 ? rng.choice(fresh) : rng.choice(FILLERS));
+    return `Here is the new text.\n\`\`\`\n${[...new Set(lines)].join("\n")}\n\`\`\`\n`;
+  };
+  return { reflect };
 }
 
 /** The seed candidate: every component empty but for one generic line. */

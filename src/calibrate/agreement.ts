@@ -139,3 +139,34 @@ export function annotatorAgreement<T extends ClassLabel>(items: readonly Annotat
     meanVsMajorityKappa: mean(vsMajority.map((v) => v.value)),
   };
 }
+
+/**
+ * Fleiss' kappa of items each rated by the same number of raters, over the classes that occur
+ * (statsmodels' `fleiss_kappa(aggregate_raters(...)[0])`, method "fleiss"); null with a reason
+ * when there are no items, fewer than two raters, ragged rows, or the expected agreement is 1.
+ * @example fleissKappa([["a", "a"], ["a", "b"], ["b", "b"]]).value // 0.333…
+ */
+export function fleissKappa<T extends ClassLabel>(items: readonly (readonly T[])[]): Kappa {
+  const n = items.length;
+  if (n === 0) return { value: null, reason: "no items", agreement: null, n };
+  const raters = items[0].length;
+  if (raters < 2) return { value: null, reason: "fewer than two raters", agreement: null, n };
+  if (items.some((r) => r.length !== raters)) return { value: null, reason: "every item needs the same number of raters", agreement: null, n };
+  const totals = new Map<T, number>();
+  let agreementSum = 0;
+  for (const ratings of items) {
+    const counts = new Map<T, number>();
+    for (const r of ratings) counts.set(r, (counts.get(r) ?? 0) + 1);
+    let pairs = 0;
+    for (const [k, c] of counts) {
+      pairs += c * (c - 1);
+      totals.set(k, (totals.get(k) ?? 0) + c);
+    }
+    agreementSum += pairs / (raters * (raters - 1));
+  }
+  const po = agreementSum / n;
+  let pe = 0;
+  for (const c of totals.values()) pe += (c / (n * raters)) ** 2;
+  if (Math.abs(1 - pe) < 1e-12) return { value: null, reason: "expected agreement is 1: every rating is one and the same class", agreement: po, n };
+  return { value: (po - pe) / (1 - pe), agreement: po, n };
+}

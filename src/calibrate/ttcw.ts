@@ -13,6 +13,7 @@ import { majority } from "./agreement.js";
 import type { HumanLabel, JudgeVerdict, VerdictSet } from "./inputs.js";
 import { jsonl } from "./datasets.js";
 import { confusionFrom, f1Positive, precision, tnr, tpr } from "./metrics.js";
+import { pearson } from "../stats/correlation.js";
 
 /** One story × test with its experts' verdicts. */
 export interface TtcwItem {
@@ -131,21 +132,6 @@ export function ttcwFigures(dir: string, judge: string): TtcwFigures {
     correlation: pearson(human.map(Number), pred.map(Number)),
     found,
   };
-}
-
-function pearson(x: number[], y: number[]): number {
-  const n = x.length;
-  const mx = x.reduce((a, b) => a + b, 0) / n;
-  const my = y.reduce((a, b) => a + b, 0) / n;
-  let sxy = 0;
-  let sxx = 0;
-  let syy = 0;
-  for (let i = 0; i < n; i++) {
-    sxy += (x[i] - mx) * (y[i] - my);
-    sxx += (x[i] - mx) ** 2;
-    syy += (y[i] - my) ** 2;
-  }
-  return sxx === 0 || syy === 0 ? Number.NaN : sxy / Math.sqrt(sxx * syy);
 }
 
 /**

@@ -8,6 +8,8 @@
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { RubricateError } from "../errors.js";
+import { fleissKappa } from "./agreement.js";
+import { jsonl } from "./datasets.js";
 import type { HumanLabel, JudgeVerdict, VerdictSet } from "./inputs.js";
 import { readText } from "./inputs.js";
 
@@ -56,4 +58,63 @@ export function loadXstest(dir: string, judge: string): { labels: HumanLabel[]; 
       });
   }
   return { labels, verdicts: { judge: `${judge} (XSTest)`, verdicts } };
+}
+
+/** The five models of XSTest v2, in the authors' order. */
+export const XSTEST_MODELS = ["llama2orig", "llama2new", "mistralinstruct", "mistralguard", "gpt4"] as const;
+
+/** The two annotators' agreement on one model's completions, as the authors measured it. */
+export interface XstestAgreement {
+  model: string;
+  /** Share of completions where both annotators gave the same of the three labels. */
+  agreement: number;
+  /** Fleiss' kappa of the two annotators over the three labels. */
+  fleissKappa: number;
+  completions: number;
+}
+
+/**
+ * What the authors printed (evaluation/analysis.ipynb, "Evaluate agreement", commit d7bb5bd):
+ * the `agreement` column's mean as a percentage with one decimal, and Fleiss' kappa of
+ * annotation_1 and annotation_2 with two. The notebook's other tables (labels by prompt type,
+ * safe against unsafe prompts, the classifiers' labels) are pandas Styler objects whose numbers
+ * the notebook does not save, and the paper's own figures are not in the repository.
+ */
+export const XSTEST_PUBLISHED: Record<(typeof XSTEST_MODELS)[number], { agreementPercent: number; fleissKappa: number }> = {
+  llama2orig: { agreementPercent: 96.4, fleissKappa: 0.93 },
+  llama2new: { agreementPercent: 95.8, fleissKappa: 0.93 },
+  mistralinstruct: { agreementPercent: 97.6, fleissKappa: 0.92 },
+  mistralguard: { agreementPercent: 93.8, fleissKappa: 0.89 },
+  gpt4: { agreementPercent: 98.4, fleissKappa: 0.97 },
+};
+
+/**
+ * The annotators' agreement per model, computed from the shipped labels: the share of rows whose
+ * `agreement` column is True (the authors' measure; it equals annotation_1 = annotation_2 on every
+ * shipped row) and Fleiss' kappa of the two annotations over the three classes.
+ */
+export function xstestAgreement(dir: string): XstestAgreement[] {
+  return XSTEST_MODELS.map((model) => {
+    const file = join(dir, "xstest", `completions-${model}.jsonl`);
+    if (!existsSync(file)) throw new RubricateError("FILE_NOT_FOUND", `no XSTest completions for ${model} in ${join(dir, "xstest")}`);
+    const rows = jsonl(file);
+    const kappa = fleissKappa(rows.map((r) => [String(r.annotation_1), String(r.annotation_2)]));
+    if (kappa.value === null) throw new RubricateError("BAD_INPUT", `XSTest ${model}: Fleiss' kappa is undefined (${kappa.reason ?? ""})`, { location: { file } });
+    return { model, agreement: rows.filter((r) => String(r.agreement) === "True").length / rows.length, fleissKappa: kappa.value, completions: rows.length };
+  });
+}
+
+/** The agreement table: rubricate's figure, then the published one in parentheses. */
+export function xstestMarkdown(rows: readonly XstestAgreement[]): string {
+  const pub = (m: string) => XSTEST_PUBLISHED[m as keyof typeof XSTEST_PUBLISHED];
+  return [
+    "### XSTest: the two annotators' agreement per model",
+    "",
+    "Published: evaluation/analysis.ipynb, \"Evaluate agreement\" output (paul-rottger/exaggerated-safety). Each cell: rubricate (published).",
+    "",
+    "| model | completions | agreement | Fleiss' kappa |",
+    "| --- | ---: | ---: | ---: |",
+    ...rows.map((r) => `| ${r.model} | ${r.completions} | ${(r.agreement * 100).toFixed(1)}% (${pub(r.model)?.agreementPercent.toFixed(1) ?? "–"}%) | ${r.fleissKappa.toFixed(2)} (${pub(r.model)?.fleissKappa.toFixed(2) ?? "–"}) |`),
+    "",
+  ].join("\n");
 }

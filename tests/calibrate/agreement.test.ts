@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { annotatorAgreement, cohensKappaLabels, majority } from "../../src/calibrate/agreement.js";
+import { annotatorAgreement, cohensKappaLabels, fleissKappa, majority } from "../../src/calibrate/agreement.js";
 
 describe("cohensKappaLabels", () => {
   it("matches scikit-learn's documented cohen_kappa_score example (0.6875)", () => {
@@ -47,5 +47,22 @@ describe("annotatorAgreement", () => {
     expect(a?.n).toBe(3);
     expect(a?.agreement).toBe(2 / 3);
     expect(r.meanPairwiseKappa).not.toBeNull();
+  });
+});
+
+describe("fleissKappa", () => {
+  it("gives Fleiss's own 1971 example: 10 subjects, 14 raters, 5 classes, kappa 0.210", () => {
+    const counts = [[0, 0, 0, 0, 14], [0, 2, 6, 4, 2], [0, 0, 3, 5, 6], [0, 3, 9, 2, 0], [2, 2, 8, 1, 1], [7, 7, 0, 0, 0], [3, 2, 6, 3, 0], [2, 5, 3, 2, 2], [6, 5, 2, 1, 0], [0, 2, 2, 3, 7]];
+    const items = counts.map((row) => row.flatMap((c, k) => Array.from({ length: c }, () => k + 1)));
+    expect(fleissKappa(items).value!).toBeCloseTo(0.20993, 5);
+  });
+
+  it("is 1 for perfect agreement over two classes and undefined with reasons where it must be", () => {
+    expect(fleissKappa([["a", "a"], ["b", "b"]]).value).toBe(1);
+    expect(fleissKappa([["a", "a"], ["a", "b"], ["b", "b"]]).value!).toBeCloseTo(1 / 3, 12);
+    expect(fleissKappa([]).reason).toBe("no items");
+    expect(fleissKappa([["a"], ["b"]]).reason).toBe("fewer than two raters");
+    expect(fleissKappa([["a", "b"], ["a"]]).reason).toMatch(/same number of raters/);
+    expect(fleissKappa([["a", "a"], ["a", "a"]]).reason).toMatch(/expected agreement is 1/);
   });
 });

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { packagedDatasetsDir } from "../../src/calibrate/datasets.js";
-import { loadXstest } from "../../src/calibrate/xstest.js";
+import { XSTEST_PUBLISHED, loadXstest, xstestAgreement } from "../../src/calibrate/xstest.js";
 import { computeCalibration } from "../../src/cli/commands/calibrate.js";
 
 const dir = packagedDatasetsDir();
@@ -40,5 +40,29 @@ describe("XSTest", () => {
       expect(byJudge[`${judge} (XSTest)`].n).toBe(n);
       expect(byJudge[`${judge} (XSTest)`].metrics.accuracy.value!).toBeCloseTo(agree / n, 12);
     }
+  });
+
+  it("reproduces the annotators' agreement the authors printed: 5 percentages and 5 Fleiss kappas", () => {
+    const rows = xstestAgreement(dir);
+    expect(rows.map((r) => r.model)).toEqual(Object.keys(XSTEST_PUBLISHED));
+    for (const r of rows) {
+      const pub = XSTEST_PUBLISHED[r.model as keyof typeof XSTEST_PUBLISHED];
+      expect(r.completions).toBe(450);
+      expect((r.agreement * 100).toFixed(1)).toBe(pub.agreementPercent.toFixed(1));
+      expect(r.fleissKappa.toFixed(2)).toBe(pub.fleissKappa.toFixed(2));
+    }
+    // The authors' `agreement` column is the annotators' equality, on every shipped row.
+    for (const f of readdirSync(join(dir, "xstest"))) {
+      for (const line of readFileSync(join(dir, "xstest", f), "utf8").split("\n").filter(Boolean)) {
+        const row = JSON.parse(line) as Record<string, string>;
+        expect(row.agreement === "True").toBe(row.annotation_1 === row.annotation_2);
+      }
+    }
+  });
+
+  it("`calibrate --dataset xstest` prints the published agreement beside its own", async () => {
+    const run = await computeCalibration({ dataset: "xstest", storedJudge: ["strmatch"], verdicts: [], judge: [], resamples: 20 });
+    expect(run.xstest).toHaveLength(5);
+    expect(run.markdown).toContain("| mistralguard | 450 | 93.8% (93.8%) | 0.89 (0.89) |");
   });
 });

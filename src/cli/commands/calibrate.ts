@@ -9,7 +9,8 @@ import { calibrationHtml, calibrationMarkdown } from "../../calibrate/report.js"
 import { rubricWithThresholds, suggestedThresholds } from "../../calibrate/thresholds.js";
 import { compareJudges, comparisonMarkdown, kindsFromRubric, type JudgeComparison } from "../../calibrate/compare.js";
 import { llmbarCompareMarkdown, llmbarPaperMetrics } from "../../calibrate/llmbar-paper.js";
-import { loadXstest, XSTEST_JUDGES } from "../../calibrate/xstest.js";
+import { loadXstest, XSTEST_JUDGES, xstestAgreement, xstestMarkdown, type XstestAgreement } from "../../calibrate/xstest.js";
+import { loadSummhay, summhayBias, summhayBiasMarkdown, summhayJudges, type SummhayBias } from "../../calibrate/summhay.js";
 import { loadTtcw, ttcwFigures, ttcwJudges, ttcwMarkdown, type TtcwFigures } from "../../calibrate/ttcw.js";
 import { RubricateError } from "../../errors.js";
 import { EXIT, positiveInt, cachePathOf, warnIfBatchJudge, nonNegativeInt } from "../run.js";
@@ -49,7 +50,7 @@ export function register(program: Command): void {
     .addOption(judgeOption("score the labelled samples now with this judge file or id (repeatable; needs --rubric)").argParser(collect).default([]))
     .addOption(cacheOption("cache database for --judge"))
     .addOption(noCacheOption("with --judge: do not read or write any cache"))
-    .option("--dataset <name>", `a stored dataset: llmbar:<subset>[,<subset>…] (${LLMBAR_SUBSETS.join(", ")}, or all) | pandalm | ttcw | xstest`)
+    .option("--dataset <name>", `a stored dataset: llmbar:<subset>[,<subset>…] (${LLMBAR_SUBSETS.join(", ")}, or all) | pandalm | ttcw | summhay | xstest`)
     .option("--stored-judge <name>", "with --dataset: a stored judge, e.g. gpt-4-vanilla (repeatable; default all)", collect, [])
     .option("--datasets-dir <dir>", "where the datasets live (default $RUBRICATE_DATASETS, else the datasets/ shipped with rubricate)")
     .option("--unreadable <how>", "with --dataset pandalm: an unreadable stored verdict is an error (default) or a tie (PandaLM's convention)", "error")
@@ -75,6 +76,10 @@ export interface CalibrateRun {
   comparison?: JudgeComparison;
   /** With --dataset ttcw: the authors' figures per stored judge, reproduced. */
   ttcw?: TtcwFigures[];
+  /** With --dataset xstest: the annotators' agreement per model, as the authors printed it, reproduced. */
+  xstest?: XstestAgreement[];
+  /** With --dataset summhay: each stored evaluator's bias, as the authors printed it for three of them, reproduced. */
+  summhay?: SummhayBias[];
 }
 
 /**
@@ -92,7 +97,7 @@ export async function runCalibrate(flags: CalibrateFlags, out: (text: string) =>
     if (Object.keys(thresholds).length === 0) throw new RubricateError("BAD_INPUT", "no criterion has verdicts with probabilities and both label classes: nothing to threshold (use logprobs: true or probability: confidence | probe)");
     writeFileSync(flags.writeThresholds, rubricWithThresholds(readFileSync(flags.rubric, "utf8"), thresholds, flags.rubric));
   }
-  if (flags.json) writeJsonResult(flags.json, { results: run.results, pairwise: run.pairwise, ...(run.comparison ? { comparison: run.comparison } : {}), ...(run.ttcw ? { ttcw: run.ttcw } : {}) }, writeFileSync);
+  if (flags.json) writeJsonResult(flags.json, { results: run.results, pairwise: run.pairwise, ...(run.comparison ? { comparison: run.comparison } : {}), ...(run.ttcw ? { ttcw: run.ttcw } : {}), ...(run.xstest ? { xstest: run.xstest } : {}), ...(run.summhay ? { summhay: run.summhay } : {}) }, writeFileSync);
   return EXIT.ok;
 }
 
@@ -129,14 +134,19 @@ export async function computeCalibration(flags: CalibrateFlags): Promise<Calibra
   let markdown = calibrationMarkdown(results, { pairwise, title: reportTitle(flags) });
   const ttcw = flags.dataset === "ttcw" ? ttcwJudgesAsked(flags).map((j) => ttcwFigures(flags.datasetsDir ?? defaultDatasetsDir(), j)) : undefined;
   if (ttcw) markdown = `${markdown}\n${ttcwMarkdown(ttcw)}`;
-  if (!flags.compare) return { results, pairwise, markdown, ...(ttcw ? { ttcw } : {}) };
+  const xstest = flags.dataset === "xstest" ? xstestAgreement(flags.datasetsDir ?? defaultDatasetsDir()) : undefined;
+  if (xstest) markdown = `${markdown}\n${xstestMarkdown(xstest)}`;
+  const summhay = flags.dataset === "summhay" ? summhayJudgesAsked(flags).map((j) => summhayBias(flags.datasetsDir ?? defaultDatasetsDir(), j)) : undefined;
+  if (summhay) markdown = `${markdown}\n${summhayBiasMarkdown(summhay)}`;
+  const published = { ...(ttcw ? { ttcw } : {}), ...(xstest ? { xstest } : {}), ...(summhay ? { summhay } : {}) };
+  if (!flags.compare) return { results, pairwise, markdown, ...published };
   if (compared.length !== 2) throw new RubricateError("BAD_INPUT", `--compare needs exactly two judges (A then B); got ${compared.length}`);
   const kinds = flags.rubric ? kindsFromRubric((await import("../../rubric/load.js")).loadRubricSync(flags.rubric)) : undefined;
   const comparison = compareJudges({ labels: compared[0].labels, a: compared[0].set, b: compared[1].set, kinds, ...opts });
   markdown = `${markdown}\n${comparisonMarkdown(comparison)}`;
   const llmbar = flags.dataset?.startsWith("llmbar:") ? llmbarComparison(flags) : undefined;
   if (llmbar) markdown = `${markdown}\n${llmbar}`;
-  return { results, pairwise, markdown, comparison, ...(ttcw ? { ttcw } : {}) };
+  return { results, pairwise, markdown, comparison, ...published };
 }
 
 /** With --dataset llmbar:… --compare: the two stored judges under the paper's own metrics. */
@@ -155,6 +165,11 @@ function ttcwJudgesAsked(flags: Pick<CalibrateFlags, "storedJudge" | "datasetsDi
   const asked = flags.storedJudge.length ? flags.storedJudge : known;
   for (const j of asked) if (!known.includes(j)) throw new RubricateError("BAD_INPUT", `TTCW has no stored judge "${j}" (has: ${known.join(", ")})`);
   return asked;
+}
+
+/** The SummHay evaluators `--stored-judge` names (default: all six); `loadSummhay` checks each exists. */
+function summhayJudgesAsked(flags: Pick<CalibrateFlags, "storedJudge" | "datasetsDir">): string[] {
+  return flags.storedJudge.length ? flags.storedJudge : summhayJudges(flags.datasetsDir ?? defaultDatasetsDir());
 }
 
 /** The `--judge` seam: scores the labelled samples now through the engine's `score()`. */
@@ -196,13 +211,17 @@ export function loadDatasetJudges(flags: Pick<CalibrateFlags, "dataset" | "store
     if (unreadable !== "error") throw new RubricateError("BAD_INPUT", "--unreadable applies to --dataset pandalm only");
     return ttcwJudgesAsked(flags).map((j) => ({ ...loadTtcw(dir, j), pairwise: [] }));
   }
+  if (spec === "summhay") {
+    if (unreadable !== "error") throw new RubricateError("BAD_INPUT", "--unreadable applies to --dataset pandalm only");
+    return summhayJudgesAsked(flags).map((j) => ({ ...loadSummhay(dir, j), pairwise: [] }));
+  }
   if (spec === "pandalm") {
     const judges = flags.storedJudge.length ? flags.storedJudge : [...PANDALM_JUDGES];
     return judges.map((j) => loadPandalm(dir, j, { unreadable }));
   }
   if (unreadable !== "error") throw new RubricateError("BAD_INPUT", "--unreadable applies to --dataset pandalm only (LLMBar keeps unreadable picks as null)");
   const m = /^llmbar:(.+)$/.exec(spec);
-  if (!m) throw new RubricateError("BAD_INPUT", `--dataset must be llmbar:<subset>, pandalm, ttcw or xstest, not "${spec}"`);
+  if (!m) throw new RubricateError("BAD_INPUT", `--dataset must be llmbar:<subset>, pandalm, ttcw, summhay or xstest, not "${spec}"`);
   const subsets = m[1] === "all" ? [...LLMBAR_SUBSETS] : m[1].split(",").map((s) => s.trim());
   for (const s of subsets) {
     if (!(LLMBAR_SUBSETS as readonly string[]).includes(s)) throw new RubricateError("BAD_INPUT", `unknown LLMBar subset "${s}" (${LLMBAR_SUBSETS.join(", ")})`);
