@@ -907,6 +907,18 @@ def scenario_cut():
     task = next(t for t in orch.tasks if t.data.ref["task_id"] == long_task)
     episode = asyncio.run(orch.episode(task, scripted(TRAJECTORIES[long_task])))
     out["v1_cut"] = summary(episode)
+    # The same first turn played on a session directly, then scored: what "as it stands" means.
+    import rubricate_env
+
+    client = rubricate_env.EnvClient()
+    sid = client.open(task_id=long_task)["session_id"]
+    first = TRAJECTORIES[long_task][0]
+    for call in first.get("calls", []):
+        client.call_tool(sid, call["name"], call["arguments"])
+    if "calls" not in first:
+        client.step(sid, first["text"])
+    out["direct_cut"] = client.reward_of(client.finish(sid))
+    client.close(sid)
     out["open_after"] = open_sessions()
 
 

@@ -175,7 +175,7 @@ function suite(name: string) {
     const url = await w.serve(4);
     const cut = await drive("cut", name, url, {}, V1);
     expect(cut.v1_cut.ok).toBe(true);
-    expect(cut.v1_cut.traces[0].rewards.rubricate).toEqual(expect.any(Number));
+    expect(cut.v1_cut.traces[0].rewards.rubricate).toBe(cut.direct_cut);
     expect(cut.open_after).toBe(0);
     const expired = await drive("fail", name, url, { FAIL: "expire" }, V1);
     expect(expired.expired).toBeGreaterThan(0);
