@@ -18,12 +18,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { toolCallsInText } from "../bridge/tool-calls.js";
-import type {
-  ChatMessage,
-  CompletionRequest,
-  CompletionResponse,
-  Provider,
-} from "../providers/types.js";
+import type { ChatMessage, CompletionRequest, CompletionResponse, Provider } from "../providers/types.js";
 
 /**
  * A provider that reads `<tool_call>` blocks from answers without `tool_calls` (when the request
@@ -35,20 +30,14 @@ export function readingWrittenToolCalls(inner: Provider): Provider {
   // The first call id of each parsed turn → the text the model wrote for that turn.
   const written = new Map<string, string>();
   const asWritten = (m: ChatMessage): ChatMessage => {
-    const raw =
-      m.role === "assistant" && m.toolCalls?.length
-        ? written.get(m.toolCalls[0].id)
-        : undefined;
+    const raw = m.role === "assistant" && m.toolCalls?.length ? written.get(m.toolCalls[0].id) : undefined;
     return raw === undefined ? m : { role: "assistant", content: raw };
   };
   return {
     name: inner.name,
     ...(inner.baseURL === undefined ? {} : { baseURL: inner.baseURL }),
     async complete(request: CompletionRequest, options) {
-      const response = await inner.complete(
-        { ...request, messages: request.messages.map(asWritten) },
-        options
-      );
+      const response = await inner.complete({ ...request, messages: request.messages.map(asWritten) }, options);
       if (response.toolCalls?.length || !request.tools?.length) return response;
       const { content, calls } = toolCallsInText(response.text);
       if (!calls.length) return response;
@@ -56,10 +45,7 @@ export function readingWrittenToolCalls(inner: Provider): Provider {
       const toolCalls = calls.map((c, i) => ({
         id: `call_${turn}_${i}`,
         name: c.name,
-        arguments:
-          typeof c.arguments === "string"
-            ? c.arguments
-            : JSON.stringify(c.arguments),
+        arguments: typeof c.arguments === "string" ? c.arguments : JSON.stringify(c.arguments),
       }));
       written.set(toolCalls[0].id, response.text);
       return {

@@ -20,11 +20,7 @@
  * under OpenRLHF's own "prefix stability" assumption.
  */
 import { randomUUID } from "node:crypto";
-import {
-  listen,
-  readJson,
-  sendJson,
-} from "../../src/testing/servers/common.js";
+import { listen, readJson, sendJson } from "../../src/testing/servers/common.js";
 
 /** An OpenAI chat message as the executor's server receives it. */
 export interface ExecutorMessage {
@@ -38,36 +34,22 @@ const IM_START = "<|im_start|>";
 const IM_END = "<|im_end|>";
 
 /** Qwen 2.5's chat template over OpenAI messages (tools not passed, as the executor calls it). */
-export function qwenTemplate(
-  messages: ExecutorMessage[],
-  addGenerationPrompt = true
-): string {
+export function qwenTemplate(messages: ExecutorMessage[], addGenerationPrompt = true): string {
   let out = "";
-  if (messages[0]?.role !== "system")
-    out += `${IM_START}system\nYou are Qwen, created by Alibaba Cloud. You are a helpful assistant.${IM_END}\n`;
+  if (messages[0]?.role !== "system") out += `${IM_START}system\nYou are Qwen, created by Alibaba Cloud. You are a helpful assistant.${IM_END}\n`;
   messages.forEach((m, i) => {
-    if (
-      m.role === "user" ||
-      m.role === "system" ||
-      (m.role === "assistant" && !m.tool_calls)
-    ) {
+    if (m.role === "user" || m.role === "system" || (m.role === "assistant" && !m.tool_calls)) {
       out += `${IM_START}${m.role}\n${m.content ?? ""}${IM_END}\n`;
     } else if (m.role === "assistant") {
       out += `${IM_START}assistant`;
       if (m.content) out += `\n${m.content}`;
       // `tool_call.arguments | tojson`: the template's spelling, not the model's.
-      for (const c of m.tool_calls!)
-        out += `\n<tool_call>\n{"name": "${
-          c.function.name
-        }", "arguments": ${JSON.stringify(
-          c.function.arguments
-        )}}\n</tool_call>`;
+      for (const c of m.tool_calls!) out += `\n<tool_call>\n{"name": "${c.function.name}", "arguments": ${JSON.stringify(c.function.arguments)}}\n</tool_call>`;
       out += `${IM_END}\n`;
     } else if (m.role === "tool") {
       if (i === 0 || messages[i - 1].role !== "tool") out += `${IM_START}user`;
       out += `\n<tool_response>\n${m.content ?? ""}\n</tool_response>`;
-      if (i === messages.length - 1 || messages[i + 1].role !== "tool")
-        out += `${IM_END}\n`;
+      if (i === messages.length - 1 || messages[i + 1].role !== "tool") out += `${IM_END}\n`;
     }
   });
   return addGenerationPrompt ? `${out}${IM_START}assistant\n` : out;
@@ -75,11 +57,7 @@ export function qwenTemplate(
 
 /** Special tokens as one token each, every other character a token of its own. */
 export function encode(text: string): string[] {
-  return text
-    .split(/(<\|im_start\|>|<\|im_end\|>)/)
-    .flatMap((part) =>
-      part === IM_START || part === IM_END ? [part] : [...part]
-    );
+  return text.split(/(<\|im_start\|>|<\|im_end\|>)/).flatMap((part) => (part === IM_START || part === IM_END ? [part] : [...part]));
 }
 
 interface TokenTrace {
@@ -108,10 +86,7 @@ export interface ServerExecutor {
 }
 
 /** Starts the executor's server; `model(messages)` is the policy: the raw text vLLM would decode. */
-export async function startServerExecutor(
-  model: (messages: ExecutorMessage[]) => string,
-  maxLength = 100_000
-): Promise<ServerExecutor> {
+export async function startServerExecutor(model: (messages: ExecutorMessage[]) => string, maxLength = 100_000): Promise<ServerExecutor> {
   const buffers = new Map<string, string[]>();
   const traces = new Map<string, TokenTrace[]>();
   const bodies: Record<string, unknown>[] = [];
@@ -124,13 +99,8 @@ export async function startServerExecutor(
       const sessionId = String(body.session_id ?? randomUUID());
       const full = encode(qwenTemplate(messages));
       const buffer = buffers.get(sessionId);
-      if (
-        buffer &&
-        !(full.length >= buffer.length && buffer.every((t, i) => full[i] === t))
-      ) {
-        failures.push(
-          `Session ${sessionId}: prefix mismatch — buffer(${buffer.length}) vs full_prompt(${full.length})`
-        );
+      if (buffer && !(full.length >= buffer.length && buffer.every((t, i) => full[i] === t))) {
+        failures.push(`Session ${sessionId}: prefix mismatch — buffer(${buffer.length}) vs full_prompt(${full.length})`);
         return sendJson(res, 500, { detail: "Internal Server Error" });
       }
       const prompt = buffer ? [...buffer, ...full.slice(buffer.length)] : full;
@@ -184,9 +154,7 @@ export async function startServerExecutor(
       for (let i = 1; i < list.length; i++) {
         const prev = [...list[i - 1].prompt, ...list[i - 1].completion];
         const cur = list[i].prompt;
-        if (
-          !(cur.length >= prev.length && prev.every((t, j) => cur[j] === t))
-        ) {
+        if (!(cur.length >= prev.length && prev.every((t, j) => cur[j] === t))) {
           return {
             observationTokens: 0,
             actionRanges: [],
@@ -198,10 +166,7 @@ export async function startServerExecutor(
       const last = list.at(-1)!;
       return {
         observationTokens: last.prompt.length + last.completion.length,
-        actionRanges: list.map((t) => [
-          t.prompt.length,
-          t.prompt.length + t.completion.length,
-        ]),
+        actionRanges: list.map((t) => [t.prompt.length, t.prompt.length + t.completion.length]),
         logprobs: list.reduce((n, t) => n + (t.logprobs?.length ?? 0), 0),
       };
     },

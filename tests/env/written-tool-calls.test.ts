@@ -5,10 +5,7 @@
  * per session. Rewards must equal `rubricate eval`'s for the same trajectory with parsed calls.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  createRewardServer,
-  type RewardServer,
-} from "../../src/bridge/server.js";
+import { createRewardServer, type RewardServer } from "../../src/bridge/server.js";
 import { sessionRoutes } from "../../src/bridge/sessions.js";
 import { runEval } from "../../src/env/eval.js";
 import { loadEnvironment } from "../../src/env/load.js";
@@ -16,25 +13,14 @@ import { createSessionManager } from "../../src/env/sessions.js";
 import type { Environment } from "../../src/env/types.js";
 import { readingWrittenToolCalls } from "../../src/env/written-tool-calls.js";
 import type { EngineJudge } from "../../src/judge/create.js";
-import type {
-  CompletionRequest,
-  CompletionResponse,
-  Provider,
-} from "../../src/providers/types.js";
+import type { CompletionRequest, CompletionResponse, Provider } from "../../src/providers/types.js";
 import type { TestServer } from "../../src/testing/servers/common.js";
 import { agent, startSupportWorld } from "../bridge/env-world.js";
-import {
-  startServerExecutor,
-  qwenTemplate,
-  type ExecutorMessage,
-  type ServerExecutor,
-} from "./openrlhf-server-executor.js";
+import { startServerExecutor, qwenTemplate, type ExecutorMessage, type ServerExecutor } from "./openrlhf-server-executor.js";
 import { connect, type WireMessage } from "./world.js";
 
 /** A provider answering scripted texts and keeping every request it got. */
-function scripted(
-  answers: string[]
-): Provider & { requests: CompletionRequest[] } {
+function scripted(answers: string[]): Provider & { requests: CompletionRequest[] } {
   const requests: CompletionRequest[] = [];
   return {
     name: "openai-compatible",
@@ -51,8 +37,7 @@ function scripted(
 }
 
 const TOOLS = [{ name: "find_orders", parameters: { type: "object" } }];
-const WRITTEN =
-  'Let me look.\n<tool_call>{"arguments":{"email":"ana@example.com"},"name":"find_orders"}</tool_call>';
+const WRITTEN = 'Let me look.\n<tool_call>{"arguments":{"email":"ana@example.com"},"name":"find_orders"}</tool_call>';
 
 describe("readingWrittenToolCalls", () => {
   it("reads the calls out of the text, and sends that turn back as the text the model wrote, without tool_calls", async () => {
@@ -103,17 +88,11 @@ describe("readingWrittenToolCalls", () => {
       name: "openai-compatible",
       complete: async () => parsed,
     });
-    expect(
-      await byServer.complete({ model: "m", messages: [], tools: TOOLS })
-    ).toBe(parsed);
+    expect(await byServer.complete({ model: "m", messages: [], tools: TOOLS })).toBe(parsed);
     const noTools = readingWrittenToolCalls(scripted([WRITTEN]));
-    expect((await noTools.complete({ model: "m", messages: [] })).text).toBe(
-      WRITTEN
-    );
+    expect((await noTools.complete({ model: "m", messages: [] })).text).toBe(WRITTEN);
     const broken = "<tool_call>{not json}</tool_call>";
-    const notACall = await readingWrittenToolCalls(scripted([broken])).complete(
-      { model: "m", messages: [], tools: TOOLS }
-    );
+    const notACall = await readingWrittenToolCalls(scripted([broken])).complete({ model: "m", messages: [], tools: TOOLS });
     expect(notACall).toMatchObject({ text: broken });
     expect(notACall.toolCalls).toBeUndefined();
   });
@@ -216,26 +195,16 @@ describe("/v1/rollouts against OpenRLHF's OpenAI-server executor (a stand-in of 
         },
       ],
     };
-    expect(qwenTemplate([parsedForm], false)).not.toBe(
-      qwenTemplate([{ role: "assistant", content: sent[0].content }], false)
-    );
+    expect(qwenTemplate([parsedForm], false)).not.toBe(qwenTemplate([{ role: "assistant", content: sent[0].content }], false));
 
     // The tools ran: the transcript holds parsed calls and their results, as eval records a parsing server's.
     const wire = rollout.messages;
-    expect(
-      wire
-        .filter((m) => m.role === "assistant" && m.tool_calls?.length)
-        .map((m) => m.tool_calls![0].function.name)
-    ).toEqual(["find_orders", "issue_refund"]);
-    expect(wire.find((m) => m.role === "assistant")!.content).toBe(
-      "One moment."
-    );
+    expect(wire.filter((m) => m.role === "assistant" && m.tool_calls?.length).map((m) => m.tool_calls![0].function.name)).toEqual(["find_orders", "issue_refund"]);
+    expect(wire.find((m) => m.role === "assistant")!.content).toBe("One moment.");
     const { engine, policies } = connect(world.url, ["agent"]);
     const { records } = await runEval(env, { policies, engine, judge });
     engine.close();
-    const evalReward = records.find(
-      (r) => r.task === "damaged-blender"
-    )!.reward;
+    const evalReward = records.find((r) => r.task === "damaged-blender")!.reward;
     expect(evalReward).toBe(1);
     expect(rollout.reward).toBe(evalReward);
   });
