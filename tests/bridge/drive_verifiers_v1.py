@@ -919,6 +919,22 @@ def scenario_cut():
         client.step(sid, first["text"])
     out["direct_cut"] = client.reward_of(client.finish(sid))
     client.close(sid)
+
+    # The server answers a finish without a reward (its judge failed: `reward: null` and the errors):
+    # the episode fails rather than train on a made-up number.
+    original = rubricate_env.EnvClient.finish
+
+    def judge_failed(self, session_id, response=None):
+        finished = original(self, session_id, response)
+        return {**finished, "reward": None, "errors": [{"criterion": "polite", "code": "JUDGE_FAILED", "message": "stand-in"}]}
+
+    rubricate_env.EnvClient.finish = judge_failed
+    try:
+        full = orchestrator()
+        task = next(t for t in full.tasks if t.data.ref["task_id"] == long_task)
+        out["v1_no_reward"] = summary(asyncio.run(full.episode(task, scripted(TRAJECTORIES[long_task]))))
+    finally:
+        rubricate_env.EnvClient.finish = original
     out["open_after"] = open_sessions()
 
 

@@ -171,11 +171,14 @@ function suite(name: string) {
     expect(out.open_after).toBe(0);
   }, 300_000);
 
-  it("verifiers v1: a run its max_turns cuts is scored as it stands; an expired session or a full server (429) fails the episode, so prime-rl trains none of it, and a new episode recovers", async () => {
+  it("verifiers v1: a run its max_turns cuts is scored as it stands; a finish without a reward, an expired session or a full server (429) fails the episode, so prime-rl trains none of it, and a new episode recovers", async () => {
     const url = await w.serve(4);
     const cut = await drive("cut", name, url, {}, V1);
     expect(cut.v1_cut.ok).toBe(true);
     expect(cut.v1_cut.traces[0].rewards.rubricate).toBe(cut.direct_cut);
+    // A finish without a reward (the judge failed) fails the episode: nothing recorded, nothing trained.
+    expect(cut.v1_no_reward).toMatchObject({ ok: false, errors: ["RuntimeError"], trained: [] });
+    expect(cut.v1_no_reward.traces[0].rewards).toEqual({});
     expect(cut.open_after).toBe(0);
     const expired = await drive("fail", name, url, { FAIL: "expire" }, V1);
     expect(expired.expired).toBeGreaterThan(0);
