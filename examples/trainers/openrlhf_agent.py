@@ -176,7 +176,9 @@ async def rollout_run_agent(executor: Any, prompt: str, label: Any, session_id: 
     That executor's ``/v1/chat/completions`` reads ``max_tokens`` (default: its sampling params',
     None unless set, and then ``min(None, remaining)`` fails), ``logprobs`` (bool) and
     ``top_logprobs``, and records a token trace per ``session_id``; ``_stitch_session`` fills
-    ``rollout_log_probs`` from the traces when ``sampling_params.logprobs`` is set.
+    ``rollout_log_probs`` from the traces when ``sampling_params.logprobs`` is set. Its answers are
+    vLLM's raw text (no tool parser): the server reads the ``<tool_call>`` blocks in them, runs the
+    tools, and sends those turns back as written, so each call extends the session's tokens.
     """
     sp = executor.sampling_params
     extra: dict = {"session_id": session_id}

@@ -30,7 +30,8 @@ session's system prompt and first message in ``state["prompt"]``; every later tu
 session (tool calls included) and its messages come back; when the environment ends the episode
 it is scored and ``final_env_response`` stops the rollout. A rollout verifiers ends itself
 (``max_turns``, a timeout, an error) is scored as it stands or flagged, and its session closed,
-by the cleanup. The newer ``verifiers.v1`` API (tasksets, harnesses) is not covered here.
+by the cleanup. The ``verifiers.v1`` API (tasksets, envs, harnesses; what prime-rl runs) has its
+own adapter: ``rubricate_v1.py``.
 """
 
 from __future__ import annotations

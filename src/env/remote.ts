@@ -9,6 +9,7 @@ import type { ErrorPolicy } from "../types.js";
 import { defaultPolicyId, type Policy } from "./policy.js";
 import { rollout } from "./rollout.js";
 import type { Environment, RolloutRecord, Task } from "./types.js";
+import { readingWrittenToolCalls } from "./written-tool-calls.js";
 
 const JsonObject = z.record(z.string(), z.unknown());
 
@@ -134,7 +135,8 @@ export function policyBaseUrl(url: string, allowHosts: readonly string[] = []): 
 /**
  * Plays k rollouts of one task against a trainer's policy endpoint, in parallel, each a full
  * `rollout` (tools, environment replies, rubric); judge calls stay cached, policy calls do not
- * unless the request names a `policy_version`.
+ * unless the request names a `policy_version`. Tool calls the policy wrote in its text (Hermes /
+ * Qwen `<tool_call>` blocks) run as calls and go back as written (./written-tool-calls.ts).
  * @example
  * const records = await runRemoteRollouts(env, env.tasks[0], 4, { base_url: "http://127.0.0.1:8001/v1", model: "policy" }, { engine, judge });
  */
@@ -143,7 +145,9 @@ export async function runRemoteRollouts(env: Environment, task: Task, k: number,
   if (spec.extra_bodies && spec.extra_bodies.length !== k) {
     throw new RubricateError("BAD_INPUT", `policy.extra_bodies has ${spec.extra_bodies.length} entries for k=${k} rollouts; give one per rollout`);
   }
-  const provider = providerFor(baseUrl, spec.timeout_ms);
+  // Tool calls a policy without a tool parser writes in its text run too (OpenRLHF's server executor);
+  // per request, so the written turns it remembers go with this group.
+  const provider = readingWrittenToolCalls(providerFor(baseUrl, spec.timeout_ms));
   const base = basePolicy({ ...spec, base_url: baseUrl }, provider);
   return Promise.all(
     Array.from({ length: k }, (_, i) => {

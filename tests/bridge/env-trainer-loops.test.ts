@@ -89,18 +89,19 @@ async function startEnvWorld(name: string): Promise<World> {
   };
 }
 
-async function drive(scenario: string, name: string, url: string, extra: Record<string, string> = {}): Promise<any> {
-  const run = await promisify(execFile)(PYTHON, ["tests/bridge/drive_trainer_loops.py", scenario], {
+async function drive(scenario: string, name: string, url: string, extra: Record<string, string> = {}, script = "tests/bridge/drive_trainer_loops.py"): Promise<any> {
+  const run = await promisify(execFile)(PYTHON, [script, scenario], {
     encoding: "utf8",
     timeout: 240_000,
     maxBuffer: 16 * 1024 * 1024,
     env: { PATH: process.env.PATH, RUBRICATE_ENV_URL: url, ENV_NAME: name, RUBRICATE_ENV_RETRIES: "1", ...extra },
   }).catch((e: { stdout: string; stderr: string }) => ({ stdout: e.stdout, stderr: e.stderr, failed: true }));
-  if ("failed" in run) throw new Error(`drive_trainer_loops.py ${scenario} failed:\n${run.stderr}`);
+  if ("failed" in run) throw new Error(`${script} ${scenario} failed:\n${run.stderr}`);
   expect(run.stderr).not.toMatch(/Traceback/);
   return JSON.parse(run.stdout.trim().split("\n").at(-1)!);
 }
 
+const V1 = "tests/bridge/drive_verifiers_v1.py";
 const KEYS = (env: Environment) => ["rubricate_error", "rubricate_unfinished", ...env.rubric.criteria.map((c) => `rubricate/${c.id}`)].sort();
 
 function suite(name: string) {
@@ -156,6 +157,42 @@ function suite(name: string) {
     expect(out.open_after).toBe(0);
   }, 300_000);
 
+  it("verifiers v1 through prime-rl (stand-ins of its orchestrator and env server and of v1's episode, interaction, null harness and MCP tool servers; examples/trainers/prime-rl.rubricate.toml loaded as prime-rl loads it) gives eval's rewards, 64 at once too, and closes every session", async () => {
+    const url = await w.serve();
+    const out = await drive("play", name, url, {}, V1);
+    for (const t of Object.keys(TRAJECTORIES[name])) expect(out.v1[t], `v1 ${t}`).toBe(w.evalRewards[t]);
+    // prime-rl trains every trace, on the same reward.
+    expect(out.v1_trained).toEqual(Object.keys(TRAJECTORIES[name]).map((t) => [w.evalRewards[t]]));
+    for (const [i, t] of (out.tasks_64 as string[]).entries()) expect(out.v1_64[i]).toBe(w.evalRewards[t]);
+    expect(out.v1_metrics).toEqual(w.env.rubric.criteria.map((c) => `rubricate/${c.id}`).sort());
+    // The model sees the environment's tools under their own names.
+    expect(out.advertised_tools).toEqual(openingOf(w.env, w.env.tasks[0]).tools.map((t) => t.name).sort());
+    expect(out.v1_rows).toBe(w.env.tasks.length);
+    expect(out.open_after).toBe(0);
+  }, 300_000);
+
+  it("verifiers v1: a run its max_turns cuts is scored as it stands; a finish without a reward, an expired session or a full server (429) fails the episode, so prime-rl trains none of it, and a new episode recovers", async () => {
+    const url = await w.serve(4);
+    const cut = await drive("cut", name, url, {}, V1);
+    expect(cut.v1_cut.ok).toBe(true);
+    expect(cut.v1_cut.traces[0].rewards.rubricate).toBe(cut.direct_cut);
+    // A finish without a reward (the judge failed) fails the episode: nothing recorded, nothing trained.
+    expect(cut.v1_no_reward).toMatchObject({ ok: false, errors: ["RuntimeError"], trained: [] });
+    expect(cut.v1_no_reward.traces[0].rewards).toEqual({});
+    expect(cut.open_after).toBe(0);
+    const expired = await drive("fail", name, url, { FAIL: "expire" }, V1);
+    expect(expired.expired).toBeGreaterThan(0);
+    expect(expired.v1_failed).toMatchObject({ ok: false, trained: [] });
+    expect(expired.v1_failed.traces[0].rewards).toEqual({});
+    expect(expired.v1_recovered.ok).toBe(true);
+    expect(expired.open_after).toBe(0);
+    const limited = await drive("limit", name, url, {}, V1);
+    expect(limited.cap_status).toBe(429);
+    expect(limited.v1_limited).toMatchObject({ ok: false, errors: ["RubricateEnvError"], trained: [], traces: [] });
+    expect(limited.v1_recovered.ok).toBe(true);
+    expect(limited.open_after).toBe(0);
+  }, 300_000);
+
   it("episodes the trainer cuts (OpenRLHF's token budget, verl's max_assistant_turns) keep the log keys and close their sessions", async () => {
     const url = await w.serve();
     const out = await drive("cut", name, url);
@@ -202,6 +239,21 @@ function suite(name: string) {
       expect(out.openrlhf_failed.extra_logs.rubricate_error).toBe(1);
       expect(out.openrlhf_keys_match).toBe(true);
       expect(out.verl_failed).toEqual({ score: 0, rubricate_error: 1 });
+      expect((await live.exited).signal).toBe("SIGKILL");
+    } finally {
+      live.child.kill("SIGKILL");
+    }
+  }, 300_000);
+
+  it("verifiers v1: serve --env SIGKILLed mid-episode fails the episode (nothing raises into prime-rl, nothing trained)", async () => {
+    const dir = tempDir("rubricate-trainer-loops-v1-");
+    const judgeFile = join(dir, "judge.yaml");
+    writeFileSync(judgeFile, `provider: openai-compatible\nmodel: ${JUDGE_MODEL}\nbase_url: ${w.world.url}\nmax_retries: 1\n`);
+    const live = await startServe(["--env", `examples/${name}/env.yaml`, "--judge", judgeFile, "--no-cache", "--port", "0"]);
+    try {
+      const out = await drive("fail", name, live.url, { FAIL: "kill", SERVE_PID: String(live.child.pid) }, V1);
+      expect(out.v1_failed).toMatchObject({ ok: false, trained: [] });
+      expect(out.v1_failed.traces[0].errors.length).toBeGreaterThan(0);
       expect((await live.exited).signal).toBe("SIGKILL");
     } finally {
       live.child.kill("SIGKILL");
