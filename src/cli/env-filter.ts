@@ -16,7 +16,7 @@ import { RubricateError } from "../errors.js";
 import { chooseJudge, createJudge } from "../judge/create.js";
 import type { ErrorPolicy } from "../score/aggregate.js";
 import { decide, filterReportText, parseBand, passRates, type Band, type FilterResult } from "../corpus/filter.js";
-import { appendTasks, envTarget, readTaskLines, rewriteTasks } from "../corpus/tasks-file.js";
+import { appendTasks, envTarget, readTaskLines, removedTasksFile, rewriteTasks } from "../corpus/tasks-file.js";
 import { textOut, writeJsonResult } from "./io.js";
 import { cacheOption, concurrencyOption, errorsOption, jsonOption, judgeOption, noCacheOption } from "./options.js";
 import { cachePathOf, errorPolicyOf, EXIT, interruptSignal, positiveInt, warnIfBatchJudge } from "./run.js";
@@ -121,7 +121,7 @@ async function runFilter(envArg: string, flags: FilterFlags): Promise<number> {
     return { ...raw, id: raw.id ?? id, meta: { ...((raw.meta as Record<string, unknown>) ?? {}), pass_rate: r.rate, filter } };
   };
   const updated = lines.map((l) => ({ line: meta(l.raw, l.id), kept: rates.get(l.id)?.kept ?? true }));
-  const removedFile = target.tasksFile.replace(/(\.jsonl)?$/, ".removed.jsonl");
+  const removedFile = removedTasksFile(target.tasksFile);
   // The removed tasks are saved before the tasks file loses them.
   appendTasks(removedFile, updated.filter((u) => !u.kept).map((u) => u.line));
   rewriteTasks(target.tasksFile, updated.filter((u) => u.kept).map((u) => u.line));

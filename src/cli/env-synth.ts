@@ -12,7 +12,7 @@ import { RubricateError } from "../errors.js";
 import { chooseJudge, createJudge } from "../judge/create.js";
 import { loadChunks } from "../corpus/load-chunks.js";
 import { synthesizeTasks, type RejectReason, type SynthResult } from "../corpus/synth.js";
-import { appendTasks, envTarget, readTaskLines, taskQuestion } from "../corpus/tasks-file.js";
+import { appendTasks, envTarget, readTaskLines, removedTasksFile, taskQuestion } from "../corpus/tasks-file.js";
 import { textOut, writeJsonResult } from "./io.js";
 import { cacheOption, concurrencyOption, jsonOption, judgeOption, noCacheOption } from "./options.js";
 import { cachePathOf, EXIT, interruptSignal, positiveInt, warnIfBatchJudge } from "./run.js";
@@ -59,7 +59,8 @@ export function registerSynth(env: Command): void {
 async function runSynth(envArg: string, flags: SynthFlags): Promise<number> {
   const target = envTarget(envArg);
   const chunks = loadChunks(flags.docs);
-  const lines = readTaskLines(target.tasksFile);
+  // Tasks `env filter` removed count as existing too: a rerun must not draft them back in.
+  const lines = [...readTaskLines(target.tasksFile), ...readTaskLines(removedTasksFile(target.tasksFile))];
   const judgeRef = chooseJudge(flags.judge, target.rubric);
   if (!judgeRef) throw new RubricateError("BAD_INPUT", "env synth checks every task with a judge: pass --judge, or give the environment's rubric a `judge:`");
   const engine = createEngine({ cache: openCache({ path: cachePathOf(flags.cache) }), limits: { maxConcurrency: 8, maxRetries: 5, timeoutMs: 120_000 } });

@@ -84,6 +84,9 @@ export function taskQuestion(raw: Record<string, unknown>): string | undefined {
   return typeof inputs.question === "string" ? inputs.question : undefined;
 }
 
+/** Where `env filter` keeps the tasks it removed: `<tasks>.removed.jsonl` beside the tasks file. */
+export const removedTasksFile = (tasksFile: string): string => tasksFile.replace(/(\.jsonl)?$/, ".removed.jsonl");
+
 /** Appends tasks as JSONL lines (a missing final newline of the file is added first). */
 export function appendTasks(path: string, tasks: readonly unknown[]): void {
   if (tasks.length === 0) return;
