@@ -149,4 +149,15 @@ describe("docs/doc-environments.md", () => {
     expect(readFileSync(join(scratch, "handbook-env", "tasks.jsonl"), "utf8")).toBe(tasks);
     expect(existsSync(join(scratch, ".rubricate", "synth", "handbook-answer.rejected.jsonl"))).toBe(true);
   }, 240_000);
+
+  it("a band no task reaches leaves the tasks file as it was (exit 1); a band that is not one is a usage error", async () => {
+    const tasks = readFileSync(join(scratch, "handbook-env", "tasks.jsonl"), "utf8");
+    const none = await run("npx rubricate env filter handbook-env --model openai:gpt-4.1-mini -k 8 --keep 0.6..0.7");
+    expect(none.code).toBe(1);
+    expect(none.output).toMatch(/no task's pass rate lies in 0\.6\.\.0\.7: \S*tasks\.jsonl is left as it was/);
+    expect(readFileSync(join(scratch, "handbook-env", "tasks.jsonl"), "utf8")).toBe(tasks);
+    const bad = await run("npx rubricate env filter handbook-env --model openai:gpt-4.1-mini --keep 0.9..0.1");
+    expect(bad.code).toBe(2);
+    expect(bad.output).toMatch(/--keep "0\.9\.\.0\.1": expected min\.\.max/);
+  }, 240_000);
 });
