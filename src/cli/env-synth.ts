@@ -105,6 +105,7 @@ const REASONS: Record<RejectReason, string> = {
   lint: "criteria with lint issues",
   duplicate: "near-duplicate of a kept or existing task",
   unsupported: "answer not in the cited passages",
+  "weak-criteria": "criteria fail the reference answer or pass an echo of the question",
   "closed-book": "answered without the documents",
 };
 

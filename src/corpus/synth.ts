@@ -4,7 +4,8 @@
  * answer reads as YAML of the right shape (else it is sent back, then counted as an error), its
  * cited passages are among those shown, its criteria pass the linter (`draft`'s own check), it is
  * no near-duplicate of a kept or existing task (distill's MinHash index), a judge finds the answer
- * in the cited passages, and (optionally) a model without the passages does not already give it.
+ * in the cited passages, its criteria pass the reference answer and fail a response that only
+ * echoes the question, and (optionally) a model without the passages does not already give it.
  * Every call goes through the engine: a rerun replays the same drafts from the cache and pays nothing.
  */
 import { createHash } from "node:crypto";
@@ -22,12 +23,12 @@ import type { ChatMessage } from "../providers/types.js";
 import type { Criterion } from "../rubric/schema.js";
 import { seededRandom } from "../stats/rng.js";
 import { addUsage, emptyUsage, type Usage } from "../types.js";
-import { matchesReference, supportedBy, type CheckAnswer } from "./synth-checks.js";
+import { criteriaDiscriminate, matchesReference, supportedBy, type CheckAnswer } from "./synth-checks.js";
 import { CLOSED_BOOK_SYSTEM_PROMPT, SYNTH_SYSTEM_PROMPT, synthRepairPrompt, synthUserPrompt } from "./synth-prompt.js";
 import type { Chunk } from "./types.js";
 
 /** Why a drafted task was not kept. */
-export type RejectReason = "bad-chunk-id" | "lint" | "duplicate" | "unsupported" | "closed-book";
+export type RejectReason = "bad-chunk-id" | "lint" | "duplicate" | "unsupported" | "weak-criteria" | "closed-book";
 
 /** Where a kept task came from: written into its `meta.synth`. */
 export interface SynthProvenance {
@@ -284,6 +285,9 @@ async function judgeOne(
   const support = counted(await supportedBy(d.draft, cited, options.judge, options.signal), usage);
   if ("error" in support) return { error: { request: d.request, chunks: ids(d.group), code: "JUDGE", message: `support check: ${support.error}` } };
   if (!support.pass) return { rejection: rejection(d.request, "unsupported", `the judge did not find the answer in ${d.draft.chunks.join(", ")}${support.reasoning ? `: ${support.reasoning}` : ""}`, d.draft) };
+  const weak = counted(await criteriaDiscriminate(d.draft, d.criteria, options.judge, options.signal), usage);
+  if ("error" in weak) return { error: { request: d.request, chunks: ids(d.group), code: "JUDGE", message: `criteria check: ${weak.error}` } };
+  if (!weak.pass) return { rejection: rejection(d.request, "weak-criteria", weak.reasoning ?? "", d.draft) };
   let closedBook: string | undefined;
   if (options.closedBook) {
     const probe = options.closedBook;

@@ -18,6 +18,8 @@ const DOCS: Record<string, string> = {
   "bad-id.md": "Badges are renewed every two years at the front desk.",
   "garbage.md": "Parking spaces are assigned by seniority.",
   "repaired.md": "The fleet API allows 600 requests per minute per API key.",
+  "echo-passes.md": "All visitors sign in at the reception desk on the ground floor.",
+  "reference-fails.md": "The cafeteria opens at 8 o'clock.",
 };
 const CHUNKS: Chunk[] = Object.entries(DOCS).map(([doc, text]) => ({ id: `${doc}#0`, doc, title: doc.replace(/\.md$/, ""), text }));
 
@@ -46,6 +48,11 @@ function drafter(messages: WireMessage[]): string {
       return task("When are expense reports due?", "on the fifth working day of the month", [id], "  - id: explains-deadline\n    question: How well does the response explain the deadline?\n    importance: essential\n");
     case "bad-id.md":
       return task("How often are badges renewed?", "every two years", ["badges.md#7"]);
+    case "echo-passes.md":
+      // A criterion any response about the topic meets: it would reward an echo of the question.
+      return task("Where do visitors sign in?", "visitors sign in at the reception desk on the ground floor", [id], "  - id: mentions-visitors\n    question: Does the response mention visitors?\n    importance: essential\n");
+    case "reference-fails.md":
+      return task("When does the cafeteria open?", "at 8 o'clock", [id], "  - id: cites-page\n    question: Does the response cite the page number of the handbook?\n    importance: essential\n");
     case "garbage.md":
       return "Sure! Here is a task: parking is by seniority.";
     case "repaired.md":
@@ -63,8 +70,10 @@ beforeAll(async () => {
   server = await startWorld({ drafter, closed }, (q, view) => {
     const f = sampleFields(view.sample);
     if (q.id === "passages-state-answer") return f.passages.includes(f.answer);
-    if (q.id === "response-gives-reference-answer") return f.response.includes(f.answer);
-    return false;
+    if (q.id === "mentions-visitors") return f.response.toLowerCase().includes("visitors");
+    if (q.id.startsWith("cites-page")) return false;
+    // The closed-book check and the tasks' own "does the response say …" criteria.
+    return f.response.includes(f.answer);
   });
 });
 afterAll(() => server.close());
@@ -96,7 +105,18 @@ describe("synthesizeTasks", () => {
     expect(result.requests).toBe(CHUNKS.length);
     expect(result.kept.map((t) => t.inputs.source).sort()).toEqual(["laptop.md", "meals.md", "repaired.md", "vacation.md"]);
     const reasons = Object.fromEntries(result.rejected.map((r) => [r.chunks[0].replace(/#\d+$/, ""), r.reason]));
-    expect(reasons).toEqual({ "unsupported.md": "unsupported", "closed-book.md": "closed-book", "duplicate.md": "duplicate", "lint.md": "lint", "badges.md": "bad-chunk-id" });
+    expect(reasons).toEqual({
+      "unsupported.md": "unsupported",
+      "closed-book.md": "closed-book",
+      "duplicate.md": "duplicate",
+      "lint.md": "lint",
+      "badges.md": "bad-chunk-id",
+      "echo-passes.md": "weak-criteria",
+      "reference-fails.md": "weak-criteria",
+    });
+    const weak = (doc: string) => result.rejected.find((r) => r.chunks[0] === `${doc}#0`)!.detail;
+    expect(weak("echo-passes.md")).toBe("a response that only echoes the question meets mentions-visitors");
+    expect(weak("reference-fails.md")).toBe("the reference answer fails essential criteria cites-page");
     expect(result.rejected.find((r) => r.reason === "lint")!.detail).toMatch(/explains-deadline/);
     expect(result.rejected.find((r) => r.reason === "bad-chunk-id")!.detail).toBe('"badges.md#7" names no passage');
     expect(result.rejected.find((r) => r.reason === "closed-book")!.detail).toMatch(/Paris/);
