@@ -83,6 +83,7 @@ async function runSynth(envArg: string, flags: SynthFlags): Promise<number> {
       existing: { ids: lines.map((l) => l.id), questions: lines.flatMap((l) => taskQuestion(l.raw) ?? []) },
       concurrency: flags.concurrency,
       signal: interrupt.signal,
+      onKept: (tasks) => appendTasks(target.tasksFile, tasks),
       onRequest: ({ done, kept }) => flags.quiet || process.stderr.write(`rubricate: ${done} request(s), ${kept} kept\n`),
     });
     stats = engine.stats().usage;
@@ -90,7 +91,6 @@ async function runSynth(envArg: string, flags: SynthFlags): Promise<number> {
     interrupt.dispose();
     await engine.close();
   }
-  appendTasks(target.tasksFile, result.kept);
   const rejectedPath = flags.rejected ?? join(".rubricate", "synth", `${target.rubric.id}.rejected.jsonl`);
   mkdirSync(dirname(rejectedPath), { recursive: true });
   writeFileSync(rejectedPath, [...result.rejected, ...result.errors.map((e) => ({ ...e, reason: "error" }))].map((r) => `${JSON.stringify(r)}\n`).join(""));

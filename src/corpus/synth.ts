@@ -99,7 +99,9 @@ export interface SynthOptions {
   /** Requests in flight at once (default 8); the model's scheduler still limits its calls. */
   concurrency?: number;
   signal?: AbortSignal;
-  /** Called after each request is settled, in request order. */
+  /** Called after each wave of requests with the tasks it kept (save them now: a stop later loses nothing). */
+  onKept?: (tasks: SynthTask[]) => void;
+  /** Called after each wave of requests is settled. */
   onRequest?: (progress: { done: number; kept: number }) => void;
 }
 
@@ -158,14 +160,17 @@ export async function synthesizeTasks(chunks: readonly Chunk[], options: SynthOp
       else toJudge.push(d);
     }
     const judged = await Promise.all(toJudge.map((d) => judgeOne(d, byId, options, seed, result.usage)));
+    const kept: SynthTask[] = [];
     for (const outcome of judged) {
       if ("error" in outcome) result.errors.push(outcome.error);
       else if ("rejection" in outcome) result.rejected.push(outcome.rejection);
-      else if (result.kept.length < options.count) {
-        result.kept.push(outcome.task);
+      else if (result.kept.length + kept.length < options.count) {
+        kept.push(outcome.task);
         existingIds.add(outcome.task.id);
       }
     }
+    result.kept.push(...kept);
+    if (kept.length > 0) options.onKept?.(kept);
     result.requests = start + groups.length;
     options.onRequest?.({ done: result.requests, kept: result.kept.length });
   }

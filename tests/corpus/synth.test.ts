@@ -82,8 +82,10 @@ afterAll(() => server.close());
 async function run(options: { cache?: string; count?: number; closedBook?: boolean; existing?: SynthResult["kept"]; reserved?: string[] } = {}) {
   const { engine, judge, policies } = connect(server.url, ["drafter", "closed"], { cache: options.cache });
   const before = server.stats.requests;
+  const handed: SynthResult["kept"][] = [];
   try {
     const result = await synthesizeTasks(CHUNKS, {
+      onKept: (tasks) => handed.push(tasks),
       engine,
       judge,
       drafter: policies[0],
@@ -93,7 +95,7 @@ async function run(options: { cache?: string; count?: number; closedBook?: boole
       existing: options.existing ? { ids: options.existing.map((t) => t.id), questions: options.existing.map((t) => t.inputs.question) } : undefined,
       concurrency: 3,
     });
-    return { result, requests: server.stats.requests - before };
+    return { result, handed, requests: server.stats.requests - before };
   } finally {
     await engine.close();
   }
@@ -152,9 +154,10 @@ describe("synthesizeTasks", () => {
     expect(result.kept.find((t) => t.inputs.source === "closed-book.md")!.meta.synth.closedBook).toBeUndefined();
   });
 
-  it("stops once it has kept the count asked for", async () => {
-    const { result } = await run({ count: 1, closedBook: false });
+  it("stops once it has kept the count asked for, handing over each wave's kept tasks as it goes", async () => {
+    const { result, handed } = await run({ count: 1, closedBook: false });
     expect(result.kept).toHaveLength(1);
+    expect(handed).toEqual([result.kept]);
     expect(result.requests).toBeLessThan(CHUNKS.length);
   });
 });
