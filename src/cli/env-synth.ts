@@ -4,7 +4,7 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
-import type { Command } from "commander";
+import { InvalidArgumentError, type Command } from "commander";
 import { openCache } from "../engine/cache/index.js";
 import { createEngine } from "../engine/engine.js";
 import { createPolicy } from "../env/policy.js";
@@ -25,11 +25,18 @@ interface SynthFlags {
   judge?: string;
   closedBookProbe?: string | boolean;
   seed: number;
+  dedupThreshold?: number;
   rejected?: string;
   json?: string;
   cache: string | boolean;
   concurrency?: number;
   quiet?: boolean;
+}
+
+function similarity(value: string): number {
+  const n = Number(value);
+  if (!(n > 0 && n < 1)) throw new InvalidArgumentError(`expected a number between 0 and 1 (exclusive), got "${value}"`);
+  return n;
 }
 
 /** Adds `synth` under `rubricate env`. */
@@ -44,6 +51,7 @@ export function registerSynth(env: Command): void {
     .option("--max-requests <n>", "drafting requests at most (default 2 × --tasks)", positiveInt)
     .addOption(judgeOption("judge of the support and closed-book checks (default: the environment rubric's `judge`)"))
     .option("--closed-book-probe [model]", "ask the question without the documents (this model, default --model) and reject tasks it already answers")
+    .option("--dedup-threshold <x>", "Jaccard similarity (character 5-grams, MinHash) from which two questions are duplicates (default 0.8; lower catches rewordings)", similarity)
     .option("--seed <n>", "which passages are drafted from (same seed and documents, same requests)", positiveInt, 1)
     .option("--rejected <file>", "rejected tasks and errors, one JSON line each, with the reason (default .rubricate/synth/<env>.rejected.jsonl)")
     .addOption(jsonOption("the whole result (kept, rejected, errors, usage)"))
@@ -79,6 +87,7 @@ async function runSynth(envArg: string, flags: SynthFlags): Promise<number> {
       count: flags.tasks,
       maxRequests: flags.maxRequests,
       seed: flags.seed,
+      dedupThreshold: flags.dedupThreshold,
       reservedCriterionIds: target.rubric.criteria.map((c) => c.id),
       existing: { ids: lines.map((l) => l.id), questions: lines.flatMap((l) => taskQuestion(l.raw) ?? []) },
       concurrency: flags.concurrency,

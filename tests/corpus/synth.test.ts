@@ -148,6 +148,13 @@ describe("synthesizeTasks", () => {
     expect(second.result.errors).toEqual(first.result.errors);
   });
 
+  it("counts a near-duplicate of a task already in the environment (case and punctuation apart) as a duplicate", async () => {
+    const near = { id: "hand-written", inputs: { question: "HOW MANY days of paid vacation does a full-time  employee get per year", source: "x" } } as SynthResult["kept"][number];
+    const { result } = await run({ existing: [near], closedBook: false });
+    expect(result.rejected.filter((r) => r.reason === "duplicate").map((r) => r.chunks[0]).sort()).toEqual(["duplicate.md#0", "vacation.md#0"]);
+    expect(result.kept.map((t) => t.inputs.source)).not.toContain("vacation.md");
+  });
+
   it("without the closed-book probe, a task a model knows without the documents is kept", async () => {
     const { result } = await run({ closedBook: false });
     expect(result.kept.map((t) => t.inputs.source)).toContain("closed-book.md");
