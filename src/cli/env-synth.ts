@@ -47,7 +47,7 @@ export function registerSynth(env: Command): void {
     .argument("<env>", "the environment package folder or env.yaml (its `dataset:` names the tasks file written to)")
     .requiredOption("--docs <folder>", "the documents (.md and .txt)")
     .requiredOption("-m, --model <model>", "the drafting model: provider:model or a policy config file")
-    .option("-n, --tasks <n>", "tasks to keep", positiveInt, 20)
+    .option("-n, --tasks <n>", "tasks to keep, counting those an earlier run of the same command kept (so a rerun is free)", positiveInt, 20)
     .option("--max-requests <n>", "drafting requests at most (default 2 × --tasks)", positiveInt)
     .addOption(judgeOption("judge of the support and closed-book checks (default: the environment rubric's `judge`)"))
     .option("--closed-book-probe [model]", "ask the question without the documents (this model, default --model) and reject tasks it already answers")

@@ -80,7 +80,7 @@ export interface SynthOptions {
   drafter: Policy;
   /** Answers the support check and the closed-book comparison. */
   judge: Judge;
-  /** Tasks to keep. */
+  /** Tasks to keep, counting those of this plan already in the environment (`existing`). */
   count: number;
   /** Drafting requests at most (default 2 × count): rejections use some. */
   maxRequests?: number;
@@ -146,7 +146,9 @@ export async function synthesizeTasks(chunks: readonly Chunk[], options: SynthOp
   engineScheduler(options.engine, options.drafter);
   if (options.closedBook) engineScheduler(options.engine, options.closedBook);
 
-  for (let start = 0; start < plan.length && result.kept.length < options.count; start += wave) {
+  // Tasks an earlier run of the same plan kept count toward the target: the same command run again is free.
+  const reached = () => result.kept.length + result.existing >= options.count;
+  for (let start = 0; start < plan.length && !reached(); start += wave) {
     if (options.signal?.aborted) throw new RubricateError("ABORTED", "aborted");
     const groups = plan.slice(start, start + wave).map((group, i) => ({ request: start + i, group }));
     const drafted = await Promise.all(groups.map(({ request, group }) => draftOne(request, group, byId, options, seed, result.usage)));
@@ -156,6 +158,7 @@ export async function synthesizeTasks(chunks: readonly Chunk[], options: SynthOp
       if ("error" in d) result.errors.push(d.error);
       else if ("rejection" in d) result.rejected.push(d.rejection);
       else if (existingIds.has(d.id)) result.existing++;
+      else if (reached()) continue;
       else if (dedup.check(d.draft.question)) result.rejected.push(rejection(d.request, "duplicate", "a kept or existing task asks nearly the same question", d.draft));
       else toJudge.push(d);
     }
@@ -164,7 +167,7 @@ export async function synthesizeTasks(chunks: readonly Chunk[], options: SynthOp
     for (const outcome of judged) {
       if ("error" in outcome) result.errors.push(outcome.error);
       else if ("rejection" in outcome) result.rejected.push(outcome.rejection);
-      else if (result.kept.length + kept.length < options.count) {
+      else if (result.kept.length + kept.length + result.existing < options.count) {
         kept.push(outcome.task);
         existingIds.add(outcome.task.id);
       }

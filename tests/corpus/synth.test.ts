@@ -146,6 +146,15 @@ describe("synthesizeTasks", () => {
     expect(second.result.rejected).toEqual(first.result.rejected);
     // The unreadable answer stays an error (never dropped), replayed from the cache too.
     expect(second.result.errors).toEqual(first.result.errors);
+
+    // A run that stopped at its target, run again, finds its target met and drafts nothing new.
+    const small = join(tempDir("rubricate-synth-"), "cache.db");
+    const once = await run({ cache: small, count: 2, closedBook: false });
+    expect(once.result.kept).toHaveLength(2);
+    expect(once.result.requests).toBeLessThan(CHUNKS.length);
+    const again = await run({ cache: small, count: 2, closedBook: false, existing: once.result.kept });
+    expect(again.requests).toBe(0);
+    expect(again.result).toMatchObject({ kept: [], existing: 2 });
   });
 
   it("counts a near-duplicate of a task already in the environment (case and punctuation apart) as a duplicate", async () => {
