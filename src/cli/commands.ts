@@ -66,7 +66,7 @@ export const COMMANDS: Record<string, CommandEntry> = {
   },
   env: {
     term: "env",
-    description: "Environment packages: scaffold one, check one before publishing",
+    description: "Environment packages: scaffold one, check one before publishing, draft tasks from documents (synth), keep the tasks of useful difficulty (filter)",
     load: () => import("./commands/env.js"),
   },
   distill: {

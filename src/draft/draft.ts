@@ -47,7 +47,8 @@ export interface DraftResult {
 export const BLOCKING_RULES: ReadonlySet<LintRule> = new Set(["not-yes-no", "multiple-asks", "vague-word", "double-negative", "pitfall-polarity", "reward-polarity", "near-duplicate", "conditional-question"]);
 
 const AnswerSchema = z.union([z.boolean(), z.object({ answer: z.boolean(), reason: z.string().optional() })]);
-const DraftCriterionSchema = z.object({
+/** One drafted criterion as the model writes it (importance, not points). */
+export const DraftCriterionSchema = z.object({
   id: IdSchema,
   question: z.string().min(1),
   importance: z.enum(Object.keys(IMPORTANCE_POINTS) as [Importance, ...Importance[]]),

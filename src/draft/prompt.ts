@@ -32,6 +32,20 @@ export interface DraftInput {
 export const IMPORTANCE_POINTS = { essential: 5, important: 3, optional: 1, pitfall: -3, "severe-pitfall": -5, condition: 0 } as const;
 export type Importance = keyof typeof IMPORTANCE_POINTS;
 
+/** What each importance label means (shared by `draft` and `env synth`). */
+export const IMPORTANCE_GUIDE = `Importance: essential = a response failing it is wrong or unsafe; important = a clear expert expectation; optional = nice to have; pitfall = a mistake an expert would mark down; severe-pitfall = a mistake that makes the response harmful or misleading; condition = a 0-point question about the inputs (for example "Does the prompt describe a symptom that needs emergency care?") that other criteria name in "when", so they are asked only when it holds.`;
+
+/** The linter's rules in words, numbered 1–8 (shared by `draft` and `env synth`). */
+export const QUESTION_RULES = `Rules for every question:
+1. It is a yes/no question that starts with an auxiliary verb (Does, Is, Are, Did, Has, Can). Never "How well", "To what extent", "Rate", "Evaluate", or a scale.
+2. It asks one thing. Do not join two asks with "and" or "or", and do not list several required items; write one criterion per item.
+3. It names the standard: no "appropriate", "good", "relevant", "adequate", "reasonable", "properly", "sufficient", "clear", "helpful" unless the question says what counts (for example "such as X or Y").
+4. No double negatives ("not fail to", "not without").
+5. A pitfall asks about the mistake itself, so that "yes" means the mistake happened: "Does the response state a dose without…?", never "Does the response avoid…?" or "Is it free of…?".
+6. Positive criteria are phrased so that "yes" is the good behaviour.
+7. No two questions ask nearly the same thing.
+8. Questions refer to the inputs by name in words ("the prompt", "the reference answer"); never use {{ }} templates.`;
+
 /** The system prompt: format and rules. */
 export const DRAFT_SYSTEM_PROMPT = `You turn an expert's material into a grading rubric of binary (yes/no) questions that an LLM judge will answer about one response.
 
@@ -49,17 +63,9 @@ criteria:
       G1: { answer: true, reason: "why, in a few words" }
       B1: { answer: false, reason: "why" }
 
-Importance: essential = a response failing it is wrong or unsafe; important = a clear expert expectation; optional = nice to have; pitfall = a mistake an expert would mark down; severe-pitfall = a mistake that makes the response harmful or misleading; condition = a 0-point question about the inputs (for example "Does the prompt describe a symptom that needs emergency care?") that other criteria name in "when", so they are asked only when it holds.
+${IMPORTANCE_GUIDE}
 
-Rules for every question:
-1. It is a yes/no question that starts with an auxiliary verb (Does, Is, Are, Did, Has, Can). Never "How well", "To what extent", "Rate", "Evaluate", or a scale.
-2. It asks one thing. Do not join two asks with "and" or "or", and do not list several required items; write one criterion per item.
-3. It names the standard: no "appropriate", "good", "relevant", "adequate", "reasonable", "properly", "sufficient", "clear", "helpful" unless the question says what counts (for example "such as X or Y").
-4. No double negatives ("not fail to", "not without").
-5. A pitfall asks about the mistake itself, so that "yes" means the mistake happened: "Does the response state a dose without…?", never "Does the response avoid…?" or "Is it free of…?".
-6. Positive criteria are phrased so that "yes" is the good behaviour.
-7. No two questions ask nearly the same thing.
-8. Questions refer to the inputs by name in words ("the prompt", "the reference answer"); never use {{ }} templates.
+${QUESTION_RULES}
 9. Give 4 to 12 criteria: the essentials first, then important, optional, and pitfalls last.
 Fill "answers" for every labelled response (G1, G2… are good, B1, B2… are bad), judging each question on its own.`;
 

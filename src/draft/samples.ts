@@ -51,9 +51,19 @@ export async function draftSampleCriteria(
 ): Promise<SampleDraft> {
   const input = sampleDraftInput(row, options.fields, { inputs: ["prompt", "response"], ...options.base });
   const draft = await draftRubric(input, options);
-  const taken = new Set(options.reservedIds ?? []);
+  const criteria = uniqueCriterionIds(draft.rubric.criteria, options.reservedIds ?? []);
+  return { criteria, draft };
+}
+
+/**
+ * Criteria renamed where an id is already taken (`id-2`, `id-3`, …), their `when` references
+ * following the renames: a task's criteria are merged with the rubric's, and ids must not clash.
+ * @example uniqueCriterionIds(drafted, rubric.criteria.map((c) => c.id))
+ */
+export function uniqueCriterionIds(drafted: readonly Criterion[], reservedIds: Iterable<string>): Criterion[] {
+  const taken = new Set(reservedIds);
   const renamed = new Map<string, string>();
-  const criteria = draft.rubric.criteria.map((c) => {
+  const criteria = drafted.map((c) => {
     let id = c.id;
     for (let n = 2; taken.has(id); n++) id = `${c.id}-${n}`;
     taken.add(id);
@@ -61,5 +71,5 @@ export async function draftSampleCriteria(
     return { ...c, id };
   });
   for (const c of criteria) if (c.when !== undefined && renamed.has(c.when)) c.when = renamed.get(c.when);
-  return { criteria, draft };
+  return criteria;
 }

@@ -112,7 +112,7 @@ const knownKeys = keysByName(EnvironmentSchema, {
 });
 
 /** The keys of a flat task line that are not inputs. */
-const TASK_KEYS = ["id", "answer", "criteria", "files", "setup"];
+const TASK_KEYS = ["id", "answer", "criteria", "files", "setup", "meta"];
 
 /** A dataset line: `{id?, inputs, answer?, criteria?}`, or flat (every other key is an input). */
 function normaliseTask(raw: Record<string, unknown>, index: number): Task | string {

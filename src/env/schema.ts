@@ -20,6 +20,7 @@ export const TaskSchema = z.strictObject({
   criteria: z.array(z.unknown()).optional().describe("Extra criteria for this task only (merged after the rubric's)"),
   files: z.record(z.string(), z.string()).optional().describe("Files written into this task's sandbox before it starts: path -> content"),
   setup: z.array(z.string()).optional().describe("Shell commands run in this task's sandbox before it starts ({{var}} fills from inputs)"),
+  meta: z.record(z.string(), z.unknown()).optional().describe("Where the task came from and what is known of it (`env synth` provenance, `env filter` pass rate); never shown to the policy or the judge"),
 });
 export type TaskInput = z.input<typeof TaskSchema>;
 

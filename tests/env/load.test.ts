@@ -48,6 +48,18 @@ describe("loadEnvironment", () => {
     expect(env.harness.prompt).toBe("{{prompt}}");
   });
 
+  it("reads a task's meta (provenance, pass rate) beside its inputs, never as an input", async () => {
+    const dir = tempDir("rubricate-env-");
+    const meta = { synth: { chunks: ["a.md#0"] }, pass_rate: 0.5 };
+    writeFileSync(join(dir, "tasks.jsonl"), `${JSON.stringify({ id: "s1", inputs: { prompt: "a" }, meta })}\n${JSON.stringify({ id: "s2", prompt: "b", meta })}\n`);
+    writeFileSync(join(dir, "env.yaml"), `id: with-meta\ndataset: tasks.jsonl\n${RUBRIC}`);
+    const env = await loadEnvironment(join(dir, "env.yaml"));
+    expect(env.tasks).toEqual([
+      { id: "s1", inputs: { prompt: "a" } },
+      { id: "s2", inputs: { prompt: "b" } },
+    ]);
+  });
+
   it("names file:line:col for a misspelt key, with a suggestion", async () => {
     const e = await loadError({ "env.yaml": `id: x\ndataset: [{ inputs: { prompt: hi } }]\nharness:\n  max_turn: 3\n${RUBRIC}` });
     expect(e.code).toBe("SCHEMA");

@@ -1,13 +1,15 @@
 import type { Command } from "commander";
 import { checkEnvPackage, type CheckLine } from "../../hub/check.js";
 import { initEnvPackage } from "../../hub/init.js";
+import { registerFilter } from "../env-filter.js";
+import { registerSynth } from "../env-synth.js";
 import { EXIT } from "../run.js";
 
 const mark: Record<CheckLine["status"], string> = { ok: "ok  ", warn: "warn", fail: "FAIL" };
 
-/** `rubricate env init <name>` and `rubricate env check [dir]`: make and vet an environment package. */
+/** `rubricate env init|check|synth|filter`: make, vet, fill (tasks drafted from documents) and filter (by pass rate) an environment package. */
 export function register(program: Command): void {
-  const env = program.command("env").description("Environment packages: scaffold one, check one before publishing");
+  const env = program.command("env").description("Environment packages: scaffold one, check one before publishing, draft tasks from documents (synth), keep the tasks of useful difficulty (filter)");
   env
     .command("init")
     .description("Scaffold an environment package: package.json (a `rubricate` field, rubricate as a peer), env.yaml, rubric.yaml, hooks.ts, tasks.jsonl, tests.yaml, README")
@@ -30,4 +32,6 @@ export function register(program: Command): void {
       process.stdout.write(failed ? "env check: FAILED\n" : "env check: ok\n");
       process.exitCode = failed ? EXIT.failure : EXIT.ok;
     });
+  registerSynth(env);
+  registerFilter(env);
 }

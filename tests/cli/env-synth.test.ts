@@ -1,0 +1,163 @@
+/**
+ * docs/doc-environments.md, run: its ```sh blocks (env synth → env filter → env check) against the
+ * local OpenAI wire-format server, which plays the drafting model, the closed-book probe, the policy
+ * and the judge. Then what the page promises: a rerun pays nothing, pass rates are in the records,
+ * removed tasks are kept aside.
+ */
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startOpenAIServer } from "../../src/testing/servers/openai-server.js";
+import { judgeResponder, viewRequest } from "../../src/testing/servers/judge-responder.js";
+import type { TestServer } from "../../src/testing/servers/common.js";
+import { cliEntry, ROOT, tempDir } from "../helpers/cli.js";
+import { readmeCommands } from "../helpers/readme-commands.js";
+import { sampleFields } from "../env/world.js";
+
+const PAGE = readFileSync(join(ROOT, "docs", "doc-environments.md"), "utf8");
+const commands = readmeCommands(PAGE);
+
+/** The handbook: one fact per document, and how the scripted policy fares on the task drafted from it. */
+const HANDBOOK = {
+  "vacation.md": { text: "# Vacation\n\nFull-time employees get 25 days of paid vacation per calendar year.", question: "How many vacation days do full-time employees get?", answer: "25 days of paid vacation per calendar year", policy: "always" },
+  "meals.md": { text: "# Travel\n\nThe daily meal allowance on business trips is 60 euros.", question: "What is the daily meal allowance on business trips?", answer: "60 euros", policy: "never" },
+  "laptop.md": { text: "# Security\n\nA lost laptop must be reported within 1 hour.", question: "How fast must a lost laptop be reported?", answer: "within 1 hour", policy: "half" },
+  "api.md": { text: "# API\n\nThe fleet API allows 600 requests per minute per key.", question: "How many requests per minute does the fleet API allow?", answer: "600 requests per minute", policy: "half" },
+  "kitchen.md": { text: "# Office\n\nThe kitchen is cleaned every Friday.", question: "When are the windows cleaned?", answer: "every Tuesday", policy: "always" },
+} as const;
+type Doc = keyof typeof HANDBOOK;
+
+/** What `env init --template doc-search` will scaffold (until it is merged, the test writes it). */
+function writePackage(dir: string): void {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "@acme/handbook-env", version: "1.0.0", type: "module", rubricate: "env.yaml", files: ["env.yaml", "rubric.yaml", "tasks.jsonl"], peerDependencies: { rubricate: ">=0.1.0" } }, null, 2));
+  writeFileSync(join(dir, "env.yaml"), 'id: handbook\nversion: 1\ndataset: tasks.jsonl\nharness:\n  system: You answer employees\' questions about the company handbook.\n  prompt: "{{question}}"\n  max_turns: 1\nrubric: rubric.yaml\n');
+  writeFileSync(
+    join(dir, "rubric.yaml"),
+    'id: handbook-answer\ninputs: [question, answer, response]\njudge: openai-small\nscoring: { method: points, pass_threshold: 0.7 }\ncriteria:\n  - id: correct\n    question: Does the response give the facts of the reference answer "{{answer}}" (a different number is wrong)?\n    points: 5\n',
+  );
+  writeFileSync(join(dir, "tasks.jsonl"), "");
+}
+
+let server: TestServer<unknown>;
+let scratch: string;
+const policyCalls = new Map<string, number>();
+const judge = judgeResponder((q, view) => {
+  const f = sampleFields(view.sample);
+  if (q.id === "passages-state-answer") return f.passages.includes(f.answer);
+  return f.response.includes(f.answer);
+});
+
+/** Drafting model, closed-book probe, policy or judge, told apart by their prompts. */
+function respond(body: Record<string, unknown>): string {
+  if (viewRequest(body).questions.length > 0) return judge(body) as string;
+  const messages = body.messages as { role: string; content: string }[];
+  const system = messages.find((m) => m.role === "system")?.content ?? "";
+  const user = messages.find((m) => m.role === "user")?.content ?? "";
+  if (system.startsWith("You write one training task")) {
+    const id = /^\[(\S+)\]/m.exec(user)![1];
+    const doc = HANDBOOK[id.replace(/#\d+$/, "") as Doc];
+    return `question: ${doc.question}\nanswer: ${doc.answer}\nchunks: [${id}]\ncriteria:\n  - id: states-fact\n    question: Does the response say ${doc.answer}?\n    importance: essential\n`;
+  }
+  if (system.startsWith("Answer the question in one or two sentences from what you know")) return "I do not know.";
+  const doc = Object.values(HANDBOOK).find((d) => d.question === user)!;
+  const n = policyCalls.get(user) ?? 0;
+  policyCalls.set(user, n + 1);
+  const right = doc.policy === "always" || (doc.policy === "half" && n % 2 === 0);
+  return right ? `It is ${doc.answer}.` : "I could not find that.";
+}
+
+function run(command: string): Promise<{ code: number | null; output: string }> {
+  const entry = cliEntry().map((a) => JSON.stringify(a)).join(" ");
+  const npx = `npx() { if [ "$1" = rubricate ]; then shift; node ${entry} "$@"; else command npx "$@"; fi; }`;
+  return new Promise((done) => {
+    const child = spawn("bash", ["-o", "pipefail", "-c", `${npx}\n${command}`], {
+      cwd: scratch,
+      env: { ...process.env, CI: "", OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-docs-test-0000000000", npm_config_offline: "true" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout.on("data", (d) => (output += d));
+    child.stderr.on("data", (d) => (output += d));
+    child.on("close", (code) => done({ code, output }));
+  });
+}
+
+const taskLines = (file: string) =>
+  readFileSync(join(scratch, "handbook-env", file), "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { id: string; inputs: { question: string; source: string }; meta: { pass_rate?: number | null; filter?: Record<string, unknown>; synth: { chunks: string[] } } });
+
+beforeAll(async () => {
+  server = (await startOpenAIServer({ respond })) as TestServer<unknown>;
+  scratch = tempDir("rubricate-doc-env-");
+  mkdirSync(join(scratch, "handbook"));
+  for (const [name, doc] of Object.entries(HANDBOOK)) writeFileSync(join(scratch, "handbook", name), doc.text);
+  writePackage(join(scratch, "handbook-env"));
+});
+afterAll(() => server?.close());
+
+describe("docs/doc-environments.md", () => {
+  it("runs env synth, env filter and env check, in this order", () => {
+    expect(commands.map((c) => c.text.split(" ").slice(1, 4).join(" "))).toEqual(["rubricate env synth", "rubricate env filter", "rubricate env check"]);
+  });
+
+  for (const c of commands) {
+    it(`line ${c.line}: ${c.text}`, async () => {
+      const r = await run(c.text);
+      expect(r.code, `docs/doc-environments.md line ${c.line} exited ${r.code}:\n${r.output}`).toBe(0);
+      if (c.text.includes("env synth")) {
+        expect(r.output).toMatch(/env synth: 4 task\(s\) kept/);
+        expect(r.output).toMatch(/ 1 +unsupported \(answer not in the cited passages\)/);
+        expect(r.output).toMatch(/errors: 0/);
+        expect(taskLines("tasks.jsonl").map((t) => t.inputs.source).sort()).toEqual(["api.md", "laptop.md", "meals.md", "vacation.md"]);
+      }
+      if (c.text.includes("env filter")) {
+        // Always right (rate 1) and never right (rate 0) give no signal; half right does.
+        expect(taskLines("tasks.jsonl").map((t) => [t.inputs.source, t.meta.pass_rate])).toEqual(
+          expect.arrayContaining([
+            ["laptop.md", 0.5],
+            ["api.md", 0.5],
+          ]),
+        );
+        expect(taskLines("tasks.jsonl")).toHaveLength(2);
+        expect(taskLines("tasks.removed.jsonl").map((t) => [t.inputs.source, t.meta.pass_rate]).sort()).toEqual([
+          ["meals.md", 0],
+          ["vacation.md", 1],
+        ]);
+        expect(taskLines("tasks.jsonl")[0].meta.filter).toEqual({ model: "openai:gpt-4.1-mini", rollouts: 8, passed: 4, scored: 8, errors: 0, pass_threshold: 0.7 });
+        expect(r.output).toMatch(/kept 2, removed 2 \(pass rate outside 0\.1\.\.0\.9\)/);
+        expect(r.output).toMatch(/^\[0\.5, 0\.6\) +2 #+ +2 #+/m);
+      }
+      if (c.text.includes("env check")) expect(r.output).toMatch(/env check: ok/);
+    }, 240_000);
+  }
+
+  it("a rerun of synth and filter pays for nothing and changes nothing", async () => {
+    const tasks = readFileSync(join(scratch, "handbook-env", "tasks.jsonl"), "utf8");
+    const before = server.stats.requests;
+    for (const c of commands.filter((x) => /env (synth|filter)/.test(x.text))) {
+      const r = await run(c.text);
+      expect(r.code, r.output).toBe(0);
+      expect(r.output).toMatch(/0 paid/);
+      // The tasks filter removed count as there too: synth does not draft them back in.
+      if (c.text.includes("env synth")) expect(r.output).toMatch(/env synth: 0 task\(s\) kept .*4 already there/);
+    }
+    expect(server.stats.requests).toBe(before);
+    expect(readFileSync(join(scratch, "handbook-env", "tasks.jsonl"), "utf8")).toBe(tasks);
+    expect(existsSync(join(scratch, ".rubricate", "synth", "handbook-answer.rejected.jsonl"))).toBe(true);
+  }, 240_000);
+
+  it("a band no task reaches leaves the tasks file as it was (exit 1); a band that is not one is a usage error", async () => {
+    const tasks = readFileSync(join(scratch, "handbook-env", "tasks.jsonl"), "utf8");
+    const none = await run("npx rubricate env filter handbook-env --model openai:gpt-4.1-mini -k 8 --keep 0.6..0.7");
+    expect(none.code).toBe(1);
+    expect(none.output).toMatch(/no task's pass rate lies in 0\.6\.\.0\.7: \S*tasks\.jsonl is left as it was/);
+    expect(readFileSync(join(scratch, "handbook-env", "tasks.jsonl"), "utf8")).toBe(tasks);
+    const bad = await run("npx rubricate env filter handbook-env --model openai:gpt-4.1-mini --keep 0.9..0.1");
+    expect(bad.code).toBe(2);
+    expect(bad.output).toMatch(/--keep "0\.9\.\.0\.1": expected min\.\.max/);
+  }, 240_000);
+});
