@@ -179,6 +179,27 @@ describe("hub serve app [Verdaccio]", () => {
     expect(res.headers.get("content-security-policy")).toMatch(/script-src 'nonce-/);
   });
 
+  it("draws a series' training curves with the overfitting sentence, leaving out environments the visitor may not see", async () => {
+    const level = (n: number) => tasks(20, (i) => (i / 20 < n ? 1 : 0));
+    const steps: [string, string, string, number[]][] = [
+      ["field-only-env", "1.0.0", integrity["field@1.0.0"], [0.2, 0.6, 0.95]],
+      ["@acme/times-env", "0.2.0", integrity["times@0.2.0"], [0.9, 0.6, 0.15]],
+      ["@private/secret-env", "1.0.0", integrity["private@1.0.0"], [0.5, 0.5, 0.5]],
+    ];
+    for (const [name, version, hash, levels] of steps) {
+      for (const [i, l] of levels.entries()) expect((await push(hubResult({ name, version, integrity: hash, model: "my-policy", series: "grpo-run", step: i * 50, perTask: level(l) }))).status).toBe(201);
+    }
+    const anon = (await (await get("/api/series/grpo-run?train=field-only-env")).json()) as { curves: { env: string; trend: string }[]; overfitting?: string };
+    expect(anon.curves.map((c) => [c.env, c.trend])).toEqual([["field-only-env", "rises"], ["@acme/times-env", "falls"]]);
+    expect(anon.overfitting).toContain("while @acme/times-env fell");
+    const signed = (await (await get("/api/series/grpo-run?train=field-only-env", token)).json()) as { curves: { env: string }[] };
+    expect(signed.curves.map((c) => c.env)).toContain("@private/secret-env");
+    const page = await (await get("/series/grpo-run?train=field-only-env&heldout=@acme/times-env")).text();
+    expect(page).toContain('data-testid="overfitting"');
+    expect(page).toContain("<svg");
+    expect(page).not.toContain("secret-env");
+  });
+
   it("never writes the token to the store or the log, and never shows a stack trace", async () => {
     const db = readFileSync(join(work, "hub.db"));
     const wal = (() => {
