@@ -18,7 +18,7 @@ main{max-width:1100px;margin:0 auto;padding:1rem}
 h1{font-size:1.5rem;margin:.5rem 0}h2{font-size:1.15rem;margin:1.5rem 0 .5rem;border-bottom:1px solid #ddd}
 .scroll{overflow-x:auto}table{border-collapse:collapse;min-width:100%;background:#fff}
 th,td{padding:.3rem .5rem;border-bottom:1px solid #e3e3e3;text-align:left;white-space:nowrap}td.num{text-align:right;font-variant-numeric:tabular-nums}
-code,pre{background:#eef;padding:.1rem .3rem;border-radius:3px}pre{padding:.6rem;overflow-x:auto}
+code,pre{background:#eef;padding:.1rem .3rem;border-radius:3px}code{overflow-wrap:anywhere}pre{padding:.6rem;overflow-x:auto}
 .readme{background:#fff;padding:.5rem 1rem;border:1px solid #e3e3e3;overflow-x:auto}.readme img{max-width:100%}
 .card{background:#fff;border:1px solid #e3e3e3;padding:.6rem 1rem;margin:.5rem 0}
 .warn{background:#fff3cd;border:1px solid #e0b100;padding:.6rem 1rem}
