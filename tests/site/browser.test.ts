@@ -70,7 +70,7 @@ browserNeed.describe("the hub in a browser [Verdaccio + Chromium]", () => {
   });
 
   /** Fails when the page is wider than its viewport (a table or header pushing the layout sideways). */
-  const fitsWidth = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
+  const fitsWidth = (page: Page) => page.evaluate<boolean>("document.documentElement.scrollWidth <= window.innerWidth");
 
   it("list → environment page with both models → compare; private environment only after sign-in; 1300 px and 390 px", async () => {
     const context = await browser.newContext({ viewport: { width: 1300, height: 900 } });
@@ -90,7 +90,7 @@ browserNeed.describe("the hub in a browser [Verdaccio + Chromium]", () => {
     expect(await page.getByTestId("tasks").innerText()).toBe("10");
     // The README rendered (its table), its script not run.
     expect(await page.locator(".readme table").count()).toBe(1);
-    expect(await page.evaluate(() => (window as unknown as { pwned?: number }).pwned)).toBeUndefined();
+    expect(await page.evaluate<unknown>("window.pwned")).toBeUndefined();
     await page.screenshot({ path: join(OUTPUT, "hub-env-1300.png"), fullPage: true });
 
     await page.selectOption('select[name="a"]', "openai:gpt-4.1-mini");
