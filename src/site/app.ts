@@ -13,6 +13,7 @@ import { csrf } from "hono/csrf";
 import { secureHeaders, NONCE } from "hono/secure-headers";
 import { HubResultSchema } from "../hub/results.js";
 import { isRubricateError, RubricateError, type ErrorCode } from "../errors.js";
+import { inconsistencies } from "./consistency.js";
 import { compareModels, criterionRates, history, leaderboard } from "./leaderboard.js";
 import { curvesOf, curvesSvg, seriesEnvs } from "./curves.js";
 import { EVALUATE_SCRIPT, envPage, layout, listPage, loginPage, messagePage, seriesPage, type EnvView } from "./pages.js";
@@ -237,6 +238,8 @@ export function createHubApp(options: HubAppOptions): Hono<{ Variables: { secure
       throw new HttpError(422, "INVALID_REQUEST", `not a hub result: ${issues.join("; ")}`);
     }
     const result = parsed.data;
+    const problems = inconsistencies(result);
+    if (problems.length) throw new HttpError(422, "INVALID_REQUEST", `the result's numbers disagree: ${problems.slice(0, 5).join("; ")}`);
     const { name, version, integrity } = result.env;
     const doc = await registries.packument(name, token);
     const published = doc?.versions[version];

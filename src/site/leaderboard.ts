@@ -6,6 +6,9 @@
 import { pairedBootstrap, MIN_PAIRED_TASKS } from "../env/stats.js";
 import type { StoredResult } from "./store.js";
 
+/** `submittedBy` of results the hub's own Evaluate runs stored (followed by the visitor who asked). */
+export const HUB_EVAL_PREFIX = "hub-eval:";
+
 /** One line of a version's leaderboard: a model's latest result on it. */
 export interface LeaderboardRow {
   model: string;
@@ -20,6 +23,10 @@ export interface LeaderboardRow {
   errors: number;
   /** Results this model has on the version (the row shows the latest). */
   runs: number;
+  /** The registry user who pushed the row's result. */
+  submittedBy: string | null;
+  /** The hub ran this eval itself (the Evaluate button), rather than taking a pushed claim. */
+  byHub: boolean;
   resultId: number;
 }
 
@@ -48,6 +55,8 @@ export function leaderboard(results: StoredResult[]): LeaderboardRow[] {
         rollouts: result.stats.rollouts,
         errors: result.stats.errors,
         runs,
+        submittedBy: row.submittedBy,
+        byHub: row.submittedBy?.startsWith(HUB_EVAL_PREFIX) ?? false,
         resultId: row.id,
       };
     })

@@ -81,8 +81,8 @@ ${v.integrity ? html`<div class="muted">integrity <code>${v.integrity}</code></d
 <form class="inline" action="${base}" method="get"><label>Version <select name="version">${v.versions.map((x) => html`<option value="${x.version}"${x.version === v.version ? raw(" selected") : ""}>${x.version}${x.date ? ` (${x.date.slice(0, 10)})` : ""}</option>`)}</select></label><button>Show</button></form></div>
 
 <h2 id="leaderboard">Leaderboard · ${v.version}</h2>
-${v.leaderboard.length === 0 ? html`<p class="muted">No results for this version yet.</p>` : html`<div class="scroll"><table data-testid="leaderboard"><thead><tr><th>#</th><th>Model</th><th>Mean reward</th><th>95% interval</th>${ks.map((k) => html`<th>pass@${k}</th>`)}<th>Cost</th><th>Tasks</th><th>Date</th></tr></thead><tbody>
-${v.leaderboard.map((r, i) => html`<tr><td>${i + 1}</td><td>${r.model}</td><td class="num">${num(r.reward?.mean)}</td><td class="num">${r.reward ? `${num(r.reward.low)} – ${num(r.reward.high)}` : "—"}</td>${ks.map((k) => html`<td class="num">${pct(r.passAtK[k])}</td>`)}<td class="num">${usd(r.costUsd)}</td><td class="num">${r.tasks}</td><td>${r.finishedAt.slice(0, 10)}</td></tr>`)}
+${v.leaderboard.length === 0 ? html`<p class="muted">No results for this version yet.</p>` : html`<div class="scroll"><table data-testid="leaderboard"><thead><tr><th>#</th><th>Model</th><th>Mean reward</th><th>95% interval</th>${ks.map((k) => html`<th>pass@${k}</th>`)}<th>Cost</th><th>Tasks</th><th>Date</th><th>By</th></tr></thead><tbody>
+${v.leaderboard.map((r, i) => html`<tr><td>${i + 1}</td><td>${r.model}</td><td class="num">${num(r.reward?.mean)}</td><td class="num">${r.reward ? `${num(r.reward.low)} – ${num(r.reward.high)}` : "—"}</td>${ks.map((k) => html`<td class="num">${pct(r.passAtK[k])}</td>`)}<td class="num">${usd(r.costUsd)}</td><td class="num">${r.tasks}</td><td>${r.finishedAt.slice(0, 10)}</td><td>${r.byHub ? html`<span title="evaluated by this hub">✓ hub</span>` : html`<span title="pushed by a registry user">${r.submittedBy ?? "—"}</span>`}</td></tr>`)}
 </tbody></table></div>`}
 ${v.evalModels ? evaluateForm(v) : ""}
 

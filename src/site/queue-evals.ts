@@ -20,6 +20,7 @@ import { compareModels, passAtK, taskMeans } from "../env/stats.js";
 import type { RolloutRecord } from "../env/types.js";
 import { HUB_RESULT_SCHEMA, type HubResult } from "../hub/results.js";
 import { meanWithInterval } from "../stats/interval.js";
+import { HUB_EVAL_PREFIX } from "./leaderboard.js";
 import type { EvalProgress, EvalRequest, EvalRunner } from "./evals.js";
 import type { ResultStore } from "./store.js";
 
@@ -168,7 +169,7 @@ export class QueueEvalRunner implements EvalRunner {
         throw new Error(`the eval of ${name} ran on ${pkg?.name}@${pkg?.version} with integrity ${pkg?.integrity ?? "none"}, not the registry's ${request.integrity}: its result is not stored`);
       }
       if (run.total === 0) run.total = records.length * request.models.length;
-      this.options.store.add(hubResultOf(records, { env: request.env, version: request.version, integrity: request.integrity, model: name, judge: judge ? dirnameless(judge) : undefined, rubricateVersion: this.options.rubricateVersion, finishedAt: new Date().toISOString() }), `hub-eval:${request.user}`);
+      this.options.store.add(hubResultOf(records, { env: request.env, version: request.version, integrity: request.integrity, model: name, judge: judge ? dirnameless(judge) : undefined, rubricateVersion: this.options.rubricateVersion, finishedAt: new Date().toISOString() }), `${HUB_EVAL_PREFIX}${request.user}`);
       run.done += records.length;
     }
     run.done = run.outs.reduce((n, f) => n + linesIn(f), 0);

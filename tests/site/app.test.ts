@@ -94,6 +94,11 @@ describe("hub serve app [Verdaccio]", () => {
     expect(badShape.status).toBe(422);
     expect(((await badShape.json()) as { error: { message: string } }).error.message).toContain("stats.passRate");
 
+    // A result whose summary its own per-task rewards contradict: refused before it reaches the board.
+    const inflated = await push({ ...good, stats: { ...good.stats, reward: { n: 8, mean: 1, low: 1, high: 1 } } });
+    expect(inflated.status).toBe(422);
+    expect(((await inflated.json()) as { error: { message: string } }).error.message).toContain("is not the mean of stats.perTask");
+
     expect((await push("{not json")).status).toBe(400);
     expect((await push(good, null)).status).toBe(401);
     expect((await push(good, "forged-token")).status).toBe(401);
@@ -155,6 +160,8 @@ describe("hub serve app [Verdaccio]", () => {
     expect(page).toContain("0.750");
     expect(page).toContain("$1.50");
     expect(page).toContain('data-testid="comparison"');
+    // Each row names who pushed it.
+    expect(page).toContain('<span title="pushed by a registry user">alice</span>');
     // The older version's page shows its own leaderboard, with the task count taken from its results.
     const old = (await (await get(`/api/envs/${name}?version=0.1.0`)).json()) as { tasks: number; leaderboard: { model: string }[] };
     expect(old.leaderboard.map((r) => r.model)).toEqual(["openai:model-a"]);

@@ -113,9 +113,9 @@ redisServer.describe("hub Evaluate through the queue [Verdaccio + redis-server +
     // Progress moved through intermediate counts before the end.
     expect(seen.some((p) => p.state === "running" && p.done > 0 && p.done < 12)).toBe(true);
 
-    const board = (await (await app.request(`/api/envs/${NAME}/1.0.0/results`)).json()) as { leaderboard: { model: string; reward: { mean: number }; passAtK: Record<string, number>; tasks: number; rollouts: number }[]; results: { result: { env: { integrity: string } } }[] };
+    const board = (await (await app.request(`/api/envs/${NAME}/1.0.0/results`)).json()) as { leaderboard: { model: string; reward: { mean: number }; passAtK: Record<string, number>; tasks: number; rollouts: number; byHub: boolean; submittedBy: string }[]; results: { result: { env: { integrity: string } } }[] };
     expect(board.leaderboard.map((r) => r.model)).toEqual(["solver", "blunder"]);
-    expect(board.leaderboard[0]).toMatchObject({ tasks: 3, rollouts: 6 });
+    expect(board.leaderboard[0]).toMatchObject({ tasks: 3, rollouts: 6, byHub: true, submittedBy: "hub-eval:alice" });
     expect(board.leaderboard[0].reward.mean).toBe(1);
     expect(board.leaderboard[0].passAtK["2"]).toBe(1);
     expect(board.leaderboard[1].reward.mean).toBeLessThan(1);
