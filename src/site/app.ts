@@ -143,6 +143,7 @@ export function createHubApp(options: HubAppOptions): Hono<{ Variables: { secure
       rates,
       ...(a && b ? { comparison: compareModels(results, a, b) } : {}),
       history: history(all, versionsOf(doc).map((v) => v.version)),
+      series: store.seriesOn(name),
       ...(options.evals ? { evalModels: options.evals.models } : {}),
       signedIn: Boolean(tokenOf(c)),
     };

@@ -61,6 +61,8 @@ export interface EnvView {
   rates: CriterionRates;
   comparison?: Comparison;
   history: History;
+  /** Training series with stepped results on this environment (links to their curves). */
+  series: string[];
   /** The operator's models, when the hub can queue evals. */
   evalModels?: string[];
   signedIn: boolean;
@@ -98,6 +100,8 @@ ${v.leaderboard.length < 2 ? html`<p class="muted">Two models with results on th
 ${v.history.versions.length === 0 ? html`<p class="muted">No results yet.</p>` : html`<div class="scroll"><table><thead><tr><th>Model</th>${v.history.versions.map((x) => html`<th>${x}</th>`)}</tr></thead><tbody>
 ${v.history.models.map((m) => html`<tr><td>${m}</td>${v.history.versions.map((x) => html`<td class="num">${num(v.history.means[m][x])}</td>`)}</tr>`)}
 </tbody></table></div>`}
+
+${v.series.length ? html`<h2 id="curves">Training curves</h2><p>${v.series.map((x, i) => html`${i ? ", " : ""}<a href="/series/${encodeURIComponent(x)}?train=${encodeURIComponent(v.name)}">${x}</a>`)}</p>` : ""}
 
 <h2 id="readme">README</h2>
 <div class="readme">${raw(v.readmeHtml)}</div>`;

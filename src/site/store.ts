@@ -59,9 +59,9 @@ export class ResultStore {
     return (this.db.prepare("SELECT * FROM results WHERE series = ? AND step IS NOT NULL ORDER BY step, id").all(series) as Row[]).map(fromRow);
   }
 
-  /** Series names with stepped results, for the curves index. */
-  seriesNames(): string[] {
-    return (this.db.prepare("SELECT DISTINCT series FROM results WHERE step IS NOT NULL ORDER BY series").all() as { series: string }[]).map((r) => r.series);
+  /** Names of the series with stepped results on an environment, for its page's links to the curves. */
+  seriesOn(env: string): string[] {
+    return (this.db.prepare("SELECT DISTINCT series FROM results WHERE env = ? AND step IS NOT NULL ORDER BY series").all(env) as { series: string }[]).map((r) => r.series);
   }
 
   close(): void {

@@ -205,6 +205,9 @@ describe("hub serve app [Verdaccio]", () => {
     expect(page).toContain('data-testid="overfitting"');
     expect(page).toContain("<svg");
     expect(page).not.toContain("secret-env");
+    // The training environment's page links to the series' curves.
+    const envPage = await (await get("/envs/field-only-env")).text();
+    expect(envPage).toContain('<a href="/series/grpo-run?train=field-only-env">grpo-run</a>');
   });
 
   it("never writes the token to the store or the log, and never shows a stack trace", async () => {
