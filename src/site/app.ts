@@ -267,6 +267,8 @@ export function createHubApp(options: HubAppOptions): Hono<{ Variables: { secure
     const doc = await registries.packument(body.env, token);
     const published = doc?.versions[body.version];
     if (!published) throw new HttpError(422, "UNKNOWN_VERSION", `${body.env}@${body.version} is not published (or not visible to your token)`);
+    const busy = options.evals.busy({ env: body.env, version: body.version });
+    if (busy) throw new HttpError(409, "EVAL_BUSY", busy);
     const id = await options.evals.start({ env: body.env, version: body.version, integrity: published.dist.integrity, models: body.models as string[], registry: doc!.registry, user });
     return c.json({ id, progress: `/api/evals/${id}` }, 202);
   });

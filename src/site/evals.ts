@@ -33,6 +33,11 @@ export interface EvalProgress {
 export interface EvalRunner {
   /** The model names visitors may choose. */
   readonly models: string[];
+  /**
+   * Why this request must wait (an eval of the same version is already under way), or undefined.
+   * One at a time per version: a visitor cannot queue the same paid work over and over.
+   */
+  busy(request: Pick<EvalRequest, "env" | "version">): string | undefined;
   /** Queues the eval; resolves with its id at once (the work goes on after). */
   start(request: EvalRequest): Promise<string>;
   progress(id: string): EvalProgress | undefined;

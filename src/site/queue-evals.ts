@@ -15,6 +15,7 @@ import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { z } from "zod";
 import { parseConfig, readConfigText } from "../config/load.js";
+import { RubricateError } from "../errors.js";
 import { readRollouts } from "../env/eval.js";
 import { compareModels, passAtK, taskMeans } from "../env/stats.js";
 import type { RolloutRecord } from "../env/types.js";
@@ -124,7 +125,14 @@ export class QueueEvalRunner implements EvalRunner {
     mkdirSync(options.workDir, { recursive: true });
   }
 
+  busy(request: Pick<EvalRequest, "env" | "version">): string | undefined {
+    const running = [...this.runs.values()].find((r) => r.env === request.env && r.version === request.version && (r.state === "queued" || r.state === "running"));
+    return running ? `an eval of ${request.env}@${request.version} is under way (${running.id}); wait for it to finish` : undefined;
+  }
+
   async start(request: EvalRequest): Promise<string> {
+    const busy = this.busy(request);
+    if (busy) throw new RubricateError("EVAL_BUSY", busy);
     const id = randomUUID();
     const per = this.options.models.tasks !== undefined ? this.options.models.tasks * this.options.models.rollouts : undefined;
     const outs = request.models.map((m, i) => join(this.options.workDir, `${id}-${i}-${m.replace(/[^\w.-]/g, "_")}.jsonl`));

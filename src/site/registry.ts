@@ -43,6 +43,9 @@ export function isEnvironment(doc: Pick<VersionDoc, "keywords" | "rubricate">): 
   return doc.rubricate !== undefined || (doc.keywords ?? []).some((k) => (ENV_KEYWORDS as readonly string[]).includes(k));
 }
 
+/** Candidates without the keyword whose package.json one search reads for a `rubricate` field. */
+export const MAX_FIELD_LOOKUPS = 25;
+
 const withSlash = (url: string) => (url.endsWith("/") ? url : `${url}/`);
 
 /** The path npm uses for a package document: a scoped name's slash encoded. */
@@ -91,6 +94,8 @@ export class RegistryClient {
    */
   async search(text: string, token?: string): Promise<EnvListing[]> {
     const found = new Map<string, EnvListing>();
+    // Reading a document per candidate is the slow path (npm's search matches any package): bounded.
+    let lookups = MAX_FIELD_LOOKUPS;
     for (const registry of this.registries) {
       for (const query of searchQueries(text)) {
         const res = await this.get(registry, `-/v1/search?text=${encodeURIComponent(query)}&size=250`, token);
@@ -103,6 +108,7 @@ export class RegistryClient {
         for (const { package: p } of body.objects ?? []) {
           if (found.has(p.name)) continue;
           if (!isEnvironment(p)) {
+            if (lookups-- <= 0) continue;
             // The search API does not return arbitrary package.json fields: read the document.
             const doc = await this.packument(p.name, token);
             const latest = doc?.versions[doc["dist-tags"]?.latest ?? p.version];

@@ -210,6 +210,18 @@ describe("hub serve app [Verdaccio]", () => {
     expect(envPage).toContain('<a href="/series/grpo-run?train=field-only-env">grpo-run</a>');
   });
 
+  it("POST /api/evals: 409 while the version is being evaluated, another version starts", async () => {
+    const started: string[] = [];
+    const evals = { models: ["mini"], busy: (r: { version: string }) => (r.version === "0.1.0" ? "an eval of it is under way" : undefined), start: async (r: { version: string }) => (started.push(r.version), "id-1"), progress: () => undefined };
+    const withEvals = createHubApp({ registries: new RegistryClient({ registries: [registry.url] }), store, evals });
+    const ask = (body: unknown) => withEvals.request("/api/evals", { method: "POST", headers: { "content-type": "application/json", authorization: `Bearer ${token}` }, body: JSON.stringify(body) });
+    const busy = await ask({ env: "@acme/times-env", version: "0.1.0", models: ["mini"] });
+    expect(busy.status).toBe(409);
+    expect(((await busy.json()) as { error: { code: string } }).error.code).toBe("EVAL_BUSY");
+    expect((await ask({ env: "@acme/times-env", version: "0.2.0", models: ["mini"] })).status).toBe(202);
+    expect(started).toEqual(["0.2.0"]);
+  });
+
   it("never writes the token to the store or the log, and never shows a stack trace", async () => {
     const db = readFileSync(join(work, "hub.db"));
     const wal = (() => {
