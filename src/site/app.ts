@@ -172,6 +172,8 @@ export function createHubApp(options: HubAppOptions): Hono<{ Variables: { secure
     const body = await seriesData(c, c.req.param("series"));
     return c.html(layout(`Curves: ${body.curves.series}`, seriesPage(body.curves, curvesSvg(body.curves), body.envs, body.heldOut), { user: await userOf(c) }));
   });
+  // Browsers ask for it on every page; no icon, and no 404 in their console.
+  app.get("/favicon.ico", (c) => c.body(null, 204));
   app.get("/login", (c) => c.html(layout("Sign in", loginPage())));
   app.post("/login", async (c) => {
     const form = await c.req.parseBody();

@@ -30,6 +30,7 @@ browserNeed.describe("the hub in a browser [Verdaccio + Chromium]", () => {
   let server: ReturnType<typeof serve>;
   let hub: string;
   let browser: Browser;
+  let timesIntegrity: string;
 
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), "rubricate-hub-browser-"));
@@ -38,6 +39,7 @@ browserNeed.describe("the hub in a browser [Verdaccio + Chromium]", () => {
     token = await registry.login("alice", "alice-pass-1");
     const readme = "# Times env\n\nAsk for a product; the policy must call `multiply`.\n\n<script>window.pwned = 1</script>\n\n| criterion | meaning |\n|---|---|\n| correct | the product is right |\n";
     const integrity = await publishEnv(registry.url, token, work, { name: "@acme/times-env", version: "1.0.0", description: "Multiplication with a tool", keywords: ["rubricate-env"], rubricate: { env: "env.yaml", tasks: 10, criteria: ["correct", "uses-tool"] } }, readme);
+    timesIntegrity = integrity;
     const secret = await publishEnv(registry.url, token, work, { name: "@private/secret-env", version: "1.0.0", description: "Internal support tickets", keywords: ["rubricate-env"] });
     store = new ResultStore(join(work, "hub.db"));
     const app = createHubApp({ registries: new RegistryClient({ registries: [registry.url] }), store });
@@ -139,4 +141,53 @@ browserNeed.describe("the hub in a browser [Verdaccio + Chromium]", () => {
     await small.screenshot({ path: join(OUTPUT, "hub-list-390.png"), fullPage: true });
     await phone.close();
   }, 120_000);
+
+  it("the Evaluate button (signed in): queues, shows progress from the JSON endpoint, and the new row appears when done", async () => {
+    // A stand-in runner (the queue path has its own test): done after three polls, storing its result then.
+    let polls = 0;
+    const asked: unknown[] = [];
+    const evals = {
+      models: ["mini", "haiku"],
+      busy: () => undefined,
+      start: async (r: unknown) => (asked.push(r), "eval-1"),
+      progress: (id: string) => {
+        polls++;
+        const done = polls >= 3;
+        if (polls === 3) store.add(hubResult({ name: "@acme/times-env", version: "1.0.0", integrity: timesIntegrity, model: "mini", perTask: tasks(10, (i) => (i < 9 ? 1 : 0)) }), "hub-eval:alice");
+        return { id, env: "@acme/times-env", version: "1.0.0", models: ["mini"], state: done ? ("done" as const) : ("running" as const), done: Math.min(polls, 3) * 2, total: 6 };
+      },
+    };
+    const app = createHubApp({ registries: new RegistryClient({ registries: [registry.url] }), store, evals });
+    const evalServer = await new Promise<ReturnType<typeof serve>>((done) => {
+      const s = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => done(s));
+    });
+    const url = `http://127.0.0.1:${(evalServer.address() as { port: number }).port}`;
+    try {
+      const context = await browser.newContext({ viewport: { width: 1300, height: 900 } });
+      const page = await context.newPage();
+      const errors: string[] = [];
+      page.on("pageerror", (e) => errors.push(e.message));
+      page.on("console", (m) => m.type() === "error" && errors.push(m.text()));
+      await page.goto(`${url}/envs/@acme/times-env`);
+      expect(await page.locator("#evaluate").count()).toBe(0);
+      await page.goto(`${url}/login`);
+      await page.fill('input[name="token"]', token);
+      await page.click("form[action='/login'] button");
+      await page.waitForURL(`${url}/`);
+      await page.goto(`${url}/envs/@acme/times-env`);
+      await page.uncheck('#evaluate input[value="haiku"]');
+      await page.click('#evaluate button[type="submit"]');
+      await expect.poll(() => page.locator("#eval-progress").innerText()).toMatch(/running: [24] \/ 6 rollouts/);
+      // Done: the page reloads and the hub's row is on the leaderboard, marked as the hub's own.
+      await expect.poll(() => page.locator('[data-testid="leaderboard"]').innerText(), { timeout: 15_000 }).toContain("✓ hub");
+      expect(await page.locator('[data-testid="leaderboard"] tbody tr').first().innerText()).toContain("mini");
+      expect(asked).toEqual([expect.objectContaining({ env: "@acme/times-env", version: "1.0.0", models: ["mini"], user: "alice" })]);
+      // The script ran under the page's CSP (a blocked inline script would have logged an error).
+      expect(errors).toEqual([]);
+      await page.screenshot({ path: join(OUTPUT, "hub-evaluated-1300.png"), fullPage: true });
+      await context.close();
+    } finally {
+      await new Promise<void>((done) => evalServer.close(() => done()));
+    }
+  }, 60_000);
 });
