@@ -11,7 +11,7 @@ const layers = [
   ["rubric"],
   ["judge"],
   ["score"],
-  ["calibrate", "corpus", "distill", "env", "hub", "optimize", "probe", "bridge", "draft", "queue", "testing"], // features
+  ["calibrate", "corpus", "distill", "env", "hub", "optimize", "probe", "bridge", "draft", "queue", "testing", "site"], // features (site: the hub web app)
   ["cli", "index\\.ts"],
 ];
 const pathOf = (names) => `^src/(${names.join("|")})($|/)`;

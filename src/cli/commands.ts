@@ -69,6 +69,11 @@ export const COMMANDS: Record<string, CommandEntry> = {
     description: "Environment packages: scaffold one, check one before publishing, draft tasks from documents (synth), keep the tasks of useful difficulty (filter)",
     load: () => import("./commands/env.js"),
   },
+  hub: {
+    term: "hub",
+    description: "The environment hub: a web app over npm registries with leaderboards of pushed results",
+    load: () => import("./commands/hub.js"),
+  },
   distill: {
     term: "distill [options] [input]",
     description: "Filter scored samples/rollouts (or score them with --rubric) and export SFT (OpenAI, TRL) or preference (DPO) JSONL",

@@ -1,0 +1,75 @@
+import { join, resolve } from "node:path";
+import type { Command } from "commander";
+import { packageVersion } from "../../config/load.js";
+import { RubricateError } from "../../errors.js";
+import { createHubApp, DEFAULT_BODY_LIMIT } from "../../site/app.js";
+import { loadModelsFile, QueueEvalRunner } from "../../site/queue-evals.js";
+import { RegistryClient } from "../../site/registry.js";
+import { ResultStore } from "../../site/store.js";
+import { collect, queueOption } from "../options.js";
+import { positiveInt } from "../run.js";
+
+interface HubServeFlags {
+  registry: string[];
+  db: string;
+  port: number;
+  host: string;
+  bodyLimit: number;
+  models?: string;
+  queue?: string;
+  quiet?: boolean;
+}
+
+const isLoopback = (host: string) => host === "127.0.0.1" || host === "::1" || host === "localhost";
+
+/** `rubricate hub serve --registry URL [--registry URL] [--db .rubricate/hub.db] [--models models.yaml --queue redis://…]`. */
+export function register(program: Command): void {
+  const hub = program.command("hub").description("The environment hub: a web app over npm registries with leaderboards of pushed results");
+  hub
+    .command("serve")
+    .description("Serve the hub: environment list and pages (README, versions, leaderboard, comparisons, training curves), a JSON API, POST /api/results")
+    .option("--registry <url>", "an npm registry to show environments from (repeatable; the first that has a package answers for it)", collect, [])
+    .option("--db <file>", "the results store (SQLite)", join(".rubricate", "hub.db"))
+    .option("--port <n>", "port (0: any free one)", (v) => (v === "0" ? 0 : positiveInt(v)), 8080)
+    .option("--host <host>", "address to bind", "127.0.0.1")
+    .option("--body-limit <bytes>", `largest accepted request body (default ${DEFAULT_BODY_LIMIT})`, positiveInt, DEFAULT_BODY_LIMIT)
+    .option("--models <file>", "models a visitor may evaluate an environment on (YAML: models: {name: provider:model}, judge, tasks, rollouts); needs --queue")
+    .addOption(queueOption("with --models: the Redis queue `rubricate worker`s take the evals from"))
+    .option("-q, --quiet", "no log lines on stderr")
+    .action(async (flags: HubServeFlags) => {
+      await serveHub(flags);
+    });
+}
+
+async function serveHub(flags: HubServeFlags): Promise<void> {
+  if (flags.registry.length === 0) throw new RubricateError("BAD_INPUT", "hub serve needs at least one --registry <url> (the npm registry environments are published to)");
+  if (flags.models && !flags.queue) throw new RubricateError("BAD_INPUT", "--models needs --queue redis://host:port/db: the evals are played by `rubricate worker`s");
+  const log = (line: string) => flags.quiet || process.stderr.write(`hub: ${line}\n`);
+  const store = new ResultStore(resolve(flags.db));
+  const registries = new RegistryClient({ registries: flags.registry });
+  const evals = flags.models
+    ? new QueueEvalRunner({ models: loadModelsFile(flags.models), queue: flags.queue!, store, workDir: join(resolve(flags.db), "..", "hub-evals"), rubricateVersion: packageVersion(), log })
+    : undefined;
+  const app = createHubApp({ registries, store, bodyLimit: flags.bodyLimit, evals, log });
+  const { serve } = await import("@hono/node-server");
+  const server = await new Promise<ReturnType<typeof serve>>((done, fail) => {
+    const s = serve({ fetch: app.fetch, port: flags.port, hostname: flags.host }, () => done(s));
+    s.once("error", (e: Error) => fail(new RubricateError("BAD_INPUT", `cannot listen on ${flags.host}:${flags.port}: ${e.message}`)));
+  });
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : flags.port;
+  const host = flags.host.includes(":") ? `[${flags.host}]` : flags.host;
+  if (!isLoopback(flags.host)) log(`warning: ${flags.host} is reachable from other machines; serve it behind HTTPS so sign-in cookies and tokens are not sent in the clear`);
+  // The one line a script waits for (the port when --port 0).
+  process.stdout.write(`hub listening on http://${host}:${port}/ (registries: ${registries.registries.join(", ")}; results in ${flags.db})\n`);
+  await new Promise<void>((done) => {
+    const stop = () => {
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      server.close(() => done());
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
+  });
+  store.close();
+}

@@ -1,0 +1,284 @@
+/**
+ * `rubricate hub serve`'s web app (hono): the environment list and pages, the same data as JSON
+ * under /api, results pushed by `eval --push`, and evals queued on the operator's models.
+ *
+ * Who sees what is the registry's call, per request: the visitor's token (a bearer header, or the
+ * sign-in cookie) is passed to the registry and forgotten; a package the registry does not show
+ * to that token is "not found" here, and so are its results.
+ */
+import { Hono, type Context } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { getCookie, setCookie, deleteCookie } from "hono/cookie";
+import { csrf } from "hono/csrf";
+import { secureHeaders, NONCE } from "hono/secure-headers";
+import { HubResultSchema } from "../hub/results.js";
+import { isRubricateError, RubricateError, type ErrorCode } from "../errors.js";
+import { inconsistencies } from "./consistency.js";
+import { compareModels, criterionRates, history, leaderboard } from "./leaderboard.js";
+import { curvesOf, curvesSvg, seriesEnvs } from "./curves.js";
+import { EVALUATE_SCRIPT, envPage, layout, listPage, loginPage, messagePage, seriesPage, type EnvView } from "./pages.js";
+import { renderReadme } from "./readme.js";
+import { RegistryClient, type Packument } from "./registry.js";
+import type { ResultStore } from "./store.js";
+import type { EvalRunner } from "./evals.js";
+
+/** Default limit of a pushed result's body: a summary with rollouts of a few hundred tasks. */
+export const DEFAULT_BODY_LIMIT = 5 * 1024 * 1024;
+const COOKIE = "rubricate_token";
+
+export interface HubAppOptions {
+  registries: RegistryClient;
+  store: ResultStore;
+  /** Largest accepted request body in bytes (default 5 MiB). */
+  bodyLimit?: number;
+  /** Queues evals on the operator's models; without it there is no Evaluate button. */
+  evals?: EvalRunner;
+  /** One line per failed request (never a token, a header or a body). */
+  log?: (line: string) => void;
+}
+
+/** An error the API answers with its own status and code. */
+class HttpError extends Error {
+  constructor(readonly status: 400 | 401 | 404 | 409 | 413 | 422 | 503, readonly code: ErrorCode, message: string) {
+    super(message);
+  }
+}
+
+/** The visitor's registry token: `Authorization: Bearer …`, else the sign-in cookie. */
+function tokenOf(c: Context): string | undefined {
+  const auth = c.req.header("authorization");
+  const bearer = auth && /^Bearer\s+(\S+)$/i.exec(auth)?.[1];
+  return bearer || getCookie(c, COOKIE) || undefined;
+}
+
+/** Semver-ish order of a packument's versions, oldest first, by publish time when the registry gives it. */
+function versionsOf(doc: Packument): { version: string; date?: string }[] {
+  return Object.keys(doc.versions)
+    .map((version) => ({ version, date: doc.time?.[version] }))
+    .sort((a, b) => (a.date ?? "").localeCompare(b.date ?? ""));
+}
+
+/** A package's `rubricate` field may summarise the environment (`env push` can add tasks and criteria). */
+function manifestSummary(field: unknown): { tasks?: number; criteria?: string[] } {
+  if (typeof field !== "object" || field === null) return {};
+  const f = field as { tasks?: unknown; criteria?: unknown };
+  return {
+    ...(typeof f.tasks === "number" ? { tasks: f.tasks } : {}),
+    ...(Array.isArray(f.criteria) && f.criteria.every((x) => typeof x === "string") ? { criteria: f.criteria as string[] } : {}),
+  };
+}
+
+export function createHubApp(options: HubAppOptions): Hono<{ Variables: { secureHeadersNonce?: string } }> {
+  const { registries, store } = options;
+  const log = options.log ?? (() => {});
+  const app = new Hono<{ Variables: { secureHeadersNonce?: string } }>();
+
+  app.use(
+    secureHeaders({
+      contentSecurityPolicy: { defaultSrc: ["'self'"], scriptSrc: [NONCE], styleSrc: ["'unsafe-inline'"], imgSrc: ["'self'", "https:", "data:"], frameAncestors: ["'none'"], formAction: ["'self'"] },
+      referrerPolicy: "no-referrer",
+    }),
+  );
+  // Form posts from another origin are refused: the sign-in cookie must not act for another site.
+  app.use(csrf());
+  app.use(
+    bodyLimit({
+      maxSize: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
+      onError: (c) => c.json({ error: { code: "BODY_TOO_LARGE", message: `the body is over the hub's limit of ${options.bodyLimit ?? DEFAULT_BODY_LIMIT} bytes` } }, 413),
+    }),
+  );
+
+  app.onError((err, c) => {
+    const api = c.req.path.startsWith("/api/");
+    if (err instanceof HttpError) {
+      return api ? c.json({ error: { code: err.code, message: err.message } }, err.status) : c.html(layout("Error", messagePage("Error", err.message)), err.status);
+    }
+    const known = isRubricateError(err) && err.code === "REGISTRY_DOWN";
+    // The log names the request and the error, never a header: the token stays out of it.
+    log(`${c.req.method} ${c.req.path}: ${isRubricateError(err) ? `${err.code}: ${err.message}` : (err.stack ?? String(err))}`);
+    const status = known ? 503 : 500;
+    const message = known ? (err as RubricateError).message : "internal error (see the hub's log)";
+    const code = known ? "REGISTRY_DOWN" : "INTERNAL";
+    return api ? c.json({ error: { code, message } }, status) : c.html(layout("Error", messagePage("Error", message)), status);
+  });
+  app.notFound((c) => (c.req.path.startsWith("/api/") ? c.json({ error: { code: "NOT_FOUND", message: `no route ${c.req.method} ${c.req.path}` } }, 404) : c.html(layout("Not found", messagePage("Not found", "No such page.")), 404)));
+
+  /** The signed-in user: the registry's name for this token, or undefined. */
+  const userOf = async (c: Context) => {
+    const token = tokenOf(c);
+    return token ? registries.whoami(token) : undefined;
+  };
+
+  const packumentOrThrow = async (c: Context, name: string) => {
+    const doc = await registries.packument(name, tokenOf(c));
+    if (!doc) throw new HttpError(404, "NOT_FOUND", `no environment ${name} here (or the registry does not show it to you: private packages need a token)`);
+    return doc;
+  };
+
+  /** The environment page's data, for the HTML page and /api/envs/:name alike. */
+  const envView = async (c: Context, name: string, wanted?: string): Promise<EnvView> => {
+    const doc = await packumentOrThrow(c, name);
+    const versions = versionsOf(doc);
+    const version = wanted ?? doc["dist-tags"]?.latest ?? versions.at(-1)?.version;
+    const vdoc = version ? doc.versions[version] : undefined;
+    if (!version || !vdoc) throw new HttpError(404, "UNKNOWN_VERSION", `${name} has no version ${wanted}`);
+    const all = store.forEnv(name);
+    const results = all.filter((r) => r.result.env.version === version);
+    const rates = criterionRates(results);
+    const summary = manifestSummary(vdoc.rubricate);
+    const a = c.req.query("a");
+    const b = c.req.query("b");
+    const fromResults = results.length ? Math.max(...results.map((r) => r.result.stats.tasks)) : undefined;
+    return {
+      name,
+      description: vdoc.description ?? "",
+      version,
+      versions: versions.reverse(),
+      ...(vdoc.dist.integrity ? { integrity: vdoc.dist.integrity } : {}),
+      readmeHtml: renderReadme(vdoc.readme || doc.readme || ""),
+      install: `npm install ${name}@${version}`,
+      ...((summary.tasks ?? fromResults) !== undefined ? { tasks: summary.tasks ?? fromResults } : {}),
+      criteria: summary.criteria ?? rates.criteria,
+      leaderboard: leaderboard(results),
+      rates,
+      ...(a && b ? { comparison: compareModels(results, a, b) } : {}),
+      history: history(all, versionsOf(doc).map((v) => v.version)),
+      series: store.seriesOn(name),
+      ...(options.evals ? { evalModels: options.evals.models } : {}),
+      signedIn: Boolean(tokenOf(c)),
+    };
+  };
+
+  /**
+   * A route for both package name forms: `@scope/name` (two path segments) and `name`. One
+   * pattern with a slash inside a parameter does not match when more segments follow it.
+   */
+  const envRoute = (prefix: string, suffix: string, handler: (c: Context, name: string) => Response | Promise<Response>) => {
+    app.get(`${prefix}/:scope{@[^/]+}/:pkg${suffix}`, (c) => handler(c, `${c.req.param("scope")}/${c.req.param("pkg")}`));
+    app.get(`${prefix}/:pkg{[^@/][^/]*}${suffix}`, (c) => handler(c, c.req.param("pkg")));
+  };
+
+  // Pages.
+  app.get("/", async (c) => {
+    const q = c.req.query("q") ?? "";
+    const envs = await registries.search(q, tokenOf(c));
+    return c.html(layout("Environments", listPage(envs, q), { user: await userOf(c) }));
+  });
+  envRoute("/envs", "", async (c, name) => {
+    const view = await envView(c, name, c.req.query("version"));
+    return c.html(layout(view.name, envPage(view), { user: await userOf(c), nonce: c.get("secureHeadersNonce"), script: view.evalModels ? EVALUATE_SCRIPT : undefined }));
+  });
+  app.get("/series/:series", async (c) => {
+    const body = await seriesData(c, c.req.param("series"));
+    return c.html(layout(`Curves: ${body.curves.series}`, seriesPage(body.curves, curvesSvg(body.curves), body.envs, body.heldOut), { user: await userOf(c) }));
+  });
+  // Browsers ask for it on every page; no icon, and no 404 in their console.
+  app.get("/favicon.ico", (c) => c.body(null, 204));
+  app.get("/login", (c) => c.html(layout("Sign in", loginPage())));
+  app.post("/login", async (c) => {
+    const form = await c.req.parseBody();
+    const token = typeof form.token === "string" ? form.token.trim() : "";
+    const user = token ? await registries.whoami(token) : undefined;
+    if (!user) return c.html(layout("Sign in", loginPage("The registry did not accept that token.")), 401);
+    // The browser keeps the token; the hub only reads it back on each request.
+    setCookie(c, COOKIE, token, { httpOnly: true, sameSite: "Strict", path: "/", secure: new URL(c.req.url).protocol === "https:" });
+    return c.redirect("/");
+  });
+  app.get("/logout", (c) => {
+    deleteCookie(c, COOKIE, { path: "/" });
+    return c.redirect("/");
+  });
+
+  // The JSON API: the same data.
+  app.get("/api/envs", async (c) => c.json({ envs: await registries.search(c.req.query("q") ?? "", tokenOf(c)) }));
+  envRoute("/api/envs", "", async (c, name) => c.json(await envView(c, name, c.req.query("version"))));
+  envRoute("/api/envs", "/history", async (c, name) => c.json((await envView(c, name)).history));
+  envRoute("/api/envs", "/:version/results", async (c, name) => {
+    const view = await envView(c, name, c.req.param("version"));
+    const results = store.forEnv(view.name, view.version).map(({ id, receivedAt, result }) => ({ id, receivedAt, result }));
+    return c.json({ name: view.name, version: view.version, leaderboard: view.leaderboard, criteria: view.rates, results });
+  });
+  envRoute("/api/envs", "/:version/compare", async (c, name) => {
+    const view = await envView(c, name, c.req.param("version"));
+    const a = c.req.query("a");
+    const b = c.req.query("b");
+    if (!a || !b) throw new HttpError(400, "INVALID_REQUEST", "compare needs ?a=<model>&b=<model>");
+    return c.json(compareModels(store.forEnv(view.name, view.version), a, b));
+  });
+  app.get("/api/series/:series", async (c) => {
+    const body = await seriesData(c, c.req.param("series"));
+    return c.json(body.curves);
+  });
+
+  /** A series' curves, over the environments this visitor may see. */
+  async function seriesData(c: Context, series: string) {
+    const token = tokenOf(c);
+    const stepped = store.forSeries(series);
+    const visible = new Set<string>();
+    for (const env of new Set(stepped.map((r) => r.result.env.name))) if (await registries.packument(env, token)) visible.add(env);
+    const results = stepped.filter((r) => visible.has(r.result.env.name));
+    const envs = seriesEnvs(results);
+    if (envs.length === 0) throw new HttpError(404, "NOT_FOUND", `no stepped results for series ${series}`);
+    const train = c.req.query("train") ?? envs[0];
+    const asked = c.req.queries("heldout");
+    const heldOut = (asked ?? envs.filter((e) => e !== train)).filter((e) => visible.has(e));
+    return { curves: curvesOf(series, results, train, heldOut), envs, heldOut };
+  }
+
+  app.post("/api/results", async (c) => {
+    const token = tokenOf(c);
+    const user = token ? await registries.whoami(token) : undefined;
+    if (!user) throw new HttpError(401, "UNAUTHORIZED", "pushing results needs a registry token the registry accepts (Authorization: Bearer <token>)");
+    let body: unknown;
+    try {
+      body = await c.req.json();
+    } catch {
+      throw new HttpError(400, "INVALID_JSON", "the body is not JSON");
+    }
+    const parsed = HubResultSchema.safeParse(body);
+    if (!parsed.success) {
+      const issues = parsed.error.issues.slice(0, 5).map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`);
+      throw new HttpError(422, "INVALID_REQUEST", `not a hub result: ${issues.join("; ")}`);
+    }
+    const result = parsed.data;
+    const problems = inconsistencies(result);
+    if (problems.length) throw new HttpError(422, "INVALID_REQUEST", `the result's numbers disagree: ${problems.slice(0, 5).join("; ")}`);
+    const { name, version, integrity } = result.env;
+    const doc = await registries.packument(name, token);
+    const published = doc?.versions[version];
+    if (!published) throw new HttpError(422, "UNKNOWN_VERSION", `${name}@${version} is not published on this hub's registries (or not visible to your token)`);
+    if (!integrity) throw new HttpError(422, "INVALID_REQUEST", `${name}@${version}: the result names no env.integrity; a published version's results must carry the tarball's hash`);
+    if (integrity !== published.dist.integrity) {
+      throw new HttpError(409, "INTEGRITY_MISMATCH", `${name}@${version}: the result was measured on different bytes (integrity ${integrity}) than the registry publishes (${published.dist.integrity ?? "none"})`);
+    }
+    const stored = store.add(result, user);
+    return c.json({ id: stored.id, url: `/envs/${name}?version=${encodeURIComponent(version)}` }, 201);
+  });
+
+  app.post("/api/evals", async (c) => {
+    if (!options.evals) throw new HttpError(404, "NOT_FOUND", "this hub has no models configured (hub serve --models models.yaml)");
+    const token = tokenOf(c);
+    const user = token ? await registries.whoami(token) : undefined;
+    if (!user) throw new HttpError(401, "UNAUTHORIZED", "starting an eval needs a registry token the registry accepts");
+    const body = (await c.req.json().catch(() => undefined)) as { env?: unknown; version?: unknown; models?: unknown } | undefined;
+    if (!body || typeof body.env !== "string" || typeof body.version !== "string" || !Array.isArray(body.models) || !body.models.every((m) => typeof m === "string")) {
+      throw new HttpError(422, "INVALID_REQUEST", 'expected {"env": "<name>", "version": "<version>", "models": ["<name from models.yaml>", …]}');
+    }
+    const unknown = (body.models as string[]).filter((m) => !options.evals!.models.includes(m));
+    if (unknown.length || body.models.length === 0) throw new HttpError(422, "INVALID_REQUEST", `models must be some of ${options.evals.models.join(", ")}${unknown.length ? `; unknown: ${unknown.join(", ")}` : ""}`);
+    const doc = await registries.packument(body.env, token);
+    const published = doc?.versions[body.version];
+    if (!published) throw new HttpError(422, "UNKNOWN_VERSION", `${body.env}@${body.version} is not published (or not visible to your token)`);
+    const busy = options.evals.busy({ env: body.env, version: body.version });
+    if (busy) throw new HttpError(409, "EVAL_BUSY", busy);
+    const id = await options.evals.start({ env: body.env, version: body.version, integrity: published.dist.integrity, models: body.models as string[], registry: doc!.registry, user });
+    return c.json({ id, progress: `/api/evals/${id}` }, 202);
+  });
+  app.get("/api/evals/:id", (c) => {
+    const progress = options.evals?.progress(c.req.param("id"));
+    if (!progress) throw new HttpError(404, "NOT_FOUND", `no eval ${c.req.param("id")}`);
+    return c.json(progress);
+  });
+
+  return app;
+}

@@ -1,0 +1,79 @@
+/**
+ * The hub's results: one SQLite file (WAL, so pages read while a result is written). A row is one
+ * accepted HubResult, kept whole as JSON, with the columns pages filter by beside it. No token and
+ * no request header is ever written here.
+ */
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import Database from "better-sqlite3";
+import type { HubResult } from "../hub/results.js";
+
+/** A stored result: what was pushed, who pushed it (the registry's user name) and when. */
+export interface StoredResult {
+  id: number;
+  receivedAt: string;
+  submittedBy: string | null;
+  result: HubResult;
+}
+
+export class ResultStore {
+  private readonly db: Database.Database;
+
+  /** Opens (or creates) the store at `path`; ":memory:" for a throwaway one. */
+  constructor(path: string) {
+    if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+    this.db = new Database(path);
+    this.db.pragma("journal_mode = WAL");
+    this.db.exec(`CREATE TABLE IF NOT EXISTS results (
+      id INTEGER PRIMARY KEY AUTOINCREMENT,
+      env TEXT NOT NULL,
+      version TEXT NOT NULL,
+      model TEXT NOT NULL,
+      series TEXT NOT NULL,
+      step INTEGER,
+      received_at TEXT NOT NULL,
+      submitted_by TEXT,
+      body TEXT NOT NULL
+    );
+    CREATE INDEX IF NOT EXISTS results_env ON results (env, version);
+    CREATE INDEX IF NOT EXISTS results_series ON results (series, step);`);
+  }
+
+  add(result: HubResult, submittedBy: string | null, receivedAt = new Date().toISOString()): StoredResult {
+    const info = this.db
+      .prepare("INSERT INTO results (env, version, model, series, step, received_at, submitted_by, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+      .run(result.env.name, result.env.version, result.model, result.series ?? result.model, result.step ?? null, receivedAt, submittedBy, JSON.stringify(result));
+    return { id: Number(info.lastInsertRowid), receivedAt, submittedBy, result };
+  }
+
+  /** Every result for an environment (one version, or all), oldest first. */
+  forEnv(name: string, version?: string): StoredResult[] {
+    const rows = version === undefined
+      ? this.db.prepare("SELECT * FROM results WHERE env = ? ORDER BY id").all(name)
+      : this.db.prepare("SELECT * FROM results WHERE env = ? AND version = ? ORDER BY id").all(name, version);
+    return (rows as Row[]).map(fromRow);
+  }
+
+  /** Every result of a training series that carries a step, by step. */
+  forSeries(series: string): StoredResult[] {
+    return (this.db.prepare("SELECT * FROM results WHERE series = ? AND step IS NOT NULL ORDER BY step, id").all(series) as Row[]).map(fromRow);
+  }
+
+  /** Names of the series with stepped results on an environment, for its page's links to the curves. */
+  seriesOn(env: string): string[] {
+    return (this.db.prepare("SELECT DISTINCT series FROM results WHERE env = ? AND step IS NOT NULL ORDER BY series").all(env) as { series: string }[]).map((r) => r.series);
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}
+
+interface Row {
+  id: number;
+  received_at: string;
+  submitted_by: string | null;
+  body: string;
+}
+
+const fromRow = (r: Row): StoredResult => ({ id: r.id, receivedAt: r.received_at, submittedBy: r.submitted_by, result: JSON.parse(r.body) as HubResult });
