@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createSandbox, SANDBOX_BACKEND_TABLE, sandboxBackend } from "../../src/sandbox/index.js";
 import { sandboxBackendsTable, withSandboxBackendsTable, type SandboxBackendSpec } from "../../src/sandbox/registry.js";
@@ -80,6 +81,12 @@ describe("the sandbox backend table", () => {
 
     const registry = await import("../../src/sandbox/registry.js");
     expect(sandboxBackendsTable(registry.SANDBOX_BACKEND_TABLE)).toContain("| `fakebox` | a fake for tests | yes | yes |");
+  });
+
+  it("docs/environments.md holds the table generated from the backends (never stale)", () => {
+    const doc = readFileSync("docs/environments.md", "utf8");
+    expect(doc, "docs/environments.md is stale: regenerate its sandbox backends table").toBe(withSandboxBackendsTable(doc));
+    for (const spec of SANDBOX_BACKEND_TABLE) expect(doc).toContain(`| \`${spec.name}\` |`);
   });
 
   it("the docs table refuses a document without its markers instead of writing nowhere", () => {
