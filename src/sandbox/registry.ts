@@ -8,6 +8,7 @@ import { bubblewrapBackend } from "./bubblewrap/index.js";
 import { dockerBackend, podmanBackend } from "./docker/index.js";
 import { unsafeHostBackend } from "./host/index.js";
 import type { SandboxBackend } from "./types.js";
+import { withMarkedSection } from "../text/markers.js";
 
 /** One row of the backend table. */
 export interface SandboxBackendSpec {
@@ -59,8 +60,5 @@ export function sandboxBackendsTable(table: readonly SandboxBackendSpec[] = SAND
 
 /** `text` with the part between the markers replaced by the generated table. */
 export function withSandboxBackendsTable(text: string, table: readonly SandboxBackendSpec[] = SANDBOX_BACKEND_TABLE): string {
-  const start = text.indexOf(SANDBOX_TABLE_START);
-  const end = text.indexOf(SANDBOX_TABLE_END);
-  if (start === -1 || end < start) throw new Error(`the sandbox backends table markers are missing (${SANDBOX_TABLE_START} … ${SANDBOX_TABLE_END})`);
-  return `${text.slice(0, start + SANDBOX_TABLE_START.length)}\n${sandboxBackendsTable(table)}\n${text.slice(end)}`;
+  return withMarkedSection(text, SANDBOX_TABLE_START, SANDBOX_TABLE_END, sandboxBackendsTable(table), "the sandbox backends table");
 }
