@@ -49,7 +49,7 @@ export function sandboxBackendSpec(name: string): SandboxBackendSpec | undefined
 }
 
 /** The markers around the generated table in docs/environments.md. */
-export const SANDBOX_TABLE_START = "<!-- sandbox-backends:start (generated from src/sandbox/registry.ts) -->";
+export const SANDBOX_TABLE_START = "<!-- sandbox-backends:start (generated from src/sandbox/registry.ts: npm run docs:checks) -->";
 export const SANDBOX_TABLE_END = "<!-- sandbox-backends:end -->";
 
 /** The markdown table of backends, one row each in the table's order. */

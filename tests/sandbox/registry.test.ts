@@ -85,7 +85,7 @@ describe("the sandbox backend table", () => {
 
   it("docs/environments.md holds the table generated from the backends (never stale)", () => {
     const doc = readFileSync("docs/environments.md", "utf8");
-    expect(doc, "docs/environments.md is stale: regenerate its sandbox backends table").toBe(withSandboxBackendsTable(doc));
+    expect(doc, "docs/environments.md is stale: run `npm run docs:checks`").toBe(withSandboxBackendsTable(doc));
     for (const spec of SANDBOX_BACKEND_TABLE) expect(doc).toContain(`| \`${spec.name}\` |`);
   });
 
