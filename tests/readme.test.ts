@@ -19,8 +19,15 @@ import { readmeCommands } from "./helpers/readme-commands.js";
 /** Kept here too: other tests import the parser from this file. */
 export { readmeCommands };
 
-const README = readFileSync(join(ROOT, "README.md"), "utf8");
-const commands = readmeCommands(README);
+/**
+ * The pages whose ```sh blocks run, in this order, in one scratch folder: the README, then the
+ * docs pages its commands moved to (environments' `eval` writes the rollouts `distill` reads;
+ * `calibrate` reads the README's `results.jsonl`). A docs page with commands of its own and a
+ * test of its own is not listed here.
+ */
+export const WALKTHROUGH_PAGES = ["README.md", "docs/environments.md", "docs/distill.md", "docs/calibration.md"];
+const pages = WALKTHROUGH_PAGES.map((page) => ({ page, commands: readmeCommands(readFileSync(join(ROOT, page), "utf8")) }));
+const commands = pages.flatMap(({ page, commands }) => commands.map((c) => ({ ...c, page })));
 /**
  * What the scratch folder mirrors: everything of the repository's but the walk-through's outputs.
  * Listed after the build, not at module load: on a fresh clone `dist/` only exists once beforeAll
@@ -82,10 +89,12 @@ function run(command: string): Promise<{ code: number | null; output: string }> 
 describe("README.md", () => {
   it("has commands to run, and refers to files that exist", () => {
     expect(commands.length).toBeGreaterThan(10);
+    // Every page the README's commands moved to still has commands of its own to run.
+    for (const { page, commands: own } of pages) expect(own.length, `${page} has no \`\`\`sh block to run`).toBeGreaterThan(0);
     for (const c of commands) {
       for (const path of c.text.match(/\b(?:rubrics|examples|judges|datasets|probes)\/[\w./*-]+/g) ?? []) {
         if (path.includes("*")) continue;
-        expect(existsSync(join(ROOT, path)), `README line ${c.line}: ${path}`).toBe(true);
+        expect(existsSync(join(ROOT, path)), `${c.page} line ${c.line}: ${path}`).toBe(true);
       }
     }
   });
@@ -96,9 +105,9 @@ describe("README.md", () => {
   });
 
   for (const c of commands) {
-    it(`line ${c.line}: ${c.text.slice(0, 110)}`, async () => {
+    it(`${c.page} line ${c.line}: ${c.text.slice(0, 100)}`, async () => {
       const r = await run(c.text);
-      expect(r.code, `README line ${c.line} exited ${r.code}:\n${r.output}`).toBe(0);
+      expect(r.code, `${c.page} line ${c.line} exited ${r.code}:\n${r.output}`).toBe(0);
     }, 240_000);
   }
 

@@ -1,32 +1,20 @@
 import type { CustomChecks } from "../checks/custom.js";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import { score } from "../score/score.js";
-import { advantagesByPrompt } from "../score/group.js";
-import { toRubricateError, type ErrorCode } from "../errors.js";
+import { toRubricateError } from "../errors.js";
 import type { EngineJudge } from "../judge/create.js";
 import type { ErrorPolicy } from "../score/aggregate.js";
 import type { Rubric } from "../rubric/schema.js";
-import { addUsage, emptyUsage, type Sample, type ScoreResult } from "../types.js";
 import { bearerToken, tokenMatches } from "./auth.js";
 import { allowedHosts, guardRequest } from "./guard.js";
 import { HttpError, parseJson, readBody, sendError, sendJson } from "./http.js";
-import {
-  defaultMapping,
-  errorText,
-  openrlhfResponse,
-  openrlhfSamples,
-  OpenRLHFRequestSchema,
-  parseRequest,
-  ScoreOneRequestSchema,
-  ScoreRequestSchema,
-  trainerJson,
-  wireResult,
-  type FieldMapping,
-  type RowOutcome,
-} from "./protocol.js";
-import { refusedSampleCriterion, type SampleCriteriaPolicy } from "./sample-criteria.js";
+import { defaultMapping, type FieldMapping } from "./protocol.js";
+import { requestScorer } from "./request-scoring.js";
+import { rewardRoutes, type Route } from "./routes.js";
+import type { SampleCriteriaPolicy } from "./sample-criteria.js";
 import { StatsRecorder, type BridgeStats } from "./stats.js";
+
+export type { Route } from "./routes.js";
 
 /** Options of `createRewardServer`. */
 export interface RewardServerOptions {
@@ -96,15 +84,6 @@ export interface RewardServerOptions {
   onClose?: () => void | Promise<void>;
 }
 
-/** One route: its method, whether it needs the token, and the handler of its parsed JSON body. */
-export interface Route {
-  method: "GET" | "POST";
-  auth: boolean;
-  handle: (body: unknown, signal: AbortSignal) => Promise<unknown>;
-  /** Writes the answer as JSON text (default `JSON.stringify`); `/get_reward` writes floats. */
-  serialize?: (answer: unknown) => string;
-}
-
 /** A running reward server. */
 export interface RewardServer {
   readonly server: Server;
@@ -115,37 +94,18 @@ export interface RewardServer {
   stats(): BridgeStats;
 }
 
-/** Error codes that mean the judge is out (or too slow), not that the sample is bad. */
-const OUTAGE_CODES = new Set<ErrorCode>(["PROVIDER_HTTP", "PROVIDER_TIMEOUT", "PROVIDER_NETWORK", "RATE_LIMITED", "MISSING_API_KEY", "CACHE", "INTERNAL", "DEADLINE"]);
-// Whatever --errors made of the reward: with "zero" an outage must not hide behind 0s.
-const isOutage = (r: ScoreResult) => r.errors.some((e) => OUTAGE_CODES.has(e.code));
-
-const deadlineResult = (ms: number): ScoreResult => ({
-  reward: null,
-  verdicts: [],
-  errors: [{ criterion: "*", code: "DEADLINE", message: `not scored within the request deadline of ${ms} ms (--timeout-ms); its judge calls go on and are cached, so a retry is cheap` }],
-  feedback: "",
-  usage: emptyUsage(),
-});
-
 /**
  * Builds the HTTP reward server: OpenRLHF's `POST /get_reward`, `POST /v1/score`,
  * `POST /v1/score/one`, `GET /v1/stats` and `GET /healthz`, each a thin adapter over `score()`.
+ * The scoring policy (deadline, outages) is request-scoring.ts, the routes routes.ts; here are the
+ * dispatch of a request (guard, token, body) and the server's lifecycle (socket limits, drain).
  * @example
  * const srv = createRewardServer({ rubric, judge: createJudge("judges/openai-small.yaml") });
  * const url = await srv.listen(8000); // POST {url}/v1/score {"samples":[{"response":"..."}]}
  */
 export function createRewardServer(options: RewardServerOptions): RewardServer {
   const { rubric, judge } = options;
-  const maxBody = options.maxBodyBytes ?? 128 * 1024 * 1024;
   const maxSamples = options.maxSamples ?? 16_384;
-  const deadlineMs = options.timeoutMs ?? 150_000;
-  const mapping = options.mapping ?? defaultMapping(rubric);
-  const fallback = options.fallbackReward ?? 0;
-  const maxErrorShare = options.maxErrorShare ?? 0.25;
-  const retryAfter = String(options.retryAfterS ?? 10);
-  const sampleCriteria: SampleCriteriaPolicy = options.sampleCriteria ?? (options.allowSampleCriteria === false ? "off" : "checks");
-  const criterionIds = rubric.criteria.map((c) => c.id);
   const log = options.log ?? (() => undefined);
   const stats = new StatsRecorder(judge);
   let hosts: Set<string> | undefined;
@@ -155,162 +115,31 @@ export function createRewardServer(options: RewardServerOptions): RewardServer {
   /** The work of every request being handled, aborted when the close grace runs out. */
   const inFlight = new Set<AbortController>();
 
-  /**
-   * Scores samples until they are done or the deadline passes (unfinished ones become `DEADLINE`
-   * failures). Too many outage failures make the whole request a 503 (or a 504 when nothing was
-   * scored in time): a trainer retries those instead of training on fallback rewards.
-   */
-  const scoreAll = async (samples: Sample[], signal: AbortSignal): Promise<ScoreResult[]> => {
-    if (samples.length > maxSamples) throw new HttpError(413, "TOO_MANY_SAMPLES", `${samples.length} samples in one request; the limit is ${maxSamples}: start rubricate serve with a larger --max-samples, or split the batch`);
-    const tooDeep = samples.findIndex((s) => nestingDepth(s) > MAX_SAMPLE_DEPTH);
-    if (tooDeep >= 0) throw new HttpError(400, "SAMPLE_TOO_DEEP", `samples.${tooDeep}: nested deeper than ${MAX_SAMPLE_DEPTH} levels of objects and arrays; a sample is its inputs, a few levels at most (a transcript's tool calls are 6)`, `samples.${tooDeep}`);
-    const refused = refusedSampleCriterion(samples, sampleCriteria);
-    if (refused) throw refused;
-    stats.samplesStarted(samples.length);
-    const done: (ScoreResult | undefined)[] = Array.from({ length: samples.length }, () => undefined);
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      const run = score(rubric, samples, { judge, concurrency: options.concurrency ?? 128, errors: options.errors, signal, checks: options.checks, clientCriteria: true, onProgress: ({ result, index }) => (done[index] = result) });
-      run.catch(() => undefined); // past the deadline nobody awaits it; its calls still land in the cache
-      const expired = new Promise<"expired">((resolve) => (timer = setTimeout(() => resolve("expired"), deadlineMs)));
-      await Promise.race([run, expired]);
-    } catch (e) {
-      stats.samplesDone(samples.length, done.filter((r): r is ScoreResult => r !== undefined));
-      throw e;
-    } finally {
-      clearTimeout(timer);
-    }
-    const late = done.filter((r) => r === undefined).length;
-    const results = Array.from(done, (r) => r ?? deadlineResult(deadlineMs));
-    stats.samplesDone(samples.length, results);
-    const failed = results.filter((r) => r.reward === null).length;
-    if (failed > 0) log(`${failed} of ${samples.length} sample(s) without a reward (${summarize(results)})`);
-    if (late === samples.length && samples.length > 0) {
-      throw new HttpError(504, "TIMEOUT", `scoring took longer than ${deadlineMs} ms (--timeout-ms); answers already paid for are cached, so a retry is cheap`, undefined, { "retry-after": retryAfter });
-    }
-    const outages = results.filter(isOutage).length;
-    if (samples.length > 0 && outages / samples.length > maxErrorShare) {
-      log(`answering 503: ${outages} of ${samples.length} samples failed from a judge outage (more than --max-error-share ${maxErrorShare})`);
-      throw new HttpError(503, "JUDGE_UNAVAILABLE", `${outages} of ${samples.length} samples could not be scored because the judge failed (${summarize(results)}); retry later: answers already paid for are cached`, undefined, { "retry-after": retryAfter });
-    }
-    return results;
-  };
-  const usageOf = (results: ScoreResult[]) => results.reduce((u, r) => addUsage(u, r.usage ?? {}), emptyUsage());
-
-  const cacheHealth = () => {
-    const c = judge?.engine.cache.stats;
-    return c?.status === "degraded" ? { status: "degraded" as const, reason: c.reason, since: c.since } : { status: "ok" as const };
-  };
+  const scoreRequest = requestScorer({
+    rubric,
+    judge,
+    checks: options.checks,
+    maxSamples,
+    deadlineMs: options.timeoutMs ?? 150_000,
+    concurrency: options.concurrency ?? 128,
+    errors: options.errors,
+    sampleCriteria: options.sampleCriteria ?? (options.allowSampleCriteria === false ? "off" : "checks"),
+    maxErrorShare: options.maxErrorShare ?? 0.25,
+    retryAfter: String(options.retryAfterS ?? 10),
+    stats,
+    log,
+  });
   const routes: Record<string, Route> = {
-    // Still 200 while the shared cache is degraded (this replica answers from its own memory and
-    // pays for misses): `status` and `cache` say so, with the reason, for whoever watches.
-    "/healthz": { method: "GET", auth: false, handle: async () => ({ ok: true, status: cacheHealth().status, cache: cacheHealth(), rubric: rubric.id, version: rubric.version, inputs: rubric.inputs, response_field: mapping.response, prompt_field: mapping.prompt ?? null, label_field: mapping.label ?? null, label_fields: mapping.labelFields, draining }) },
-    "/v1/stats": { method: "GET", auth: true, handle: async () => stats.snapshot() },
-    "/v1/score": {
-      method: "POST",
-      auth: true,
-      handle: async (body, signal) => {
-        const { samples, group_by: groupBy, advantage } = parseRequest(ScoreRequestSchema, body);
-        if (groupBy !== undefined) {
-          const missing = samples.findIndex((s) => s[groupBy] === undefined);
-          if (missing >= 0) throw new HttpError(400, "INVALID_REQUEST", `samples.${missing}.${groupBy}: group_by names a field every sample must have`, `samples.${missing}.${groupBy}`);
-        }
-        const results = await scoreAll(samples as Sample[], signal);
-        const rewards = results.map((r) => r.reward);
-        const advantages = groupBy === undefined ? undefined : advantagesByPrompt(samples.map((s) => (typeof s[groupBy] === "string" ? (s[groupBy] as string) : JSON.stringify(s[groupBy]))), rewards, { scale: advantage });
-        return { rewards, ...(advantages ? { advantages } : {}), errors: results.map(errorText), results: results.map(wireResult), usage: usageOf(results) };
-      },
-    },
-    "/v1/score/one": {
-      method: "POST",
-      auth: true,
-      handle: async (body, signal) => {
-        const { sample } = parseRequest(ScoreOneRequestSchema, body);
-        const [result] = await scoreAll([sample as Sample], signal);
-        return { reward: result.reward, error: errorText(result), result: wireResult(result), usage: result.usage };
-      },
-    },
-    "/get_reward": {
-      method: "POST",
-      auth: true,
-      serialize: trainerJson,
-      handle: async (body, signal) => {
-        const request = parseRequest(OpenRLHFRequestSchema, body);
-        if (request.query.length > maxSamples) throw new HttpError(413, "TOO_MANY_SAMPLES", `${request.query.length} queries in one request; the limit is ${maxSamples}: start rubricate serve with a larger --max-samples`);
-        const rows = openrlhfSamples(request, mapping);
-        const scorable = rows.flatMap((row, i) => ("sample" in row ? [{ i, sample: row.sample }] : []));
-        const results = await scoreAll(
-          scorable.map((s) => s.sample),
-          signal,
-        );
-        const merged: RowOutcome[] = rows.map((row) => ("error" in row ? row.error : ""));
-        scorable.forEach((s, k) => (merged[s.i] = results[k]));
-        const unscorable = rows.length - scorable.length;
-        if (unscorable > 0) log(`${unscorable} of ${rows.length} OpenRLHF queries could not be mapped to a sample (${(rows.find((r) => "error" in r) as { error: string }).error})`);
-        const answer = openrlhfResponse(merged, criterionIds, fallback);
-        const given = answer.extra_logs.rubricate_error.filter((e) => e === 1).length;
-        if (given > 0) {
-          stats.fallbacksGiven(given);
-          log(`${given} of ${rows.length} OpenRLHF sample(s) answered with the fallback reward ${fallback} (counted in extra_logs.rubricate_error)`);
-        }
-        return answer;
-      },
-    },
+    ...rewardRoutes({ rubric, judge, mapping: options.mapping ?? defaultMapping(rubric), scoreRequest, stats, maxSamples, fallback: options.fallbackReward ?? 0, log, draining: () => draining }),
     ...options.routes,
   };
-
-  const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    const path = new URL(req.url ?? "/", "http://localhost").pathname.replace(/\/+$/, "") || "/";
-    const route = (Object.hasOwn(routes, path) ? routes[path] : undefined) ?? options.dynamicRoutes?.(req.method ?? "GET", path);
-    // Dynamic routes carry ids in their paths: their stats go under the route's label, not each path.
-    const end = stats.begin(route ? ((route as { label?: string }).label ?? path) : "other");
-    res.on("close", () => end(res.statusCode));
-    try {
-      // Order matters: nothing of the body is read before the request is known to be ours and allowed.
-      guardRequest(req, hosts);
-      if (!route) throw new HttpError(404, "NOT_FOUND", `no route ${req.method} ${path}; try ${Object.entries(routes).map(([p, r]) => `${r.method} ${p}`).join(", ")}`);
-      if (req.method !== route.method) throw new HttpError(405, "METHOD_NOT_ALLOWED", `${path} takes ${route.method}, not ${req.method}`);
-      if (draining && path !== "/healthz") throw new HttpError(503, "SHUTTING_DOWN", "the server is shutting down; retry against its replacement");
-      if (route.auth && options.token !== undefined && !tokenMatches(bearerToken(req), options.token)) {
-        throw new HttpError(401, "UNAUTHORIZED", req.headers.authorization ? "wrong token" : "this server needs a token: send Authorization: Bearer <token>");
-      }
-      if (route.auth) admitted(req.socket);
-      const body = route.method === "POST" ? parseJson(await readBody(req, maxBody)) : undefined;
-      if (route.method === "POST" && (typeof body !== "object" || body === null || Array.isArray(body))) throw new HttpError(400, "INVALID_REQUEST", "the body must be a JSON object");
-      const controller = new AbortController();
-      // A client that hangs up stops its own work (a shared in-flight call continues for the others).
-      const onClose = () => {
-        if (!res.writableFinished) controller.abort(new HttpError(499, "CLIENT_CLOSED", "the client closed the connection"));
-      };
-      res.on("close", onClose);
-      inFlight.add(controller);
-      try {
-        const answer = await route.handle(body, controller.signal);
-        sendJson(res, 200, answer, draining ? { connection: "close" } : {}, route.serialize);
-      } catch (e) {
-        if (controller.signal.aborted && controller.signal.reason instanceof HttpError) throw controller.signal.reason;
-        throw e;
-      } finally {
-        inFlight.delete(controller);
-        res.off("close", onClose);
-      }
-    } catch (e) {
-      const error = e instanceof HttpError ? e : new HttpError(500, toRubricateError(e).code, toRubricateError(e).message);
-      const headers: Record<string, string> = { ...error.headers };
-      if (error.status === 401) headers["www-authenticate"] = 'Bearer realm="rubricate"';
-      // A refused request's body is never read, so the connection cannot carry another request.
-      if (!req.complete || error.status === 413 || draining) headers.connection = "close";
-      res.once("finish", () => end(error.status, error.code));
-      sendError(res, error, headers);
-      if (headers.connection === "close") res.once("finish", () => req.socket.destroySoon());
-    }
-  };
+  const dispatch = requestDispatcher({ routes, options, stats, inFlight, maxBody: options.maxBodyBytes ?? 128 * 1024 * 1024, hosts: () => hosts, draining: () => draining, admitted: (socket) => admitted(socket) });
 
   let active = 0;
   const headersTimeout = options.headersTimeoutMs ?? 10_000;
   const server = createServer({ connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor(headersTimeout / 2))) }, (req, res) => {
     active++;
-    handle(req, res).finally(() => {
+    dispatch(req, res).finally(() => {
       if (--active === 0) for (const done of idle.splice(0)) done();
     });
   });
@@ -320,28 +149,8 @@ export function createRewardServer(options: RewardServerOptions): RewardServer {
   server.headersTimeout = headersTimeout;
   server.requestTimeout = Math.max(headersTimeout, options.requestTimeoutMs ?? 120_000);
   server.maxConnections = options.maxConnections ?? 512;
-  // Sockets that have not shown the token share a small budget of their own: past it, the oldest
-  // that have waited a second without doing so are closed (a burst of new clients is not: they are
-  // still sending their first request), so idle or trickling sockets cannot hold the places of
-  // the clients that have the token.
-  const maxPending = options.maxPendingConnections ?? Math.max(1, Math.min(64, Math.floor(server.maxConnections / 4)));
-  const pending = new Map<Socket, number>();
-  const evictStale = () => {
-    const cutoff = Date.now() - PENDING_GRACE_MS;
-    for (const [socket, since] of pending) {
-      if (pending.size <= maxPending || since > cutoff) break;
-      pending.delete(socket);
-      socket.destroy();
-    }
-  };
-  server.on("connection", (socket: Socket) => {
-    pending.set(socket, Date.now());
-    socket.once("close", () => pending.delete(socket));
-    evictStale();
-  });
-  const sweeper = setInterval(evictStale, PENDING_GRACE_MS / 2).unref();
-  server.once("close", () => clearInterval(sweeper));
-  const admitted = (socket: Socket) => void pending.delete(socket);
+  // Sockets that have not shown the token share a small budget of their own (limitPendingSockets).
+  const admitted = limitPendingSockets(server, options.maxPendingConnections ?? Math.max(1, Math.min(64, Math.floor(server.maxConnections / 4))));
 
   /** Waits for requests in flight; past `graceMs` aborts their work and gives them a second to answer before their sockets go. */
   const drainWithin = async (graceMs: number) => {
@@ -382,35 +191,97 @@ export function createRewardServer(options: RewardServerOptions): RewardServer {
   };
 }
 
+/** What a request's dispatch reads of the server. */
+interface DispatchContext {
+  routes: Record<string, Route>;
+  options: Pick<RewardServerOptions, "token" | "dynamicRoutes">;
+  stats: StatsRecorder;
+  inFlight: Set<AbortController>;
+  maxBody: number;
+  hosts: () => Set<string> | undefined;
+  draining: () => boolean;
+  /** Called once a request showed the token: its socket leaves the pending budget. */
+  admitted: (socket: Socket) => void;
+}
+
+/**
+ * Handles one request: the route by path, then the guard (Host, Origin, Content-Type), the method,
+ * the token, and only then the body; every failure is answered as `{ error: { code, message } }`.
+ */
+function requestDispatcher({ routes, options, stats, inFlight, maxBody, hosts, draining, admitted }: DispatchContext): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+  return async (req: IncomingMessage, res: ServerResponse) => {
+    const path = new URL(req.url ?? "/", "http://localhost").pathname.replace(/\/+$/, "") || "/";
+    const route = (Object.hasOwn(routes, path) ? routes[path] : undefined) ?? options.dynamicRoutes?.(req.method ?? "GET", path);
+    // Dynamic routes carry ids in their paths: their stats go under the route's label, not each path.
+    const end = stats.begin(route ? ((route as { label?: string }).label ?? path) : "other");
+    res.on("close", () => end(res.statusCode));
+    try {
+      // Order matters: nothing of the body is read before the request is known to be ours and allowed.
+      guardRequest(req, hosts());
+      if (!route) throw new HttpError(404, "NOT_FOUND", `no route ${req.method} ${path}; try ${Object.entries(routes).map(([p, r]) => `${r.method} ${p}`).join(", ")}`);
+      if (req.method !== route.method) throw new HttpError(405, "METHOD_NOT_ALLOWED", `${path} takes ${route.method}, not ${req.method}`);
+      if (draining() && path !== "/healthz") throw new HttpError(503, "SHUTTING_DOWN", "the server is shutting down; retry against its replacement");
+      if (route.auth && options.token !== undefined && !tokenMatches(bearerToken(req), options.token)) {
+        throw new HttpError(401, "UNAUTHORIZED", req.headers.authorization ? "wrong token" : "this server needs a token: send Authorization: Bearer <token>");
+      }
+      if (route.auth) admitted(req.socket);
+      const body = route.method === "POST" ? parseJson(await readBody(req, maxBody)) : undefined;
+      if (route.method === "POST" && (typeof body !== "object" || body === null || Array.isArray(body))) throw new HttpError(400, "INVALID_REQUEST", "the body must be a JSON object");
+      const controller = new AbortController();
+      // A client that hangs up stops its own work (a shared in-flight call continues for the others).
+      const onClose = () => {
+        if (!res.writableFinished) controller.abort(new HttpError(499, "CLIENT_CLOSED", "the client closed the connection"));
+      };
+      res.on("close", onClose);
+      inFlight.add(controller);
+      try {
+        const answer = await route.handle(body, controller.signal);
+        sendJson(res, 200, answer, draining() ? { connection: "close" } : {}, route.serialize);
+      } catch (e) {
+        if (controller.signal.aborted && controller.signal.reason instanceof HttpError) throw controller.signal.reason;
+        throw e;
+      } finally {
+        inFlight.delete(controller);
+        res.off("close", onClose);
+      }
+    } catch (e) {
+      const error = e instanceof HttpError ? e : new HttpError(500, toRubricateError(e).code, toRubricateError(e).message);
+      const headers: Record<string, string> = { ...error.headers };
+      if (error.status === 401) headers["www-authenticate"] = 'Bearer realm="rubricate"';
+      // A refused request's body is never read, so the connection cannot carry another request.
+      if (!req.complete || error.status === 413 || draining()) headers.connection = "close";
+      res.once("finish", () => end(error.status, error.code));
+      sendError(res, error, headers);
+      if (headers.connection === "close") res.once("finish", () => req.socket.destroySoon());
+    }
+  };
+}
+
+/**
+ * Sockets that have not yet sent a request that passed the token check share a budget of their
+ * own: past it, the oldest that have waited a second without doing so are closed (a burst of new
+ * clients is not: they are still sending their first request), so idle or trickling sockets
+ * cannot hold the places of the clients that have the token. Returns the call that admits a socket.
+ */
+function limitPendingSockets(server: Server, maxPending: number): (socket: Socket) => void {
+  const pending = new Map<Socket, number>();
+  const evictStale = () => {
+    const cutoff = Date.now() - PENDING_GRACE_MS;
+    for (const [socket, since] of pending) {
+      if (pending.size <= maxPending || since > cutoff) break;
+      pending.delete(socket);
+      socket.destroy();
+    }
+  };
+  server.on("connection", (socket: Socket) => {
+    pending.set(socket, Date.now());
+    socket.once("close", () => pending.delete(socket));
+    evictStale();
+  });
+  const sweeper = setInterval(evictStale, PENDING_GRACE_MS / 2).unref();
+  server.once("close", () => clearInterval(sweeper));
+  return (socket) => void pending.delete(socket);
+}
+
 /** How long a new socket may take to show the token before it can be closed to make room. */
 const PENDING_GRACE_MS = 1000;
-
-/** Deeper samples are refused: the judge's prompt and cache key are built by recursion, which such a sample would overflow. */
-const MAX_SAMPLE_DEPTH = 128;
-
-/** How deeply objects and arrays nest in a JSON value (a loop, not recursion: the value may be 100,000 levels deep). */
-function nestingDepth(value: unknown): number {
-  let deepest = 0;
-  const stack: [unknown, number][] = [[value, 0]];
-  while (stack.length > 0) {
-    const [node, depth] = stack.pop()!;
-    if (node === null || typeof node !== "object") continue;
-    deepest = Math.max(deepest, depth + 1);
-    if (deepest > MAX_SAMPLE_DEPTH) return deepest;
-    for (const child of Object.values(node)) if (child !== null && typeof child === "object") stack.push([child, depth + 1]);
-  }
-  return deepest;
-}
-
-/** "3 JUDGE_PARSE, 1 DEADLINE: first message" for log lines and 503 bodies. */
-function summarize(results: ScoreResult[]): string {
-  const counts = new Map<string, number>();
-  let first: string | undefined;
-  for (const r of results) {
-    if (r.reward !== null) continue;
-    for (const code of new Set(r.errors.map((e) => e.code))) counts.set(code, (counts.get(code) ?? 0) + 1);
-    first ??= r.errors[0]?.message;
-  }
-  const codes = [...counts].map(([code, n]) => `${n} ${code}`).join(", ") || "no reward";
-  return first ? `${codes}; first: ${first.slice(0, 200)}` : codes;
-}

@@ -90,6 +90,9 @@ const guard =
     }
   };
 
+/** A POST route that needs the token, its failures mapped to HTTP answers. */
+const authedPost = <T>(fn: (body: unknown, signal: AbortSignal) => Promise<T>): ExtraRoute => ({ method: "POST", auth: true, handle: guard(fn) });
+
 let callCounter = 0;
 const toolCall = (c: WireToolCall): ToolCall => ({
   id: c.id ?? `call_${(++callCounter).toString(36)}`,
@@ -172,32 +175,24 @@ export function sessionRoutes(options: SessionRoutesOptions): (method: string, p
   });
 
   const collection: Record<string, ExtraRoute> = {
-    POST: {
-      method: "POST",
-      auth: true,
-      handle: guard(async (body) => {
-        const ref = parseRequest(OpenSchema, body) as TaskRef;
-        refuseTaskCriteria(ref.task);
-        const { id, episode } = await sessions.open(ref);
-        return describe(id, episode);
-      }),
-    },
+    POST: authedPost(async (body) => {
+      const ref = parseRequest(OpenSchema, body) as TaskRef;
+      refuseTaskCriteria(ref.task);
+      const { id, episode } = await sessions.open(ref);
+      return describe(id, episode);
+    }),
     GET: { method: "GET", auth: true, handle: async () => sessions.stats() },
   };
-  const rollouts: ExtraRoute = {
-    method: "POST",
-    auth: true,
-    handle: guard(async (body, signal) => {
-      const { task_id, task_index, task, k, policy } = parseRequest(RolloutSchema, body);
-      if (k > maxGroup) throw new HttpError(413, "TOO_MANY_ROLLOUTS", `k=${k} rollouts in one request; the limit is ${maxGroup} (--max-group)`, "k");
-      refuseTaskCriteria(task);
-      // The same task rules as sessions (client criteria refused unless the operator allowed them).
-      const resolved = taskFromRef(env, { task_id, task_index, task }, { allowTaskCriteria: options.allowTaskCriteria });
-      // Each rollout holds a sandbox as a session does: they share the --max-sessions cap.
-      const records = await sessions.hold(k, () => runRemoteRollouts(env, resolved, k, policy, { engine: options.engine, judge: options.judge, errors: options.errors, signal, allowHosts: options.allowPolicyHosts }));
-      return { env: { id: env.id, version: env.version }, task_id: resolved.id, rollouts: records.map(rolloutBody), rewards: records.map((r) => r.reward) };
-    }),
-  };
+  const rollouts = authedPost(async (body, signal) => {
+    const { task_id, task_index, task, k, policy } = parseRequest(RolloutSchema, body);
+    if (k > maxGroup) throw new HttpError(413, "TOO_MANY_ROLLOUTS", `k=${k} rollouts in one request; the limit is ${maxGroup} (--max-group)`, "k");
+    refuseTaskCriteria(task);
+    // The same task rules as sessions (client criteria refused unless the operator allowed them).
+    const resolved = taskFromRef(env, { task_id, task_index, task }, { allowTaskCriteria: options.allowTaskCriteria });
+    // Each rollout holds a sandbox as a session does: they share the --max-sessions cap.
+    const records = await sessions.hold(k, () => runRemoteRollouts(env, resolved, k, policy, { engine: options.engine, judge: options.judge, errors: options.errors, signal, allowHosts: options.allowPolicyHosts }));
+    return { env: { id: env.id, version: env.version }, task_id: resolved.id, rollouts: records.map(rolloutBody), rewards: records.map((r) => r.reward) };
+  });
 
   const one = (id: string, action: string | undefined, toolName: string | undefined): Record<string, ExtraRoute> | undefined => {
     if (action === undefined) {
@@ -208,46 +203,34 @@ export function sessionRoutes(options: SessionRoutesOptions): (method: string, p
     }
     if (action === "step") {
       return {
-        POST: {
-          method: "POST",
-          auth: true,
-          handle: guard((body) => {
-            const turn = parseRequest(StepSchema, body);
-            // Calls the trainer parsed win; otherwise the ones written in the text (Hermes format).
-            const { content, calls } = turn.tool_calls?.length ? { content: turn.content, calls: turn.tool_calls } : toolCallsInText(turn.content);
-            return sessions.use(id, async (ep) => {
-              const result = await ep.step({ content, toolCalls: calls.map(toolCall), finishReason: turn.finish_reason });
-              return { session_id: id, messages: wireMessages(result.messages), done: result.done, ...(result.stopReason ? { stop_reason: result.stopReason } : {}), turns: ep.turns };
-            }, sentBytes(turn.content, turn.tool_calls));
-          }),
-        },
+        POST: authedPost((body) => {
+          const turn = parseRequest(StepSchema, body);
+          // Calls the trainer parsed win; otherwise the ones written in the text (Hermes format).
+          const { content, calls } = turn.tool_calls?.length ? { content: turn.content, calls: turn.tool_calls } : toolCallsInText(turn.content);
+          return sessions.use(id, async (ep) => {
+            const result = await ep.step({ content, toolCalls: calls.map(toolCall), finishReason: turn.finish_reason });
+            return { session_id: id, messages: wireMessages(result.messages), done: result.done, ...(result.stopReason ? { stop_reason: result.stopReason } : {}), turns: ep.turns };
+          }, sentBytes(turn.content, turn.tool_calls));
+        }),
       };
     }
     if (action === "tools" && toolName !== undefined) {
       return {
-        POST: {
-          method: "POST",
-          auth: true,
-          handle: guard((body) => {
-            const call = parseRequest(ToolSchema, body);
-            return sessions.use(id, async (ep) => {
-              const rec = await ep.callTool(toolCall({ ...call, name: toolName }));
-              return { session_id: id, tool_call_id: rec.id, name: rec.name, result: rec.result, ...(rec.error ? { error: rec.error } : {}), done: ep.done };
-            }, sentBytes(call.arguments));
-          }),
-        },
+        POST: authedPost((body) => {
+          const call = parseRequest(ToolSchema, body);
+          return sessions.use(id, async (ep) => {
+            const rec = await ep.callTool(toolCall({ ...call, name: toolName }));
+            return { session_id: id, tool_call_id: rec.id, name: rec.name, result: rec.result, ...(rec.error ? { error: rec.error } : {}), done: ep.done };
+          }, sentBytes(call.arguments));
+        }),
       };
     }
     if (action === "finish") {
       return {
-        POST: {
-          method: "POST",
-          auth: true,
-          handle: guard((body) => {
-            const { response } = parseRequest(FinishSchema, body);
-            return sessions.use(id, async (ep) => ({ session_id: id, ...scoreBody(await ep.finish(response)) }), sentBytes(response));
-          }),
-        },
+        POST: authedPost((body) => {
+          const { response } = parseRequest(FinishSchema, body);
+          return sessions.use(id, async (ep) => ({ session_id: id, ...scoreBody(await ep.finish(response)) }), sentBytes(response));
+        }),
       };
     }
     return undefined;

@@ -1,83 +1,52 @@
-/** A small RFC 4180 CSV reader: quoted fields, doubled quotes, CRLF or LF, embedded newlines. */
+/** CSV reading for labels files, over csv-parse (RFC 4180: quoted fields, doubled quotes, CRLF or LF, embedded newlines). */
+import { CsvError, type Info } from "csv-parse";
+import { parse } from "csv-parse/sync";
 import { RubricateError } from "../errors.js";
 
-/**
- * Parses CSV text into rows of fields. A leading BOM is dropped and a final empty line ignored;
- * an unterminated quote is a `BAD_INPUT` error naming the line it opened on.
- * @example parseCsv('id,label\n"a,1",yes\n') // [["id","label"],["a,1","yes"]]
- */
-export function parseCsv(text: string, file?: string): string[][] {
-  const src = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = "";
-  let quoted = false;
-  let quoteLine = 0;
-  let line = 1;
-  let i = 0;
-  let fieldStarted = false;
-  while (i < src.length) {
-    const ch = src[i];
-    if (quoted) {
-      if (ch === '"') {
-        if (src[i + 1] === '"') {
-          field += '"';
-          i += 2;
-          continue;
-        }
-        quoted = false;
-        i++;
-        continue;
-      }
-      if (ch === "\n") line++;
-      field += ch;
-      i++;
-      continue;
-    }
-    if (ch === '"' && !fieldStarted) {
-      quoted = true;
-      fieldStarted = true;
-      quoteLine = line;
-      i++;
-    } else if (ch === ",") {
-      row.push(field);
-      field = "";
-      fieldStarted = false;
-      i++;
-    } else if (ch === "\r" || ch === "\n") {
-      row.push(field);
-      rows.push(row);
-      row = [];
-      field = "";
-      fieldStarted = false;
-      i += ch === "\r" && src[i + 1] === "\n" ? 2 : 1;
-      line++;
-    } else {
-      field += ch;
-      fieldStarted = true;
-      i++;
-    }
+/** One CSV record and the line it ends on (1-based; a quoted field may span lines). */
+interface CsvRow {
+  fields: string[];
+  line: number;
+}
+
+/** Mixed line ends are read as written: csv-parse would otherwise keep to the first one it meets. */
+const RECORD_DELIMITERS = ["\r\n", "\n", "\r"];
+
+function readRows(text: string, file?: string): CsvRow[] {
+  try {
+    // csv-parse's types do not model `info: true` (each record comes with where it ended).
+    const rows = parse(text, { bom: true, skip_empty_lines: true, relax_column_count: true, record_delimiter: RECORD_DELIMITERS, info: true }) as unknown as { record: string[]; info: Info }[];
+    // A line holding only `""` is as empty as a blank one.
+    return rows.filter((r) => !(r.record.length === 1 && r.record[0] === "")).map((r) => ({ fields: r.record, line: r.info.lines }));
+  } catch (e) {
+    if (!(e instanceof CsvError)) throw e;
+    const line = (e as CsvError & { lines?: number }).lines;
+    throw new RubricateError("BAD_INPUT", `not valid CSV: ${e.message}`, { location: { file, line } });
   }
-  if (quoted) throw new RubricateError("BAD_INPUT", "unterminated quoted CSV field", { location: { file, line: quoteLine } });
-  if (fieldStarted || row.length > 0) {
-    row.push(field);
-    rows.push(row);
-  }
-  return rows.filter((r) => !(r.length === 1 && r[0] === ""));
 }
 
 /**
- * CSV text as objects keyed by the header row; a row with a different number of fields is a `BAD_INPUT` error.
- * @example csvRecords("id,label\na,yes\n") // [{ id: "a", label: "yes" }]
+ * Parses CSV text into rows of fields. A leading BOM is dropped and blank lines ignored; a
+ * malformed file (an unterminated quote, say) is a `BAD_INPUT` error naming the line.
+ * @example parseCsv('id,label\n"a,1",yes\n') // [["id","label"],["a,1","yes"]]
+ */
+export function parseCsv(text: string, file?: string): string[][] {
+  return readRows(text, file).map((r) => r.fields);
+}
+
+/**
+ * CSV text as objects keyed by the header row; a row with a different number of fields is a
+ * `BAD_INPUT` error naming its line.
+ * @example csvRecords("id,label\na,yes\n") // [{ record: { id: "a", label: "yes" }, row: 2 }]
  */
 export function csvRecords(text: string, file?: string): { record: Record<string, string>; row: number }[] {
-  const rows = parseCsv(text, file);
+  const rows = readRows(text, file);
   if (rows.length === 0) return [];
-  const header = rows[0].map((h) => h.trim());
-  return rows.slice(1).map((r, i) => {
-    if (r.length !== header.length) {
-      throw new RubricateError("BAD_INPUT", `CSV row ${i + 2} has ${r.length} fields, the header has ${header.length}`, { location: { file } });
+  const header = rows[0].fields.map((h) => h.trim());
+  return rows.slice(1).map(({ fields, line }, i) => {
+    if (fields.length !== header.length) {
+      throw new RubricateError("BAD_INPUT", `CSV row ${i + 2} has ${fields.length} fields, the header has ${header.length}`, { location: { file, line } });
     }
-    return { record: Object.fromEntries(header.map((h, j) => [h, r[j]])), row: i + 2 };
+    return { record: Object.fromEntries(header.map((h, j) => [h, fields[j]])), row: i + 2 };
   });
 }

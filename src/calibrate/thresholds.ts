@@ -3,8 +3,7 @@
  * best separates the human labels (Youden's J) becomes the criterion's `threshold:`, so scoring
  * uses it (a verdict is met when P(yes) reaches it).
  */
-import { isMap, isSeq, parseDocument } from "yaml";
-import { RubricateError } from "../errors.js";
+import { editCriteriaYaml } from "../rubric/edit-yaml.js";
 import type { CalibrationResult } from "./calibrate.js";
 
 /**
@@ -27,18 +26,5 @@ export function suggestedThresholds(result: CalibrationResult): Record<string, n
  * @example rubricWithThresholds(readFileSync("r.yaml", "utf8"), { "cites-source": 0.62 })
  */
 export function rubricWithThresholds(yamlText: string, thresholds: Record<string, number>, filename = "rubric"): string {
-  const doc = parseDocument(yamlText);
-  if (doc.errors.length > 0) throw new RubricateError("YAML_SYNTAX", `${filename}: ${doc.errors[0].message}`);
-  const criteria = isMap(doc.contents) ? doc.contents.get("criteria", true) : undefined;
-  if (!isSeq(criteria)) throw new RubricateError("BAD_INPUT", `${filename} has no criteria list`);
-  const left = new Set(Object.keys(thresholds));
-  for (const item of criteria.items) {
-    if (!isMap(item)) continue;
-    const id = String(item.get("id"));
-    if (!left.has(id)) continue;
-    item.set("threshold", thresholds[id]);
-    left.delete(id);
-  }
-  if (left.size > 0) throw new RubricateError("BAD_INPUT", `${filename} does not itself define criteria ${[...left].join(", ")} (extended from another file?)`);
-  return doc.toString({ lineWidth: 0 });
+  return editCriteriaYaml(yamlText, Object.keys(thresholds), (item, id) => item.set("threshold", thresholds[id]), filename);
 }

@@ -5,6 +5,7 @@
 import type { z } from "zod";
 import type { AnyCheckKind } from "./kind.js";
 import { CHECK_KINDS } from "./kinds.js";
+import { withMarkedSection } from "../text/markers.js";
 
 /** The markers around the generated table in docs/writing-rubrics.md. */
 export const CHECK_TABLE_START = "<!-- check-kinds:start (generated from src/checks/kinds.ts: npm run docs:checks) -->";
@@ -37,8 +38,5 @@ export function checkKindsTable(kinds: readonly AnyCheckKind[] = CHECK_KINDS): s
 
 /** `text` with the part between the markers replaced by the generated table. */
 export function withCheckKindsTable(text: string, kinds: readonly AnyCheckKind[] = CHECK_KINDS): string {
-  const start = text.indexOf(CHECK_TABLE_START);
-  const end = text.indexOf(CHECK_TABLE_END);
-  if (start === -1 || end < start) throw new Error(`the check kinds table markers are missing (${CHECK_TABLE_START} … ${CHECK_TABLE_END})`);
-  return `${text.slice(0, start + CHECK_TABLE_START.length)}\n${checkKindsTable(kinds)}\n${text.slice(end)}`;
+  return withMarkedSection(text, CHECK_TABLE_START, CHECK_TABLE_END, checkKindsTable(kinds), "the check kinds table");
 }

@@ -10,6 +10,7 @@
  * server or its SIGTERM. Both engines follow JavaScript's flags (i, m, s, u); RE2's `\s`, `\d`,
  * `\w`, `\b` are ASCII-only where JavaScript's `\s` also matches Unicode spaces.
  */
+import { LRUCache } from "lru-cache";
 import { Worker } from "node:worker_threads";
 import { createRequire } from "node:module";
 import type { RE2 } from "re2-wasm";
@@ -244,24 +245,17 @@ function ajvRegExpOf(options: { linearOnly?: boolean }) {
   );
 }
 
-/** Compiled regexes kept, least recently used first; evicted ones free their RE2 memory. */
+/** Compiled regexes kept, least recently used evicted first; evicted ones free their RE2 memory. */
 const REGEX_CACHE_LIMIT = 200;
-const cache = new Map<string, SafeRegex>();
+const cache = new LRUCache<string, SafeRegex>({ max: REGEX_CACHE_LIMIT, dispose: (regex) => regex.release() });
 
 /** The cached compiled form of a pattern (see `safeRegex`). */
 export function compiledRegex(pattern: string, flags = "", options: { linearOnly?: boolean } = {}): SafeRegex {
   const key = `${options.linearOnly ? "linear:" : ""}${flags}/${pattern}`;
   let regex = cache.get(key);
-  if (regex) {
-    cache.delete(key);
-  } else {
+  if (!regex) {
     regex = safeRegex(pattern, flags, options);
-    if (cache.size >= REGEX_CACHE_LIMIT) {
-      const [oldestKey, oldest] = cache.entries().next().value!;
-      cache.delete(oldestKey);
-      oldest.release();
-    }
+    cache.set(key, regex);
   }
-  cache.set(key, regex);
   return regex;
 }

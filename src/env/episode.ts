@@ -1,17 +1,17 @@
 import type { Engine } from "../engine/engine.js";
-import { costUsd } from "../engine/usage.js";
 import { RubricateError, toRubricateError, type ErrorCode } from "../errors.js";
 import type { Judge } from "../judge/types.js";
-import type { ChatMessage, CompletionRequest, CompletionResponse, ToolCall, ToolSpec } from "../providers/types.js";
+import type { ChatMessage, ToolCall } from "../providers/types.js";
 import { createSandbox, type Sandbox, type SandboxBind, type SandboxLimits } from "../sandbox/index.js";
-import { runFinalStateChecks } from "./final-state.js";
-import { startHostBridge, startPythonRepl, type HostAnswer, type HostBridge, type HostCall, type PythonRepl } from "../sandbox/repl/index.js";
+import { startHostBridge, startPythonRepl, type PythonRepl } from "../sandbox/repl/index.js";
 import { renderTemplate } from "../text/template.js";
-import { callHook, newHookScope, outsideHooks, releaseHookScope, type HookScope } from "./isolation.js";
-import { policySchedulerId, type Policy } from "./policy.js";
-import { describeCell, describeExec, TERMINAL_TOOLS, terminalToolImpls, type TerminalState, type TerminalToolName } from "./terminal.js";
+import { episodeCalls, type EpisodeCalls, type EpisodeWorld } from "./episode-calls.js";
+import { runFinalStateChecks } from "./final-state.js";
+import { callHook, newHookScope, releaseHookScope, type HookScope } from "./isolation.js";
+import type { Policy } from "./policy.js";
+import { describeExec, terminalToolImpls, type TerminalState, type TerminalToolName } from "./terminal.js";
 import { executeToolCall } from "./tools.js";
-import type { EnvReply, Environment, HookContext, HookLlmRequest, PolicyUsage, ResolvedSandboxConfig, StopReason, Task, ToolCallRecord, ToolImpl } from "./types.js";
+import type { EnvReply, Environment, HookContext, PolicyUsage, ResolvedSandboxConfig, StopReason, Task, ToolCallRecord, ToolImpl } from "./types.js";
 
 /** Options of `openEpisode`. */
 export interface EpisodeOptions {
@@ -61,13 +61,6 @@ export interface Episode {
   close(): Promise<EpisodeClosed>;
 }
 
-/** What a sub-RLM (started by `rlm_query`) is told. */
-export const SUB_RLM_SYSTEM =
-  "You answer a question about a text you cannot read directly: it is the string variable `context` of a Python REPL. Use the python tool to search it and print small pieces; llm_query(prompt) may ask a helper model. When you know the answer, reply with it in plain text (no tool call).";
-const PYTHON_TOOL: ToolSpec = { name: "python", description: TERMINAL_TOOLS.python.description, parameters: TERMINAL_TOOLS.python.parameters };
-
-const emptyPolicyUsage = (): PolicyUsage => ({ calls: 0, cacheHits: 0, inputTokens: 0, outputTokens: 0, costUsd: 0 });
-
 /** The sandbox limits of an environment file, in the runtime's units. */
 export function sandboxLimitsOf(config: ResolvedSandboxConfig): Partial<SandboxLimits> {
   const l = config.limits;
@@ -93,125 +86,14 @@ export function sandboxLimitsOf(config: ResolvedSandboxConfig): Partial<SandboxL
  */
 export async function openEpisode(env: Environment, task: Task, options: EpisodeOptions): Promise<Episode> {
   const signal = options.signal ?? new AbortController().signal;
-  const index = options.index ?? 0;
   const scope: HookScope = newHookScope(task.id);
-  const usage = emptyPolicyUsage();
   const hookTimeout = env.harness.hook_timeout_ms;
   const terminal: TerminalState = {};
-  let sandbox: Sandbox | undefined;
-  let bridge: HostBridge | undefined;
+  const world: EpisodeWorld = {};
+  const calls = episodeCalls({ env, task, engine: options.engine, judge: options.judge, policy: options.policy, models: options.models, index: options.index ?? 0, signal }, world);
   let repl: Promise<PythonRepl> | undefined;
-  let llmCalls = 0;
-  let replCalls = 0;
   let closed: Promise<EpisodeClosed> | undefined;
   let ctx: HookContext | undefined;
-
-  const modelFor = (name?: string): Policy => {
-    const models = options.models ?? {};
-    if (name !== undefined) {
-      const found = models[name];
-      if (!found) throw new RubricateError("BAD_INPUT", `no model named "${name}" (the environment's models: ${Object.keys(models).join(", ") || "none"})`);
-      return found;
-    }
-    const first = Object.values(models)[0] ?? options.policy;
-    if (!first) throw new RubricateError("BAD_INPUT", "ctx.llm has no model: name one under the environment's `models:`");
-    return first;
-  };
-
-  /** A model call for a hook or the REPL: through the engine, outside the hook's scope (its timers are the engine's). */
-  const complete = (request: HookLlmRequest & { tools?: ToolSpec[] }, purpose: string, n: number | string): Promise<CompletionResponse> =>
-    outsideHooks(async () => {
-      const model = modelFor(request.model);
-      const scheduler = policySchedulerId(model);
-      options.engine.schedulerFor(scheduler, model.limits);
-      const messages: ChatMessage[] = request.messages ?? [{ role: "user", content: request.prompt ?? "" }];
-      const temperature = request.temperature ?? model.params.temperature;
-      const maxTokens = request.maxTokens ?? model.params.maxTokens;
-      const req: CompletionRequest = {
-        model: model.model,
-        ...(request.system !== undefined ? { system: request.system } : {}),
-        messages,
-        ...(request.tools?.length ? { tools: request.tools } : {}),
-        ...(temperature !== undefined ? { temperature } : {}),
-        ...(maxTokens !== undefined ? { maxTokens } : {}),
-      };
-      // The model's cache rule holds for hook calls too: a trainer's live policy ("off") is never replayed, a versioned one per version.
-      const version = typeof model.cache === "object" ? { policyVersion: model.cache.version } : {};
-      const answer = await options.engine.complete(model.provider, req, { voteIndex: index, keyExtra: { env: env.id, task: task.id, hook: purpose, call: n, ...version }, noCache: model.cache === "off", scheduler, signal, price: model.price });
-      usage.calls++;
-      if (answer.cached) usage.cacheHits++;
-      usage.inputTokens += answer.response.usage.inputTokens;
-      usage.outputTokens += answer.response.usage.outputTokens;
-      if (model.price) usage.costUsd += costUsd(answer.response.usage, model.price);
-      return answer.response;
-    });
-  const callModel = async (request: HookLlmRequest, purpose: string, n: number | string) => (await complete(request, purpose, n)).text;
-
-  const llm = (request: string | HookLlmRequest) => callModel(typeof request === "string" ? { prompt: request } : request, "llm", ++llmCalls);
-
-  const judge = (question: string, sample: Record<string, unknown> = task.inputs): Promise<boolean> =>
-    outsideHooks(async () => {
-      if (!options.judge) throw new RubricateError("NO_JUDGE", "ctx.judge needs a judge (--judge)");
-      const answer = await options.judge.answer({ rubric: { id: `${env.id}:hook`, inputs: Object.keys(sample) }, sample, questions: [{ id: "hook", question }] }, { signal });
-      usage.inputTokens += answer.usage.inputTokens;
-      usage.outputTokens += answer.usage.outputTokens;
-      usage.costUsd += answer.usage.costUsd ?? 0;
-      usage.calls++;
-      const verdict = answer.verdicts.get("hook");
-      if (!verdict) throw new RubricateError("JUDGE_PARSE", "the judge gave no answer");
-      if (verdict instanceof RubricateError) throw verdict;
-      return verdict.pass;
-    });
-
-  /**
-   * `llm_query` / `rlm_query` from inside a REPL at `depth` - 1: the depth, the call budget and the
-   * prompt size are checked here, on the host.
-   */
-  const onHostCall = async (call: HostCall, depth: number): Promise<HostAnswer> => {
-    const repl = env.sandbox?.repl;
-    if (!repl) return { error: "llm_query is not enabled" };
-    if (depth > repl.max_depth) return { error: `a call at depth ${depth} exceeds max_depth ${repl.max_depth}` };
-    if (call.context !== undefined && depth >= repl.max_depth) return { error: `rlm_query at depth ${depth}: its REPL's own calls would exceed max_depth ${repl.max_depth}; use llm_query` };
-    if (replCalls >= repl.max_calls) return { error: `llm_query budget spent: ${repl.max_calls} calls per rollout` };
-    if (call.prompt.length > repl.max_prompt_chars) return { error: `prompt of ${call.prompt.length} characters; llm_query takes at most ${repl.max_prompt_chars}` };
-    const n = ++replCalls;
-    try {
-      if (call.context !== undefined) return { text: await subRlm({ ...call, context: call.context }, depth, n) };
-      return { text: await callModel({ prompt: call.prompt, model: call.model ?? repl.model }, "llm_query", n) };
-    } catch (e) {
-      return { error: toRubricateError(e).message };
-    }
-  };
-
-  /** `rlm_query`: a sub-model with a REPL of its own over `context`, at `depth`, until it answers in text. */
-  const subRlm = async (call: HostCall & { context: string }, depth: number, n: number): Promise<string> => {
-    const repl = env.sandbox!.repl!;
-    const box = sandbox!;
-    const file = `${box.workdir}/.rlm/context-${n}.txt`;
-    await box.writeFile(file, call.context);
-    const child = await startPythonRepl(box, { contextFile: file, bridge, depth });
-    try {
-      const messages: ChatMessage[] = [{ role: "user", content: `${call.prompt}\n\n(The variable \`context\` of your REPL holds ${call.context.length} characters.)` }];
-      for (let turn = 0; turn < repl.sub_max_turns; turn++) {
-        const res = await complete({ model: call.model ?? repl.model, system: SUB_RLM_SYSTEM, messages, tools: [PYTHON_TOOL] }, "rlm_query", `${n}.${turn}`);
-        messages.push({ role: "assistant", content: res.text, ...(res.toolCalls?.length ? { toolCalls: res.toolCalls } : {}) });
-        if (!res.toolCalls?.length) return res.text;
-        for (const tc of res.toolCalls) {
-          let code = "";
-          try {
-            code = String((JSON.parse(tc.arguments) as { code?: unknown }).code ?? "");
-          } catch {
-            code = "";
-          }
-          const result = code ? describeCell(await child.run(code, repl.cell_timeout_ms ? { timeoutMs: repl.cell_timeout_ms } : {}), box.limits.outputBytes) : "error: call python with {\"code\": \"...\"}";
-          messages.push({ role: "tool", toolCallId: tc.id, content: result });
-        }
-      }
-      throw new RubricateError("BAD_INPUT", `the sub-RLM gave no answer within ${repl.sub_max_turns} turns`);
-    } finally {
-      child.close();
-    }
-  };
 
   const close = (): Promise<EpisodeClosed> =>
     (closed ??= (async () => {
@@ -227,8 +109,8 @@ export async function openEpisode(env: Environment, task: Task, options: Episode
         }
       }
       if (repl) await repl.then((r) => r.close()).catch(() => undefined);
-      await sandbox?.destroy().catch(() => undefined);
-      await bridge?.close().catch(() => undefined);
+      await world.sandbox?.destroy().catch(() => undefined);
+      await world.bridge?.close().catch(() => undefined);
       releaseHookScope(scope);
       return out;
     })());
@@ -245,20 +127,8 @@ export async function openEpisode(env: Environment, task: Task, options: Episode
     });
 
   try {
-    const config = env.sandbox;
-    if (config) {
-      if (config.repl) bridge = await startHostBridge(onHostCall);
-      sandbox = await openSandbox(bridge ? [bridge.bind] : []);
-      bridge?.grant(sandbox.user);
-      for (const [path, content] of Object.entries({ ...config.files, ...task.files })) await sandbox.writeFile(renderTemplate(path, task.inputs), content);
-      for (const command of [...config.setup, ...(task.setup ?? [])]) {
-        signal.throwIfAborted();
-        const cmd = renderTemplate(command, task.inputs);
-        const r = await sandbox.exec(cmd, { signal });
-        if (r.exitCode !== 0) throw new RubricateError("SANDBOX", `setup command of task "${task.id}" failed: ${cmd}\n${describeExec(r, sandbox.limits.commandTimeoutMs)}`);
-      }
-    }
-    const base = { task, config: env.config, envDir: env.dir, signal, ...(sandbox ? { sandbox } : {}), llm, judge };
+    if (env.sandbox) await prepareSandbox(env.sandbox, task, world, calls.onHostCall, openSandbox, signal);
+    const base = { task, config: env.config, envDir: env.dir, signal, ...(world.sandbox ? { sandbox: world.sandbox } : {}), llm: calls.llm, judge: calls.judge };
     // Set before setup runs, so teardown runs (with state undefined) even when setup fails.
     ctx = { ...base, state: undefined };
     if (env.hooks.setup) ctx.state = await callHook(scope, "setup", () => env.hooks.setup!(base), { timeoutMs: hookTimeout, signal });
@@ -267,7 +137,8 @@ export async function openEpisode(env: Environment, task: Task, options: Episode
     throw e;
   }
 
-  const box = sandbox;
+  const box = world.sandbox;
+  const bridge = world.bridge;
   const replConfig = env.sandbox?.repl;
   const startRepl = () =>
     (repl ??= startPythonRepl(box!, {
@@ -298,9 +169,26 @@ export async function openEpisode(env: Environment, task: Task, options: Episode
       const probes = box && env.sandbox ? await runFinalStateChecks({ agent: box, open: openSandbox, checks: env.sandbox.state, inputs: task.inputs, submitted: terminal.submitted, signal }) : {};
       return { ...(terminal.submitted !== undefined ? { submitted: terminal.submitted } : {}), ...probes, ...extras };
     },
-    usage: () => ({ ...usage }),
+    usage: calls.usage,
     close,
   };
+}
+
+/**
+ * Makes the episode's sandbox as the environment asks: the REPL bridge (when the REPL may call
+ * models), the sandbox itself, the environment's and the task's files, then their setup commands.
+ */
+async function prepareSandbox(config: ResolvedSandboxConfig, task: Task, world: EpisodeWorld, onHostCall: EpisodeCalls["onHostCall"], open: (binds: SandboxBind[]) => Promise<Sandbox>, signal: AbortSignal): Promise<void> {
+  if (config.repl) world.bridge = await startHostBridge(onHostCall);
+  const sandbox = (world.sandbox = await open(world.bridge ? [world.bridge.bind] : []));
+  world.bridge?.grant(sandbox.user);
+  for (const [path, content] of Object.entries({ ...config.files, ...task.files })) await sandbox.writeFile(renderTemplate(path, task.inputs), content);
+  for (const command of [...config.setup, ...(task.setup ?? [])]) {
+    signal.throwIfAborted();
+    const cmd = renderTemplate(command, task.inputs);
+    const r = await sandbox.exec(cmd, { signal });
+    if (r.exitCode !== 0) throw new RubricateError("SANDBOX", `setup command of task "${task.id}" failed: ${cmd}\n${describeExec(r, sandbox.limits.commandTimeoutMs)}`);
+  }
 }
 
 function normaliseReply(reply: EnvReply): { message?: string; done: boolean } {

@@ -5,6 +5,7 @@ import type { CompletionRequest } from "../providers/types.js";
 import type { Judge } from "../judge/types.js";
 import type { ErrorPolicy } from "../score/aggregate.js";
 import { emptyUsage, type Sample, type ScoreResult, type Usage } from "../types.js";
+import { addPolicyUsage } from "./episode-calls.js";
 import { openEpisode, type Episode, type EpisodeClosed } from "./episode.js";
 import { episodeSample, lastAssistantText } from "./sample.js";
 import { openingOf, Session } from "./session.js";
@@ -30,15 +31,6 @@ export interface RolloutOptions {
 
 export { policySchedulerId };
 export { lastAssistantText, renderTranscript } from "./sample.js";
-
-/** Adds one engine call's usage (paid or cached, as the engine classified it) to a rollout's policy usage. */
-function addPolicyUsage(into: PolicyUsage, call: Usage): void {
-  into.calls += call.calls;
-  into.cacheHits += call.cacheHits;
-  into.inputTokens += call.inputTokens;
-  into.outputTokens += call.outputTokens;
-  into.costUsd += call.costUsd;
-}
 
 /**
  * Plays one task with a policy and scores the result: the policy answers, tools run, the
@@ -179,7 +171,7 @@ export async function rollout(env: Environment, policy: Policy, task: Task, opti
     verdicts: scored.verdicts,
     errors: scored.errors,
     feedback: scored.feedback,
-    usage: { policy: usage, judge: scored.usage ?? emptyUsage(), ...(hookUsage && hookUsage.calls > 0 ? { hooks: hookUsage } : {}) },
+    usage: { policy: usage, judge: scored.usage ?? emptyUsage(), ...(hookUsage && hookUsage.calls + hookUsage.cacheHits > 0 ? { hooks: hookUsage } : {}) },
     sample: stored,
     ...(closed.teardownError ? { teardownError: closed.teardownError } : {}),
     ms: Date.now() - started,

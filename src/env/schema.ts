@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { PROVIDER_NAMES } from "../providers/registry.js";
+import { FILE_SANDBOX_BACKENDS, IMAGE_SANDBOX_BACKENDS } from "../sandbox/registry.js";
 import { PriceSchema } from "../judge/config.js";
 import { IdSchema, RubricSchema } from "../rubric/schema.js";
 
@@ -92,8 +93,8 @@ export const ReplSchema = z.strictObject({
 
 /** A sandbox per rollout: where terminal tools run and final-state checks look. */
 export const SandboxConfigSchema = z.strictObject({
-  backend: z.enum(["bubblewrap", "docker", "podman"]).default("bubblewrap"),
-  image: z.string().optional().describe("Container image (docker/podman)"),
+  backend: z.enum(FILE_SANDBOX_BACKENDS).default(FILE_SANDBOX_BACKENDS[0]),
+  image: z.string().optional().describe(`Container image (${IMAGE_SANDBOX_BACKENDS.join(", ")})`),
   network: z.boolean().default(false),
   limits: SandboxLimitsSchema.prefault({}),
   tools: z.array(z.enum(["bash", "read_file", "write_file", "submit", "python"])).default(["bash", "read_file", "write_file", "submit"]).describe("Built-in tools offered to the policy"),

@@ -8,6 +8,7 @@ import { z } from "zod";
 import { RubricateError } from "../errors.js";
 import { packagedDir, parseConfig, readConfigText } from "../config/load.js";
 import { IdSchema } from "../rubric/schema.js";
+import { editorSchema } from "../rubric/json-schema.js";
 
 /** What an attack exploits; picks the suggested fix when it wins. */
 export const ATTACK_CATEGORIES = ["empty", "restate", "keywords", "wrong", "hedge", "padding", "boilerplate", "claim", "injection", "delimiter", "rubric-echo", "format", "language", "control", "generated"] as const;
@@ -90,11 +91,5 @@ export function mergeAttacks(...lists: Attack[][]): Attack[] {
  */
 export function attackJsonSchema(): Record<string, unknown> {
   const schema = z.toJSONSchema(AttackFileSchema, { io: "input", target: "draft-7" }) as Record<string, unknown>;
-  return {
-    $schema: "http://json-schema.org/draft-07/schema#",
-    $id: "https://rubricate.dev/schema/probe.schema.json",
-    title: "rubricate probe attacks",
-    description: "Adversarial responses for `rubricate probe`: templates filled per sample, each saying whether it deserves a zero reward.",
-    ...Object.fromEntries(Object.entries(schema).filter(([k]) => k !== "$schema")),
-  };
+  return editorSchema(schema, { file: "probe.schema.json", title: "rubricate probe attacks", description: "Adversarial responses for `rubricate probe`: templates filled per sample, each saying whether it deserves a zero reward." });
 }

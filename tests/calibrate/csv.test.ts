@@ -35,4 +35,7 @@ describe("csvRecords", () => {
     expect(csvRecords("id,label\ns1,yes\n")).toEqual([{ record: { id: "s1", label: "yes" }, row: 2 }]);
     expect(() => csvRecords("id,label\ns1\n")).toThrow(/row 2 has 1 fields/);
   });
+  it("a ragged row names the file and line it ends on, past a quoted field that spans lines", () => {
+    expect(() => csvRecords('id,label\n"s\n1",yes\ns2\n', "l.csv")).toThrow(/l\.csv:4/);
+  });
 });

@@ -6,9 +6,10 @@ import { RubricateError } from "../../errors.js";
 import { chooseJudge, createJudge, type EngineJudge, type JudgeChoice } from "../../judge/create.js";
 import { loadJudgeConfig } from "../../judge/load.js";
 import type { ErrorPolicy } from "../../score/aggregate.js";
-import { formatSummary, SummaryBuilder } from "../../score/summary.js";
+import { formatSummary, SummaryBuilder, type RunSummary } from "../../score/summary.js";
 import { loadRubricSync } from "../../rubric/load.js";
 import { loadChecks } from "../../env/load.js";
+import type { CustomChecks } from "../../checks/custom.js";
 import type { Rubric } from "../../rubric/schema.js";
 import type { Sample, ScoreResult } from "../../types.js";
 import { type BadLine, BadLines, jsonlEntries } from "../../config/jsonl.js";
@@ -22,7 +23,7 @@ import { countLines, Progress } from "../progress.js";
 import { EXIT, interruptSignal, positiveInt, cachePathOf, errorPolicyOf, usageError, exitAfterQueuedRun } from "../run.js";
 import { isRedisUrl } from "../../engine/cache/index.js";
 import { runInCappedWorker } from "../worker.js";
-import { DEFAULT_CHUNK_SIZE, queuedRun, queuedStream } from "../queued-score.js";
+import { DEFAULT_CHUNK_SIZE, queuedRun, queuedStream, type QueuedRun } from "../queued-score.js";
 import { setCodeRunner } from "../../checks/code/check.js";
 import { childProcessRunner } from "../../checks/code/runner.js";
 import { attachGroups, groupMemberOf, type AdvantageScale, type GroupBy } from "../../score/group.js";
@@ -95,11 +96,8 @@ export function register(program: Command): void {
 
 /** Runs `rubricate score` with parsed flags; returns the exit code (`distill --queue` scores through it). */
 export async function runScore(rubricPath: string, samplesPath: string, flags: ScoreFlags): Promise<number> {
-  errorPolicyOf(flags.errors);
-  if (flags.groupBy === undefined && (flags.advantage || flags.passK || flags.lengthPenalty !== undefined)) throw new RubricateError("BAD_INPUT", "--advantage, --pass-k and --length-penalty need --group-by <field>");
-  if (flags.lengthPenalty !== undefined && !Number.isFinite(flags.lengthPenalty)) throw new RubricateError("BAD_INPUT", "--length-penalty takes a number (the weight)");
+  checkScoreFlags(flags);
   if (flags.unsafeNoSandbox) setCodeRunner(childProcessRunner());
-  if (flags.groupBy && flags.shard) throw new RubricateError("BAD_INPUT", "--group-by needs every response of a group: do not combine it with --shard");
   const rubric = loadRubricSync(rubricPath);
   const checks = flags.checks ? await loadChecks(flags.checks) : undefined;
   const judgeRef = chooseJudge(flags.judge, rubric);
@@ -112,22 +110,67 @@ export async function runScore(rubricPath: string, samplesPath: string, flags: S
   if (queued?.resumes) flags.resume = true;
   const judge: EngineJudge | undefined = queued ? undefined : judgeRef && needsJudge ? createJudge(judgeRef, { cache: cachePath }) : undefined;
   if (judge && (flags.batch || judge.config.mode === "batch")) {
-    if (isRedisPath(cachePath)) {
-      await judge.close?.();
-      throw batchCacheRefusal(cachePath);
-    }
-    if (samplesPath === "-") throw new RubricateError("BAD_INPUT", "--batch reads the samples several times: give a file, not stdin");
-    if (cachePath === null) throw new RubricateError("BAD_INPUT", "batch mode keeps its answers in the cache for the scoring pass: drop --no-cache (every answer would be paid for in the batch, thrown away, then paid again live)");
-    // Batch mode main.ts could not see from the command line (a judge inherited through `extends`):
-    // the run goes on in a heap-capped worker (cli/worker.ts) and this thread waits for it.
-    const code = await runInCappedWorker("batch run", (line) => flags.quiet || process.stderr.write(`batch: ${line}\n`));
-    if (code !== undefined) {
-      await judge.close?.();
-      return code;
-    }
-    await runBatch(rubric, samplesPath, judge, typeof cachePath === "string" ? cachePath : undefined, flags);
+    const code = await batchPass(rubric, samplesPath, judge, cachePath, flags);
+    if (code !== undefined) return code;
   }
   if (flags.resume && (!flags.output || flags.output === "-")) throw new RubricateError("BAD_INPUT", "--resume continues the results file of an interrupted run: give it with -o <file>");
+  const run = await writeResults({ rubric, samplesPath, flags, judge, checks, queued });
+  return reportRun(run, judge, flags);
+}
+
+/** Refuses flag combinations that cannot work, before anything is loaded. */
+function checkScoreFlags(flags: ScoreFlags): void {
+  errorPolicyOf(flags.errors);
+  if (flags.groupBy === undefined && (flags.advantage || flags.passK || flags.lengthPenalty !== undefined)) throw new RubricateError("BAD_INPUT", "--advantage, --pass-k and --length-penalty need --group-by <field>");
+  if (flags.lengthPenalty !== undefined && !Number.isFinite(flags.lengthPenalty)) throw new RubricateError("BAD_INPUT", "--length-penalty takes a number (the weight)");
+  if (flags.groupBy && flags.shard) throw new RubricateError("BAD_INPUT", "--group-by needs every response of a group: do not combine it with --shard");
+}
+
+/**
+ * Batch mode: answers the judge's calls through the provider's batch API into the cache before
+ * the scoring pass. Returns an exit code when the run went on in a heap-capped worker instead.
+ */
+async function batchPass(rubric: Rubric, samplesPath: string, judge: EngineJudge, cachePath: string | null | undefined, flags: ScoreFlags): Promise<number | undefined> {
+  if (isRedisPath(cachePath)) {
+    await judge.close?.();
+    throw batchCacheRefusal(cachePath);
+  }
+  if (samplesPath === "-") throw new RubricateError("BAD_INPUT", "--batch reads the samples several times: give a file, not stdin");
+  if (cachePath === null) throw new RubricateError("BAD_INPUT", "batch mode keeps its answers in the cache for the scoring pass: drop --no-cache (every answer would be paid for in the batch, thrown away, then paid again live)");
+  // Batch mode main.ts could not see from the command line (a judge inherited through `extends`):
+  // the run goes on in a heap-capped worker (cli/worker.ts) and this thread waits for it.
+  const code = await runInCappedWorker("batch run", (line) => flags.quiet || process.stderr.write(`batch: ${line}\n`));
+  if (code !== undefined) {
+    await judge.close?.();
+    return code;
+  }
+  await runBatch(rubric, samplesPath, judge, typeof cachePath === "string" ? cachePath : undefined, flags);
+  return undefined;
+}
+
+/** What `writeResults` scores with. */
+interface ResultsRun {
+  rubric: Rubric;
+  samplesPath: string;
+  flags: ScoreFlags;
+  judge?: EngineJudge;
+  checks?: CustomChecks;
+  queued?: QueuedRun;
+}
+
+/** How a run ended: its summary, the group report with --group-by, and whether Ctrl-C stopped it. */
+interface RunOutcome {
+  finished: RunSummary;
+  groupReport?: { groups: number; passAtK: Record<string, number> };
+  interrupted: boolean;
+}
+
+/**
+ * Scores the samples and writes one result line per input line, in input order (a bad input
+ * line keeps its place as a line without a reward). Only a finished run replaces the output; an
+ * interrupted one leaves `<output>.partial` for --resume. Closes the judge.
+ */
+async function writeResults({ rubric, samplesPath, flags, judge, checks, queued }: ResultsRun): Promise<RunOutcome> {
   const previous = flags.resume ? previousResults(`${flags.output}.partial`) : new Map<number, Record<string, unknown>>();
   const writer = new JsonlWriter(flags.output);
   let groupReport: { groups: number; passAtK: Record<string, number> } | undefined;
@@ -233,6 +276,11 @@ export async function runScore(rubricPath: string, samplesPath: string, flags: S
   }
   const finished = summary.finish();
   if (judge) finished.usage = { ...finished.usage, calls: judge.engine.stats().usage.calls };
+  return { finished, groupReport, interrupted };
+}
+
+/** Prints the summary (and the group and fleet lines), writes --summary-json, and gives the exit code. */
+function reportRun({ finished, groupReport, interrupted }: RunOutcome, judge: EngineJudge | undefined, flags: ScoreFlags): number {
   if (!flags.quiet) process.stderr.write(`${formatSummary(finished)}\n`);
   if (groupReport && !flags.quiet) {
     process.stderr.write(`groups: ${groupReport.groups}; ${Object.entries(groupReport.passAtK).map(([k, v]) => `pass@${k} ${v.toFixed(3)}`).join(", ") || "no pass@k (no scored group)"}\n`);
@@ -358,16 +406,4 @@ function previousResults(path: string): Map<number, Record<string, unknown>> {
     }
   }
   return done;
-}
-
-/** The rows `keep` accepts (by their position in `rows`), recording each kept row's position in `positions`. */
-async function* remaining(rows: AsyncIterable<Sample>, keep: (position: number) => boolean, positions: number[]): AsyncGenerator<Sample> {
-  let position = 0;
-  for await (const row of rows) {
-    if (keep(position)) {
-      positions.push(position);
-      yield row;
-    }
-    position++;
-  }
 }

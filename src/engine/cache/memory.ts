@@ -1,3 +1,4 @@
+import { LRUCache } from "lru-cache";
 import type { Cache, CacheEntry } from "../types.js";
 
 /** Cache counters, shared by every implementation. */
@@ -16,53 +17,44 @@ export interface CacheStats {
 export const emptyCacheStats = (): CacheStats => ({ hits: 0, misses: 0, writes: 0, writeErrors: 0 });
 
 /**
- * An in-process LRU bounded by entry count (a Map keeps insertion order: a hit re-inserts the
- * key at the end, eviction takes the first).
+ * An in-process LRU bounded by entry count (lru-cache), with the hit/miss/write counters every
+ * cache keeps.
  * @example
  * const c = new MemoryCache(10_000); c.set(key, { response, createdAt: Date.now() }); c.get(key);
  */
 export class MemoryCache implements Cache {
-  private readonly map = new Map<string, CacheEntry>();
+  private readonly lru: LRUCache<string, CacheEntry>;
   readonly stats: CacheStats = emptyCacheStats();
 
   constructor(readonly maxEntries = 10_000) {
     if (!(maxEntries >= 1)) throw new RangeError("maxEntries must be at least 1");
+    this.lru = new LRUCache({ max: maxEntries });
   }
 
   get(key: string): CacheEntry | undefined {
-    const entry = this.map.get(key);
-    if (entry === undefined) {
-      this.stats.misses++;
-      return undefined;
-    }
-    this.map.delete(key);
-    this.map.set(key, entry);
-    this.stats.hits++;
+    const entry = this.lru.get(key);
+    if (entry === undefined) this.stats.misses++;
+    else this.stats.hits++;
     return entry;
   }
 
   /** True when present; does not count as a hit nor refresh recency. */
   has(key: string): boolean {
-    return this.map.has(key);
+    return this.lru.has(key);
   }
 
   set(key: string, entry: CacheEntry): void {
-    this.map.delete(key);
-    this.map.set(key, entry);
+    this.lru.set(key, entry);
     this.stats.writes++;
-    while (this.map.size > this.maxEntries) {
-      const oldest = this.map.keys().next().value as string;
-      this.map.delete(oldest);
-    }
   }
 
   /** Entries held now. */
   get size(): number {
-    return this.map.size;
+    return this.lru.size;
   }
 
   close(): void {
-    this.map.clear();
+    this.lru.clear();
   }
 }
 

@@ -4,13 +4,7 @@
  * tool's `input`, as the real API does; `cache_control` prefixes are remembered to fill the
  * cache usage fields.
  */
-import {
-  PrefixCache,
-  pseudoTokens,
-  roughTokens,
-  type Reply,
-  type TestServer,
-} from "./common.js";
+import { PrefixCache, pseudoTokens, roughTokens, type Reply, type TestServer } from "./common.js";
 import { startDialectServer, type Dialect, type ServerOptions } from "./dialect.js";
 
 export type { FaultKind, RecordedRequest, Reply, TestServer } from "./common.js";

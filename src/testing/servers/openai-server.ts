@@ -3,13 +3,7 @@
  * for tests, fault suites and benchmarks. The test decides the answer; the server shapes it
  * exactly like the real API, including errors, logprobs, usage and SSE streaming.
  */
-import {
-  PrefixCache,
-  pseudoTokens,
-  roughTokens,
-  type Reply,
-  type TestServer,
-} from "./common.js";
+import { PrefixCache, pseudoTokens, roughTokens, type Reply, type TestServer } from "./common.js";
 import { startDialectServer, type Dialect, type ServerOptions } from "./dialect.js";
 
 export type { FaultKind, RecordedRequest, Reply, TestServer } from "./common.js";
