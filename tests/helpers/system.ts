@@ -42,7 +42,7 @@ export function which(cmd: string, searchPath: string | undefined = process.env.
 /** True when `cmd args…` runs and exits 0 within 10 s (a tool that is present but broken counts as absent). */
 export function runs(cmd: string, args: string[]): boolean {
   try {
-    execFileSync(cmd, args, { stdio: "ignore", timeout: 10_000 });
+    execFileSync(cmd, args, { stdio: "ignore", timeout: 60_000 });
     return true;
   } catch {
     return false;
