@@ -39,7 +39,7 @@ export function which(cmd: string, searchPath: string | undefined = process.env.
   return undefined;
 }
 
-/** True when `cmd args…` runs and exits 0 within 10 s (a tool that is present but broken counts as absent). */
+/** True when `cmd args…` runs and exits 0 within 60 s (a tool that is present but broken counts as absent; `import torch` alone can take 10 s on a loaded machine). */
 export function runs(cmd: string, args: string[]): boolean {
   try {
     execFileSync(cmd, args, { stdio: "ignore", timeout: 60_000 });
