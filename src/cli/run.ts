@@ -1,3 +1,4 @@
+import bytes from "bytes";
 import { CommanderError, InvalidArgumentError } from "commander";
 import { isRubricateError, RubricateError } from "../errors.js";
 export { packageVersion } from "../config/load.js";
@@ -98,6 +99,19 @@ export function positiveInt(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError(`expected a positive integer, got "${value}"`);
   return n;
+}
+
+/**
+ * Parses a size option ("16mb", "512k", "1.5gb" or a plain byte count; binary units) or throws a
+ * usage error (exit 2).
+ */
+export function parseBytes(value: string): number {
+  // `bytes` wants two-letter units; people also write "512k" and "16m".
+  const text = value.trim().replace(/^(\d+(?:\.\d+)?)\s*([kmgt])$/i, "$1$2b");
+  const n = /^\d+(\.\d+)?\s*(b|kb|mb|gb|tb)?$/i.test(text) ? bytes.parse(text) : null;
+  if (n === null || !Number.isFinite(n)) throw new InvalidArgumentError(`expected a size like 16mb or 1048576, got "${value}"`);
+  if (n <= 0) throw new InvalidArgumentError(`expected a positive size, got "${value}"`);
+  return Math.floor(n);
 }
 
 /** The cache a `--cache <path>` / `--no-cache` pair asks for: a path, or `null` for no cache at all. */

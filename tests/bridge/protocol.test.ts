@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { isLoopback, tokenMatches } from "../../src/bridge/auth.js";
 import { HttpError } from "../../src/bridge/http.js";
 import { defaultMapping, extraLogKeys, openrlhfResponse, openrlhfSamples, promptEnd, responseOf, trainerJson, unfedInputs, DEFAULT_STRIP_SUFFIXES } from "../../src/bridge/protocol.js";
-import { parseBytes } from "../../src/cli/commands/serve.js";
+import { parseBytes } from "../../src/cli/run.js";
 import type { ScoreResult } from "../../src/types.js";
 
 describe("field mapping", () => {
@@ -122,6 +122,10 @@ describe("safety helpers", () => {
     expect(parseBytes("16mb")).toBe(16 * 1024 * 1024);
     expect(parseBytes("512k")).toBe(512 * 1024);
     expect(parseBytes("1000")).toBe(1000);
+    expect(parseBytes("1.5gb")).toBe(1.5 * 1024 ** 3);
+    expect(parseBytes("2 MB")).toBe(2 * 1024 * 1024);
+    expect(() => parseBytes("16 megabytes")).toThrow(/size/);
+    expect(() => parseBytes("-5mb")).toThrow(/size/);
     expect(() => parseBytes("lots")).toThrow(/size/);
     expect(() => parseBytes("0")).toThrow(/positive/);
   });

@@ -7,7 +7,7 @@ import { loadModelsFile, QueueEvalRunner } from "../../site/queue-evals.js";
 import { RegistryClient } from "../../site/registry.js";
 import { ResultStore } from "../../site/store.js";
 import { collect, queueOption } from "../options.js";
-import { positiveInt } from "../run.js";
+import { parseBytes, positiveInt } from "../run.js";
 
 interface HubServeFlags {
   registry: string[];
@@ -32,7 +32,7 @@ export function register(program: Command): void {
     .option("--db <file>", "the results store (SQLite)", join(".rubricate", "hub.db"))
     .option("--port <n>", "port (0: any free one)", (v) => (v === "0" ? 0 : positiveInt(v)), 8080)
     .option("--host <host>", "address to bind", "127.0.0.1")
-    .option("--body-limit <bytes>", `largest accepted request body (default ${DEFAULT_BODY_LIMIT})`, positiveInt, DEFAULT_BODY_LIMIT)
+    .option("--body-limit <size>", `largest accepted request body, e.g. 8mb (default ${DEFAULT_BODY_LIMIT} bytes)`, parseBytes, DEFAULT_BODY_LIMIT)
     .option("--models <file>", "models a visitor may evaluate an environment on (YAML: models: {name: provider:model}, judge, tasks, rollouts); needs --queue")
     .addOption(queueOption("with --models: the Redis queue `rubricate worker`s take the evals from"))
     .option("-q, --quiet", "no log lines on stderr")

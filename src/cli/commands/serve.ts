@@ -15,7 +15,7 @@ import type { Environment } from "../../env/types.js";
 import { RedisCache } from "../../engine/cache/redis.js";
 import type { ErrorPolicy } from "../../score/aggregate.js";
 import { loadRubricSync } from "../../rubric/load.js";
-import { EXIT, positiveInt, cachePathOf, errorPolicyOf, warnIfBatchJudge, finiteNumber } from "../run.js";
+import { EXIT, parseBytes, positiveInt, cachePathOf, errorPolicyOf, warnIfBatchJudge, finiteNumber } from "../run.js";
 import { cacheOption, collect, concurrencyOption, errorsOption, judgeOption, noCacheOption } from "../options.js";
 
 interface ServeFlags {
@@ -70,17 +70,6 @@ const port = (value: string) => {
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError(`expected a port 0-65535, got "${value}"`);
   return n;
 };
-
-/** Parses "16mb", "512k" or a plain byte count. */
-export function parseBytes(value: string): number {
-  const m = /^(\d+(?:\.\d+)?)\s*(b|kb?|mb?|gb?)?$/i.exec(value.trim());
-  if (!m) throw new InvalidArgumentError(`expected a size like 16mb or 1048576, got "${value}"`);
-  const unit = (m[2] ?? "b").toLowerCase()[0];
-  const bytes = Math.floor(Number(m[1]) * ({ b: 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 } as Record<string, number>)[unit]);
-  if (bytes <= 0) throw new InvalidArgumentError(`expected a positive size, got "${value}"`);
-  return bytes;
-}
-
 
 /** `rubricate serve --rubric r.yaml --judge j.yaml [--port 8000] [--host 127.0.0.1] [--token …]`. */
 export function register(program: Command): void {
