@@ -1,4 +1,21 @@
+import { dirname, join } from "node:path";
 import { defineConfig } from "tsup";
+import type { Plugin } from "esbuild";
+
+/**
+ * zod's `z.locales` re-exports its ~50 message translations (370 kB of the bundled 750 kB), which
+ * every start-up would parse. rubricate's messages are English (the default zod registers itself),
+ * and the bundled zod is private to the package, so its `locales` namespace keeps English only.
+ */
+const englishOnlyZod: Plugin = {
+  name: "english-only-zod",
+  setup(build) {
+    build.onResolve({ filter: /\/locales\/index\.js$/ }, (args) =>
+      /[\\/]node_modules[\\/]zod[\\/]/.test(args.importer) ? { path: join(dirname(args.importer), args.path), namespace: "zod-locales" } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: "zod-locales" }, (args) => ({ contents: 'export { default as en } from "./en.js";', resolveDir: dirname(args.path) }));
+  },
+};
 
 /** One entry per public area: `rubricate`, `rubricate/rubric`, `rubricate/judge`, … */
 const areas = ["rubric", "checks", "judge", "engine", "score", "env", "calibrate", "optimize", "report", "bridge", "distill", "probe", "draft", "sandbox", "testing"];
@@ -18,7 +35,17 @@ export default defineConfig({
   splitting: true,
   shims: true,
   // p-limit 7 and p-retry 7 are ESM-only: bundle them so the CommonJS build can require() the package.
-  noExternal: ["p-limit", "yocto-queue", "p-retry", "is-network-error"],
+  // zod (95 ES modules) and yaml (73 CommonJS files) load with every rubric: as one bundled chunk they
+  // cost the module loader one file each instead of ~170, which is most of `import "rubricate"`'s
+  // start-up over bare node (BENCHMARKS.md, issue 31). zod stays a dependency for the .d.ts types.
+  noExternal: ["p-limit", "yocto-queue", "p-retry", "is-network-error", "zod", "yaml"],
+  // yaml's "node" build is CommonJS that require()s "process", which an ES module bundle cannot; its
+  // ES module build (the package's "default" condition) is the same code, logging warnings with
+  // console.warn instead of process.emitWarning.
+  esbuildOptions(options) {
+    options.alias = { ...options.alias, yaml: "./node_modules/yaml/browser/index.js" };
+  },
+  esbuildPlugins: [englishOnlyZod],
   // tsx (a dev dependency) is loaded at run time from the user's project, for .ts environment hooks.
   external: ["tsx", "tsx/esm/api", "tsx/cjs/api"],
 });

@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { defineConfig } from "vitest/config";
 
@@ -36,6 +37,12 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // vitest's default is one worker per core minus one: a single worker on a two-core machine,
+    // while most files wait on the child processes and servers they start (the CLI, bubblewrap,
+    // Redis, Verdaccio). One more worker than cores overlaps those waits: tests/cli took 108 s
+    // instead of 160 s for the same CPU time (BENCHMARKS.md, "Test suite"). RUBRICATE_TEST_WORKERS
+    // overrides; no test asserts wall-clock times, so a slower file is never a failure.
+    maxWorkers: Number(process.env.RUBRICATE_TEST_WORKERS) || availableParallelism() + 1,
     projects: [
       { extends: true, test: { name: "unit", include, exclude: [...exclude, ...built] } },
       { extends: true, test: { name: "built", include: built, exclude, globalSetup: ["tests/setup/build.ts"], hookTimeout: 600_000 } },

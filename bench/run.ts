@@ -16,12 +16,14 @@ import { storm } from "./storm.js";
 import { throughput } from "./throughput.js";
 import { tokens } from "./tokens.js";
 import { prompt } from "./prompt.js";
+import { peer } from "./peer.js";
 
 type Bench = (ctx: BenchContext) => Promise<BenchResult<any>>;
 
 /** Every benchmark, in the order `npm run bench` runs them. */
 export const BENCHMARKS: Record<string, Bench> = {
   throughput,
+  peer,
   cpu,
   tokens,
   prompt,

@@ -16,7 +16,17 @@ type Message =
   | { type: "reset"; id: number };
 
 const options = JSON.parse(process.argv[2] ?? "{}") as OpenAIServerOptions;
-const srv = await startOpenAIServer({ ...options, recordBodies: false, respond: judgeResponder((q) => YES.has(q.id)) });
+const judge = judgeResponder((q) => YES.has(q.id));
+/**
+ * The throughput peer (bench/peer.ts) asks autoevals' way: one question per call, answered by a
+ * `select_choice` tool call. It gets the same latency and server as rubricate's calls.
+ */
+const respond = (body: Record<string, unknown>) => {
+  const tools = (body.tools ?? []) as { function?: { name?: string } }[];
+  if (tools[0]?.function?.name === "select_choice") return { toolCalls: [{ name: "select_choice", arguments: { reasons: "The submission meets the criterion.", choice: "Y" } }] };
+  return judge(body);
+};
+const srv = await startOpenAIServer({ ...options, recordBodies: false, respond });
 let cpuStart = process.cpuUsage();
 // Arrival times (ms since epoch) of requests, for the rate benchmarks; the records carry none.
 const times: number[] = [];

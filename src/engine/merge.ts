@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
+import { openDatabase } from "./sqlite-driver.js";
 import { RubricateError } from "../errors.js";
 
 /** What `mergeResults` found: rows written, duplicates dropped, and indexes no file had. */
@@ -65,7 +66,7 @@ export function mergeCaches(target: string, sources: string[]): number {
   for (const source of sources) {
     let ok = false;
     try {
-      const check = new Database(source, { readonly: true, fileMustExist: true });
+      const check = openDatabase(source, { readonly: true, fileMustExist: true });
       try {
         ok = check.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'responses'").get() !== undefined;
       } finally {
@@ -76,7 +77,7 @@ export function mergeCaches(target: string, sources: string[]): number {
     }
     if (!ok) throw new RubricateError("CACHE", `${source} is not a rubricate cache (no responses table); nothing was merged`);
   }
-  const db = new Database(target);
+  const db = openDatabase(target);
   try {
     db.pragma("journal_mode = WAL");
     db.exec("CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, value TEXT NOT NULL, created_at INTEGER NOT NULL); CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);");

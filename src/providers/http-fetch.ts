@@ -69,7 +69,7 @@ export const nodeHttpFetch: typeof fetch = async (input, init = {}) => {
         const init = { status, statusText: res.statusMessage, headers: responseHeaders(res) };
         const nullBody = status === 204 || status === 304;
         const isJson = /\bjson\b/i.test(String(res.headers["content-type"] ?? ""));
-        resolve(nullBody ? new Response(null, init) : isJson ? new BufferedJsonResponse(Buffer.concat(chunks), init) : new Response(Buffer.concat(chunks), init));
+        resolve(nullBody ? new Response(null, init) : isJson ? bufferedJsonResponse(Buffer.concat(chunks), init) : new Response(Buffer.concat(chunks), init));
       });
     });
     request.on("error", reject);
@@ -81,16 +81,15 @@ export const nodeHttpFetch: typeof fetch = async (input, init = {}) => {
  * A JSON response whose body is already in memory: `json()` and `text()` read the buffer
  * directly instead of through a web stream (the SDKs call only these for JSON). Its `body` is
  * null, which both SDKs accept for non-streaming calls; streams and files get a plain Response.
+ * A function rather than a `class … extends Response`: naming the global `Response` at module
+ * load makes Node load undici (~50 ms), which `import "rubricate"` must not pay.
  */
-class BufferedJsonResponse extends Response {
-  constructor(buffer: Buffer, init: ResponseInit) {
-    super(null, init);
-    // Own properties rather than methods: the DOM typings declare these as function-valued members.
-    const text = async () => buffer.toString("utf8");
-    Object.assign(this, {
-      text,
-      json: async () => JSON.parse(await text()),
-      arrayBuffer: async () => buffer.buffer.slice(buffer.byteOffset, buffer.byteOffset + buffer.byteLength),
-    });
-  }
+function bufferedJsonResponse(buffer: Buffer, init: ResponseInit): Response {
+  const text = async () => buffer.toString("utf8");
+  // Own properties rather than methods: the DOM typings declare these as function-valued members.
+  return Object.assign(new Response(null, init), {
+    text,
+    json: async () => JSON.parse(await text()),
+    arrayBuffer: async () => buffer.buffer.slice(buffer.byteOffset, buffer.byteOffset + buffer.byteLength),
+  });
 }

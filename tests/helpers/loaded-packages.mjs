@@ -1,12 +1,17 @@
 /**
  * Run by tests/import-graph.test.ts in a child node: `node [--import tsx] loaded-packages.mjs <entry> [control]`.
- * Imports <entry> (the package root) and prints, as JSON, the npm packages that loaded: every URL
- * the ESM loader resolved (a resolve hook) plus every CommonJS file in require's cache (what
+ * Imports <entry> (the package root) and prints, as JSON, `{ packages, files }`: the npm packages
+ * that loaded and the project's own files (paths relative to the working directory), from every
+ * URL the ESM loader resolved (a resolve hook) plus every CommonJS file in require's cache (what
  * `createRequire(…)("openai")` loads never passes the ESM hooks). With `control`, it then builds
- * an OpenAI and an Anthropic provider and opens a Redis cache, which must load their libraries:
- * the proof that the listing sees lazy loads.
+ * an OpenAI and an Anthropic provider, opens a Redis and a SQLite cache and calls two lazy entry
+ * points, which must load their libraries and areas: the proof that the listing sees lazy loads.
  */
 import { createRequire, register } from "node:module";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { isAbsolute, join, relative, sep } from "node:path";
+import { fileURLToPath } from "node:url";
 import { MessageChannel } from "node:worker_threads";
 
 const [entry, mode] = process.argv.slice(2);
@@ -22,17 +27,25 @@ if (mode === "control") {
   root.createProvider({ provider: "openai-compatible", base_url: "http://127.0.0.1:9/v1" });
   root.createProvider({ provider: "anthropic", api_key_env: "RUBRICATE_CONTROL_KEY" });
   await root.openCache({ path: "redis://127.0.0.1:9/0" }).close();
+  const dir = mkdtempSync(join(tmpdir(), "rubricate-loaded-"));
+  await root.openCache({ path: join(dir, "cache.db") }).close();
+  // Lazy areas load on their first call, whatever the call then does (here: fail on a missing file).
+  await root.loadEnvironment(join(dir, "missing.yaml")).catch(() => {});
+  await root.runDistill({ input: join(dir, "missing.jsonl"), output: join(dir, "out.jsonl") }).catch(() => {});
+  rmSync(dir, { recursive: true, force: true });
 }
 // Messages from the hook arrive in order: once this last resolution is seen, every earlier one is too.
 const marker = "data:text/javascript,export%20default%20%22loaded-packages-marker%22";
 const seen = new Promise((done) => port1.on("message", (url) => url === marker && done()));
 await import(marker);
 await seen;
-const files = [...resolved, ...Object.keys(createRequire(import.meta.url).cache)];
+const files = [...resolved, ...Object.keys(createRequire(import.meta.url).cache)].map((f) => (f.startsWith("file:") ? fileURLToPath(f) : f));
 const packages = new Set();
+const own = new Set();
 for (const f of files) {
-  const m = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(decodeURIComponent(f));
+  const m = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(f);
   if (m) packages.add(m[1]);
+  else if (isAbsolute(f) && !relative(process.cwd(), f).startsWith("..")) own.add(relative(process.cwd(), f).split(sep).join("/"));
 }
-process.stdout.write(JSON.stringify([...packages].sort()));
+process.stdout.write(JSON.stringify({ packages: [...packages].sort(), files: [...own].sort() }));
 process.exit(0);

@@ -1,4 +1,5 @@
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
+import { openDatabase } from "../sqlite-driver.js";
 import { randomUUID } from "node:crypto";
 
 /** A provider batch job as recorded beside the cache, so a crash never resubmits it. */
@@ -53,7 +54,7 @@ type Row = { id: string; remote_id: string | null; file_id: string | null; provi
  */
 export function openBatchJobStore(path: string | undefined): BatchJobStore {
   if (!path) return memoryStore();
-  const db = new Database(path);
+  const db = openDatabase(path);
   db.pragma("journal_mode = WAL");
   db.pragma("busy_timeout = 5000");
   db.exec(SCHEMA);

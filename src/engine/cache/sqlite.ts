@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, statSync } from "node:fs";
 import { dirname } from "node:path";
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
+import { openDatabase } from "../sqlite-driver.js";
 import { RubricateError } from "../../errors.js";
 import type { Cache, CacheEntry } from "../types.js";
 import { MemoryCache, emptyCacheStats, type CacheStats } from "./memory.js";
@@ -239,7 +240,7 @@ function openSnapshot(path: string): { db: Database.Database; megabytes: string 
     const bytes = readFileSync(path);
     if (bytes[18] === 2) bytes[18] = 1;
     if (bytes[19] === 2) bytes[19] = 1;
-    const db = new Database(bytes, { readonly: true });
+    const db = openDatabase(bytes, { readonly: true });
     try {
       db.prepare("SELECT 1 FROM responses LIMIT 1").get();
     } catch (e) {
@@ -253,7 +254,7 @@ function openSnapshot(path: string): { db: Database.Database; megabytes: string 
 }
 
 function openFile(path: string, options: SqliteCacheOptions, readonly: boolean): Database.Database {
-  const db = new Database(path, { timeout: options.busyTimeoutMs ?? 5000, readonly, fileMustExist: readonly });
+  const db = openDatabase(path, { timeout: options.busyTimeoutMs ?? 5000, readonly, fileMustExist: readonly });
   try {
     if (readonly) {
       db.prepare("SELECT 1 FROM responses LIMIT 1").get(); // fails now, not at first lookup
