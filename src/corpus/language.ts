@@ -48,8 +48,16 @@ export function detectLanguage(text: string): string | undefined {
  */
 export function termsOf(word: string): string[] {
   const w = word.normalize("NFC").toLowerCase();
-  if (w.length < 2 && !/\p{N}/u.test(w)) return [];
-  const langs = Object.values(LANGUAGES);
-  if (langs.some((l) => l.stopWords.has(w))) return [];
-  return [...new Set(langs.map((l) => l.stem(w)))];
+  let terms = stemCache.get(w);
+  if (!terms) {
+    const langs = Object.values(LANGUAGES);
+    terms = (w.length < 2 && !/\p{N}/u.test(w)) || langs.some((l) => l.stopWords.has(w)) ? [] : [...new Set(langs.map((l) => l.stem(w)))];
+    // Stemming is most of indexing time and a corpus repeats its words; bounded, as a server sees any query.
+    if (stemCache.size >= STEM_CACHE_MAX) stemCache.clear();
+    stemCache.set(w, terms);
+  }
+  return terms;
 }
+
+const STEM_CACHE_MAX = 200_000;
+const stemCache = new Map<string, string[]>();
