@@ -74,10 +74,22 @@ function snippetOf(text: string, query: string): string {
   return best.length > 300 ? `${best.slice(0, 299)}…` : best;
 }
 
+/**
+ * The words of a query search uses: its first `MAX_QUERY_WORDS` distinct words. A policy writes
+ * the query, and each word costs a pass over the index: a query of thousands of words would hold
+ * the tool call for seconds.
+ */
+export const MAX_QUERY_WORDS = 64;
+
+function queryWords(query: string): string {
+  return [...new Set(query.match(/[\p{L}\p{N}]+/gu) ?? [])].slice(0, MAX_QUERY_WORDS).join(" ");
+}
+
 /** The `k` chunks that best match `query` (BM25), best first; ties in chunk order. None for a query of stop words only. */
 export function search(index: SearchIndex, query: string, k = 5): SearchHit[] {
   if (!Number.isInteger(k) || k < 1) throw new TypeError(`k must be a positive integer, got ${k}`);
   const byId = new Map(index.chunks.map((c, i) => [c.id, { c, i }]));
+  query = queryWords(query);
   return index.engine
     .search(query)
     .map((r) => ({ r, at: byId.get(String(r.id))! }))
