@@ -1,0 +1,39 @@
+/**
+ * The commands of a Markdown page's ```sh blocks: README.md and the docs/*.md pages run them in
+ * their tests, so what a page tells a user to type keeps working.
+ */
+
+/** One command of the README: the block it is in (1-based) and its text as a shell would read it. */
+export interface ReadmeCommand {
+  block: number;
+  line: number;
+  text: string;
+}
+
+/** The commands of the README's ```sh blocks (not ```sh norun, not inside HTML comments). */
+export function readmeCommands(markdown: string): ReadmeCommand[] {
+  const visible = markdown.replace(/<!--[\s\S]*?-->/g, (c) => c.replace(/[^\n]/g, " "));
+  const lines = visible.split("\n");
+  const commands: ReadmeCommand[] = [];
+  let block = 0;
+  for (let i = 0; i < lines.length; i++) {
+    const fence = /^```(\S*)\s*(.*)$/.exec(lines[i]);
+    if (!fence) continue;
+    const runs = fence[1] === "sh" && fence[2].trim() === "";
+    let j = i + 1;
+    const body: { n: number; text: string }[] = [];
+    while (j < lines.length && !/^```\s*$/.test(lines[j])) body.push({ n: j + 1, text: lines[j++] });
+    i = j;
+    if (!fence[1]) continue;
+    block++;
+    if (!runs) continue;
+    for (let k = 0; k < body.length; k++) {
+      if (body[k].text.trim() === "" || body[k].text.trim().startsWith("#")) continue;
+      const start = body[k].n;
+      let text = body[k].text;
+      while (/\\\s*$/.test(text) && k + 1 < body.length) text = `${text.replace(/\\\s*$/, "")} ${body[++k].text.trim()}`;
+      commands.push({ block, line: start, text });
+    }
+  }
+  return commands;
+}
