@@ -18,7 +18,7 @@ const englishOnlyZod: Plugin = {
 };
 
 /** One entry per public area: `rubricate`, `rubricate/rubric`, `rubricate/judge`, … */
-const areas = ["rubric", "checks", "judge", "engine", "score", "env", "calibrate", "optimize", "report", "bridge", "distill", "probe", "draft", "sandbox", "testing"];
+const areas = ["rubric", "checks", "judge", "engine", "score", "env", "calibrate", "optimize", "report", "bridge", "distill", "probe", "draft", "sandbox", "testing", "corpus"];
 
 export default defineConfig({
   entry: {

@@ -81,7 +81,9 @@ describe("public API", () => {
 
   it("the surface stays deliberate: a few hundred names, not every helper", () => {
     const total = [...all.values()].reduce((n, names) => n + names.length, 0);
-    expect(total).toBeLessThan(560);
+    // 554 names were under 560; rubricate/corpus adds 11 (6 functions, 5 types) that a document-search
+    // environment needs, so the ceiling moves by as much and keeps its headroom.
+    expect(total).toBeLessThan(571);
   });
 
   it("the main signatures", () => {

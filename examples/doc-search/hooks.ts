@@ -1,54 +1,34 @@
 /**
- * Search and read tools over a folder of Markdown files (the env's `config.corpus`), and the
- * check that the answer cites a document the policy actually read. Swap the folder for your own.
+ * Search and read tools over a folder of documents (the env's `config.corpus`: Markdown, text,
+ * HTML or PDF), and the check that the answer cites a document the policy actually read. Search is
+ * BM25 over chunks (rubricate/corpus); swap the folder for your own.
  */
-import { readdirSync, readFileSync } from "node:fs";
-import { basename, join, resolve } from "node:path";
-// rubricate is a peer dependency: the types of the rubricate that runs this environment.
+import { basename, resolve } from "node:path";
+// rubricate is a peer dependency: the rubricate that runs this environment, its types and its search.
 import type { CheckFunction, EnvHooks, FinalizeContext, HookContext } from "rubricate";
+import { buildIndex, chunkDocuments, readDocuments, search as searchIndex, type SearchHit, type SearchIndex, type SourceDocument } from "rubricate/corpus";
 
-/** One document of the corpus. */
-export interface Doc {
-  name: string;
-  title: string;
-  text: string;
+/** One folder's documents and the index over their chunks. */
+export interface Corpus {
+  docs: SourceDocument[];
+  index: SearchIndex;
 }
 
-const corpora = new Map<string, Doc[]>();
+const corpora = new Map<string, Promise<Corpus>>();
 
-/** The documents of a folder (read once per process). */
-export function loadCorpus(dir: string): Doc[] {
-  let docs = corpora.get(dir);
-  if (!docs) {
-    docs = readdirSync(dir)
-      .filter((f) => f.endsWith(".md"))
-      .sort()
-      .map((name) => {
-        const text = readFileSync(join(dir, name), "utf8");
-        return { name, title: /^#\s+(.*)$/m.exec(text)?.[1] ?? name, text };
-      });
-    corpora.set(dir, docs);
+/** The documents of a folder and their index (read and built once per process). */
+export function loadCorpus(dir: string): Promise<Corpus> {
+  let corpus = corpora.get(dir);
+  if (!corpus) {
+    corpus = readDocuments(dir).then((docs) => ({ docs, index: buildIndex(chunkDocuments(docs)) }));
+    corpora.set(dir, corpus);
   }
-  return docs;
+  return corpus;
 }
 
-const words = (s: string) => s.toLowerCase().match(/[a-z0-9#-]+/g)?.filter((w) => w.length > 2) ?? [];
-
-/** Ranks documents by how many of the query's words they contain (title words count double). */
-export function search(docs: Doc[], query: string, limit = 3): { doc: string; title: string; snippet: string; score: number }[] {
-  const q = new Set(words(query));
-  return docs
-    .map((d) => {
-      const body = new Set(words(d.text));
-      const title = new Set(words(d.title));
-      const score = [...q].reduce((s, w) => s + (body.has(w) ? 1 : 0) + (title.has(w) ? 1 : 0), 0);
-      const lines = d.text.split("\n").filter((l) => l.trim() && !l.startsWith("#"));
-      const best = lines.map((l) => ({ l, n: words(l).filter((w) => q.has(w)).length })).sort((a, b) => b.n - a.n)[0];
-      return { doc: d.name, title: d.title, snippet: best?.l ?? "", score };
-    })
-    .filter((r) => r.score > 0)
-    .sort((a, b) => b.score - a.score || a.doc.localeCompare(b.doc))
-    .slice(0, limit);
+/** The best `limit` chunks for the query (BM25), each with its document's file name and id. */
+export function search(corpus: Corpus, query: string, limit = 3): SearchHit[] {
+  return searchIndex(corpus.index, query, limit);
 }
 
 interface State {
@@ -58,11 +38,14 @@ interface State {
 const corpusOf = (ctx: Pick<HookContext, "config" | "envDir">) => loadCorpus(resolve(ctx.envDir, String(ctx.config.corpus ?? "corpus")));
 
 export const tools = {
-  search: ({ query, limit }: { query: string; limit?: number }, ctx: HookContext<State>) => search(corpusOf(ctx), query, limit ?? 3),
-  read: ({ doc }: { doc: string }, ctx: HookContext<State>) => {
-    const found = corpusOf(ctx).find((d) => d.name === basename(doc));
+  search: async ({ query, limit }: { query: string; limit?: number }, ctx: HookContext<State>) => search(await corpusOf(ctx), query, limit ?? 3),
+  /** The whole document, by its file name (a chunk id from search names its document too). */
+  read: async ({ doc }: { doc: string }, ctx: HookContext<State>) => {
+    const id = doc.split("#")[0];
+    const { docs } = await corpusOf(ctx);
+    const found = docs.find((d) => d.id === id) ?? docs.find((d) => basename(d.id) === basename(id));
     if (!found) throw new Error(`no document named "${doc}"; use a file name returned by search`);
-    ctx.state.read.push(found.name);
+    ctx.state.read.push(found.id);
     return found.text;
   },
 };

@@ -45,11 +45,22 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 describe("doc-search example", () => {
-  it("search ranks the document that answers the question first", () => {
-    const docs = loadCorpus("examples/doc-search/corpus");
-    expect(docs).toHaveLength(5);
-    expect(search(docs, "daily meal allowance")[0].doc).toBe("expense-policy.md");
-    expect(search(docs, "zzz qqq")).toEqual([]);
+  it("search ranks the passage that answers the question first, in English and in German, in Markdown and in HTML", async () => {
+    const corpus = await loadCorpus("examples/doc-search/corpus");
+    expect(corpus.docs.map((d) => [d.id, d.lang])).toEqual([
+      ["api-limits.md", "en"],
+      ["expense-policy.md", "en"],
+      ["onboarding.md", "en"],
+      ["reisekosten.html", "de"],
+      ["security-handbook.md", "en"],
+      ["vacation-policy.md", "en"],
+    ]);
+    expect(search(corpus, "daily meal allowance")[0]).toMatchObject({ id: "expense-policy.md#0", doc: "expense-policy.md", snippet: "The daily meal allowance on business trips is 60 euros, receipts required." });
+    // Stems: "approving" finds "approval", "expense" finds "expenses"; the chunk is the section that says it.
+    expect(search(corpus, "approving a large expense")[0].id).toBe("expense-policy.md#1");
+    // The old ranking read only .md files and only the letters a-z: this document and these words were out of reach.
+    expect(search(corpus, "Wie viel wird für eine Hotelübernachtung erstattet?")[0]).toMatchObject({ id: "reisekosten.html#0", doc: "reisekosten.html" });
+    expect(search(corpus, "zzz qqq")).toEqual([]);
   });
 
   it("a policy that searches, reads and cites earns 1; one that answers from memory earns 0", async () => {
