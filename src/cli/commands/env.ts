@@ -1,6 +1,8 @@
 import type { Command } from "commander";
 import { checkEnvPackage, type CheckLine } from "../../hub/check.js";
 import { initEnvPackage } from "../../hub/init.js";
+import { BUMPS, publishEnvPackage, type Bump } from "../../hub/publish.js";
+import { RubricateError } from "../../errors.js";
 import { EXIT } from "../run.js";
 
 const mark: Record<CheckLine["status"], string> = { ok: "ok  ", warn: "warn", fail: "FAIL" };
@@ -29,5 +31,28 @@ export function register(program: Command): void {
       const failed = lines.some((l) => l.status === "fail" || (flags.strict && l.status === "warn"));
       process.stdout.write(failed ? "env check: FAILED\n" : "env check: ok\n");
       process.exitCode = failed ? EXIT.failure : EXIT.ok;
+    });
+  env
+    .command("push")
+    .description("Publish an environment package to its registry (the scope's in .npmrc, or --registry); refuses content the registry already has")
+    .argument("[dir]", "the package folder", ".")
+    .option("--registry <url>", "publish here instead of the registry .npmrc names for the package's scope")
+    .option("--bump <part>", `raise the version first: ${BUMPS.join(", ")}`)
+    .option("--access <access>", "public or restricted (npm's --access)")
+    .option("--hub <url>", "the hub that shows the package (default $RUBRICATE_HUB)")
+    .action(async (dir: string, flags: { registry?: string; bump?: string; access?: string; hub?: string }) => {
+      if (flags.bump !== undefined && !(BUMPS as readonly string[]).includes(flags.bump)) throw new RubricateError("BAD_INPUT", `--bump ${flags.bump}: expected one of ${BUMPS.join(", ")}`);
+      if (flags.access !== undefined && flags.access !== "public" && flags.access !== "restricted") throw new RubricateError("BAD_INPUT", `--access ${flags.access}: expected public or restricted`);
+      const hub = flags.hub ?? (process.env.RUBRICATE_HUB || undefined);
+      const done = await publishEnvPackage(dir, {
+        ...(flags.registry ? { registry: flags.registry } : {}),
+        ...(flags.bump ? { bump: flags.bump as Bump } : {}),
+        ...(flags.access ? { access: flags.access } : {}),
+        ...(hub ? { hub } : {}),
+        onNotice: (line) => process.stderr.write(`rubricate: ${line}\n`),
+      });
+      process.stdout.write(`published ${done.name}@${done.version} to ${done.registry}${done.integrity ? ` (${done.integrity})` : ""}\n`);
+      process.stdout.write(`install: ${done.install}\n`);
+      if (done.hubUrl) process.stdout.write(`hub: ${done.hubUrl}\n`);
     });
 }
