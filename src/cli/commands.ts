@@ -66,7 +66,7 @@ export const COMMANDS: Record<string, CommandEntry> = {
   },
   env: {
     term: "env",
-    description: "Environment packages: scaffold one, check one before publishing",
+    description: "Environment packages: scaffold, check, publish (push), list, search, info",
     load: () => import("./commands/env.js"),
   },
   distill: {

@@ -3,13 +3,14 @@ import { checkEnvPackage, type CheckLine } from "../../hub/check.js";
 import { initEnvPackage } from "../../hub/init.js";
 import { BUMPS, publishEnvPackage, type Bump } from "../../hub/publish.js";
 import { RubricateError } from "../../errors.js";
+import { envInfo, searchEnvs, type EnvInfo, type EnvListing } from "../../hub/registry-search.js";
 import { EXIT } from "../run.js";
 
 const mark: Record<CheckLine["status"], string> = { ok: "ok  ", warn: "warn", fail: "FAIL" };
 
 /** `rubricate env init <name>` and `rubricate env check [dir]`: make and vet an environment package. */
 export function register(program: Command): void {
-  const env = program.command("env").description("Environment packages: scaffold one, check one before publishing");
+  const env = program.command("env").description("Environment packages: scaffold, check, publish (push), list, search, info");
   env
     .command("init")
     .description("Scaffold an environment package: package.json (a `rubricate` field, rubricate as a peer), env.yaml, rubric.yaml, hooks.ts, tasks.jsonl, tests.yaml, README")
@@ -55,4 +56,48 @@ export function register(program: Command): void {
       process.stdout.write(`install: ${done.install}\n`);
       if (done.hubUrl) process.stdout.write(`hub: ${done.hubUrl}\n`);
     });
+  const listing = (rows: EnvListing[], flags: { json?: boolean }): void => {
+    if (flags.json) process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+    else if (rows.length === 0) process.stdout.write("no environment packages found\n");
+    else for (const r of rows) process.stdout.write(`${r.name}@${r.version}  ${r.description}\n`);
+  };
+  env
+    .command("list")
+    .description("List the environment packages of a registry (the ones carrying the rubricate-environment keyword)")
+    .option("--registry <url>", "ask this registry instead of the one .npmrc names")
+    .option("--json", "print JSON")
+    .action(async (flags: { registry?: string; json?: boolean }) => listing(await searchEnvs("", flags), flags));
+  env
+    .command("search")
+    .description("Search a registry's environment packages by name, description or keyword")
+    .argument("<query>", "words to look for")
+    .option("--registry <url>", "ask this registry instead of the one .npmrc names")
+    .option("--json", "print JSON")
+    .action(async (query: string, flags: { registry?: string; json?: boolean }) => listing(await searchEnvs(query, flags), flags));
+  env
+    .command("info")
+    .description("One environment package: README excerpt, versions, task count, rubric criteria and the install command (nothing of it runs)")
+    .argument("<package>", "name or name@version (default: latest)")
+    .option("--registry <url>", "ask this registry instead of the one .npmrc names for the scope")
+    .option("--json", "print JSON")
+    .action(async (spec: string, flags: { registry?: string; json?: boolean }) => {
+      const info = await envInfo(spec, flags);
+      process.stdout.write(flags.json ? `${JSON.stringify(info, null, 2)}\n` : infoText(info));
+    });
+}
+
+function infoText(i: EnvInfo): string {
+  const tags = Object.entries(i.distTags).map(([t, v]) => `${t}: ${v}`).join(", ");
+  return [
+    `${i.name}@${i.version}${i.description ? ` — ${i.description}` : ""}`,
+    `versions: ${i.versions.join(", ")}${tags ? ` (${tags})` : ""}`,
+    ...(i.integrity ? [`integrity: ${i.integrity}`] : []),
+    `tasks: ${i.tasks ?? "unknown"}`,
+    `criteria (${i.criteria.length}):`,
+    ...i.criteria.map((c) => `  - ${c.id}${c.points !== undefined ? ` (${c.points} pt)` : ""}: ${c.what}`),
+    `install: ${i.install}`,
+    "",
+    i.readme,
+    "",
+  ].join("\n");
 }
