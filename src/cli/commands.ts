@@ -69,6 +69,11 @@ export const COMMANDS: Record<string, CommandEntry> = {
     description: "Environment packages: scaffold, check, publish (push), list, search, info",
     load: () => import("./commands/env.js"),
   },
+  hub: {
+    term: "hub",
+    description: "The hub: send results to one (push)",
+    load: () => import("./commands/hub.js"),
+  },
   distill: {
     term: "distill [options] [input]",
     description: "Filter scored samples/rollouts (or score them with --rubric) and export SFT (OpenAI, TRL) or preference (DPO) JSONL",
