@@ -183,6 +183,15 @@ export interface RunSuiteOptions {
 export const labelFile = (label: string): string => label.replace(/[^A-Za-z0-9._@-]+/g, "+");
 
 /**
+ * Where an eval's rollouts go without `--out`: a folder per environment version, a file per set
+ * of models, so the same eval with another model is a new file, not "already exists".
+ * @example defaultEvalOut("@acme/times-env@0.1.0", ["openai:gpt-4.1-mini"]) // ".rubricate/evals/@acme+times-env@0.1.0/openai+gpt-4.1-mini.jsonl"
+ */
+export function defaultEvalOut(envLabel: string, models: string[]): string {
+  return join(".rubricate", "evals", labelFile(envLabel), `${labelFile(models.join(","))}.jsonl`);
+}
+
+/**
  * Runs every environment × every model of a suite on one engine (one cache, one scheduler per
  * model), environment after environment, each saving its rollouts as it goes.
  * @example const { results } = await runSuite(suite, { engine, envs, judgeFor: () => judge, outDir: "evals/nightly" })

@@ -18,7 +18,7 @@ import { ROOT, writeJudgeFile } from "../helpers/cli.js";
 import { packDirs, productionDependencyDirs, publishTarball } from "../helpers/npm-seed.js";
 import { startVerdaccio, type Registry } from "../helpers/verdaccio.js";
 import { packBuilt } from "../helpers/pack.js";
-import { defaultEvalOut } from "../../src/cli/commands/eval.js";
+import { defaultEvalOut } from "../../src/hub/suite.js";
 import type { TestServer } from "../../src/testing/servers/common.js";
 
 const NPM = process.platform === "win32" ? "npm.cmd" : "npm";

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { checkEnvPackage, type CheckLine } from "../../hub/check.js";
-import { initEnvPackage } from "../../hub/init.js";
+import { initEnvPackage, packageNameOf } from "../../hub/init.js";
 import { BUMPS, publishEnvPackage, type Bump } from "../../hub/publish.js";
 import { RubricateError } from "../../errors.js";
 import { envInfo, searchEnvs, type EnvInfo, type EnvListing } from "../../hub/registry-search.js";
@@ -14,10 +14,12 @@ export function register(program: Command): void {
   env
     .command("init")
     .description("Scaffold an environment package: package.json (a `rubricate` field, rubricate as a peer), env.yaml, rubric.yaml, hooks.ts, tasks.jsonl, tests.yaml, README")
-    .argument("<name>", "npm package name, e.g. @acme/times-env")
+    .argument("<name>", "npm package name, e.g. @acme/times-env (\"Times Env\" becomes times-env)")
     .option("--dir <dir>", "folder to create (default: the name without its scope)")
     .option("--description <text>", "package description")
-    .action((name: string, flags: { dir?: string; description?: string }) => {
+    .action((requested: string, flags: { dir?: string; description?: string }) => {
+      const name = packageNameOf(requested);
+      if (name !== requested) process.stdout.write(`package name: ${name} (npm names are lower case, without spaces)\n`);
       const files = initEnvPackage(name, flags);
       for (const f of files) process.stdout.write(`created ${f}\n`);
       process.stdout.write(`next: cd ${flags.dir ?? name.replace(/^@[^/]+\//, "")} && npx rubricate env check .\n`);

@@ -8,7 +8,7 @@ import { runEval } from "../../env/eval.js";
 import type { Environment } from "../../env/types.js";
 import { describePackage, packageLabel } from "../../hub/package.js";
 import { loadEnvironmentSpec } from "../../hub/resolve.js";
-import { envLabels, isSuiteFile, labelFile, loadSuite, runSuite, suiteMarkdown, suiteReportHtml } from "../../hub/suite.js";
+import { defaultEvalOut, envLabels, isSuiteFile, labelFile, loadSuite, runSuite, suiteMarkdown, suiteReportHtml } from "../../hub/suite.js";
 import { createPolicy, type Policy } from "../../env/policy.js";
 import { envModels } from "../../env/models.js";
 import type { EvalCell } from "../../env/eval.js";
@@ -46,15 +46,6 @@ interface EvalFlags {
   push?: string;
   step?: number;
   series?: string;
-}
-
-/**
- * Where an eval's rollouts go without `--out`: a folder per environment version, a file per set
- * of models, so the same eval with another model is a new file, not "already exists".
- * @example defaultEvalOut("@acme/times-env@0.1.0", ["openai:gpt-4.1-mini"]) // ".rubricate/evals/@acme+times-env@0.1.0/openai+gpt-4.1-mini.jsonl"
- */
-export function defaultEvalOut(envLabel: string, models: string[]): string {
-  return join(".rubricate", "evals", labelFile(envLabel), `${labelFile(models.join(","))}.jsonl`);
 }
 
 /** The file a failed `--push` keeps its results in, beside the rollouts. */
