@@ -184,11 +184,12 @@ export const labelFile = (label: string): string => label.replace(/[^A-Za-z0-9._
 
 /**
  * Where an eval's rollouts go without `--out`: a folder per environment version, a file per set
- * of models, so the same eval with another model is a new file, not "already exists".
+ * of models (and training step), so the same eval with another model, or at the next step of a
+ * training run, is a new file, not "already exists".
  * @example defaultEvalOut("@acme/times-env@0.1.0", ["openai:gpt-4.1-mini"]) // ".rubricate/evals/@acme+times-env@0.1.0/openai+gpt-4.1-mini.jsonl"
  */
-export function defaultEvalOut(envLabel: string, models: string[]): string {
-  return join(".rubricate", "evals", labelFile(envLabel), `${labelFile(models.join(","))}.jsonl`);
+export function defaultEvalOut(envLabel: string, models: string[], step?: number): string {
+  return join(".rubricate", "evals", labelFile(envLabel), `${labelFile(models.join(","))}${step !== undefined ? `@step${step}` : ""}.jsonl`);
 }
 
 /**

@@ -3,12 +3,12 @@
  * validates every body with the shared `HubResultSchema` (the real hub is `hub serve`). The policy
  * and judge are the local wire-format server of tests/env/world.ts: nothing leaves loopback.
  */
-import { createServer, type Server } from "node:http";
 import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { nextGuess } from "../../examples/wordle/solver.js";
 import { HubResultSchema, type HubResult } from "../../src/hub/results.js";
+import { startStandInHub, type StandInHub } from "../helpers/hub-standin.js";
 import { buildHubResults, readPushFile } from "../../src/hub/push.js";
 import type { RolloutRecord } from "../../src/env/types.js";
 import type { TestServer } from "../../src/testing/servers/common.js";
@@ -19,42 +19,12 @@ const KEY = "sk-test-PUSH-1234567890";
 const HUB_TOKEN = "hub-token-SECRET-42";
 const WORDLE = join(ROOT, "examples", "wordle", "env.yaml");
 
-/** A stand-in hub: POST /api/results, schema-checked; `refuse` answers 422 the way the hub does. */
-interface StandIn {
-  url: string;
-  received: { body: HubResult; auth: string | undefined }[];
-  refuse: boolean;
-  close(): Promise<void>;
-}
-
-async function startStandIn(): Promise<StandIn> {
-  const state: StandIn = { url: "", received: [], refuse: false, close: async () => {} };
-  const server: Server = createServer((req, res) => {
-    let text = "";
-    req.setEncoding("utf8").on("data", (d: string) => (text += d));
-    req.on("end", () => {
-      const send = (status: number, body: unknown) => res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
-      if (req.method !== "POST" || req.url !== "/api/results") return send(404, { error: { code: "NOT_FOUND", message: `no route ${req.method} ${req.url}` } });
-      const parsed = HubResultSchema.safeParse(JSON.parse(text));
-      if (!parsed.success) return send(400, { error: { code: "INVALID_RESULT", message: parsed.error.message } });
-      if (state.refuse) return send(422, { error: { code: "INTEGRITY_MISMATCH", message: "env.integrity differs from the registry's for this version" } });
-      state.received.push({ body: parsed.data, auth: req.headers.authorization });
-      send(201, { id: state.received.length, url: `${state.url}/envs/${parsed.data.env.name}` });
-    });
-  });
-  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
-  const addr = server.address() as { port: number };
-  state.url = `http://127.0.0.1:${addr.port}`;
-  state.close = () => new Promise((done) => server.close(() => done()));
-  return state;
-}
-
 const guessFrom = (m: WireMessage[]) => `GUESS: ${nextGuess(m.filter((x) => x.role === "user").map((x) => x.content ?? ""))}`;
 const readJsonl = (path: string) => readFileSync(path, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as RolloutRecord);
 
 describe("pushing results to a hub", () => {
   let world: TestServer<unknown>;
-  let hub: StandIn;
+  let hub: StandInHub;
   let judge: string;
   let solver: string;
   let blunder: string;
@@ -62,7 +32,7 @@ describe("pushing results to a hub", () => {
 
   beforeAll(async () => {
     world = await startWorld({ solver: guessFrom, blunder: (m) => (m.filter((x) => x.role === "assistant").length === 0 ? "GUESS: zzzzz" : guessFrom(m)) }, () => true);
-    hub = await startStandIn();
+    hub = await startStandInHub();
     judge = writeJudgeFile(tempDir("rubricate-push-judge-"), world.url);
     solver = `openai-compatible:solver@${world.url}`;
     blunder = `openai-compatible:blunder@${world.url}`;
@@ -124,7 +94,7 @@ describe("pushing results to a hub", () => {
 
   it("a hub that is down: HUB_DOWN in one line, exit non-zero, nothing lost", async () => {
     const cwd = tempDir("rubricate-push-");
-    const down = await startStandIn();
+    const down = await startStandInHub();
     await down.close();
     const r = await run(["eval", WORDLE, "-m", solver, "-n", "1", "--judge", judge, "--no-cache", "-q", "--out", "a.jsonl", "--push", down.url], cwd);
     expect(r.code).not.toBe(0);

@@ -106,7 +106,7 @@ async function runEvalCommand(envArg: string, flags: EvalFlags): Promise<number>
   if (!flags.model?.length) throw new RubricateError("BAD_INPUT", "eval needs at least one --model (or a suite file that names its models)");
   const env = await loadEnvironmentSpec(envArg, { envsDir: flags.envsDir, onNotice: notice(flags) });
   if ((flags.step !== undefined || flags.series) && !flags.push) throw new RubricateError("BAD_INPUT", "--step and --series label results for a hub: pass --push <hub> too");
-  const out = flags.out ?? defaultEvalOut(env.package ? packageLabel(env.package) : `${env.id}@${env.version}`, flags.model);
+  const out = flags.out ?? defaultEvalOut(env.package ? packageLabel(env.package) : `${env.id}@${env.version}`, flags.model, flags.step);
   // Before any key is needed or any call made: an existing file is someone's paid-for work.
   if (existsSync(out) && !flags.resume) throw new RubricateError("BAD_INPUT", `${out} already exists: pass --resume to continue it, or remove it`);
   const cachePath = cachePathOf(flags.cache);
