@@ -14,41 +14,10 @@ import { startAnthropicServer } from "../src/testing/servers/anthropic-server.js
 import type { TestServer } from "../src/testing/servers/common.js";
 import { judgeResponder, viewRequest } from "../src/testing/servers/judge-responder.js";
 import { startOpenAIServer } from "../src/testing/servers/openai-server.js";
+import { readmeCommands } from "./helpers/readme-commands.js";
 
-/** One command of the README: the block it is in (1-based) and its text as a shell would read it. */
-interface ReadmeCommand {
-  block: number;
-  line: number;
-  text: string;
-}
-
-/** The commands of the README's ```sh blocks (not ```sh norun, not inside HTML comments). */
-export function readmeCommands(markdown: string): ReadmeCommand[] {
-  const visible = markdown.replace(/<!--[\s\S]*?-->/g, (c) => c.replace(/[^\n]/g, " "));
-  const lines = visible.split("\n");
-  const commands: ReadmeCommand[] = [];
-  let block = 0;
-  for (let i = 0; i < lines.length; i++) {
-    const fence = /^```(\S*)\s*(.*)$/.exec(lines[i]);
-    if (!fence) continue;
-    const runs = fence[1] === "sh" && fence[2].trim() === "";
-    let j = i + 1;
-    const body: { n: number; text: string }[] = [];
-    while (j < lines.length && !/^```\s*$/.test(lines[j])) body.push({ n: j + 1, text: lines[j++] });
-    i = j;
-    if (!fence[1]) continue;
-    block++;
-    if (!runs) continue;
-    for (let k = 0; k < body.length; k++) {
-      if (body[k].text.trim() === "" || body[k].text.trim().startsWith("#")) continue;
-      const start = body[k].n;
-      let text = body[k].text;
-      while (/\\\s*$/.test(text) && k + 1 < body.length) text = `${text.replace(/\\\s*$/, "")} ${body[++k].text.trim()}`;
-      commands.push({ block, line: start, text });
-    }
-  }
-  return commands;
-}
+/** Kept here too: other tests import the parser from this file. */
+export { readmeCommands };
 
 const README = readFileSync(join(ROOT, "README.md"), "utf8");
 const commands = readmeCommands(README);
