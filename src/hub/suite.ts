@@ -153,10 +153,17 @@ export function suiteReportHtml(suite: Pick<Suite, "name" | "models" | "descript
   return htmlPage({ title: `Suite: ${suite.name}`, subtitle: subtitle ?? suite.description, sections });
 }
 
-/** Labels for a suite's environments: name@version for packages, the id otherwise, numbered when two collide. */
-export function envLabels(envs: Pick<Environment, "id" | "package">[]): string[] {
+/**
+ * Labels for a suite's environments: name@version for packages, the id otherwise. Two that
+ * collide (the same version from the registry and from git, two local copies) are told apart by
+ * where they came from — the spec the suite names them by — and numbered only if that collides too.
+ * @example envLabels([reg, git], ["@a/w@1.0.0", "git+file:///r/w.git"]) // ["@a/w@1.0.0 (@a/w@1.0.0)", "@a/w@1.0.0 (git+file:///r/w.git)"]
+ */
+export function envLabels(envs: Pick<Environment, "id" | "package">[], specs?: string[]): string[] {
   const base = envs.map((e) => (e.package ? packageLabel(e.package) : e.id));
-  return base.map((b, i) => (base.indexOf(b) === i && base.lastIndexOf(b) === i ? b : `${b} #${base.slice(0, i + 1).filter((x) => x === b).length}`));
+  const unique = (labels: string[], i: number) => labels.indexOf(labels[i]) === i && labels.lastIndexOf(labels[i]) === i;
+  const sourced = base.map((b, i) => (unique(base, i) || specs?.[i] === undefined ? b : `${b} (${specs[i]})`));
+  return sourced.map((b, i) => (unique(sourced, i) ? b : `${b} #${sourced.slice(0, i + 1).filter((x) => x === b).length}`));
 }
 
 /** Options of `runSuite`. */
@@ -198,7 +205,7 @@ export function defaultEvalOut(envLabel: string, models: string[], step?: number
  * @example const { results } = await runSuite(suite, { engine, envs, judgeFor: () => judge, outDir: "evals/nightly" })
  */
 export async function runSuite(suite: Suite, options: RunSuiteOptions): Promise<{ results: SuiteEnvResult[]; interrupted: boolean }> {
-  const labels = envLabels(options.envs);
+  const labels = envLabels(options.envs, suite.environments.map((e) => e.spec));
   const makePolicy = options.policy ?? ((spec: string, alias: string, env: Environment) => createPolicy({ ...resolveModelArg(spec), id: alias }, { defaults: env.policy }));
   const results: SuiteEnvResult[] = [];
   let interrupted = false;

@@ -173,7 +173,7 @@ async function runSuiteCommand(path: string, flags: EvalFlags): Promise<number> 
   // Every environment is resolved (and installed) before any call is paid: a bad spec costs nothing.
   const envs: Environment[] = [];
   for (const e of suite.environments) envs.push(await loadEnvironmentSpec(e.spec, { envsDir: flags.envsDir, onNotice: notice(flags) }));
-  const labels = envLabels(envs);
+  const labels = envLabels(envs, suite.environments.map((e) => e.spec));
   const outDir = flags.out ?? join(".rubricate", "evals", suite.name);
   for (const label of labels) {
     const out = join(outDir, `${labelFile(label)}.jsonl`);
