@@ -113,6 +113,11 @@ describe("docs/hub.md [slow: Verdaccio + npm]", () => {
       expect(body.stats.tasks).toBe(4);
     }
     expect(hub.received.filter((r) => r.body.step === 100 && r.body.series === "times-run-1")).toHaveLength(1);
+    // env info of the first version, as --json wrote it: its own task count and the rubric's criteria.
+    const info = JSON.parse(readFileSync(join(scratch, "info.json"), "utf8")) as { version: string; versions: string[]; tasks: number; criteria: { id: string }[]; install: string; readme: string };
+    expect(info).toMatchObject({ version: "0.1.0", versions: ["0.1.0", "0.1.1"], tasks: 3, install: "npx rubricate eval @acme/times-env@0.1.0" });
+    expect(info.criteria.map((c) => c.id)).toEqual(["correct", "used-tool", "one-sentence"]);
+    expect(info.readme).toMatch(/^# @acme\/times-env/);
   });
 
   it("an unchanged republish is refused with the hint to bump, and the version in package.json stays", async () => {

@@ -4,7 +4,10 @@ import { initEnvPackage, packageNameOf } from "../../hub/init.js";
 import { BUMPS, publishEnvPackage, type Bump } from "../../hub/publish.js";
 import { RubricateError } from "../../errors.js";
 import { envInfo, searchEnvs, type EnvInfo, type EnvListing } from "../../hub/registry-search.js";
+import { writeFileSync } from "node:fs";
 import { EXIT } from "../run.js";
+import { jsonOption } from "../options.js";
+import { textOut, writeJsonResult } from "../io.js";
 
 const mark: Record<CheckLine["status"], string> = { ok: "ok  ", warn: "warn", fail: "FAIL" };
 
@@ -58,33 +61,35 @@ export function register(program: Command): void {
       process.stdout.write(`install: ${done.install}\n`);
       if (done.hubUrl) process.stdout.write(`hub: ${done.hubUrl}\n`);
     });
-  const listing = (rows: EnvListing[], flags: { json?: boolean }): void => {
-    if (flags.json) process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
-    else if (rows.length === 0) process.stdout.write("no environment packages found\n");
-    else for (const r of rows) process.stdout.write(`${r.name}@${r.version}  ${r.description}\n`);
+  const listing = (rows: EnvListing[], flags: { json?: string }): void => {
+    if (flags.json) writeJsonResult(flags.json, rows, writeFileSync);
+    const out = textOut(flags.json, (t) => process.stdout.write(t));
+    if (rows.length === 0) out("no environment packages found\n");
+    else for (const r of rows) out(`${r.name}@${r.version}  ${r.description}\n`);
   };
   env
     .command("list")
     .description("List the environment packages of a registry (the ones carrying the rubricate-environment keyword)")
     .option("--registry <url>", "ask this registry instead of the one .npmrc names")
-    .option("--json", "print JSON")
-    .action(async (flags: { registry?: string; json?: boolean }) => listing(await searchEnvs("", flags), flags));
+    .addOption(jsonOption("the list"))
+    .action(async (flags: { registry?: string; json?: string }) => listing(await searchEnvs("", flags), flags));
   env
     .command("search")
     .description("Search a registry's environment packages by name, description or keyword")
     .argument("<query>", "words to look for")
     .option("--registry <url>", "ask this registry instead of the one .npmrc names")
-    .option("--json", "print JSON")
-    .action(async (query: string, flags: { registry?: string; json?: boolean }) => listing(await searchEnvs(query, flags), flags));
+    .addOption(jsonOption("the matches"))
+    .action(async (query: string, flags: { registry?: string; json?: string }) => listing(await searchEnvs(query, flags), flags));
   env
     .command("info")
     .description("One environment package: README excerpt, versions, task count, rubric criteria and the install command (nothing of it runs)")
     .argument("<package>", "name or name@version (default: latest)")
     .option("--registry <url>", "ask this registry instead of the one .npmrc names for the scope")
-    .option("--json", "print JSON")
-    .action(async (spec: string, flags: { registry?: string; json?: boolean }) => {
+    .addOption(jsonOption("the package's details"))
+    .action(async (spec: string, flags: { registry?: string; json?: string }) => {
       const info = await envInfo(spec, flags);
-      process.stdout.write(flags.json ? `${JSON.stringify(info, null, 2)}\n` : infoText(info));
+      if (flags.json) writeJsonResult(flags.json, info, writeFileSync);
+      textOut(flags.json, (t) => process.stdout.write(t))(infoText(info));
     });
 }
 
