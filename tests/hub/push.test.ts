@@ -10,6 +10,7 @@ import { nextGuess } from "../../examples/wordle/solver.js";
 import { HubResultSchema, type HubResult } from "../../src/hub/results.js";
 import { startStandInHub, type StandInHub } from "../helpers/hub-standin.js";
 import { buildHubResults, readPushFile } from "../../src/hub/push.js";
+import { defaultEvalOut, labelFile } from "../../src/hub/suite.js";
 import type { RolloutRecord } from "../../src/env/types.js";
 import type { TestServer } from "../../src/testing/servers/common.js";
 import { ROOT, runCli, tempDir, writeJudgeFile } from "../helpers/cli.js";
@@ -115,6 +116,21 @@ describe("pushing results to a hub", () => {
     expect(r.code).toBe(0);
     expect(hub.received).toHaveLength(1);
     expect(hub.received[0].body).toMatchObject({ model: solver, step: 5, series: "s", env: { name: "@rubricate/wordle-env", version: "1.0.0" } });
+  });
+
+  it("the same eval with another model writes its own default file instead of refusing (\"already exists\" before)", async () => {
+    const cwd = tempDir("rubricate-push-");
+    const first = await run(["eval", WORDLE, "-m", solver, "-n", "1", "--judge", judge, "--no-cache", "-q"], cwd);
+    expect(first.code, first.stderr).toBe(0);
+    const second = await run(["eval", WORDLE, "-m", blunder, "-n", "1", "--judge", judge, "--no-cache", "-q"], cwd);
+    expect(second.code, second.stderr).toBe(0);
+    const folder = join(cwd, ".rubricate", "evals", "@rubricate+wordle-env@1.0.0");
+    expect(readdirSync(folder).sort()).toEqual([`${labelFile(blunder)}.jsonl`, `${labelFile(solver)}.jsonl`].sort());
+    expect(readJsonl(join(cwd, defaultEvalOut("@rubricate/wordle-env@1.0.0", [blunder])))[0].model).toBe(blunder);
+    // The same model again is still refused: that file is someone's paid-for work.
+    const again = await run(["eval", WORDLE, "-m", solver, "-n", "1", "--judge", judge, "--no-cache", "-q"], cwd);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/already exists: pass --resume/);
   });
 
   it("--step without --push is refused before any call", async () => {
