@@ -17,6 +17,8 @@ export const ERROR_CODES = [
   "BATCH_FAILED", "CACHE", "BAD_INPUT", "SESSION_NOT_FOUND", "SESSION_LIMIT", "PACKAGE_NOT_FOUND", "PACKAGE_INVALID",
   "REGISTRY_AUTH", "REGISTRY_DOWN", "SANDBOX", "HOOK_FAILED", "ROLLOUT_TIMEOUT", "WRITE_FAILED", "CHECK_TIMEOUT",
   "QUEUE", "REGEX_REFUSED", "SESSION_TOO_LARGE",
+  // A hub (`eval --push`, `hub push`) that refused a result, or could not be reached.
+  "HUB_REFUSED", "HUB_DOWN",
   "INTERNAL",
   // A sample the reward server did not score within its request deadline (`serve --timeout-ms`).
   "DEADLINE",

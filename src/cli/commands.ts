@@ -66,12 +66,12 @@ export const COMMANDS: Record<string, CommandEntry> = {
   },
   env: {
     term: "env",
-    description: "Environment packages: scaffold one, check one before publishing, draft tasks from documents (synth), keep the tasks of useful difficulty (filter)",
+    description: "Environment packages: scaffold, check, publish (push), list, search, info; draft tasks from documents (synth), keep the tasks of useful difficulty (filter)",
     load: () => import("./commands/env.js"),
   },
   hub: {
     term: "hub",
-    description: "The environment hub: a web app over npm registries with leaderboards of pushed results",
+    description: "The environment hub: serve the web app over npm registries with leaderboards (serve), send results to one (push)",
     load: () => import("./commands/hub.js"),
   },
   distill: {

@@ -1,9 +1,11 @@
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join, resolve, sep } from "node:path";
 import type Npa from "npm-package-arg";
 import { npmPackageArg } from "./lazy.js";
 import { RubricateError } from "../errors.js";
 import { rubricateVersion } from "./package.js";
+import { ENV_KEYWORD } from "./publish.js";
+import { defaultEvalOut } from "./suite.js";
 
 /**
  * Scaffolds an environment package in `dir` (default: the name without its scope): package.json
@@ -12,32 +14,29 @@ import { rubricateVersion } from "./package.js";
  * Refuses a folder that already has files; returns the files written.
  * @example initEnvPackage("@acme/times-env") // ["times-env/package.json", …]
  */
-export function initEnvPackage(name: string, options: { dir?: string; description?: string } = {}): string[] {
-  let parsed: Npa.Result | undefined;
-  try {
-    parsed = npmPackageArg()(name);
-  } catch (e) {
-    throw new RubricateError("BAD_INPUT", `"${name}" is not a valid npm package name: ${(e as Error).message.split("\n")[0]}`);
-  }
-  if (parsed.name !== name || !parsed.registry) throw new RubricateError("BAD_INPUT", `"${name}" is not a package name (write it without a version, e.g. @acme/times-env)`);
-  if (name !== name.toLowerCase()) throw new RubricateError("BAD_INPUT", `"${name}": npm package names are lower case`);
+export function initEnvPackage(requested: string, options: { dir?: string; description?: string } = {}): string[] {
+  const name = packageNameOf(requested);
   const base = name.replace(/^@[^/]+\//, "");
   const dir = resolve(options.dir ?? base);
   if (existsSync(dir) && readdirSync(dir).length > 0) throw new RubricateError("BAD_INPUT", `${dir} already has files; pick an empty folder with --dir`);
   const id = base.replace(/-env$/, "") || base;
   const version = rubricateVersion();
   const files: Record<string, string> = {
+    ".gitignore": GITIGNORE,
     "package.json": `${JSON.stringify(
       {
         name,
         version: "0.1.0",
         description: options.description ?? `A rubricate environment: ${id}`,
         type: "module",
-        keywords: ["rubricate-environment"],
+        keywords: [ENV_KEYWORD],
         rubricate: "env.yaml",
         files: ["env.yaml", "rubric.yaml", "hooks.ts", "tasks.jsonl", "tests.yaml", "README.md"],
         scripts: { test: "rubricate env check ." },
         peerDependencies: { rubricate: `>=${version}` },
+        // Optional: npm then does not fetch rubricate with the environment (a private registry
+        // without rubricate would fail E404); rubricate itself is what installs and runs it.
+        peerDependenciesMeta: { rubricate: { optional: true } },
         devDependencies: { rubricate: version },
       },
       null,
@@ -48,7 +47,7 @@ export function initEnvPackage(name: string, options: { dir?: string; descriptio
     "hooks.ts": HOOKS_TS,
     "tasks.jsonl": TASKS.map((t) => JSON.stringify(t)).join("\n") + "\n",
     "tests.yaml": TESTS_YAML,
-    "README.md": README.replaceAll("__NAME__", name).replaceAll("__ID__", id),
+    "README.md": README.replaceAll("__NAME__", name).replaceAll("__EVALS__", defaultEvalsExample(name)),
   };
   mkdirSync(dir, { recursive: true });
   const written: string[] = [];
@@ -58,6 +57,37 @@ export function initEnvPackage(name: string, options: { dir?: string; descriptio
   }
   return written;
 }
+
+/**
+ * The npm package name for what the user typed: a valid name as it is, else one derived from it
+ * ("Times Env" → "times-env", "@Acme/My Env" → "@acme/my-env"): lower case, runs of characters
+ * npm refuses turned into one hyphen.
+ * @example packageNameOf("Times Env") // "times-env"
+ */
+export function packageNameOf(requested: string): string {
+  const trimmed = requested.trim();
+  if (trimmed.indexOf("@", 1) > 0) throw new RubricateError("BAD_INPUT", `"${requested}" is not a package name (write it without a version, e.g. @acme/times-env)`);
+  const scoped = /^@([^/]+)\/(.+)$/.exec(trimmed);
+  const clean = (part: string) => part.toLowerCase().replace(/[^a-z0-9._~-]+/g, "-").replace(/^[-._~]+|[-._~]+$/g, "").replace(/-{2,}/g, "-");
+  const name = scoped ? `@${clean(scoped[1])}/${clean(scoped[2])}` : clean(trimmed);
+  let parsed: Npa.Result | undefined;
+  try {
+    parsed = npmPackageArg()(name);
+  } catch (e) {
+    throw new RubricateError("BAD_INPUT", `"${requested}" gives no valid npm package name (${(e as Error).message.split("\n")[0]}); try e.g. @acme/times-env`);
+  }
+  if (!/[a-z0-9]/.test(name) || parsed.name !== name || !parsed.registry) throw new RubricateError("BAD_INPUT", `"${requested}" is not a package name (write it without a version, e.g. @acme/times-env)`);
+  return name;
+}
+
+/** Where the README says an eval's rollouts land: eval's default output for this package and the example model. */
+const defaultEvalsExample = (name: string) => defaultEvalOut(`${name}@0.1.0`, ["openai:gpt-4.1-mini"]).split(sep).join("/");
+
+const GITIGNORE = `# rubricate's installs, eval rollouts and caches: reproducible from the registry and the models, not source
+.rubricate/
+node_modules/
+*.tgz
+`;
 
 const TASKS = [
   { id: "1", inputs: { a: 12, b: 7 }, answer: 84 },
@@ -104,6 +134,13 @@ criteria:
   - id: one-sentence
     question: Does the response state the product in a single sentence, with no other claims?
     points: 1
+    examples:
+      - response: 12 times 7 is 84.
+        answer: true
+        reason: One sentence stating the product.
+      - response: 12 times 7 is 84. Multiplication is repeated addition, and 84 is also 7 dozen.
+        answer: false
+        reason: A near miss - the product is right but other claims follow.
 `;
 
 const HOOKS_TS = `/**
@@ -179,9 +216,9 @@ name, version and integrity hash into every rollout and report. From a checkout 
 
 ## Train on it
 
-The rollouts of an eval are training data: \`npx rubricate distill .rubricate/evals/__ID__@0.1.0.jsonl
+The rollouts of an eval are training data: \`npx rubricate distill __EVALS__
 --min-reward 0.8 --format openai -o sft.jsonl\`, or with fresh rollouts from a teacher model:
-\`npx rubricate distill --env node_modules/__NAME__/env.yaml --model openai:gpt-4.1 --rollouts 8
+\`npx rubricate distill --env __NAME__ --model openai:gpt-4.1 --rollouts 8
 --format dpo -o pairs.jsonl\`. The rubric is also an online reward: \`npx rubricate serve\`
 (see rubricate's README, "Rewards for RL trainers").
 
@@ -191,5 +228,7 @@ The rollouts of an eval are training data: \`npx rubricate distill .rubricate/ev
   \`tasks.jsonl\`: one task a line.
 - \`tests.yaml\`: scripted rollouts with the score each must get.
 - \`npm test\` (\`rubricate env check .\`) validates the environment, lints the rubric, checks what
-  \`npm pack\` would ship and runs the scripted tests: run it before \`npm publish\`.
+  \`npm pack\` would ship and runs the scripted tests: run it before publishing.
+- \`npx rubricate env push --bump patch\` publishes a new version to the registry .npmrc names
+  for the scope (it refuses a version whose files did not change).
 `;

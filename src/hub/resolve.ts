@@ -89,6 +89,8 @@ function resolvePath(path: string, spec: string): ResolvedEnv {
       return { file: resolve(path, m.env), package: { name: m.name, version: m.version }, from: "path" };
     }
     for (const name of ["env.yaml", "env.yml"]) if (existsSync(join(path, name))) return { file: join(path, name), from: "path" };
+    // A bare repository has no files to read: npm installs it through git when told so.
+    if (isBareGitRepo(path)) throw new RubricateError("FILE_NOT_FOUND", `${spec} is a bare git repository, not a package folder: write git+file://${path} (add #<tag or commit> for a version) to install it with git`);
     throw new RubricateError("FILE_NOT_FOUND", `${spec}: the folder has neither a package.json with a "rubricate" field nor an env.yaml`);
   }
   // A YAML file that is its package's environment file carries the package's name and version.
@@ -102,6 +104,11 @@ function resolvePath(path: string, spec: string): ResolvedEnv {
     }
   }
   return { file: path, from: "path" };
+}
+
+/** A folder holding a repository's git data with no checkout: HEAD, objects/ and refs/ at its top. */
+function isBareGitRepo(dir: string): boolean {
+  return existsSync(join(dir, "HEAD")) && existsSync(join(dir, "objects")) && existsSync(join(dir, "refs"));
 }
 
 function withManifest(dir: string, pkg: EnvPackage, options: ResolveOptions): Omit<ResolvedEnv, "from"> {

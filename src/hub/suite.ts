@@ -153,10 +153,17 @@ export function suiteReportHtml(suite: Pick<Suite, "name" | "models" | "descript
   return htmlPage({ title: `Suite: ${suite.name}`, subtitle: subtitle ?? suite.description, sections });
 }
 
-/** Labels for a suite's environments: name@version for packages, the id otherwise, numbered when two collide. */
-export function envLabels(envs: Pick<Environment, "id" | "package">[]): string[] {
+/**
+ * Labels for a suite's environments: name@version for packages, the id otherwise. Two that
+ * collide (the same version from the registry and from git, two local copies) are told apart by
+ * where they came from — the spec the suite names them by — and numbered only if that collides too.
+ * @example envLabels([reg, git], ["@a/w@1.0.0", "git+file:///r/w.git"]) // ["@a/w@1.0.0 (@a/w@1.0.0)", "@a/w@1.0.0 (git+file:///r/w.git)"]
+ */
+export function envLabels(envs: Pick<Environment, "id" | "package">[], specs?: string[]): string[] {
   const base = envs.map((e) => (e.package ? packageLabel(e.package) : e.id));
-  return base.map((b, i) => (base.indexOf(b) === i && base.lastIndexOf(b) === i ? b : `${b} #${base.slice(0, i + 1).filter((x) => x === b).length}`));
+  const unique = (labels: string[], i: number) => labels.indexOf(labels[i]) === i && labels.lastIndexOf(labels[i]) === i;
+  const sourced = base.map((b, i) => (unique(base, i) || specs?.[i] === undefined ? b : `${b} (${specs[i]})`));
+  return sourced.map((b, i) => (unique(sourced, i) ? b : `${b} #${sourced.slice(0, i + 1).filter((x) => x === b).length}`));
 }
 
 /** Options of `runSuite`. */
@@ -183,12 +190,22 @@ export interface RunSuiteOptions {
 export const labelFile = (label: string): string => label.replace(/[^A-Za-z0-9._@-]+/g, "+");
 
 /**
+ * Where an eval's rollouts go without `--out`: a folder per environment version, a file per set
+ * of models (and training step), so the same eval with another model, or at the next step of a
+ * training run, is a new file, not "already exists".
+ * @example defaultEvalOut("@acme/times-env@0.1.0", ["openai:gpt-4.1-mini"]) // ".rubricate/evals/@acme+times-env@0.1.0/openai+gpt-4.1-mini.jsonl"
+ */
+export function defaultEvalOut(envLabel: string, models: string[], step?: number): string {
+  return join(".rubricate", "evals", labelFile(envLabel), `${labelFile(models.join(","))}${step !== undefined ? `@step${step}` : ""}.jsonl`);
+}
+
+/**
  * Runs every environment × every model of a suite on one engine (one cache, one scheduler per
  * model), environment after environment, each saving its rollouts as it goes.
  * @example const { results } = await runSuite(suite, { engine, envs, judgeFor: () => judge, outDir: "evals/nightly" })
  */
 export async function runSuite(suite: Suite, options: RunSuiteOptions): Promise<{ results: SuiteEnvResult[]; interrupted: boolean }> {
-  const labels = envLabels(options.envs);
+  const labels = envLabels(options.envs, suite.environments.map((e) => e.spec));
   const makePolicy = options.policy ?? ((spec: string, alias: string, env: Environment) => createPolicy({ ...resolveModelArg(spec), id: alias }, { defaults: env.policy }));
   const results: SuiteEnvResult[] = [];
   let interrupted = false;

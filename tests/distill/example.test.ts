@@ -4,7 +4,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { FORMAT_SCHEMAS } from "../../src/distill/formats.js";
 import type { TestServer } from "../../src/testing/servers/common.js";
 import { startOpenAIServer } from "../../src/testing/servers/openai-server.js";
-import { ROOT, tempDir } from "../helpers/cli.js";
+import { cpSync, writeFileSync } from "node:fs";
+import { ROOT, runCli, tempDir } from "../helpers/cli.js";
 import { readLines, runDistillCli } from "./helpers.js";
 
 const servers: TestServer<unknown>[] = [];
@@ -72,6 +73,20 @@ describe("examples/distill", () => {
     expect(second.code, second.stderr).toBe(0);
     expect(server.stats.requests).toBe(12);
     expect(second.stderr).toContain("cache hits 12");
+  });
+
+  it("--env takes a package name as eval does (here one the project installed): it was only a path before, ENOENT", async () => {
+    const server = await startOpenAIServer({ respond: (body: Record<string, unknown>) => `The capital of ${/capital of (.+)\?/.exec((body.messages as { content: string }[]).at(-1)!.content)?.[1]} is somewhere.` });
+    servers.push(server as TestServer<unknown>);
+    const project = tempDir();
+    const pkgDir = join(project, "node_modules", "@acme", "capitals-env");
+    cpSync(join(ROOT, "examples", "distill"), pkgDir, { recursive: true });
+    writeFileSync(join(pkgDir, "package.json"), JSON.stringify({ name: "@acme/capitals-env", version: "2.0.0", rubricate: "env.yaml" }));
+    const out = join(project, "sft.jsonl");
+    const r = await runCli(["distill", "--env", "@acme/capitals-env", "--model", `openai-compatible:teacher@${server.url}`, "--rollouts", "1", "--tasks", "2", "--no-cache", "--format", "openai", "--with-metadata", "--min-reward", "0", "-o", out], { cwd: project });
+    expect(r.code, r.stderr).toBe(0);
+    expect(server.stats.requests).toBe(2);
+    expect(readLines(out)).toHaveLength(2);
   });
 
   it("--env is exclusive with an input file and needs --model", async () => {

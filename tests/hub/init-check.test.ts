@@ -3,7 +3,9 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkEnvPackage, type CheckLine } from "../../src/hub/check.js";
-import { initEnvPackage } from "../../src/hub/init.js";
+import { initEnvPackage, packageNameOf } from "../../src/hub/init.js";
+import { ENV_KEYWORD } from "../../src/hub/publish.js";
+import { defaultEvalOut } from "../../src/hub/suite.js";
 import { loadScriptedTests, runScriptedTest } from "../../src/hub/scripted.js";
 import { loadEnvironment } from "../../src/env/load.js";
 import { ROOT, runCli, tempDir } from "../helpers/cli.js";
@@ -23,7 +25,7 @@ describe("rubricate env init", () => {
   it("scaffolds a package whose hooks import from rubricate (a peer dependency), and it passes env check as written", async () => {
     const dir = join(work, "times");
     const files = initEnvPackage("@acme/times-env", { dir });
-    expect(files.map((f) => f.slice(dir.length + 1)).sort()).toEqual(["README.md", "env.yaml", "hooks.ts", "package.json", "rubric.yaml", "tasks.jsonl", "tests.yaml"]);
+    expect(files.map((f) => f.slice(dir.length + 1)).sort()).toEqual([".gitignore", "README.md", "env.yaml", "hooks.ts", "package.json", "rubric.yaml", "tasks.jsonl", "tests.yaml"]);
     const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as Record<string, unknown>;
     const rubricateVersion = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }).version;
     expect(pkg).toMatchObject({ name: "@acme/times-env", version: "0.1.0", rubricate: "env.yaml", peerDependencies: { rubricate: `>=${rubricateVersion}` }, scripts: { test: "rubricate env check ." } });
@@ -43,8 +45,45 @@ describe("rubricate env init", () => {
     const dir = join(work, "taken");
     initEnvPackage("taken-env", { dir });
     expect(() => initEnvPackage("taken-env", { dir })).toThrow(/already has files/);
-    expect(() => initEnvPackage("Not A Name", { dir: join(work, "x") })).toThrow(/not a valid npm package name/);
     expect(() => initEnvPackage("ok-env@1.0.0", { dir: join(work, "y") })).toThrow(/not a package name/);
+    expect(() => initEnvPackage("@acme/ok-env@1.0.0", { dir: join(work, "y") })).toThrow(/not a package name/);
+    expect(() => initEnvPackage("!!!", { dir: join(work, "z") })).toThrow(/not a package name/);
+  });
+
+  it("derives a valid npm name from a title: `env init \"Times Env\"` makes times-env (npm refused it before)", async () => {
+    expect(packageNameOf("Times Env")).toBe("times-env");
+    expect(packageNameOf("@Acme/My  Env!")).toBe("@acme/my-env");
+    expect(packageNameOf("@acme/times-env")).toBe("@acme/times-env");
+    const cwd = tempDir("rubricate-init-title-");
+    const r = await runCli(["env", "init", "Times Env"], { cwd });
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("package name: times-env");
+    expect(r.stdout).toContain("next: cd times-env && npx rubricate env check .");
+    expect(JSON.parse(readFileSync(join(cwd, "times-env", "package.json"), "utf8"))).toMatchObject({ name: "times-env" });
+  });
+
+  it("a fresh scaffold passes its own `env check --strict` (its judge question has examples), ignores .rubricate/ in git, and its README names true paths", async () => {
+    const cwd = tempDir("rubricate-init-strict-");
+    initEnvPackage("@acme/times-env", { dir: join(cwd, "times") });
+    const r = await runCli(["env", "check", "times", "--strict"], { cwd });
+    expect(r.stdout.trim().split("\n").filter((l) => l.startsWith("warn") || l.startsWith("FAIL"))).toEqual([]);
+    expect(r.stdout).toMatch(/env check: ok\n$/);
+    expect(r.code).toBe(0);
+    expect(readFileSync(join(cwd, "times", ".gitignore"), "utf8").split("\n")).toContain(".rubricate/");
+    const readme = readFileSync(join(cwd, "times", "README.md"), "utf8");
+    // The rollouts path is where eval writes by default; distill --env takes the package name as eval does.
+    expect(readme).toContain(`distill ${defaultEvalOut("@acme/times-env@0.1.0", ["openai:gpt-4.1-mini"])}`);
+    expect(readme).toContain("distill --env @acme/times-env ");
+    expect(readme).not.toContain("node_modules/");
+  });
+
+  it("marks the rubricate peer optional, so `npm install` of the environment never fetches rubricate from the environment's registry", () => {
+    const dir = join(work, "peer");
+    initEnvPackage("@acme/peer-env", { dir });
+    const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as Record<string, unknown>;
+    expect(pkg.peerDependenciesMeta).toEqual({ rubricate: { optional: true } });
+    expect(pkg.keywords).toEqual([ENV_KEYWORD]);
   });
 });
 

@@ -18,6 +18,7 @@ import { ROOT, writeJudgeFile } from "../helpers/cli.js";
 import { packDirs, productionDependencyDirs, publishTarball } from "../helpers/npm-seed.js";
 import { startVerdaccio, type Registry } from "../helpers/verdaccio.js";
 import { packBuilt } from "../helpers/pack.js";
+import { defaultEvalOut } from "../../src/hub/suite.js";
 import type { TestServer } from "../../src/testing/servers/common.js";
 
 const NPM = process.platform === "win32" ? "npm.cmd" : "npm";
@@ -163,7 +164,7 @@ describe("environments through a registry [slow: Verdaccio + npm installs]", () 
     const integrity = published["@rubricate/wordle-env@1.1.0"];
     expect(integrity).toMatch(/^sha512-/);
     expect(r.stdout).toContain(`environment @rubricate/wordle-env@1.1.0 (integrity ${integrity})`);
-    const records = jsonl(join(app, ".rubricate", "evals", "@rubricate+wordle-env@1.1.0.jsonl"));
+    const records = jsonl(join(app, defaultEvalOut("@rubricate/wordle-env@1.1.0", [model])));
     expect(records).toHaveLength(2);
     for (const rec of records) {
       expect(rec.envPackage).toMatchObject({ name: "@rubricate/wordle-env", version: "1.1.0", integrity });
@@ -193,7 +194,7 @@ describe("environments through a registry [slow: Verdaccio + npm installs]", () 
       const allowed = await rubricate(["eval", "@private/wordle-env@1.0.0", "-m", model, "--judge", judge, "--no-cache", "-q", "-n", "1"], { NPM_TOKEN: token });
       expect(allowed.stderr).toBe("");
       expect(allowed.code).toBe(0);
-      const [rec] = jsonl(join(app, ".rubricate", "evals", "@private+wordle-env@1.0.0.jsonl"));
+      const [rec] = jsonl(join(app, defaultEvalOut("@private/wordle-env@1.0.0", [model])));
       expect(rec.envPackage).toMatchObject({ name: "@private/wordle-env", version: "1.0.0", integrity: published["@private/wordle-env@1.0.0"] });
       // The token itself was written nowhere in the install.
       const install = join(app, ".rubricate", "envs", "@private+wordle-env@1.0.0");
@@ -279,7 +280,7 @@ describe("environments through a registry [slow: Verdaccio + npm installs]", () 
     const r = await rubricate(["eval", "@rubricate/times-env@0.1.0", "-m", `openai-compatible:times@${server.url}`, "--judge", judge, "--no-cache", "-q"]);
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
-    const records = jsonl(join(app, ".rubricate", "evals", "@rubricate+times-env@0.1.0.jsonl"));
+    const records = jsonl(join(app, defaultEvalOut("@rubricate/times-env@0.1.0", [`openai-compatible:times@${server.url}`])));
     expect(records).toHaveLength(3);
     for (const rec of records) {
       expect(rec.toolCalls.map((c) => c.name)).toEqual(["multiply"]);

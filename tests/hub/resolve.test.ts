@@ -157,6 +157,16 @@ git.describe("resolveEnvSpec with a git URL", () => {
     expect(readFileSync(join(project, ".rubricate", "envs", envs[0], "node_modules", "rubricate", "package.json"), "utf8")).toBe(readFileSync(join(ROOT, "package.json"), "utf8"));
   });
 
+  it("a bare repository, as a path or a file:// URL, says to write git+file://", async () => {
+    const bare = join(work, "bare.git");
+    execFileSync("git", ["init", "-q", "--bare", bare]);
+    for (const spec of [bare, `file://${bare}`]) {
+      const err = await resolveEnvSpec(spec, { cwd: work }).catch((e: Error) => e);
+      expect(err).toMatchObject({ code: "FILE_NOT_FOUND" });
+      expect((err as Error).message).toContain(`is a bare git repository, not a package folder: write git+file://${bare}`);
+    }
+  });
+
   it("a git URL that does not exist is a one-line error and leaves nothing behind", async () => {
     const project = join(work, "git-bad");
     mkdirSync(project);

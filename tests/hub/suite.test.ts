@@ -66,6 +66,10 @@ describe("suite files", () => {
   it("two environments get distinct labels even when they share an id", () => {
     const e = (id: string, pkg?: { name: string; version: string }) => ({ id, ...(pkg ? { package: pkg } : {}) }) as Pick<Environment, "id" | "package">;
     expect(envLabels([e("wordle", { name: "@a/w", version: "1.0.0" }), e("wordle", { name: "@a/w", version: "1.1.0" }), e("x"), e("x")])).toEqual(["@a/w@1.0.0", "@a/w@1.1.0", "x #1", "x #2"]);
+    // Two sources of one version are named by their source, not "#1" and "#2"; numbers only when the sources match too.
+    const same = { name: "@a/w", version: "1.0.0" };
+    expect(envLabels([e("wordle", same), e("wordle", same), e("x")], ["@a/w@1.0.0", "git+file:///r/w.git", "x.yaml"])).toEqual(["@a/w@1.0.0 (@a/w@1.0.0)", "@a/w@1.0.0 (git+file:///r/w.git)", "x"]);
+    expect(envLabels([e("x"), e("x")], ["a.yaml", "a.yaml"])).toEqual(["x (a.yaml) #1", "x (a.yaml) #2"]);
   });
 });
 

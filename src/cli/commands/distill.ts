@@ -15,7 +15,7 @@ import { openCache } from "../../engine/cache/index.js";
 import { createEngine } from "../../engine/engine.js";
 import { generateRollouts } from "../../distill/generate.js";
 import { hashHex } from "../../distill/hash.js";
-import { loadEnvironment } from "../../env/load.js";
+import { loadEnvironmentSpec } from "../../hub/resolve.js";
 import { createPolicy } from "../../env/policy.js";
 import { Progress } from "../progress.js";
 import { runScore } from "./score.js";
@@ -76,7 +76,7 @@ export function register(program: Command): void {
     .command("distill")
     .description("Filter scored samples/rollouts (or score them with --rubric) and export SFT (OpenAI, TRL) or preference (DPO) JSONL")
     .argument("[input]", "JSONL: samples, `rubricate score`d samples (--results), or `rubricate eval` rollouts (omit with --env)")
-    .option("--env <env.yaml>", "generate instead of reading: a teacher plays this environment's tasks, scored as it goes")
+    .option("--env <env>", "generate instead of reading: a teacher plays this environment's tasks, scored as it goes (a YAML file or package folder, a package name, name@version, a git URL — as eval takes it)")
     .option("--model <teacher>", "with --env: the teacher, provider:model or a policy config file")
     .option("--rollouts <n>", "with --env: rollouts per task", positiveInt, 8)
     .option("--tasks <n>", "with --env: use the first n tasks", positiveInt)
@@ -248,7 +248,8 @@ async function runDistillCommand(input: string | undefined, flags: DistillFlags)
 
 /** The teacher side of --env: environment, policy, one engine (cache) for the teacher and the judge. */
 async function teacher(flags: DistillFlags, cachePath: string | null | undefined) {
-  const env = await loadEnvironment(flags.env!);
+  // Resolved as eval resolves it: a file or folder, a package name (installed into .rubricate/envs), name@version, a git URL.
+  const env = await loadEnvironmentSpec(flags.env!, { onNotice: (line) => process.stderr.write(`rubricate: ${line}\n`) });
   const policy = createPolicy(flags.model!, { defaults: env.policy });
   const engine = createEngine({ cache: openCache({ path: cachePath }), limits: { maxConcurrency: 8, maxRetries: 5, timeoutMs: 120_000 } });
   const needsJudge = env.rubric.criteria.some((c) => c.question) || env.tasks.some((t) => t.criteria?.some((c) => typeof c === "object" && c !== null && "question" in c));

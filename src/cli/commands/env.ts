@@ -1,22 +1,30 @@
 import type { Command } from "commander";
 import { checkEnvPackage, type CheckLine } from "../../hub/check.js";
-import { initEnvPackage } from "../../hub/init.js";
+import { initEnvPackage, packageNameOf } from "../../hub/init.js";
+import { BUMPS, publishEnvPackage, type Bump } from "../../hub/publish.js";
+import { RubricateError } from "../../errors.js";
+import { envInfo, searchEnvs, type EnvInfo, type EnvListing } from "../../hub/registry-search.js";
+import { writeFileSync } from "node:fs";
 import { registerFilter } from "../env-filter.js";
 import { registerSynth } from "../env-synth.js";
 import { EXIT } from "../run.js";
+import { jsonOption } from "../options.js";
+import { textOut, writeJsonResult } from "../io.js";
 
 const mark: Record<CheckLine["status"], string> = { ok: "ok  ", warn: "warn", fail: "FAIL" };
 
 /** `rubricate env init|check|synth|filter`: make, vet, fill (tasks drafted from documents) and filter (by pass rate) an environment package. */
 export function register(program: Command): void {
-  const env = program.command("env").description("Environment packages: scaffold one, check one before publishing, draft tasks from documents (synth), keep the tasks of useful difficulty (filter)");
+  const env = program.command("env").description("Environment packages: scaffold, check, publish (push), list, search, info; draft tasks from documents (synth), keep the tasks of useful difficulty (filter)");
   env
     .command("init")
     .description("Scaffold an environment package: package.json (a `rubricate` field, rubricate as a peer), env.yaml, rubric.yaml, hooks.ts, tasks.jsonl, tests.yaml, README")
-    .argument("<name>", "npm package name, e.g. @acme/times-env")
+    .argument("<name>", "npm package name, e.g. @acme/times-env (\"Times Env\" becomes times-env)")
     .option("--dir <dir>", "folder to create (default: the name without its scope)")
     .option("--description <text>", "package description")
-    .action((name: string, flags: { dir?: string; description?: string }) => {
+    .action((requested: string, flags: { dir?: string; description?: string }) => {
+      const name = packageNameOf(requested);
+      if (name !== requested) process.stdout.write(`package name: ${name} (npm names are lower case, without spaces)\n`);
       const files = initEnvPackage(name, flags);
       for (const f of files) process.stdout.write(`created ${f}\n`);
       process.stdout.write(`next: cd ${flags.dir ?? name.replace(/^@[^/]+\//, "")} && npx rubricate env check .\n`);
@@ -34,4 +42,73 @@ export function register(program: Command): void {
     });
   registerSynth(env);
   registerFilter(env);
+  env
+    .command("push")
+    .description("Publish an environment package to its registry (the scope's in .npmrc, or --registry); refuses content the registry already has")
+    .argument("[dir]", "the package folder", ".")
+    .option("--registry <url>", "publish here instead of the registry .npmrc names for the package's scope")
+    .option("--bump <part>", `raise the version first: ${BUMPS.join(", ")}`)
+    .option("--access <access>", "public or restricted (npm's --access)")
+    .option("--hub <url>", "the hub that shows the package (default $RUBRICATE_HUB)")
+    .action(async (dir: string, flags: { registry?: string; bump?: string; access?: string; hub?: string }) => {
+      if (flags.bump !== undefined && !(BUMPS as readonly string[]).includes(flags.bump)) throw new RubricateError("BAD_INPUT", `--bump ${flags.bump}: expected one of ${BUMPS.join(", ")}`);
+      if (flags.access !== undefined && flags.access !== "public" && flags.access !== "restricted") throw new RubricateError("BAD_INPUT", `--access ${flags.access}: expected public or restricted`);
+      const hub = flags.hub ?? (process.env.RUBRICATE_HUB || undefined);
+      const done = await publishEnvPackage(dir, {
+        ...(flags.registry ? { registry: flags.registry } : {}),
+        ...(flags.bump ? { bump: flags.bump as Bump } : {}),
+        ...(flags.access ? { access: flags.access } : {}),
+        ...(hub ? { hub } : {}),
+        onNotice: (line) => process.stderr.write(`rubricate: ${line}\n`),
+      });
+      process.stdout.write(`published ${done.name}@${done.version} to ${done.registry}${done.integrity ? ` (${done.integrity})` : ""}\n`);
+      process.stdout.write(`install: ${done.install}\n`);
+      if (done.hubUrl) process.stdout.write(`hub: ${done.hubUrl}\n`);
+    });
+  const listing = (rows: EnvListing[], flags: { json?: string }): void => {
+    if (flags.json) writeJsonResult(flags.json, rows, writeFileSync);
+    const out = textOut(flags.json, (t) => process.stdout.write(t));
+    if (rows.length === 0) out("no environment packages found\n");
+    else for (const r of rows) out(`${r.name}@${r.version}  ${r.description}\n`);
+  };
+  env
+    .command("list")
+    .description("List the environment packages of a registry (the ones carrying the rubricate-environment keyword)")
+    .option("--registry <url>", "ask this registry instead of the one .npmrc names")
+    .addOption(jsonOption("the list"))
+    .action(async (flags: { registry?: string; json?: string }) => listing(await searchEnvs("", flags), flags));
+  env
+    .command("search")
+    .description("Search a registry's environment packages by name, description or keyword")
+    .argument("<query>", "words to look for")
+    .option("--registry <url>", "ask this registry instead of the one .npmrc names")
+    .addOption(jsonOption("the matches"))
+    .action(async (query: string, flags: { registry?: string; json?: string }) => listing(await searchEnvs(query, flags), flags));
+  env
+    .command("info")
+    .description("One environment package: README excerpt, versions, task count, rubric criteria and the install command (nothing of it runs)")
+    .argument("<package>", "name or name@version (default: latest)")
+    .option("--registry <url>", "ask this registry instead of the one .npmrc names for the scope")
+    .addOption(jsonOption("the package's details"))
+    .action(async (spec: string, flags: { registry?: string; json?: string }) => {
+      const info = await envInfo(spec, flags);
+      if (flags.json) writeJsonResult(flags.json, info, writeFileSync);
+      textOut(flags.json, (t) => process.stdout.write(t))(infoText(info));
+    });
+}
+
+function infoText(i: EnvInfo): string {
+  const tags = Object.entries(i.distTags).map(([t, v]) => `${t}: ${v}`).join(", ");
+  return [
+    `${i.name}@${i.version}${i.description ? ` — ${i.description}` : ""}`,
+    `versions: ${i.versions.join(", ")}${tags ? ` (${tags})` : ""}`,
+    ...(i.integrity ? [`integrity: ${i.integrity}`] : []),
+    `tasks: ${i.tasks ?? "unknown"}`,
+    `criteria (${i.criteria.length}):`,
+    ...i.criteria.map((c) => `  - ${c.id}${c.points !== undefined ? ` (${c.points} pt)` : ""}: ${c.what}`),
+    `install: ${i.install}`,
+    "",
+    i.readme,
+    "",
+  ].join("\n");
 }

@@ -8,7 +8,7 @@ import { runEval } from "../../env/eval.js";
 import type { Environment } from "../../env/types.js";
 import { describePackage, packageLabel } from "../../hub/package.js";
 import { loadEnvironmentSpec } from "../../hub/resolve.js";
-import { envLabels, isSuiteFile, labelFile, loadSuite, runSuite, suiteMarkdown, suiteReportHtml } from "../../hub/suite.js";
+import { defaultEvalOut, envLabels, isSuiteFile, labelFile, loadSuite, runSuite, suiteMarkdown, suiteReportHtml } from "../../hub/suite.js";
 import { createPolicy, type Policy } from "../../env/policy.js";
 import { envModels } from "../../env/models.js";
 import type { EvalCell } from "../../env/eval.js";
@@ -21,6 +21,8 @@ import { Progress } from "../progress.js";
 import { EXIT, interruptSignal, positiveInt, cachePathOf, errorPolicyOf, warnIfBatchJudge, exitAfterQueuedRun } from "../run.js";
 import { cacheOption, collect, concurrencyOption, errorsOption, judgeOption, noCacheOption, queueOption, chunkSizeOption } from "../options.js";
 import { printReport } from "../io.js";
+import { buildHubResults, pushAll, type HubResultMeta } from "../../hub/push.js";
+import type { RolloutRecord } from "../../env/types.js";
 
 interface EvalFlags {
   model?: string[];
@@ -41,7 +43,13 @@ interface EvalFlags {
   unsafeNoSandbox?: boolean;
   queue?: string;
   chunkSize?: number;
+  push?: string;
+  step?: number;
+  series?: string;
 }
+
+/** The file a failed `--push` keeps its results in, beside the rollouts. */
+const pendingFileOf = (out: string) => `${out.replace(/\.jsonl$/, "")}.hub.json`;
 
 
 function threshold(value: string): number {
@@ -61,7 +69,7 @@ export function register(program: Command): void {
     .option("-n, --tasks <n>", "use the first n tasks (default: all)", positiveInt)
     .option("-k, --rollouts <k>", "rollouts per task and model", positiveInt, 1)
     .addOption(judgeOption())
-    .option("-o, --out <file>", "rollouts JSONL, one line per rollout as it finishes (default .rubricate/evals/<env id>.jsonl)")
+    .option("-o, --out <file>", "rollouts JSONL, one line per rollout as it finishes (default .rubricate/evals/<env name@version>/<models>.jsonl)")
     .option("--resume", "continue the --out file: skip the (task, model, rollout) triples it already holds")
     .option("--report <file>", "write a self-contained HTML report")
     .option("--summary-md <file>", "also write the markdown summary to a file")
@@ -75,6 +83,9 @@ export function register(program: Command): void {
     .option("--unsafe-no-sandbox", "run the environment's sandbox commands directly on this machine with your rights (no isolation: only for environments you trust)")
     .addOption(queueOption("play the rollouts on `rubricate worker`s anywhere: put chunks on this Redis queue (redis://host:port/db); start again with --resume to continue"))
     .addOption(chunkSizeOption(`with --queue: rollouts per chunk (default ${DEFAULT_EVAL_CHUNK_SIZE})`))
+    .option("--push <hub>", "send each model's results to this hub (POST <hub>/api/results, Bearer $RUBRICATE_HUB_TOKEN when set); a refused push keeps them in <out>.hub.json for `rubricate hub push`")
+    .option("--step <n>", "with --push: the training step (or policy version) these results are of", nonNegativeInt)
+    .option("--series <name>", "with --push: the model series the steps belong to (default: the model id)")
     .addHelpText("after", "\nA suite file (`environments:` and `models:`, with aliases) runs each environment with each model and prints one\ncombined table; its `tasks` and `rollouts` apply, --out names a folder (default .rubricate/evals/<suite>/).")
     .action(async (spec: string, flags: EvalFlags) => {
       try {
@@ -94,7 +105,8 @@ async function runEvalCommand(envArg: string, flags: EvalFlags): Promise<number>
   errorPolicyOf(flags.errors);
   if (!flags.model?.length) throw new RubricateError("BAD_INPUT", "eval needs at least one --model (or a suite file that names its models)");
   const env = await loadEnvironmentSpec(envArg, { envsDir: flags.envsDir, onNotice: notice(flags) });
-  const out = flags.out ?? join(".rubricate", "evals", `${env.package ? labelFile(packageLabel(env.package)) : env.id}.jsonl`);
+  if ((flags.step !== undefined || flags.series) && !flags.push) throw new RubricateError("BAD_INPUT", "--step and --series label results for a hub: pass --push <hub> too");
+  const out = flags.out ?? defaultEvalOut(env.package ? packageLabel(env.package) : `${env.id}@${env.version}`, flags.model, flags.step);
   // Before any key is needed or any call made: an existing file is someone's paid-for work.
   if (existsSync(out) && !flags.resume) throw new RubricateError("BAD_INPUT", `${out} already exists: pass --resume to continue it, or remove it`);
   const cachePath = cachePathOf(flags.cache);
@@ -147,6 +159,7 @@ async function runEvalCommand(envArg: string, flags: EvalFlags): Promise<number>
   if (flags.report) write(flags.report, evalReportHtml(result.records, { env: env.id, subtitle }, { passThreshold }));
   if (!flags.quiet) process.stderr.write(`rubricate: rollouts in ${out}${flags.report ? `, report in ${flags.report}` : ""}\n`);
   if (result.interrupted) return EXIT.interrupted;
+  if (flags.push) await pushRecords(flags.push, result.records, pendingFileOf(out), { judge: judge?.id ?? judgeRef?.ref, passThreshold, step: flags.step, series: flags.series }, flags);
   return result.records.some((r) => r.reward === null) ? EXIT.partial : EXIT.ok;
 }
 
@@ -155,11 +168,12 @@ async function runSuiteCommand(path: string, flags: EvalFlags): Promise<number> 
   errorPolicyOf(flags.errors);
   if (flags.queue) throw new RubricateError("BAD_INPUT", `--queue plays one environment at a time: queue each environment of ${path} with its own eval`);
   if (flags.model?.length) throw new RubricateError("BAD_INPUT", `${path} is a suite: it names its models under models:; drop --model`);
+  if ((flags.step !== undefined || flags.series) && !flags.push) throw new RubricateError("BAD_INPUT", "--step and --series label results for a hub: pass --push <hub> too");
   const suite = loadSuite(path);
   // Every environment is resolved (and installed) before any call is paid: a bad spec costs nothing.
   const envs: Environment[] = [];
   for (const e of suite.environments) envs.push(await loadEnvironmentSpec(e.spec, { envsDir: flags.envsDir, onNotice: notice(flags) }));
-  const labels = envLabels(envs);
+  const labels = envLabels(envs, suite.environments.map((e) => e.spec));
   const outDir = flags.out ?? join(".rubricate", "evals", suite.name);
   for (const label of labels) {
     const out = join(outDir, `${labelFile(label)}.jsonl`);
@@ -208,7 +222,35 @@ async function runSuiteCommand(path: string, flags: EvalFlags): Promise<number> 
   if (flags.report) write(flags.report, suiteReportHtml(suite, run.results, subtitle));
   if (!flags.quiet) process.stderr.write(`rubricate: rollouts in ${outDir}${flags.report ? `, report in ${flags.report}` : ""}\n`);
   if (run.interrupted) return EXIT.interrupted;
+  if (flags.push) {
+    // Every environment is tried; the first refusal is reported after all, each one's leftovers kept beside its rollouts.
+    let failed: unknown;
+    for (const [i, r] of run.results.entries()) {
+      if (r.records.length === 0) continue;
+      const judge = judgeFor(envs[i], suite.environments[i].judge);
+      try {
+        await pushRecords(flags.push, r.records, pendingFileOf(join(outDir, `${labelFile(r.label)}.jsonl`)), { judge: judge?.id, passThreshold: r.passThreshold, step: flags.step, series: flags.series }, flags);
+      } catch (e) {
+        failed ??= e;
+      }
+    }
+    if (failed) throw failed;
+  }
   return run.results.some((r) => r.records.some((x) => x.reward === null)) ? EXIT.partial : EXIT.ok;
+}
+
+/** Pushes an eval's results to a hub; what the hub did not take stays in `pendingFile` and the error says how to resend. */
+async function pushRecords(hub: string, records: RolloutRecord[], pendingFile: string, meta: HubResultMeta, flags: EvalFlags): Promise<void> {
+  const results = buildHubResults(records, meta);
+  const answers = await pushAll(hub, results, pendingFile);
+  if (flags.quiet) return;
+  for (const [i, a] of answers.entries()) process.stderr.write(`rubricate: pushed ${results[i].model} on ${results[i].env.name}@${results[i].env.version} to ${hub}${typeof a.url === "string" ? `: ${a.url}` : ""}\n`);
+}
+
+function nonNegativeInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`expected a whole number ≥ 0, got "${value}"`);
+  return n;
 }
 
 function needsJudge(env: Environment): boolean {

@@ -26,7 +26,8 @@ export interface JudgeRequestView {
 export function promptText(body: Record<string, unknown>): string {
   const messages = (body.messages ?? []) as { content: unknown }[];
   return messages
-    .map((m) => (typeof m.content === "string" ? m.content : (m.content as { text?: string }[]).map((p) => p.text ?? "").join("")))
+    // An assistant turn that only calls tools has `content: null` on the OpenAI wire.
+    .map((m) => (typeof m.content === "string" ? m.content : Array.isArray(m.content) ? (m.content as { text?: string }[]).map((p) => p.text ?? "").join("") : ""))
     .join("\n");
 }
 

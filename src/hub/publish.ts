@@ -1,0 +1,201 @@
+import { createHash } from "node:crypto";
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { RubricateError } from "../errors.js";
+import { npmError, runNpm, type NpmResult } from "./npm.js";
+import { readEnvManifest } from "./package.js";
+
+/** The keyword every environment package carries, so a registry's search API finds them all. */
+export const ENV_KEYWORD = "rubricate-environment";
+
+/** What `--bump` accepts: the parts of a version `npm version` increments. */
+export const BUMPS = ["patch", "minor", "major", "prerelease"] as const;
+export type Bump = (typeof BUMPS)[number];
+
+/** Options of `publishEnvPackage`. */
+export interface PublishOptions {
+  /** Overrides the registry npm would use for the package's scope (`.npmrc`: project, user, global). */
+  registry?: string;
+  bump?: Bump;
+  /** `public` or `restricted` (npm's `--access`). */
+  access?: string;
+  /** Where the install command points people to a page of the package (`--hub`, `$RUBRICATE_HUB`). */
+  hub?: string;
+  onNotice?: (line: string) => void;
+}
+
+/** What was published. */
+export interface Published {
+  name: string;
+  version: string;
+  registry: string;
+  integrity?: string;
+  /** The content hash of the packed files (package.json's version left out). */
+  contentHash: string;
+  /** `npx rubricate eval name@version` */
+  install: string;
+  /** The package's page on the hub, when a hub was named. */
+  hubUrl?: string;
+}
+
+/**
+ * Publishes an environment package with npm, to the registry npm would use for its scope (or
+ * `registry`). Refuses before publishing when the packed content (every file npm would ship,
+ * package.json without its version) equals the registry's latest version: a new version number
+ * on the same bytes would only split that version's results. Refuses a version that is already
+ * published with the hint to `--bump`; with `bump`, runs `npm version <bump>` first.
+ * npm's auth and conflict errors come back as one line saying what to do.
+ * @example await publishEnvPackage("times-env", { bump: "patch" }) // { name, version: "0.1.1", … }
+ */
+export async function publishEnvPackage(dir: string, options: PublishOptions = {}): Promise<Published> {
+  const manifest = readEnvManifest(dir);
+  const registry = options.registry ?? (await registryFor(manifest.name, dir));
+  const regFlags = registryFlags(manifest.name, options.registry);
+  const published = await publishedVersions(manifest.name, dir, regFlags, registry);
+  const local = await localContentHash(dir);
+  if (published.latest) {
+    const latestHash = await publishedContentHash(`${manifest.name}@${published.latest}`, dir, regFlags, registry);
+    if (latestHash === local) {
+      throw new RubricateError("BAD_INPUT", `${manifest.name}: the packed files are the same as the published ${published.latest} (content ${local.slice(0, 19)}…); nothing to publish: change the environment, then \`rubricate env push --bump patch\``);
+    }
+  }
+  let version = manifest.version;
+  const before = readFileSync(join(dir, "package.json"));
+  if (options.bump) {
+    version = await bumpVersion(dir, options.bump);
+    options.onNotice?.(`version ${manifest.version} → ${version}`);
+  } else if (published.versions.includes(version)) {
+    throw new RubricateError("BAD_INPUT", `${manifest.name}@${version} is already published and its content changed: pass --bump patch (or minor, major, prerelease) to publish it as a new version`);
+  }
+  const args = ["publish", "--json", ...regFlags, ...(options.access ? ["--access", options.access] : [])];
+  const result = await runNpm(args, { cwd: dir });
+  if (result.code !== 0) {
+    // Nothing was published: the version goes back to what it was, so a retry bumps from there again.
+    if (options.bump) writeFileSync(join(dir, "package.json"), before);
+    throw publishFailure(`${manifest.name}@${version}`, registry, result);
+  }
+  // npm 10 prints the package's entry; npm 11 keys it by name.
+  const out = parseJson(result.stdout) as ({ integrity?: string } & Record<string, { integrity?: string }>) | undefined;
+  const integrity = out?.integrity ?? out?.[manifest.name]?.integrity;
+  const hub = options.hub?.replace(/\/+$/, "");
+  return {
+    name: manifest.name,
+    version,
+    registry,
+    ...(integrity ? { integrity } : {}),
+    contentHash: local,
+    install: `npx rubricate eval ${manifest.name}@${version}`,
+    ...(hub ? { hubUrl: `${hub}/envs/${manifest.name}` } : {}),
+  };
+}
+
+/** The registry npm uses for `name` from `cwd`: the scope's (`@acme:registry`), else `registry`, read through npm's own config. */
+export async function registryFor(name: string, cwd: string): Promise<string> {
+  const scope = /^(@[^/]+)\//.exec(name)?.[1];
+  if (scope) {
+    const scoped = (await runNpm(["config", "get", `${scope}:registry`], { cwd })).stdout.trim();
+    if (scoped && scoped !== "undefined") return scoped;
+  }
+  return (await runNpm(["config", "get", "registry"], { cwd })).stdout.trim();
+}
+
+/** `--registry` for npm, and the scope's registry too: a scope line in .npmrc would win over `--registry` alone. */
+export function registryFlags(name: string, registry: string | undefined): string[] {
+  if (!registry) return [];
+  const scope = /^(@[^/]+)\//.exec(name)?.[1];
+  return ["--registry", registry, ...(scope ? [`--${scope}:registry=${registry}`] : [])];
+}
+
+/** The published versions and the `latest` tag of `name`; none when the registry has never heard of it. */
+async function publishedVersions(name: string, cwd: string, regFlags: string[], registry: string): Promise<{ versions: string[]; latest?: string }> {
+  const result = await runNpm(["view", name, "versions", "dist-tags", "--json", ...regFlags], { cwd });
+  if (result.code !== 0) {
+    if (npmError(result).code === "E404") return { versions: [] };
+    throw publishFailure(name, registry, result);
+  }
+  const view = parseJson(result.stdout) as { versions?: string[] | string; "dist-tags"?: { latest?: string } } | undefined;
+  const versions = view?.versions === undefined ? [] : Array.isArray(view.versions) ? view.versions : [view.versions];
+  return { versions, ...(view?.["dist-tags"]?.latest ? { latest: view["dist-tags"].latest } : {}) };
+}
+
+/** The content hash of what `npm pack` would ship from `dir`. */
+async function localContentHash(dir: string): Promise<string> {
+  const result = await runNpm(["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: dir });
+  if (result.code !== 0) throw new RubricateError("PACKAGE_INVALID", `${dir}: npm pack failed (${npmError(result).summary})`);
+  const files = ((parseJson(result.stdout) as { files: { path: string }[] }[] | undefined)?.[0]?.files ?? []).map((f) => f.path);
+  return contentHash(files.map((path) => ({ path, data: readFileSync(join(dir, path)) })));
+}
+
+/** The content hash of a published version: its tarball fetched by npm (the project's auth applies) and read in memory. */
+async function publishedContentHash(spec: string, cwd: string, regFlags: string[], registry: string): Promise<string> {
+  const dest = mkdtempSync(join(tmpdir(), "rubricate-pack-"));
+  try {
+    const result = await runNpm(["pack", spec, "--json", "--pack-destination", dest, ...regFlags], { cwd });
+    if (result.code !== 0) throw publishFailure(spec, registry, result);
+    const tarball = readdirSync(dest).find((f) => f.endsWith(".tgz"));
+    if (!tarball) throw new RubricateError("PACKAGE_INVALID", `${spec}: npm pack wrote no tarball`);
+    const { list } = await import("tar");
+    const files: { path: string; data: Buffer }[] = [];
+    await list({
+      file: join(dest, tarball),
+      onReadEntry: (entry) => {
+        const chunks: Buffer[] = [];
+        entry.on("data", (c: Buffer) => chunks.push(c));
+        entry.on("end", () => files.push({ path: entry.path.replace(/^package\//, ""), data: Buffer.concat(chunks) }));
+      },
+    });
+    return contentHash(files);
+  } finally {
+    rmSync(dest, { recursive: true, force: true });
+  }
+}
+
+/**
+ * sha256 over the packed files, sorted by path: each path and its bytes, package.json parsed and
+ * its `version` left out (so a bump alone does not count as a change).
+ * @example contentHash([{ path: "env.yaml", data }]) // "sha256-…"
+ */
+export function contentHash(files: { path: string; data: Buffer }[]): string {
+  const hash = createHash("sha256");
+  for (const f of [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))) {
+    let data = f.data;
+    if (f.path === "package.json") {
+      const { version: _version, ...rest } = JSON.parse(data.toString("utf8")) as Record<string, unknown>;
+      data = Buffer.from(JSON.stringify(rest));
+    }
+    hash.update(`${f.path}\0${data.length}\0`).update(data);
+  }
+  return `sha256-${hash.digest("hex")}`;
+}
+
+async function bumpVersion(dir: string, bump: Bump): Promise<string> {
+  const result = await runNpm(["version", bump, "--no-git-tag-version", "--ignore-scripts"], { cwd: dir });
+  if (result.code !== 0) throw new RubricateError("PACKAGE_INVALID", `${dir}: npm version ${bump} failed (${npmError(result).summary})`);
+  return readEnvManifest(dir).version;
+}
+
+/** One line saying why npm would not publish and what to do about it. */
+export function publishFailure(what: string, registry: string, result: NpmResult): RubricateError {
+  const { code, summary } = npmError(result);
+  const why = summary || `npm exited with code ${result.code}`;
+  if (code === "ENEEDAUTH" || code === "E401") {
+    return new RubricateError("REGISTRY_AUTH", `${what}: ${registry} wants a login (${code}: ${why}); run \`npm login --registry ${registry}\`, or put //<registry host>/:_authToken=\${NPM_TOKEN} in .npmrc with NPM_TOKEN set`);
+  }
+  if (code === "E403") return new RubricateError("REGISTRY_AUTH", `${what}: ${registry} refused (E403: ${why}); your user may not publish this name or scope: ask its owner, or publish under your own scope`);
+  if (/cannot publish over/i.test(why) || code === "EPUBLISHCONFLICT") {
+    return new RubricateError("BAD_INPUT", `${what} is already published (${why}); pass --bump patch (or minor, major, prerelease) to publish a new version`);
+  }
+  if (/ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT|ECONNRESET/.test(`${code} ${why}`)) {
+    return new RubricateError("REGISTRY_DOWN", `${what}: cannot reach ${registry} (${why}); is it running, and is the registry in .npmrc right?`, { retryable: true });
+  }
+  return new RubricateError("PACKAGE_INVALID", `${what}: npm publish failed (${code || result.code}: ${why})`);
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

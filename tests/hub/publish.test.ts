@@ -1,0 +1,50 @@
+import { describe, expect, it } from "vitest";
+import { contentHash, publishFailure, registryFlags } from "../../src/hub/publish.js";
+
+const file = (path: string, text: string) => ({ path, data: Buffer.from(text) });
+const manifest = (version: string, extra: Record<string, unknown> = {}) => file("package.json", JSON.stringify({ name: "@acme/times-env", version, rubricate: "env.yaml", ...extra }, null, 2));
+
+describe("contentHash", () => {
+  it("ignores the version and the order of files: a bump alone is no change", () => {
+    const a = contentHash([manifest("0.1.0"), file("env.yaml", "id: times\n"), file("tasks.jsonl", "{}\n")]);
+    const b = contentHash([file("tasks.jsonl", "{}\n"), file("env.yaml", "id: times\n"), manifest("0.2.0")]);
+    expect(a).toBe(b);
+    expect(a).toMatch(/^sha256-[0-9a-f]{64}$/);
+  });
+
+  it("sees a change to any file, a renamed file, an added file, or another package.json field", () => {
+    const base = [manifest("0.1.0"), file("env.yaml", "id: times\n")];
+    const h = contentHash(base);
+    expect(contentHash([manifest("0.1.0"), file("env.yaml", "id: times \n")])).not.toBe(h);
+    expect(contentHash([manifest("0.1.0"), file("env.yml", "id: times\n")])).not.toBe(h);
+    expect(contentHash([...base, file("README.md", "")])).not.toBe(h);
+    expect(contentHash([manifest("0.1.0", { description: "x" }), file("env.yaml", "id: times\n")])).not.toBe(h);
+    // Path and bytes are delimited: moving bytes between a name and its content is a change.
+    expect(contentHash([file("ab", "c")])).not.toBe(contentHash([file("a", "bc")]));
+  });
+});
+
+describe("publishFailure", () => {
+  const npm = (error: Record<string, string>) => ({ code: 1, stdout: JSON.stringify({ error }, null, 2), stderr: "" });
+  const reg = "http://127.0.0.1:4873/";
+
+  it("turns npm's auth and conflict errors into one line with the fix", () => {
+    const needAuth = publishFailure("@acme/x@0.1.0", reg, npm({ code: "ENEEDAUTH", summary: "This command requires you to be logged in to http://127.0.0.1:4873/", detail: "You need to authorize this machine using `npm adduser`" }));
+    expect(needAuth).toMatchObject({ code: "REGISTRY_AUTH" });
+    expect(needAuth.message).toContain(`run \`npm login --registry ${reg}\``);
+    const forbidden = publishFailure("@acme/x@0.1.0", reg, npm({ code: "E403", summary: "403 Forbidden - PUT http://127.0.0.1:4873/@acme%2fx - user bob is not allowed to publish package @acme/x" }));
+    expect(forbidden.message).toMatch(/refused \(E403: .*not allowed.*\); your user may not publish this name or scope/);
+    const over = publishFailure("@acme/x@0.1.0", reg, npm({ summary: "You cannot publish over the previously published versions: 0.1.0.", detail: "" }));
+    expect(over).toMatchObject({ code: "BAD_INPUT" });
+    expect(over.message).toContain("pass --bump patch");
+    for (const e of [needAuth, forbidden, over]) expect(e.message).not.toContain("\n");
+  });
+});
+
+describe("registryFlags", () => {
+  it("overrides the scope's registry too: a scope line in .npmrc would otherwise win over --registry", () => {
+    expect(registryFlags("@acme/x", "http://r/")).toEqual(["--registry", "http://r/", "--@acme:registry=http://r/"]);
+    expect(registryFlags("x", "http://r/")).toEqual(["--registry", "http://r/"]);
+    expect(registryFlags("@acme/x", undefined)).toEqual([]);
+  });
+});
