@@ -18,4 +18,4 @@ export { suggestedThresholds } from "./thresholds.js";
 export { pairwiseClassMetrics, type PairwiseClassMetrics } from "./pairwise.js";
 export { llmbarPaperMetrics, llmbarPositionAgreement, type LlmbarPaperMetrics } from "./llmbar-paper.js";
 export { loadTtcw, ttcwFigures, ttcwJudges, type TtcwFigures } from "./ttcw.js";
-export { loadSummhay, summhayBias, summhayJudges, SUMMHAY_CRITERIA, type SummhayBias } from "./summhay.js";
+export { loadSummhay, summhayBias, summhayJudges, type SummhayBias } from "./summhay.js";

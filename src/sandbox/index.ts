@@ -8,7 +8,7 @@ export { bubblewrapBackend, sweepStaleSandboxes } from "./bubblewrap/index.js";
 export { containerBackend, dockerBackend, podmanBackend } from "./docker/index.js";
 export { unsafeHostBackend } from "./host/index.js";
 
-export { SANDBOX_BACKEND_TABLE, SANDBOX_BACKENDS, FILE_SANDBOX_BACKENDS, IMAGE_SANDBOX_BACKENDS, sandboxBackendSpec, type SandboxBackendName, type SandboxBackendSpec } from "./registry.js";
+export { SANDBOX_BACKEND_TABLE, SANDBOX_BACKENDS, type SandboxBackendName } from "./registry.js";
 
 /** A backend by name. */
 export function sandboxBackend(name: SandboxBackendName): SandboxBackend {
