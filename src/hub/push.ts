@@ -37,7 +37,7 @@ export function buildHubResults(records: RolloutRecord[], meta: HubResultMeta = 
     version: first.envPackage?.version ?? first.envVersion ?? "0.0.0",
     ...(first.envPackage?.integrity ? { integrity: first.envPackage.integrity } : {}),
   };
-  const cmp = compareModels(records, { passThreshold: meta.passThreshold });
+  const cmp = compareModels(records, { passThreshold: meta.passThreshold ?? thresholdMarked(records) });
   const finishedAt = (meta.finishedAt ?? new Date()).toISOString();
   const maxBytes = meta.maxRolloutBytes ?? DEFAULT_MAX_ROLLOUT_BYTES;
   return cmp.models.map((m) => {
@@ -69,6 +69,16 @@ export function buildHubResults(records: RolloutRecord[], meta: HubResultMeta = 
     // The contract is checked here too: a result the hub would refuse as malformed is our bug, said now.
     return HubResultSchema.parse(result);
   });
+}
+
+/**
+ * The pass threshold the eval marked `passed` by, for callers that do not know the rubric (the
+ * hub's own evals): the lowest reward marked passed. On these records it passes exactly the
+ * rollouts the rubric's threshold passed, since no reward lies between the two.
+ */
+function thresholdMarked(records: RolloutRecord[]): number | undefined {
+  const passed = records.flatMap((r) => (r.passed && r.reward !== null ? [r.reward] : []));
+  return passed.length ? Math.min(...passed) : undefined;
 }
 
 /** Options of `pushHubResult`. */

@@ -17,10 +17,7 @@ import { z } from "zod";
 import { parseConfig, readConfigText } from "../config/load.js";
 import { RubricateError } from "../errors.js";
 import { readRollouts } from "../env/eval.js";
-import { compareModels, passAtK, taskMeans } from "../env/stats.js";
-import type { RolloutRecord } from "../env/types.js";
-import { HUB_RESULT_SCHEMA, type HubResult } from "../hub/results.js";
-import { meanWithInterval } from "../stats/interval.js";
+import { buildHubResults } from "../hub/push.js";
 import { HUB_EVAL_PREFIX } from "./leaderboard.js";
 import type { EvalProgress, EvalRequest, EvalRunner } from "./evals.js";
 import type { ResultStore } from "./store.js";
@@ -67,49 +64,6 @@ function linesIn(path: string): number {
   if (!existsSync(path)) return 0;
   const text = readFileSync(path, "utf8");
   return text.split("\n").filter((l) => l.trim()).length;
-}
-
-/**
- * One model's records as the hub stores them. A rollout passes as the eval marked it (`passed`,
- * by the rubric's own threshold); the reward's interval is over per-task means.
- */
-export function hubResultOf(records: RolloutRecord[], meta: { env: string; version: string; integrity?: string; model: string; judge?: string; rubricateVersion: string; finishedAt: string }): HubResult {
-  const perTask = taskMeans(records);
-  const counts = new Map<string, { n: number; c: number }>();
-  for (const r of records) {
-    if (r.passed === null) continue;
-    const t = counts.get(r.task) ?? { n: 0, c: 0 };
-    t.n++;
-    if (r.passed) t.c++;
-    counts.set(r.task, t);
-  }
-  const scoredTasks = [...counts.values()];
-  const kMax = scoredTasks.length ? Math.min(...scoredTasks.map((t) => t.n)) : 0;
-  const passAt: Record<string, number> = {};
-  for (let k = 1; k <= kMax; k++) passAt[String(k)] = scoredTasks.reduce((s, t) => s + passAtK(t.n, t.c, k), 0) / scoredTasks.length;
-  const stats = compareModels(records).models[0];
-  const judged = records.filter((r) => r.passed !== null);
-  const reward = meanWithInterval([...perTask.values()]);
-  return {
-    schema: HUB_RESULT_SCHEMA,
-    env: { name: meta.env, version: meta.version, ...(meta.integrity ? { integrity: meta.integrity } : {}) },
-    model: meta.model,
-    ...(meta.judge ? { judge: meta.judge } : {}),
-    rubricateVersion: meta.rubricateVersion,
-    finishedAt: meta.finishedAt,
-    stats: {
-      rollouts: records.length,
-      tasks: new Set(records.map((r) => r.task)).size,
-      scored: records.filter((r) => r.reward !== null).length,
-      errors: records.filter((r) => r.reward === null).length,
-      ...(reward ? { reward } : {}),
-      ...(judged.length ? { passRate: judged.filter((r) => r.passed).length / judged.length } : {}),
-      passAtK: passAt,
-      criteria: stats?.criteria ?? [],
-      costUsd: stats?.usage.costUsd ?? 0,
-      perTask: Object.fromEntries(perTask),
-    },
-  };
 }
 
 export class QueueEvalRunner implements EvalRunner {
@@ -177,7 +131,10 @@ export class QueueEvalRunner implements EvalRunner {
         throw new Error(`the eval of ${name} ran on ${pkg?.name}@${pkg?.version} with integrity ${pkg?.integrity ?? "none"}, not the registry's ${request.integrity}: its result is not stored`);
       }
       if (run.total === 0) run.total = records.length * request.models.length;
-      this.options.store.add(hubResultOf(records, { env: request.env, version: request.version, integrity: request.integrity, model: name, judge: judge ? dirnameless(judge) : undefined, rubricateVersion: this.options.rubricateVersion, finishedAt: new Date().toISOString() }), `${HUB_EVAL_PREFIX}${request.user}`);
+      // The same result `eval --push` builds, named as the operator named the model, on the registry's version.
+      const [built] = buildHubResults(records, { judge: judge ? dirnameless(judge) : undefined });
+      const env = { name: request.env, version: request.version, ...(request.integrity ? { integrity: request.integrity } : {}) };
+      this.options.store.add({ ...built, env, model: name, rubricateVersion: this.options.rubricateVersion }, `${HUB_EVAL_PREFIX}${request.user}`);
       run.done += records.length;
     }
     run.done = run.outs.reduce((n, f) => n + linesIn(f), 0);

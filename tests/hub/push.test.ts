@@ -10,6 +10,7 @@ import { nextGuess } from "../../examples/wordle/solver.js";
 import { HubResultSchema, type HubResult } from "../../src/hub/results.js";
 import { startStandInHub, type StandInHub } from "../helpers/hub-standin.js";
 import { buildHubResults, readPushFile } from "../../src/hub/push.js";
+import { inconsistencies } from "../../src/site/consistency.js";
 import { defaultEvalOut, labelFile } from "../../src/hub/suite.js";
 import type { RolloutRecord } from "../../src/env/types.js";
 import type { TestServer } from "../../src/testing/servers/common.js";
@@ -172,6 +173,23 @@ describe("buildHubResults / readPushFile", () => {
     expect(a.stats).toMatchObject({ rollouts: 3, scored: 2, errors: 1, perTask: { "1": 1, "2": 0 } });
     expect(a.stats.costUsd).toBeCloseTo(0.009, 10);
     expect(a.stats.criteria).toEqual([{ id: "correct", answered: 3, ok: 1, rate: 1 / 3 }]);
+  });
+
+  it("without a threshold, passes rollouts as the eval marked them (a rubric with pass_threshold 0.5), not by reward 1", () => {
+    const marked = (task: string, reward: number) => ({ ...record("m", task, reward), passed: reward >= 0.5 });
+    const [a] = buildHubResults([marked("1", 0.6), marked("2", 0.4), marked("3", 1)]);
+    expect(a.stats.passRate).toBeCloseTo(2 / 3, 10);
+    expect(a.stats.passAtK["1"]).toBeCloseTo(2 / 3, 10);
+  });
+
+  it("what it builds is what the hub's consistency check accepts (the two sides of one contract)", () => {
+    const records = [record("a", "1", 1), record("a", "2", 0), record("a", "3", null), record("b", "1", 1), record("b", "2", 1), record("b", "3", 0)];
+    const results = buildHubResults(records, { judge: "j", step: 3, series: "run" });
+    expect(results).toHaveLength(2);
+    for (const r of results) expect(inconsistencies(r)).toEqual([]);
+    // And the check is not blind: a mean the per-task rewards do not give is caught.
+    const forged = { ...results[0], stats: { ...results[0].stats, reward: { ...results[0].stats.reward!, mean: 0.99 } } };
+    expect(inconsistencies(forged)).not.toEqual([]);
   });
 
   it("refuses rollouts of two environment versions: a result names one exact version", () => {
