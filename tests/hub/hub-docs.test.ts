@@ -1,7 +1,7 @@
 /**
  * SLOW (Verdaccio + npm): docs/hub.md run as written — every ```sh command, in order, from a
  * scratch project whose `npx rubricate` is this run's build — against a local Verdaccio 6.8.0 (a
- * private @acme scope), a stand-in hub (tests/helpers/hub-standin.ts) and a local OpenAI-format
+ * private @acme scope), a real hub (`hub serve`'s app, results in SQLite) and a local OpenAI-format
  * server playing both the policy and the judge. Then what the walk-through should have left:
  * two published versions, results on the hub naming the registry's own integrity. And the E404 a
  * plain `npm install` of an environment hit on its `rubricate` peer, which the registry lacks.
@@ -12,7 +12,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { ROOT } from "../helpers/cli.js";
-import { startStandInHub, type StandInHub } from "../helpers/hub-standin.js";
+import { serve } from "@hono/node-server";
+import { createHubApp } from "../../src/site/app.js";
+import { RegistryClient } from "../../src/site/registry.js";
+import { ResultStore } from "../../src/site/store.js";
+import type { HubResult } from "../../src/hub/results.js";
 import { startVerdaccio, type Registry } from "../helpers/verdaccio.js";
 import { readmeCommands } from "../helpers/readme-commands.js";
 import type { TestServer } from "../../src/testing/servers/common.js";
@@ -39,7 +43,8 @@ describe("docs/hub.md [slow: Verdaccio + npm]", () => {
   let work: string;
   let scratch: string;
   let registry: Registry;
-  let hub: StandInHub;
+  let hub: { url: string; close(): Promise<void> };
+  let store: ResultStore;
   let openai: TestServer<unknown>;
   let token: string;
   let env: Record<string, string>;
@@ -48,7 +53,12 @@ describe("docs/hub.md [slow: Verdaccio + npm]", () => {
     work = mkdtempSync(join(tmpdir(), "rubricate-hub-docs-"));
     registry = await startVerdaccio(join(work, "registry"), { users: { alice: "alice-pass-1" }, privateScope: "@acme" });
     token = await registry.login("alice", "alice-pass-1");
-    hub = await startStandInHub();
+    store = new ResultStore(join(work, "hub.db"));
+    const app = createHubApp({ registries: new RegistryClient({ registries: [registry.url] }), store });
+    const server = await new Promise<ReturnType<typeof serve>>((done) => {
+      const s = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => done(s));
+    });
+    hub = { url: `http://127.0.0.1:${(server.address() as { port: number }).port}`, close: () => new Promise((done) => server.close(() => done())) };
     openai = (await startOpenAIServer({ respond, recordBodies: false })) as TestServer<unknown>;
     // The user's ~/.npmrc of docs/hub.md §1: the scope's registry and a token line naming a variable.
     writeFileSync(join(work, "user.npmrc"), `@acme:registry=${registry.url}\n${registry.authKey}:_authToken=\${NPM_TOKEN}\n`);
@@ -68,7 +78,8 @@ describe("docs/hub.md [slow: Verdaccio + npm]", () => {
       NPM_TOKEN: token,
       ACME_REGISTRY: registry.url,
       RUBRICATE_HUB: hub.url,
-      RUBRICATE_HUB_TOKEN: "hub-docs-token",
+      // The hub takes results from users its registry knows: the same npm token.
+      RUBRICATE_HUB_TOKEN: token,
       OPENAI_BASE_URL: openai.url,
       OPENAI_API_KEY: "sk-hub-docs-test-0000000000",
     };
@@ -77,6 +88,7 @@ describe("docs/hub.md [slow: Verdaccio + npm]", () => {
   afterAll(async () => {
     await registry?.stop();
     await hub?.close();
+    store?.close();
     await openai?.close();
     if (work) rmSync(work, { recursive: true, force: true });
   });
@@ -105,14 +117,19 @@ describe("docs/hub.md [slow: Verdaccio + npm]", () => {
   it("left two versions in the registry and, on the hub, results naming the registry's integrity of the version they measured", async () => {
     const doc = (await (await fetch(`${registry.url}@acme%2ftimes-env`, { headers: { authorization: `Bearer ${token}` } })).json()) as { versions: Record<string, { dist: { integrity: string } }> };
     expect(Object.keys(doc.versions).sort()).toEqual(["0.1.0", "0.1.1"]);
-    const models = hub.received.map((r) => r.body.model);
-    expect(new Set(models)).toEqual(new Set(["openai:gpt-4.1-mini", "openai:gpt-4.1"]));
-    for (const { body, auth } of hub.received) {
-      expect(auth).toBe("Bearer hub-docs-token");
-      expect(body.env).toEqual({ name: "@acme/times-env", version: "0.1.1", integrity: doc.versions["0.1.1"].dist.integrity });
-      expect(body.stats.tasks).toBe(4);
+    // What the hub's API serves for that version (the page's leaderboard reads the same).
+    const api = await fetch(`${hub.url}/api/envs/@acme/times-env/0.1.1/results`, { headers: { authorization: `Bearer ${token}` } });
+    expect(api.status).toBe(200);
+    const { results, leaderboard } = (await api.json()) as { results: { result: HubResult }[]; leaderboard: { model: string }[] };
+    expect(new Set(results.map((r) => r.result.model))).toEqual(new Set(["openai:gpt-4.1-mini", "openai:gpt-4.1"]));
+    expect(new Set(leaderboard.map((r) => r.model))).toEqual(new Set(["openai:gpt-4.1-mini", "openai:gpt-4.1"]));
+    for (const { result } of results) {
+      expect(result.env).toEqual({ name: "@acme/times-env", version: "0.1.1", integrity: doc.versions["0.1.1"].dist.integrity });
+      expect(result.stats.tasks).toBe(4);
     }
-    expect(hub.received.filter((r) => r.body.step === 100 && r.body.series === "times-run-1")).toHaveLength(1);
+    expect(results.filter((r) => r.result.step === 100 && r.result.series === "times-run-1").length).toBeGreaterThanOrEqual(1);
+    // No token in the hub's store: it passes the visitor's token to the registry and keeps none.
+    expect(readFileSync(join(work, "hub.db")).includes(Buffer.from(token))).toBe(false);
     // env info of the first version, as --json wrote it: its own task count and the rubric's criteria.
     const info = JSON.parse(readFileSync(join(scratch, "info.json"), "utf8")) as { version: string; versions: string[]; tasks: number; criteria: { id: string }[]; install: string; readme: string };
     expect(info).toMatchObject({ version: "0.1.0", versions: ["0.1.0", "0.1.1"], tasks: 3, install: "npx rubricate eval @acme/times-env@0.1.0" });
