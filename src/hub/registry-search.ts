@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, posix } from "node:path";
 import { parse as parseYaml } from "yaml";
@@ -129,24 +129,60 @@ async function tarballFiles(spec: string, cwd: string, flags: string[]): Promise
     if (result.code !== 0) throw installFailure(spec, result);
     const tarball = readdirSync(dest).find((f) => f.endsWith(".tgz"));
     if (!tarball) throw new RubricateError("PACKAGE_INVALID", `${spec}: npm pack wrote no tarball (${npmError(result).summary})`);
-    const { list } = await import("tar");
-    const files = new Map<string, string>();
-    await list({
-      file: join(dest, tarball),
-      onReadEntry: (entry) => {
-        const chunks: Buffer[] = [];
-        entry.on("data", (c: Buffer) => chunks.push(c));
-        entry.on("end", () => files.set(entry.path.replace(/^package\//, ""), Buffer.concat(chunks).toString("utf8")));
-      },
-    });
-    return files;
+    return await tarballTextFiles(readFileSync(join(dest, tarball)));
   } finally {
     rmSync(dest, { recursive: true, force: true });
   }
 }
 
-/** Task count and criteria from the package's env.yaml, its dataset and its rubric, as YAML (nothing imported). */
-function describeEnvironment(files: Map<string, string>, field: unknown): { tasks?: number; criteria: EnvInfo["criteria"] } {
+/** What `tarballTextFiles` reads at most: a published tarball is someone else's bytes. */
+export interface TarballLimits {
+  /** A file larger than this is left out (default 8 MB). */
+  maxFileBytes?: number;
+  /** Reading stops adding files past this many bytes in all (default 32 MB). */
+  maxTotalBytes?: number;
+}
+
+/** The files describing an environment: its YAML and JSON, the dataset's JSONL, the README. */
+const DESCRIBING = /\.(ya?ml|jsonl?|md)$/i;
+
+/**
+ * The describing text files of an npm tarball (.yaml, .json, .jsonl, .md), by path inside the
+ * package, read in memory within `limits`; nothing is written to disk and nothing is run.
+ * @example describeEnvironment(await tarballTextFiles(tgz), manifest.rubricate)
+ */
+export async function tarballTextFiles(tgz: Buffer, limits: TarballLimits = {}): Promise<Map<string, string>> {
+  const maxFile = limits.maxFileBytes ?? 8 * 1024 * 1024;
+  let budget = limits.maxTotalBytes ?? 32 * 1024 * 1024;
+  const { Parser } = await import("tar");
+  const files = new Map<string, string>();
+  await new Promise<void>((done, fail) => {
+    const parser = new Parser({
+      onReadEntry: (entry) => {
+        if (entry.type !== "File" || !DESCRIBING.test(entry.path) || entry.size > maxFile || entry.size > budget) return void entry.resume();
+        budget -= entry.size;
+        const chunks: Buffer[] = [];
+        entry.on("data", (c: Buffer) => chunks.push(c));
+        entry.on("end", () => files.set(entry.path.replace(/^package\//, ""), Buffer.concat(chunks).toString("utf8")));
+      },
+    });
+    // tar only warns about bytes that are not an archive; here that is the answer.
+    parser.on("warn", (code: string, message: string) => {
+      if (code === "TAR_BAD_ARCHIVE" || code === "TAR_ABORT") fail(new RubricateError("PACKAGE_INVALID", `not a readable npm tarball (${message})`));
+    });
+    parser.on("end", () => done());
+    parser.on("error", (e: Error) => fail(new RubricateError("PACKAGE_INVALID", `not a readable npm tarball (${e.message})`, { cause: e })));
+    parser.end(tgz);
+  });
+  return files;
+}
+
+/**
+ * Task count and criteria from the package's env.yaml, its dataset and its rubric, read as YAML
+ * (nothing imported, so nothing of the package runs). `field` is package.json's `rubricate`.
+ * @example describeEnvironment(files, { env: "env.yaml" }) // { tasks: 4, criteria: [{ id: "correct", … }] }
+ */
+export function describeEnvironment(files: Map<string, string>, field: unknown): { tasks?: number; criteria: EnvInfo["criteria"] } {
   const envPath = typeof field === "string" ? field : field === true ? "env.yaml" : typeof (field as { env?: unknown })?.env === "string" ? (field as { env: string }).env : "env.yaml";
   const envText = files.get(posix.normalize(envPath));
   if (envText === undefined) return { criteria: [] };

@@ -11,6 +11,9 @@ import { bodyLimit } from "hono/body-limit";
 import { getCookie, setCookie, deleteCookie } from "hono/cookie";
 import { csrf } from "hono/csrf";
 import { secureHeaders, NONCE } from "hono/secure-headers";
+import { createHash } from "node:crypto";
+import { LRUCache } from "lru-cache";
+import { describeEnvironment, tarballTextFiles } from "../hub/registry-search.js";
 import { HubResultSchema } from "../hub/results.js";
 import { isRubricateError, RubricateError, type ErrorCode } from "../errors.js";
 import { inconsistencies } from "./consistency.js";
@@ -58,7 +61,7 @@ function versionsOf(doc: Packument): { version: string; date?: string }[] {
     .sort((a, b) => (a.date ?? "").localeCompare(b.date ?? ""));
 }
 
-/** A package's `rubricate` field may summarise the environment (`env push` can add tasks and criteria). */
+/** A package's `rubricate` field may summarise the environment (used when its files cannot be read). */
 function manifestSummary(field: unknown): { tasks?: number; criteria?: string[] } {
   if (typeof field !== "object" || field === null) return {};
   const f = field as { tasks?: unknown; criteria?: unknown };
@@ -72,6 +75,25 @@ export function createHubApp(options: HubAppOptions): Hono<{ Variables: { secure
   const { registries, store } = options;
   const log = options.log ?? (() => {});
   const app = new Hono<{ Variables: { secureHeadersNonce?: string } }>();
+  // Keyed by the tarball's integrity, checked against the bytes read: the same key is the same
+  // package content whoever asked, and a visitor only reaches it after the registry showed them
+  // the package document.
+  const descriptions = new LRUCache<string, { tasks?: number; criteria: string[] }>({ max: 1000 });
+
+  /** Task count and criteria read from the version's own files (YAML only; nothing of it runs). */
+  const describeVersion = async (doc: Packument, version: string, token: string | undefined) => {
+    const integrity = doc.versions[version]?.dist.integrity;
+    const cached = integrity ? descriptions.get(integrity) : undefined;
+    if (cached) return cached;
+    const tgz = await registries.tarball(doc, version, token);
+    if (!tgz || (integrity && `sha512-${createHash("sha512").update(tgz).digest("base64")}` !== integrity)) return undefined;
+    const files = await tarballTextFiles(tgz).catch(() => undefined);
+    if (!files) return undefined;
+    const { tasks, criteria } = describeEnvironment(files, doc.versions[version].rubricate);
+    const description = { ...(tasks !== undefined ? { tasks } : {}), criteria: criteria.map((c) => c.id) };
+    if (integrity) descriptions.set(integrity, description);
+    return description;
+  };
 
   app.use(
     secureHeaders({
@@ -129,6 +151,8 @@ export function createHubApp(options: HubAppOptions): Hono<{ Variables: { secure
     const a = c.req.query("a");
     const b = c.req.query("b");
     const fromResults = results.length ? Math.max(...results.map((r) => r.result.stats.tasks)) : undefined;
+    const files = await describeVersion(doc, version, tokenOf(c));
+    const tasks = files?.tasks ?? summary.tasks ?? fromResults;
     return {
       name,
       description: vdoc.description ?? "",
@@ -137,8 +161,8 @@ export function createHubApp(options: HubAppOptions): Hono<{ Variables: { secure
       ...(vdoc.dist.integrity ? { integrity: vdoc.dist.integrity } : {}),
       readmeHtml: renderReadme(vdoc.readme || doc.readme || ""),
       install: `npm install ${name}@${version}`,
-      ...((summary.tasks ?? fromResults) !== undefined ? { tasks: summary.tasks ?? fromResults } : {}),
-      criteria: summary.criteria ?? rates.criteria,
+      ...(tasks !== undefined ? { tasks } : {}),
+      criteria: files?.criteria.length ? files.criteria : (summary.criteria ?? rates.criteria),
       leaderboard: leaderboard(results),
       rates,
       ...(a && b ? { comparison: compareModels(results, a, b) } : {}),

@@ -59,6 +59,9 @@ export interface RegistryClientOptions {
   timeoutMs?: number;
 }
 
+/** The largest tarball the hub reads to describe a version (its YAML, dataset and README). */
+export const MAX_TARBALL_BYTES = 20 * 1024 * 1024;
+
 /** Reads packages from one or more registries on behalf of a visitor (`token`: theirs, or none). */
 export class RegistryClient {
   readonly registries: string[];
@@ -119,6 +122,34 @@ export class RegistryClient {
       }
     }
     return [...found.values()].sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  /**
+   * The tarball of one version, fetched with the visitor's token from the registry that served its
+   * document. Undefined when it is refused, over `maxBytes`, or named on another host than that
+   * registry (a visitor's token goes to the registry and nowhere else).
+   */
+  async tarball(doc: Packument, version: string, token?: string, maxBytes = MAX_TARBALL_BYTES): Promise<Buffer | undefined> {
+    const url = doc.versions[version]?.dist.tarball;
+    if (!url || !URL.canParse(url) || new URL(url).origin !== new URL(doc.registry).origin) return undefined;
+    let res: Response;
+    try {
+      res = await this.fetchImpl(url, { headers: token ? { authorization: `Bearer ${token}` } : {}, signal: AbortSignal.timeout(this.timeoutMs) });
+    } catch {
+      return undefined;
+    }
+    if (res.status !== 200 || !res.body || Number(res.headers.get("content-length") ?? 0) > maxBytes) {
+      await res.body?.cancel();
+      return undefined;
+    }
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    for await (const chunk of res.body) {
+      size += chunk.byteLength;
+      if (size > maxBytes) return undefined; // leaving the loop cancels the stream
+      chunks.push(chunk);
+    }
+    return Buffer.concat(chunks);
   }
 
   /** True when some registry accepts this token (npm's whoami); the user name it answers for. */

@@ -128,6 +128,9 @@ describe("docs/hub.md [slow: Verdaccio + npm]", () => {
       expect(result.stats.tasks).toBe(4);
     }
     expect(results.filter((r) => r.result.step === 100 && r.result.series === "times-run-1").length).toBeGreaterThanOrEqual(1);
+    // The hub reads task count and criteria from the version's own files (0.1.0 has no results to count from).
+    const page = (await (await fetch(`${hub.url}/api/envs/@acme/times-env?version=0.1.0`, { headers: { authorization: `Bearer ${token}` } })).json()) as { tasks?: number; criteria: string[] };
+    expect(page).toMatchObject({ tasks: 3, criteria: ["correct", "used-tool", "one-sentence"] });
     // No token in the hub's store: it passes the visitor's token to the registry and keeps none.
     expect(readFileSync(join(work, "hub.db")).includes(Buffer.from(token))).toBe(false);
     // env info of the first version, as --json wrote it: its own task count and the rubric's criteria.
