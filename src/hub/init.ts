@@ -83,7 +83,7 @@ export function packageNameOf(requested: string): string {
 /** Where the README says an eval's rollouts land: eval's default output for this package and the example model. */
 const defaultEvalsExample = (name: string) => defaultEvalOut(`${name}@0.1.0`, ["openai:gpt-4.1-mini"]).split(sep).join("/");
 
-const GITIGNORE = `# rubricate's installs, eval rollouts and caches: reproducible from the registry and the models, not source
+export const GITIGNORE = `# rubricate's installs, eval rollouts and caches: reproducible from the registry and the models, not source
 .rubricate/
 node_modules/
 *.tgz

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { EnvPackage } from "../env/types.js";
@@ -99,4 +99,11 @@ export function rubricateRoot(): string {
 /** The running rubricate's version. */
 export function rubricateVersion(): string {
   return (JSON.parse(readFileSync(join(rubricateRoot(), "package.json"), "utf8")) as { version: string }).version;
+}
+
+/** Links `<root>/node_modules/rubricate` to the running rubricate, so hooks that import it share its registries. */
+export function linkRubricatePeer(root: string): void {
+  const link = join(root, "node_modules", "rubricate");
+  mkdirSync(dirname(link), { recursive: true });
+  if (!existsSync(link)) symlinkSync(rubricateRoot(), link, "junction");
 }
