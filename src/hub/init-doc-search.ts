@@ -91,14 +91,20 @@ function starterTask(chunk: Chunk) {
 /** A chunk's document title (a chunk under a heading is titled "<document> › <heading>"). */
 const documentTitle = (chunk: Chunk) => chunk.title.split(" › ")[0];
 
-/** Scripted tests of the starter task: search, read and cite earns 1; citing unread, or every document read, does not pass. */
+/**
+ * Scripted tests on the starter task, written out in each test rather than named by id: `env filter`
+ * may move the starter out of tasks.jsonl, and the tests must still run. Search, read and cite earns
+ * 1; citing a document never read does not pass.
+ */
 function starterTests(chunk: Chunk): string {
   const y = (value: unknown) => JSON.stringify(value);
+  const { inputs, answer: reference } = starterTask(chunk);
+  const task = y({ inputs, answer: reference });
   const answer = `The document titled "${documentTitle(chunk)}" is ${chunk.doc} (source: ${chunk.doc}).`;
   return `# Scripted tests: \`rubricate env check\` plays each through the real rollout loop with these
 # replies as the policy and these answers as the judge (no model is called), then checks the score.
 - name: search, read and cite earns everything
-  task: starter
+  task: ${task}
   replies:
     - { tool: search, args: { query: ${y(documentTitle(chunk))} } }
     - { tool: read, args: { id: ${y(chunk.id)} } }
@@ -107,7 +113,7 @@ function starterTests(chunk: Chunk): string {
   expect: { reward: 1, passed: true, criteria: { cites-document: met } }
 
 - name: citing a document never read does not count
-  task: starter
+  task: ${task}
   replies: [${y(answer)}]
   judge: { correct: true, invents-facts: false }
   expect: { passed: false, criteria: { cites-document: unmet } }

@@ -57,6 +57,15 @@ describe("rubricate env init --template doc-search", () => {
     expect(r.code).toBe(0);
   }, 120_000);
 
+  it("its scripted tests write their task out: they still run once `env filter` has moved the starter task out of tasks.jsonl", async () => {
+    const copy = join(cwd, "filtered-env");
+    cpSync(pkg(), copy, { recursive: true });
+    writeFileSync(join(copy, "tasks.jsonl"), `${JSON.stringify({ id: "meals", inputs: { question: "What is the daily meal allowance?", source: "travel/meals.html" }, answer: "60 euros" })}\n`);
+    const r = await runCli(["env", "check", "filtered-env", "--strict"], { cwd });
+    expect(r.stdout.split("\n").filter((l) => l.includes(" test "))).toEqual([expect.stringMatching(/^ok +test search, read and cite/), expect.stringMatching(/^ok +test citing a document never read/)]);
+    expect(r.stdout).toMatch(/env check: ok\n$/);
+  }, 120_000);
+
   it("a scripted eval: searching, reading the top passage and citing it earns 1; citing a document never read earns 0", async () => {
     const env = await loadEnvironment(join(pkg(), "env.yaml"));
     // The starter task, and two a synth run would append: the rubric grades them all alike.

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { checkEnvPackage, type CheckLine } from "../../hub/check.js";
+import type { CheckLine } from "../../hub/check.js";
 import { initEnvPackage, packageNameOf } from "../../hub/init.js";
 import { BUMPS, publishEnvPackage, type Bump } from "../../hub/publish.js";
 import { RubricateError } from "../../errors.js";
@@ -56,6 +56,8 @@ export function register(program: Command): void {
     .argument("[dir]", "the package folder", ".")
     .option("--strict", "fail on warnings too")
     .action(async (dir: string, flags: { strict?: boolean }) => {
+      // The check plays scripted rollouts (engine, judge, rollout loop): loaded only when it runs.
+      const { checkEnvPackage } = await import("../../hub/check.js");
       const lines = await checkEnvPackage(dir, { onLine: (l) => process.stdout.write(`${mark[l.status]} ${l.what}: ${l.detail}\n`) });
       const failed = lines.some((l) => l.status === "fail" || (flags.strict && l.status === "warn"));
       process.stdout.write(failed ? "env check: FAILED\n" : "env check: ok\n");
