@@ -14,11 +14,27 @@ import { createPolicy } from "../env/policy.js";
 import { envModels } from "../env/models.js";
 import { RubricateError } from "../errors.js";
 import { chooseJudge, createJudge } from "../judge/create.js";
-import { decide, filterReportText, passRates, type FilterResult } from "../corpus/filter.js";
+import { decide, filterReportText, passRates, type Band, type FilterResult } from "../corpus/filter.js";
+import type { ErrorPolicy } from "../score/aggregate.js";
 import { appendTasks, envTarget, readTaskLines, removedTasksFile, rewriteTasks } from "../corpus/tasks-file.js";
 import { textOut, writeJsonResult } from "./io.js";
-import type { FilterFlags } from "./env-filter.js";
 import { cachePathOf, errorPolicyOf, EXIT, interruptSignal, warnIfBatchJudge } from "./run.js";
+
+/** The options of `env filter`, as commander parses them. */
+export interface FilterFlags {
+  model: string;
+  rollouts: number;
+  keep: Band;
+  judge?: string;
+  passThreshold?: number;
+  out?: string;
+  json?: string;
+  cache: string | boolean;
+  concurrency?: number;
+  errors: ErrorPolicy;
+  unsafeNoSandbox?: boolean;
+  quiet?: boolean;
+}
 
 /** Runs `env filter` (the action of the command env-filter.ts registers); returns the exit code. */
 export async function runFilter(envArg: string, flags: FilterFlags): Promise<number> {

@@ -3,25 +3,11 @@
  * run (engine, judge, eval) is in env-filter-run.ts, imported only when the command runs.
  */
 import { InvalidArgumentError, type Command } from "commander";
+import type { FilterFlags } from "./env-filter-run.js";
 import { parseBand, type Band } from "../corpus/filter.js";
-import type { ErrorPolicy } from "../score/aggregate.js";
 import { cacheOption, concurrencyOption, errorsOption, jsonOption, judgeOption, noCacheOption } from "./options.js";
 import { positiveInt } from "./run.js";
 
-export interface FilterFlags {
-  model: string;
-  rollouts: number;
-  keep: Band;
-  judge?: string;
-  passThreshold?: number;
-  out?: string;
-  json?: string;
-  cache: string | boolean;
-  concurrency?: number;
-  errors: ErrorPolicy;
-  unsafeNoSandbox?: boolean;
-  quiet?: boolean;
-}
 
 function band(value: string): Band {
   try {

@@ -17,8 +17,24 @@ import type { Chunk } from "../corpus/types.js";
 import { synthesizeTasks, type RejectReason, type SynthResult } from "../corpus/synth.js";
 import { appendTasks, envTarget, type EnvTarget, readTaskLines, removedTasksFile, taskQuestion } from "../corpus/tasks-file.js";
 import { textOut, writeJsonResult } from "./io.js";
-import type { SynthFlags } from "./env-synth.js";
 import { cachePathOf, EXIT, interruptSignal, warnIfBatchJudge } from "./run.js";
+
+/** The options of `env synth`, as commander parses them. */
+export interface SynthFlags {
+  docs?: string;
+  model: string;
+  tasks: number;
+  maxRequests?: number;
+  judge?: string;
+  closedBookProbe?: string | boolean;
+  seed: number;
+  dedupThreshold?: number;
+  rejected?: string;
+  json?: string;
+  cache: string | boolean;
+  concurrency?: number;
+  quiet?: boolean;
+}
 
 /** Runs `env synth` (the action of the command env-synth.ts registers); returns the exit code. */
 export async function runSynth(envArg: string, flags: SynthFlags): Promise<number> {

@@ -3,24 +3,10 @@
  * run (engine, judge, policies) is in env-synth-run.ts, imported only when the command runs.
  */
 import { InvalidArgumentError, type Command } from "commander";
+import type { SynthFlags } from "./env-synth-run.js";
 import { cacheOption, concurrencyOption, jsonOption, judgeOption, noCacheOption } from "./options.js";
 import { positiveInt } from "./run.js";
 
-export interface SynthFlags {
-  docs?: string;
-  model: string;
-  tasks: number;
-  maxRequests?: number;
-  judge?: string;
-  closedBookProbe?: string | boolean;
-  seed: number;
-  dedupThreshold?: number;
-  rejected?: string;
-  json?: string;
-  cache: string | boolean;
-  concurrency?: number;
-  quiet?: boolean;
-}
 
 function similarity(value: string): number {
   const n = Number(value);

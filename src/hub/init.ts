@@ -3,9 +3,8 @@ import { join, resolve, sep } from "node:path";
 import type Npa from "npm-package-arg";
 import { npmPackageArg } from "./lazy.js";
 import { RubricateError } from "../errors.js";
-import { rubricateVersion } from "./package.js";
+import { defaultEvalOut, rubricateVersion } from "./package.js";
 import { ENV_KEYWORD } from "./publish.js";
-import { defaultEvalOut } from "./suite.js";
 
 /**
  * Scaffolds an environment package in `dir` (default: the name without its scope): package.json
