@@ -12,8 +12,7 @@ import { readDocuments } from "../corpus/read.js";
 import type { Chunk } from "../corpus/types.js";
 import { RubricateError } from "../errors.js";
 import { GITIGNORE, packageNameOf } from "./init.js";
-import { linkRubricatePeer, rubricateVersion } from "./package.js";
-import { ENV_KEYWORD } from "./publish.js";
+import { ENV_KEYWORD, linkRubricatePeer, rubricateVersion } from "./package.js";
 
 /** Where the scaffold keeps the documents and the index, relative to the package. */
 export const DOCS_DIR = "docs";

@@ -3,8 +3,7 @@ import { join, resolve, sep } from "node:path";
 import type Npa from "npm-package-arg";
 import { npmPackageArg } from "./lazy.js";
 import { RubricateError } from "../errors.js";
-import { defaultEvalOut, rubricateVersion } from "./package.js";
-import { ENV_KEYWORD } from "./publish.js";
+import { defaultEvalOut, ENV_KEYWORD, rubricateVersion } from "./package.js";
 
 /**
  * Scaffolds an environment package in `dir` (default: the name without its scope): package.json

@@ -120,3 +120,6 @@ export const labelFile = (label: string): string => label.replace(/[^A-Za-z0-9._
 export function defaultEvalOut(envLabel: string, models: string[], step?: number): string {
   return join(".rubricate", "evals", labelFile(envLabel), `${labelFile(models.join(","))}${step !== undefined ? `@step${step}` : ""}.jsonl`);
 }
+
+/** The keyword every environment package carries, so a registry's search API finds them all. */
+export const ENV_KEYWORD = "rubricate-environment";
