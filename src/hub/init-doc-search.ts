@@ -59,7 +59,7 @@ export async function initDocSearchPackage(requested: string, options: { docs: s
     "rubric.yaml": RUBRIC_YAML.replaceAll("__ID__", id),
     "hooks.ts": HOOKS_TS,
     "tasks.jsonl": `${JSON.stringify(starterTask(starter))}\n`,
-    "tests.yaml": starterTests(starter),
+    "tests.yaml": starterTests(starter, chunks.find((c) => c.doc !== starter.doc)),
     "README.md": README.replaceAll("__NAME__", name),
   };
   mkdirSync(dir, { recursive: true });
@@ -93,9 +93,10 @@ const documentTitle = (chunk: Chunk) => chunk.title.split(" › ")[0];
 /**
  * Scripted tests on the starter task, written out in each test rather than named by id: `env filter`
  * may move the starter out of tasks.jsonl, and the tests must still run. Search, read and cite earns
- * 1; citing a document never read does not pass.
+ * 1; citing a document never read does not pass, nor (given another document) citing every document
+ * read so as to cover the right one.
  */
-function starterTests(chunk: Chunk): string {
+function starterTests(chunk: Chunk, other: Chunk | undefined): string {
   const y = (value: unknown) => JSON.stringify(value);
   const { inputs, answer: reference } = starterTask(chunk);
   const task = y({ inputs, answer: reference });
@@ -116,7 +117,20 @@ function starterTests(chunk: Chunk): string {
   replies: [${y(answer)}]
   judge: { correct: true, invents-facts: false }
   expect: { passed: false, criteria: { cites-document: unmet } }
-`;
+${
+  other
+    ? `
+- name: citing every document read, to cover the right one, does not count
+  task: ${task}
+  replies:
+    - { tool: read, args: { id: ${y(chunk.id)} } }
+    - { tool: read, args: { id: ${y(other.id)} } }
+    - ${y(`The document titled "${documentTitle(chunk)}" is ${chunk.doc} (sources: ${chunk.doc}, ${other.doc}).`)}
+  judge: { correct: true, invents-facts: false }
+  expect: { passed: false, criteria: { cites-document: unmet } }
+`
+    : ""
+}`;
 }
 
 const ENV_YAML = `# A document-search environment: answer a question with \`search\` and \`read\` tools over the

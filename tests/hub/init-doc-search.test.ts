@@ -49,10 +49,10 @@ describe("rubricate env init --template doc-search", () => {
     expect(search(index, "paid vacation days", 3)[0].id).toBe("vacation.md#0");
   });
 
-  it("passes its own `env check --strict`: both scripted tests of the starter task run through the search and read tools", async () => {
+  it("passes its own `env check --strict`: its three scripted tests (search-read-cite, cite unread, cite everything read) run through the tools", async () => {
     const r = await runCli(["env", "check", "handbook-env", "--strict"], { cwd });
     expect(r.stdout.trim().split("\n").filter((l) => l.startsWith("warn") || l.startsWith("FAIL"))).toEqual([]);
-    expect(r.stdout.split("\n").filter((l) => l.includes(" test "))).toHaveLength(2);
+    expect(r.stdout.split("\n").filter((l) => l.includes(" test "))).toHaveLength(3);
     expect(r.stdout).toMatch(/env check: ok\n$/);
     expect(r.code).toBe(0);
   }, 120_000);
@@ -62,7 +62,11 @@ describe("rubricate env init --template doc-search", () => {
     cpSync(pkg(), copy, { recursive: true });
     writeFileSync(join(copy, "tasks.jsonl"), `${JSON.stringify({ id: "meals", inputs: { question: "What is the daily meal allowance?", source: "travel/meals.html" }, answer: "60 euros" })}\n`);
     const r = await runCli(["env", "check", "filtered-env", "--strict"], { cwd });
-    expect(r.stdout.split("\n").filter((l) => l.includes(" test "))).toEqual([expect.stringMatching(/^ok +test search, read and cite/), expect.stringMatching(/^ok +test citing a document never read/)]);
+    expect(r.stdout.split("\n").filter((l) => l.includes(" test "))).toEqual([
+      expect.stringMatching(/^ok +test search, read and cite/),
+      expect.stringMatching(/^ok +test citing a document never read/),
+      expect.stringMatching(/^ok +test citing every document read/),
+    ]);
     expect(r.stdout).toMatch(/env check: ok\n$/);
   }, 120_000);
 
