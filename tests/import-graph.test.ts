@@ -60,3 +60,13 @@ describe("what importing the package root loads", () => {
     expect(files).toEqual(expect.arrayContaining(["src/env/load.ts", "src/distill/run.ts"]));
   });
 });
+
+describe("what a command module loads before its command runs", () => {
+  it("`rubricate env` (init, check, synth, filter, push…) registers its commands without loading the engine, judge, eval, rollout loop or search", () => {
+    const { files } = loadedBy(join(ROOT, "src/cli/commands/env.ts"), { tsx: true });
+    // The listing sees the command modules themselves.
+    expect(files).toEqual(expect.arrayContaining(["src/cli/commands/env.ts", "src/cli/env-synth.ts", "src/cli/env-filter.ts", "src/hub/init.ts"]));
+    const heavy = ["src/engine/engine.ts", "src/judge/create.ts", "src/env/eval.ts", "src/env/rollout.ts", "src/env/load.ts", "src/corpus/synth.ts", "src/corpus/search.ts", "src/corpus/read.ts", "src/hub/check.ts"];
+    expect(files.filter((f) => heavy.includes(f))).toEqual([]);
+  });
+});

@@ -16,6 +16,8 @@ export interface EnvTarget {
   envFile: string;
   tasksFile: string;
   rubric: Rubric;
+  /** The search index a document-search environment ships (its `config.index`), resolved; absent when it names none. */
+  index?: string;
 }
 
 /**
@@ -32,7 +34,7 @@ export function envTarget(arg: string): EnvTarget {
   } catch (e) {
     throw new RubricateError("FILE_NOT_FOUND", `cannot read the environment ${envFile}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }
-  const file = (parse(text) ?? {}) as { dataset?: unknown; rubric?: unknown };
+  const file = (parse(text) ?? {}) as { dataset?: unknown; rubric?: unknown; config?: { index?: unknown } };
   if (typeof file.dataset !== "string") throw new RubricateError("BAD_INPUT", `${envFile}: \`dataset:\` must name a tasks file (JSONL) for tasks to be written to it`, { location: { file: envFile } });
   const dir = dirname(envFile);
   const rubric =
@@ -43,7 +45,8 @@ export function envTarget(arg: string): EnvTarget {
         : (() => {
             throw new RubricateError("BAD_INPUT", `${envFile}: no \`rubric:\``, { location: { file: envFile } });
           })();
-  return { envFile, tasksFile: resolve(dir, file.dataset), rubric };
+  const index = file.config?.index;
+  return { envFile, tasksFile: resolve(dir, file.dataset), rubric, ...(typeof index === "string" ? { index: resolve(dir, index) } : {}) };
 }
 
 /** One line of a tasks file: the task as written and the id the environment gives it. */

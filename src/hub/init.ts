@@ -3,9 +3,7 @@ import { join, resolve, sep } from "node:path";
 import type Npa from "npm-package-arg";
 import { npmPackageArg } from "./lazy.js";
 import { RubricateError } from "../errors.js";
-import { rubricateVersion } from "./package.js";
-import { ENV_KEYWORD } from "./publish.js";
-import { defaultEvalOut } from "./suite.js";
+import { defaultEvalOut, ENV_KEYWORD, rubricateVersion } from "./package.js";
 
 /**
  * Scaffolds an environment package in `dir` (default: the name without its scope): package.json
@@ -83,7 +81,7 @@ export function packageNameOf(requested: string): string {
 /** Where the README says an eval's rollouts land: eval's default output for this package and the example model. */
 const defaultEvalsExample = (name: string) => defaultEvalOut(`${name}@0.1.0`, ["openai:gpt-4.1-mini"]).split(sep).join("/");
 
-const GITIGNORE = `# rubricate's installs, eval rollouts and caches: reproducible from the registry and the models, not source
+export const GITIGNORE = `# rubricate's installs, eval rollouts and caches: reproducible from the registry and the models, not source
 .rubricate/
 node_modules/
 *.tgz

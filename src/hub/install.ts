@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSy
 import { join } from "node:path";
 import { RubricateError } from "../errors.js";
 import { installFailure, projectNpmrc, runNpm } from "./npm.js";
-import { readEnvManifest, rubricateRoot, type EnvPackage } from "./package.js";
+import { linkRubricatePeer, readEnvManifest, type EnvPackage } from "./package.js";
 
 /** An environment package installed in the environments folder. */
 export interface InstalledEnv extends EnvPackage {
@@ -64,7 +64,7 @@ export async function installEnv(spec: string, options: { envsDir: string; cwd: 
     readEnvManifest(info.dir, spec);
     const fromRegistry = /^\d/.test(deps[name]) && !/^(git|file|https?):/.test(info.resolved ?? "");
     const finalDir = join(options.envsDir, installFolderName(name, info.version, fromRegistry ? undefined : (info.resolved ?? spec)));
-    linkPeer(staging);
+    linkRubricatePeer(staging);
     if (existsSync(finalDir)) {
       rmSync(staging, { recursive: true, force: true });
     } else {
@@ -81,12 +81,6 @@ export async function installEnv(spec: string, options: { envsDir: string; cwd: 
     rmSync(staging, { recursive: true, force: true });
     throw e;
   }
-}
-
-/** Links node_modules/rubricate to the running rubricate, so hooks that import it share its registries. */
-function linkPeer(root: string): void {
-  const link = join(root, "node_modules", "rubricate");
-  if (!existsSync(link)) symlinkSync(rubricateRoot(), link, "junction");
 }
 
 /** Name, version, integrity and source of `name` as installed under `root`, from npm's lockfile. */

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { EnvPackage } from "../env/types.js";
@@ -100,3 +100,26 @@ export function rubricateRoot(): string {
 export function rubricateVersion(): string {
   return (JSON.parse(readFileSync(join(rubricateRoot(), "package.json"), "utf8")) as { version: string }).version;
 }
+
+/** Links `<root>/node_modules/rubricate` to the running rubricate, so hooks that import it share its registries. */
+export function linkRubricatePeer(root: string): void {
+  const link = join(root, "node_modules", "rubricate");
+  mkdirSync(dirname(link), { recursive: true });
+  if (!existsSync(link)) symlinkSync(rubricateRoot(), link, "junction");
+}
+
+/** A file name for a label: `@acme/wordle-env@1.1.0` → `@acme+wordle-env@1.1.0`. */
+export const labelFile = (label: string): string => label.replace(/[^A-Za-z0-9._@-]+/g, "+");
+
+/**
+ * Where an eval's rollouts go without `--out`: a folder per environment version, a file per set
+ * of models (and training step), so the same eval with another model, or at the next step of a
+ * training run, is a new file, not "already exists".
+ * @example defaultEvalOut("@acme/times-env@0.1.0", ["openai:gpt-4.1-mini"]) // ".rubricate/evals/@acme+times-env@0.1.0/openai+gpt-4.1-mini.jsonl"
+ */
+export function defaultEvalOut(envLabel: string, models: string[], step?: number): string {
+  return join(".rubricate", "evals", labelFile(envLabel), `${labelFile(models.join(","))}${step !== undefined ? `@step${step}` : ""}.jsonl`);
+}
+
+/** The keyword every environment package carries, so a registry's search API finds them all. */
+export const ENV_KEYWORD = "rubricate-environment";

@@ -6,8 +6,8 @@ import { RubricateError } from "../errors.js";
 import { npmError, runNpm, type NpmResult } from "./npm.js";
 import { readEnvManifest } from "./package.js";
 
-/** The keyword every environment package carries, so a registry's search API finds them all. */
-export const ENV_KEYWORD = "rubricate-environment";
+// In package.ts (light: `env init` writes it without loading npm), exported here too.
+export { ENV_KEYWORD } from "./package.js";
 
 /** What `--bump` accepts: the parts of a version `npm version` increments. */
 export const BUMPS = ["patch", "minor", "major", "prerelease"] as const;

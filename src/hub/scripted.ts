@@ -18,7 +18,11 @@ const ReplySchema = z.union([z.string(), z.strictObject({ tool: z.string().min(1
 /** A scripted test: a task, the policy's replies in order, the judge's answers, and what the rollout must score. */
 export const ScriptedTestSchema = z.strictObject({
   name: z.string().min(1),
-  task: z.union([z.string(), z.number()]).transform(String).describe("A task id of the environment's dataset"),
+  task: z
+    .union([z.string(), z.number()])
+    .transform(String)
+    .or(z.strictObject({ inputs: z.record(z.string(), z.unknown()), answer: z.unknown().optional(), criteria: z.array(z.unknown()).optional() }))
+    .describe("A task id of the environment's dataset, or a task written out ({ inputs, answer }): a test that must not depend on which tasks `env filter` keeps"),
   replies: z.array(ReplySchema).min(1).describe("The policy's messages in order; { tool, args } calls a tool"),
   judge: z.record(z.string(), z.boolean()).default({}).describe("Answers to the rubric's judge questions, by criterion id (no LLM is called)"),
   expect: z.strictObject({
@@ -57,7 +61,7 @@ export interface ScriptedTestResult {
  * @example const r = await runScriptedTest(env, { name: "solves", task: "1", replies: ["GUESS: crane"], judge: {}, expect: { passed: true } })
  */
 export async function runScriptedTest(env: Environment, test: ScriptedTest): Promise<ScriptedTestResult> {
-  const task = env.tasks.find((t) => t.id === test.task);
+  const task = typeof test.task === "string" ? env.tasks.find((t) => t.id === test.task) : { id: `test:${test.name}`, ...test.task };
   if (!task) return { name: test.name, ok: false, failures: [`no task "${test.task}" in the dataset`] };
   const provider = createScriptedProvider((request): CompletionResponse => {
     const turn = request.messages.filter((m) => m.role === "assistant").length;

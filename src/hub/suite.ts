@@ -14,7 +14,10 @@ import type { ErrorPolicy } from "../score/aggregate.js";
 import { formatInterval, formatPercent, formatUsd } from "../report/format.js";
 import { escapeHtml, htmlPage, paragraph, table, type Column, type Section } from "../report/html.js";
 import { markdownTable, mdHeading, mdJoin } from "../report/markdown.js";
-import { describePackage, packageLabel } from "./package.js";
+import { describePackage, labelFile, packageLabel } from "./package.js";
+
+// Kept in package.ts (light: `env init` needs them without loading eval), exported here too.
+export { defaultEvalOut, labelFile } from "./package.js";
 
 /** One environment of a suite: a spec (path, package, name@version, git URL), optionally with its own task count and rollouts. */
 const SuiteEnvSchema = z.union([
@@ -184,19 +187,6 @@ export interface RunSuiteOptions {
   /** Builds a policy from a model spec with the environment's sampling defaults (tests pass their own providers). */
   policy?: (spec: string, alias: string, env: Environment) => Policy;
   onRollout?: (label: string, record: RolloutRecord) => void;
-}
-
-/** A file name for a label: `@acme/wordle-env@1.1.0` → `@acme+wordle-env@1.1.0`. */
-export const labelFile = (label: string): string => label.replace(/[^A-Za-z0-9._@-]+/g, "+");
-
-/**
- * Where an eval's rollouts go without `--out`: a folder per environment version, a file per set
- * of models (and training step), so the same eval with another model, or at the next step of a
- * training run, is a new file, not "already exists".
- * @example defaultEvalOut("@acme/times-env@0.1.0", ["openai:gpt-4.1-mini"]) // ".rubricate/evals/@acme+times-env@0.1.0/openai+gpt-4.1-mini.jsonl"
- */
-export function defaultEvalOut(envLabel: string, models: string[], step?: number): string {
-  return join(".rubricate", "evals", labelFile(envLabel), `${labelFile(models.join(","))}${step !== undefined ? `@step${step}` : ""}.jsonl`);
 }
 
 /**

@@ -1,5 +1,5 @@
 /**
- * docs/doc-environments.md, run: its ```sh blocks (env synth → env filter → env check) against the
+ * docs/doc-environments.md, run: its ```sh blocks (env init → env synth → env filter → env check) against the
  * local OpenAI wire-format server, which plays the drafting model, the closed-book probe, the policy
  * and the judge. Then what the page promises: a rerun pays nothing, pass rates are in the records,
  * removed tasks are kept aside.
@@ -10,10 +10,10 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startOpenAIServer } from "../../src/testing/servers/openai-server.js";
 import { judgeResponder, viewRequest } from "../../src/testing/servers/judge-responder.js";
-import type { TestServer } from "../../src/testing/servers/common.js";
-import { cliEntry, ROOT, tempDir } from "../helpers/cli.js";
+import type { Reply, TestServer } from "../../src/testing/servers/common.js";
+import { cliEntry, ROOT, runCli, tempDir } from "../helpers/cli.js";
 import { readmeCommands } from "../helpers/readme-commands.js";
-import { sampleFields } from "../env/world.js";
+import { sampleFields, type WireMessage } from "../env/world.js";
 
 const PAGE = readFileSync(join(ROOT, "docs", "doc-environments.md"), "utf8");
 const commands = readmeCommands(PAGE);
@@ -28,29 +28,19 @@ const HANDBOOK = {
 } as const;
 type Doc = keyof typeof HANDBOOK;
 
-/** What `env init --template doc-search` will scaffold (until it is merged, the test writes it). */
-function writePackage(dir: string): void {
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "@acme/handbook-env", version: "1.0.0", type: "module", rubricate: "env.yaml", files: ["env.yaml", "rubric.yaml", "tasks.jsonl"], peerDependencies: { rubricate: ">=0.1.0" } }, null, 2));
-  writeFileSync(join(dir, "env.yaml"), 'id: handbook\nversion: 1\ndataset: tasks.jsonl\nharness:\n  system: You answer employees\' questions about the company handbook.\n  prompt: "{{question}}"\n  max_turns: 1\nrubric: rubric.yaml\n');
-  writeFileSync(
-    join(dir, "rubric.yaml"),
-    'id: handbook-answer\ninputs: [question, answer, response]\njudge: openai-small\nscoring: { method: points, pass_threshold: 0.7 }\ncriteria:\n  - id: correct\n    question: Does the response give the facts of the reference answer "{{answer}}" (a different number is wrong)?\n    points: 5\n',
-  );
-  writeFileSync(join(dir, "tasks.jsonl"), "");
-}
-
 let server: TestServer<unknown>;
 let scratch: string;
 const policyCalls = new Map<string, number>();
 const judge = judgeResponder((q, view) => {
   const f = sampleFields(view.sample);
   if (q.id === "passages-state-answer") return f.passages.includes(f.answer);
+  // The scripted policy only states what it read.
+  if (q.id === "invents-facts") return false;
   return f.response.includes(f.answer);
 });
 
 /** Drafting model, closed-book probe, policy or judge, told apart by their prompts. */
-function respond(body: Record<string, unknown>): string {
+function respond(body: Record<string, unknown>): Reply {
   if (viewRequest(body).questions.length > 0) return judge(body) as string;
   const messages = body.messages as { role: string; content: string }[];
   const system = messages.find((m) => m.role === "system")?.content ?? "";
@@ -61,11 +51,25 @@ function respond(body: Record<string, unknown>): string {
     return `question: ${doc.question}\nanswer: ${doc.answer}\nchunks: [${id}]\ncriteria:\n  - id: states-fact\n    question: Does the response say ${doc.answer}?\n    importance: essential\n`;
   }
   if (system.startsWith("Answer the question in one or two sentences from what you know")) return "I do not know.";
-  const doc = Object.values(HANDBOOK).find((d) => d.question === user)!;
-  const n = policyCalls.get(user) ?? 0;
-  policyCalls.set(user, n + 1);
-  const right = doc.policy === "always" || (doc.policy === "half" && n % 2 === 0);
-  return right ? `It is ${doc.answer}.` : "I could not find that.";
+  return policy(messages as WireMessage[]);
+}
+
+/**
+ * The policy: searches the question, reads the top passage, then answers citing its document,
+ * right or not as the handbook says (the scaffold's starter task, always right).
+ */
+function policy(messages: WireMessage[]): Reply {
+  const question = messages.find((m) => m.role === "user")?.content ?? "";
+  const tools = messages.filter((m) => m.role === "tool");
+  const turn = messages.filter((m) => m.role === "assistant").length;
+  if (tools.length === 0) return { toolCalls: [{ id: `call_${turn}`, name: "search", arguments: { query: question } }] };
+  const hits = JSON.parse(tools[0].content ?? "[]") as { id: string; doc: string }[];
+  if (tools.length === 1) return { toolCalls: [{ id: `call_${turn}`, name: "read", arguments: { id: hits[0].id } }] };
+  const doc = Object.values(HANDBOOK).find((d) => d.question === question);
+  const n = policyCalls.get(question) ?? 0;
+  policyCalls.set(question, n + 1);
+  const right = !doc || doc.policy === "always" || (doc.policy === "half" && n % 2 === 0);
+  return right ? `It is ${doc?.answer ?? hits[0].doc} (source: ${hits[0].doc}).` : "I could not find that.";
 }
 
 function run(command: string): Promise<{ code: number | null; output: string }> {
@@ -95,13 +99,12 @@ beforeAll(async () => {
   scratch = tempDir("rubricate-doc-env-");
   mkdirSync(join(scratch, "handbook"));
   for (const [name, doc] of Object.entries(HANDBOOK)) writeFileSync(join(scratch, "handbook", name), doc.text);
-  writePackage(join(scratch, "handbook-env"));
 });
 afterAll(() => server?.close());
 
 describe("docs/doc-environments.md", () => {
-  it("runs env synth, env filter and env check, in this order", () => {
-    expect(commands.map((c) => c.text.split(" ").slice(1, 4).join(" "))).toEqual(["rubricate env synth", "rubricate env filter", "rubricate env check"]);
+  it("runs env init, env synth, env filter and env check, in this order", () => {
+    expect(commands.map((c) => c.text.split(" ").slice(1, 4).join(" "))).toEqual(["rubricate env init", "rubricate env synth", "rubricate env filter", "rubricate env check"]);
   });
 
   for (const c of commands) {
@@ -112,7 +115,9 @@ describe("docs/doc-environments.md", () => {
         expect(r.output).toMatch(/env synth: 4 task\(s\) kept/);
         expect(r.output).toMatch(/ 1 +unsupported \(answer not in the cited passages\)/);
         expect(r.output).toMatch(/errors: 0/);
-        expect(taskLines("tasks.jsonl").map((t) => t.inputs.source).sort()).toEqual(["api.md", "laptop.md", "meals.md", "vacation.md"]);
+        // Appended after the scaffold's starter task (find the document titled "API").
+        expect(taskLines("tasks.jsonl").map((t) => (t.id === "starter" ? "starter" : t.inputs.source))).toEqual(["starter", ...["api.md", "laptop.md", "meals.md", "vacation.md"].map(() => expect.any(String))]);
+        expect(taskLines("tasks.jsonl").slice(1).map((t) => t.inputs.source).sort()).toEqual(["api.md", "laptop.md", "meals.md", "vacation.md"]);
       }
       if (c.text.includes("env filter")) {
         // Always right (rate 1) and never right (rate 0) give no signal; half right does.
@@ -123,12 +128,14 @@ describe("docs/doc-environments.md", () => {
           ]),
         );
         expect(taskLines("tasks.jsonl")).toHaveLength(2);
-        expect(taskLines("tasks.removed.jsonl").map((t) => [t.inputs.source, t.meta.pass_rate]).sort()).toEqual([
+        // The starter task, which the policy always gets right, goes too; the scripted tests that play it still run (env check below).
+        expect(taskLines("tasks.removed.jsonl").map((t) => [t.id === "starter" ? "starter" : t.inputs.source, t.meta.pass_rate]).sort()).toEqual([
           ["meals.md", 0],
+          ["starter", 1],
           ["vacation.md", 1],
         ]);
         expect(taskLines("tasks.jsonl")[0].meta.filter).toEqual({ model: "openai:gpt-4.1-mini", rollouts: 8, passed: 4, scored: 8, errors: 0, pass_threshold: 0.7 });
-        expect(r.output).toMatch(/kept 2, removed 2 \(pass rate outside 0\.1\.\.0\.9\)/);
+        expect(r.output).toMatch(/kept 2, removed 3 \(pass rate outside 0\.1\.\.0\.9\)/);
         expect(r.output).toMatch(/^\[0\.5, 0\.6\) +2 #+ +2 #+/m);
       }
       if (c.text.includes("env check")) expect(r.output).toMatch(/env check: ok/);
@@ -160,4 +167,17 @@ describe("docs/doc-environments.md", () => {
     expect(bad.code).toBe(2);
     expect(bad.output).toMatch(/--keep "0\.9\.\.0\.1": expected min\.\.max/);
   }, 240_000);
+});
+
+describe("env synth without --docs", () => {
+  it("drafts from the index a doc-search package ships (above); a package without one is told to pass --docs, and nothing is written", async () => {
+    const cwd = tempDir("rubricate-synth-noindex-");
+    const init = await runCli(["env", "init", "@acme/times-env", "--dir", "times"], { cwd });
+    expect(init.code).toBe(0);
+    const before = readFileSync(join(cwd, "times", "tasks.jsonl"), "utf8");
+    const r = await runCli(["env", "synth", "times", "--model", "openai:gpt-4.1-mini"], { cwd, env: { OPENAI_API_KEY: "sk-unused-0000000000", OPENAI_BASE_URL: "http://127.0.0.1:9/v1" } });
+    expect(r.stderr).toMatch(/env synth needs --docs <folder>: \S*env\.yaml ships no search index \(`config\.index`\)/);
+    expect(r.code).toBe(1);
+    expect(readFileSync(join(cwd, "times", "tasks.jsonl"), "utf8")).toBe(before);
+  }, 120_000);
 });

@@ -1,15 +1,26 @@
 import type { Command } from "commander";
-import { checkEnvPackage, type CheckLine } from "../../hub/check.js";
+import type { CheckLine } from "../../hub/check.js";
 import { initEnvPackage, packageNameOf } from "../../hub/init.js";
 import { BUMPS, publishEnvPackage, type Bump } from "../../hub/publish.js";
 import { RubricateError } from "../../errors.js";
 import { envInfo, searchEnvs, type EnvInfo, type EnvListing } from "../../hub/registry-search.js";
 import { writeFileSync } from "node:fs";
+import { basename, resolve } from "node:path";
 import { registerFilter } from "../env-filter.js";
 import { registerSynth } from "../env-synth.js";
 import { EXIT } from "../run.js";
 import { jsonOption } from "../options.js";
 import { textOut, writeJsonResult } from "../io.js";
+
+/** What `env init --template` scaffolds. */
+const TEMPLATES = ["basic", "doc-search"] as const;
+
+interface InitFlags {
+  template: string;
+  docs?: string;
+  dir?: string;
+  description?: string;
+}
 
 const mark: Record<CheckLine["status"], string> = { ok: "ok  ", warn: "warn", fail: "FAIL" };
 
@@ -18,14 +29,24 @@ export function register(program: Command): void {
   const env = program.command("env").description("Environment packages: scaffold, check, publish (push), list, search, info; draft tasks from documents (synth), keep the tasks of useful difficulty (filter)");
   env
     .command("init")
-    .description("Scaffold an environment package: package.json (a `rubricate` field, rubricate as a peer), env.yaml, rubric.yaml, hooks.ts, tasks.jsonl, tests.yaml, README")
-    .argument("<name>", "npm package name, e.g. @acme/times-env (\"Times Env\" becomes times-env)")
+    .description(`Scaffold an environment package: package.json (a \`rubricate\` field, rubricate as a peer), env.yaml, rubric.yaml, hooks.ts, tasks.jsonl, tests.yaml, README; templates: ${TEMPLATES.join(", ")}`)
+    .argument("[name]", "npm package name, e.g. @acme/times-env (\"Times Env\" becomes times-env); with --docs, default <docs folder>-env")
+    .option("--template <template>", "what to scaffold: basic (a calculator tool) or doc-search (search and read tools over --docs, answers cite the document)", "basic")
+    .option("--docs <folder>", "the documents a doc-search package searches (Markdown, text, HTML, PDF): copied into the package and indexed once")
     .option("--dir <dir>", "folder to create (default: the name without its scope)")
     .option("--description <text>", "package description")
-    .action((requested: string, flags: { dir?: string; description?: string }) => {
-      const name = packageNameOf(requested);
-      if (name !== requested) process.stdout.write(`package name: ${name} (npm names are lower case, without spaces)\n`);
-      const files = initEnvPackage(name, flags);
+    .action(async (requested: string | undefined, flags: InitFlags) => {
+      const template = flags.template;
+      if (!(TEMPLATES as readonly string[]).includes(template)) throw new RubricateError("BAD_INPUT", `--template ${template}: no such template (templates: ${TEMPLATES.join(", ")})`);
+      if (template === "doc-search" && !flags.docs) throw new RubricateError("BAD_INPUT", "--template doc-search needs --docs <folder>: the documents the environment searches");
+      if (template !== "doc-search" && flags.docs) throw new RubricateError("BAD_INPUT", "--docs is for --template doc-search (add it, or leave --docs out)");
+      const given = requested ?? (flags.docs ? `${basename(resolve(flags.docs))}-env` : undefined);
+      if (!given) throw new RubricateError("BAD_INPUT", "env init needs a package name, e.g. rubricate env init @acme/times-env");
+      const name = packageNameOf(given);
+      if (name !== given) process.stdout.write(`package name: ${name} (npm names are lower case, without spaces)\n`);
+      const { dir, description } = flags;
+      // The doc-search scaffold reads PDFs and builds a BM25 index: loaded only when asked for.
+      const files = flags.docs ? await (await import("../../hub/init-doc-search.js")).initDocSearchPackage(name, { docs: flags.docs, dir, description }) : initEnvPackage(name, { dir, description });
       for (const f of files) process.stdout.write(`created ${f}\n`);
       process.stdout.write(`next: cd ${flags.dir ?? name.replace(/^@[^/]+\//, "")} && npx rubricate env check .\n`);
     });
@@ -35,6 +56,8 @@ export function register(program: Command): void {
     .argument("[dir]", "the package folder", ".")
     .option("--strict", "fail on warnings too")
     .action(async (dir: string, flags: { strict?: boolean }) => {
+      // The check plays scripted rollouts (engine, judge, rollout loop): loaded only when it runs.
+      const { checkEnvPackage } = await import("../../hub/check.js");
       const lines = await checkEnvPackage(dir, { onLine: (l) => process.stdout.write(`${mark[l.status]} ${l.what}: ${l.detail}\n`) });
       const failed = lines.some((l) => l.status === "fail" || (flags.strict && l.status === "warn"));
       process.stdout.write(failed ? "env check: FAILED\n" : "env check: ok\n");
