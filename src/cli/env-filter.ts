@@ -6,7 +6,7 @@ import { InvalidArgumentError, type Command } from "commander";
 import type { FilterFlags } from "./env-filter-run.js";
 import { parseBand, type Band } from "../corpus/filter.js";
 import { cacheOption, concurrencyOption, errorsOption, jsonOption, judgeOption, noCacheOption } from "./options.js";
-import { positiveInt } from "./run.js";
+import { passThreshold, positiveInt } from "./run.js";
 
 
 function band(value: string): Band {
@@ -17,11 +17,6 @@ function band(value: string): Band {
   }
 }
 
-function threshold(value: string): number {
-  const n = Number(value);
-  if (!(n >= 0 && n <= 1)) throw new InvalidArgumentError(`expected a number in [0, 1], got "${value}"`);
-  return n;
-}
 
 /** Adds `filter` under `rubricate env`. */
 export function registerFilter(env: Command): void {
@@ -33,7 +28,7 @@ export function registerFilter(env: Command): void {
     .option("-k, --rollouts <k>", "rollouts per task", positiveInt, 8)
     .option("--keep <min..max>", "the pass rates kept, both ends included", band, { min: 0.1, max: 0.9 })
     .addOption(judgeOption())
-    .option("--pass-threshold <x>", "a rollout passes when its reward ≥ x (default: the rubric's pass_threshold, else 1)", threshold)
+    .option("--pass-threshold <x>", "a rollout passes when its reward ≥ x (default: the rubric's pass_threshold, else 1)", passThreshold)
     .option("-o, --out <file>", "also save the rollouts (JSONL); an existing file is resumed")
     .addOption(jsonOption("the pass rates, decisions and histograms"))
     .addOption(cacheOption("cache database (policy and judge calls: a rerun pays nothing twice)"))

@@ -94,6 +94,13 @@ export function finiteNumber(value: string): number {
   return n;
 }
 
+/** Parses a pass threshold (a reward in [0, 1]) or throws a usage error (exit 2). */
+export function passThreshold(value: string): number {
+  const n = Number(value);
+  if (!(value.trim() !== "" && n >= 0 && n <= 1)) throw new InvalidArgumentError(`expected a number in [0, 1], got "${value}"`);
+  return n;
+}
+
 /** Parses a positive integer option or throws a usage error (exit 2). */
 export function positiveInt(value: string): number {
   const n = Number(value);

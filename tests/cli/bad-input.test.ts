@@ -99,6 +99,10 @@ describe("bad option values", () => {
     ["serve --fallback-reward", ["serve", RUBRIC, "--fallback-reward", "none"]],
     ["serve --max-body", ["serve", RUBRIC, "--max-body", "huge"]],
     ["serve --port", ["serve", RUBRIC, "--port", "70000"]],
+    ["hub push --step", ["hub", "push", "x.jsonl", "--hub", "http://127.0.0.1:9", "--step", "-1"]],
+    ["hub push --pass-threshold", ["hub", "push", "x.jsonl", "--hub", "http://127.0.0.1:9", "--pass-threshold", "abc"]],
+    ["env filter --pass-threshold", ["env", "filter", "env.yaml", "-m", "openai:gpt-4.1-mini", "--pass-threshold", "2"]],
+    ["hub serve --body-limit", ["hub", "serve", "--registry", "http://127.0.0.1:9", "--body-limit", "lots"]],
   ];
   it.each(cases)("%s: exit 2, one line naming the option, no stack", async (_name, args) => {
     const r = await cli(args);

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { InvalidArgumentError, type Command } from "commander";
+import type { Command } from "commander";
 import { openCache } from "../../engine/cache/index.js";
 import { createEngine } from "../../engine/engine.js";
 import { evalMarkdown, evalReportHtml } from "../../env/report.js";
@@ -18,7 +18,7 @@ import { chooseJudge, createJudge, type EngineJudge } from "../../judge/create.j
 import { judgeFamilyWarning } from "../../judge/family.js";
 import type { ErrorPolicy } from "../../score/aggregate.js";
 import { Progress } from "../progress.js";
-import { EXIT, interruptSignal, positiveInt, cachePathOf, errorPolicyOf, warnIfBatchJudge, exitAfterQueuedRun } from "../run.js";
+import { EXIT, interruptSignal, nonNegativeInt, passThreshold, positiveInt, cachePathOf, errorPolicyOf, warnIfBatchJudge, exitAfterQueuedRun } from "../run.js";
 import { cacheOption, collect, concurrencyOption, errorsOption, judgeOption, noCacheOption, queueOption, chunkSizeOption } from "../options.js";
 import { printReport } from "../io.js";
 import { buildHubResults, pushAll, type HubResultMeta } from "../../hub/push.js";
@@ -52,11 +52,6 @@ interface EvalFlags {
 const pendingFileOf = (out: string) => `${out.replace(/\.jsonl$/, "")}.hub.json`;
 
 
-function threshold(value: string): number {
-  const n = Number(value);
-  if (!(n >= 0 && n <= 1)) throw new InvalidArgumentError(`expected a number in [0, 1], got "${value}"`);
-  return n;
-}
 
 /** `rubricate eval <env.yaml> --model <provider:model> [--model …] -n <tasks> --rollouts <k>`. */
 export function register(program: Command): void {
@@ -76,7 +71,7 @@ export function register(program: Command): void {
     .addOption(cacheOption("cache database (policy and judge calls)"))
     .addOption(noCacheOption())
     .addOption(concurrencyOption("rollouts in flight at once (default 8)"))
-    .option("--pass-threshold <x>", "a rollout passes when its reward ≥ x (default: the rubric's pass_threshold, else 1)", threshold)
+    .option("--pass-threshold <x>", "a rollout passes when its reward ≥ x (default: the rubric's pass_threshold, else 1)", passThreshold)
     .addOption(errorsOption())
     .option("-q, --quiet", "no progress on stderr")
     .option("--env-model <name=model>", "a model the environment's hooks call (ctx.llm, llm_query): overrides its `models:` entry; repeatable", collect, [])
@@ -245,12 +240,6 @@ async function pushRecords(hub: string, records: RolloutRecord[], pendingFile: s
   const answers = await pushAll(hub, results, pendingFile);
   if (flags.quiet) return;
   for (const [i, a] of answers.entries()) process.stderr.write(`rubricate: pushed ${results[i].model} on ${results[i].env.name}@${results[i].env.version} to ${hub}${typeof a.url === "string" ? `: ${a.url}` : ""}\n`);
-}
-
-function nonNegativeInt(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`expected a whole number ≥ 0, got "${value}"`);
-  return n;
 }
 
 function needsJudge(env: Environment): boolean {

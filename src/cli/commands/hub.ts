@@ -7,8 +7,8 @@ import { createHubApp, DEFAULT_BODY_LIMIT } from "../../site/app.js";
 import { loadModelsFile, QueueEvalRunner } from "../../site/queue-evals.js";
 import { RegistryClient } from "../../site/registry.js";
 import { ResultStore } from "../../site/store.js";
-import { collect, queueOption } from "../options.js";
-import { parseBytes, positiveInt } from "../run.js";
+import { collect, judgeOption, queueOption } from "../options.js";
+import { nonNegativeInt, parseBytes, passThreshold, positiveInt } from "../run.js";
 
 interface HubServeFlags {
   registry: string[];
@@ -48,16 +48,14 @@ export function register(program: Command): void {
     .description("Send results to a hub: the .hub.json a refused `eval --push` kept, or an eval's rollouts JSONL")
     .argument("<file>", "a .hub.json file, or rollouts JSONL (.rubricate/evals/…/<models>.jsonl)")
     .option("--hub <url>", "the hub (default $RUBRICATE_HUB)")
-    .option("--judge <id>", "for rollouts JSONL: the judge the rubric was scored with")
-    .option("--step <n>", "for rollouts JSONL: the training step these results are of")
+    .addOption(judgeOption("for rollouts JSONL: the judge the rubric was scored with (its id is stamped in the results)"))
+    .option("--step <n>", "for rollouts JSONL: the training step these results are of", nonNegativeInt)
     .option("--series <name>", "for rollouts JSONL: the model series the steps belong to")
-    .option("--pass-threshold <x>", "for rollouts JSONL: a rollout passes when its reward ≥ x (default 1)")
-    .action(async (file: string, flags: { hub?: string; judge?: string; step?: string; series?: string; passThreshold?: string }) => {
+    .option("--pass-threshold <x>", "for rollouts JSONL: a rollout passes when its reward ≥ x (default: as the eval marked it)", passThreshold)
+    .action(async (file: string, flags: { hub?: string; judge?: string; step?: number; series?: string; passThreshold?: number }) => {
       const url = flags.hub ?? (process.env.RUBRICATE_HUB || undefined);
       if (!url) throw new RubricateError("BAD_INPUT", "hub push needs --hub <url> (or $RUBRICATE_HUB)");
-      const step = flags.step === undefined ? undefined : Number(flags.step);
-      if (step !== undefined && !(Number.isInteger(step) && step >= 0)) throw new RubricateError("BAD_INPUT", `--step ${flags.step}: expected a whole number ≥ 0`);
-      const results = readPushFile(file, { judge: flags.judge, step, series: flags.series, ...(flags.passThreshold ? { passThreshold: Number(flags.passThreshold) } : {}) });
+      const results = readPushFile(file, { judge: flags.judge, step: flags.step, series: flags.series, passThreshold: flags.passThreshold });
       // A resend keeps what is still refused in the same kind of file, beside the input.
       const pending = file.endsWith(".hub.json") ? file : `${file.replace(/\.jsonl$/, "")}.hub.json`;
       const answers = await pushAll(url, results, pending);
