@@ -79,13 +79,14 @@ redisServer.describe("RedisCache (a cache shared by several processes)", () => {
     const failing = slowProvider(30, new Set(["q"]));
     const working = slowProvider(1);
     const ea = createEngine({ cache: a, limits });
+    const raw = new Redis(redis.url);
     const first = ea.complete(failing, req("q"));
-    await new Promise((r) => setTimeout(r, 10)); // a holds the claim
+    // b asks only once a holds the claim, however loaded the machine (a fixed wait raced b to it).
+    while ((await raw.keys(`${a.prefix}:claim:*`)).length === 0) await new Promise((r) => setTimeout(r, 2));
     const second = createEngine({ cache: b, limits }).complete(working, req("q"));
     await expect(first).rejects.toMatchObject({ code: "PROVIDER_HTTP" });
     expect((await second).cached).toBe(false); // b paid: the failure released the claim without an answer
     expect(working.calls()).toBe(1);
-    const raw = new Redis(redis.url);
     const values = await raw.keys(`${a.prefix}:answer:*`);
     expect(values).toHaveLength(1);
     expect(await raw.get(values[0])).toContain("answer to q");
