@@ -11,8 +11,8 @@ import { chunkDocuments } from "../corpus/chunk.js";
 import { readDocuments } from "../corpus/read.js";
 import type { Chunk } from "../corpus/types.js";
 import { RubricateError } from "../errors.js";
-import { GITIGNORE, packageNameOf } from "./init.js";
-import { ENV_KEYWORD, linkRubricatePeer, rubricateVersion } from "./package.js";
+import { GITIGNORE, packageNameOf, scaffoldPackageJson } from "./init.js";
+import { linkRubricatePeer } from "./package.js";
 
 /** Where the scaffold keeps the documents and the index, relative to the package. */
 export const DOCS_DIR = "docs";
@@ -34,27 +34,10 @@ export async function initDocSearchPackage(requested: string, options: { docs: s
   const chunks = chunkDocuments(documents);
   if (chunks.length === 0) throw new RubricateError("BAD_INPUT", `${options.docs}: the documents hold no text to search (a scanned PDF has none; convert it to text first)`);
   const id = base.replace(/-env$/, "") || base;
-  const version = rubricateVersion();
   const starter = chunks[0];
   const files: Record<string, string> = {
     ".gitignore": GITIGNORE,
-    "package.json": `${JSON.stringify(
-      {
-        name,
-        version: "0.1.0",
-        description: options.description ?? `A rubricate document-search environment: ${id}`,
-        type: "module",
-        keywords: [ENV_KEYWORD],
-        rubricate: "env.yaml",
-        files: ["env.yaml", "rubric.yaml", "hooks.ts", "tasks.jsonl", INDEX_FILE, DOCS_DIR, "tests.yaml", "README.md"],
-        scripts: { test: "rubricate env check ." },
-        peerDependencies: { rubricate: `>=${version}` },
-        peerDependenciesMeta: { rubricate: { optional: true } },
-        devDependencies: { rubricate: version },
-      },
-      null,
-      2,
-    )}\n`,
+    "package.json": scaffoldPackageJson({ name, description: options.description ?? `A rubricate document-search environment: ${id}`, files: ["env.yaml", "rubric.yaml", "hooks.ts", "tasks.jsonl", INDEX_FILE, DOCS_DIR, "tests.yaml", "README.md"] }),
     "env.yaml": ENV_YAML.replaceAll("__ID__", id),
     "rubric.yaml": RUBRIC_YAML.replaceAll("__ID__", id),
     "hooks.ts": HOOKS_TS,

@@ -12,34 +12,38 @@ import { defaultEvalOut, ENV_KEYWORD, rubricateVersion } from "./package.js";
  * Refuses a folder that already has files; returns the files written.
  * @example initEnvPackage("@acme/times-env") // ["times-env/package.json", …]
  */
+/**
+ * The package.json of a scaffolded environment: the `rubricate` field, the keyword registries are
+ * searched by, rubricate as an optional peer (npm then does not fetch it with the environment: a
+ * private registry without rubricate would fail E404; rubricate itself installs and runs it).
+ */
+export function scaffoldPackageJson(pkg: { name: string; description: string; files: string[] }): string {
+  const version = rubricateVersion();
+  const json = {
+    name: pkg.name,
+    version: "0.1.0",
+    description: pkg.description,
+    type: "module",
+    keywords: [ENV_KEYWORD],
+    rubricate: "env.yaml",
+    files: pkg.files,
+    scripts: { test: "rubricate env check ." },
+    peerDependencies: { rubricate: `>=${version}` },
+    peerDependenciesMeta: { rubricate: { optional: true } },
+    devDependencies: { rubricate: version },
+  };
+  return `${JSON.stringify(json, null, 2)}\n`;
+}
+
 export function initEnvPackage(requested: string, options: { dir?: string; description?: string } = {}): string[] {
   const name = packageNameOf(requested);
   const base = name.replace(/^@[^/]+\//, "");
   const dir = resolve(options.dir ?? base);
   if (existsSync(dir) && readdirSync(dir).length > 0) throw new RubricateError("BAD_INPUT", `${dir} already has files; pick an empty folder with --dir`);
   const id = base.replace(/-env$/, "") || base;
-  const version = rubricateVersion();
   const files: Record<string, string> = {
     ".gitignore": GITIGNORE,
-    "package.json": `${JSON.stringify(
-      {
-        name,
-        version: "0.1.0",
-        description: options.description ?? `A rubricate environment: ${id}`,
-        type: "module",
-        keywords: [ENV_KEYWORD],
-        rubricate: "env.yaml",
-        files: ["env.yaml", "rubric.yaml", "hooks.ts", "tasks.jsonl", "tests.yaml", "README.md"],
-        scripts: { test: "rubricate env check ." },
-        peerDependencies: { rubricate: `>=${version}` },
-        // Optional: npm then does not fetch rubricate with the environment (a private registry
-        // without rubricate would fail E404); rubricate itself is what installs and runs it.
-        peerDependenciesMeta: { rubricate: { optional: true } },
-        devDependencies: { rubricate: version },
-      },
-      null,
-      2,
-    )}\n`,
+    "package.json": scaffoldPackageJson({ name, description: options.description ?? `A rubricate environment: ${id}`, files: ["env.yaml", "rubric.yaml", "hooks.ts", "tasks.jsonl", "tests.yaml", "README.md"] }),
     "env.yaml": ENV_YAML.replaceAll("__ID__", id),
     "rubric.yaml": RUBRIC_YAML.replaceAll("__ID__", id),
     "hooks.ts": HOOKS_TS,
