@@ -6,13 +6,6 @@ import { RubricateError } from "../errors.js";
 import { defaultEvalOut, ENV_KEYWORD, rubricateVersion } from "./package.js";
 
 /**
- * Scaffolds an environment package in `dir` (default: the name without its scope): package.json
- * with a `rubricate` field and rubricate as a peer dependency, env.yaml, rubric.yaml, hooks.ts
- * importing from "rubricate", tasks.jsonl, scripted tests (tests.yaml) and a README.
- * Refuses a folder that already has files; returns the files written.
- * @example initEnvPackage("@acme/times-env") // ["times-env/package.json", …]
- */
-/**
  * The package.json of a scaffolded environment: the `rubricate` field, the keyword registries are
  * searched by, rubricate as an optional peer (npm then does not fetch it with the environment: a
  * private registry without rubricate would fail E404; rubricate itself installs and runs it).
@@ -35,6 +28,13 @@ export function scaffoldPackageJson(pkg: { name: string; description: string; fi
   return `${JSON.stringify(json, null, 2)}\n`;
 }
 
+/**
+ * Scaffolds an environment package in `dir` (default: the name without its scope): package.json
+ * with a `rubricate` field and rubricate as a peer dependency, env.yaml, rubric.yaml, hooks.ts
+ * importing from "rubricate", tasks.jsonl, scripted tests (tests.yaml) and a README.
+ * Refuses a folder that already has files; returns the files written.
+ * @example initEnvPackage("@acme/times-env") // ["times-env/package.json", …]
+ */
 export function initEnvPackage(requested: string, options: { dir?: string; description?: string } = {}): string[] {
   const name = packageNameOf(requested);
   const base = name.replace(/^@[^/]+\//, "");
