@@ -8,9 +8,7 @@ import { cpSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadIndex } from "rubricate/corpus";
-import { startOpenAIServer } from "../../src/testing/servers/openai-server.js";
-import { judgeResponder, viewRequest } from "../../src/testing/servers/judge-responder.js";
-import type { Reply, TestServer } from "../../src/testing/servers/common.js";
+import { judgeResponder, startOpenAIServer, viewRequest, type Reply, type TestServer } from "rubricate/testing";
 import { ROOT, runCli, tempDir } from "../../tests/helpers/cli.js";
 import { sampleFields } from "../../tests/env/world.js";
 
