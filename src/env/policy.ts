@@ -6,7 +6,7 @@ import { RubricateError } from "../errors.js";
 import { createProvider, PROVIDERS, providerSpec } from "../providers/index.js";
 import type { Provider } from "../providers/types.js";
 import { parseConfig, readConfigText } from "../config/load.js";
-import { PolicyConfigSchema, type PolicyConfig, type PolicyConfigInput } from "./schema.js";
+import { PolicyConfigSchema, type PolicyConfig, type PolicyConfigInput } from "./policy-schema.js";
 
 /** A policy model ready to roll out: its provider, sampling parameters and scheduler limits. */
 export interface Policy {

@@ -1,7 +1,5 @@
 import { z } from "zod";
-import { PROVIDER_NAMES } from "../providers/registry.js";
 import { FILE_SANDBOX_BACKENDS, IMAGE_SANDBOX_BACKENDS } from "../sandbox/registry.js";
-import { PriceSchema } from "../judge/config.js";
 import { IdSchema, RubricSchema } from "../rubric/schema.js";
 
 /** A tool the policy may call: a name, a description and its arguments as JSON Schema. */
@@ -123,25 +121,6 @@ export const EnvironmentSchema = z.strictObject({
 /** An environment file (YAML) after validation. */
 export type EnvironmentFile = z.infer<typeof EnvironmentSchema>;
 
-/** A policy configuration file (`--model policy.yaml`): a model, how to reach it, sampling and limits. */
-export const PolicyConfigSchema = z.strictObject({
-  id: z.string().optional(),
-  provider: z.enum(PROVIDER_NAMES),
-  model: z.string().min(1),
-  base_url: z.string().url().optional(),
-  api_key_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional(),
-  temperature: z.number().min(0).max(2).optional(),
-  top_p: z.number().min(0).max(1).optional(),
-  max_tokens: z.number().int().positive().optional(),
-  seed: z.number().int().optional(),
-  max_concurrency: z.number().int().positive().default(8),
-  rpm: z.number().positive().optional(),
-  tpm: z.number().positive().optional(),
-  timeout_ms: z.number().int().positive().default(120_000),
-  max_retries: z.number().int().nonnegative().default(5),
-  price: PriceSchema.optional(),
-});
-/** A validated policy configuration (provider, model, sampling, limits). */
-export type PolicyConfig = z.infer<typeof PolicyConfigSchema>;
-/** A policy configuration as written. */
-export type PolicyConfigInput = z.input<typeof PolicyConfigSchema>;
+// The policy file's schema has a file of its own: `createPolicy` is on the package root, and the
+// root must not build every environment schema at import (issue 31).
+export { PolicyConfigSchema, type PolicyConfig, type PolicyConfigInput } from "./policy-schema.js";

@@ -7,7 +7,9 @@ import { createRequire } from "node:module";
 import type Npa from "npm-package-arg";
 import type Semver from "semver";
 
-const load = createRequire(import.meta.url);
+// Made on first use too: the first `createRequire` of a process sets up the CommonJS loader (~3 ms).
+let requireHere: NodeJS.Require | undefined;
+const load = (id: string): unknown => (requireHere ??= createRequire(import.meta.url))(id);
 
 /** npm-package-arg: classifies a package spec the way npm does. */
 export const npmPackageArg = (): typeof Npa => load("npm-package-arg") as typeof Npa;

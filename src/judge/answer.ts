@@ -69,13 +69,12 @@ export function toStructuredOutputSchema(schema: z.ZodType): Record<string, unkn
   return json;
 }
 
-/** JSON Schema of a single answer. */
-export const SINGLE_ANSWER_JSON_SCHEMA: Record<string, unknown> = toStructuredOutputSchema(AnswerSchema);
-
 const extrasKey = (extras: AnswerExtras) => `${extras.quote ? "q" : ""}${extras.confidence ? "c" : ""}${extras.reasoning ?? "before"}`;
-const singleSchemas = new Map<string, Record<string, unknown>>([["before", SINGLE_ANSWER_JSON_SCHEMA]]);
+// Built on first use, not at import: converting a schema to JSON Schema costs ~2 ms that
+// `import "rubricate"` should not pay (issue 31).
+const singleSchemas = new Map<string, Record<string, unknown>>();
 
-/** JSON Schema of a single answer with the asked extras. */
+/** JSON Schema of a single answer with the asked extras (none: `{ reason, verdict }`). */
 export function singleAnswerJsonSchema(extras: AnswerExtras = {}): Record<string, unknown> {
   const key = extrasKey(extras);
   let schema = singleSchemas.get(key);

@@ -1,7 +1,7 @@
 import { zodResponseFormat } from "openai/helpers/zod";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { answerFields, AnswerSchema, batchedAnswerJsonSchema, batchedAnswerSchema, SINGLE_ANSWER_JSON_SCHEMA, singleAnswerJsonSchema } from "../../src/judge/answer.js";
+import { answerFields, AnswerSchema, batchedAnswerJsonSchema, batchedAnswerSchema, singleAnswerJsonSchema } from "../../src/judge/answer.js";
 import { buildJudgeRequest } from "../../src/judge/prompt.js";
 
 /** What the OpenAI SDK itself sends for a zod schema in strict mode (its toStrictJsonSchema), less the dialect line. */
@@ -12,7 +12,7 @@ function openAIStrict(schema: Parameters<typeof zodResponseFormat>[0]): unknown 
 
 describe("the structured-output schema, against OpenAI's own strict-mode converter", () => {
   it("is what openai/helpers/zod makes of the same zod schema: already strict, nothing for the converter to fix", () => {
-    expect(SINGLE_ANSWER_JSON_SCHEMA).toEqual(openAIStrict(AnswerSchema));
+    expect(singleAnswerJsonSchema()).toEqual(openAIStrict(AnswerSchema));
     expect(batchedAnswerJsonSchema(["a", "b-2"])).toEqual(openAIStrict(batchedAnswerSchema(["a", "b-2"])));
     for (const reasoning of ["none", "after"] as const) {
       expect(singleAnswerJsonSchema({ reasoning })).toEqual(openAIStrict(z.strictObject(answerFields({ reasoning }))));
@@ -31,7 +31,7 @@ describe("the structured-output schema, against OpenAI's own strict-mode convert
     const settings = { model: "m", temperature: 0, maxTokens: 10, logprobs: false, structuredOutput: true };
     const rubric = { id: "r", inputs: ["response"] };
     expect(buildJudgeRequest(rubric, { response: "x" }, [{ id: "q", question: "?" }], false, settings).jsonSchema).toEqual({ name: "verdict", schema: singleAnswerJsonSchema({ reasoning: "none" }) });
-    expect(buildJudgeRequest(rubric, { response: "x" }, [{ id: "q", question: "?" }], false, { ...settings, reasoning: "before" }).jsonSchema).toEqual({ name: "verdict", schema: SINGLE_ANSWER_JSON_SCHEMA });
+    expect(buildJudgeRequest(rubric, { response: "x" }, [{ id: "q", question: "?" }], false, { ...settings, reasoning: "before" }).jsonSchema).toEqual({ name: "verdict", schema: singleAnswerJsonSchema() });
     const batched = buildJudgeRequest(rubric, { response: "x" }, [{ id: "q", question: "?" }, { id: "p", question: "?" }], true, settings);
     expect(batched.jsonSchema).toEqual({ name: "verdicts", schema: batchedAnswerJsonSchema(["q", "p"], { reasoning: "none" }) });
     expect(buildJudgeRequest(rubric, { response: "x" }, [{ id: "q", question: "?" }], false, { ...settings, structuredOutput: false }).jsonSchema).toBeUndefined();

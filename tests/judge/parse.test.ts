@@ -2,7 +2,7 @@ import { Ajv } from "ajv";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { canonicalJson } from "../../src/text/canonical-json.js";
-import { AnswerSchema, batchedAnswerJsonSchema, SINGLE_ANSWER_JSON_SCHEMA } from "../../src/judge/answer.js";
+import { AnswerSchema, batchedAnswerJsonSchema, singleAnswerJsonSchema } from "../../src/judge/answer.js";
 import { parseBatched, parseJsonText, parseSingle, verdictProbabilities } from "../../src/judge/parse.js";
 import { RubricateError } from "../../src/errors.js";
 import type { CompletionResponse, TokenLogprob } from "../../src/providers/types.js";
@@ -41,7 +41,7 @@ function strictProblems(schema: unknown, path = "$"): string[] {
 
 describe("the answer schema and the JSON Schema sent to providers", () => {
   it("is generated from the zod schema, strict-mode ready, and byte-identical to the hand-written one it replaced (cache keys unchanged)", () => {
-    expect(strictProblems(SINGLE_ANSWER_JSON_SCHEMA)).toEqual([]);
+    expect(strictProblems(singleAnswerJsonSchema())).toEqual([]);
     expect(strictProblems(batchedAnswerJsonSchema(["a", "b"]))).toEqual([]);
     const handWritten = {
       type: "object",
@@ -60,9 +60,9 @@ describe("the answer schema and the JSON Schema sent to providers", () => {
       },
     };
     expect(canonicalJson(batchedAnswerJsonSchema(["a", "b"]))).toBe(canonicalJson(handWritten));
-    expect(canonicalJson(SINGLE_ANSWER_JSON_SCHEMA)).toBe(canonicalJson({ type: "object", additionalProperties: false, required: ["reason", "verdict"], properties: { reason: { type: "string" }, verdict: { type: "boolean" } } }));
+    expect(canonicalJson(singleAnswerJsonSchema())).toBe(canonicalJson({ type: "object", additionalProperties: false, required: ["reason", "verdict"], properties: { reason: { type: "string" }, verdict: { type: "boolean" } } }));
     // Reason before verdict: structured output writes fields in schema order, so the model reasons first.
-    expect(Object.keys((SINGLE_ANSWER_JSON_SCHEMA.properties as object) ?? {})).toEqual(["reason", "verdict"]);
+    expect(Object.keys((singleAnswerJsonSchema().properties as object) ?? {})).toEqual(["reason", "verdict"]);
   });
 
   it("what the schema admits, parsing returns unchanged; what parsing returns, the schema admits", () => {
@@ -78,7 +78,7 @@ describe("the answer schema and the JSON Schema sent to providers", () => {
           expect(AnswerSchema.safeParse(parsed.answers.get(id)).success).toBe(true);
         }
         const single = parseSingle(reply(wrapped(JSON.stringify(answers[0]))));
-        expect(ajv.validate(SINGLE_ANSWER_JSON_SCHEMA, answers[0])).toBe(true);
+        expect(ajv.validate(singleAnswerJsonSchema(), answers[0])).toBe(true);
         expect(single).toEqual(answers[0]);
       }),
     );

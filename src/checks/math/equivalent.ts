@@ -97,12 +97,18 @@ function readReference(reference: string): MathValue {
 const isSingle = (value: MathValue): boolean => value.kind === "expr" || (value.kind === "named" && isSingle(value.value));
 
 // A synchronous parse cannot be interrupted from the same thread except by V8's watchdog, which
-// node:vm exposes as a script timeout; the comparison runs as a call from such a script.
-const guardContext = createContext({ job: undefined as (() => unknown) | undefined, result: undefined as unknown });
-const guardScript = new Script("result = job()");
+// node:vm exposes as a script timeout; the comparison runs as a call from such a script. The
+// context is made on the first comparison, not at import (issue 31: ~1 ms every import paid).
+interface Guard {
+  context: { job: (() => unknown) | undefined; result: unknown };
+  script: Script;
+}
+let guard: Guard | undefined;
 
 /** The job's result, or undefined when it ran past `ms`. */
 function withTimeLimit<T>(job: () => T, ms: number): T | undefined {
+  guard ??= { context: createContext({ job: undefined, result: undefined }) as Guard["context"], script: new Script("result = job()") };
+  const { context: guardContext, script: guardScript } = guard;
   guardContext.job = job;
   try {
     guardScript.runInContext(guardContext, { timeout: Math.max(1, Math.round(ms)) });
