@@ -8,8 +8,9 @@
  * 429, episodes the trainer cuts) must neither raise into the trainer nor leave a session open.
  *
  * One environment per test file (env-trainer-loops-<env>.test.ts), so vitest runs them on
- * different workers. Each driver runs all its scenarios in one Python process (torch loads once),
- * each scenario against a server of its own; the tests then assert each scenario's output.
+ * different workers. The drivers run their scenarios in three Python processes side by side (not
+ * one per scenario: torch loads once per process), each scenario against a server of its own; the
+ * tests then assert each scenario's output.
  */
 import { execFile } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -168,11 +169,17 @@ function suite(name: string, { many, startServe }: TrainerLoopOptions) {
     // The scenario order is a trainer run's: the SIGKILL, which ends the server for good, comes last.
     urls = { play: await w.serve(), verifiers: await w.serve(), cut: await w.serve(), "fail:expire": await w.serve(), limit: await w.serve(4), "fail:kill": killLoops.url };
     const v1Urls = { play: await w.serve(), cut: await w.serve(4), "fail:expire": await w.serve(4), limit: await w.serve(4), "fail:kill": killV1.url };
-    [w.evalRewards, loops, v1] = await Promise.all([
+    const { play, ...rest } = urls;
+    const extra = { MANY: String(many), SERVE_PID: String(killLoops.child.pid) };
+    // Three processes side by side: the trainers' play (the longest scenario) apart from the rest.
+    let played: Driven, others: Driven;
+    [w.evalRewards, played, others, v1] = await Promise.all([
       evalRewardsOf(w, name),
-      drive(LOOPS, name, urls, { MANY: String(many), SERVE_PID: String(killLoops.child.pid) }),
+      drive(LOOPS, name, { play }, extra),
+      drive(LOOPS, name, rest, extra),
       drive(V1, name, v1Urls, { MANY: String(many), SERVE_PID: String(killV1.child.pid) }),
     ]);
+    loops = { outputs: { ...played.outputs, ...others.outputs }, stderr: { ...played.stderr, ...others.stderr } };
   }, 600_000);
   afterAll(async () => {
     for (const s of live) if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill("SIGKILL");
