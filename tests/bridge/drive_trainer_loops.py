@@ -1,7 +1,9 @@
 """Each trainer's loop, reduced to its contract, playing a rubricate environment through the adapters.
 
-Run by tests/bridge/env-trainer-loops.test.ts: `python3 drive_trainer_loops.py <scenario>` with
-RUBRICATE_ENV_URL set; prints one JSON object. The trainers are not installable here, so each
+Run by tests/bridge/trainer-loops.ts (the env-trainer-loops-*.test.ts files):
+`python3 drive_trainer_loops.py <scenario>[=<url>] ...` with RUBRICATE_ENV_URL and ENV_NAME set
+runs the scenarios one after another in this one interpreter (torch loads once), each against its
+own server, and prints one JSON object: each scenario's output under its name (see `main`). The trainers are not installable here, so each
 loop below is a stand-in that calls the adapter exactly as the trainer's code does (read from
 trl f2cd577, OpenRLHF 3c3be62, verl b178a3c); nothing of theirs is copied. The contracts:
 
@@ -50,6 +52,7 @@ import pickle
 import subprocess
 import sys
 import threading
+import traceback
 import types
 import urllib.request
 import uuid
@@ -63,6 +66,7 @@ import torch  # noqa: E402
 
 URL = os.environ["RUBRICATE_ENV_URL"]
 ENV = os.environ["ENV_NAME"]
+MANY = int(os.environ.get("MANY", "64"))  # the concurrent episodes of the `play` and `verifiers` scenarios
 TRAJECTORIES = json.load(open(os.path.join(here, "fixtures", "trajectories.json")))[ENV]
 out: dict = {}
 
@@ -375,8 +379,8 @@ def scenario_play():
     out["verl_errors"] = [s["rubricate_error"] for s in scored]
     out["open_after_play"] = open_sessions()
 
-    # 64 concurrent episodes per trainer, the tasks round-robin.
-    many = [list(TRAJECTORIES)[i % len(TRAJECTORIES)] for i in range(64)]
+    # MANY (64 unless set) concurrent episodes per trainer, the tasks round-robin.
+    many = [list(TRAJECTORIES)[i % len(TRAJECTORIES)] for i in range(MANY)]
     trl64 = TrlTrainer(trl_factory())
     out["trl_64"] = trl64.rollouts([{"task_id": t} for t in many], turns_of)[0]
     samples64 = asyncio.run(openrlhf_all(many))
@@ -643,7 +647,7 @@ def scenario_verifiers():
     out["verifiers"] = {t: s["metrics"]["rubricate_reward"] for t, s in zip(TRAJECTORIES, states)}
     out["verifiers_errors"] = [s["metrics"]["rubricate_error"] for s in states]
     out["verifiers_prompt_roles"] = [m["role"] for m in states[0]["prompt"]]
-    many = [list(TRAJECTORIES)[i % len(TRAJECTORIES)] for i in range(64)]
+    many = [list(TRAJECTORIES)[i % len(TRAJECTORIES)] for i in range(MANY)]
     out["verifiers_64"] = [s["metrics"]["rubricate_reward"] for s in asyncio.run(play_all(many))]
     out["tasks_64"] = many
     # All task_index rows (no task_ids): one per task of the server's environment.
@@ -671,5 +675,46 @@ def scenario_verifiers():
     out["open_after"] = open_sessions()
 
 
-{"play": scenario_play, "verifiers": scenario_verifiers, "cut": scenario_cut, "fail": scenario_fail, "limit": scenario_limit}[sys.argv[1]]()
-print(json.dumps(out))
+SCENARIOS = {"play": scenario_play, "verifiers": scenario_verifiers, "cut": scenario_cut, "fail": scenario_fail, "limit": scenario_limit}
+
+
+def loaded_by_a_scenario(module):
+    """An adapter (a file of examples/trainers) or a trainer's stand-in (a module made here, without a file)."""
+    path = getattr(module, "__file__", None)
+    return path.startswith(trainers + os.sep) if path else getattr(module, "__spec__", None) is None
+
+
+def main(specs):
+    """Runs `<scenario>[:<FAIL>][=<url>]` specs in order; prints {spec name: output, or {"error": traceback}}.
+
+    Each scenario plays against its own server (`=<url>`, else $RUBRICATE_ENV_URL), with the
+    adapters and trainer stand-ins it loaded dropped before the next one, as a fresh interpreter
+    would start; only torch and the TRL adapter, imported above, are shared. A scenario that
+    raises is reported and the next one runs. Each scenario's stderr follows a `--- scenario
+    <name>` line.
+    """
+    global URL
+    base_url, loaded = URL, set(sys.modules)
+    results = {}
+    for spec in specs:
+        name, _, url = spec.partition("=")
+        scenario, _, fail = name.partition(":")
+        URL = url or base_url
+        os.environ["RUBRICATE_ENV_URL"] = URL
+        if fail:
+            os.environ["FAIL"] = fail
+        for module in [m for m in set(sys.modules) - loaded if loaded_by_a_scenario(sys.modules[m])]:
+            del sys.modules[module]
+        out.clear()
+        print(f"--- scenario {name}", file=sys.stderr, flush=True)
+        try:
+            SCENARIOS[scenario]()
+            results[name] = dict(out)
+        except Exception:
+            traceback.print_exc()
+            results[name] = {"error": traceback.format_exc()}
+        sys.stderr.flush()
+    print(json.dumps(results))
+
+
+main(sys.argv[1:])

@@ -1,8 +1,10 @@
 """prime-rl's orchestrator and env server, and verifiers v1's episode machinery, reduced to their contract,
 playing a rubricate environment through examples/trainers/rubricate_v1.py.
 
-Run by tests/bridge/env-trainer-loops.test.ts: `python3 drive_verifiers_v1.py <scenario>` with
-RUBRICATE_ENV_URL and ENV_NAME set; prints one JSON object. verifiers and prime-rl are not
+Run by tests/bridge/trainer-loops.ts (the env-trainer-loops-*.test.ts files):
+`python3 drive_verifiers_v1.py <scenario>[=<url>] ...` with RUBRICATE_ENV_URL and ENV_NAME set
+runs the scenarios one after another in this interpreter, each against its own server, and prints
+one JSON object: each scenario's output under its name (see `main`). verifiers and prime-rl are not
 installable here (no network), so `verifiers.v1` below is a stand-in written from their source
 (verifiers a60a606, prime-rl 559b447; nothing copied), pydantic models as theirs are. The contract:
 
@@ -48,6 +50,7 @@ import os
 import runpy
 import sys
 import tomllib
+import traceback
 import types
 import urllib.request
 import copy
@@ -60,6 +63,7 @@ sys.path.insert(0, os.path.join(root, "examples", "trainers"))
 
 URL = os.environ["RUBRICATE_ENV_URL"]
 ENV = os.environ["ENV_NAME"]
+MANY = int(os.environ.get("MANY", "64"))  # the concurrent episodes of the `play` scenario
 TRAJECTORIES = json.load(open(os.path.join(here, "fixtures", "trajectories.json")))[ENV]
 out: dict = {}
 
@@ -890,7 +894,7 @@ def scenario_play():
     out["v1"] = {t: e.traces[0].rewards["rubricate"].value if e.ok else summary(e) for t, e in zip(TRAJECTORIES, episodes)}
     out["v1_trained"] = [trained(e) for e in episodes]
     out["v1_metrics"] = sorted(episodes[0].traces[0].metrics)
-    many = [list(TRAJECTORIES)[i % len(TRAJECTORIES)] for i in range(64)]
+    many = [list(TRAJECTORIES)[i % len(TRAJECTORIES)] for i in range(MANY)]
     out["tasks_64"] = many
     out["v1_64"] = [e.traces[0].reward if e.ok else summary(e) for e in asyncio.run(play(many))]
     # Without task_ids: one task per task of the server's environment, by index.
@@ -1005,6 +1009,48 @@ def watch_sessions():
     rubricate_env.EnvClient.open = open_
 
 
+SCENARIOS = {"play": scenario_play, "cut": scenario_cut, "fail": scenario_fail, "limit": scenario_limit}
+
+
+def loaded_by_a_scenario(module):
+    """An adapter (a file of examples/trainers, e.g. rubricate_v1 as the loader imports it)."""
+    path = getattr(module, "__file__", None)
+    return bool(path) and path.startswith(os.path.join(root, "examples", "trainers") + os.sep)
+
+
+def main(specs):
+    """Runs `<scenario>[:<FAIL>][=<url>]` specs in order; prints {spec name: output, or {"error": traceback}}.
+
+    Each scenario plays against its own server (`=<url>`, else $RUBRICATE_ENV_URL), with a fresh
+    import of the adapter and no tool server launched yet, as a fresh interpreter would start (the
+    stand-ins above and the patched EnvClient.open are shared). A scenario that raises is reported
+    and the next one runs. Each scenario's stderr follows a `--- scenario <name>` line.
+    """
+    global URL
+    base_url, loaded = URL, set(sys.modules)
+    results = {}
+    for spec in specs:
+        name, _, url = spec.partition("=")
+        scenario, _, fail = name.partition(":")
+        URL = url or base_url
+        os.environ["RUBRICATE_ENV_URL"] = URL
+        if fail:
+            os.environ["FAIL"] = fail
+        for module in [m for m in set(sys.modules) - loaded if loaded_by_a_scenario(sys.modules[m])]:
+            del sys.modules[module]
+        LAUNCHED_BY_MODULE.clear()
+        SESSIONS_SEEN.clear()
+        out.clear()
+        print(f"--- scenario {name}", file=sys.stderr, flush=True)
+        try:
+            SCENARIOS[scenario]()
+            results[name] = dict(out)
+        except Exception:
+            traceback.print_exc()
+            results[name] = {"error": traceback.format_exc()}
+        sys.stderr.flush()
+    print(json.dumps(results))
+
+
 watch_sessions()
-{"play": scenario_play, "cut": scenario_cut, "fail": scenario_fail, "limit": scenario_limit}[sys.argv[1]]()
-print(json.dumps(out))
+main(sys.argv[1:])

@@ -1,6 +1,6 @@
 import Database from "better-sqlite3";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, describe, it } from "vitest";
 import { score } from "../../src/score/score.js";
 import { createJudge } from "../../src/judge/create.js";
 import { loadRubricSync } from "../../src/rubric/load.js";
@@ -11,8 +11,9 @@ import { decide, jsonOf, KEY, RUBRIC, startServe } from "./helpers.js";
 
 process.env.RUBRICATE_TEST_KEY = KEY;
 
+// The two tests share nothing (each its own judge, server and cache file), so they run side by side.
 const servers: TestServer<unknown>[] = [];
-afterEach(async () => {
+afterAll(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });
 
@@ -37,7 +38,7 @@ async function judgeServer(latencyMs: number) {
 }
 
 describe("faults", () => {
-  it("SIGKILL mid-batch, restart, replay: no cached answer is paid again, the cache is intact", async () => {
+  it.concurrent("SIGKILL mid-batch, restart, replay: no cached answer is paid again, the cache is intact", async ({ expect }) => {
     const judge = await judgeServer(15);
     const dir = tempDir();
     const judgePath = writeJudgeFile(dir, judge.url, { max_concurrency: 4 });
@@ -86,7 +87,7 @@ describe("faults", () => {
     expect(integrity(cache)).toBe("ok");
   });
 
-  it("SIGTERM finishes the requests in flight, then closes the cache and exits 0", async () => {
+  it.concurrent("SIGTERM finishes the requests in flight, then closes the cache and exits 0", async ({ expect }) => {
     const judge = await judgeServer(150);
     const dir = tempDir();
     const cache = join(dir, "cache.db");

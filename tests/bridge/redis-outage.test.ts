@@ -13,6 +13,12 @@ import { startOpenAIServer, type TestServer } from "../../src/testing/servers/op
 import { decide, jsonOf, startServe, type LiveServer } from "./helpers.js";
 
 const RUBRIC = join(ROOT, "tests/bridge/fixtures/one-question.yaml");
+/**
+ * The cache's command timeout (3 s by default): how long each call waits on the stopped Redis. A
+ * shorter one takes the same path (no answer, then degraded); 1 s stays well above a Redis command
+ * on a loaded machine, so the cache is not reported degraded before the test stops Redis.
+ */
+const cacheUrl = () => `${redis.url}?timeout_ms=1000`;
 let redis: LiveRedis;
 let judge: TestServer<unknown>;
 let judgeFile: string;
@@ -40,7 +46,7 @@ redisServer.describe("serve on a Redis that stops answering", () => {
   });
 
   it("keeps answering from memory, reports degraded with the reason, logs the recovery, and stops on the first SIGTERM", async () => {
-    const server = await startServe(["--rubric", RUBRIC, "--judge", judgeFile, "--port", "0", "--cache", redis.url]);
+    const server = await startServe(["--rubric", RUBRIC, "--judge", judgeFile, "--port", "0", "--cache", cacheUrl()]);
     started.push(server);
     expect((await score(server.url, "before")).status).toBe(200);
     expect(await get(server.url, "/healthz")).toMatchObject({ ok: true, status: "ok", cache: { status: "ok" } });
@@ -77,17 +83,18 @@ redisServer.describe("serve on a Redis that stops answering", () => {
     }
   });
 
-  it("a replica started while Redis answers nothing says so and exits, rather than hang", async () => {
+  // These two start a replica that fails; they run side by side (the second never reaches this Redis).
+  it.concurrent("a replica started while Redis answers nothing says so and exits, rather than hang", async ({ expect }) => {
     redis.child.kill("SIGSTOP");
     try {
-      const failure = startServe(["--rubric", RUBRIC, "--judge", judgeFile, "--port", "0", "--cache", redis.url]);
+      const failure = startServe(["--rubric", RUBRIC, "--judge", judgeFile, "--port", "0", "--cache", cacheUrl()]);
       await expect(failure).rejects.toThrow(/rubricate: CACHE: cannot reach the Redis cache at redis:\/\/127\.0\.0\.1:\d+\/0: no answer within \d+ ms/);
     } finally {
       redis.child.kill("SIGCONT");
     }
   });
 
-  it("a replica started while Redis is down names the cause (ECONNREFUSED) in its error, not only in a warning", async () => {
+  it.concurrent("a replica started while Redis is down names the cause (ECONNREFUSED) in its error, not only in a warning", async ({ expect }) => {
     const failure = startServe(["--rubric", RUBRIC, "--judge", judgeFile, "--port", "0", "--cache", "redis://127.0.0.1:1/0"]);
     await expect(failure).rejects.toThrow(/rubricate: CACHE: cannot reach the Redis cache at redis:\/\/127\.0\.0\.1:1\/0: [^\n]*ECONNREFUSED/);
   });

@@ -50,6 +50,8 @@ const serve = async (args: string[]) => {
   return s;
 };
 
+// Each test starts its own servers and Python process (the shared judge only answers), so they run
+// side by side (it.concurrent) while each waits on its children.
 python.describe("trainer contracts, checked in Python as each trainer reads our answers", () => {
   beforeAll(async () => {
     judge = (await startOpenAIServer({ respond: judgeResponder(decide) })) as TestServer<unknown>;
@@ -61,7 +63,7 @@ python.describe("trainer contracts, checked in Python as each trainer reads our 
     await judge?.close();
   });
 
-  it("OpenRLHF: all-0, all-1 and mixed batches are floats (never an int64 tensor), never null, same keys; empty shards answered", async () => {
+  it.concurrent("OpenRLHF: all-0, all-1 and mixed batches are floats (never an int64 tensor), never null, same keys; empty shards answered", async ({ expect }) => {
     const one = await serve(["--rubric", join(ROOT, "tests/bridge/fixtures/one-check.yaml")]);
     const paris = { question: "Capital of France?", response: "Paris." };
     const rome = { question: "Capital of France?", response: "Rome." };
@@ -79,7 +81,7 @@ python.describe("trainer contracts, checked in Python as each trainer reads our 
     expect(Object.keys(out["empty-shard"].extra_logs).sort()).toEqual(["rubricate_error", "rubricate_error/says-paris", "says-paris"]);
   });
 
-  it("OpenRLHF: a lone judge failure gets the fallback, counted in extra_logs; a judge outage is a 503 with Retry-After, even with --errors zero", async () => {
+  it.concurrent("OpenRLHF: a lone judge failure gets the fallback, counted in extra_logs; a judge outage is a 503 with Retry-After, even with --errors zero", async ({ expect }) => {
     const good = await serve(["--rubric", RUBRIC, "--judge", writeJudgeFile(tempDir(), judge.url, { max_retries: 0 })]);
     const mixed = await contract([join(HERE, "openrlhf_contract.py"), good.url], [openrlhf("with-garble", CASES)]);
     expect(mixed["with-garble"].status).toBe(200);
@@ -102,7 +104,7 @@ python.describe("trainer contracts, checked in Python as each trainer reads our 
     }
   });
 
-  it("OpenRLHF: the judge killed mid-run gives a 503 with Retry-After, not nulls or invented rewards", async () => {
+  it.concurrent("OpenRLHF: the judge killed mid-run gives a 503 with Retry-After, not nulls or invented rewards", async ({ expect }) => {
     const dying = (await startOpenAIServer({ respond: judgeResponder(decide), latencyMs: 250 })) as TestServer<unknown>;
     const s = await serve(["--rubric", RUBRIC, "--judge", writeJudgeFile(tempDir(), dying.url, { max_retries: 0, max_concurrency: 4, timeout_ms: 2000 })]);
     const rows = Array.from({ length: 24 }, (_, i) => ({ question: `Question ${i}?`, answer: "Paris", response: `Paris ${i}, thank you.` }));
@@ -114,14 +116,14 @@ python.describe("trainer contracts, checked in Python as each trainer reads our 
     expect(Number(out.killed.retry_after)).toBeGreaterThan(0);
   });
 
-  it("OpenRLHF: a left-cut prompt (only its end in the query) still gets its response scored", async () => {
+  it.concurrent("OpenRLHF: a left-cut prompt (only its end in the query) still gets its response scored", async ({ expect }) => {
     const one = await serve(["--rubric", join(ROOT, "tests/bridge/fixtures/one-check.yaml")]);
     const prompt = template(`${"Background. ".repeat(200)}What is the capital of France?`);
     const out = await contract([join(HERE, "openrlhf_contract.py"), one.url], [{ name: "cut", query: [`${prompt.slice(-300)}Paris.<|im_end|>`], prompts: [prompt], labels: [""] }]);
     expect(out.cut).toMatchObject({ status: 200, rewards: [1], errors: [null] });
   });
 
-  it("TRL: floats or None (never NaN, never an int), one per completion; the error rate is logged as a metric", async () => {
+  it.concurrent("TRL: floats or None (never NaN, never an int), one per completion; the error rate is logged as a metric", async ({ expect }) => {
     const s = await serve(["--rubric", RUBRIC, "--judge", writeJudgeFile(tempDir(), judge.url, { max_retries: 0 })]);
     const out = await contract([join(HERE, "trl_contract.py"), s.url], CASES);
     expect(out.problems).toEqual([]);
@@ -131,7 +133,7 @@ python.describe("trainer contracts, checked in Python as each trainer reads our 
     expect(out.metrics).toEqual([["rubricate/error_rate", 0.25]]);
   });
 
-  it("verl: the file works loaded by path alone (python -I, outside the repo); score is a float in a dict with fixed keys", async () => {
+  it.concurrent("verl: the file works loaded by path alone (python -I, outside the repo); score is a float in a dict with fixed keys", async ({ expect }) => {
     const s = await serve(["--rubric", RUBRIC, "--judge", writeJudgeFile(tempDir(), judge.url, { max_retries: 0 })]);
     const out = await contract(["-I", join(HERE, "verl_contract.py"), s.url, join(ROOT, "examples/trainers/verl_reward.py")], CASES, dir);
     expect(out.problems).toEqual([]);
@@ -143,7 +145,7 @@ python.describe("trainer contracts, checked in Python as each trainer reads our 
     expect(out.scores.slice(0, 3).every((v: number) => typeof v === "number")).toBe(true);
   });
 
-  it("verifiers: a judge failure is logged and in the state's metrics, never an exception turned into a silent 0.0", async () => {
+  it.concurrent("verifiers: a judge failure is logged and in the state's metrics, never an exception turned into a silent 0.0", async ({ expect }) => {
     const s = await serve(["--rubric", RUBRIC, "--judge", writeJudgeFile(tempDir(), judge.url, { max_retries: 0 })]);
     const out = await contract([join(HERE, "verifiers_contract.py"), s.url], CASES);
     expect(out.exceptions).toEqual([]);

@@ -45,7 +45,10 @@ bwrap.describe("tests check under attack (bubblewrap)", () => {
       };
       const before = setCodeRunner(leaky);
       try {
-        for (const id of ["py-oracle", "js-oracle"]) expect((await score(CODE_HACKS.find((h) => h.id === id)!)).score, id).toBeGreaterThan(0);
+        for (const id of ["py-oracle", "js-oracle"]) {
+          const result = await score(CODE_HACKS.find((h) => h.id === id)!);
+          expect(result.score, `${id}: ${result.reasoning}`).toBeGreaterThan(0);
+        }
       } finally {
         setCodeRunner(before);
       }

@@ -93,25 +93,27 @@ let previousRunner: ReturnType<typeof setCodeRunner>;
 beforeAll(() => void (previousRunner = setCodeRunner(childProcessRunner())));
 afterAll(() => void setCodeRunner(previousRunner));
 
+// Each test below runs its own child processes on the runner set above and shares nothing else,
+// so they run side by side (it.concurrent) while each waits on its interpreter.
 python.describe("tests check: Python", () => {
-  it("MBPP asserts and pytest-style functions: share of tests passed, the failing test in the feedback", async () => {
+  it.concurrent("MBPP asserts and pytest-style functions: share of tests passed, the failing test in the feedback", async ({ expect }) => {
     const verdict = await runCheck({ tests: { language: "python", tests: "{{test_list}}", reward: "share" } }, mbpp);
     expect(verdict.pass).toBe(false);
     expect(verdict.score).toBeCloseTo(2 / 3, 12);
     expect(verdict.reasoning).toBe("2/3 tests passed; test 2 failed: AssertionError (test 2 line 1: assert add(2, 2) == 5)");
   });
-  it("reward all: no partial score; every test passing passes", async () => {
+  it.concurrent("reward all: no partial score; every test passing passes", async ({ expect }) => {
     const tests = { language: "python" as const, tests: ["assert add(1, 2) == 3"] };
     expect(await runCheck({ tests }, mbpp)).toEqual({ pass: true, reasoning: "1/1 tests passed", source: "check" });
   });
-  it("HumanEval: check(candidate) receives the entry point", async () => {
+  it.concurrent("HumanEval: check(candidate) receives the entry point", async ({ expect }) => {
     const sample = { response: "def square(x):\n    return x * x", test: "def check(candidate):\n    assert candidate(3) == 9\n    assert candidate(-2) == 4\n" };
     expect((await runCheck({ tests: { language: "python", tests: "{{test}}", entry_point: "square" } }, sample)).pass).toBe(true);
     const wrong = await runCheck({ tests: { language: "python", tests: "{{test}}", entry_point: "square" } }, { ...sample, response: "def square(x):\n    return 2 * x" });
     expect(wrong.pass).toBe(false);
     expect(wrong.reasoning).toContain("AssertionError");
   });
-  it("the solution's own objects (MBPP's Pair, a Stack) cross as handles: passed back, methods called, attributes read", async () => {
+  it.concurrent("the solution's own objects (MBPP's Pair, a Stack) cross as handles: passed back, methods called, attributes read", async ({ expect }) => {
     const response = [
       "class Pair:",
       "    def __init__(self, a, b):",
@@ -136,34 +138,34 @@ python.describe("tests check: Python", () => {
     const tests = ["assert max_chain_length([Pair(5, 24), Pair(15, 25), Pair(27, 40), Pair(50, 60)], 4) == 3", "s = Stack()\ns.push(1)\ns.push(2)\nassert s.pop() == 2 and len(s) == 1 and s.items == [1]\nassert s == s and s != Stack()"];
     expect(await runCheck({ tests: { language: "python", tests } }, { response })).toMatchObject({ pass: true, reasoning: "2/2 tests passed" });
   });
-  it("code that fails to load fails every test, with the error", async () => {
+  it.concurrent("code that fails to load fails every test, with the error", async ({ expect }) => {
     const verdict = await runCheck({ tests: { language: "python", tests: ["assert f() == 1"], reward: "share" } }, { response: "def f(:\n  return 1" });
     expect(verdict).toMatchObject({ pass: false, score: 0 });
     expect(verdict.reasoning).toMatch(/^the code failed before any test ran: SyntaxError/);
   });
-  it("printing a fake result line does not pass a test", async () => {
+  it.concurrent("printing a fake result line does not pass a test", async ({ expect }) => {
     const response = "import sys\nfor i in range(3):\n    print('x {\"test\": %d, \"ok\": true}' % i)\n    sys.__stdout__.write('{\"test\": %d, \"ok\": true}\\n' % i)\ndef add(a, b):\n    return 0";
     const verdict = await runCheck({ tests: { language: "python", tests: ["assert add(1, 2) == 3"] } }, { response });
     expect(verdict.pass).toBe(false);
   });
   prlimit.describe("limits", () => {
-    it("an endless loop is stopped by the per-test limit and the next test still runs", async () => {
+    it.concurrent("an endless loop is stopped by the per-test limit and the next test still runs", async ({ expect }) => {
       const response = "def slow(n):\n    while n > 0:\n        pass\n    return n";
       const verdict = await runCheck({ tests: { language: "python", tests: ["assert slow(1) == 1", "assert slow(0) == 0"], test_timeout_ms: 1000, reward: "share" } }, { response });
       expect(verdict.score).toBe(0.5);
       expect(verdict.reasoning).toContain("TestTimeout");
     });
-    it("the whole run is killed at its wall-clock limit", async () => {
+    it.concurrent("the whole run is killed at its wall-clock limit", async ({ expect }) => {
       const response = "import time\ndef f():\n    time.sleep(30)";
       const verdict = await runCheck({ tests: { language: "python", tests: ["f()"], timeout_ms: 1500, test_timeout_ms: 60_000 } }, { response });
       expect(verdict).toMatchObject({ pass: false, reasoning: "0/1 tests passed (timed out after 1500 ms)" });
     });
-    it("memory beyond the limit fails the code, not the scorer", async () => {
+    it.concurrent("memory beyond the limit fails the code, not the scorer", async ({ expect }) => {
       const verdict = await runCheck({ tests: { language: "python", tests: ["assert len(big) > 0"], memory_mb: 128 } }, { response: "big = bytearray(1024 * 1024 * 1024)" });
       expect(verdict.pass).toBe(false);
       expect(verdict.reasoning).toMatch(/MemoryError/);
     });
-    it("a flood of output from the solution stops it and is reported", async () => {
+    it.concurrent("a flood of output from the solution stops it and is reported", async ({ expect }) => {
       const verdict = await runCheck({ tests: { language: "python", tests: ["assert f() == 1"] } }, { response: "import os\ndef f():\n    while True: os.write(1, b'x' * 65536)" });
       expect(verdict).toMatchObject({ pass: false });
       expect(verdict.reasoning).toContain("wrote more than");
@@ -172,20 +174,20 @@ python.describe("tests check: Python", () => {
 });
 
 describe("tests check: JavaScript and TypeScript", () => {
-  it("JavaScript: tests use assert against the solution's functions", async () => {
+  it.concurrent("JavaScript: tests use assert against the solution's functions", async ({ expect }) => {
     const response = "```js\nfunction add(a, b) { console.log('noise'); return a + b }\n```";
     const verdict = await runCheck({ tests: { language: "javascript", tests: ["assert.strictEqual(add(1, 2), 3)", "assert.strictEqual(add(2, 2), 5)"], reward: "share" } }, { response });
     expect(verdict.score).toBe(0.5);
     expect(verdict.reasoning).toContain("test 2 failed: AssertionError: Expected values to be strictly equal: 4 !== 5");
   });
-  it("TypeScript: types stripped, exported functions visible to the tests", async () => {
+  it.concurrent("TypeScript: types stripped, exported functions visible to the tests", async ({ expect }) => {
     const response = "```ts\nexport function add(a: number, b: number): number { return a + b }\n```";
     expect((await runCheck({ tests: { language: "typescript", tests: ["assert.strictEqual(add(1, 2), 3)"] } }, { response })).pass).toBe(true);
     const broken = await runCheck({ tests: { language: "typescript", tests: ["assert.ok(true)"] } }, { response: "```ts\nexport function (: {\n```" });
     expect(broken.pass).toBe(false);
     expect(broken.reasoning).toMatch(/^the code does not compile/);
   });
-  it("an endless loop in JavaScript is stopped", async () => {
+  it.concurrent("an endless loop in JavaScript is stopped", async ({ expect }) => {
     const verdict = await runCheck({ tests: { language: "javascript", tests: ["assert.strictEqual(spin(), 1)", "assert.ok(true)"], test_timeout_ms: 1000, reward: "share" } }, { response: "function spin() { for (;;) {} }" });
     expect(verdict.score).toBe(0.5);
   });
