@@ -62,8 +62,10 @@ redisServer.describe("three serve replicas sharing a Redis cache", () => {
   });
 
   it("one replica SIGKILLed mid-run: the others finish, and only calls it had in flight are paid again", async () => {
-    // lock_ms=1000: a dead replica's claims lapse after a second (the default is 10 s).
-    const [doomed, ...rest] = await startReplicas(`${redis.url}?prefix=killed&lock_ms=1000`, 60);
+    // lock_ms=3000: a dead replica's claims lapse after 3 s (the default is 10 s). Not shorter: a
+    // live replica renews every lock_ms/3, and on a loaded two-core machine a replica starved of
+    // CPU for over a second lost its claims at lock_ms=1000 and the others paid its calls again.
+    const [doomed, ...rest] = await startReplicas(`${redis.url}?prefix=killed&lock_ms=3000`, 60);
     const batch = samples("killed");
     const lost = score(doomed.url, batch).then(
       (r) => r.status,
