@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { nodeHttpFetch } from "../../src/providers/http-fetch.js";
+import { NodeHeaders, nodeHttpFetch, requestHeaders, responseHeaders } from "../../src/providers/http-fetch.js";
 
 let server: Server;
 let url: string;
@@ -98,5 +98,39 @@ describe("response size cap", () => {
       delete process.env.RUBRICATE_MAX_RESPONSE_MB;
       await srv.close();
     }
+  });
+});
+
+describe("NodeHeaders (the light response's headers)", () => {
+  // As node:http hands them over: lowercase names, set-cookie as a list.
+  const raw = { "x-request-id": "r1", "content-type": "application/json", "set-cookie": ["a=1", "b=2"], "retry-after": "3", "a-first": "z" };
+  const light = new NodeHeaders(raw);
+  const undici = responseHeaders({ headers: raw } as never);
+
+  it("reads every header as an undici Headers built from the same response does, in any case", () => {
+    for (const name of ["x-request-id", "X-Request-ID", "Content-Type", "set-cookie", "retry-after", "missing"]) {
+      expect(light.get(name)).toBe(undici.get(name));
+      expect(light.has(name)).toBe(undici.has(name));
+    }
+  });
+
+  it("lists the same pairs in the same (sorted) order", () => {
+    expect([...light.entries()]).toEqual([...undici.entries()]);
+    expect([...light]).toEqual([...undici]);
+    expect([...light.keys()]).toEqual([...undici.keys()]);
+    const seen: string[] = [];
+    light.forEach((value, key) => seen.push(`${key}=${value}`));
+    expect(seen).toEqual([...undici.entries()].map(([k, v]) => `${k}=${v}`));
+  });
+});
+
+describe("requestHeaders", () => {
+  it("copies a Headers, a plain object and a pair list the same way, with the body's byte length", () => {
+    const expected = { "content-type": "application/json", "x-stainless-retry-count": "0", "content-length": "10" };
+    const body = '{"q":"é"}';
+    expect(requestHeaders({ headers: new Headers({ "Content-Type": "application/json", "X-Stainless-Retry-Count": "0" }), body })).toEqual(expected);
+    expect(requestHeaders({ headers: { "Content-Type": "application/json", "X-Stainless-Retry-Count": "0" }, body })).toEqual(expected);
+    expect(requestHeaders({ headers: [["content-type", "application/json"], ["x-stainless-retry-count", "0"]], body })).toEqual(expected);
+    expect(requestHeaders({})).toEqual({});
   });
 });
