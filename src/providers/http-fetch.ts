@@ -50,10 +50,22 @@ export const nodeHttpFetch: typeof fetch = async (input, init = {}) => {
   const headers = requestHeaders(init);
   const body = init.body as string | undefined | null;
   const client = target.protocol === "https:" ? https : http;
-  return new Promise<Response>((resolve, reject) => {
+  const signal = init.signal ?? undefined;
+  return new Promise<Response>((resolveCall, rejectCall) => {
     const method = init.method ?? "GET";
     const limit = method === "GET" ? Number.POSITIVE_INFINITY : Number(process.env.RUBRICATE_MAX_RESPONSE_MB) * 1024 * 1024 || MAX_RESPONSE_BYTES;
-    const options = { ...target.options, method, headers, agent: agents[target.protocol], signal: init.signal ?? undefined };
+    // One abort listener of our own, removed when the call settles, rather than http.request's
+    // `signal` option, which also sets up a stream-end watcher per request to remove its listener.
+    const onAbort = () => request.destroy(abortError(signal!));
+    const resolve = (response: Response) => {
+      signal?.removeEventListener("abort", onAbort);
+      resolveCall(response);
+    };
+    const reject = (error: unknown) => {
+      signal?.removeEventListener("abort", onAbort);
+      rejectCall(error);
+    };
+    const options = { ...target.options, method, headers, agent: agents[target.protocol] };
     const request = client.request(options, (res) => {
       const chunks: Buffer[] = [];
       let received = 0;
@@ -81,9 +93,16 @@ export const nodeHttpFetch: typeof fetch = async (input, init = {}) => {
       });
     });
     request.on("error", reject);
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener("abort", onAbort, { once: true });
     request.end(body ?? undefined);
   });
 };
+
+/** The error node:http destroys an aborted request with (its `signal` option's), so callers see the same. */
+function abortError(signal: AbortSignal): Error {
+  return Object.assign(new Error("The operation was aborted", { cause: signal.reason }), { name: "AbortError", code: "ABORT_ERR" });
+}
 
 /** Where a request goes, as node:http takes it, with the protocol picked out. */
 interface RequestTarget {

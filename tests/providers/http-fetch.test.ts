@@ -1,5 +1,6 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { getEventListeners } from "node:events";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { NodeHeaders, nodeHttpFetch, requestHeaders, responseHeaders } from "../../src/providers/http-fetch.js";
 
@@ -19,13 +20,20 @@ beforeAll(async () => {
         res.writeHead(200, { "content-type": "application/json", "content-length": "100" });
         res.write('{"partial":');
         setTimeout(() => res.destroy(), 10);
+      } else if (req.url === "/stall") {
+        // Headers and half a body, then nothing: only an abort ends the call.
+        res.writeHead(200, { "content-type": "application/json" });
+        res.write('{"partial":');
       } else res.writeHead(204).end();
     });
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
-afterAll(() => new Promise<void>((r) => server.close(() => r())));
+afterAll(() => {
+  server.closeAllConnections();
+  return new Promise<void>((r) => server.close(() => r()));
+});
 
 describe("nodeHttpFetch", () => {
   it("sends JSON bodies with their length and reads JSON answers from the buffer", async () => {
@@ -58,6 +66,26 @@ describe("nodeHttpFetch", () => {
       (e: { code?: string; cause?: { code?: string } }) => e,
     );
     expect(error?.code ?? error?.cause?.code).toBe("ECONNRESET");
+  });
+
+  it("an abort stops the call with an AbortError, before it starts or mid-body", async () => {
+    const before = new AbortController();
+    before.abort();
+    await expect(nodeHttpFetch(`${url}/json`, { signal: before.signal })).rejects.toMatchObject({ name: "AbortError", code: "ABORT_ERR" });
+    const during = new AbortController();
+    const call = nodeHttpFetch(`${url}/stall`, { method: "POST", body: "{}", signal: during.signal });
+    // Aborted once the server holds the request (it has sent headers and half a body by then).
+    while (!seen.some((r) => r.body === "{}")) await new Promise((r) => setTimeout(r, 5));
+    during.abort();
+    await expect(call).rejects.toMatchObject({ name: "AbortError", code: "ABORT_ERR" });
+    expect(getEventListeners(during.signal, "abort")).toHaveLength(0);
+  });
+
+  it("a settled call leaves no listener on its signal", async () => {
+    const controller = new AbortController();
+    await (await nodeHttpFetch(`${url}/json`, { method: "POST", body: "{}", signal: controller.signal })).json();
+    await nodeHttpFetch(`${url}/cut`, { signal: controller.signal }).catch(() => undefined);
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
   });
 
   it("sends uploads (non-string bodies) through the global fetch", async () => {
