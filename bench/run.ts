@@ -17,6 +17,7 @@ import { throughput } from "./throughput.js";
 import { tokens } from "./tokens.js";
 import { prompt } from "./prompt.js";
 import { peer } from "./peer.js";
+import { cliBatched } from "./cli-batched.js";
 
 type Bench = (ctx: BenchContext) => Promise<BenchResult<any>>;
 
@@ -24,6 +25,7 @@ type Bench = (ctx: BenchContext) => Promise<BenchResult<any>>;
 export const BENCHMARKS: Record<string, Bench> = {
   throughput,
   peer,
+  "cli-batched": cliBatched,
   cpu,
   tokens,
   prompt,

@@ -13,10 +13,16 @@ export const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 /** Keep-alive connection pools, one per protocol, shared by the live and the batch fetch. */
 export const agents = { "http:": new http.Agent({ keepAlive: true }), "https:": new https.Agent({ keepAlive: true }) };
 
-/** A request's headers as node:http takes them, with the content length of a string body. */
+/**
+ * A request's headers as node:http takes them, with the content length of a string body. The
+ * SDKs hand over a `Headers`; it is read in place rather than copied into another one (a copy per
+ * call was a measurable part of the per-call CPU, BENCHMARKS.md).
+ */
 export function requestHeaders(init: RequestInit): Record<string, string> {
   const headers: Record<string, string> = {};
-  new Headers(init.headers).forEach((value, key) => (headers[key] = value));
+  const given = init.headers;
+  const source = given === undefined || given instanceof Headers ? given : new Headers(given);
+  source?.forEach((value, key) => (headers[key] = value));
   if (typeof init.body === "string") headers["content-length"] = String(Buffer.byteLength(init.body));
   return headers;
 }
@@ -39,15 +45,28 @@ export function responseHeaders(res: http.IncomingMessage): Headers {
 export const nodeHttpFetch: typeof fetch = async (input, init = {}) => {
   const plainBody = init.body === undefined || init.body === null || typeof init.body === "string";
   if (process.env.RUBRICATE_HTTP === "fetch" || input instanceof Request || !plainBody) return fetch(input, init);
-  const url = new URL(input as string | URL);
-  if (url.protocol !== "http:" && url.protocol !== "https:") return fetch(input, init);
+  const target = requestTarget(input as string | URL);
+  if (!target) return fetch(input, init);
   const headers = requestHeaders(init);
   const body = init.body as string | undefined | null;
-  const client = url.protocol === "https:" ? https : http;
-  return new Promise<Response>((resolve, reject) => {
+  const client = target.protocol === "https:" ? https : http;
+  const signal = init.signal ?? undefined;
+  return new Promise<Response>((resolveCall, rejectCall) => {
     const method = init.method ?? "GET";
     const limit = method === "GET" ? Number.POSITIVE_INFINITY : Number(process.env.RUBRICATE_MAX_RESPONSE_MB) * 1024 * 1024 || MAX_RESPONSE_BYTES;
-    const request = client.request(url, { method, headers, agent: agents[url.protocol as "http:"], signal: init.signal ?? undefined }, (res) => {
+    // One abort listener of our own, removed when the call settles, rather than http.request's
+    // `signal` option, which also sets up a stream-end watcher per request to remove its listener.
+    const onAbort = () => request.destroy(abortError(signal!));
+    const resolve = (response: Response) => {
+      signal?.removeEventListener("abort", onAbort);
+      resolveCall(response);
+    };
+    const reject = (error: unknown) => {
+      signal?.removeEventListener("abort", onAbort);
+      rejectCall(error);
+    };
+    const options = { ...target.options, method, headers, agent: agents[target.protocol] };
+    const request = client.request(options, (res) => {
       const chunks: Buffer[] = [];
       let received = 0;
       res.on("data", (chunk: Buffer) => {
@@ -55,7 +74,7 @@ export const nodeHttpFetch: typeof fetch = async (input, init = {}) => {
         if (received > limit) {
           res.destroy();
           // Not retryable: the same server would send the same again.
-          reject(new RubricateError("PROVIDER_HTTP", `${url.host}: response body over ${Math.round(limit / 1024 / 1024)} MB, not read further (RUBRICATE_MAX_RESPONSE_MB raises the limit)`, { retryable: false }));
+          reject(new RubricateError("PROVIDER_HTTP", `${target.options.host}: response body over ${Math.round(limit / 1024 / 1024)} MB, not read further (RUBRICATE_MAX_RESPONSE_MB raises the limit)`, { retryable: false }));
           return;
         }
         chunks.push(chunk);
@@ -66,30 +85,148 @@ export const nodeHttpFetch: typeof fetch = async (input, init = {}) => {
         // A body cut short is a network failure (retryable), as undici reports it.
         if (!res.complete) return reject(Object.assign(new TypeError("terminated"), { cause: { code: "ECONNRESET" } }));
         const status = res.statusCode ?? 502;
-        const init = { status, statusText: res.statusMessage, headers: responseHeaders(res) };
         const nullBody = status === 204 || status === 304;
         const isJson = /\bjson\b/i.test(String(res.headers["content-type"] ?? ""));
-        resolve(nullBody ? new Response(null, init) : isJson ? bufferedJsonResponse(Buffer.concat(chunks), init) : new Response(Buffer.concat(chunks), init));
+        const buffer = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+        if (nullBody || isJson) resolve(new BufferedResponse(target.href, status, res.statusMessage ?? "", new NodeHeaders(res.headers), nullBody ? null : buffer) as unknown as Response);
+        else resolve(new Response(buffer, { status, statusText: res.statusMessage, headers: responseHeaders(res) }));
       });
     });
     request.on("error", reject);
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener("abort", onAbort, { once: true });
     request.end(body ?? undefined);
   });
 };
 
+/** The error node:http destroys an aborted request with (its `signal` option's), so callers see the same. */
+function abortError(signal: AbortSignal): Error {
+  return Object.assign(new Error("The operation was aborted", { cause: signal.reason }), { name: "AbortError", code: "ABORT_ERR" });
+}
+
+/** Where a request goes, as node:http takes it, with the protocol picked out. */
+interface RequestTarget {
+  href: string;
+  protocol: "http:" | "https:";
+  options: { protocol: string; host: string; hostname: string; port: string; path: string; auth?: string };
+}
+
+/** Parsed targets by URL string: the SDKs call the same few URLs again and again. */
+const targets = new Map<string, RequestTarget>();
+const MAX_TARGETS = 256;
+
+/** The http(s) target of a URL (parsed once per distinct string), or undefined for another protocol. */
+function requestTarget(input: string | URL): RequestTarget | undefined {
+  const key = String(input);
+  const known = targets.get(key);
+  if (known) return known;
+  const url = new URL(key);
+  if (url.protocol !== "http:" && url.protocol !== "https:") return undefined;
+  // Square brackets are for URLs only: node:http connects to the bare IPv6 address.
+  const hostname = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
+  const auth = url.username || url.password ? `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}` : undefined;
+  const target: RequestTarget = {
+    href: url.href,
+    protocol: url.protocol,
+    options: { protocol: url.protocol, host: url.host, hostname, port: url.port, path: `${url.pathname}${url.search}`, ...(auth ? { auth } : {}) },
+  };
+  if (targets.size >= MAX_TARGETS) targets.clear();
+  targets.set(key, target);
+  return target;
+}
+
 /**
- * A JSON response whose body is already in memory: `json()` and `text()` read the buffer
- * directly instead of through a web stream (the SDKs call only these for JSON). Its `body` is
- * null, which both SDKs accept for non-streaming calls; streams and files get a plain Response.
- * A function rather than a `class … extends Response`: naming the global `Response` at module
- * load makes Node load undici (~50 ms), which `import "rubricate"` must not pay.
+ * A node:http response's headers behind the read side of the fetch `Headers` API, read in place
+ * (repeated ones joined with ", ", as `responseHeaders` does). Building an undici `Headers` for every
+ * answer was a measurable part of the per-call CPU; the SDKs only read these.
  */
-function bufferedJsonResponse(buffer: Buffer, init: ResponseInit): Response {
-  const text = async () => buffer.toString("utf8");
-  // Own properties rather than methods: the DOM typings declare these as function-valued members.
-  return Object.assign(new Response(null, init), {
-    text,
-    json: async () => JSON.parse(await text()),
-    arrayBuffer: async () => buffer.buffer.slice(buffer.byteOffset, buffer.byteOffset + buffer.byteLength),
-  });
+export class NodeHeaders {
+  constructor(private readonly raw: http.IncomingHttpHeaders) {}
+
+  get(name: string): string | null {
+    const value = this.raw[name.toLowerCase()];
+    return value === undefined ? null : Array.isArray(value) ? value.join(", ") : value;
+  }
+
+  has(name: string): boolean {
+    return this.raw[name.toLowerCase()] !== undefined;
+  }
+
+  getSetCookie(): string[] {
+    return this.raw["set-cookie"] ?? [];
+  }
+
+  forEach(fn: (value: string, key: string, headers: NodeHeaders) => void): void {
+    for (const [key, value] of this.entries()) fn(value, key, this);
+  }
+
+  /** Name and value pairs sorted by name, as `Headers` iterates. */
+  *entries(): IterableIterator<[string, string]> {
+    for (const key of Object.keys(this.raw).sort()) {
+      const value = this.get(key);
+      if (value !== null) yield [key, value];
+    }
+  }
+
+  *keys(): IterableIterator<string> {
+    for (const [key] of this.entries()) yield key;
+  }
+
+  *values(): IterableIterator<string> {
+    for (const [, value] of this.entries()) yield value;
+  }
+
+  [Symbol.iterator](): IterableIterator<[string, string]> {
+    return this.entries();
+  }
+}
+
+/**
+ * A fetch response whose body is already in memory (JSON, or none for 204/304): what both SDKs
+ * read of a non-streaming answer (status, ok, url, headers, text(), json(), a null `body`), without
+ * the undici `Response` and `Headers` built per call (BENCHMARKS.md). Streams and files keep a
+ * real Response. Not a `class … extends Response`: naming the global `Response` at module load
+ * makes Node load undici (~50 ms), which `import "rubricate"` must not pay.
+ */
+export class BufferedResponse {
+  readonly type = "basic";
+  readonly redirected = false;
+  readonly body = null;
+  readonly bodyUsed = false;
+  readonly ok: boolean;
+
+  constructor(
+    readonly url: string,
+    readonly status: number,
+    readonly statusText: string,
+    readonly headers: NodeHeaders,
+    private readonly buffer: Buffer | null,
+  ) {
+    this.ok = status >= 200 && status < 300;
+  }
+
+  async text(): Promise<string> {
+    return this.buffer ? this.buffer.toString("utf8") : "";
+  }
+
+  async json(): Promise<unknown> {
+    return JSON.parse(await this.text());
+  }
+
+  async arrayBuffer(): Promise<ArrayBuffer> {
+    const b = this.buffer ?? Buffer.alloc(0);
+    return b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
+  }
+
+  async bytes(): Promise<Uint8Array> {
+    return new Uint8Array(await this.arrayBuffer());
+  }
+
+  async blob(): Promise<Blob> {
+    return new Blob([await this.arrayBuffer()], { type: this.headers.get("content-type") ?? "" });
+  }
+
+  clone(): BufferedResponse {
+    return new BufferedResponse(this.url, this.status, this.statusText, this.headers, this.buffer);
+  }
 }

@@ -1,7 +1,8 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { getEventListeners } from "node:events";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { nodeHttpFetch } from "../../src/providers/http-fetch.js";
+import { NodeHeaders, nodeHttpFetch, requestHeaders, responseHeaders } from "../../src/providers/http-fetch.js";
 
 let server: Server;
 let url: string;
@@ -19,13 +20,20 @@ beforeAll(async () => {
         res.writeHead(200, { "content-type": "application/json", "content-length": "100" });
         res.write('{"partial":');
         setTimeout(() => res.destroy(), 10);
+      } else if (req.url === "/stall") {
+        // Headers and half a body, then nothing: only an abort ends the call.
+        res.writeHead(200, { "content-type": "application/json" });
+        res.write('{"partial":');
       } else res.writeHead(204).end();
     });
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
-afterAll(() => new Promise<void>((r) => server.close(() => r())));
+afterAll(() => {
+  server.closeAllConnections();
+  return new Promise<void>((r) => server.close(() => r()));
+});
 
 describe("nodeHttpFetch", () => {
   it("sends JSON bodies with their length and reads JSON answers from the buffer", async () => {
@@ -58,6 +66,26 @@ describe("nodeHttpFetch", () => {
       (e: { code?: string; cause?: { code?: string } }) => e,
     );
     expect(error?.code ?? error?.cause?.code).toBe("ECONNRESET");
+  });
+
+  it("an abort stops the call with an AbortError, before it starts or mid-body", async () => {
+    const before = new AbortController();
+    before.abort();
+    await expect(nodeHttpFetch(`${url}/json`, { signal: before.signal })).rejects.toMatchObject({ name: "AbortError", code: "ABORT_ERR" });
+    const during = new AbortController();
+    const call = nodeHttpFetch(`${url}/stall`, { method: "POST", body: "{}", signal: during.signal });
+    // Aborted once the server holds the request (it has sent headers and half a body by then).
+    while (!seen.some((r) => r.body === "{}")) await new Promise((r) => setTimeout(r, 5));
+    during.abort();
+    await expect(call).rejects.toMatchObject({ name: "AbortError", code: "ABORT_ERR" });
+    expect(getEventListeners(during.signal, "abort")).toHaveLength(0);
+  });
+
+  it("a settled call leaves no listener on its signal", async () => {
+    const controller = new AbortController();
+    await (await nodeHttpFetch(`${url}/json`, { method: "POST", body: "{}", signal: controller.signal })).json();
+    await nodeHttpFetch(`${url}/cut`, { signal: controller.signal }).catch(() => undefined);
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
   });
 
   it("sends uploads (non-string bodies) through the global fetch", async () => {
@@ -98,5 +126,39 @@ describe("response size cap", () => {
       delete process.env.RUBRICATE_MAX_RESPONSE_MB;
       await srv.close();
     }
+  });
+});
+
+describe("NodeHeaders (the light response's headers)", () => {
+  // As node:http hands them over: lowercase names, set-cookie as a list.
+  const raw = { "x-request-id": "r1", "content-type": "application/json", "set-cookie": ["a=1", "b=2"], "retry-after": "3", "a-first": "z" };
+  const light = new NodeHeaders(raw);
+  const undici = responseHeaders({ headers: raw } as never);
+
+  it("reads every header as an undici Headers built from the same response does, in any case", () => {
+    for (const name of ["x-request-id", "X-Request-ID", "Content-Type", "set-cookie", "retry-after", "missing"]) {
+      expect(light.get(name)).toBe(undici.get(name));
+      expect(light.has(name)).toBe(undici.has(name));
+    }
+  });
+
+  it("lists the same pairs in the same (sorted) order", () => {
+    expect([...light.entries()]).toEqual([...undici.entries()]);
+    expect([...light]).toEqual([...undici]);
+    expect([...light.keys()]).toEqual([...undici.keys()]);
+    const seen: string[] = [];
+    light.forEach((value, key) => seen.push(`${key}=${value}`));
+    expect(seen).toEqual([...undici.entries()].map(([k, v]) => `${k}=${v}`));
+  });
+});
+
+describe("requestHeaders", () => {
+  it("copies a Headers, a plain object and a pair list the same way, with the body's byte length", () => {
+    const expected = { "content-type": "application/json", "x-stainless-retry-count": "0", "content-length": "10" };
+    const body = '{"q":"é"}';
+    expect(requestHeaders({ headers: new Headers({ "Content-Type": "application/json", "X-Stainless-Retry-Count": "0" }), body })).toEqual(expected);
+    expect(requestHeaders({ headers: { "Content-Type": "application/json", "X-Stainless-Retry-Count": "0" }, body })).toEqual(expected);
+    expect(requestHeaders({ headers: [["content-type", "application/json"], ["x-stainless-retry-count", "0"]], body })).toEqual(expected);
+    expect(requestHeaders({})).toEqual({});
   });
 });

@@ -186,8 +186,11 @@ describe("openai adapter: failures", () => {
   it("the caller's AbortSignal stops the call as ABORTED, before or during it", async () => {
     srv.setBehavior({ sequence: ["hang"] });
     const ac = new AbortController();
-    setTimeout(() => ac.abort(), 50);
-    expect(await failure(provider.complete(ask(), { signal: ac.signal, timeoutMs: 5000 }))).toMatchObject({ code: "ABORTED", retryable: false });
+    const call = provider.complete(ask(), { signal: ac.signal, timeoutMs: 5000 });
+    // Aborted once the server holds the request (a fixed delay lost the race under load).
+    while (srv.requests.length === 0) await new Promise((r) => setTimeout(r, 5));
+    ac.abort();
+    expect(await failure(call)).toMatchObject({ code: "ABORTED", retryable: false });
     expect(await failure(provider.complete(ask(), { signal: ac.signal }))).toMatchObject({ code: "ABORTED" });
     expect(srv.requests).toHaveLength(1);
   });

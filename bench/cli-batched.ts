@@ -1,0 +1,105 @@
+/**
+ * The batched CLI end to end, start-up included: the built `rubricate score` over 2,000 samples
+ * with a batched-mode judge (one call per sample for all ten questions) at judge concurrency 64
+ * against the fake judge (50 ms latency, its own process), timed from spawn to exit. Side by side,
+ * a fresh node process runs autoevals 0.3.0 making the same number of calls at the same
+ * concurrency (bench/cli-batched-peer-child.mjs), its start-up included too. The ideal is
+ * calls × latency ÷ concurrency (2,000 × 0.05 / 64 = 1.56 s), so 1.0 means no time lost to
+ * start-up or the library's own work. Builds dist/ first when it is missing.
+ *   npx tsx bench/run.ts cli-batched
+ */
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { once } from "node:events";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ROOT, round, samples, tenQuestions, type BenchContext, type BenchResult } from "./lib/common.js";
+import { startServerChild } from "./lib/server.js";
+
+const LATENCY_MS = 50;
+const CONCURRENCY = 64;
+
+interface Row {
+  run: string;
+  round: number;
+  calls: number;
+  idealS: number;
+  actualS: number | string;
+  ratio: number | string;
+}
+
+/** Runs `node args`, resolving with its wall time from spawn to exit (s); a failure throws with its stderr. */
+async function timed(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const t0 = performance.now();
+  const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ["ignore", "ignore", "pipe"] });
+  let stderr = "";
+  child.stderr!.on("data", (c: Buffer) => (stderr += c.toString()));
+  const [code] = (await once(child, "close")) as [number];
+  const seconds = (performance.now() - t0) / 1000;
+  if (code !== 0) throw new Error(`node ${args.join(" ")} exited ${code}: ${stderr.slice(-2000)}`);
+  return seconds;
+}
+
+/** Runs the batched-CLI benchmark. */
+export async function cliBatched(ctx: BenchContext): Promise<BenchResult<Row>> {
+  const main = join(ROOT, "dist", "cli", "main.js");
+  if (!existsSync(main)) {
+    const b = spawnSync("npm", ["run", "build"], { cwd: ROOT, stdio: "inherit" });
+    if (b.status !== 0) throw new Error("npm run build failed");
+  }
+  const n = ctx.quick ? 500 : 2000;
+  const rounds = ctx.quick ? 1 : 3;
+  const ideal = round((n * LATENCY_MS) / CONCURRENCY / 1000, 2);
+  const peerDir = process.env.RUBRICATE_BENCH_PEER_DIR ?? join(ROOT, "bench", "peer");
+  const peer = existsSync(join(peerDir, "node_modules", "autoevals"));
+  const criteria = tenQuestions()
+    .criteria.map((c) => ("question" in c ? String(c.question) : ""))
+    .filter(Boolean)
+    .join(" ");
+  const server = await startServerChild({ latencyMs: LATENCY_MS });
+  const dir = mkdtempSync(join(tmpdir(), "rubricate-bench-cli-batched-"));
+  const rows: Row[] = [];
+  try {
+    writeFileSync(join(dir, "rubric.yaml"), readFileSync(join(ROOT, "tests/fixtures/rubrics/ten-questions.yaml")));
+    writeFileSync(join(dir, "judge.yaml"), `provider: openai-compatible\nmodel: bench-judge\nbase_url: ${server.url}\nmode: batched\nmax_concurrency: ${CONCURRENCY}\nmax_retries: 5\ntimeout_ms: 30000\n`);
+    let from = 0;
+    for (let r = 1; r <= rounds; r++) {
+      // Fresh samples each round: the CLI runs without a cache, and the server answers all alike.
+      const file = join(dir, `samples-${r}.jsonl`);
+      writeFileSync(file, [...samples(n, 600, (from += 1_000_000))].map((s) => JSON.stringify(s)).join("\n") + "\n");
+      const before = (await server.stats()).requests;
+      const cliS = await timed([main, "score", join(dir, "rubric.yaml"), file, "--judge", join(dir, "judge.yaml"), "--no-cache", "-c", String(CONCURRENCY), "-q", "-o", join(dir, `out-${r}.jsonl`)]);
+      const calls = (await server.stats()).requests - before;
+      const lines = readFileSync(join(dir, `out-${r}.jsonl`), "utf8").trim().split("\n");
+      if (calls !== n || lines.length !== n) throw new Error(`rubricate: ${calls} calls and ${lines.length} result lines for ${n} samples`);
+      rows.push({ run: "rubricate score (built CLI, batched mode)", round: r, calls, idealS: ideal, actualS: round(cliS, 2), ratio: round(ideal / cliS, 3) });
+      if (!peer) {
+        rows.push({ run: "autoevals 0.3.0 ClosedQA (fresh node)", round: r, calls: 0, idealS: ideal, actualS: "-", ratio: `autoevals not installed in ${peerDir} (see bench/peer.ts)` });
+        continue;
+      }
+      const peerBefore = (await server.stats()).requests;
+      const peerS = await timed([join(ROOT, "bench", "cli-batched-peer-child.mjs"), peerDir, server.url, String(n), String(CONCURRENCY), criteria]);
+      const peerCalls = (await server.stats()).requests - peerBefore;
+      rows.push({ run: "autoevals 0.3.0 ClosedQA (fresh node)", round: r, calls: peerCalls, idealS: ideal, actualS: round(peerS, 2), ratio: round(ideal / peerS, 3) });
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+    await server.close();
+  }
+  return {
+    title: `The batched CLI end to end (start-up included): ${n} samples, one call each, judge concurrency ${CONCURRENCY}, latency ${LATENCY_MS} ms, ratio of ideal`,
+    rows,
+    columns: [
+      { label: "run", value: "run" },
+      { label: "round", value: "round", numeric: true },
+      { label: "calls", value: "calls", numeric: true },
+      { label: "ideal s", value: "idealS", numeric: true },
+      { label: "actual s", value: "actualS", numeric: true },
+      { label: "ratio of ideal", value: "ratio", numeric: true },
+    ],
+    notes: [
+      "Target (issue 31): the batched CLI ≥ 0.8 of ideal including start-up. Each figure is one process from spawn to exit; the rounds alternate rubricate and autoevals against the same server process.",
+      "The server child shares the machine's cores: under load both ratios fall; compare them within a round.",
+    ],
+  };
+}
