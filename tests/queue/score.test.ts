@@ -9,7 +9,6 @@ import { copyFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
 import { ROOT, runCli, spawnCli, tempDir, writeJudgeFile, writeJsonl } from "../helpers/cli.js";
-import { runCliInProcess } from "../helpers/cli-in-process.js";
 import { redisServer, startRedis, type LiveRedis } from "../helpers/redis.js";
 import { judgeResponder } from "../../src/testing/servers/judge-responder.js";
 import { paidCounts as paidCountsOf } from "../bridge/helpers.js";
@@ -52,13 +51,9 @@ const coordinator = (dir: string, url: string, extra: string[] = [], env: Record
   runCli(["score", "rubric.yaml", "samples.jsonl", "-o", "out.jsonl", "--judge", "judge.yaml", "--queue", url, "--chunk-size", "10", ...extra], { cwd: dir, env: { RUBRICATE_TEST_KEY: "", ...env } });
 const lines = (path: string) => readFileSync(path, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { index: number; reward: number | null });
 
-/**
- * The rewards a plain local run gives the same samples (its own cache, so it pays its own calls),
- * run in this process: the processes under test are the coordinator and the workers. (A queued
- * command cannot run here: it ends its process once done, see exitAfterQueuedRun.)
- */
+/** The rewards a plain local run gives the same samples (its own cache, so it pays its own calls). */
 async function localRewards(dir: string): Promise<(number | null)[]> {
-  const r = await runCliInProcess(["score", "rubric.yaml", "samples.jsonl", "-o", "local.jsonl", "--judge", "judge.yaml", "--cache", "local-cache.db", "-q"], { cwd: dir, env: KEY });
+  const r = await runCli(["score", "rubric.yaml", "samples.jsonl", "-o", "local.jsonl", "--judge", "judge.yaml", "--cache", "local-cache.db", "-q"], { cwd: dir, env: KEY });
   expect(r.code, r.stderr).toBe(0);
   return lines(join(dir, "local.jsonl")).map((l) => l.reward);
 }
@@ -182,7 +177,7 @@ redisServer.describe("score --queue with rubricate workers", () => {
     const args = ["distill", "samples.jsonl", "--rubric", "rubric.yaml", "--judge", "judge.yaml", "--min-reward", "1", "--prompt-template", "{{question}}", "-q"];
     const queued = await runCli([...args, "-o", "queued.jsonl", "--queue", redis.url, "--chunk-size", "7"], { cwd: dir, env: { RUBRICATE_TEST_KEY: "" } });
     expect(queued.code, queued.stderr).toBe(0);
-    const local = await runCliInProcess([...args, "-o", "local.jsonl", "--cache", "local.db"], { cwd: dir, env: KEY });
+    const local = await runCli([...args, "-o", "local.jsonl", "--cache", "local.db"], { cwd: dir, env: KEY });
     expect(local.code, local.stderr).toBe(0);
     const exported = readFileSync(join(dir, "queued.jsonl"), "utf8");
     expect(exported).toBe(readFileSync(join(dir, "local.jsonl"), "utf8"));
