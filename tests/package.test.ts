@@ -49,7 +49,7 @@ describe("package [slow: npm pack + offline install]", () => {
 
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), "rubricate-pack-"));
-    tarball = packBuilt(work);
+    tarball = await packBuilt(work);
     lint = runAsync(process.execPath, [join(ROOT, "scripts", "lint-package.mjs"), tarball], ROOT);
     lint.catch(() => {}); // awaited by its test, which reports a failure; not an unhandled rejection meanwhile
     app = join(work, "app");

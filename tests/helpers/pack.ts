@@ -1,4 +1,5 @@
-import { execFileSync } from "node:child_process";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
 import { createHash } from "node:crypto";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
@@ -13,34 +14,54 @@ const PACKS = join(ROOT, "node_modules", ".cache", "rubricate-packs");
  * `npm pack` of this checkout into `dest`, as a user gets the package: the run's one build of
  * `dist/` (tests/setup/build.ts, so the file must be one of the `built` project's) and the
  * package.json `files`. Returns the tarball's path. The pack (~15 s of a loaded machine, 737
- * files) is made once per content: later calls, in this run or the next, copy it while nothing it
- * holds has changed.
+ * files) is made once per content: later calls, in this run (waiting for one under way) or the
+ * next, copy it while nothing it holds has changed.
  */
-export function packBuilt(dest: string): string {
+export async function packBuilt(dest: string): Promise<string> {
   if (!inject("rubricateDist")) throw new Error("packBuilt needs the built package: add the test file to vitest.config.ts's built files");
   const packed = join(PACKS, packedInputsHash());
-  if (!existsSync(packed)) {
-    // Packed beside, then renamed into place: a file packing at the same time never sees half a tarball.
-    mkdirSync(PACKS, { recursive: true });
-    const staging = mkdtempSync(join(PACKS, ".staging-"));
-    execFileSync(NPM, ["pack", "--ignore-scripts", "--pack-destination", staging], { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, npm_config_update_notifier: "false" } });
-    try {
-      renameSync(staging, packed);
-    } catch {
-      rmSync(staging, { recursive: true, force: true }); // another file packed the same content first
-    }
-    pruneOldPacks();
-  }
+  if (!existsSync(packed)) await packOnce(packed);
   const [tarball] = readdirSync(packed).filter((f) => f.endsWith(".tgz"));
   copyFileSync(join(packed, tarball), join(dest, basename(tarball)));
   return join(dest, basename(tarball));
+}
+
+/**
+ * Packs into `packed` unless another file of the run is doing it (the lock): then waits for its
+ * pack instead of making a second. Packed beside and renamed into place, so no reader ever sees
+ * half a tarball; a lock older than 10 minutes is a run that died holding it.
+ */
+async function packOnce(packed: string): Promise<void> {
+  mkdirSync(PACKS, { recursive: true });
+  const lock = `${packed}.lock`;
+  for (;;) {
+    if (existsSync(packed)) return;
+    try {
+      mkdirSync(lock);
+      break;
+    } catch {
+      const held = statSync(lock, { throwIfNoEntry: false });
+      if (held && Date.now() - held.mtimeMs > 600_000) rmSync(lock, { recursive: true, force: true });
+      else await new Promise((wake) => setTimeout(wake, 250));
+    }
+  }
+  try {
+    if (existsSync(packed)) return;
+    const staging = mkdtempSync(join(PACKS, ".staging-"));
+    await promisify(execFile)(NPM, ["pack", "--ignore-scripts", "--pack-destination", staging], { cwd: ROOT, encoding: "utf8", env: { ...process.env, npm_config_update_notifier: "false" }, maxBuffer: 64 * 1024 * 1024 });
+    renameSync(staging, packed);
+    pruneOldPacks();
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
 }
 
 /** Packs of other content an hour old or more (a run still copying one is younger): one per build would pile up. */
 function pruneOldPacks(): void {
   for (const entry of readdirSync(PACKS)) {
     const path = join(PACKS, entry);
-    if (Date.now() - statSync(path).mtimeMs > 3_600_000) rmSync(path, { recursive: true, force: true });
+    const stat = statSync(path, { throwIfNoEntry: false });
+    if (stat && Date.now() - stat.mtimeMs > 3_600_000) rmSync(path, { recursive: true, force: true });
   }
 }
 

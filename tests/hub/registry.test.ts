@@ -111,7 +111,7 @@ describe("environments through a registry [slow: Verdaccio + npm installs]", () 
     // Verdaccio boots in its own process while this one packs.
     const starting = startVerdaccio(join(work, "registry"), { users: { alice: "alice-pass-1" }, privateScope: "@private" });
     // 1. The package as a user gets it: the run's one build (tests/setup/build.ts), packed.
-    const tarball = packBuilt(work);
+    const tarball = await packBuilt(work);
     // 2. rubricate's dependencies as their registry served them (no other registry is reachable).
     const deps = dependencyTarballs(ROOT, join(work, "deps"));
 
