@@ -18,22 +18,55 @@ const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { name: string; version: string; files: string[]; exports: Record<string, unknown> };
 const NPM = process.platform === "win32" ? "npm.cmd" : "npm";
 
+interface Run {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a command without blocking this process, so two can run at once. */
+function runAsync(cmd: string, args: string[], cwd: string): Promise<Run> {
+  return new Promise((done, fail) => {
+    const child = spawn(cmd, args, { cwd, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+    child.on("error", fail);
+    child.on("close", (status) => done({ status, stdout, stderr }));
+  });
+}
+
 describe("package [slow: npm pack + offline install]", () => {
   let work: string;
   let app: string;
   let tarball: string;
 
-  beforeAll(() => {
+  /** `npm run lint:package`'s check of the tarball, started as soon as it is packed: it needs no install, so it runs while npm installs. */
+  let lint: Promise<Run>;
+  /** tsc over a CommonJS TypeScript consumer of the installed package. */
+  let typecheck: Promise<Run>;
+
+  beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), "rubricate-pack-"));
-    tarball = packBuilt(work);
+    tarball = await packBuilt(work);
+    lint = runAsync(process.execPath, [join(ROOT, "scripts", "lint-package.mjs"), tarball], ROOT);
+    lint.catch(() => {}); // awaited by its test, which reports a failure; not an unhandled rejection meanwhile
     app = join(work, "app");
     mkdirSync(app);
     writeFileSync(join(app, "package.json"), JSON.stringify({ name: "consumer", version: "1.0.0", private: true }));
     // Scripts are skipped: the native better-sqlite3 build takes minutes and no import here needs it.
-    const install = (mode: string) => spawnSync(NPM, ["install", tarball, mode, "--no-audit", "--no-fund", "--ignore-scripts"], { cwd: app, encoding: "utf8" });
-    let result = install("--offline");
-    if (result.status !== 0) result = install("--prefer-offline");
+    const install = (mode: string) => runAsync(NPM, ["install", tarball, mode, "--no-audit", "--no-fund", "--ignore-scripts"], app);
+    let result = await install("--offline");
+    if (result.status !== 0) result = await install("--prefer-offline");
     if (result.status !== 0) throw new Error(`npm install of ${tarball} failed:\n${result.stderr}`);
+    // Before the types were split per condition, `require` got the ESM .d.ts and tsc said TS1479.
+    // node16, not nodenext: TypeScript 5.8+ lets nodenext require() ESM, which hides the error.
+    // Started here and awaited by its test: tsc checks while the tests below run the package.
+    const dir = mkdtempSync(join(app, "cjs-ts-"));
+    writeFileSync(join(dir, "consumer.cts"), 'import { parseRubric, type Rubric } from "rubricate";\nimport { score } from "rubricate/score";\nconst rubric: Rubric = parseRubric("id: a");\nexport const run = () => score(rubric, []);\n');
+    typecheck = runAsync(process.execPath, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "--noEmit", "--strict", "--skipLibCheck", "--module", "node16", "--moduleResolution", "node16", "--target", "es2022", "--types", "node", "--typeRoots", join(ROOT, "node_modules", "@types"), join(dir, "consumer.cts")], app);
+    typecheck.catch(() => {});
   }, 600_000);
 
   afterAll(() => {
@@ -55,22 +88,12 @@ describe("package [slow: npm pack + offline install]", () => {
     expect(JSON.parse(readFileSync(join(installed, "schema/rubric.schema.json"), "utf8"))).toEqual(rubricJsonSchema());
   });
 
-  it("publint and arethetypeswrong find nothing in the packed tarball (npm run lint:package)", () => {
+  it("publint and arethetypeswrong find nothing in the packed tarball (npm run lint:package)", async () => {
     // The same tarball the install above used: a CommonJS TypeScript consumer must get .d.cts types.
-    const lint = spawnSync(process.execPath, [join(ROOT, "scripts", "lint-package.mjs"), tarball], { cwd: ROOT, encoding: "utf8" });
-    expect(lint.stdout + lint.stderr).toContain("publint: no problems");
-    expect(lint.stderr).toBe("");
-    expect(lint.status).toBe(0);
-  });
-
-  it("a CommonJS TypeScript consumer typechecks against the installed package (no TS1479)", () => {
-    // Before the types were split per condition, `require` got the ESM .d.ts and tsc said TS1479.
-    // node16, not nodenext: TypeScript 5.8+ lets nodenext require() ESM, which hides the error.
-    const dir = mkdtempSync(join(app, "cjs-ts-"));
-    writeFileSync(join(dir, "consumer.cts"), 'import { parseRubric, type Rubric } from "rubricate";\nimport { score } from "rubricate/score";\nconst rubric: Rubric = parseRubric("id: a");\nexport const run = () => score(rubric, []);\n');
-    const tsc = spawnSync(process.execPath, [join(ROOT, "node_modules", "typescript", "bin", "tsc"), "--noEmit", "--strict", "--skipLibCheck", "--module", "node16", "--moduleResolution", "node16", "--target", "es2022", "--types", "node", "--typeRoots", join(ROOT, "node_modules", "@types"), join(dir, "consumer.cts")], { cwd: app, encoding: "utf8" });
-    expect(tsc.stdout + tsc.stderr).toBe("");
-    expect(tsc.status).toBe(0);
+    const linted = await lint;
+    expect(linted.stdout + linted.stderr).toContain("publint: no problems");
+    expect(linted.stderr).toBe("");
+    expect(linted.status).toBe(0);
   });
 
   it("the tarball has no source maps, and has the licence and the changelog", () => {
@@ -182,5 +205,11 @@ describe("package [slow: npm pack + offline install]", () => {
     const validate = spawnSync(bin, ["validate", "-q", ...rubrics], { cwd: app, encoding: "utf8" });
     expect(validate.stderr).toBe("");
     expect(validate.status).toBe(0);
+  });
+
+  it("a CommonJS TypeScript consumer typechecks against the installed package (no TS1479)", async () => {
+    const checked = await typecheck;
+    expect(checked.stdout + checked.stderr).toBe("");
+    expect(checked.status).toBe(0);
   });
 });

@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startOpenAIServer } from "../../src/testing/servers/openai-server.js";
 import { judgeResponder, viewRequest } from "../../src/testing/servers/judge-responder.js";
 import type { Reply, TestServer } from "../../src/testing/servers/common.js";
-import { cliEntry, ROOT, runCli, tempDir } from "../helpers/cli.js";
+import { cliEntry, ROOT, tempDir } from "../helpers/cli.js";
+import { runCliInProcess } from "../helpers/cli-in-process.js";
 import { readmeCommands } from "../helpers/readme-commands.js";
 import { sampleFields, type WireMessage } from "../env/world.js";
 
@@ -172,10 +173,11 @@ describe("docs/doc-environments.md", () => {
 describe("env synth without --docs", () => {
   it("drafts from the index a doc-search package ships (above); a package without one is told to pass --docs, and nothing is written", async () => {
     const cwd = tempDir("rubricate-synth-noindex-");
-    const init = await runCli(["env", "init", "@acme/times-env", "--dir", "times"], { cwd });
+    // In this process: the page's commands above are the real processes.
+    const init = await runCliInProcess(["env", "init", "@acme/times-env", "--dir", "times"], { cwd });
     expect(init.code).toBe(0);
     const before = readFileSync(join(cwd, "times", "tasks.jsonl"), "utf8");
-    const r = await runCli(["env", "synth", "times", "--model", "openai:gpt-4.1-mini"], { cwd, env: { OPENAI_API_KEY: "sk-unused-0000000000", OPENAI_BASE_URL: "http://127.0.0.1:9/v1" } });
+    const r = await runCliInProcess(["env", "synth", "times", "--model", "openai:gpt-4.1-mini"], { cwd, env: { OPENAI_API_KEY: "sk-unused-0000000000", OPENAI_BASE_URL: "http://127.0.0.1:9/v1" } });
     expect(r.stderr).toMatch(/env synth needs --docs <folder>: \S*env\.yaml ships no search index \(`config\.index`\)/);
     expect(r.code).toBe(1);
     expect(readFileSync(join(cwd, "times", "tasks.jsonl"), "utf8")).toBe(before);

@@ -26,11 +26,44 @@ export function productionDependencyDirs(root: string): string[] {
   return dirs;
 }
 
+/** A package to seed a registry with: its published tarball and the manifest to publish it under. */
+export interface SeedPackage {
+  tarball: string;
+  manifest: Record<string, unknown>;
+}
+
+/**
+ * The tarballs of `root`'s production dependencies, in `dest`. Each is the very tarball the
+ * registry served (the one package-lock.json's integrity names), read from npm's cache, where
+ * `npm ci`/`npm install` left it: one `npm pack --offline` of the name@version specs copies them
+ * without network or gzip. Packing the installed folders instead (`packDirs`) costs ~100 s of
+ * CPU on two cores for ~140 packages; it remains the fallback when the cache has lost one.
+ */
+export function dependencyTarballs(root: string, dest: string): SeedPackage[] {
+  const dirs = productionDependencyDirs(root);
+  const manifests = dirs.map((dir) => JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as Record<string, unknown>);
+  mkdirSync(dest, { recursive: true });
+  const specs = manifests.map((m) => `${String(m.name)}@${String(m.version)}`);
+  const offline = spawnSync(NPM, ["pack", "--offline", "--ignore-scripts", "--json", "--pack-destination", dest, ...specs], { cwd: dest, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], maxBuffer: 64 * 1024 * 1024 });
+  const tarballs = offline.status === 0 ? tarballsBySpec(offline.stdout, dest) : undefined;
+  if (tarballs && specs.every((spec) => tarballs.has(spec))) return specs.map((spec, i) => ({ tarball: tarballs.get(spec)!, manifest: manifests[i] }));
+  return packDirs(dirs, dest).map((tarball, i) => ({ tarball, manifest: manifests[i] }));
+}
+
+/** `npm pack --json`'s report as name@version → tarball path. */
+function tarballsBySpec(json: string, dest: string): Map<string, string> {
+  const packed = JSON.parse(json) as { name: string; version: string; filename: string }[];
+  return new Map(packed.map((p) => [`${p.name}@${p.version}`, join(dest, tarballFile(p.filename))]));
+}
+
+/** npm names a scoped package's tarball `scope-name-1.0.0.tgz` on disk but reports `@scope/name-1.0.0.tgz`. */
+const tarballFile = (reported: string) => reported.replace(/^@/, "").replace("/", "-");
+
 /** Packs folders with one `npm pack` (no scripts run); returns the tarball paths. */
 export function packDirs(dirs: string[], dest: string): string[] {
   mkdirSync(dest, { recursive: true });
   const out = execFileSync(NPM, ["pack", "--ignore-scripts", "--json", "--pack-destination", dest, ...dirs], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], maxBuffer: 64 * 1024 * 1024 });
-  return (JSON.parse(out) as { filename: string }[]).map((p) => join(dest, p.filename.replace(/^@/, "").replace("/", "-")));
+  return (JSON.parse(out) as { filename: string }[]).map((p) => join(dest, tarballFile(p.filename)));
 }
 
 /**

@@ -9,6 +9,7 @@ import { defaultEvalOut } from "../../src/hub/suite.js";
 import { loadScriptedTests, runScriptedTest } from "../../src/hub/scripted.js";
 import { loadEnvironment } from "../../src/env/load.js";
 import { ROOT, runCli, tempDir } from "../helpers/cli.js";
+import { runCliInProcess } from "../helpers/cli-in-process.js";
 
 const failures = (lines: CheckLine[]) => lines.filter((l) => l.status === "fail").map((l) => `${l.what}: ${l.detail}`);
 
@@ -66,7 +67,7 @@ describe("rubricate env init", () => {
   it("a fresh scaffold passes its own `env check --strict` (its judge question has examples), ignores .rubricate/ in git, and its README names true paths", async () => {
     const cwd = tempDir("rubricate-init-strict-");
     initEnvPackage("@acme/times-env", { dir: join(cwd, "times") });
-    const r = await runCli(["env", "check", "times", "--strict"], { cwd });
+    const r = await runCliInProcess(["env", "check", "times", "--strict"], { cwd });
     expect(r.stdout.trim().split("\n").filter((l) => l.startsWith("warn") || l.startsWith("FAIL"))).toEqual([]);
     expect(r.stdout).toMatch(/env check: ok\n$/);
     expect(r.code).toBe(0);
@@ -120,8 +121,8 @@ describe("rubricate env check", () => {
   });
 
   it("the unsandboxed examples pass their own checks", async () => {
-    for (const ex of ["wordle", "doc-search", "support-desk", "company-docs"]) {
-      const lines = await checkEnvPackage(join(ROOT, "examples", ex));
+    const checked = await Promise.all(["wordle", "doc-search", "support-desk", "company-docs"].map(async (ex) => [ex, await checkEnvPackage(join(ROOT, "examples", ex))] as const));
+    for (const [ex, lines] of checked) {
       expect(failures(lines), ex).toEqual([]);
       expect(lines.filter((l) => l.what.startsWith("test ")).length, ex).toBeGreaterThanOrEqual(2);
     }
@@ -131,8 +132,9 @@ describe("rubricate env check", () => {
     // rlm-docqa keeps its document in a python3 REPL inside the sandbox.
     python.describe("with python3", () => {
       it("ctf and rlm-docqa pass their own checks (their scripted tests run in bubblewrap)", async () => {
-        for (const ex of ["ctf", "rlm-docqa"]) {
-          const lines = await checkEnvPackage(join(ROOT, "examples", ex));
+          // Checked side by side: each waits on its own npm pack and sandboxes.
+        const checked = await Promise.all(["ctf", "rlm-docqa"].map(async (ex) => [ex, await checkEnvPackage(join(ROOT, "examples", ex))] as const));
+        for (const [ex, lines] of checked) {
           expect(failures(lines), ex).toEqual([]);
           expect(lines.filter((l) => l.what.startsWith("test ")).length, ex).toBeGreaterThanOrEqual(2);
         }
@@ -140,17 +142,18 @@ describe("rubricate env check", () => {
     });
   });
 
+  // In this process: the exit codes are the commands' own (a real process's is tests/cli's and the title test's above).
   it("the CLI: env init then env check exits 0; a failing check exits 1 and says which line failed", async () => {
-    const init = await runCli(["env", "init", "@acme/cli-env", "--dir", join(work, "cli")]);
+    const init = await runCliInProcess(["env", "init", "@acme/cli-env", "--dir", join(work, "cli")]);
     expect(init.stderr).toBe("");
     expect(init.code).toBe(0);
     expect(init.stdout).toContain(`created ${join(work, "cli", "package.json")}`);
-    const good = await runCli(["env", "check", join(work, "cli")]);
+    const good = await runCliInProcess(["env", "check", join(work, "cli")]);
     expect(good.code).toBe(0);
     expect(good.stdout).toMatch(/^ok {3}test uses the tool and answers right: reward 1$/m);
     expect(good.stdout.trim().split("\n").at(-1)).toBe("env check: ok");
     rmSync(join(work, "cli", "tasks.jsonl"));
-    const bad = await runCli(["env", "check", join(work, "cli")]);
+    const bad = await runCliInProcess(["env", "check", join(work, "cli")]);
     expect(bad.code).toBe(1);
     expect(bad.stdout).toMatch(/^FAIL environment: .*tasks\.jsonl/m);
     expect(bad.stdout.trim().split("\n").at(-1)).toBe("env check: FAILED");

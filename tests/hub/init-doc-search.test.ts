@@ -13,6 +13,7 @@ import { failedCriteria } from "../../src/env/stats.js";
 import { loadEnvironment } from "../../src/env/load.js";
 import type { TestServer } from "../../src/testing/servers/common.js";
 import { ROOT, runCli, tempDir } from "../helpers/cli.js";
+import { runCliInProcess } from "../helpers/cli-in-process.js";
 import { connect, sampleFields, startWorld, toolResults, type WireMessage } from "../env/world.js";
 
 let cwd: string;
@@ -26,6 +27,7 @@ beforeAll(async () => {
   writeFileSync(join(docs, "travel", "meals.html"), "<html><head><title>Meals on trips</title></head><body><p>The daily meal allowance on business trips is 60 euros.</p></body></html>");
   cpSync(join(ROOT, "examples/company-docs/docs/reports/safety-report-2025.pdf"), join(docs, "safety-report-2025.pdf"));
   writeFileSync(join(docs, "logo.png"), "not a document");
+  // A real process for the scaffold (its exit code and clean stderr); the commands below run in this one.
   const r = await runCli(["env", "init", "--template", "doc-search", "--docs", "handbook"], { cwd });
   expect(r.stderr).toBe("");
   expect(r.code).toBe(0);
@@ -50,7 +52,7 @@ describe("rubricate env init --template doc-search", () => {
   });
 
   it("passes its own `env check --strict`: its three scripted tests (search-read-cite, cite unread, cite everything read) run through the tools", async () => {
-    const r = await runCli(["env", "check", "handbook-env", "--strict"], { cwd });
+    const r = await runCliInProcess(["env", "check", "handbook-env", "--strict"], { cwd });
     expect(r.stdout.trim().split("\n").filter((l) => l.startsWith("warn") || l.startsWith("FAIL"))).toEqual([]);
     expect(r.stdout.split("\n").filter((l) => l.includes(" test "))).toHaveLength(3);
     expect(r.stdout).toMatch(/env check: ok\n$/);
@@ -61,7 +63,7 @@ describe("rubricate env init --template doc-search", () => {
     const copy = join(cwd, "filtered-env");
     cpSync(pkg(), copy, { recursive: true });
     writeFileSync(join(copy, "tasks.jsonl"), `${JSON.stringify({ id: "meals", inputs: { question: "What is the daily meal allowance?", source: "travel/meals.html" }, answer: "60 euros" })}\n`);
-    const r = await runCli(["env", "check", "filtered-env", "--strict"], { cwd });
+    const r = await runCliInProcess(["env", "check", "filtered-env", "--strict"], { cwd });
     expect(r.stdout.split("\n").filter((l) => l.includes(" test "))).toEqual([
       expect.stringMatching(/^ok +test search, read and cite/),
       expect.stringMatching(/^ok +test citing a document never read/),
@@ -114,7 +116,7 @@ describe("rubricate env init --template doc-search", () => {
 });
 
 describe("rubricate env init: bad input", () => {
-  const init = (args: string[]) => runCli(["env", "init", ...args], { cwd });
+  const init = (args: string[]) => runCliInProcess(["env", "init", ...args], { cwd });
 
   it("a missing folder, a folder without documents, an unknown template, doc-search without --docs: a clear error and nothing written", async () => {
     mkdirSync(join(cwd, "pictures"));

@@ -15,6 +15,7 @@ import { defaultEvalOut, labelFile } from "../../src/hub/suite.js";
 import type { RolloutRecord } from "../../src/env/types.js";
 import type { TestServer } from "../../src/testing/servers/common.js";
 import { ROOT, runCli, tempDir, writeJudgeFile } from "../helpers/cli.js";
+import { runCliInProcess } from "../helpers/cli-in-process.js";
 import { startWorld, type WireMessage } from "../env/world.js";
 
 const KEY = "sk-test-PUSH-1234567890";
@@ -30,7 +31,11 @@ describe("pushing results to a hub", () => {
   let judge: string;
   let solver: string;
   let blunder: string;
-  const run = (args: string[], cwd: string, env: Record<string, string> = {}) => runCli(args, { cwd, env: { RUBRICATE_TEST_KEY: KEY, RUBRICATE_HUB_TOKEN: HUB_TOKEN, ...env } });
+  const keys = { RUBRICATE_TEST_KEY: KEY, RUBRICATE_HUB_TOKEN: HUB_TOKEN };
+  // In this process: what these tests read is what the commands write, print and exit with.
+  const run = (args: string[], cwd: string, env: Record<string, string> = {}) => runCliInProcess(args, { cwd, env: { ...keys, ...env } });
+  /** A real `rubricate` process, for the one test that is about the process: its exit code and its one line on standard error. */
+  const spawned = (args: string[], cwd: string) => runCli(args, { cwd, env: keys });
 
   beforeAll(async () => {
     world = await startWorld({ solver: guessFrom, blunder: (m) => (m.filter((x) => x.role === "assistant").length === 0 ? "GUESS: zzzzz" : guessFrom(m)) }, () => true);
@@ -98,7 +103,7 @@ describe("pushing results to a hub", () => {
     const cwd = tempDir("rubricate-push-");
     const down = await startStandInHub();
     await down.close();
-    const r = await run(["eval", WORDLE, "-m", solver, "-n", "1", "--judge", judge, "--no-cache", "-q", "--out", "a.jsonl", "--push", down.url], cwd);
+    const r = await spawned(["eval", WORDLE, "-m", solver, "-n", "1", "--judge", judge, "--no-cache", "-q", "--out", "a.jsonl", "--push", down.url], cwd);
     expect(r.code).not.toBe(0);
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
     expect(r.stderr).toMatch(/^rubricate: HUB_DOWN: cannot reach the hub at http:\/\/127\.0\.0\.1:\d+\/api\/results \(ECONNREFUSED\); 1 result\(s\) kept in a\.hub\.json/);

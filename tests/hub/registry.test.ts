@@ -1,12 +1,12 @@
 /**
  * SLOW (a minute or two): environments as packages, end to end, against a real registry.
  * Verdaccio 6.8.0 (a devDependency) runs on loopback with htpasswd auth and no uplinks; it is
- * filled with rubricate's production dependencies packed from node_modules, rubricate itself
- * (the run's one build, packed and published with `npm publish`) and the wordle example (1.0.0, then
- * 1.1.0, and a private copy). A clean temporary project installs rubricate from it and runs
+ * filled with rubricate's production dependencies (their published tarballs, from npm's cache),
+ * rubricate itself (the run's one build, packed) and the wordle example published with `npm
+ * publish` (1.0.0, then 1.1.0, and a private copy). A clean temporary project installs rubricate from it and runs
  * `npx rubricate eval <package>` against a local OpenAI-format server: nothing reaches any other host.
  */
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,7 +15,7 @@ import { nextGuess } from "../../examples/wordle/solver.js";
 import type { RolloutRecord } from "../../src/env/types.js";
 import { startWorld, type WireMessage } from "../env/world.js";
 import { ROOT, writeJudgeFile } from "../helpers/cli.js";
-import { packDirs, productionDependencyDirs, publishTarball } from "../helpers/npm-seed.js";
+import { dependencyTarballs, publishTarball } from "../helpers/npm-seed.js";
 import { startVerdaccio, type Registry } from "../helpers/verdaccio.js";
 import { packBuilt } from "../helpers/pack.js";
 import { defaultEvalOut } from "../../src/hub/suite.js";
@@ -56,6 +56,11 @@ async function ok(cmd: string, args: string[], cwd: string, env: Record<string, 
   const r = await run(cmd, args, cwd, env);
   if (r.code !== 0) throw new Error(`${cmd} ${args.join(" ")} failed (${r.code}):\n${r.stderr}\n${r.stdout}`);
   return r;
+}
+
+/** Runs `task` over `items`, `size` at a time. */
+async function inBatches<T>(items: T[], size: number, task: (item: T) => Promise<void>): Promise<void> {
+  for (let i = 0; i < items.length; i += size) await Promise.all(items.slice(i, i + size).map(task));
 }
 
 const guessFrom = (m: WireMessage[]) => `GUESS: ${nextGuess(m.filter((x) => x.role === "user").map((x) => x.content ?? ""))}`;
@@ -103,38 +108,44 @@ describe("environments through a registry [slow: Verdaccio + npm installs]", () 
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), "rubricate-registry-"));
     npmCache = join(work, "npm-cache");
+    // Verdaccio boots in its own process while this one packs.
+    const starting = startVerdaccio(join(work, "registry"), { users: { alice: "alice-pass-1" }, privateScope: "@private" });
     // 1. The package as a user gets it: the run's one build (tests/setup/build.ts), packed.
-    const tarball = packBuilt(work);
+    const tarball = await packBuilt(work);
+    // 2. rubricate's dependencies as their registry served them (no other registry is reachable).
+    const deps = dependencyTarballs(ROOT, join(work, "deps"));
 
-    // 2. The registry, a user, and rubricate's dependencies packed from node_modules (no other registry is reachable).
-    registry = await startVerdaccio(join(work, "registry"), { users: { alice: "alice-pass-1" }, privateScope: "@private" });
+    // 3. The registry and a user; the dependencies and rubricate published into it.
+    registry = await starting;
     token = await registry.login("alice", "alice-pass-1");
     writeFileSync(join(work, "publisher.npmrc"), `registry=${registry.url}\n${registry.authKey}:_authToken=\${NPM_TOKEN}\n`);
-    const dirs = productionDependencyDirs(ROOT);
-    const tarballs = packDirs(dirs, join(work, "deps"));
-    for (let i = 0; i < dirs.length; i++) await publishTarball(registry.url, token, tarballs[i], JSON.parse(readFileSync(join(dirs[i], "package.json"), "utf8")) as Record<string, unknown>);
-    await ok(NPM, ["publish", tarball, "--userconfig", join(work, "publisher.npmrc"), "--ignore-scripts"], work, { NPM_TOKEN: token });
+    await inBatches(deps, 8, (dep) => publishTarball(registry.url, token, dep.tarball, dep.manifest));
+    // npm's own publish is exercised below (the environments, and `env init`'s package); rubricate's
+    // 3.8 MB tarball goes in with the same PUT npm sends, minus npm's start-up and a second read.
+    await publishTarball(registry.url, token, tarball, JSON.parse(execFileSync("tar", ["-xzOf", tarball, "package/package.json"], { encoding: "utf8" })) as Record<string, unknown>);
 
-    // 3. Environments: wordle 1.0.0; 1.1.0 with its first two tasks only; a private copy; a package that is no environment.
-    await publishWordle("@rubricate/wordle-env", "1.0.0");
-    await publishWordle("@rubricate/wordle-env", "1.1.0", (dir) => {
-      const tasks = readFileSync(join(dir, "tasks.jsonl"), "utf8").split("\n").filter(Boolean);
-      writeFileSync(join(dir, "tasks.jsonl"), `${tasks.slice(0, 2).join("\n")}\n`);
-    });
-    await publishWordle("@private/wordle-env", "1.0.0");
+    // 4. Environments: wordle 1.0.0; 1.1.0 with its first two tasks only; a private copy; a package
+    // that is no environment. 5. At the same time, a clean project whose .npmrc names the registry,
+    // with rubricate installed from it (it needs none of the environments).
     const plain = join(work, "pub", "plain-lib");
     mkdirSync(plain, { recursive: true });
     writeFileSync(join(plain, "package.json"), JSON.stringify({ name: "plain-lib", version: "1.0.0", main: "index.js" }));
     writeFileSync(join(plain, "index.js"), "module.exports = 1;\n");
-    await ok(NPM, ["publish", "--userconfig", join(work, "publisher.npmrc")], plain, { NPM_TOKEN: token });
-
-    // 4. A clean project whose .npmrc names the registry, with rubricate installed from it.
     app = join(work, "app");
     mkdirSync(app);
     writeFileSync(join(app, "package.json"), JSON.stringify({ name: "app", version: "1.0.0", private: true }, null, 2));
     writeFileSync(join(app, ".npmrc"), `registry=${registry.url}\n`);
-    // Scripts are skipped: better-sqlite3's native build needs a download; these evals run with --no-cache.
-    await ok(NPM, ["install", `rubricate@${pkg.version}`, "--ignore-scripts", "--no-audit", "--no-fund"], app);
+    await Promise.all([
+      publishWordle("@rubricate/wordle-env", "1.0.0"),
+      publishWordle("@rubricate/wordle-env", "1.1.0", (dir) => {
+        const tasks = readFileSync(join(dir, "tasks.jsonl"), "utf8").split("\n").filter(Boolean);
+        writeFileSync(join(dir, "tasks.jsonl"), `${tasks.slice(0, 2).join("\n")}\n`);
+      }),
+      publishWordle("@private/wordle-env", "1.0.0"),
+      ok(NPM, ["publish", "--userconfig", join(work, "publisher.npmrc")], plain, { NPM_TOKEN: token }),
+      // Scripts are skipped: better-sqlite3's native build needs a download; these evals run with --no-cache.
+      ok(NPM, ["install", `rubricate@${pkg.version}`, "--ignore-scripts", "--no-audit", "--no-fund"], app),
+    ]);
 
     server = await startWorld({ solver: guessFrom, times: multiplier }, () => true);
     judge = writeJudgeFile(work, server.url);
@@ -247,13 +258,14 @@ describe("environments through a registry [slow: Verdaccio + npm installs]", () 
       [["@rubricate/wordle-env@9.9.9"], /^rubricate: PACKAGE_NOT_FOUND: @rubricate\/wordle-env@9\.9\.9: no such version .*npm view/],
       [["@rubricate/other-env"], /^rubricate: REGISTRY_DOWN: @rubricate\/other-env: cannot reach the registry .*ECONNREFUSED/, { npm_config_registry: "http://127.0.0.1:9/" }],
     ];
-    for (const [spec, message, env] of cases) {
-      const r = await rubricate(["eval", ...spec, "-m", model, "--no-cache", "-q"], env);
-      expect(r.code, spec[0]).toBe(1);
-      expect(r.stderr.trim().split("\n"), r.stderr).toHaveLength(1);
-      expect(r.stderr).toMatch(message);
-      expect(envsIn(app)).toEqual(before);
-    }
+    // At once: each fails before installing anything, so none can hide another's leftovers.
+    const runs = await Promise.all(cases.map(([spec, , env]) => rubricate(["eval", ...spec, "-m", model, "--no-cache", "-q"], env)));
+    cases.forEach(([spec, message], i) => {
+      expect(runs[i].code, spec[0]).toBe(1);
+      expect(runs[i].stderr.trim().split("\n"), runs[i].stderr).toHaveLength(1);
+      expect(runs[i].stderr).toMatch(message);
+    });
+    expect(envsIn(app)).toEqual(before);
   }, 180_000);
 
   it("env init in the project, checked, published, installed by name: hooks that import rubricate at run time share the running one", async () => {

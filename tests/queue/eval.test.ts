@@ -11,6 +11,7 @@ import { nextGuess } from "../../examples/wordle/solver.js";
 import { readRollouts, tripleKey } from "../../src/env/eval.js";
 import type { TestServer } from "../../src/testing/servers/common.js";
 import { ROOT, runCli, spawnCli, tempDir, writeJudgeFile } from "../helpers/cli.js";
+import { runCliInProcess } from "../helpers/cli-in-process.js";
 import { redisServer, startRedis, type LiveRedis } from "../helpers/redis.js";
 import { startWorld, type WireMessage } from "../env/world.js";
 
@@ -58,7 +59,8 @@ redisServer.describe("eval --queue with rubricate workers", () => {
     doomed.child.kill("SIGKILL");
     const queued = await run;
     expect(queued.code, queued.stderr).toBe(0);
-    const local = await runCli([...args, "--out", "local.jsonl", "--cache", "local.db"], { cwd: dir, env: KEY });
+    // The reference eval in this process (the coordinator and workers above are the processes under test).
+    const local = await runCliInProcess([...args, "--out", "local.jsonl", "--cache", "local.db"], { cwd: dir, env: KEY });
     expect(local.code, local.stderr).toBe(0);
 
     const byCell = (file: string) => new Map(readRollouts(join(dir, file)).map((r) => [tripleKey(r), r.reward]));
