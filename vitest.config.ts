@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { defineConfig } from "vitest/config";
+import LongestFirst from "./tests/setup/sequencer.js";
 
 const include = ["tests/**/*.test.ts", "rubrics/**/*.test.ts", "examples/**/*.test.ts"];
 const exclude = ["tests/faults/long/**", "node_modules/**"];
@@ -37,6 +38,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // The longest files first, also on a fresh clone, which has no durations of a last run to go by.
+    sequence: { sequencer: LongestFirst },
     // vitest's default is one worker per core minus one: a single worker on a two-core machine,
     // while most files wait on the child processes and servers they start (the CLI, bubblewrap,
     // Redis, Verdaccio). One more worker than cores overlaps those waits: tests/cli took 108 s
