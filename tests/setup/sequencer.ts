@@ -22,6 +22,8 @@ export const SLOW_FILES: Record<string, number> = {
   "examples/calibration/run.test.ts": 34,
   "tests/cli/worker.test.ts": 30,
   "tests/probe/rubrics.test.ts": 30,
+  "tests/probe/rubrics-lexical.test.ts": 30,
+  "tests/faults/leaks.test.ts": 25,
   "tests/distill/million.test.ts": 25,
   "tests/distill/run.test.ts": 21,
   "tests/cli/optimize.test.ts": 17,
