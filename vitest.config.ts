@@ -2,18 +2,19 @@ import { readdirSync, readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { defineConfig } from "vitest/config";
+import LongestFirst from "./tests/setup/sequencer.js";
 
 const include = ["tests/**/*.test.ts", "rubrics/**/*.test.ts", "examples/**/*.test.ts"];
 const exclude = ["tests/faults/long/**", "node_modules/**"];
 
 /**
  * Test files that run the built package: the CLI through the runners of tests/helpers/cli.ts and
- * their wrappers, the packed tarball (`packBuilt(`), or `dist/` itself (`rubricateDist`). They form
+ * their wrappers (tests/faults/harness.ts's `startRun` and `faultStorm` among them), the packed tarball (`packBuilt(`), or `dist/` itself (`rubricateDist`). They form
  * the `built` project, whose globalSetup builds `dist/` once per run when the sources changed
  * (tests/setup/build.ts); a run of other files alone never builds. A file this misses still
  * passes: its CLI runs from the sources through tsx, only slower.
  */
-const RUNS_BUILT = /\b(?:runCli|spawnCli|startServe|cliEntry|packBuilt|spawnDistill|runDistillCli)\(|\bcli\(\[|rubricateDist/;
+const RUNS_BUILT = /\b(?:runCli|spawnCli|startServe|cliEntry|packBuilt|spawnDistill|runDistillCli|startRun|faultStorm)\(|\bcli\(\[|rubricateDist/;
 function builtFiles(): string[] {
   const out: string[] = [];
   const walk = (dir: string) => {
@@ -37,6 +38,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // The longest files first, also on a fresh clone, which has no durations of a last run to go by.
+    sequence: { sequencer: LongestFirst },
     // vitest's default is one worker per core minus one: a single worker on a two-core machine,
     // while most files wait on the child processes and servers they start (the CLI, bubblewrap,
     // Redis, Verdaccio). One more worker than cores overlaps those waits: tests/cli took 108 s

@@ -21,10 +21,17 @@ const HEAVY = ["@anthropic-ai/sdk", "openai", "ioredis", "mathjs", "better-sqlit
 const LAZY_AREAS = [/^src\/optimize\//, /^src\/distill\//, /^src\/probe\//, /^src\/env\/(?!policy\.ts$|policy-schema\.ts$)/, /^src\/hub\/(?!init\.ts$|lazy\.ts$|package\.ts$)/, /^src\/engine\/(?:merge|batch\/)/];
 const LISTER = join(ROOT, "tests/helpers/loaded-packages.mjs");
 
+/** Listings already taken: two tests read the same listing of the sources (a tsx child takes seconds). */
+const listings = new Map<string, { packages: string[]; files: string[] }>();
+
 function loadedBy(entry: string, options: { tsx?: boolean; control?: boolean } = {}): { packages: string[]; files: string[] } {
   const args = [...(options.tsx ? ["--import", "tsx"] : []), LISTER, entry, ...(options.control ? ["control"] : [])];
-  const out = execFileSync(process.execPath, args, { cwd: ROOT, encoding: "utf8", env: { ...process.env, RUBRICATE_CONTROL_KEY: "sk-control-not-a-key" }, timeout: 120_000 });
-  return JSON.parse(out) as { packages: string[]; files: string[] };
+  const key = args.join("\0");
+  if (!listings.has(key)) {
+    const out = execFileSync(process.execPath, args, { cwd: ROOT, encoding: "utf8", env: { ...process.env, RUBRICATE_CONTROL_KEY: "sk-control-not-a-key" }, timeout: 120_000 });
+    listings.set(key, JSON.parse(out) as { packages: string[]; files: string[] });
+  }
+  return listings.get(key)!;
 }
 
 describe("what importing the package root loads", () => {

@@ -29,6 +29,15 @@ export const WALKTHROUGH_PAGES = ["README.md", "docs/environments.md", "docs/dis
 const pages = WALKTHROUGH_PAGES.map((page) => ({ page, commands: readmeCommands(readFileSync(join(ROOT, page), "utf8")) }));
 const commands = pages.flatMap(({ page, commands }) => commands.map((c) => ({ ...c, page })));
 /**
+ * Commands another test runs as written and checks more closely than an exit status: the
+ * walk-through leaves them to it instead of paying for them twice (the calibration example is a
+ * bootstrap of ~15 s of CPU). Each test file must name the command's script, see the first test.
+ */
+export const RUN_ELSEWHERE: Record<string, { script: string; test: string }> = {
+  "npx tsx examples/calibration/run.ts": { script: "examples/calibration/run.ts", test: "examples/calibration/run.test.ts" },
+};
+const runElsewhere = (text: string) => RUN_ELSEWHERE[text.replace(/\s+#.*$/, "").trim()];
+/**
  * What the scratch folder mirrors: everything of the repository's but the walk-through's outputs.
  * Listed after the build, not at module load: on a fresh clone `dist/` only exists once beforeAll
  * has built it, and a list taken earlier would leave the README's `npx rubricate` without a CLI.
@@ -64,9 +73,17 @@ afterAll(async () => {
   if (scratch) rmSync(scratch, { recursive: true, force: true });
 });
 
-function run(command: string): Promise<{ code: number | null; output: string }> {
+/**
+ * `npx <bin>` for a bin of the scratch folder's node_modules/.bin runs that file, as npx itself
+ * does for a locally installed bin (the test "npx resolves …" checks they agree), without paying
+ * npm's start (about 1 s of CPU and several seconds of wall time per command on two cores). Any
+ * other `npx` call goes to the real npx.
+ */
+const LOCAL_NPX = 'npx() { if [ -x "$PWD/node_modules/.bin/$1" ]; then local bin="$PWD/node_modules/.bin/$1"; shift; "$bin" "$@"; else command npx "$@"; fi; }';
+
+function run(command: string, { realNpx = false } = {}): Promise<{ code: number | null; output: string }> {
   return new Promise((done) => {
-    const child = spawn("bash", ["-o", "pipefail", "-c", command], {
+    const child = spawn("bash", ["-o", "pipefail", "-c", realNpx ? command : `${LOCAL_NPX}\n${command}`], {
       cwd: scratch,
       env: {
         ...process.env,
@@ -97,6 +114,18 @@ describe("README.md", () => {
         expect(existsSync(join(ROOT, path)), `${c.page} line ${c.line}: ${path}`).toBe(true);
       }
     }
+    // A command left to another test is still on a page, and that test runs its script.
+    for (const [text, { script, test }] of Object.entries(RUN_ELSEWHERE)) {
+      expect(commands.some((c) => runElsewhere(c.text)), `${text} is on no page: drop it from RUN_ELSEWHERE`).toBe(true);
+      expect(readFileSync(join(ROOT, test), "utf8"), `${test} no longer runs ${script}`).toContain(`"${script}"`);
+      expect(text).toBe(`npx tsx ${script}`);
+    }
+  });
+
+  it("npx resolves `rubricate` and `tsx` in the scratch folder to the node_modules/.bin files the walk-through runs", async () => {
+    const r = await run('npx -c \'command -v rubricate; command -v tsx\'', { realNpx: true });
+    expect(r.code, r.output).toBe(0);
+    expect(r.output.trim().split("\n")).toEqual([join(scratch, "node_modules", ".bin", "rubricate"), join(scratch, "node_modules", ".bin", "tsx")]);
   });
 
   it("the scratch folder holds the built CLI the README's `npx rubricate` runs", () => {
@@ -104,7 +133,7 @@ describe("README.md", () => {
     expect(mirroredNames(ROOT)).toContain("dist");
   });
 
-  for (const c of commands) {
+  for (const c of commands.filter((c) => !runElsewhere(c.text))) {
     it(`${c.page} line ${c.line}: ${c.text.slice(0, 100)}`, async () => {
       const r = await run(c.text);
       expect(r.code, `${c.page} line ${c.line} exited ${r.code}:\n${r.output}`).toBe(0);

@@ -38,10 +38,12 @@ let rows: Row[] = [];
 let stdout = "";
 
 beforeAll(() => {
-  // Run as the README says, with no --datasets: the shipped copy is the default.
+  // Run as docs/calibration.md says (`npx tsx examples/calibration/run.ts`, from the repository),
+  // with no --datasets: the shipped copy is the default. tests/readme.test.ts leaves that command
+  // to this test and checks that this file still runs it.
   const env = { ...process.env };
   delete env.RUBRICATE_DATASETS;
-  stdout = execFileSync(process.execPath, ["--import", "tsx", join(here, "run.ts")], { cwd: root, encoding: "utf8", env });
+  stdout = execFileSync(process.execPath, ["--import", "tsx", "examples/calibration/run.ts"], { cwd: root, encoding: "utf8", env });
   const table = stdout.split("\n").filter((l) => l.startsWith("| "));
   const header = table[0].split("|").slice(1, -1).map((c) => c.trim());
   rows = table.slice(1).map((l) => Object.fromEntries(l.split("|").slice(1, -1).map((c, i) => [header[i], c.trim()])));

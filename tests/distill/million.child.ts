@@ -2,7 +2,7 @@
  * Child process of the million-row test: writes N generated sample rows (4 rollouts per prompt,
  * unscored) to a temp file on the fly, distills them with a code-check rubric (no judge), and
  * prints one JSON line: counts, seconds, CPU seconds and peak RSS (`process.resourceUsage().maxRSS`, KiB).
- * Run: npx tsx tests/distill/million.child.ts [rows=1000000] [dir]
+ * Run: npx tsx tests/distill/million.child.ts [rows=1000000] [dir] [max rows per tag=40000]
  */
 import { createWriteStream, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -12,6 +12,7 @@ import { runDistill } from "../../src/distill/run.js";
 
 const n = Number(process.argv[2] ?? 1_000_000);
 const dir = process.argv[3] ?? mkdtempSync(join(tmpdir(), "rubricate-million-"));
+const maxPerTag = Number(process.argv[4] ?? 40_000);
 const input = join(dir, "samples.jsonl");
 const SYLLABLES = "ka lo mi ne ru sa ti vo be da fe gi ho ju ki la mo nu pe ra".split(" ");
 
@@ -63,7 +64,7 @@ const result = await runDistill({
   output: join(dir, "sft.jsonl"),
   rubric,
   format: "openai",
-  filters: { minReward: 0.5, bestOf: 1, dedup: "near", maxPerTag: 40_000 },
+  filters: { minReward: 0.5, bestOf: 1, dedup: "near", maxPerTag },
   concurrency: Number(process.env.DISTILL_CONCURRENCY ?? 64),
 });
 const t2 = Date.now();

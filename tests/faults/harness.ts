@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { startOpenAIServer, type OpenAIServerOptions } from "../../src/testing/servers/openai-server.js";
 import { judgeResponder, type Decision } from "../../src/testing/servers/judge-responder.js";
 import type { FaultKind, TestServer } from "../../src/testing/servers/common.js";
-import { ROOT, tempDir, writeJsonl, writeJudgeFile } from "../helpers/cli.js";
+import { cliEntry, ROOT, tempDir, writeJsonl, writeJudgeFile } from "../helpers/cli.js";
 
 /** The 10-question rubric every scenario scores. */
 export const RUBRIC = "tests/fixtures/rubrics/ten-questions.yaml";
@@ -209,10 +209,16 @@ export interface Run {
   done: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>;
 }
 
-/** Starts `rubricate <args>` from the sources in one node process (so a signal hits the worker). */
+/**
+ * Starts `rubricate <args>` in one node process (so a signal hits the worker): the run's build when
+ * the test file is one of vitest.config.ts's `built` files, else the sources (tests/helpers/cli.ts
+ * `cliEntry`). Preloaded modules are TypeScript, so a preload brings the tsx loader with it.
+ */
 export function startRun(args: string[], options: RunOptions = {}): Run {
+  const entry = cliEntry();
+  const [main, loader] = [entry.at(-1)!, entry.slice(0, -1)];
   const pre = (options.preload ?? []).flatMap((p) => ["--import", p]);
-  const child = spawn(process.execPath, ["--import", "tsx", ...pre, join(ROOT, "src/cli/main.ts"), ...args], {
+  const child = spawn(process.execPath, [...(pre.length > 0 && loader.length === 0 ? ["--import", "tsx"] : loader), ...pre, main, ...args], {
     cwd: ROOT,
     env: { ...process.env, ...ENV, ...options.env },
     stdio: ["ignore", "pipe", "pipe"],

@@ -5,6 +5,10 @@
  * One build before any file starts replaces a build per file (each 60 s of CPU on two cores), and
  * no test sees `dist/` half-written. The sources' hash of the last build is kept beside the lock,
  * in node_modules/.cache (not in dist/, which is published).
+ *
+ * `npx tsx tests/setup/build.ts` builds the same way from a shell: .ci/run builds with it, so its
+ * `npm test` finds dist/ fresh instead of building it a second time (a plain `npm run build`
+ * writes no hash, and the run after it could not tell its dist/ from a stale one).
  */
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
@@ -72,3 +76,5 @@ export default async function setup(project: TestProject): Promise<void> {
   await ensureBuilt();
   project.provide("rubricateDist", DIST);
 }
+
+if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename)) await ensureBuilt();
