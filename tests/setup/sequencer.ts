@@ -10,41 +10,40 @@ import { relative } from "node:path";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
 
 /**
- * Seconds of the slowest files in a whole `npx vitest run` (the default reporter's per-file time,
- * 2026-12-02 08:03 UTC at load 8–16; BENCHMARKS.md, "The test suite under 5 minutes"). Only the
- * order matters: refresh it when a file's rank changes a lot.
+ * Seconds of the slowest files in a whole fresh-clone `CI=true bash .ci/run` (the default
+ * reporter's per-file time, 2026-12-02 08:56 UTC at load 1–5; BENCHMARKS.md, "The test suite under
+ * 5 minutes"). Only the order matters: refresh it when a file's rank changes a lot
+ * (tests/setup/sequencer.test.ts fails when a listed file no longer exists).
  */
 export const SLOW_FILES: Record<string, number> = {
-  // The three below were one file of 472 s (split, and their CPU cut, the same day: figures scaled
-  // from their runs alone); registry.test.ts measured 102 s -> 45 s alone after its seeding change.
-  "tests/bridge/env-trainer-loops-ctf.test.ts": 200,
-  "tests/hub/registry.test.ts": 180,
-  "tests/bridge/env-trainer-loops-support-desk.test.ts": 125,
-  "tests/bridge/env-trainer-loops-wordle.test.ts": 100,
-  "tests/hub/hub-docs.test.ts": 151,
-  "tests/package.test.ts": 119,
-  "examples/calibration/run.test.ts": 97,
-  "tests/hub/init-check.test.ts": 62,
-  "tests/cli/optimize.test.ts": 60,
-  "tests/distill/million.test.ts": 20,
-  "tests/queue/score.test.ts": 54,
-  "tests/readme.test.ts": 17,
-  "tests/probe/rubrics.test.ts": 48,
-  "tests/probe/rubrics-lexical.test.ts": 48,
-  "tests/cli/score.test.ts": 47,
-  "tests/layers.test.ts": 46,
-  "tests/cli/worker.test.ts": 36,
-  "tests/site/browser.test.ts": 34,
-  "tests/engine/batch/provider-behaviour.test.ts": 33,
-  "tests/env/sandbox.test.ts": 33,
-  "tests/faults/leaks.test.ts": 33,
-  "tests/checks/code-attacks.test.ts": 32,
-  "tests/cli/output.test.ts": 28,
-  "tests/import-graph.test.ts": 24,
-  "tests/engine/cache/sqlite.test.ts": 23,
-  "tests/distill/run.test.ts": 22,
-  "tests/site/docs.test.ts": 22,
-  "tests/bridge/redis-outage.test.ts": 22,
+  "tests/hub/registry.test.ts": 87,
+  "tests/hub/hub-docs.test.ts": 64,
+  "tests/queue/score.test.ts": 46,
+  "tests/package.test.ts": 31,
+  "tests/bridge/env-trainer-loops-ctf.test.ts": 29,
+  "tests/distill/million.test.ts": 28,
+  "tests/probe/rubrics-lexical.test.ts": 27,
+  "tests/probe/rubrics.test.ts": 26,
+  "examples/calibration/run.test.ts": 26,
+  "tests/readme.test.ts": 23,
+  "tests/engine/batch/provider-behaviour.test.ts": 19,
+  "tests/env/sandbox.test.ts": 19,
+  "tests/checks/code-attacks.test.ts": 16,
+  "tests/site/browser.test.ts": 16,
+  "tests/queue/eval.test.ts": 15,
+  "tests/cli/worker.test.ts": 15,
+  "tests/bridge/env-trainer-loops-wordle.test.ts": 15,
+  "tests/faults/faults.test.ts": 14,
+  "tests/bridge/replicas.test.ts": 14,
+  "tests/faults/leaks.test.ts": 13,
+  "tests/cli/optimize.test.ts": 13,
+  "tests/bridge/env-trainer-loops-support-desk.test.ts": 13,
+  "tests/hub/init-check.test.ts": 12,
+  "tests/cli/score.test.ts": 12,
+  "tests/engine/cache/sqlite.test.ts": 11,
+  "tests/distill/cli.test.ts": 11,
+  "tests/distill/run.test.ts": 11,
+  "tests/bridge/redis-outage.test.ts": 11,
 };
 
 export default class LongestFirst extends BaseSequencer {

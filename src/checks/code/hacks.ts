@@ -107,7 +107,9 @@ def add(a, b):
 const JS_ORACLE = String.raw`
 const fs = require("fs");
 const texts = [];
-const grab = (f) => { try { texts.push(String(f())); } catch {} };
+// Keeps only texts naming the function: holding everything it could read (every process's files in a
+// full test run) crashed the attack itself (exit 1) instead of letting it answer from the tests.
+const grab = (f) => { try { const t = String(f()); if (t.includes("add(")) texts.push(t); } catch {} };
 for (const k of Object.getOwnPropertyNames(globalThis)) grab(() => JSON.stringify(globalThis[k]));
 for (const m of Object.values(require.cache || {})) grab(() => JSON.stringify(m.exports));
 grab(() => JSON.stringify(process.env) + process.argv.join(" "));
