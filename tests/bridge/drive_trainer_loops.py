@@ -52,11 +52,12 @@ import pickle
 import subprocess
 import sys
 import threading
-import traceback
 import types
 import urllib.request
 import uuid
 from concurrent.futures import ThreadPoolExecutor
+
+from scenario_runner import run_scenarios  # beside this file, on the path of a script run as `python3 <file>`
 
 here = os.path.dirname(os.path.abspath(__file__))
 trainers = os.path.abspath(os.path.join(here, "..", "..", "examples", "trainers"))
@@ -693,28 +694,12 @@ def main(specs):
     raises is reported and the next one runs. Each scenario's stderr follows a `--- scenario
     <name>` line.
     """
-    global URL
-    base_url, loaded = URL, set(sys.modules)
-    results = {}
-    for spec in specs:
-        name, _, url = spec.partition("=")
-        scenario, _, fail = name.partition(":")
-        URL = url or base_url
-        os.environ["RUBRICATE_ENV_URL"] = URL
-        if fail:
-            os.environ["FAIL"] = fail
-        for module in [m for m in set(sys.modules) - loaded if loaded_by_a_scenario(sys.modules[m])]:
-            del sys.modules[module]
-        out.clear()
-        print(f"--- scenario {name}", file=sys.stderr, flush=True)
-        try:
-            SCENARIOS[scenario]()
-            results[name] = dict(out)
-        except Exception:
-            traceback.print_exc()
-            results[name] = {"error": traceback.format_exc()}
-        sys.stderr.flush()
-    print(json.dumps(results))
+
+    def set_url(url):
+        global URL
+        URL = url
+
+    run_scenarios(specs, SCENARIOS, out, URL, set_url, loaded_by_a_scenario)
 
 
 main(sys.argv[1:])

@@ -50,12 +50,13 @@ import os
 import runpy
 import sys
 import tomllib
-import traceback
 import types
 import urllib.request
 import copy
 import typing
 from typing import Any, Generic, Literal, Optional, TypeVar, Union, get_args, get_origin
+
+from scenario_runner import run_scenarios  # beside this file, on the path of a script run as `python3 <file>`
 
 here = os.path.dirname(os.path.abspath(__file__))
 root = os.path.abspath(os.path.join(here, "..", ".."))
@@ -1026,30 +1027,12 @@ def main(specs):
     stand-ins above and the patched EnvClient.open are shared). A scenario that raises is reported
     and the next one runs. Each scenario's stderr follows a `--- scenario <name>` line.
     """
-    global URL
-    base_url, loaded = URL, set(sys.modules)
-    results = {}
-    for spec in specs:
-        name, _, url = spec.partition("=")
-        scenario, _, fail = name.partition(":")
-        URL = url or base_url
-        os.environ["RUBRICATE_ENV_URL"] = URL
-        if fail:
-            os.environ["FAIL"] = fail
-        for module in [m for m in set(sys.modules) - loaded if loaded_by_a_scenario(sys.modules[m])]:
-            del sys.modules[module]
-        LAUNCHED_BY_MODULE.clear()
-        SESSIONS_SEEN.clear()
-        out.clear()
-        print(f"--- scenario {name}", file=sys.stderr, flush=True)
-        try:
-            SCENARIOS[scenario]()
-            results[name] = dict(out)
-        except Exception:
-            traceback.print_exc()
-            results[name] = {"error": traceback.format_exc()}
-        sys.stderr.flush()
-    print(json.dumps(results))
+
+    def set_url(url):
+        global URL
+        URL = url
+
+    run_scenarios(specs, SCENARIOS, out, URL, set_url, loaded_by_a_scenario, reset=lambda: (LAUNCHED_BY_MODULE.clear(), SESSIONS_SEEN.clear()))
 
 
 watch_sessions()
