@@ -27,11 +27,9 @@ export function requestHeaders(init: RequestInit): Record<string, string> {
   return headers;
 }
 
-/** A node:http response's headers as a fetch `Headers` (repeated ones joined with ", "). */
+/** A node:http response's headers as a fetch `Headers` (repeated ones joined with ", ", as `NodeHeaders` reads them). */
 export function responseHeaders(res: http.IncomingMessage): Headers {
-  const headers = new Headers();
-  for (const [key, value] of Object.entries(res.headers)) if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(", ") : value);
-  return headers;
+  return new Headers([...new NodeHeaders(res.headers)]);
 }
 
 /**
@@ -137,8 +135,9 @@ function requestTarget(input: string | URL): RequestTarget | undefined {
 
 /**
  * A node:http response's headers behind the read side of the fetch `Headers` API, read in place
- * (repeated ones joined with ", ", as `responseHeaders` does). Building an undici `Headers` for every
- * answer was a measurable part of the per-call CPU; the SDKs only read these.
+ * (repeated ones joined with ", "; `responseHeaders` copies them into a real `Headers`). Building
+ * an undici `Headers` for every answer was a measurable part of the per-call CPU; the SDKs only
+ * read these.
  */
 export class NodeHeaders {
   constructor(private readonly raw: http.IncomingHttpHeaders) {}
