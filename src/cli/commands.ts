@@ -4,7 +4,8 @@
  * command runs; the root help is drawn from this table alone. tests/cli/commands.test.ts checks that
  * each entry says what its module registers.
  */
-import { Help, type Command } from "commander";
+import { Command, Help } from "commander";
+import { packageVersion } from "./run.js";
 
 /** A command module: adds its command (options, action) to the program. */
 export type CommandModule = { register(program: Command): void };
@@ -118,4 +119,22 @@ export function registerCommandTable(program: Command): void {
       return Object.hasOwn(COMMANDS, cmd.name()) ? COMMANDS[cmd.name()].term : Help.prototype.subcommandTerm.call(this, cmd);
     },
   });
+}
+
+/**
+ * The `rubricate` program with what `args` ask for registered: the one command that runs, or only
+ * the table (the root help, `--version`, an unknown command). Errors throw (`exitOverride`);
+ * `exitCodeOf` (run.ts) turns them into the exit code.
+ */
+export async function programFor(args: string[]): Promise<Command> {
+  const program = new Command("rubricate")
+    .description("Binary-question rubrics, cached parallel LLM judges, rewards.")
+    .version(packageVersion(), "-v, --version")
+    // A typo gets commander's "(Did you mean …?)" and a pointer to --help, not the whole help.
+    .showHelpAfterError("(run with --help for usage)")
+    .exitOverride();
+  const command = commandAsked(args);
+  if (command !== undefined) (await COMMANDS[command].load()).register(program);
+  else registerCommandTable(program);
+  return program;
 }

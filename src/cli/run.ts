@@ -29,6 +29,12 @@ export function usageError(message: string): CommanderError {
   return new CommanderError(EXIT.usage, "rubricate.usage", message);
 }
 
+/** The exit code of a run that threw: commander's own exits (help, usage) as theirs, anything else reported. */
+export function exitCodeOf(e: unknown): number {
+  if (e instanceof CommanderError) return e.exitCode === 0 ? EXIT.ok : EXIT.usage;
+  return reportError(e);
+}
+
 /** Prints an error for a person (code and located message) and returns the exit code. */
 export function reportError(e: unknown): number {
   if (isRubricateError(e)) {

@@ -9,9 +9,8 @@
  * CLI's start-up. Runs are queued one at a time: the folder, the environment and the two streams
  * belong to the whole process.
  */
-import { Command, CommanderError } from "commander";
-import { COMMANDS, commandAsked, registerCommandTable } from "../../src/cli/commands.js";
-import { EXIT, packageVersion, reportError } from "../../src/cli/run.js";
+import { programFor } from "../../src/cli/commands.js";
+import { EXIT, exitCodeOf } from "../../src/cli/run.js";
 import { ROOT } from "./cli.js";
 
 export interface InProcessRun {
@@ -37,28 +36,16 @@ async function runNow(args: string[], options: { env?: Record<string, string>; c
   process.exitCode = undefined;
   let code: number;
   try {
-    await parse(args);
+    // What src/cli/main.ts does after its process-wide set-up: the program, the asked command, the parse.
+    await (await programFor(args)).parseAsync(args, { from: "user" });
     code = typeof process.exitCode === "number" ? process.exitCode : EXIT.ok;
   } catch (e) {
-    code = e instanceof CommanderError ? (e.exitCode === 0 ? EXIT.ok : EXIT.usage) : reportError(e);
+    code = exitCodeOf(e);
   } finally {
     process.exitCode = exitCodeBefore;
     for (const undo of restore.reverse()) undo();
   }
   return { code, stdout, stderr };
-}
-
-/** What src/cli/main.ts does after its process-wide set-up: the program, the asked command, the parse. */
-async function parse(args: string[]): Promise<void> {
-  const program = new Command("rubricate")
-    .description("Binary-question rubrics, cached parallel LLM judges, rewards.")
-    .version(packageVersion(), "-v, --version")
-    .showHelpAfterError("(run with --help for usage)")
-    .exitOverride();
-  const command = commandAsked(args);
-  if (command !== undefined) (await COMMANDS[command].load()).register(program);
-  else registerCommandTable(program);
-  await program.parseAsync(args, { from: "user" });
 }
 
 /** Sends a stream's writes to `sink` until undone. */
