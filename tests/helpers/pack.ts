@@ -1,10 +1,10 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
-import { createHash } from "node:crypto";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import { inject } from "vitest";
 import { ROOT } from "./cli.js";
+import { treeHash, underLock } from "./once.js";
 
 const NPM = process.platform === "win32" ? "npm.cmd" : "npm";
 /** Packed tarballs by the hash of what they hold: the files that pack them share one `npm pack`. */
@@ -33,27 +33,13 @@ export async function packBuilt(dest: string): Promise<string> {
  */
 async function packOnce(packed: string): Promise<void> {
   mkdirSync(PACKS, { recursive: true });
-  const lock = `${packed}.lock`;
-  for (;;) {
-    if (existsSync(packed)) return;
-    try {
-      mkdirSync(lock);
-      break;
-    } catch {
-      const held = statSync(lock, { throwIfNoEntry: false });
-      if (held && Date.now() - held.mtimeMs > 600_000) rmSync(lock, { recursive: true, force: true });
-      else await new Promise((wake) => setTimeout(wake, 250));
-    }
-  }
-  try {
+  await underLock(`${packed}.lock`, async () => {
     if (existsSync(packed)) return;
     const staging = mkdtempSync(join(PACKS, ".staging-"));
     await promisify(execFile)(NPM, ["pack", "--ignore-scripts", "--pack-destination", staging], { cwd: ROOT, encoding: "utf8", env: { ...process.env, npm_config_update_notifier: "false" }, maxBuffer: 64 * 1024 * 1024 });
     renameSync(staging, packed);
     pruneOldPacks();
-  } finally {
-    rmSync(lock, { recursive: true, force: true });
-  }
+  });
 }
 
 /** Packs of other content an hour old or more (a run still copying one is younger): one per build would pile up. */
@@ -67,13 +53,6 @@ function pruneOldPacks(): void {
 
 /** A hash of every path and content `npm pack` may put in the tarball: package.json and its `files` (over-inclusive: a stale pack is the one thing this must never give). */
 function packedInputsHash(): string {
-  const hash = createHash("sha256");
-  const add = (path: string) => {
-    if (!existsSync(path)) return;
-    if (statSync(path).isDirectory()) for (const entry of readdirSync(path).sort()) add(join(path, entry));
-    else hash.update(`${path.slice(ROOT.length)}\0`).update(readFileSync(path)).update("\0");
-  };
   const { files = [] } = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { files?: string[] };
-  for (const input of ["package.json", ...files]) add(join(ROOT, input));
-  return hash.digest("hex");
+  return treeHash(ROOT, ["package.json", ...files]);
 }

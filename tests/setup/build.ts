@@ -12,10 +12,10 @@
  */
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
-import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { TestProject } from "vitest/node";
+import { treeHash, underLock } from "../helpers/once.js";
 
 const ROOT = resolve(import.meta.dirname, "..", "..");
 const DIST = join(ROOT, "dist");
@@ -33,15 +33,7 @@ declare module "vitest" {
 }
 
 /** A hash of every build input's path and content. */
-export function sourcesHash(root = ROOT): string {
-  const hash = createHash("sha256");
-  const add = (path: string) => {
-    if (statSync(path).isDirectory()) for (const entry of readdirSync(path).sort()) add(join(path, entry));
-    else hash.update(`${path.slice(root.length)}\0`).update(readFileSync(path)).update("\0");
-  };
-  for (const input of INPUTS) if (existsSync(join(root, input))) add(join(root, input));
-  return hash.digest("hex");
-}
+export const sourcesHash = (root = ROOT): string => treeHash(root, INPUTS);
 
 const isFresh = (hash: string) => existsSync(join(DIST, "cli", "main.js")) && existsSync(STAMP) && readFileSync(STAMP, "utf8") === hash;
 
@@ -49,27 +41,16 @@ const isFresh = (hash: string) => existsSync(join(DIST, "cli", "main.js")) && ex
 export async function ensureBuilt(): Promise<void> {
   const hash = sourcesHash();
   if (isFresh(hash)) return;
-  mkdirSync(join(LOCK, ".."), { recursive: true });
-  for (const started = Date.now(); ; ) {
-    try {
-      mkdirSync(LOCK);
-      break;
-    } catch {
-      // Another run is building; a lock older than 10 minutes is a run that died holding it.
-      const held = statSync(LOCK, { throwIfNoEntry: false });
-      if (held && Date.now() - held.mtimeMs > 600_000) rmSync(LOCK, { recursive: true, force: true });
-      else if (Date.now() - started > 900_000) throw new Error(`tests/setup/build.ts: ${LOCK} held for 15 minutes`);
-      else await new Promise((wake) => setTimeout(wake, 500));
-    }
-  }
-  try {
-    if (isFresh(hash)) return;
-    rmSync(STAMP, { force: true });
-    await promisify(execFile)("npm", ["run", "build"], { cwd: ROOT, timeout: 600_000, maxBuffer: 64 * 1024 * 1024 });
-    writeFileSync(STAMP, hash);
-  } finally {
-    rmSync(LOCK, { recursive: true, force: true });
-  }
+  await underLock(
+    LOCK,
+    async () => {
+      if (isFresh(hash)) return;
+      rmSync(STAMP, { force: true });
+      await promisify(execFile)("npm", ["run", "build"], { cwd: ROOT, timeout: 600_000, maxBuffer: 64 * 1024 * 1024 });
+      writeFileSync(STAMP, hash);
+    },
+    500,
+  );
 }
 
 export default async function setup(project: TestProject): Promise<void> {
