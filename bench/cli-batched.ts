@@ -8,12 +8,12 @@
  * start-up or the library's own work. Builds dist/ first when it is missing.
  *   npx tsx bench/run.ts cli-batched
  */
-import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { once } from "node:events";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ROOT, round, samples, tenQuestions, type BenchContext, type BenchResult } from "./lib/common.js";
+import { PEER_DIR, ROOT, builtCli, peerMissing, round, samples, tenQuestions, type BenchContext, type BenchResult } from "./lib/common.js";
 import { startServerChild } from "./lib/server.js";
 
 const LATENCY_MS = 50;
@@ -42,16 +42,11 @@ async function timed(args: string[], env: NodeJS.ProcessEnv = process.env): Prom
 
 /** Runs the batched-CLI benchmark. */
 export async function cliBatched(ctx: BenchContext): Promise<BenchResult<Row>> {
-  const main = join(ROOT, "dist", "cli", "main.js");
-  if (!existsSync(main)) {
-    const b = spawnSync("npm", ["run", "build"], { cwd: ROOT, stdio: "inherit" });
-    if (b.status !== 0) throw new Error("npm run build failed");
-  }
+  const main = builtCli();
   const n = ctx.quick ? 500 : 2000;
   const rounds = ctx.quick ? 1 : 3;
   const ideal = round((n * LATENCY_MS) / CONCURRENCY / 1000, 2);
-  const peerDir = process.env.RUBRICATE_BENCH_PEER_DIR ?? join(ROOT, "bench", "peer");
-  const peer = existsSync(join(peerDir, "node_modules", "autoevals"));
+  const missing = peerMissing();
   const criteria = tenQuestions()
     .criteria.map((c) => ("question" in c ? String(c.question) : ""))
     .filter(Boolean)
@@ -73,12 +68,12 @@ export async function cliBatched(ctx: BenchContext): Promise<BenchResult<Row>> {
       const lines = readFileSync(join(dir, `out-${r}.jsonl`), "utf8").trim().split("\n");
       if (calls !== n || lines.length !== n) throw new Error(`rubricate: ${calls} calls and ${lines.length} result lines for ${n} samples`);
       rows.push({ run: "rubricate score (built CLI, batched mode)", round: r, calls, idealS: ideal, actualS: round(cliS, 2), ratio: round(ideal / cliS, 3) });
-      if (!peer) {
-        rows.push({ run: "autoevals 0.3.0 ClosedQA (fresh node)", round: r, calls: 0, idealS: ideal, actualS: "-", ratio: `autoevals not installed in ${peerDir} (see bench/peer.ts)` });
+      if (missing) {
+        rows.push({ run: "autoevals 0.3.0 ClosedQA (fresh node)", round: r, calls: 0, idealS: ideal, actualS: "-", ratio: missing });
         continue;
       }
       const peerBefore = (await server.stats()).requests;
-      const peerS = await timed([join(ROOT, "bench", "cli-batched-peer-child.mjs"), peerDir, server.url, String(n), String(CONCURRENCY), criteria]);
+      const peerS = await timed([join(ROOT, "bench", "cli-batched-peer-child.mjs"), PEER_DIR, server.url, String(n), String(CONCURRENCY), criteria]);
       const peerCalls = (await server.stats()).requests - peerBefore;
       rows.push({ run: "autoevals 0.3.0 ClosedQA (fresh node)", round: r, calls: peerCalls, idealS: ideal, actualS: round(peerS, 2), ratio: round(ideal / peerS, 3) });
     }

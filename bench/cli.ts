@@ -5,10 +5,10 @@
  * import ≤ 2.5×, one-sample score ≤ 4×, --help ≤ 3×.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ROOT, median, round, type BenchContext, type BenchResult } from "./lib/common.js";
+import { ROOT, builtCli, median, round, type BenchContext, type BenchResult } from "./lib/common.js";
 
 interface Row {
   command: string;
@@ -26,11 +26,7 @@ const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math
 
 /** Runs the start-up benchmark. */
 export async function cli(ctx: BenchContext): Promise<BenchResult<Row>> {
-  const main = join(ROOT, "dist", "cli", "main.js");
-  if (!existsSync(main)) {
-    const b = spawnSync("npm", ["run", "build"], { cwd: ROOT, stdio: "inherit" });
-    if (b.status !== 0) throw new Error("npm run build failed");
-  }
+  const main = builtCli();
   const dir = mkdtempSync(join(tmpdir(), "rubricate-bench-cli-"));
   const rubric = join(dir, "code.yaml");
   writeFileSync(rubric, "id: code-only\ninputs: [response]\ncriteria:\n  - { id: c1, check: { contains: Paris }, points: 2 }\n  - { id: c2, check: { regex: \"^It\" }, points: 1 }\n  - { id: c3, check: { length: { max: 400, unit: words } }, points: 1 }\n");

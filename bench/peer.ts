@@ -10,13 +10,12 @@
  *   npm install --prefix bench/peer --engine-strict=false --no-save autoevals@0.3.0
  * or point RUBRICATE_BENCH_PEER_DIR at a folder where it is installed. Without it, its rows say so.
  */
-import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import pLimit from "p-limit";
 import { score } from "../src/score/score.js";
 import type { Sample } from "../src/types.js";
-import { ROOT, benchJudge, round, samples, tenQuestions, type BenchContext, type BenchResult } from "./lib/common.js";
+import { PEER_DIR, benchJudge, peerMissing, round, samples, tenQuestions, type BenchContext, type BenchResult } from "./lib/common.js";
 import { startServerChild } from "./lib/server.js";
 
 const LATENCY_MS = 50;
@@ -38,9 +37,9 @@ interface Autoevals {
 }
 
 function loadAutoevals(): Autoevals | string {
-  const dir = process.env.RUBRICATE_BENCH_PEER_DIR ?? join(ROOT, "bench", "peer");
-  if (!existsSync(join(dir, "node_modules", "autoevals"))) return `autoevals not installed in ${dir} (see bench/peer.ts)`;
-  const load = createRequire(join(dir, "package.json"));
+  const missing = peerMissing();
+  if (missing) return missing;
+  const load = createRequire(join(PEER_DIR, "package.json"));
   const autoevals = load("autoevals") as Omit<Autoevals, "OpenAI">;
   // autoevals' own openai, so the peer runs on the SDK version it ships with.
   const { OpenAI } = createRequire(load.resolve("autoevals"))("openai") as Pick<Autoevals, "OpenAI">;

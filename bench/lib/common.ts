@@ -1,5 +1,6 @@
 /** Shared pieces of the benchmarks: rubrics, samples, judges, tables and result files. */
-import { mkdirSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -71,6 +72,22 @@ export function* samples(n: number, chars?: number, from = 0): Generator<Sample>
 export function benchJudge(url: string, config: Partial<JudgeConfigInput> = {}, cache: string | false | null = null): EngineJudge {
   return createJudge({ provider: "openai-compatible", base_url: url, model: "bench-judge", max_retries: 5, timeout_ms: 30_000, ...config }, { cache });
 }
+
+/** The built CLI's entry (dist/cli/main.js), built first when it is missing. */
+export function builtCli(): string {
+  const main = join(ROOT, "dist", "cli", "main.js");
+  if (!existsSync(main)) {
+    const b = spawnSync("npm", ["run", "build"], { cwd: ROOT, stdio: "inherit" });
+    if (b.status !== 0) throw new Error("npm run build failed");
+  }
+  return main;
+}
+
+/** Where autoevals, the throughput peer, is installed (bench/peer.ts says how): bench/peer/ or RUBRICATE_BENCH_PEER_DIR. */
+export const PEER_DIR = process.env.RUBRICATE_BENCH_PEER_DIR ?? join(ROOT, "bench", "peer");
+
+/** Why the peer's rows are empty, or undefined when autoevals is installed in PEER_DIR. */
+export const peerMissing = (): string | undefined => (existsSync(join(PEER_DIR, "node_modules", "autoevals")) ? undefined : `autoevals not installed in ${PEER_DIR} (see bench/peer.ts)`);
 
 /** Total CPU (user + system) of this process since `from`, in microseconds. */
 export function cpuSince(from: NodeJS.CpuUsage): number {
