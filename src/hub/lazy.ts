@@ -7,7 +7,8 @@ import { createRequire } from "node:module";
 import type Npa from "npm-package-arg";
 import type Semver from "semver";
 
-// Made on first use too: the first `createRequire` of a process sets up the CommonJS loader (~3 ms).
+// Made on first use too: the first `createRequire` of a process sets up the CommonJS loader, which an
+// import that never resolves a registry spec does not need (no gain was measurable alone; BENCHMARKS.md).
 let requireHere: NodeJS.Require | undefined;
 const load = (id: string): unknown => (requireHere ??= createRequire(import.meta.url))(id);
 
