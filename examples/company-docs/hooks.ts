@@ -1,6 +1,6 @@
 /**
  * Search and read tools over the shipped search index (the env's `config.index`), and the check
- * that the answer cites a document the policy actually read.
+ * that the answer cites the task's document, which the policy actually read.
  */
 import { resolve } from "node:path";
 // rubricate is a peer dependency: the rubricate that runs this environment, its types and its search.

@@ -44,6 +44,10 @@ describe("rubricate env init --template doc-search", () => {
     expect(readFileSync(join(pkg(), "docs", "vacation.md"), "utf8")).toBe(readFileSync(join(cwd, "handbook", "vacation.md"), "utf8"));
   });
 
+  it("writes the hooks.ts that examples/company-docs ships (the example is this template's output, and must not drift from it)", () => {
+    expect(readFileSync(join(ROOT, "examples/company-docs/hooks.ts"), "utf8")).toBe(readFileSync(join(pkg(), "hooks.ts"), "utf8"));
+  });
+
   it("the shipped index holds every format and answers a query with the right chunk id", async () => {
     const index = await loadIndex(join(pkg(), "search-index.json"));
     expect(new Set(index.chunks.map((c) => c.doc))).toEqual(new Set(["safety-report-2025.pdf", "travel/meals.html", "vacation.md"]));
