@@ -38,7 +38,11 @@ export default defineConfig({
   // zod (95 ES modules) and yaml (73 CommonJS files) load with every rubric: as one bundled chunk they
   // cost the module loader one file each instead of ~170, which is most of `import "rubricate"`'s
   // start-up over bare node (BENCHMARKS.md, issue 31). zod stays a dependency for the .d.ts types.
-  noExternal: ["p-limit", "yocto-queue", "p-retry", "is-network-error", "zod", "yaml"],
+  // The provider SDKs likewise (openai ~150 files, @anthropic-ai/sdk ~320 with OpenTelemetry's API
+  // and standardwebhooks): each lands in the chunk of the module that re-exports it
+  // (src/providers/*-sdk.ts), loaded by `import()` on a provider's first call; one file instead of
+  // hundreds cuts their load from ~60 ms and ~150 ms of CPU to ~10 ms and ~40 ms (BENCHMARKS.md).
+  noExternal: ["p-limit", "yocto-queue", "p-retry", "is-network-error", "zod", "yaml", "openai", /^@anthropic-ai\/sdk(\/|$)/, "@opentelemetry/api", "standardwebhooks", "@stablelib/base64", "fast-sha256"],
   // yaml's "node" build is CommonJS that require()s "process", which an ES module bundle cannot; its
   // ES module build (the package's "default" condition) is the same code, logging warnings with
   // console.warn instead of process.emitWarning.

@@ -12,7 +12,8 @@ const PERMANENT = new Set(["invalid_request_error", "not_found_error", "permissi
 
 /**
  * Anthropic Message Batches: requests sent inline as one JSON body (streamed from disk), polled,
- * results streamed as JSONL. `client` should stream (see `streamingFetch`).
+ * results streamed as JSONL. `clientOf` gives the client (the SDK loads on first use), which
+ * should stream (see `streamingFetch`).
  *
  * What the service gives a client that lost a create's answer (read from @anthropic-ai/sdk,
  * resources/messages/batches): a batch has no metadata; `batches.list` takes only `limit`,
@@ -21,7 +22,7 @@ const PERMANENT = new Set(["invalid_request_error", "not_found_error", "permissi
  * exist only once a batch has ended. So each job's custom_ids carry the job's nonce
  * (`customIdOf`), and a batch is adopted only when its results carry it.
  */
-export function createAnthropicBatchApi(client: Anthropic, secrets: string[]): BatchApi {
+export function createAnthropicBatchApi(clientOf: () => Promise<Anthropic>, secrets: string[]): BatchApi {
   const guard = async <T>(run: () => Promise<T>): Promise<T> => {
     try {
       return await run();
@@ -31,6 +32,7 @@ export function createAnthropicBatchApi(client: Anthropic, secrets: string[]): B
   };
   async function* results(id: string, options: { signal?: AbortSignal } = {}): AsyncGenerator<BatchResultItem> {
     // Guarded to the last line: a download cut mid-stream is a retryable network error, not INTERNAL.
+    const client = await clientOf();
     const lines = guardedSteps(await guard(() => client.messages.batches.results(id, undefined, { signal: options.signal })), guard);
     for await (const line of lines) yield readLine(line, secrets);
   }
@@ -42,6 +44,7 @@ export function createAnthropicBatchApi(client: Anthropic, secrets: string[]): B
     framing: { head: '{"requests":[', separator: ",", tail: "]}" },
     encode: (item) => JSON.stringify({ custom_id: customIdOf(item.customId, item.nonce), params: toAnthropicBody(item.request) }),
     async submit(file, options) {
+      const client = await clientOf();
       const body = await openAsBlob(file.path, { type: "application/json" });
       const timeout = options.timeoutMs;
       const batch = await guard(() =>
@@ -50,6 +53,7 @@ export function createAnthropicBatchApi(client: Anthropic, secrets: string[]): B
       return { id: batch.id };
     },
     async find(hint, options = {}): Promise<BatchLookup> {
+      const client = await clientOf();
       const running: string[] = [];
       const pages = guardedSteps(await guard(async () => client.messages.batches.list({ limit: 100 }, { signal: options.signal })), guard);
       for await (const batch of pages) {
@@ -70,6 +74,7 @@ export function createAnthropicBatchApi(client: Anthropic, secrets: string[]): B
       return running.length > 0 ? { undecided: running } : { none: true };
     },
     async status(id, options = {}): Promise<BatchStatus> {
+      const client = await clientOf();
       const batch = await guard(() => client.messages.batches.retrieve(id, undefined, { signal: options.signal }));
       const c = batch.request_counts;
       return {

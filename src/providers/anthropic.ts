@@ -2,7 +2,7 @@
  * The Anthropic adapter (messages API, non-streaming). Structured output is a forced tool call
  * whose input is the answer; `cache: true` text parts become `cache_control` breakpoints.
  */
-import { createRequire } from "node:module";
+import type Anthropic from "@anthropic-ai/sdk";
 import { scrubResponse } from "./errors.js";
 import { createAnthropicBatchApi } from "./anthropic-batch.js";
 import { nodeHttpFetch } from "./http-fetch.js";
@@ -30,21 +30,33 @@ export interface AnthropicProviderOptions {
  */
 export function createAnthropicProvider(options: AnthropicProviderOptions = {}): Provider {
   const apiKey = options.apiKey || keyFromEnv(options.apiKeyEnv ?? "ANTHROPIC_API_KEY", "anthropic");
-  // Loaded here, not when rubricate is imported: the SDK (with OpenTelemetry) is ~320 files and
-  // 120–150 ms that a program without an Anthropic judge never needs.
-  const { Anthropic: Client } = createRequire(import.meta.url)("@anthropic-ai/sdk") as typeof import("@anthropic-ai/sdk");
-  const client = new Client({ apiKey, baseURL: options.baseURL, maxRetries: 0, timeout: options.timeoutMs ?? 600_000, fetch: nodeHttpFetch });
+  // The SDK loads on the first call, not here nor when rubricate is imported: with OpenTelemetry it
+  // is ~320 files that a program without an Anthropic judge never needs, and dist/ bundles it into
+  // a chunk of its own that `import()` reads in a fraction of their time.
+  let client: Anthropic | undefined;
+  let loading: Promise<Anthropic> | undefined;
+  const load = () =>
+    (loading ??= import("./anthropic-sdk.js").then(
+      ({ Anthropic: Client }) => (client = new Client({ apiKey, baseURL: options.baseURL, maxRetries: 0, timeout: options.timeoutMs ?? 600_000, fetch: nodeHttpFetch })),
+    ));
+  let batchClient: Promise<Anthropic> | undefined;
   return {
     name: "anthropic",
-    baseURL: client.baseURL,
+    baseURL: anthropicBaseURL(options.baseURL),
     async complete(request, callOptions) {
       const body = toAnthropicBody(request);
+      const sdk = client ?? (await load());
       const res = await withDeadline("anthropic", [apiKey], callOptions, (s) =>
-        client.messages.create(body, { signal: s.signal, ...(s.timeoutMs !== undefined ? { timeout: s.timeoutMs } : {}) }),
+        sdk.messages.create(body, { signal: s.signal, ...(s.timeoutMs !== undefined ? { timeout: s.timeoutMs } : {}) }),
       );
       return scrubResponse(fromAnthropicResponse(res, request.jsonSchema?.name), [apiKey]);
     },
     // The batch client streams uploads and result files (hundreds of MB); the live one buffers small JSON.
-    batch: withCallSignals(createAnthropicBatchApi(client.withOptions({ fetch: streamingFetch }), [apiKey])),
+    batch: withCallSignals(createAnthropicBatchApi(() => (batchClient ??= load().then((c) => c.withOptions({ fetch: streamingFetch }))), [apiKey])),
   };
+}
+
+/** The base URL the SDK's client will use (its own rule: the option, else `ANTHROPIC_BASE_URL`, else Anthropic's), known before it loads. */
+function anthropicBaseURL(given: string | undefined): string {
+  return (given === undefined ? process.env.ANTHROPIC_BASE_URL?.trim() : given) || "https://api.anthropic.com";
 }

@@ -11,10 +11,11 @@ const CLOCK_SKEW_MS = 10 * 60_000;
 
 /**
  * The OpenAI Batch API for chat completions: a JSONL file of requests is uploaded, a batch
- * created over it, polled, and its output and error files read back. `client` should stream
- * (see `streamingFetch`): input files reach 200 MB and result files more.
+ * created over it, polled, and its output and error files read back. `clientOf` gives the client
+ * (the SDK loads on first use), which should stream (see `streamingFetch`): input files reach
+ * 200 MB and result files more.
  */
-export function createOpenAIBatchApi(client: OpenAI, name: string, secrets: string[]): BatchApi {
+export function createOpenAIBatchApi(clientOf: () => Promise<OpenAI>, name: string, secrets: string[]): BatchApi {
   const guard = async <T>(run: () => Promise<T>): Promise<T> => {
     try {
       return await run();
@@ -29,6 +30,7 @@ export function createOpenAIBatchApi(client: OpenAI, name: string, secrets: stri
     framing: { head: "", separator: "\n", tail: "\n" },
     encode: (item) => JSON.stringify({ custom_id: item.customId, method: "POST", url: "/v1/chat/completions", body: toOpenAIBody(item.request, name) }),
     async submit(file, options) {
+      const client = await clientOf();
       // The multipart body is streamed from disk with its length known up front: memory stays flat at 200 MB.
       const boundary = `----rubricate${randomBytes(12).toString("hex")}`;
       const head = Buffer.from(
@@ -56,6 +58,7 @@ export function createOpenAIBatchApi(client: OpenAI, name: string, secrets: stri
       return { id: batch.id };
     },
     async find(hint, options = {}): Promise<BatchLookup> {
+      const client = await clientOf();
       // `metadata.rubricate_job` (or our input file) proves a batch is the job's: no need to read results.
       const since = Math.floor((hint.createdAt - CLOCK_SKEW_MS) / 1000);
       // Newest first and no server-side filter: page back until batches older than the job.
@@ -69,6 +72,7 @@ export function createOpenAIBatchApi(client: OpenAI, name: string, secrets: stri
       return { none: true };
     },
     async status(id, options = {}): Promise<BatchStatus> {
+      const client = await clientOf();
       const batch = await guard(() => client.batches.retrieve(id, { signal: options.signal }));
       const counts = batch.request_counts;
       const errors = (batch.errors?.data ?? []).map((e) => ({ code: e.code ?? "unknown", message: e.message ?? "", ...(typeof e.line === "number" ? { line: e.line } : {}) }));
@@ -80,6 +84,7 @@ export function createOpenAIBatchApi(client: OpenAI, name: string, secrets: stri
       };
     },
     async *results(id, options = {}): AsyncGenerator<BatchResultItem> {
+      const client = await clientOf();
       const batch = await guard(() => client.batches.retrieve(id, { signal: options.signal }));
       for (const fileId of [batch.output_file_id, batch.error_file_id]) {
         if (!fileId) continue;

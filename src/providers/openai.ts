@@ -3,7 +3,7 @@
  * (vLLM, Ollama, llama.cpp). Thin by design: it maps neutral requests to the wire format and
  * back, and leaves retries to our scheduler.
  */
-import { createRequire } from "node:module";
+import type OpenAI from "openai";
 import { scrubResponse } from "./errors.js";
 import { createOpenAIBatchApi } from "./openai-batch.js";
 import { nodeHttpFetch } from "./http-fetch.js";
@@ -53,28 +53,32 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): Provi
     throw new RubricateError("JUDGE_CONFIG", "openai-compatible: base_url is required");
   }
   const apiKey = resolveKey(options, name);
-  // Loaded here, not when rubricate is imported: the SDK is ~150 files and 75 ms that a program
-  // without an OpenAI judge (validate, code checks, an Anthropic judge) never needs.
-  const { OpenAI: Client } = createRequire(import.meta.url)("openai") as typeof import("openai");
-  const client = new Client({
-    apiKey,
-    baseURL: options.baseURL,
-    maxRetries: 0,
-    timeout: options.timeoutMs ?? 600_000,
-    fetch: options.fetch ?? nodeHttpFetch,
-  });
+  const clientOptions = { apiKey, baseURL: options.baseURL, maxRetries: 0, timeout: options.timeoutMs ?? 600_000, fetch: options.fetch ?? nodeHttpFetch };
+  // The SDK loads on the first call, not here nor when rubricate is imported: a program without an
+  // OpenAI judge (validate, code checks, an Anthropic judge) never needs it, and dist/ bundles it
+  // into a chunk of its own that `import()` reads in a fraction of its ~150 files' time.
+  let client: OpenAI | undefined;
+  let loading: Promise<OpenAI> | undefined;
+  const load = () => (loading ??= import("./openai-sdk.js").then(({ OpenAI: Client }) => (client = new Client(clientOptions))));
+  let batchClient: Promise<OpenAI> | undefined;
   const secrets = apiKey === NO_KEY ? [] : [apiKey];
   return {
     name,
-    baseURL: client.baseURL,
+    baseURL: openAIBaseURL(options.baseURL),
     async complete(request, callOptions) {
       const body = toOpenAIBody(request, name);
+      const sdk = client ?? (await load());
       const res = await withDeadline(name, secrets, callOptions, (s) =>
-        client.chat.completions.create(body, { signal: s.signal, ...(s.timeoutMs !== undefined ? { timeout: s.timeoutMs } : {}) }),
+        sdk.chat.completions.create(body, { signal: s.signal, ...(s.timeoutMs !== undefined ? { timeout: s.timeoutMs } : {}) }),
       );
       return scrubResponse(fromOpenAIResponse(res, name), secrets);
     },
     // The batch client streams uploads and result files (hundreds of MB); the live one buffers small JSON.
-    batch: withCallSignals(createOpenAIBatchApi(client.withOptions({ fetch: options.fetch ?? streamingFetch }), name, secrets)),
+    batch: withCallSignals(createOpenAIBatchApi(() => (batchClient ??= load().then((c) => c.withOptions({ fetch: options.fetch ?? streamingFetch }))), name, secrets)),
   };
+}
+
+/** The base URL the SDK's client will use (its own rule: the option, else `OPENAI_BASE_URL`, else OpenAI's), known before it loads. */
+function openAIBaseURL(given: string | undefined): string {
+  return (given === undefined ? process.env.OPENAI_BASE_URL?.trim() : given) || "https://api.openai.com/v1";
 }

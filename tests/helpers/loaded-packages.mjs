@@ -3,12 +3,15 @@
  * Imports <entry> (the package root) and prints, as JSON, `{ packages, files }`: the npm packages
  * that loaded and the project's own files (paths relative to the working directory), from every
  * URL the ESM loader resolved (a resolve hook) plus every CommonJS file in require's cache (what
- * `createRequire(…)("openai")` loads never passes the ESM hooks). With `control`, it then builds
- * an OpenAI and an Anthropic provider, opens a Redis and a SQLite cache and calls two lazy entry
- * points, which must load their libraries and areas: the proof that the listing sees lazy loads.
+ * `createRequire(…)("better-sqlite3")` loads never passes the ESM hooks). A file of a built dist/
+ * also counts as the packages esbuild bundled into it (its `// node_modules/<package>/…` markers):
+ * dist/ carries zod, yaml and the provider SDKs inside its chunks. With `control`, it then builds
+ * an OpenAI and an Anthropic provider and makes a call with each (to a closed port: the SDKs load
+ * on a provider's first call), opens a Redis and a SQLite cache and calls two lazy entry points,
+ * which must load their libraries and areas: the proof that the listing sees lazy loads.
  */
 import { createRequire, register } from "node:module";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { isAbsolute, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -24,8 +27,9 @@ register(`data:text/javascript,${encodeURIComponent(hook)}`, { data: { port: por
 
 const root = await import(entry);
 if (mode === "control") {
-  root.createProvider({ provider: "openai-compatible", base_url: "http://127.0.0.1:9/v1" });
-  root.createProvider({ provider: "anthropic", api_key_env: "RUBRICATE_CONTROL_KEY" });
+  const call = { model: "m", messages: [{ role: "user", content: "hi" }] };
+  await root.createProvider({ provider: "openai-compatible", base_url: "http://127.0.0.1:9/v1" }).complete(call).catch(() => {});
+  await root.createProvider({ provider: "anthropic", base_url: "http://127.0.0.1:9", api_key_env: "RUBRICATE_CONTROL_KEY" }).complete(call).catch(() => {});
   await root.openCache({ path: "redis://127.0.0.1:9/0" }).close();
   const dir = mkdtempSync(join(tmpdir(), "rubricate-loaded-"));
   await root.openCache({ path: join(dir, "cache.db") }).close();
@@ -42,10 +46,16 @@ await seen;
 const files = [...resolved, ...Object.keys(createRequire(import.meta.url).cache)].map((f) => (f.startsWith("file:") ? fileURLToPath(f) : f));
 const packages = new Set();
 const own = new Set();
+/** The packages esbuild bundled into a built file, by the path comments it leaves before each module. */
+const bundledIn = (file) => [...readFileSync(file, "utf8").matchAll(/^\/\/ node_modules\/((?:@[^/]+\/)?[^/]+)\//gm)].map((b) => b[1]);
 for (const f of files) {
   const m = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(f);
-  if (m) packages.add(m[1]);
-  else if (isAbsolute(f) && !relative(process.cwd(), f).startsWith("..")) own.add(relative(process.cwd(), f).split(sep).join("/"));
+  if (m) {
+    packages.add(m[1]);
+    continue;
+  }
+  if (/[\\/]dist[\\/].*\.c?js$/.test(f)) for (const p of bundledIn(f)) packages.add(p);
+  if (isAbsolute(f) && !relative(process.cwd(), f).startsWith("..")) own.add(relative(process.cwd(), f).split(sep).join("/"));
 }
 process.stdout.write(JSON.stringify({ packages: [...packages].sort(), files: [...own].sort() }));
 process.exit(0);

@@ -345,7 +345,7 @@ describe("Anthropic: a create whose answer was lost adopts only its own batch", 
   });
 
   it("the byte cap is under both readings of the documented 256 MB (256,000,000 bytes and 250 MiB)", () => {
-    const api = createAnthropicBatchApi(new Anthropic({ apiKey: "k" }), []);
+    const api = createAnthropicBatchApi(async () => new Anthropic({ apiKey: "k" }), []);
     expect(api.limits.maxBytes).toBeLessThanOrEqual(256_000_000);
     expect(api.limits.maxBytes).toBeLessThanOrEqual(250 * 1024 * 1024);
   });
