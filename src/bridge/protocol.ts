@@ -2,7 +2,7 @@
  * Wire formats of the reward server: request schemas (zod, so a 400 can name the wrong field) and
  * the adapters between each trainer's shape and rubricate's samples and results.
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { Rubric } from "../rubric/schema.js";
 import type { Sample, ScoreResult } from "../types.js";
 import { HttpError } from "./http.js";

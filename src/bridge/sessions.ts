@@ -13,7 +13,7 @@
  *   DELETE /v1/sessions/:id                closes it (hooks' work stops; idle sessions also expire)
  *   POST   /v1/rollouts                    { task…, k?, policy: { base_url, model, extra_body?, … } } → k rollouts
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { Engine } from "../engine/engine.js";
 import { toRubricateError, type ErrorCode } from "../errors.js";
 import type { Judge } from "../judge/types.js";

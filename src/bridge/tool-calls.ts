@@ -10,7 +10,7 @@
  * - OpenAI `tool_calls`: `{id, type: "function", function: {name, arguments}}` with arguments a
  *   JSON text; our flat `{id, name, arguments}` is accepted too.
  */
-import { z } from "zod";
+import * as z from "zod";
 
 /** A tool call in either wire shape; `arguments` a JSON object or the JSON text the model wrote. */
 export interface WireToolCall {

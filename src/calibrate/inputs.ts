@@ -4,7 +4,7 @@
  */
 import { readFileSync } from "node:fs";
 import { basename, extname } from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { RubricateError } from "../errors.js";
 import { csvRecords } from "./csv.js";
 

@@ -2,7 +2,7 @@
  * The rubric schema of a check, derived from the table of kinds (kinds.ts): one strict branch per
  * kind with its key, its settings, its options, `field`, and `tag` where the kind reads one.
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { AnyCheckKind } from "./kind.js";
 import { CHECK_KINDS } from "./kinds.js";
 

@@ -10,7 +10,7 @@
  */
 import { createHash } from "node:crypto";
 import { stringify } from "yaml";
-import { z } from "zod";
+import * as z from "zod";
 import { isRubricateError, RubricateError, toRubricateError } from "../errors.js";
 import { parseYamlSource } from "../config/yaml-source.js";
 import { NearDupIndex } from "../distill/minhash.js";

@@ -3,7 +3,7 @@
  * fine-tuning, TRL conversational language modelling and prompt-completion, TRL conversational
  * preference, OpenAI preference fine-tuning) so an exported file can be checked line by line.
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { ChatLine, DistillRow, ExportFormat, PreferencePair } from "./types.js";
 
 const ToolCall = z.strictObject({ id: z.string(), type: z.literal("function"), function: z.strictObject({ name: z.string().min(1), arguments: z.string() }) });

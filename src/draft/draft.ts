@@ -5,7 +5,7 @@
  * rejected with a clear message. The expert edits what comes out.
  */
 import { stringify } from "yaml";
-import { z } from "zod";
+import * as z from "zod";
 import { isRubricateError, RubricateError } from "../errors.js";
 import type { ChatMessage, Provider } from "../providers/types.js";
 import { addUsage, emptyUsage, type Usage } from "../types.js";

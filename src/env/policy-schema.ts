@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { PriceSchema } from "../judge/config.js";
 import { PROVIDER_NAMES } from "../providers/registry.js";
 

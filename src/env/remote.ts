@@ -1,5 +1,5 @@
 import type { ChatCompletionCreateParamsBase } from "openai/resources/chat/completions";
-import { z } from "zod";
+import * as z from "zod";
 import type { Engine } from "../engine/engine.js";
 import { RubricateError } from "../errors.js";
 import type { Judge } from "../judge/types.js";

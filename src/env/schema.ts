@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { FILE_SANDBOX_BACKENDS, IMAGE_SANDBOX_BACKENDS } from "../sandbox/registry.js";
 import { IdSchema, RubricSchema } from "../rubric/schema.js";
 

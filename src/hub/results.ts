@@ -3,7 +3,7 @@
  * environment version. The hub refuses a result whose `env.integrity` differs from the registry's
  * for that version, so a number on a leaderboard always names the bytes it was measured on.
  */
-import { z } from "zod";
+import * as z from "zod";
 
 /** Bumped when a field changes meaning; the hub refuses schemas it does not know. */
 export const HUB_RESULT_SCHEMA = "rubricate.hub.result/1";

@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { z } from "zod";
+import * as z from "zod";
 import { explainIssues } from "../config/issues.js";
 import { joinIssues, parseYamlSource } from "../config/yaml-source.js";
 import { createEngine } from "../engine/engine.js";

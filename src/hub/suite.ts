@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { explainIssues } from "../config/issues.js";
 import { joinIssues, parseYamlSource } from "../config/yaml-source.js";
 import type { Engine } from "../engine/engine.js";

@@ -5,7 +5,7 @@
  * mode requires every field: a field a model may leave out is `.nullable()`, not `.optional()`
  * (tests/judge/answer.test.ts compares with the OpenAI SDK's own strict converter).
  */
-import { z } from "zod";
+import * as z from "zod";
 
 /**
  * The fields of one answer with a reason before the verdict (`reasoning: before`); `answerFields`

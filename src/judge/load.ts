@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { z } from "zod";
+import * as z from "zod";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { RubricateError } from "../errors.js";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { RubricateError } from "../errors.js";
 import type { CompletionResponse, TokenLogprob } from "../providers/types.js";
 import { ANSWER_FIELDS, type Answer } from "./answer.js";

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { RubricateError } from "../errors.js";
 import type { MergeState } from "./merge.js";
 import type { SamplerState } from "./sampler.js";

@@ -4,7 +4,7 @@
  */
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { RubricateError } from "../errors.js";
 import { packagedDir, parseConfig, readConfigText } from "../config/load.js";
 import { IdSchema } from "../rubric/schema.js";

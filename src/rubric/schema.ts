@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { CheckSchema } from "../checks/schema.js";
 
 export { CheckSchema, type Check } from "../checks/schema.js";

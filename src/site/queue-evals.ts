@@ -13,7 +13,7 @@ import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { parseConfig, readConfigText } from "../config/load.js";
 import { RubricateError } from "../errors.js";
 import { readRollouts } from "../env/eval.js";

@@ -7,7 +7,7 @@
 import { createRequire } from "node:module";
 import pLimit from "p-limit";
 import { availableParallelism } from "node:os";
-import { z } from "zod";
+import * as z from "zod";
 import { RubricateError } from "../../errors.js";
 import type { Sample } from "../../types.js";
 import { renderTemplate } from "../../text/template.js";

@@ -3,7 +3,7 @@
  *
  * rubric:  check: { contains: [Paris, France], match: all }
  */
-import { z } from "zod";
+import * as z from "zod";
 import { defineCheck } from "../kind.js";
 
 export const Needles = z.union([z.string(), z.array(z.string()).min(1)]).describe("A string, or a list of strings");

@@ -5,7 +5,7 @@
  *
  * rubric:  check: { custom: sql-result-matches, args: { database: sql/shop.sql } }
  */
-import { z } from "zod";
+import * as z from "zod";
 import { RubricateError } from "../../errors.js";
 import { findCheck } from "../custom.js";
 import { defineCheck } from "../kind.js";

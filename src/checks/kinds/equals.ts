@@ -3,7 +3,7 @@
  *
  * rubric:  check: { equals: "{{answer}}" }
  */
-import { z } from "zod";
+import * as z from "zod";
 import { renderTemplate } from "../../text/template.js";
 import { defineCheck } from "../kind.js";
 

@@ -4,7 +4,7 @@
  *
  * rubric:  check: { final_answer: { format: boxed } }
  */
-import { z } from "zod";
+import * as z from "zod";
 import { extractAnswer, lastBoxed } from "../math/extract.js";
 import { defineCheck } from "../kind.js";
 

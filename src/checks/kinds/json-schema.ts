@@ -4,7 +4,7 @@
  *
  * rubric:  check: { json_schema: { type: object, required: [answer] } }
  */
-import { z } from "zod";
+import * as z from "zod";
 import { compileJsonSchema, describeAjvErrors } from "../compile.js";
 import { defineCheck } from "../kind.js";
 import { schemaProblem } from "./problems.js";

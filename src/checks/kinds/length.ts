@@ -3,7 +3,7 @@
  *
  * rubric:  check: { length: { max: 150, unit: words } }
  */
-import { z } from "zod";
+import * as z from "zod";
 import { defineCheck } from "../kind.js";
 
 export const LengthSpec = z

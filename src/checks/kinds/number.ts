@@ -5,7 +5,7 @@
  *
  * rubric:  check: { number: { expected: "{{answer}}", tolerance: 0.01, relative: true } }
  */
-import { z } from "zod";
+import * as z from "zod";
 import { RubricateError } from "../../errors.js";
 import { renderTemplate } from "../../text/template.js";
 import { defineCheck } from "../kind.js";

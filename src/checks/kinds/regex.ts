@@ -4,7 +4,7 @@
  *
  * rubric:  check: { regex: { pattern: "^\\d+$", flags: i } }
  */
-import { z } from "zod";
+import * as z from "zod";
 import { compileRegex } from "../compile.js";
 import { defineCheck } from "../kind.js";
 import { schemaProblem } from "./problems.js";

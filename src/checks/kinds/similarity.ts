@@ -4,7 +4,7 @@
  *
  * rubric:  check: { similarity: { reference: "{{reference}}", metric: rouge-l, min: 0.5 } }
  */
-import { z } from "zod";
+import * as z from "zod";
 import { renderTemplate } from "../../text/template.js";
 import { defineCheck } from "../kind.js";
 import { referenceCases } from "../hacks.js";

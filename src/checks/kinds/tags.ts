@@ -3,7 +3,7 @@
  *
  * rubric:  check: { tags: { required: [reasoning, answer] } }
  */
-import { z } from "zod";
+import * as z from "zod";
 import { tagSpans, type TagSpan } from "../format.js";
 import { defineCheck } from "../kind.js";
 

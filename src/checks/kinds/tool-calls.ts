@@ -3,7 +3,7 @@
  *
  * rubric:  check: { tool_calls: { called: search, order: [search, answer], max_calls: 5 } }
  */
-import { z } from "zod";
+import * as z from "zod";
 import { compileJsonSchema, describeAjvErrors } from "../compile.js";
 import { defineCheck, type CheckHack } from "../kind.js";
 import { list, parseArguments, readTrajectory, usesResult } from "../tools.js";

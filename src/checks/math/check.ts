@@ -3,7 +3,7 @@
  *
  * rubric:  check: { math: { expected: "{{answer}}" } }
  */
-import { z } from "zod";
+import * as z from "zod";
 import { RubricateError } from "../../errors.js";
 import { renderTemplate } from "../../text/template.js";
 import { defineCheck } from "../kind.js";
