@@ -212,3 +212,14 @@ describe("anthropic adapter: failures", () => {
     expect(createAnthropicProvider({ baseURL: srv.url, apiKeyEnv: "JUDGE_KEY" }).name).toBe("anthropic");
   });
 });
+
+describe("anthropic adapter: base URL", () => {
+  it("states the base URL the SDK's client uses (the option, else ANTHROPIC_BASE_URL, else Anthropic's) before the SDK loads", () => {
+    for (const env of [undefined, " https://env.example ", ""]) {
+      vi.stubEnv("ANTHROPIC_BASE_URL", env);
+      for (const given of [undefined, "http://given.example", ""]) {
+        expect(createAnthropicProvider({ apiKey: KEY, baseURL: given }).baseURL).toBe(new Anthropic({ apiKey: KEY, baseURL: given }).baseURL);
+      }
+    }
+  });
+});

@@ -242,3 +242,14 @@ describe("openai adapter: keys", () => {
     expect(local.baseURL).toBe(srv.url);
   });
 });
+
+describe("openai adapter: base URL", () => {
+  it("states the base URL the SDK's client uses (the option, else OPENAI_BASE_URL, else OpenAI's) before the SDK loads", () => {
+    for (const env of [undefined, " https://env.example/v1 ", ""]) {
+      vi.stubEnv("OPENAI_BASE_URL", env);
+      for (const given of [undefined, "http://given.example/v1", ""]) {
+        expect(createOpenAIProvider({ apiKey: KEY, baseURL: given }).baseURL).toBe(new OpenAI({ apiKey: KEY, baseURL: given }).baseURL);
+      }
+    }
+  });
+});
