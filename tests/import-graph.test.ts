@@ -7,6 +7,7 @@
  * (tests/helpers/loaded-packages.mjs); a control run shows the listing sees those lazy loads.
  */
 import { execFileSync } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, inject, it } from "vitest";
 import { ROOT } from "./helpers/cli.js";
@@ -75,5 +76,15 @@ describe("what a command module loads before its command runs", () => {
     expect(files).toEqual(expect.arrayContaining(["src/cli/commands/env.ts", "src/cli/env-synth.ts", "src/cli/env-filter.ts", "src/hub/init.ts"]));
     const heavy = ["src/engine/engine.ts", "src/judge/create.ts", "src/env/eval.ts", "src/env/rollout.ts", "src/env/load.ts", "src/corpus/synth.ts", "src/corpus/search.ts", "src/corpus/read.ts", "src/hub/check.ts"];
     expect(files.filter((f) => heavy.includes(f))).toEqual([]);
+  });
+});
+
+describe("what the bundle of dist/ keeps of zod", () => {
+  it("the sources import zod as a namespace: `import { z }` is zod's namespace object as a value, which keeps all of zod (twice the code every start-up compiles)", () => {
+    const files = readdirSync(join(ROOT, "src"), { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".ts"));
+    const valueImports = files.filter((f) => /^import \{[^}]*\bz\b[^}]*\} from "zod"/m.test(readFileSync(join(ROOT, "src", f), "utf8")));
+    // The scan sees the namespace imports.
+    expect(files.filter((f) => readFileSync(join(ROOT, "src", f), "utf8").includes('import * as z from "zod";')).length).toBeGreaterThan(20);
+    expect(valueImports).toEqual([]);
   });
 });
