@@ -1,4 +1,4 @@
-import { dirname, join } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { defineConfig } from "tsup";
 import type { Plugin } from "esbuild";
 
@@ -11,9 +11,10 @@ const englishOnlyZod: Plugin = {
   name: "english-only-zod",
   setup(build) {
     build.onResolve({ filter: /\/locales\/index\.js$/ }, (args) =>
-      /[\\/]node_modules[\\/]zod[\\/]/.test(args.importer) ? { path: join(dirname(args.importer), args.path), namespace: "zod-locales" } : undefined,
+      // A path relative to the project: esbuild writes it into the bundle's comments, and the build machine's folders have no place in the tarball.
+      /[\\/]node_modules[\\/]zod[\\/]/.test(args.importer) ? { path: relative(process.cwd(), join(dirname(args.importer), args.path)), namespace: "zod-locales" } : undefined,
     );
-    build.onLoad({ filter: /.*/, namespace: "zod-locales" }, (args) => ({ contents: 'export { default as en } from "./en.js";', resolveDir: dirname(args.path) }));
+    build.onLoad({ filter: /.*/, namespace: "zod-locales" }, (args) => ({ contents: 'export { default as en } from "./en.js";', resolveDir: dirname(resolve(args.path)) }));
   },
 };
 

@@ -103,6 +103,23 @@ describe("package [slow: npm pack + offline install]", () => {
     expect(list).toEqual(expect.arrayContaining(["package/LICENSE", "package/CHANGELOG.md", "package/dist/index.d.cts"]));
   });
 
+  it("carries the licence of every package bundled into dist/, and no folder of the build machine", () => {
+    const dist = join(app, "node_modules", pkg.name, "dist");
+    const notices = readFileSync(join(dist, "THIRD_PARTY_NOTICES.md"), "utf8");
+    const built = (readdirSync(dist, { recursive: true }) as string[]).filter((f) => /\.c?js$/.test(f)).map((f) => readFileSync(join(dist, f), "utf8"));
+    // Read off the installed chunks here, not by the script that wrote the notices: esbuild's comment before each bundled module.
+    const bundled = new Set(built.flatMap((text) => [...text.matchAll(/^\/\/ node_modules\/((?:@[^/\n]+\/)?[^/\n]+)\//gm)].map((m) => m[1])));
+    expect([...bundled]).toEqual(expect.arrayContaining(["zod", "yaml", "openai", "@anthropic-ai/sdk", "commander"]));
+    for (const name of bundled) {
+      const dir = join(ROOT, "node_modules", name);
+      const { version } = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { version: string };
+      expect(notices, name).toContain(`## ${name} ${version}\n`);
+      const licence = readdirSync(dir).find((f) => /^licen[cs]e/i.test(f));
+      if (licence) expect(notices, name).toContain(readFileSync(join(dir, licence), "utf8").trim());
+    }
+    expect(built.filter((text) => text.includes(ROOT.replace(/\/$/, "")))).toEqual([]);
+  });
+
   it("every file the exports map names exists", () => {
     const installed = join(app, "node_modules", pkg.name);
     // Conditions nest (`import: { types, default }`): every leaf is a file.

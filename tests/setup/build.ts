@@ -21,7 +21,7 @@ const ROOT = resolve(import.meta.dirname, "..", "..");
 const DIST = join(ROOT, "dist");
 const STAMP = join(ROOT, "node_modules", ".cache", "rubricate-build.hash");
 /** What the build reads besides node_modules. */
-const INPUTS = ["src", "package.json", "tsconfig.json", "tsup.config.ts", "scripts/write-schema.mjs"];
+const INPUTS = ["src", "package.json", "tsconfig.json", "tsup.config.ts", "scripts/write-schema.mjs", "scripts/write-third-party-notices.mjs"];
 /** Held while building, so two `vitest run`s in one checkout build once and never read a half-written dist. */
 const LOCK = join(ROOT, "node_modules", ".cache", "rubricate-build.lock");
 
