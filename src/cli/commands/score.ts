@@ -244,7 +244,7 @@ async function writeResults({ rubric, samplesPath, flags, judge, checks, queued 
       if (grouping) held.push({ index, ...line });
       else await writer.write({ index, ...line });
       summary.add(result);
-      progress.update(Math.max(++done, queuedDone), judge ? `calls ${judge.engine.stats().usage.calls}` : "");
+      progress.update(Math.max(++done, queuedDone), judge ? () => `calls ${judge.engine.stats().usage.calls}` : "");
     }
     await writeBadBefore(Number.POSITIVE_INFINITY);
     if (grouping) {
