@@ -230,7 +230,9 @@ export async function* scoreStream(rubric: Rubric, samples: Iterable<Sample> | A
   const launch = (sample: Sample, index: number) => {
     const task = (async () => {
       options.signal?.throwIfAborted();
-      const result = { ...(await scoreOne(rubric, sample, scoring)), index };
+      // scoreOne's result is a fresh object: the index goes on it (last, as a spread put it) rather than on a copy.
+      const result = (await scoreOne(rubric, sample, scoring)) as IndexedResult;
+      result.index = index;
       options.onProgress?.({ done: ++done, result, index });
       return result;
     })();
