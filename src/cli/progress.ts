@@ -16,7 +16,7 @@ export class Progress {
   private lastPrint = 0;
   private readonly tty: boolean;
   /** The latest state, and whether it was printed (the throttle can skip the last one). */
-  private latest?: { done: number; extra: string };
+  private latest?: { done: number; extra: string | (() => string) };
   private printed = true;
 
   constructor(private total: number | undefined, private readonly enabled = true, options: ProgressOptions = {}) {
@@ -31,7 +31,11 @@ export class Progress {
     this.total = total;
   }
 
-  update(done: number, extra = ""): void {
+  /**
+   * Records progress; prints when the throttle allows. `extra` may be a function: it is called
+   * only when a line is printed (a run calls this once per sample, and prints a few times).
+   */
+  update(done: number, extra: string | (() => string) = ""): void {
     if (!this.enabled) return;
     this.latest = { done, extra };
     this.printed = false;
@@ -40,7 +44,8 @@ export class Progress {
     this.print(done, extra, now);
   }
 
-  private print(done: number, extra: string, now: number): void {
+  private print(done: number, extraText: string | (() => string), now: number): void {
+    const extra = typeof extraText === "function" ? extraText() : extraText;
     this.lastPrint = now;
     this.printed = true;
     const rate = (done - this.already) / Math.max(0.001, (now - this.started) / 1000);

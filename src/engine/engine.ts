@@ -10,7 +10,7 @@ import { callUsage, estimateTokens, type TokenPrice } from "./usage.js";
 
 /** Options of `createEngine`. */
 export interface EngineOptions {
-  /** Default: no cache (`NullCache`). */
+  /** Default: no cache (`NullCache`): then every call is paid, as with `noCache` (no lookup, no merging of identical calls). */
   cache?: Cache;
   /** Limits of schedulers created without their own. */
   limits: SchedulerLimits;
@@ -114,7 +114,12 @@ export function createEngine(options: EngineOptions): Engine {
     return s;
   };
 
-  const call = async (provider: Provider, request: CompletionRequest, opts: CompleteOptions, key: string, signal?: AbortSignal): Promise<Paid> => {
+  // A cache that stores nothing (`--no-cache`) makes every call a fresh paid one, as `noCache`
+  // does: no key to hash (a canonical JSON of the whole prompt and a sha256, per call), no lookup,
+  // no merging. Defer mode still keys its calls: the batch runner needs them.
+  const cacheOff = cache instanceof NullCache;
+
+  const call = async (provider: Provider, request: CompletionRequest, opts: CompleteOptions, key: string | undefined, signal?: AbortSignal): Promise<Paid> => {
     const scheduler = schedulerFor(opts.scheduler ?? `${provider.name}|${sanitizeBaseURL(provider.baseURL ?? "")}|${request.model}`);
     const estimate = opts.estimatedTokens ?? estimateTokens(request);
     const timeoutMs = scheduler.limits.timeoutMs;
@@ -123,7 +128,7 @@ export function createEngine(options: EngineOptions): Engine {
     const paid = callUsage(response, false, opts.price ?? options.price);
     addUsage(usage, paid);
     // The Cache contract says set never throws, but a paid answer must reach the caller regardless.
-    if (!opts.noCache) {
+    if (key !== undefined && !opts.noCache) {
       try {
         cache.set(key, { response, createdAt: Date.now() });
       } catch {
@@ -136,8 +141,20 @@ export function createEngine(options: EngineOptions): Engine {
   const complete = async (provider: Provider, request: CompletionRequest, opts: CompleteOptions = {}): Promise<CompleteResult> => {
     const { signal } = opts;
     if (signal?.aborted) throw aborted(signal);
-    const key = cacheKey({ provider: provider.name, baseURL: provider.baseURL, request, voteIndex: opts.voteIndex, extra: opts.keyExtra });
-    if (opts.noCache) return { ...(await call(provider, request, opts, key, signal)), cached: false, key };
+    const keyOf = () => cacheKey({ provider: provider.name, baseURL: provider.baseURL, request, voteIndex: opts.voteIndex, extra: opts.keyExtra });
+    if (opts.noCache || (cacheOff && !defer)) {
+      const { response, usage: paid } = await call(provider, request, opts, undefined, signal);
+      // Hashed only if someone reads it: nothing stores or merges by it.
+      return {
+        response,
+        usage: paid,
+        cached: false,
+        get key() {
+          return keyOf();
+        },
+      };
+    }
+    const key = keyOf();
 
     const hit = cache.get(key);
     if (hit) {

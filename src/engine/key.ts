@@ -1,6 +1,6 @@
-import { createHash } from "node:crypto";
 import type { CompletionRequest } from "../providers/types.js";
 import { canonicalJson } from "../text/canonical-json.js";
+import { sha256Hex } from "../text/sha256.js";
 
 export { canonicalJson };
 
@@ -38,7 +38,7 @@ export function cacheKey(parts: CacheKeyParts): string {
     voteIndex: parts.voteIndex ?? 0,
     extra: parts.extra,
   };
-  return createHash("sha256").update(canonicalJson(body)).digest("hex");
+  return sha256Hex(canonicalJson(body));
 }
 
 const sanitized = new Map<string, string>();

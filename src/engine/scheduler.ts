@@ -116,12 +116,15 @@ export class Scheduler {
     return { ...this.counts, inFlight: this.inFlight, queued: this.queued + this.backingOff, currentConcurrency: this.current };
   }
 
+  /** The next job to start: retries first, then fresh calls. */
   private next(): Job | undefined {
-    for (const q of [this.retries, this.fresh]) {
-      while (q.length > 0 && q.peek()!.state !== "queued") q.shift(); // aborted while queued
-      if (q.length > 0) return q.peek();
-    }
-    return undefined;
+    return Scheduler.head(this.retries) ?? Scheduler.head(this.fresh);
+  }
+
+  /** A queue's first job still queued (jobs aborted while queued are dropped here). */
+  private static head(q: Fifo<Job>): Job | undefined {
+    while (q.length > 0 && q.peek()!.state !== "queued") q.shift();
+    return q.length > 0 ? q.peek() : undefined;
   }
 
   private pump(): void {

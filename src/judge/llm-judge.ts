@@ -176,6 +176,8 @@ function record(tally: VoteTally, answer: ParsedAnswer | RubricateError): void {
  * varies across votes instead of repeating.
  */
 export function callGroups(questions: JudgeQuestion[], maxCriteria: number | undefined, voteIndex: number, sample: Sample): JudgeQuestion[][] {
+  // The usual case, one call of every question in the rubric's order, without copying them.
+  if (questions.length > 0 && (voteIndex === 0 || questions.length < 2) && (maxCriteria ?? Infinity) >= questions.length && !questions.some((q) => q.alone)) return [questions];
   const alone = questions.filter((q) => q.alone).map((q) => [q]);
   let rest = questions.filter((q) => !q.alone);
   if (voteIndex > 0 && rest.length > 1) rest = new Rng(hashSeed(`${stableJson(sample)}\0${voteIndex}`)).shuffle([...rest]);

@@ -1,6 +1,6 @@
-import { createHash } from "node:crypto";
 import type { Rubric } from "../rubric/schema.js";
 import { canonicalJson } from "../text/canonical-json.js";
+import { sha256Hex } from "../text/sha256.js";
 import type { Sample } from "../types.js";
 import type { ChatMessage, CompletionRequest, TextPart } from "../providers/types.js";
 import type { JudgeQuestion } from "./types.js";
@@ -67,7 +67,7 @@ export type ReasoningOrder = "none" | "after" | "before";
  * same on every run (cache hits) yet no text can contain the hash of itself.
  */
 export function sampleNonce(rubricId: string, sample: Sample): string {
-  return createHash("sha256").update(rubricId).update("\0").update(canonicalJson(sample)).digest("hex").slice(0, 16);
+  return sha256Hex(`${rubricId}\0${canonicalJson(sample)}`).slice(0, 16);
 }
 
 /** The parts of a rubric a judge prompt shows. */
@@ -127,7 +127,7 @@ function answerInstruction(questions: JudgeQuestion[], batched: boolean, style: 
  * every sample (cacheable) and no example can contain it.
  */
 function exampleNonce(q: JudgeQuestion): string {
-  return createHash("sha256").update(canonicalJson(q.examples ?? [])).digest("hex").slice(0, 16);
+  return sha256Hex(canonicalJson(q.examples ?? [])).slice(0, 16);
 }
 
 function renderExamples(q: JudgeQuestion): string {

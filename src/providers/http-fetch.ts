@@ -19,11 +19,16 @@ export const agents = { "http:": new http.Agent({ keepAlive: true }), "https:": 
  * call was a measurable part of the per-call CPU, BENCHMARKS.md).
  */
 export function requestHeaders(init: RequestInit): Record<string, string> {
+  const headers = plainHeaders(init.headers);
+  if (typeof init.body === "string") headers["content-length"] = String(Buffer.byteLength(init.body));
+  return headers;
+}
+
+/** Fetch headers as a plain object of lower-case names, read in place when they are a `Headers`. */
+function plainHeaders(given: RequestInit["headers"]): Record<string, string> {
   const headers: Record<string, string> = {};
-  const given = init.headers;
   const source = given === undefined || given instanceof Headers ? given : new Headers(given);
   source?.forEach((value, key) => (headers[key] = value));
-  if (typeof init.body === "string") headers["content-length"] = String(Buffer.byteLength(init.body));
   return headers;
 }
 
@@ -45,8 +50,11 @@ export const nodeHttpFetch: typeof fetch = async (input, init = {}) => {
   if (process.env.RUBRICATE_HTTP === "fetch" || input instanceof Request || !plainBody) return fetch(input, init);
   const target = requestTarget(input as string | URL);
   if (!target) return fetch(input, init);
-  const headers = requestHeaders(init);
-  const body = init.body as string | undefined | null;
+  // Encoded once: its length is the content length, and node:http writes the bytes as they are
+  // (a string body was scanned for its byte length, then encoded again on the socket).
+  const body = typeof init.body === "string" ? Buffer.from(init.body) : undefined;
+  const headers = plainHeaders(init.headers);
+  if (body) headers["content-length"] = String(body.length);
   const client = target.protocol === "https:" ? https : http;
   const signal = init.signal ?? undefined;
   return new Promise<Response>((resolveCall, rejectCall) => {
@@ -93,7 +101,7 @@ export const nodeHttpFetch: typeof fetch = async (input, init = {}) => {
     request.on("error", reject);
     if (signal?.aborted) onAbort();
     else signal?.addEventListener("abort", onAbort, { once: true });
-    request.end(body ?? undefined);
+    request.end(body);
   });
 };
 

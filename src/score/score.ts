@@ -93,45 +93,48 @@ async function scoreOne(rubric: Rubric, sample: Sample, options: Omit<ScoreOptio
     if (!view) views.set(mode, (view = reasoningView(sample, responseField, mode)));
     return view;
   };
+  const runCriterionCheck = async (criterion: Criterion, check: NonNullable<Criterion["check"]>): Promise<void> => {
+    try {
+      const fromClient = options.clientCriteria === true && !rubric.criteria.includes(criterion);
+      outcomes.set(criterion.id, { verdict: await runCheck(check, viewOf(criterion.reasoning), { defaultField: rubric.response_field, rubricDir, checks: options.checks, fromClient }) });
+    } catch (e) {
+      outcomes.set(criterion.id, { error: toRubricateError(e, "CHECK_FAILED") });
+    }
+  };
   let pending = criteria;
   while (pending.length > 0) {
     const ready = pending.filter((c) => c.when === undefined || outcomes.has(c.when));
     if (ready.length === 0) throw new RubricateError("WHEN_CYCLE", `criteria ${pending.map((c) => c.id).join(", ")} wait on each other`);
-    pending = pending.filter((c) => !ready.includes(c));
-    const asks: (JudgeQuestion & { view: Sample })[] = [];
-    await Promise.all(
-      ready.map(async (criterion) => {
-        const condition = criterion.when === undefined ? undefined : outcomes.get(criterion.when);
-        if (condition && !("verdict" in condition && condition.verdict.pass)) {
-          outcomes.set(criterion.id, { skipped: `asked only when "${criterion.when}" is met` });
-          return;
-        }
-        if (criterion.check) {
-          try {
-            const fromClient = options.clientCriteria === true && !rubric.criteria.includes(criterion);
-            outcomes.set(criterion.id, { verdict: await runCheck(criterion.check, viewOf(criterion.reasoning), { defaultField: rubric.response_field, rubricDir, checks: options.checks, fromClient }) });
-          } catch (e) {
-            outcomes.set(criterion.id, { error: toRubricateError(e, "CHECK_FAILED") });
-          }
-          return;
-        }
-        try {
-          const view = viewOf(criterion.reasoning);
-          const question = renderTemplate(criterion.question!, view);
-          questions.set(criterion.id, question);
-          const alone = asksAlone(criterion, rubric.judge_mode);
-          asks.push({ id: criterion.id, question, examples: criterion.examples, version: criterion.version, view, ...(criterion.quote ? { quote: true } : {}), ...(alone ? { alone } : {}) });
-        } catch (e) {
-          outcomes.set(criterion.id, { error: toRubricateError(e) });
-        }
-      }),
-    );
+    pending = pending.length === ready.length ? [] : pending.filter((c) => !ready.includes(c));
+    // Questions are gathered in order, synchronously; only code checks run (and are awaited) in parallel.
+    const asks: JudgeQuestion[] = [];
+    const askViews: Sample[] = [];
+    const checks: Promise<void>[] = [];
+    for (const criterion of ready) {
+      const condition = criterion.when === undefined ? undefined : outcomes.get(criterion.when);
+      if (condition && !("verdict" in condition && condition.verdict.pass)) {
+        outcomes.set(criterion.id, { skipped: `asked only when "${criterion.when}" is met` });
+        continue;
+      }
+      if (criterion.check) {
+        checks.push(runCriterionCheck(criterion, criterion.check));
+        continue;
+      }
+      try {
+        const view = viewOf(criterion.reasoning);
+        const question = renderTemplate(criterion.question!, view);
+        questions.set(criterion.id, question);
+        const alone = asksAlone(criterion, rubric.judge_mode);
+        asks.push({ id: criterion.id, question, examples: criterion.examples, version: criterion.version, ...(criterion.quote ? { quote: true } : {}), ...(alone ? { alone } : {}) });
+        askViews.push(view);
+      } catch (e) {
+        outcomes.set(criterion.id, { error: toRubricateError(e) });
+      }
+    }
+    if (checks.length > 0) await Promise.all(checks);
     // One judge call per view of the sample (usually one: every question sees the stripped answer).
-    await Promise.all(
-      [...new Set(asks.map((a) => a.view))].map((view) =>
-        askJudge(rubric, view, asks.filter((a) => a.view === view).map(({ view: _, ...ask }) => ask), outcomes, usage, options),
-      ),
-    );
+    if (asks.length > 0 && askViews.every((view) => view === askViews[0])) await askJudge(rubric, askViews[0], asks, outcomes, usage, options);
+    else await Promise.all([...new Set(askViews)].map((view) => askJudge(rubric, view, asks.filter((_, i) => askViews[i] === view), outcomes, usage, options)));
     for (const criterion of ready) applyThreshold(criterion, outcomes);
   }
   const result = aggregate(criteria, outcomes, rubric.scoring, { errors: options.errors, questions });
@@ -227,7 +230,9 @@ export async function* scoreStream(rubric: Rubric, samples: Iterable<Sample> | A
   const launch = (sample: Sample, index: number) => {
     const task = (async () => {
       options.signal?.throwIfAborted();
-      const result = { ...(await scoreOne(rubric, sample, scoring)), index };
+      // scoreOne's result is a fresh object: the index goes on it (last, as a spread put it) rather than on a copy.
+      const result = (await scoreOne(rubric, sample, scoring)) as IndexedResult;
+      result.index = index;
       options.onProgress?.({ done: ++done, result, index });
       return result;
     })();

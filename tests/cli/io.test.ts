@@ -1,5 +1,8 @@
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { printReport } from "../../src/cli/io.js";
+import { JsonlWriter, printReport } from "../../src/cli/io.js";
 
 describe("printReport", () => {
   afterEach(() => vi.restoreAllMocks());
@@ -15,5 +18,39 @@ describe("printReport", () => {
     printReport(md, false);
     expect(written[0]).toBe("check  n\n-----  -\n0 < 5  3\n");
     expect(written[1]).toBe(md);
+  });
+});
+
+describe("JsonlWriter", () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it("hands the lines of one event-loop turn to standard output as one chunk, in order, by the turn's end", async () => {
+    const written: string[] = [];
+    vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => {
+      written.push(String(chunk));
+      return true;
+    });
+    const writer = new JsonlWriter("-");
+    await Promise.all([1, 2, 3].map((n) => writer.write({ n })));
+    expect(written).toEqual([]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(written).toEqual(['{"n":1}\n{"n":2}\n{"n":3}\n']);
+    await writer.write({ n: 4 });
+    await writer.close(); // flushes what the turn has not
+    expect(written.join("")).toBe('{"n":1}\n{"n":2}\n{"n":3}\n{"n":4}\n');
+  });
+
+  it("writes every line of a large run to the file in order, and an abandoned run's lines to <file>.partial", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "rubricate-jsonl-"));
+    const lines = Array.from({ length: 3000 }, (_, i) => ({ i, text: "x".repeat(i % 300) })); // over the 64 KB chunk, many times
+    const done = new JsonlWriter(join(dir, "done.jsonl"));
+    for (const line of lines) await done.write(line);
+    await done.close();
+    expect(readFileSync(join(dir, "done.jsonl"), "utf8")).toBe(lines.map((l) => `${JSON.stringify(l)}\n`).join(""));
+    const cut = new JsonlWriter(join(dir, "cut.jsonl"));
+    for (const line of lines.slice(0, 5)) await cut.write(line);
+    expect(await cut.abandon()).toBe(join(dir, "cut.jsonl.partial"));
+    expect(existsSync(join(dir, "cut.jsonl"))).toBe(false);
+    expect(readFileSync(join(dir, "cut.jsonl.partial"), "utf8")).toBe(lines.slice(0, 5).map((l) => `${JSON.stringify(l)}\n`).join(""));
   });
 });

@@ -21,6 +21,26 @@ describe("Progress", () => {
     expect(printed.at(-1)).toMatch(/\b1000 samples .*calls 1000/);
   });
 
+  it("computes a function's extra text only for the lines it prints, and never when disabled (-q)", () => {
+    const lines: string[] = [];
+    vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => {
+      lines.push(String(chunk));
+      return true;
+    });
+    const t = 60_000; // the clock stands still: the first update prints, the throttle holds the rest
+    let computed = 0;
+    const extra = () => `calls ${++computed}`;
+    const progress = new Progress(undefined, true, { now: () => t });
+    for (let done = 1; done <= 1000; done++) progress.update(done, extra);
+    progress.finish(); // the skipped last count
+    expect(computed).toBe(2);
+    expect(lines.join("")).toMatch(/\b1000 samples .*calls 2/);
+    const quiet = new Progress(undefined, false);
+    for (let done = 1; done <= 1000; done++) quiet.update(done, extra);
+    quiet.finish();
+    expect(computed).toBe(2);
+  });
+
   it("shows the total and an ETA from this run's rate (a resumed run's earlier samples do not count as speed)", () => {
     const lines: string[] = [];
     vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => {

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { MemoryCache, openCache } from "../../src/engine/cache/index.js";
 import { createEngine } from "../../src/engine/engine.js";
+import { cacheKey } from "../../src/engine/key.js";
 import type { SchedulerLimits } from "../../src/engine/types.js";
 import { RubricateError } from "../../src/errors.js";
 import type { CompletionRequest, CompletionResponse, Provider } from "../../src/providers/types.js";
@@ -79,6 +80,22 @@ describe("engine", () => {
     const fresh = await engine.complete(p, req(), { voteIndex: 0, noCache: true });
     expect(fresh.cached).toBe(false);
     expect(p.calls).toBe(4);
+  });
+
+  it("without a cache pays every call, merges none, and still gives each call's key when asked", async () => {
+    const engine = createEngine({ limits });
+    const gate = deferred<void>();
+    const p = fakeProvider(async () => {
+      await gate.promise;
+      return answer("each");
+    });
+    const all = Promise.all(Array.from({ length: 3 }, () => engine.complete(p, req(), { voteIndex: 1 })));
+    gate.resolve();
+    const results = await all;
+    expect(p.calls).toBe(3);
+    expect(results.map((r) => [r.cached, r.usage.calls])).toEqual([[false, 1], [false, 1], [false, 1]]);
+    expect(engine.stats()).toMatchObject({ merged: 0, usage: { calls: 3, cacheHits: 0 } });
+    expect(results[0].key).toBe(cacheKey({ provider: p.name, baseURL: p.baseURL, request: req(), voteIndex: 1 }));
   });
 
   it("merges 10 identical concurrent calls into one provider call", async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { formatSummary, SummaryBuilder } from "../../src/score/summary.js";
+import { meanWithInterval } from "../../src/stats/interval.js";
 import type { CriterionResult, ScoreResult } from "../../src/types.js";
 
 const v = (id: string, status: CriterionResult["status"]): CriterionResult => ({ id, status, points: 1, earned: status === "met" ? 1 : 0, required: false, source: "check" });
@@ -23,6 +24,17 @@ describe("SummaryBuilder", () => {
     expect(text.split("\n")[0]).toBe("samples 4  scored 3  with errors 2");
     expect(text).toContain("pass rate 33.3%");
     expect(text).toContain("errors: NO_JUDGE ×2");
+  });
+
+  it("the reward interval is of the rewards at finish, the same whether read or serialized (it is computed when first read)", () => {
+    const s = new SummaryBuilder();
+    for (const r of [1, 0, 0.5, 1]) s.add(result(r, []));
+    const f = s.finish();
+    s.add(result(0, [])); // after finish: not in this summary
+    const expected = meanWithInterval([1, 0, 0.5, 1]);
+    expect(JSON.parse(JSON.stringify(f)).reward).toEqual(expected);
+    expect(f.reward).toEqual(expected);
+    expect({ ...f }.reward).toBe(f.reward);
   });
 
   it("no scored sample: says so instead of a made-up mean", () => {

@@ -139,7 +139,7 @@ async function runEvalCommand(envArg: string, flags: EvalFlags): Promise<number>
       models,
       unsafeNoSandbox: flags.unsafeNoSandbox,
       remote,
-      onRollout: (_rec, p) => progress.update(p.done, spec ? "on the queue" : `calls ${engine.stats().usage.calls}, cache hits ${engine.stats().usage.cacheHits}`),
+      onRollout: (_rec, p) => progress.update(p.done, spec ? "on the queue" : () => `calls ${engine.stats().usage.calls}, cache hits ${engine.stats().usage.cacheHits}`),
     });
   } finally {
     interrupt.dispose();
@@ -202,7 +202,7 @@ async function runSuiteCommand(path: string, flags: EvalFlags): Promise<number> 
       errors: flags.errors,
       signal: interrupt.signal,
       passThreshold: flags.passThreshold,
-      onRollout: () => progress.update(++done, `calls ${engine.stats().usage.calls}, cache hits ${engine.stats().usage.cacheHits}`),
+      onRollout: () => progress.update(++done, () => `calls ${engine.stats().usage.calls}, cache hits ${engine.stats().usage.cacheHits}`),
     });
   } finally {
     interrupt.dispose();

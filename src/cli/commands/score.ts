@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { Option, type Command } from "commander";
 import { emptyEstimate, estimateSample } from "../../score/estimate.js";
-import { scoreStream } from "../../score/score.js";
+import { scoreStream, type IndexedResult } from "../../score/score.js";
 import { RubricateError } from "../../errors.js";
 import { chooseJudge, createJudge, type EngineJudge, type JudgeChoice } from "../../judge/create.js";
 import { loadJudgeConfig } from "../../judge/load.js";
@@ -233,18 +233,18 @@ async function writeResults({ rubric, samplesPath, flags, judge, checks, queued 
     const stream = queued
       ? queuedStream(input, positionOf, queued, { signal: interrupt.signal, onProgress: (n) => progress.update((queuedDone = previous.size + n), "on the queue"), log: (line) => flags.quiet || process.stderr.write(`queue: ${line}\n`) })
       : scoreStream(rubric, input, { judge, checks, concurrency: flags.concurrency, errors: flags.errors, order: flags.order, signal: interrupt.signal });
-    const held: ({ index: number } & Record<string, unknown> & { reward: number | null })[] = [];
+    const held: IndexedResult[] = [];
     for await (const result of stream) {
-      const { index: local, ...line } = result;
+      const local = result.index;
       const position = positionOf.get(local)!;
       positionOf.delete(local);
       await writeBadBefore(position);
-      const index = globalIndex(position);
+      const line = outputLine(result, globalIndex(position));
       // With groups, a line is complete only once its whole group is scored: lines are held to the end.
-      if (grouping) held.push({ index, ...line });
-      else await writer.write({ index, ...line });
+      if (grouping) held.push(line);
+      else await writer.write(line);
       summary.add(result);
-      progress.update(Math.max(++done, queuedDone), judge ? `calls ${judge.engine.stats().usage.calls}` : "");
+      progress.update(Math.max(++done, queuedDone), judge ? () => `calls ${judge.engine.stats().usage.calls}` : "");
     }
     await writeBadBefore(Number.POSITIVE_INFINITY);
     if (grouping) {
@@ -380,6 +380,13 @@ async function dryRun(rubric: Rubric, samplesPath: string, judgeRef: JudgeChoice
   ];
   process.stdout.write(`${lines.join("\n")}\n`);
   return EXIT.ok;
+}
+
+/** A result as its output line: `index` (the sample's place in the whole input) first, then the result's fields; one copy. */
+function outputLine<R extends { index: number }>(result: R, index: number): R {
+  const line = Object.assign({ index }, result); // `index` stays first, with the result's value…
+  line.index = index; // …which is its place in this run's input
+  return line;
 }
 
 /** The result line of an input line that is not a sample: no reward, the reason as its error. */
