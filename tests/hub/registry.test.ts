@@ -136,11 +136,13 @@ describe("environments through a registry [slow: Verdaccio + npm installs]", () 
     writeFileSync(join(app, "package.json"), JSON.stringify({ name: "app", version: "1.0.0", private: true }, null, 2));
     writeFileSync(join(app, ".npmrc"), `registry=${registry.url}\n`);
     await Promise.all([
-      publishWordle("@rubricate/wordle-env", "1.0.0"),
-      publishWordle("@rubricate/wordle-env", "1.1.0", (dir) => {
-        const tasks = readFileSync(join(dir, "tasks.jsonl"), "utf8").split("\n").filter(Boolean);
-        writeFileSync(join(dir, "tasks.jsonl"), `${tasks.slice(0, 2).join("\n")}\n`);
-      }),
+      // 1.1.0 after 1.0.0: npm refuses to publish a version below the `latest` one without --tag.
+      publishWordle("@rubricate/wordle-env", "1.0.0").then(() =>
+        publishWordle("@rubricate/wordle-env", "1.1.0", (dir) => {
+          const tasks = readFileSync(join(dir, "tasks.jsonl"), "utf8").split("\n").filter(Boolean);
+          writeFileSync(join(dir, "tasks.jsonl"), `${tasks.slice(0, 2).join("\n")}\n`);
+        }),
+      ),
       publishWordle("@private/wordle-env", "1.0.0"),
       ok(NPM, ["publish", "--userconfig", join(work, "publisher.npmrc")], plain, { NPM_TOKEN: token }),
       // Scripts are skipped: better-sqlite3's native build needs a download; these evals run with --no-cache.
