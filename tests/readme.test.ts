@@ -14,7 +14,7 @@ import { startAnthropicServer } from "../src/testing/servers/anthropic-server.js
 import type { TestServer } from "../src/testing/servers/common.js";
 import { judgeResponder, viewRequest } from "../src/testing/servers/judge-responder.js";
 import { startOpenAIServer } from "../src/testing/servers/openai-server.js";
-import { readmeCommands } from "./helpers/readme-commands.js";
+import { LOCAL_NPX, readmeCommands } from "./helpers/readme-commands.js";
 
 /** Kept here too: other tests import the parser from this file. */
 export { readmeCommands };
@@ -72,14 +72,6 @@ afterAll(async () => {
   await anthropic?.close();
   if (scratch) rmSync(scratch, { recursive: true, force: true });
 });
-
-/**
- * `npx <bin>` for a bin of the scratch folder's node_modules/.bin runs that file, as npx itself
- * does for a locally installed bin (the test "npx resolves …" checks they agree), without paying
- * npm's start (about 1 s of CPU and several seconds of wall time per command on two cores). Any
- * other `npx` call goes to the real npx.
- */
-const LOCAL_NPX = 'npx() { if [ -x "$PWD/node_modules/.bin/$1" ]; then local bin="$PWD/node_modules/.bin/$1"; shift; "$bin" "$@"; else command npx "$@"; fi; }';
 
 function run(command: string, { realNpx = false } = {}): Promise<{ code: number | null; output: string }> {
   return new Promise((done) => {
