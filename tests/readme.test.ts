@@ -14,7 +14,7 @@ import { startAnthropicServer } from "../src/testing/servers/anthropic-server.js
 import type { TestServer } from "../src/testing/servers/common.js";
 import { judgeResponder, viewRequest } from "../src/testing/servers/judge-responder.js";
 import { startOpenAIServer } from "../src/testing/servers/openai-server.js";
-import { readmeCommands } from "./helpers/readme-commands.js";
+import { LOCAL_NPX, readmeCommands } from "./helpers/readme-commands.js";
 
 /** Kept here too: other tests import the parser from this file. */
 export { readmeCommands };
@@ -31,10 +31,11 @@ const commands = pages.flatMap(({ page, commands }) => commands.map((c) => ({ ..
 /**
  * Commands another test runs as written and checks more closely than an exit status: the
  * walk-through leaves them to it instead of paying for them twice (the calibration example is a
- * bootstrap of ~15 s of CPU). Each test file must name the command's script, see the first test.
+ * bootstrap of ~13 s of CPU at its default 1,000 resamples; the distil example ~2.3 s). Each test file must name the command's script, see the first test.
  */
 export const RUN_ELSEWHERE: Record<string, { script: string; test: string }> = {
   "npx tsx examples/calibration/run.ts": { script: "examples/calibration/run.ts", test: "examples/calibration/run.test.ts" },
+  "npx tsx examples/distill/run.ts": { script: "examples/distill/run.ts", test: "tests/distill/example.test.ts" },
 };
 const runElsewhere = (text: string) => RUN_ELSEWHERE[text.replace(/\s+#.*$/, "").trim()];
 /**
@@ -72,14 +73,6 @@ afterAll(async () => {
   await anthropic?.close();
   if (scratch) rmSync(scratch, { recursive: true, force: true });
 });
-
-/**
- * `npx <bin>` for a bin of the scratch folder's node_modules/.bin runs that file, as npx itself
- * does for a locally installed bin (the test "npx resolves …" checks they agree), without paying
- * npm's start (about 1 s of CPU and several seconds of wall time per command on two cores). Any
- * other `npx` call goes to the real npx.
- */
-const LOCAL_NPX = 'npx() { if [ -x "$PWD/node_modules/.bin/$1" ]; then local bin="$PWD/node_modules/.bin/$1"; shift; "$bin" "$@"; else command npx "$@"; fi; }';
 
 function run(command: string, { realNpx = false } = {}): Promise<{ code: number | null; output: string }> {
   return new Promise((done) => {

@@ -13,7 +13,7 @@
  * Each dataset is read as one binary criterion, "is response 1 better than response 2?", so the
  * judge's pick (in order 1-2) is its verdict and the human label the reference.
  *
- * Run: npx tsx examples/calibration/run.ts [--datasets <dir>] [--report cal.html]
+ * Run: npx tsx examples/calibration/run.ts [--datasets <dir>] [--resamples <n>] [--report cal.html]
  */
 import { writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -43,7 +43,10 @@ const flag = (name: string) => {
 const here = dirname(fileURLToPath(import.meta.url));
 const datasets = resolve(flag("--datasets") ?? process.env.RUBRICATE_DATASETS ?? packagedDatasetsDir());
 const SEED = 2026;
-const RESAMPLES = 1000;
+// Bootstrap resamples per interval: 1000 by default; fewer only widen the printed intervals' noise
+// (examples/calibration/run.test.ts checks the counts, and that each interval holds its point, with 200).
+const RESAMPLES = Number(flag("--resamples") ?? 1000);
+if (!Number.isInteger(RESAMPLES) || RESAMPLES < 1) throw new Error(`--resamples wants a positive integer, got ${flag("--resamples")}`);
 
 const f4 = (v: number | null | undefined) => (v === null || v === undefined ? "n/a" : v.toFixed(4));
 const rows: string[][] = [];

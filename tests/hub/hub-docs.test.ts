@@ -18,7 +18,7 @@ import { RegistryClient } from "../../src/site/registry.js";
 import { ResultStore } from "../../src/site/store.js";
 import type { HubResult } from "../../src/hub/results.js";
 import { startVerdaccio, type Registry } from "../helpers/verdaccio.js";
-import { readmeCommands } from "../helpers/readme-commands.js";
+import { LOCAL_NPX, readmeCommands } from "../helpers/readme-commands.js";
 import type { TestServer } from "../../src/testing/servers/common.js";
 import { judgeResponder, viewRequest } from "../../src/testing/servers/judge-responder.js";
 import { startOpenAIServer } from "../../src/testing/servers/openai-server.js";
@@ -93,9 +93,10 @@ describe("docs/hub.md [slow: Verdaccio + npm]", () => {
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
-  const run = (command: string, cwd = scratch): Promise<{ code: number | null; output: string }> =>
+  /** A command as bash runs it in `cwd`; `npx rubricate` runs the project's bin without npm's start (LOCAL_NPX) unless `realNpx`. */
+  const run = (command: string, cwd = scratch, { realNpx = false } = {}): Promise<{ code: number | null; output: string }> =>
     new Promise((done) => {
-      const child = spawn("bash", ["-o", "pipefail", "-c", command], { cwd, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+      const child = spawn("bash", ["-o", "pipefail", "-c", realNpx ? command : `${LOCAL_NPX}\n${command}`], { cwd, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
       let output = "";
       child.stdout.on("data", (d) => (output = (output + d).slice(-6000)));
       child.stderr.on("data", (d) => (output = (output + d).slice(-6000)));
@@ -105,6 +106,12 @@ describe("docs/hub.md [slow: Verdaccio + npm]", () => {
   it("has the walk-through's commands: init, check, push, list, search, info, eval --push, hub push", () => {
     const text = commands.map((c) => c.text).join("\n");
     for (const step of ["env init", "env check", "env push", "--bump patch", "env list", "env search", "env info", "--push", "--step", "hub push"]) expect(text).toContain(step);
+  });
+
+  it("npx resolves `rubricate` in the project to the node_modules/.bin file the walk-through runs", async () => {
+    const r = await run("npx -c 'command -v rubricate'", scratch, { realNpx: true });
+    expect(r.code, r.output).toBe(0);
+    expect(r.output.trim()).toBe(join(scratch, "node_modules", ".bin", "rubricate"));
   });
 
   for (const c of commands) {

@@ -4,10 +4,10 @@
  * filled with rubricate's production dependencies (their published tarballs, from npm's cache),
  * rubricate itself (the run's one build, packed) and the wordle example published with `npm
  * publish` (1.0.0, then 1.1.0, and a private copy). A clean temporary project installs rubricate from it and runs
- * `npx rubricate eval <package>` against a local OpenAI-format server: nothing reaches any other host.
+ * `npx rubricate eval <package>` (the installed bin npx runs) against a local OpenAI-format server: nothing reaches any other host.
  */
 import { execFileSync, spawn } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -84,8 +84,15 @@ describe("environments through a registry [slow: Verdaccio + npm installs]", () 
   let model: string;
   const published: Record<string, string> = {};
 
-  /** `npx rubricate …` in the clean project, with the test keys (and a registry token when given). */
-  const rubricate = (args: string[], env: Record<string, string> = {}) => run(NPX, ["--no-install", "rubricate", ...args], app, { OPENAI_API_KEY: KEY, RUBRICATE_TEST_KEY: KEY, ...env });
+  const testKeys = { OPENAI_API_KEY: KEY, RUBRICATE_TEST_KEY: KEY };
+  /** `npx rubricate …` in the clean project: the first test checks that npx runs the installed tarball's bin. */
+  const npxRubricate = (args: string[]) => run(NPX, ["--no-install", "rubricate", ...args], app, testKeys);
+  /**
+   * The installed bin npx runs (node_modules/.bin/rubricate) in the clean project, with the test
+   * keys (and a registry token when given), without npm's start (1.1–1.6 s of CPU per run).
+   */
+  const rubricate = (args: string[], env: Record<string, string> = {}) =>
+    run(join(app, "node_modules", ".bin", process.platform === "win32" ? "rubricate.cmd" : "rubricate"), args, app, { ...testKeys, ...env });
 
   /** The registry's own record of a published version's tarball hash. */
   const registryIntegrity = async (name: string, version: string, auth?: string) => {
@@ -136,11 +143,13 @@ describe("environments through a registry [slow: Verdaccio + npm installs]", () 
     writeFileSync(join(app, "package.json"), JSON.stringify({ name: "app", version: "1.0.0", private: true }, null, 2));
     writeFileSync(join(app, ".npmrc"), `registry=${registry.url}\n`);
     await Promise.all([
-      publishWordle("@rubricate/wordle-env", "1.0.0"),
-      publishWordle("@rubricate/wordle-env", "1.1.0", (dir) => {
-        const tasks = readFileSync(join(dir, "tasks.jsonl"), "utf8").split("\n").filter(Boolean);
-        writeFileSync(join(dir, "tasks.jsonl"), `${tasks.slice(0, 2).join("\n")}\n`);
-      }),
+      // 1.1.0 after 1.0.0: npm refuses to publish a version below the `latest` one without --tag.
+      publishWordle("@rubricate/wordle-env", "1.0.0").then(() =>
+        publishWordle("@rubricate/wordle-env", "1.1.0", (dir) => {
+          const tasks = readFileSync(join(dir, "tasks.jsonl"), "utf8").split("\n").filter(Boolean);
+          writeFileSync(join(dir, "tasks.jsonl"), `${tasks.slice(0, 2).join("\n")}\n`);
+        }),
+      ),
       publishWordle("@private/wordle-env", "1.0.0"),
       ok(NPM, ["publish", "--userconfig", join(work, "publisher.npmrc")], plain, { NPM_TOKEN: token }),
       // Scripts are skipped: better-sqlite3's native build needs a download; these evals run with --no-cache.
@@ -158,10 +167,13 @@ describe("environments through a registry [slow: Verdaccio + npm installs]", () 
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
-  it("npx rubricate runs from the installed tarball", async () => {
-    const r = await rubricate(["--version"]);
+  it("npx rubricate runs from the installed tarball, through the bin the other tests run", async () => {
+    const r = await npxRubricate(["--version"]);
     expect(r.stderr).toBe("");
     expect(r.stdout).toBe(`${pkg.version}\n`);
+    const resolved = await run(NPX, ["--no-install", "-c", "command -v rubricate"], app);
+    expect(resolved.stdout.trim(), resolved.stderr).toBe(join(app, "node_modules", ".bin", "rubricate"));
+    expect(realpathSync(join(app, "node_modules", ".bin", "rubricate"))).toBe(realpathSync(join(app, "node_modules", "rubricate", "dist", "cli", "main.js")));
     expect(existsSync(join(app, "node_modules", "rubricate", "dist", "cli", "main.js"))).toBe(true);
     expect(existsSync(join(app, "node_modules", "rubricate", "src"))).toBe(false);
   }, 180_000);

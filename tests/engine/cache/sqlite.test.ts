@@ -58,14 +58,17 @@ describe("SqliteCache", () => {
 
   it("several processes creating one fresh file at the same instant all open it read-write", async () => {
     // They race to create the tables and switch to WAL; SQLite answers the losers SQLITE_BUSY at once.
-    for (let round = 0; round < 3; round++) {
-      const path = join(tmp(), `race-${round}.db`);
-      const startAt = String(Date.now() + 2000);
-      const runs = await Promise.all(Array.from({ length: 4 }, () => runChild([child, "open", path, startAt], { cwd })));
-      for (const r of runs) {
-        expect(r.stderr).toBe("");
-        expect(JSON.parse(r.stdout)).toEqual({ mode: "read-write", writeErrors: 0, errors: [] });
-      }
+    // Three rounds, each a fresh file opened by the same four processes at one instant (a second apart).
+    const dir = tmp();
+    const start = Date.now() + 2000;
+    const rounds = [0, 1, 2].map((round) => ({ path: join(dir, `race-${round}.db`), at: String(start + round * 1000) }));
+    const runs = await Promise.all(Array.from({ length: 4 }, () => runChild([child, "open", ...rounds.flatMap((r) => [r.path, r.at])], { cwd })));
+    for (const r of runs) {
+      expect(r.stderr).toBe("");
+      expect(r.code).toBe(0);
+      expect(r.stdout.trim().split("\n").map((l) => JSON.parse(l))).toEqual(Array(3).fill({ mode: "read-write", writeErrors: 0, errors: [] }));
+    }
+    for (const { path } of rounds) {
       const db = new Database(path, { readonly: true });
       expect(db.prepare("SELECT count(*) FROM responses").pluck().get()).toBe(4);
       db.close();
