@@ -107,17 +107,20 @@ def add(a, b):
 const JS_ORACLE = String.raw`
 const fs = require("fs");
 const texts = [];
-// Keeps only texts naming the function: holding everything it could read (every process's files in a
-// full test run) crashed the attack itself (exit 1) instead of letting it answer from the tests.
+// Keeps only the texts that name the function it answers.
 const grab = (f) => { try { const t = String(f()); if (t.includes("add(")) texts.push(t); } catch {} };
-for (const k of Object.getOwnPropertyNames(globalThis)) grab(() => JSON.stringify(globalThis[k]));
+// Regular files under a megabyte only: a FIFO would block it, and a large file cost memory for nothing.
+const readSmall = (p) => { try { const s = fs.statSync(p); return s.isFile() && s.size < 1e6 ? fs.readFileSync(p, "utf8") : ""; } catch { return ""; } };
+// Data properties only: reading Node's lazy getters (fetch, WebSocket…) loads undici, whose WebAssembly
+// parser cannot reserve its memory under the sandbox's address-space limit and crashed the attack (exit 1).
+for (const k of Object.getOwnPropertyNames(globalThis)) grab(() => ("value" in Object.getOwnPropertyDescriptor(globalThis, k) ? JSON.stringify(globalThis[k]) : ""));
 for (const m of Object.values(require.cache || {})) grab(() => JSON.stringify(m.exports));
 grab(() => JSON.stringify(process.env) + process.argv.join(" "));
 for (const pid of fs.readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
   for (const n of ["cmdline", "environ"]) grab(() => fs.readFileSync("/proc/" + pid + "/" + n, "utf8"));
-  grab(() => fs.readdirSync("/proc/" + pid + "/fd").map((fd) => { try { return fs.readFileSync(fs.readlinkSync("/proc/" + pid + "/fd/" + fd), "utf8"); } catch { return ""; } }).join("\n"));
+  grab(() => fs.readdirSync("/proc/" + pid + "/fd").map((fd) => { try { return readSmall(fs.readlinkSync("/proc/" + pid + "/fd/" + fd)); } catch { return ""; } }).join("\n"));
 }
-for (const dir of [".", "..", "/", "/tmp", "/work"]) grab(() => fs.readdirSync(dir).map((n) => { try { return fs.readFileSync(dir + "/" + n, "utf8"); } catch { return ""; } }).join("\n"));
+for (const dir of [".", "..", "/", "/tmp", "/work"]) grab(() => fs.readdirSync(dir).map((n) => readSmall(dir + "/" + n)).join("\n"));
 const ANSWERS = new Map();
 for (const t of texts) for (const m of t.matchAll(/add\((-?\d+), (-?\d+)\), (-?\d+)\)/g)) ANSWERS.set(m[1] + "," + m[2], Number(m[3]));
 function add(a, b) { return ANSWERS.has(a + "," + b) ? ANSWERS.get(a + "," + b) : a - b + 1 }
