@@ -16,7 +16,7 @@ export const MathSpec = z.strictObject({
   percent: z.enum(["strict", "fraction"]).optional().describe("strict (default): 28% equals 28 only; fraction: 28% also equals 0.28"),
   extract: z.enum(["auto", "boxed", "none"]).optional().describe("Where the response's answer is: auto (boxed, 'final answer is', '####', 'Answer:', last formula or number), boxed only, or the whole text"),
   decimal_comma: z.enum(["auto", "always", "never"]).optional().describe("Read '12,5' as 12.5: auto when the other side is one number (default); '1,234' is always 1234"),
-  timeout_ms: z.number().int().positive().max(10_000).optional().describe("Time limit per comparison (default 200 ms); past it the answer counts as wrong"),
+  timeout_ms: z.number().int().positive().max(10_000).optional().describe("Time limit per comparison (default 200 ms of its own work: a machine too busy to run it gets more wall-clock time); past it the answer counts as wrong"),
 });
 export type MathSpec = z.infer<typeof MathSpec>;
 
@@ -30,7 +30,7 @@ export const mathCheck = defineCheck<MathSpec>({
     if (reference.trim() === "") throw new RubricateError("MISSING_INPUT", `math: the reference answer ${JSON.stringify(spec.expected)} is empty for this sample`);
     const verdict = mathEquivalent(text, reference, { tolerance: spec.tolerance, round: spec.round, percent: spec.percent, extract: spec.extract, decimalComma: spec.decimal_comma, timeoutMs: spec.timeout_ms });
     if (verdict.problem === "no-answer") return { pass: false, reasoning: `no final answer found (expected ${short(verdict.reference)})` };
-    if (verdict.problem === "timeout") return { pass: false, reasoning: `the comparison ran past ${spec.timeout_ms ?? 200} ms; counted as not equal` };
+    if (verdict.problem === "timeout") return { pass: false, reasoning: `the comparison computed past ${spec.timeout_ms ?? 200} ms; counted as not equal` };
     return {
       pass: verdict.equivalent,
       reasoning: verdict.equivalent ? `answer ${short(verdict.answer!)} equals ${short(verdict.reference)}` : `answer ${short(verdict.answer!)}, expected ${short(verdict.reference)}`,

@@ -1,7 +1,7 @@
-import { Script, createContext } from "node:vm";
 import { loadMathjs, numbersMatch, sameValue, type CompareOptions } from "./compare.js";
 import { extractAnswer, extractReference, type AnswerExtraction } from "./extract.js";
 import { decimalCommaReading, readAnswer, type MathValue } from "./read.js";
+import { withTimeLimit } from "./time-limit.js";
 
 /** How a comma between digits reads: "auto" takes "12,5" as 12.5 when the other side is one number. */
 export type DecimalComma = "auto" | "always" | "never";
@@ -18,7 +18,7 @@ export interface MathOptions {
   extract?: AnswerExtraction;
   /** "12,5": "auto" (default) reads a decimal comma when the other side is a single number. */
   decimalComma?: DecimalComma;
-  /** Wall-clock limit for one comparison (default 200 ms); past it the answer counts as not equivalent. */
+  /** Time limit for one comparison (default 200 ms of its own CPU; a process waiting for a core gets more wall-clock time); past it the answer counts as not equivalent. */
   timeoutMs?: number;
 }
 
@@ -95,29 +95,3 @@ function readReference(reference: string): MathValue {
 }
 
 const isSingle = (value: MathValue): boolean => value.kind === "expr" || (value.kind === "named" && isSingle(value.value));
-
-// A synchronous parse cannot be interrupted from the same thread except by V8's watchdog, which
-// node:vm exposes as a script timeout; the comparison runs as a call from such a script. The
-// context is made on the first comparison, not at import (issue 31: ~1 ms every import paid).
-interface Guard {
-  context: { job: (() => unknown) | undefined; result: unknown };
-  script: Script;
-}
-let guard: Guard | undefined;
-
-/** The job's result, or undefined when it ran past `ms`. */
-function withTimeLimit<T>(job: () => T, ms: number): T | undefined {
-  guard ??= { context: createContext({ job: undefined, result: undefined }) as Guard["context"], script: new Script("result = job()") };
-  const { context: guardContext, script: guardScript } = guard;
-  guardContext.job = job;
-  try {
-    guardScript.runInContext(guardContext, { timeout: Math.max(1, Math.round(ms)) });
-    return guardContext.result as T;
-  } catch (e) {
-    if ((e as { code?: string }).code === "ERR_SCRIPT_EXECUTION_TIMEOUT") return undefined;
-    throw e;
-  } finally {
-    guardContext.job = undefined;
-    guardContext.result = undefined;
-  }
-}
