@@ -39,6 +39,8 @@ async function setUp(options: { judgeExtra?: string; server?: Partial<BatchServe
   return { s, dir, args, paidOnce };
 }
 
+/** A cap the run outgrows before its first result, whose next cap (four times it) has room to spare. */
+const SMALL_CAP = "8";
 const env = (extra: Record<string, string> = {}) => ({ env: { RUBRICATE_TEST_KEY: "sk-worker-test", ...extra } });
 const rewardsOf = (text: string) => text.trim().split("\n").map((l) => (JSON.parse(l) as { reward: number }).reward);
 
@@ -141,9 +143,10 @@ describe("score --batch in a heap-capped worker", () => {
 
   it("a cap too small for the run ends the worker, not the process: it goes again with a larger cap and pays nothing twice", async () => {
     const { args, paidOnce } = await setUp();
-    // 4 MB cannot even hold the CLI's modules: the first attempt dies on loading, the next one runs.
-    const result = await runCli(args("--batch"), env({ RUBRICATE_BATCH_HEAP_MB: "4" }));
-    expect(result.stderr).toContain("batch: the batch run ran out of its 4 MB heap; going on with 16 MB");
+    // 8 MB is about half of what this run takes at its peak (16 MB runs out now and then, late
+    // enough to have written a result): the first attempt dies early, the 32 MB one has room.
+    const result = await runCli(args("--batch"), env({ RUBRICATE_BATCH_HEAP_MB: SMALL_CAP }));
+    expect(result.stderr).toContain("batch: the batch run ran out of its 8 MB heap; going on with 32 MB");
     expect(result.code).toBe(0);
     expect(rewardsOf(result.stdout)).toEqual(rewards);
     paidOnce();
@@ -160,8 +163,8 @@ describe("score --batch in a heap-capped worker", () => {
 
   it("batch mode a judge file asks for (mode: batch, no --batch flag) runs in the worker too", async () => {
     const { args, paidOnce } = await setUp({ judgeExtra: "mode: batch\n" });
-    const result = await runCli(args(), env({ RUBRICATE_BATCH_HEAP_MB: "4" }));
-    expect(result.stderr).toContain("ran out of its 4 MB heap");
+    const result = await runCli(args(), env({ RUBRICATE_BATCH_HEAP_MB: SMALL_CAP }));
+    expect(result.stderr).toContain("ran out of its 8 MB heap");
     expect(result.code).toBe(0);
     expect(rewardsOf(result.stdout)).toEqual(rewards);
     paidOnce();
@@ -172,8 +175,8 @@ describe("score --batch in a heap-capped worker", () => {
     const [, rubric, input, , judge, ...rest] = args();
     writeFileSync(join(dir, "base.yaml"), `id: base\njudge: ${judge}\ninputs: [response]\ncriteria:\n  - { id: paris, question: Does it name Paris?, points: 1 }\n`);
     writeFileSync(rubric, "id: child\nextends: base.yaml\ncriteria: []\n");
-    const result = await runCli(["score", rubric, input, ...rest], env({ RUBRICATE_BATCH_HEAP_MB: "4" }));
-    expect(result.stderr).toContain("ran out of its 4 MB heap");
+    const result = await runCli(["score", rubric, input, ...rest], env({ RUBRICATE_BATCH_HEAP_MB: SMALL_CAP }));
+    expect(result.stderr).toContain("ran out of its 8 MB heap");
     expect(result.code).toBe(0);
     expect(rewardsOf(result.stdout)).toEqual(rewards);
     paidOnce();
