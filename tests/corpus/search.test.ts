@@ -95,7 +95,9 @@ describe("saveIndex / loadIndex", () => {
     await expect(loadIndex(bad)).rejects.toThrow(new RegExp(`^${bad.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}: not a search index: `));
     writeFileSync(bad, JSON.stringify({ chunks: [] }));
     await expect(loadIndex(bad)).rejects.toThrow(`${bad}: not a search index (no "format": "rubricate-search-index")`);
-    const saved = JSON.parse(readFileSync(join(work, "index.json"), "utf8")) as Record<string, unknown>;
+    const good = join(work, "good.json");
+    await saveIndex(index, good);
+    const saved = JSON.parse(readFileSync(good, "utf8")) as Record<string, unknown>;
     writeFileSync(bad, JSON.stringify({ ...saved, version: 99 }));
     await expect(loadIndex(bad)).rejects.toThrow(`${bad}: search index version 99, this rubricate reads version 1; rebuild it`);
   });
