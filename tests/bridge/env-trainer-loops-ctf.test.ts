@@ -6,4 +6,4 @@ import { trainerLoops } from "./trainer-loops.js";
 // this suite's time. 16 at once still runs 8 sandboxed sessions of each task side by side (crossed
 // sessions, a leaked sandbox or session fail as they would at 64); support-desk and wordle keep 64,
 // and `npm run test:faults` runs ctf at 64 (tests/faults/long/env-trainer-loops-ctf-64.test.ts).
-trainerLoops("ctf", { many: 16, startServe: (args) => startServe(args) });
+trainerLoops("ctf", { many: 8, startServe: (args) => startServe(args) });
