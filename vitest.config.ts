@@ -35,15 +35,20 @@ const built = filesMatching(RUNS_BUILT);
  * The `shared` project: files that run one after another in a worker that keeps its loaded modules
  * (vitest's `isolate: false`) instead of a fresh process per file, which imports the engine, the
  * SDKs and vitest again for every file. The 103 files it holds now, alone: 136 s of CPU isolated,
- * 66 s shared in order and 79 s shuffled (all passing each way; 2026-12-02). Only folders whose tests are
+ * 66 s shared in order and 79 s shuffled (all passing each way; 2026-12-02). Seven more once timers and
+ * methods stopped counting as process-wide (corpus/read, distill/rollouts, engine/cache/redis and sqlite,
+ * engine/engine and scheduler, score/score): with the other shared files of their folders, 26.8 s of
+ * CPU isolated against 20.9 s shared (2026-12-02, h32files). Only folders whose tests are
  * about values (parsing, scoring, statistics, reports, checks) are in it, and in them only a file
- * that leaves no process-wide trace: one that sets the environment, listens on `process`, mocks,
- * stubs, fakes timers, or calls a `set…(`/`register…(` (a code runner, a check) stays isolated, as
+ * that leaves no process-wide trace: one that sets the environment (spreading `...process.env` into a
+ * child's only reads it), listens on `process`, mocks,
+ * stubs, fakes timers, or calls a `set…(`/`register…(` (a code runner, a check; not a method such as a
+ * test server's `.setBehavior(`, nor `setTimeout(`) stays isolated, as
  * does every `built` file. Not in it: tests/site (its files share src/site's module state: they
  * failed shared), and the folders of servers, sandboxes, queues and the CLI.
  */
 const SHARED_DIRS = ["rubric", "score", "text", "stats", "report", "config", "draft", "calibrate", "optimize", "corpus", "distill", "judge", "checks", "env", "engine", "probe"].map((d) => join("tests", d));
-const TOUCHES_PROCESS = /\bvi\.(?:spyOn|useFakeTimers|mock|doMock|stubGlobal|stubEnv|resetModules)\b|process\.(?:env|on|once|off|chdir|exitCode|umask|removeAllListeners|setMaxListeners)\b|globalThis\b|\bset[A-Z]\w*\(|\bregister\w*\(/;
+const TOUCHES_PROCESS = /\bvi\.(?:spyOn|useFakeTimers|mock|doMock|stubGlobal|stubEnv|resetModules)\b|(?<!\.\.\.)process\.(?:env|on|once|off|chdir|exitCode|umask|removeAllListeners|setMaxListeners)\b|globalThis\b|(?<![.\w])set(?!Timeout\(|Immediate\(|Interval\()[A-Z]\w*\(|\bregister\w*\(/;
 const shared = filesMatching(/(?:)/, SHARED_DIRS).filter((path) => !built.includes(path) && !TOUCHES_PROCESS.test(readFileSync(path, "utf8")));
 
 /**

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { jsonlEntries } from "../../src/config/jsonl.js";
-import { cli, jsonLines } from "./helpers.js";
+import { cliInProcess as cli, jsonLines } from "./helpers.js";
 
 const RUBRIC = "rubrics/structured-output.yaml";
 const dir = mkdtempSync(join(tmpdir(), "rubricate-bad-input-"));

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { register, runPolicy, type PolicyFlags } from "../../src/cli/commands/optimize.js";
 import { parseRubric } from "../../src/rubric/load.js";
 import { cliEntry, ROOT, tempDir, writeJudgeFile } from "../helpers/cli.js";
+import { runCliInProcess } from "../helpers/cli-in-process.js";
 import type { TestServer } from "../../src/testing/servers/common.js";
 import {
   BEST_QUESTION, HARMFUL, REFLECTOR_MODEL, RULES, labelsFixture, makeQuestionReflector, policyEnv, policyJudge, policyReflector, questionJudge,
@@ -32,7 +33,8 @@ function finished(child: ChildProcess, onStderr?: (all: string) => void): Promis
   return new Promise((done) => child.on("close", (code, signal) => done({ code, signal, stdout, stderr })));
 }
 
-const runOptimize = (args: string[]) => finished(spawnOptimize(args));
+/** `optimize` in this process (tests/helpers/cli-in-process.ts), for a run whose process is not what the test is about. */
+const optimizeInProcess = (args: string[]) => runCliInProcess(["optimize", ...args], { env: ENV });
 const readJson = (path: string) => JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
 
 function writeReflectorFile(dir: string, url: string): string {
@@ -63,7 +65,7 @@ describe("rubricate optimize policy", () => {
 
   it("a run killed with SIGKILL, or stopped with Ctrl-C, and resumed ends exactly like an uninterrupted one", async () => {
     const whole = paths("whole");
-    const a = await runOptimize(args(whole));
+    const a = await optimizeInProcess(args(whole));
     expect(a.stderr).toMatch(/stopped: target_score/);
     expect(a.code).toBe(0);
     const best = readFileSync(whole.out, "utf8");
@@ -85,7 +87,7 @@ describe("rubricate optimize policy", () => {
     expect(saved.iteration).toBeGreaterThanOrEqual(3);
     expect(saved.iteration).toBeLessThan(final.iteration as number);
 
-    const resumed = await runOptimize([...args(cut), "--resume"]);
+    const resumed = await optimizeInProcess([...args(cut), "--resume"]);
     expect(resumed.code).toBe(0);
     expect(readJson(cut.state)).toEqual(final);
     expect(readFileSync(cut.out, "utf8")).toBe(best);
@@ -103,7 +105,7 @@ describe("rubricate optimize policy", () => {
     expect(stopped.code).toBe(130);
     expect(stopped.stderr).toMatch(/SIGINT: stopping/);
     expect((readJson(ctrlc.state).iteration as number) < (final.iteration as number)).toBe(true);
-    expect((await runOptimize([...args(ctrlc), "--resume"])).code).toBe(0);
+    expect((await optimizeInProcess([...args(ctrlc), "--resume"])).code).toBe(0);
     expect(readJson(ctrlc.state)).toEqual(final);
 
     const html = readFileSync(whole.report, "utf8");
@@ -114,10 +116,10 @@ describe("rubricate optimize policy", () => {
 
   it("refuses to resume a state written with other options", async () => {
     const p = paths("other");
-    const first = await runOptimize([...args(p), "--max-iterations", "1"]);
+    const first = await optimizeInProcess([...args(p), "--max-iterations", "1"]);
     expect(first.code).toBe(0);
     expect(first.stderr).toMatch(/stopped: max_iterations/);
-    const again = await runOptimize([...args(p), "--resume", "--minibatch", "2"]);
+    const again = await optimizeInProcess([...args(p), "--resume", "--minibatch", "2"]);
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/BAD_INPUT: .*belongs to a different run/);
   }, 60_000);
@@ -126,7 +128,7 @@ describe("rubricate optimize policy", () => {
     const p = paths("stop");
     const stop = join(dir, "STOP");
     writeFileSync(stop, "");
-    const r = await runOptimize([...args(p), "--stop-file", stop]);
+    const r = await optimizeInProcess([...args(p), "--stop-file", stop]);
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/stopped: stop_file/);
     expect(r.stdout.trim()).toBe((policyEnv().harness as { system: string }).system);
@@ -143,7 +145,7 @@ describe("rubricate optimize question", () => {
   it("rewords the question against the labels and writes the rubric with it", async () => {
     const dir = tempDir("optimize-q-");
     const out = join(dir, "rubric.best.yaml");
-    const r = await runOptimize([
+    const r = await optimizeInProcess([
       "question", "--rubric", rubricFixture(), "--criterion", "cites-source", "--labels", labelsFixture(), "--judge", writeJudgeFile(dir, server.url),
       "--reflector", writeReflectorFile(dir, server.url), "--budget", "150", "--state", join(dir, "state.json"), "--cache", join(dir, "cache.db"), "--out", out,
       "--markdown", join(dir, "summary.md"),
@@ -160,7 +162,7 @@ describe("rubricate optimize question", () => {
 
   it("stops after --max-reflections reflection calls, with greedy parents", async () => {
     const dir = tempDir("optimize-q-refl-");
-    const r = await runOptimize([
+    const r = await optimizeInProcess([
       "question", "--rubric", rubricFixture(), "--criterion", "cites-source", "--labels", labelsFixture(), "--judge", writeJudgeFile(dir, server.url),
       "--reflector", writeReflectorFile(dir, server.url), "--budget", "150", "--state", join(dir, "state.json"), "--cache", join(dir, "cache.db"),
       "--max-reflections", "1", "--selection", "current_best",

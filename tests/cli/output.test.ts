@@ -127,7 +127,7 @@ describe("score -o on a full disk", () => {
 
   it("`score > /dev/full`: one line, no stack trace, exit 1", async () => {
     const full = openSync("/dev/full", "w");
-    const child = spawn(process.execPath, ["--import", "tsx", join(ROOT, "src/cli/main.ts"), "score", RUBRIC, many, "-q"], { cwd: ROOT, stdio: ["ignore", full, "pipe"] });
+    const child = spawn(process.execPath, [...cliEntry(), "score", RUBRIC, many, "-q"], { cwd: ROOT, stdio: ["ignore", full, "pipe"] });
     closeSync(full);
     let stderr = "";
     child.stderr!.setEncoding("utf8").on("data", (d: string) => (stderr += d));

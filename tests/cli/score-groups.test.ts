@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { parseRubric } from "../../src/rubric/load.js";
 import { score, scoreGroups } from "../../src/score/score.js";
 import { STD_EPSILON } from "../../src/score/group.js";
-import { cli, jsonLines } from "./helpers.js";
+import { cli, cliInProcess, jsonLines } from "./helpers.js";
 import { needsBubblewrap } from "../sandbox/helpers.js";
 
 const bwrapNeed = needsBubblewrap();
@@ -59,7 +59,7 @@ describe("rubricate score --group-by", () => {
 
   it("lines gain group and advantage; stderr and --summary-json report pass@k", async () => {
     const summary = join(dir, "summary.json");
-    const r = await cli(["score", rubricPath, samplesPath, "--group-by", "prompt", "--pass-k", "1,2", "--summary-json", summary]);
+    const r = await cliInProcess(["score", rubricPath, samplesPath, "--group-by", "prompt", "--pass-k", "1,2", "--summary-json", summary]);
     expect(r.code).toBe(0);
     const lines = jsonLines(r.stdout);
     expect(lines.map((l) => [l.index, l.group])).toEqual([[0, "p1"], [1, "p2"], [2, "p1"], [3, "p1"], [4, "p2"], [5, "p1"]]);
@@ -72,7 +72,7 @@ describe("rubricate score --group-by", () => {
     expect(written.passAtK["2"]).toBeCloseTo((1 - 1 / 6) / 2, 12);
   });
   it("--advantage none gives r − mean; --length-penalty adds Kimi's term", async () => {
-    const r = await cli(["score", rubricPath, samplesPath, "--group-by", "prompt", "--advantage", "none", "--length-penalty", "1", "-q"]);
+    const r = await cliInProcess(["score", rubricPath, samplesPath, "--group-by", "prompt", "--advantage", "none", "--length-penalty", "1", "-q"]);
     expect(r.code).toBe(0);
     const lines = jsonLines(r.stdout);
     // p1 lengths 11 (correct), 9, 11, 27 (correct): λ = 0.5 − (len − 9)/18; wrong answers get min(0, λ) = 0. p2: equal lengths.
@@ -81,9 +81,9 @@ describe("rubricate score --group-by", () => {
     expect(lines[1].advantage).toBe(0);
   });
   it("bad flags are usage errors", async () => {
-    expect((await cli(["score", rubricPath, samplesPath, "--pass-k", "2"])).stderr).toContain("need --group-by");
-    expect((await cli(["score", rubricPath, samplesPath, "--group-by", "prompt", "--advantage", "std"])).stderr).toContain("--advantage must be group, batch or none");
-    expect((await cli(["score", rubricPath, samplesPath, "--group-by", "prompt", "--pass-k", "0"])).stderr).toContain("--pass-k takes positive integers");
+    expect((await cliInProcess(["score", rubricPath, samplesPath, "--pass-k", "2"])).stderr).toContain("need --group-by");
+    expect((await cliInProcess(["score", rubricPath, samplesPath, "--group-by", "prompt", "--advantage", "std"])).stderr).toContain("--advantage must be group, batch or none");
+    expect((await cliInProcess(["score", rubricPath, samplesPath, "--group-by", "prompt", "--pass-k", "0"])).stderr).toContain("--pass-k takes positive integers");
   });
 });
 
@@ -98,7 +98,7 @@ describe("rubricate score: tests checks in the sandbox", () => {
   bwrapNeed.describe("with bubblewrap", () => {
     it("run in bubblewrap by default, with no flag", async () => {
       const { rubricPath, samplesPath } = write();
-      const scored = await cli(["score", rubricPath, samplesPath, "-q"]);
+      const scored = await cliInProcess(["score", rubricPath, samplesPath, "-q"]);
       expect(scored.code, scored.stderr).toBe(0);
       expect(jsonLines(scored.stdout)[0]).toMatchObject({ reward: 1 });
     });

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { cli, jsonLines } from "./helpers.js";
+import { cli, cliInProcess, jsonLines } from "./helpers.js";
 
 const RUBRIC = "rubrics/structured-output.yaml";
 const SAMPLES = "examples/quickstart/samples.jsonl";
@@ -13,7 +13,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("rubricate score", () => {
   it("writes one JSON line per sample to stdout, in input order, and the summary to stderr", async () => {
-    const r = await cli(["score", RUBRIC, SAMPLES]);
+    const r = await cliInProcess(["score", RUBRIC, SAMPLES]);
     expect(r.code).toBe(0);
     const lines = jsonLines(r.stdout);
     const ids = sampleIds();
@@ -36,7 +36,7 @@ describe("rubricate score", () => {
 
   it("-o writes the file (no .partial left) and nothing to stdout", async () => {
     const out = join(dir, "sub", "results.jsonl");
-    const r = await cli(["score", RUBRIC, SAMPLES, "-o", out, "-q"]);
+    const r = await cliInProcess(["score", RUBRIC, SAMPLES, "-o", out, "-q"]);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe("");
     expect(r.stderr).toBe("");
@@ -47,25 +47,25 @@ describe("rubricate score", () => {
 
   it("--resume keeps what an interrupted run wrote to <output>.partial and scores only the rest", async () => {
     const out = join(dir, "resume", "results.jsonl");
-    const full = jsonLines((await cli(["score", RUBRIC, SAMPLES, "-q"])).stdout);
+    const full = jsonLines((await cliInProcess(["score", RUBRIC, SAMPLES, "-q"])).stdout);
     // An interrupted run: the first result written (marked, so we can tell it was kept, not re-scored) and a line cut short.
     const kept = { ...full[0], feedback: "kept from the interrupted run" };
-    await cli(["score", RUBRIC, SAMPLES, "-q", "-o", out]);
+    await cliInProcess(["score", RUBRIC, SAMPLES, "-q", "-o", out]);
     writeFileSync(`${out}.partial`, `${JSON.stringify(kept)}\n${JSON.stringify(full[1]).slice(0, 20)}`);
-    const r = await cli(["score", RUBRIC, SAMPLES, "-q", "-o", out, "--resume"]);
+    const r = await cliInProcess(["score", RUBRIC, SAMPLES, "-q", "-o", out, "--resume"]);
     expect(r.code).toBe(0);
     expect(existsSync(`${out}.partial`)).toBe(false);
     const lines = jsonLines(readFileSync(out, "utf8"));
     expect(lines.map((l) => l.index)).toEqual(full.map((l) => l.index));
     expect(lines[0]).toEqual(kept);
     expect(lines.slice(1)).toEqual(full.slice(1));
-    const noFile = await cli(["score", RUBRIC, SAMPLES, "-q", "--resume"]);
+    const noFile = await cliInProcess(["score", RUBRIC, SAMPLES, "-q", "--resume"]);
     expect(noFile.code).toBe(1);
     expect(noFile.stderr).toContain("--resume continues the results file of an interrupted run: give it with -o <file>");
   });
 
   it("--order accepts only input or completed", async () => {
-    const r = await cli(["score", RUBRIC, SAMPLES, "-q", "--order", "random"]);
+    const r = await cliInProcess(["score", RUBRIC, SAMPLES, "-q", "--order", "random"]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--order.*'random' is invalid. Allowed choices are input, completed/);
     expect(r.stdout).toBe("");
@@ -74,7 +74,7 @@ describe("rubricate score", () => {
   it("reads samples from stdin with -", async () => {
     const input = readFileSync(SAMPLES, "utf8");
     const fromStdin = await cli(["score", RUBRIC, "-", "-q"], { input });
-    const fromFile = await cli(["score", RUBRIC, SAMPLES, "-q"]);
+    const fromFile = await cliInProcess(["score", RUBRIC, SAMPLES, "-q"]);
     expect(fromStdin.code).toBe(0);
     expect(jsonLines(fromStdin.stdout).map((l) => [l.id, l.reward])).toEqual(jsonLines(fromFile.stdout).map((l) => [l.id, l.reward]));
     expect(jsonLines(fromStdin.stdout)).toHaveLength(sampleIds().length);
@@ -82,13 +82,15 @@ describe("rubricate score", () => {
 
   it("keeps input order for many samples of very different cost", async () => {
     const many = Array.from({ length: 60 }, (_, i) => ({ id: `s${i}`, response: i % 3 === 0 ? JSON.stringify({ name: "x".repeat(5000 * (i % 7)), email: "a@b.co" }) : "nope" }));
-    const r = await cli(["score", RUBRIC, "-", "-q", "-c", "7"], { input: many.map((s) => JSON.stringify(s)).join("\n") });
+    const file = join(dir, "many.jsonl");
+    writeFileSync(file, many.map((s) => JSON.stringify(s)).join("\n"));
+    const r = await cliInProcess(["score", RUBRIC, file, "-q", "-c", "7"]);
     expect(r.code).toBe(0);
     expect(jsonLines(r.stdout).map((l) => l.id)).toEqual(many.map((s) => s.id));
   });
 
   it("a rubric with LLM questions and no judge: every reward null with NO_JUDGE, exit 3, no crash", async () => {
-    const r = await cli(["score", "tests/fixtures/cli/questions.yaml", SAMPLES, "--no-cache"]);
+    const r = await cliInProcess(["score", "tests/fixtures/cli/questions.yaml", SAMPLES, "--no-cache"]);
     expect(r.code).toBe(3);
     const lines = jsonLines(r.stdout);
     expect(lines).toHaveLength(sampleIds().length);
@@ -107,7 +109,8 @@ describe("rubricate score", () => {
     const judgeFile = join(dir, "dead-judge.yaml");
     writeFileSync(judgeFile, "id: dead\nprovider: openai-compatible\nbase_url: http://127.0.0.1:9/v1\nmodel: m\nmax_retries: 0\ntimeout_ms: 5000\n");
     const input = JSON.stringify({ response: '{"name": "A", "email": "a@b.co"}', criteria: [{ id: "kind", question: "Is it kind?" }] });
-    const r = await cli(["score", RUBRIC, "-", "--judge", judgeFile, "--no-cache", "-q"], { input });
+    writeFileSync(join(dir, "kind.jsonl"), input);
+    const r = await cliInProcess(["score", RUBRIC, join(dir, "kind.jsonl"), "--judge", judgeFile, "--no-cache", "-q"]);
     expect(r.code).toBe(3);
     const [line] = jsonLines(r.stdout);
     expect(line.reward).toBeNull();
@@ -117,7 +120,7 @@ describe("rubricate score", () => {
   });
 
   it("--errors zero gives 0 instead of null (and exit 0: every sample has a reward)", async () => {
-    const r = await cli(["score", "tests/fixtures/cli/questions.yaml", SAMPLES, "--no-cache", "--errors", "zero"]);
+    const r = await cliInProcess(["score", "tests/fixtures/cli/questions.yaml", SAMPLES, "--no-cache", "--errors", "zero"]);
     expect(r.code).toBe(0);
     const n = sampleIds().length;
     expect(jsonLines(r.stdout).map((l) => l.reward)).toEqual(sampleIds().map(() => 0));
@@ -126,14 +129,14 @@ describe("rubricate score", () => {
   });
 
   it("--errors with a bad value is a usage error listing the choices (exit 2)", async () => {
-    const r = await cli(["score", RUBRIC, SAMPLES, "--errors", "maybe"]);
+    const r = await cliInProcess(["score", RUBRIC, SAMPLES, "--errors", "maybe"]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--errors.*'maybe' is invalid. Allowed choices are null, zero, skip-criterion/);
     expect(r.stdout).toBe("");
   });
 
   it("--dry-run counts the LLM questions and calls nothing", async () => {
-    const r = await cli(["score", "rubrics/math-answer.yaml", "examples/quickstart/math-samples.jsonl", "--dry-run"]);
+    const r = await cliInProcess(["score", "rubrics/math-answer.yaml", "examples/quickstart/math-samples.jsonl", "--dry-run"]);
     const n = jsonLines(readFileSync("examples/quickstart/math-samples.jsonl", "utf8")).length;
     expect(r.code).toBe(0);
     const lines = r.stdout.trim().split("\n");
@@ -143,19 +146,19 @@ describe("rubricate score", () => {
   });
 
   it("an invalid rubric is exit 1 with file:line:col", async () => {
-    const r = await cli(["score", "tests/fixtures/malformed/when-cycle.yaml", SAMPLES]);
+    const r = await cliInProcess(["score", "tests/fixtures/malformed/when-cycle.yaml", SAMPLES]);
     expect(r.code).toBe(1);
     expect(r.stderr).toBe("rubricate: WHEN_CYCLE: tests/fixtures/malformed/when-cycle.yaml:5:11: `when` cycle: a -> b -> a\n");
     expect(r.stdout).toBe("");
   });
 
   it("a missing samples file is exit 1; a bad JSON line is that line's error (exit 3), named by file and line", async () => {
-    const missing = await cli(["score", RUBRIC, join(dir, "nope.jsonl")]);
+    const missing = await cliInProcess(["score", RUBRIC, join(dir, "nope.jsonl")]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain("rubricate: FILE_NOT_FOUND: no such file:");
     const bad = join(dir, "bad.jsonl");
     writeFileSync(bad, '{"response": "{}"}\n\n[1, 2]\n');
-    const r = await cli(["score", RUBRIC, bad, "-q"]);
+    const r = await cliInProcess(["score", RUBRIC, bad, "-q"]);
     expect(r.code).toBe(3);
     expect(r.stderr).toContain(`${bad}:3: each line must be a JSON object\n`);
     expect(jsonLines(r.stdout).map((l) => [l.index, l.reward === null])).toEqual([[0, false], [1, true]]);
@@ -163,7 +166,8 @@ describe("rubricate score", () => {
 
   it("a missing input is that sample's error, not the run's", async () => {
     const input = ['{"id": 1, "response": "{}"}', '{"id": 2, "text": "no response field"}'].join("\n");
-    const r = await cli(["score", RUBRIC, "-", "-q"], { input });
+    writeFileSync(join(dir, "no-response.jsonl"), input);
+    const r = await cliInProcess(["score", RUBRIC, join(dir, "no-response.jsonl"), "-q"]);
     expect(r.code).toBe(3);
     const lines = jsonLines(r.stdout);
     expect(lines.map((l) => l.id)).toEqual([1, 2]);

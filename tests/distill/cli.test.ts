@@ -6,7 +6,8 @@ import type { TestServer } from "../../src/testing/servers/common.js";
 import { judgeResponder } from "../../src/testing/servers/judge-responder.js";
 import { startOpenAIServer } from "../../src/testing/servers/openai-server.js";
 import { tempDir, writeJsonl, writeJudgeFile } from "../helpers/cli.js";
-import { readLines, runDistillCli, spawnDistill } from "./helpers.js";
+import { runCliInProcess } from "../helpers/cli-in-process.js";
+import { readLines, spawnDistill } from "./helpers.js";
 
 const SECRET = "sk-test-SECRET-distill-42";
 const servers: TestServer<unknown>[] = [];
@@ -27,7 +28,7 @@ describe("rubricate distill", () => {
     const input = writeJsonl(dir, "s.jsonl", samples(10));
     const out = join(dir, "sft.jsonl");
     const args = ["distill", input, "--rubric", "tests/fixtures/distill/checks-rubric.yaml", "-o", out, "--format", "trl-prompt-completion", "--best-of", "1", "--min-reward", "0.5", "--max-per-tag", "3"];
-    const { code, stderr } = await runDistillCli([...args, "--markdown", join(dir, "r.md"), "--report", join(dir, "r.html"), "--json", join(dir, "r.json")]);
+    const { code, stderr } = await runCliInProcess([...args, "--markdown", join(dir, "r.md"), "--report", join(dir, "r.html"), "--json", join(dir, "r.json")]);
     expect(code, stderr).toBe(0);
     const lines = readLines(out);
     expect(lines).toHaveLength(9);
@@ -46,7 +47,7 @@ describe("rubricate distill", () => {
       { prompt: "p2", response: "no c", reward: 1, verdicts: [v("a", "met"), v("b", "met"), v("c", "unmet")] },
       { prompt: "p3", response: "no b", reward: 1, verdicts: [v("a", "met"), v("b", "unmet"), v("c", "met")] },
     ]);
-    const { code, stdout } = await runDistillCli(["distill", input, "-q", "--require", "a,b", "--require", "c"]);
+    const { code, stdout } = await runCliInProcess(["distill", input, "-q", "--require", "a,b", "--require", "c"]);
     expect(code).toBe(0);
     expect(stdout.trim().split("\n").map((l) => JSON.parse(l).messages[1].content)).toEqual(["all"]);
   });
@@ -58,7 +59,7 @@ describe("rubricate distill", () => {
     rows[149] = "[1, 2]";
     const input = join(dir, "s.jsonl");
     writeFileSync(input, `${rows.join("\n")}\n`);
-    const { code, stdout, stderr } = await runDistillCli(["distill", input, "-q"]);
+    const { code, stdout, stderr } = await runCliInProcess(["distill", input, "-q"]);
     expect(code).toBe(3);
     expect(stdout.trim().split("\n")).toHaveLength(198);
     expect(stderr).toContain("2 input line(s) are not JSON objects and were skipped");
@@ -74,7 +75,7 @@ describe("rubricate distill", () => {
       { prompt: "p3", response: "words", reward: "high" },
       { prompt: "p4", response: "fine", reward: 0.5 },
     ]);
-    const { code, stdout, stderr } = await runDistillCli(["distill", input, "--min-reward", "0.4"]);
+    const { code, stdout, stderr } = await runCliInProcess(["distill", input, "--min-reward", "0.4"]);
     expect(code, stderr).toBe(0);
     expect(stdout.trim().split("\n").map((l) => JSON.parse(l).messages[1].content)).toEqual(["fine"]);
     expect(stderr).toContain("reward-invalid 3");
@@ -89,11 +90,11 @@ describe("rubricate distill", () => {
     const judge = writeJudgeFile(dir, server.url, { max_retries: 0 });
     const out = join(dir, "out.jsonl");
     const args = ["distill", input, "--rubric", "tests/fixtures/distill/judged-rubric.yaml", "--judge", judge, "--no-cache", "-o", out];
-    const loud = await runDistillCli(args, { env: { RUBRICATE_TEST_KEY: SECRET } });
+    const loud = await runCliInProcess(args, { env: { RUBRICATE_TEST_KEY: SECRET } });
     expect(loud.code).toBe(3);
     expect(loud.stderr).toMatch(/8 row\(s\) have no reward because scoring failed \(PROVIDER_\w+ ×8; first: row 1: \S+: PROVIDER_\w+: .+\); they were dropped, never counted as 0/);
     expect(readLines(out)).toHaveLength(0);
-    const quiet = await runDistillCli([...args, "-q"], { env: { RUBRICATE_TEST_KEY: SECRET } });
+    const quiet = await runCliInProcess([...args, "-q"], { env: { RUBRICATE_TEST_KEY: SECRET } });
     expect(quiet.code).toBe(3);
     expect(quiet.stderr).toContain("8 row(s) have no reward because scoring failed");
   });
@@ -101,7 +102,7 @@ describe("rubricate distill", () => {
   it("writes to stdout without -o", async () => {
     const dir = tempDir();
     const input = writeJsonl(dir, "s.jsonl", [{ prompt: "p", response: "r", reward: 1 }]);
-    const { code, stdout } = await runDistillCli(["distill", input, "-q"]);
+    const { code, stdout } = await runCliInProcess(["distill", input, "-q"]);
     expect(code).toBe(0);
     expect(JSON.parse(stdout)).toEqual({ messages: [{ role: "user", content: "p" }, { role: "assistant", content: "r" }] });
   });
@@ -109,13 +110,13 @@ describe("rubricate distill", () => {
   it("bad options are errors before any work", async () => {
     const dir = tempDir();
     const input = writeJsonl(dir, "s.jsonl", [{ prompt: "p", response: "r", reward: 1 }]);
-    const format = await runDistillCli(["distill", input, "--format", "alpaca"]);
+    const format = await runCliInProcess(["distill", input, "--format", "alpaca"]);
     expect(format.code).toBe(1);
     expect(format.stderr).toContain("--format must be one of");
-    const dpo = await runDistillCli(["distill", input, "--format", "dpo", "--best-of", "2"]);
+    const dpo = await runCliInProcess(["distill", input, "--format", "dpo", "--best-of", "2"]);
     expect(dpo.code).toBe(1);
     expect(dpo.stderr).toContain("--best-of does not apply");
-    const usage = await runDistillCli(["distill", input, "--best-of", "zero"]);
+    const usage = await runCliInProcess(["distill", input, "--best-of", "zero"]);
     expect(usage.code).not.toBe(0);
     expect(usage.stderr).toContain('expected a positive integer, got "zero"');
   });
@@ -144,12 +145,12 @@ describe("rubricate distill", () => {
     expect(existsSync(out)).toBe(false);
     const groupsDone = JSON.parse(readFileSync(ckPath, "utf8")).groupsDone;
 
-    const resumed = await runDistillCli(args.filter((a) => a !== "-q"), { env });
+    const resumed = await runCliInProcess(args.filter((a) => a !== "-q"), { env });
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stderr).toContain(`resumed after ${groupsDone} written group(s)`);
     const paid = server.stats.requests;
 
-    const fresh = await runDistillCli(["distill", input, "-o", join(dir, "fresh.jsonl"), "--cache", join(dir, "fresh.db"), ...common], { env });
+    const fresh = await runCliInProcess(["distill", input, "-o", join(dir, "fresh.jsonl"), "--cache", join(dir, "fresh.db"), ...common], { env });
     expect(fresh.code, fresh.stderr).toBe(0);
     const freshRequests = server.stats.requests - paid;
     expect(freshRequests).toBe(600); // one batched call per sample (its one LLM question)

@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readRollouts, tripleKey } from "../../src/env/eval.js";
 import type { RolloutRecord } from "../../src/env/types.js";
 import { nextGuess } from "../../examples/wordle/solver.js";
-import { runCli, spawnCli, tempDir, writeJudgeFile } from "../helpers/cli.js";
+import { spawnCli, tempDir, writeJudgeFile } from "../helpers/cli.js";
+import { runCliInProcess } from "../helpers/cli-in-process.js";
 import type { TestServer } from "../../src/testing/servers/common.js";
 import { startWorld, type WireMessage } from "./world.js";
 import { judgeResponder } from "../../src/testing/servers/judge-responder.js";
@@ -13,7 +14,8 @@ import { judgeResponder } from "../../src/testing/servers/judge-responder.js";
 const SECRET = "sk-test-EVAL-1234567890";
 const env = { RUBRICATE_TEST_KEY: SECRET };
 const spawnEval = (args: string[]) => spawnCli(["eval", ...args], { env });
-const runEvalCli = (args: string[]) => runCli(["eval", ...args], { env });
+/** `eval` in this process (tests/helpers/cli-in-process.ts): only the SIGKILLed runs need a process of their own. */
+const runEvalCli = (args: string[]) => runCliInProcess(["eval", ...args], { env });
 
 
 const lines = (path: string) => (existsSync(path) ? readFileSync(path, "utf8").split("\n").filter(Boolean) : []);

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createJudge } from "../../src/judge/create.js";
 import { assertRubricJudgeKeyDestination, loadJudgeConfig } from "../../src/judge/load.js";
 import { isRubricateError } from "../../src/errors.js";
-import { cli } from "../cli/helpers.js";
+import { cliInProcess as cli } from "../cli/helpers.js";
 
 const dir = mkdtempSync(join(tmpdir(), "rubricate-keydest-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

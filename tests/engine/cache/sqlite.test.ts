@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { SqliteCache } from "../../../src/engine/cache/sqlite.js";
 import type { RubricateError } from "../../../src/errors.js";
 import type { CacheEntry } from "../../../src/engine/types.js";
-import { fixture, runChild } from "../fixtures/child.js";
+import { compiledFixture, fixture, runChild } from "../fixtures/child.js";
 
 const entry = (text: string, createdAt = 1): CacheEntry => ({ response: { text, finishReason: "stop", usage: { inputTokens: 3, outputTokens: 1, cachedInputTokens: 2 } }, createdAt });
 const dirs: string[] = [];
@@ -92,7 +92,7 @@ describe("SqliteCache", () => {
 
   it("keeps every committed write and passes integrity_check after a SIGKILL mid-writes", async () => {
     const path = join(tmp(), "killed.db");
-    const proc = spawn(process.execPath, ["--import", "tsx", child, "forever", path], { cwd, stdio: ["ignore", "pipe", "pipe"] });
+    const proc = spawn(process.execPath, [await compiledFixture(child), "forever", path], { cwd, stdio: ["ignore", "pipe", "pipe"] });
     let reported = 0;
     await new Promise<void>((resolve, reject) => {
       proc.on("error", reject);
