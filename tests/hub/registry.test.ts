@@ -13,12 +13,14 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { nextGuess } from "../../examples/wordle/solver.js";
 import type { RolloutRecord } from "../../src/env/types.js";
-import { startWorld, type WireMessage } from "../env/world.js";
 import { ROOT, writeJudgeFile } from "../helpers/cli.js";
 import { startVerdaccio, type Registry } from "../helpers/verdaccio.js";
+import { packDirs, publishTarball } from "../helpers/npm-seed.js";
 import { installBuilt } from "../helpers/pack.js";
-import { defaultEvalOut } from "../../src/hub/suite.js";
-import type { TestServer } from "../../src/testing/servers/common.js";
+import { defaultEvalOut } from "../../src/hub/package.js";
+import type { Reply, TestServer } from "../../src/testing/servers/common.js";
+import { judgeResponder } from "../../src/testing/servers/judge-responder.js";
+import { startOpenAIServer } from "../../src/testing/servers/openai-server.js";
 
 const NPM = process.platform === "win32" ? "npm.cmd" : "npm";
 const NPX = process.platform === "win32" ? "npx.cmd" : "npx";
@@ -55,6 +57,11 @@ async function ok(cmd: string, args: string[], cwd: string, env: Record<string, 
   const r = await run(cmd, args, cwd, env);
   if (r.code !== 0) throw new Error(`${cmd} ${args.join(" ")} failed (${r.code}):\n${r.stderr}\n${r.stdout}`);
   return r;
+}
+
+interface WireMessage {
+  role: string;
+  content: string | null;
 }
 
 const guessFrom = (m: WireMessage[]) => `GUESS: ${nextGuess(m.filter((x) => x.role === "user").map((x) => x.content ?? ""))}`;
@@ -95,15 +102,14 @@ describe("environments through a registry [slow: Verdaccio + npm installs]", () 
     return doc.versions[version].dist.integrity;
   };
 
-  /** Publishes a copy of the wordle example under `name@version`, with `edit` applied to the copy. */
-  const publishWordle = async (name: string, version: string, edit: (dir: string) => void = () => {}) => {
+  /** A copy of the wordle example named `name@version`, with `edit` applied to it; returns its folder and manifest. */
+  const wordleCopy = (name: string, version: string, edit: (dir: string) => void = () => {}) => {
     const dir = join(work, "pub", `${name.replace("/", "+")}@${version}`);
     cpSync(join(ROOT, "examples", "wordle"), dir, { recursive: true });
-    const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as Record<string, unknown>;
-    writeFileSync(join(dir, "package.json"), JSON.stringify({ ...manifest, name, version }, null, 2));
+    const manifest = { ...(JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as Record<string, unknown>), name, version };
+    writeFileSync(join(dir, "package.json"), JSON.stringify(manifest, null, 2));
     edit(dir);
-    await ok(NPM, ["publish", "--userconfig", join(work, "publisher.npmrc"), "--ignore-scripts"], dir, { NPM_TOKEN: token });
-    published[`${name}@${version}`] = await registryIntegrity(name, version, token);
+    return { dir, manifest };
   };
 
   beforeAll(async () => {
@@ -124,25 +130,34 @@ describe("environments through a registry [slow: Verdaccio + npm installs]", () 
     writeFileSync(join(work, "publisher.npmrc"), `registry=${registry.url}\n${registry.authKey}:_authToken=\${NPM_TOKEN}\n`);
     writeFileSync(join(app, ".npmrc"), `registry=${registry.url}\n`);
 
-    // 3. Environments: wordle 1.0.0; 1.1.0 with its first two tasks only; a private copy; a package
-    // that is no environment.
-    const plain = join(work, "pub", "plain-lib");
-    mkdirSync(plain, { recursive: true });
-    writeFileSync(join(plain, "package.json"), JSON.stringify({ name: "plain-lib", version: "1.0.0", main: "index.js" }));
-    writeFileSync(join(plain, "index.js"), "module.exports = 1;\n");
-    await Promise.all([
-      // 1.1.0 after 1.0.0: npm refuses to publish a version below the `latest` one without --tag.
-      publishWordle("@rubricate/wordle-env", "1.0.0").then(() =>
-        publishWordle("@rubricate/wordle-env", "1.1.0", (dir) => {
-          const tasks = readFileSync(join(dir, "tasks.jsonl"), "utf8").split("\n").filter(Boolean);
-          writeFileSync(join(dir, "tasks.jsonl"), `${tasks.slice(0, 2).join("\n")}\n`);
-        }),
-      ),
-      publishWordle("@private/wordle-env", "1.0.0"),
-      ok(NPM, ["publish", "--userconfig", join(work, "publisher.npmrc")], plain, { NPM_TOKEN: token }),
-    ]);
+    // 3. Environments: wordle 1.0.0 with `npm publish`; then, packed with one `npm pack` and put with
+    // the request npm's publish sends (npm's own publish is also exercised by the `env init` test),
+    // 1.1.0 with its first two tasks only, a private copy, and a package that is no environment.
+    const v1 = wordleCopy("@rubricate/wordle-env", "1.0.0");
+    const v11 = wordleCopy("@rubricate/wordle-env", "1.1.0", (dir) => {
+      const tasks = readFileSync(join(dir, "tasks.jsonl"), "utf8").split("\n").filter(Boolean);
+      writeFileSync(join(dir, "tasks.jsonl"), `${tasks.slice(0, 2).join("\n")}\n`);
+    });
+    const privateCopy = wordleCopy("@private/wordle-env", "1.0.0");
+    const plain = { dir: join(work, "pub", "plain-lib"), manifest: { name: "plain-lib", version: "1.0.0", main: "index.js" } };
+    mkdirSync(plain.dir, { recursive: true });
+    writeFileSync(join(plain.dir, "package.json"), JSON.stringify(plain.manifest));
+    writeFileSync(join(plain.dir, "index.js"), "module.exports = 1;\n");
+    const npmPublished = ok(NPM, ["publish", "--userconfig", join(work, "publisher.npmrc"), "--ignore-scripts"], v1.dir, { NPM_TOKEN: token });
+    const others = [v11, privateCopy, plain];
+    const tarballs = packDirs(others.map((p) => p.dir), join(work, "tgz"));
+    // 1.1.0 after 1.0.0, so that 1.1.0 is `latest` as it would be published.
+    await npmPublished;
+    for (const [i, { manifest }] of others.entries()) await publishTarball(registry.url, token, tarballs[i], manifest);
+    for (const { manifest } of [v1, v11, privateCopy]) published[`${manifest.name}@${manifest.version}`] = await registryIntegrity(manifest.name, manifest.version, token);
 
-    server = await startWorld({ solver: guessFrom, times: multiplier }, () => true);
+    // One local OpenAI-format server: the judge (writeJudgeFile's `judge-model`) says yes, the
+    // `solver` model plays wordle and `times` the scaffold's multiplication.
+    const judgeSaysYes = judgeResponder(() => true);
+    const policies: Record<string, (m: WireMessage[]) => Reply> = { solver: guessFrom, times: multiplier };
+    server = (await startOpenAIServer({
+      respond: (body) => (body.model === "judge-model" ? judgeSaysYes(body) : (policies[String(body.model)]?.(body.messages as WireMessage[]) ?? { fault: "500" })),
+    })) as TestServer<unknown>;
     judge = writeJudgeFile(work, server.url);
     model = `openai-compatible:solver@${server.url}`;
   }, 900_000);
