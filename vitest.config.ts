@@ -9,12 +9,12 @@ const exclude = ["tests/faults/long/**", "node_modules/**"];
 
 /**
  * Test files that run the built package: the CLI through the runners of tests/helpers/cli.ts and
- * their wrappers (tests/faults/harness.ts's `startRun` and `faultStorm` among them), the packed tarball (`packBuilt(`), or `dist/` itself (`rubricateDist`). They form
+ * their wrappers (tests/faults/harness.ts's `startRun` and `faultStorm` among them), the packed tarball (`packBuilt(`, `installBuilt(`), or `dist/` itself (`rubricateDist`). They form
  * the `built` project, whose globalSetup builds `dist/` once per run when the sources changed
  * (tests/setup/build.ts); a run of other files alone never builds. A file this misses still
  * passes: its CLI runs from the sources through tsx, only slower.
  */
-const RUNS_BUILT = /\b(?:runCli|spawnCli|startServe|cliEntry|packBuilt|spawnDistill|runDistillCli|startRun|faultStorm)\(|\bcli\(\[|rubricateDist/;
+const RUNS_BUILT = /\b(?:runCli|spawnCli|startServe|cliEntry|packBuilt|installBuilt|spawnDistill|runDistillCli|startRun|faultStorm)\(|\bcli\(\[|rubricateDist/;
 /** Every test file under `dirs` (tests/faults/long aside) whose text matches `pattern`. */
 function filesMatching(pattern: RegExp, dirs = ["tests", "rubrics", "examples"]): string[] {
   const out: string[] = [];

@@ -1,10 +1,10 @@
 /**
  * SLOW (half a minute): packs the run's one build (tests/setup/build.ts) with `npm pack`, installs
- * the tarball into an empty folder offline, and uses it the ways a user would: require(), import(),
- * a subpath, the `rubricate` bin.
+ * the tarball into an empty folder offline (each once per content: tests/helpers/pack.ts), and
+ * uses it the ways a user would: require(), import(), a subpath, the `rubricate` bin.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -12,11 +12,10 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { rubricJsonSchema } from "../src/rubric/json-schema.js";
 import { judgeResponder } from "../src/testing/servers/judge-responder.js";
 import { startBatchServer } from "./servers/batch-server.js";
-import { packBuilt } from "./helpers/pack.js";
+import { installBuilt, packBuilt } from "./helpers/pack.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { name: string; version: string; files: string[]; exports: Record<string, unknown> };
-const NPM = process.platform === "win32" ? "npm.cmd" : "npm";
 
 interface Run {
   status: number | null;
@@ -52,14 +51,11 @@ describe("package [slow: npm pack + offline install]", () => {
     tarball = await packBuilt(work);
     lint = runAsync(process.execPath, [join(ROOT, "scripts", "lint-package.mjs"), tarball], ROOT);
     lint.catch(() => {}); // awaited by its test, which reports a failure; not an unhandled rejection meanwhile
+    // The tarball installed into an empty project (offline, scripts skipped: the native
+    // better-sqlite3 build takes minutes and no import here needs it); one install per content,
+    // shared with tests/hub/registry.test.ts.
     app = join(work, "app");
-    mkdirSync(app);
-    writeFileSync(join(app, "package.json"), JSON.stringify({ name: "consumer", version: "1.0.0", private: true }));
-    // Scripts are skipped: the native better-sqlite3 build takes minutes and no import here needs it.
-    const install = (mode: string) => runAsync(NPM, ["install", tarball, mode, "--no-audit", "--no-fund", "--ignore-scripts"], app);
-    let result = await install("--offline");
-    if (result.status !== 0) result = await install("--prefer-offline");
-    if (result.status !== 0) throw new Error(`npm install of ${tarball} failed:\n${result.stderr}`);
+    await installBuilt(app);
     // Before the types were split per condition, `require` got the ESM .d.ts and tsc said TS1479.
     // node16, not nodenext: TypeScript 5.8+ lets nodenext require() ESM, which hides the error.
     // Started here and awaited by its test: tsc checks while the tests below run the package.

@@ -1,25 +1,26 @@
 /**
- * SLOW (a minute or two): environments as packages, end to end, against a real registry.
- * Verdaccio 6.8.0 (a devDependency) runs on loopback with htpasswd auth and no uplinks; it is
- * filled with rubricate's production dependencies (their published tarballs, from npm's cache),
- * rubricate itself (the run's one build, packed) and the wordle example published with `npm
- * publish` (1.0.0, then 1.1.0, and a private copy). A clean temporary project installs rubricate from it and runs
- * `npx rubricate eval <package>` (the installed bin npx runs) against a local OpenAI-format server: nothing reaches any other host.
+ * SLOW (a minute): environments as packages, end to end, against a real registry. Verdaccio 6.8.0
+ * (a devDependency) runs on loopback with htpasswd auth and no uplinks; the wordle example is
+ * published into it with `npm publish` (1.0.0, then 1.1.0, and a private copy). A clean temporary
+ * project with rubricate installed from the run's packed build (the install tests/package.test.ts
+ * checks) and an .npmrc naming the registry runs `npx rubricate eval <package>` (the installed bin
+ * npx runs) against a local OpenAI-format server: nothing reaches any other host.
  */
-import { execFileSync, spawn } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { nextGuess } from "../../examples/wordle/solver.js";
 import type { RolloutRecord } from "../../src/env/types.js";
-import { startWorld, type WireMessage } from "../env/world.js";
 import { ROOT, writeJudgeFile } from "../helpers/cli.js";
-import { dependencyTarballs, publishTarball } from "../helpers/npm-seed.js";
 import { startVerdaccio, type Registry } from "../helpers/verdaccio.js";
-import { packBuilt } from "../helpers/pack.js";
-import { defaultEvalOut } from "../../src/hub/suite.js";
-import type { TestServer } from "../../src/testing/servers/common.js";
+import { packDirs, publishTarball } from "../helpers/npm-seed.js";
+import { installBuilt } from "../helpers/pack.js";
+import { defaultEvalOut } from "../../src/hub/package.js";
+import type { Reply, TestServer } from "../../src/testing/servers/common.js";
+import { judgeResponder } from "../../src/testing/servers/judge-responder.js";
+import { startOpenAIServer } from "../../src/testing/servers/openai-server.js";
 
 const NPM = process.platform === "win32" ? "npm.cmd" : "npm";
 const NPX = process.platform === "win32" ? "npx.cmd" : "npx";
@@ -58,9 +59,9 @@ async function ok(cmd: string, args: string[], cwd: string, env: Record<string, 
   return r;
 }
 
-/** Runs `task` over `items`, `size` at a time. */
-async function inBatches<T>(items: T[], size: number, task: (item: T) => Promise<void>): Promise<void> {
-  for (let i = 0; i < items.length; i += size) await Promise.all(items.slice(i, i + size).map(task));
+interface WireMessage {
+  role: string;
+  content: string | null;
 }
 
 const guessFrom = (m: WireMessage[]) => `GUESS: ${nextGuess(m.filter((x) => x.role === "user").map((x) => x.content ?? ""))}`;
@@ -101,62 +102,62 @@ describe("environments through a registry [slow: Verdaccio + npm installs]", () 
     return doc.versions[version].dist.integrity;
   };
 
-  /** Publishes a copy of the wordle example under `name@version`, with `edit` applied to the copy. */
-  const publishWordle = async (name: string, version: string, edit: (dir: string) => void = () => {}) => {
+  /** A copy of the wordle example named `name@version`, with `edit` applied to it; returns its folder and manifest. */
+  const wordleCopy = (name: string, version: string, edit: (dir: string) => void = () => {}) => {
     const dir = join(work, "pub", `${name.replace("/", "+")}@${version}`);
     cpSync(join(ROOT, "examples", "wordle"), dir, { recursive: true });
-    const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as Record<string, unknown>;
-    writeFileSync(join(dir, "package.json"), JSON.stringify({ ...manifest, name, version }, null, 2));
+    const manifest = { ...(JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as Record<string, unknown>), name, version };
+    writeFileSync(join(dir, "package.json"), JSON.stringify(manifest, null, 2));
     edit(dir);
-    await ok(NPM, ["publish", "--userconfig", join(work, "publisher.npmrc"), "--ignore-scripts"], dir, { NPM_TOKEN: token });
-    published[`${name}@${version}`] = await registryIntegrity(name, version, token);
+    return { dir, manifest };
   };
 
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), "rubricate-registry-"));
     npmCache = join(work, "npm-cache");
-    // Verdaccio boots in its own process while this one packs.
+    // Verdaccio boots in its own process while this one installs.
     const starting = startVerdaccio(join(work, "registry"), { users: { alice: "alice-pass-1" }, privateScope: "@private" });
-    // 1. The package as a user gets it: the run's one build (tests/setup/build.ts), packed.
-    const tarball = await packBuilt(work);
-    // 2. rubricate's dependencies as their registry served them (no other registry is reachable).
-    const deps = dependencyTarballs(ROOT, join(work, "deps"));
+    // 1. A clean project with rubricate installed as a user gets it: the run's one build
+    // (tests/setup/build.ts), packed and installed offline, once per content for this file and
+    // tests/package.test.ts (tests/helpers/pack.ts). The environments come from the registry; their
+    // `rubricate` peer is the running one, linked in, so the registry needs no copy of rubricate.
+    app = join(work, "app");
+    await installBuilt(app, { name: "app", version: "1.0.0", private: true, dependencies: { rubricate: `^${pkg.version}` } });
 
-    // 3. The registry and a user; the dependencies and rubricate published into it.
+    // 2. The registry and a user; a project .npmrc that names the registry.
     registry = await starting;
     token = await registry.login("alice", "alice-pass-1");
     writeFileSync(join(work, "publisher.npmrc"), `registry=${registry.url}\n${registry.authKey}:_authToken=\${NPM_TOKEN}\n`);
-    await inBatches(deps, 8, (dep) => publishTarball(registry.url, token, dep.tarball, dep.manifest));
-    // npm's own publish is exercised below (the environments, and `env init`'s package); rubricate's
-    // 3.8 MB tarball goes in with the same PUT npm sends, minus npm's start-up and a second read.
-    await publishTarball(registry.url, token, tarball, JSON.parse(execFileSync("tar", ["-xzOf", tarball, "package/package.json"], { encoding: "utf8" })) as Record<string, unknown>);
-
-    // 4. Environments: wordle 1.0.0; 1.1.0 with its first two tasks only; a private copy; a package
-    // that is no environment. 5. At the same time, a clean project whose .npmrc names the registry,
-    // with rubricate installed from it (it needs none of the environments).
-    const plain = join(work, "pub", "plain-lib");
-    mkdirSync(plain, { recursive: true });
-    writeFileSync(join(plain, "package.json"), JSON.stringify({ name: "plain-lib", version: "1.0.0", main: "index.js" }));
-    writeFileSync(join(plain, "index.js"), "module.exports = 1;\n");
-    app = join(work, "app");
-    mkdirSync(app);
-    writeFileSync(join(app, "package.json"), JSON.stringify({ name: "app", version: "1.0.0", private: true }, null, 2));
     writeFileSync(join(app, ".npmrc"), `registry=${registry.url}\n`);
-    await Promise.all([
-      // 1.1.0 after 1.0.0: npm refuses to publish a version below the `latest` one without --tag.
-      publishWordle("@rubricate/wordle-env", "1.0.0").then(() =>
-        publishWordle("@rubricate/wordle-env", "1.1.0", (dir) => {
-          const tasks = readFileSync(join(dir, "tasks.jsonl"), "utf8").split("\n").filter(Boolean);
-          writeFileSync(join(dir, "tasks.jsonl"), `${tasks.slice(0, 2).join("\n")}\n`);
-        }),
-      ),
-      publishWordle("@private/wordle-env", "1.0.0"),
-      ok(NPM, ["publish", "--userconfig", join(work, "publisher.npmrc")], plain, { NPM_TOKEN: token }),
-      // Scripts are skipped: better-sqlite3's native build needs a download; these evals run with --no-cache.
-      ok(NPM, ["install", `rubricate@${pkg.version}`, "--ignore-scripts", "--no-audit", "--no-fund"], app),
-    ]);
 
-    server = await startWorld({ solver: guessFrom, times: multiplier }, () => true);
+    // 3. Environments: wordle 1.0.0 with `npm publish`; then, packed with one `npm pack` and put with
+    // the request npm's publish sends (npm's own publish is also exercised by the `env init` test),
+    // 1.1.0 with its first two tasks only, a private copy, and a package that is no environment.
+    const v1 = wordleCopy("@rubricate/wordle-env", "1.0.0");
+    const v11 = wordleCopy("@rubricate/wordle-env", "1.1.0", (dir) => {
+      const tasks = readFileSync(join(dir, "tasks.jsonl"), "utf8").split("\n").filter(Boolean);
+      writeFileSync(join(dir, "tasks.jsonl"), `${tasks.slice(0, 2).join("\n")}\n`);
+    });
+    const privateCopy = wordleCopy("@private/wordle-env", "1.0.0");
+    const plain = { dir: join(work, "pub", "plain-lib"), manifest: { name: "plain-lib", version: "1.0.0", main: "index.js" } };
+    mkdirSync(plain.dir, { recursive: true });
+    writeFileSync(join(plain.dir, "package.json"), JSON.stringify(plain.manifest));
+    writeFileSync(join(plain.dir, "index.js"), "module.exports = 1;\n");
+    const npmPublished = ok(NPM, ["publish", "--userconfig", join(work, "publisher.npmrc"), "--ignore-scripts"], v1.dir, { NPM_TOKEN: token });
+    const others = [v11, privateCopy, plain];
+    const tarballs = packDirs(others.map((p) => p.dir), join(work, "tgz"));
+    // 1.1.0 after 1.0.0, so that 1.1.0 is `latest` as it would be published.
+    await npmPublished;
+    for (const [i, { manifest }] of others.entries()) await publishTarball(registry.url, token, tarballs[i], manifest);
+    for (const { manifest } of [v1, v11, privateCopy]) published[`${manifest.name}@${manifest.version}`] = await registryIntegrity(manifest.name, manifest.version, token);
+
+    // One local OpenAI-format server: the judge (writeJudgeFile's `judge-model`) says yes, the
+    // `solver` model plays wordle and `times` the scaffold's multiplication.
+    const judgeSaysYes = judgeResponder(() => true);
+    const policies: Record<string, (m: WireMessage[]) => Reply> = { solver: guessFrom, times: multiplier };
+    server = (await startOpenAIServer({
+      respond: (body) => (body.model === "judge-model" ? judgeSaysYes(body) : (policies[String(body.model)]?.(body.messages as WireMessage[]) ?? { fault: "500" })),
+    })) as TestServer<unknown>;
     judge = writeJudgeFile(work, server.url);
     model = `openai-compatible:solver@${server.url}`;
   }, 900_000);
