@@ -97,8 +97,11 @@ function refuseRefusal(response: CompletionResponse): void {
 
 /** JSON from a text that may wrap it in a code fence or prose; undefined when there is none. */
 export function parseJsonText(text: string): unknown {
-  const candidates = [text, fencedBlock(text), sliceBraces(text)];
-  for (const candidate of candidates) {
+  // The next reading is cut out only when the previous one failed: a model with JSON output
+  // (every answer of a structured-output judge) parses at the first.
+  const readings = [() => text, () => fencedBlock(text), () => sliceBraces(text)];
+  for (const reading of readings) {
+    const candidate = reading();
     if (candidate === undefined) continue;
     try {
       return JSON.parse(candidate.trim());

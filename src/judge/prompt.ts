@@ -104,10 +104,20 @@ export function rubricBlock(rubric: PromptRubric, questions: JudgeQuestion[], ba
   return `${header}\n\n${answerInstruction(questions, batched, style)}\n\n${body}\n\n${marker}`;
 }
 
+/** Instructions by their settings: a handful per judge, and single mode asks for one on every call. */
+const instructions = new Map<string, string>();
+
 /** What to return: the JSON fields in the order the reasoning setting wants them. */
 function answerInstruction(questions: JudgeQuestion[], batched: boolean, style: AnswerStyle): string {
   if (style.probe) return "Answer the question below with one word: yes or no.";
   const quoting = questions.some((q) => q.quote);
+  const key = `${batched}|${quoting}|${style.reasoning}|${style.quoteEvidence}|${style.confidence}`;
+  let text = instructions.get(key);
+  if (text === undefined) instructions.set(key, (text = instructionText(quoting, batched, style)));
+  return text;
+}
+
+function instructionText(quoting: boolean, batched: boolean, style: AnswerStyle): string {
   const reasoning = style.reasoning ?? "none";
   const extras = `${quoting ? `"quote", ` : ""}${style.confidence ? `"confidence", ` : ""}`;
   const fields = reasoning === "before" ? `"reason", ${extras}"verdict"` : reasoning === "after" ? `${extras}"verdict", "reason"` : `${extras}"verdict"`;
@@ -172,8 +182,42 @@ export interface PromptSettings {
  * request starts with it).
  */
 function judgeMessages(rubricPart: string, samplePart: string): ChatMessage[] {
-  const content: TextPart[] = [{ text: `${rubricPart}\n\n`, cache: true }, { text: samplePart }];
+  const content: TextPart[] = [{ text: rubricPart, cache: true }, { text: samplePart }];
   return [{ role: "user", content }];
+}
+
+/** A rubric's prompt parts by questions and style, with the rubric fields they were built from. */
+interface RubricParts {
+  id: string;
+  description?: string;
+  context?: string;
+  parts: Map<string, string>;
+}
+
+const rubricParts = new WeakMap<PromptRubric, RubricParts>();
+/** Parts kept per rubric; past it the map starts again (a templated question can vary per sample). */
+const MAX_PARTS = 1024;
+
+/**
+ * `rubricBlock` and the blank line after it, built once per rubric, questions and style: every
+ * sample of the rubric asks the same questions, and single mode asks one per call, so building it
+ * per call was per-call work and memory held by every queued call. Questions with worked examples
+ * are built each time (their text is not in the key).
+ */
+function rubricPart(rubric: PromptRubric, questions: JudgeQuestion[], batched: boolean, style: AnswerStyle): string {
+  if (questions.some((q) => q.examples?.length)) return `${rubricBlock(rubric, questions, batched, style)}\n\n`;
+  let known = rubricParts.get(rubric);
+  if (!known || known.id !== rubric.id || known.description !== rubric.description || known.context !== rubric.context) {
+    rubricParts.set(rubric, (known = { id: rubric.id, description: rubric.description, context: rubric.context, parts: new Map() }));
+  }
+  let key = `${batched}|${style.reasoning}|${style.quoteEvidence}|${style.confidence}`;
+  for (const q of questions) key += `\u0000${q.id}\u0001${q.question}\u0001${q.quote === true}`;
+  let part = known.parts.get(key);
+  if (part === undefined) {
+    if (known.parts.size >= MAX_PARTS) known.parts.clear();
+    known.parts.set(key, (part = `${rubricBlock(rubric, questions, batched, style)}\n\n`));
+  }
+  return part;
 }
 
 /** The full request for some questions about one sample: everything the same for every sample first, the sample last. */
@@ -191,7 +235,7 @@ export function buildJudgeRequest(
   const request: CompletionRequest = {
     model: settings.model,
     system: settings.system ?? SYSTEM_PROMPTS[settings.systemPreset ?? "neutral"],
-    messages: judgeMessages(rubricBlock(rubric, questions, batched, style), block),
+    messages: judgeMessages(rubricPart(rubric, questions, batched, style), block),
     temperature: settings.temperature,
     maxTokens: settings.maxTokens,
   };
@@ -218,7 +262,7 @@ export function buildProbeRequest(rubric: PromptRubric, sample: Sample, question
   return {
     model: settings.model,
     system: settings.system ?? SYSTEM_PROMPTS[settings.systemPreset ?? "neutral"],
-    messages: judgeMessages(rubricBlock(rubric, [question], false, { probe: true }), sampleBlock(rubric, sample)),
+    messages: judgeMessages(`${rubricBlock(rubric, [question], false, { probe: true })}\n\n`, sampleBlock(rubric, sample)),
     temperature: 0,
     maxTokens: 1,
     logprobs: true,

@@ -164,27 +164,34 @@ export class NodeHeaders {
   }
 
   forEach(fn: (value: string, key: string, headers: NodeHeaders) => void): void {
-    for (const [key, value] of this.entries()) fn(value, key, this);
+    for (const [key, value] of this.pairs()) fn(value, key, this);
   }
 
-  /** Name and value pairs sorted by name, as `Headers` iterates. */
-  *entries(): IterableIterator<[string, string]> {
-    for (const key of Object.keys(this.raw).sort()) {
-      const value = this.get(key);
-      if (value !== null) yield [key, value];
-    }
+  /** Name and value pairs sorted by name, as `Headers` iterates (the OpenAI SDK spreads them on every call). */
+  entries(): IterableIterator<[string, string]> {
+    return this.pairs()[Symbol.iterator]();
   }
 
-  *keys(): IterableIterator<string> {
-    for (const [key] of this.entries()) yield key;
+  keys(): IterableIterator<string> {
+    return this.pairs().map(([key]) => key)[Symbol.iterator]();
   }
 
-  *values(): IterableIterator<string> {
-    for (const [, value] of this.entries()) yield value;
+  values(): IterableIterator<string> {
+    return this.pairs().map(([, value]) => value)[Symbol.iterator]();
   }
 
   [Symbol.iterator](): IterableIterator<[string, string]> {
     return this.entries();
+  }
+
+  /** The pairs as an array: a plain loop, where generators allocated a frame and a result per header. */
+  private pairs(): [string, string][] {
+    const out: [string, string][] = [];
+    for (const key of Object.keys(this.raw).sort()) {
+      const value = this.get(key);
+      if (value !== null) out.push([key, value]);
+    }
+    return out;
   }
 }
 

@@ -26,6 +26,21 @@ describe("judge prompt", () => {
     expect(first.system).toBe(second.system);
   });
 
+  it("builds the rubric-level part once per rubric, questions and style, and again when any of them changes", () => {
+    const own = { id: "r2", description: "first", inputs: ["response"] };
+    const ask = (questions: { id: string; question: string; quote?: boolean }[], batched = false, style: Partial<typeof settings> & { reasoning?: "none" | "after" | "before" } = {}) =>
+      (buildJudgeRequest(own, { response: "R" }, questions, batched, { ...settings, ...style }).messages[0].content as { text: string }[])[0].text;
+    const first = ask([{ id: "a", question: "Is it so?" }]);
+    expect(ask([{ id: "a", question: "Is it so?" }])).toBe(first);
+    expect(ask([{ id: "a", question: "Is it so today?" }])).toContain("question: Is it so today?");
+    expect(ask([{ id: "a", question: "Is it so?", quote: true }])).toContain("quote: required");
+    expect(ask([{ id: "a", question: "Is it so?" }], true)).toBe(`${rubricBlock(own, [{ id: "a", question: "Is it so?" }], true)}\n\n`);
+    expect(ask([{ id: "a", question: "Is it so?" }], false, { reasoning: "after" })).toContain('"reason" is one short sentence');
+    own.description = "second";
+    expect(ask([{ id: "a", question: "Is it so?" }])).toContain("Rubric: r2 — second");
+    expect(ask([{ id: "a", question: "Is it so?" }])).toBe(`${rubricBlock(own, [{ id: "a", question: "Is it so?" }], false)}\n\n`);
+  });
+
   it("derives the nonce from the sample: stable across runs, different across samples", () => {
     expect(sampleNonce("r", { response: "x" })).toBe(sampleNonce("r", { response: "x" }));
     expect(sampleNonce("r", { response: "x" })).not.toBe(sampleNonce("r", { response: "y" }));

@@ -136,31 +136,60 @@ export class FaultPlan {
   }
 }
 
-/** Reads and parses a JSON request body (undefined when empty or not JSON). */
-export async function readJson(req: IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  for await (const c of req) chunks.push(c as Buffer);
-  const text = Buffer.concat(chunks).toString("utf8");
-  if (!text) return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
+/**
+ * Reads and parses a JSON request body (undefined when empty or not JSON). Data and end events
+ * rather than `for await`: the stream's async iterator (and its end-of-stream watcher) cost the
+ * benchmark server a measurable share of its CPU per request (BENCHMARKS.md, issue 31).
+ */
+export function readJson(req: IncomingMessage): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("error", reject);
+    req.on("end", () => {
+      const text = (chunks.length === 1 ? chunks[0] : Buffer.concat(chunks)).toString("utf8");
+      if (!text) return resolve(undefined);
+      try {
+        resolve(JSON.parse(text));
+      } catch {
+        resolve(text);
+      }
+    });
+  });
 }
 
-/** Records a request without its credentials. */
+/**
+ * Records a request without its credentials. The header copy is made when a test first reads
+ * it: most requests of a benchmark are only counted, never read.
+ */
 export function record(req: IncomingMessage, index: number, body: unknown, fault: FaultKind): RecordedRequest {
+  const raw = req.headers;
+  const apiKeySent = [raw.authorization, raw["x-api-key"]].some((v) => v !== undefined && String(v).replace(/^Bearer\s*/i, "") !== "");
+  let headers: Record<string, string> | undefined;
+  return {
+    index,
+    method: req.method ?? "",
+    path: (req.url ?? "").split("?")[0],
+    get headers() {
+      return (headers ??= redactedHeaders(raw));
+    },
+    set headers(value) {
+      headers = value;
+    },
+    apiKeySent,
+    body,
+    fault,
+  };
+}
+
+/** A request's headers as strings, with credentials replaced by "[redacted]". */
+function redactedHeaders(raw: IncomingMessage["headers"]): Record<string, string> {
   const headers: Record<string, string> = {};
-  let apiKeySent = false;
-  for (const [k, v] of Object.entries(req.headers)) {
+  for (const [k, v] of Object.entries(raw)) {
     const value = Array.isArray(v) ? v.join(", ") : (v ?? "");
-    if (k === "authorization" || k === "x-api-key") {
-      if (value.replace(/^Bearer\s*/i, "") !== "") apiKeySent = true;
-      headers[k] = "[redacted]";
-    } else headers[k] = value;
+    headers[k] = k === "authorization" || k === "x-api-key" ? "[redacted]" : value;
   }
-  return { index, method: req.method ?? "", path: (req.url ?? "").split("?")[0], headers, apiKeySent, body, fault };
+  return headers;
 }
 
 /** The key a request carried, read for the comparison only and never kept. */

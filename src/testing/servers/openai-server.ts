@@ -65,7 +65,8 @@ export function openAIDialect(options: OpenAIServerOptions = {}): Dialect {
     for (const m of messages) {
       acc += JSON.stringify(m);
       const t = roughTokens(acc);
-      if (cache.hit(acc) && t >= minCache) cached = t - (t % 128);
+      // A prefix under the minimum can never be served from the cache: it is neither hashed nor kept.
+      if (t >= minCache && cache.hit(acc)) cached = t - (t % 128);
     }
     const prompt = reply.usage?.input ?? roughTokens(acc);
     const completion =
