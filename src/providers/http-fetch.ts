@@ -2,6 +2,7 @@ import http from "node:http";
 import https from "node:https";
 
 import { RubricateError } from "../errors.js";
+import { isHeaders } from "./sdk-web.js";
 
 /**
  * Largest response body read for a request that sends one (a completion): a judge answer is a few
@@ -24,10 +25,13 @@ export function requestHeaders(init: RequestInit): Record<string, string> {
   return headers;
 }
 
-/** Fetch headers as a plain object of lower-case names, read in place when they are a `Headers`. */
+/**
+ * Fetch headers as a plain object of lower-case names, read in place when they are a `Headers`
+ * (the SDKs' own, sdk-web.ts, or undici's: told apart by tag, as `instanceof Headers` would load undici).
+ */
 function plainHeaders(given: RequestInit["headers"]): Record<string, string> {
   const headers: Record<string, string> = {};
-  const source = given === undefined || given instanceof Headers ? given : new Headers(given);
+  const source = given === undefined || isHeaders(given) ? given : new Headers(given);
   source?.forEach((value, key) => (headers[key] = value));
   return headers;
 }
@@ -47,7 +51,9 @@ export function responseHeaders(res: http.IncomingMessage): Headers {
  */
 export const nodeHttpFetch: typeof fetch = async (input, init = {}) => {
   const plainBody = init.body === undefined || init.body === null || typeof init.body === "string";
-  if (process.env.RUBRICATE_HTTP === "fetch" || input instanceof Request || !plainBody) return fetch(input, init);
+  // A `Request` is told apart from a URL without naming the global, which would load undici.
+  const isRequest = typeof input !== "string" && !(input instanceof URL);
+  if (process.env.RUBRICATE_HTTP === "fetch" || isRequest || !plainBody) return fetch(input, init);
   const target = requestTarget(input as string | URL);
   if (!target) return fetch(input, init);
   // Encoded once: its length is the content length, and node:http writes the bytes as they are
