@@ -37,6 +37,8 @@ function headerValue(name: string, value: string): string {
 export class SdkHeaders {
   readonly #values = new Map<string, string>();
   #cookies: string[] = [];
+  /** The pairs in iteration order, kept until the next edit: the SDK and the fetch read them twice per call. */
+  #sorted: [string, string][] | undefined;
 
   constructor(init?: RequestInit["headers"] | SdkHeaders) {
     if (init === undefined || init === null) return;
@@ -59,6 +61,7 @@ export class SdkHeaders {
     const key = headerName(name);
     const normal = headerValue(name, value);
     if (key === "set-cookie") this.#cookies.push(normal);
+    this.#sorted = undefined;
     const old = this.#values.get(key);
     this.#values.set(key, old === undefined ? normal : `${old}, ${normal}`);
   }
@@ -67,13 +70,14 @@ export class SdkHeaders {
     const key = headerName(name);
     const normal = headerValue(name, value);
     if (key === "set-cookie") this.#cookies = [normal];
+    this.#sorted = undefined;
     this.#values.set(key, normal);
   }
 
   delete(name: string): void {
     const key = headerName(name);
     if (key === "set-cookie") this.#cookies = [];
-    this.#values.delete(key);
+    if (this.#values.delete(key)) this.#sorted = undefined;
   }
 
   get(name: string): string | null {
@@ -89,15 +93,22 @@ export class SdkHeaders {
   }
 
   forEach(fn: (value: string, key: string, headers: SdkHeaders) => void, thisArg?: unknown): void {
-    for (const [key, value] of this.entries()) fn.call(thisArg, value, key, this);
+    for (const [key, value] of this.#pairs()) fn.call(thisArg, value, key, this);
   }
 
   /** Name and value pairs sorted by name, each `set-cookie` on its own, as `Headers` iterates. */
-  *entries(): IterableIterator<[string, string]> {
+  entries(): IterableIterator<[string, string]> {
+    return this.#pairs().map(([key, value]): [string, string] => [key, value])[Symbol.iterator]();
+  }
+
+  #pairs(): [string, string][] {
+    if (this.#sorted) return this.#sorted;
+    const pairs: [string, string][] = [];
     for (const key of [...this.#values.keys()].sort()) {
-      if (key === "set-cookie") for (const cookie of this.#cookies) yield [key, cookie];
-      else yield [key, this.#values.get(key)!];
+      if (key === "set-cookie") for (const cookie of this.#cookies) pairs.push([key, cookie]);
+      else pairs.push([key, this.#values.get(key)!]);
     }
+    return (this.#sorted = pairs);
   }
 
   *keys(): IterableIterator<string> {
