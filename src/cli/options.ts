@@ -8,9 +8,6 @@ import { Option } from "commander";
 import { ERROR_POLICIES } from "../types.js";
 import { positiveInt } from "./run.js";
 
-/** Input lines per chunk of `--queue` runs: measured in BENCHMARKS.md ("Scale past one machine"). */
-export const DEFAULT_CHUNK_SIZE = 50;
-
 /** A repeatable option's accumulator: each use adds its value. */
 export const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 

@@ -13,7 +13,9 @@ import type { ErrorPolicy, Sample, ScoreResult } from "../types.js";
 import { DEFAULT_CACHE_PATH } from "../engine/cache/sqlite.js";
 import { scoreQueued } from "../queue/coordinator.js";
 import { fingerprintOf, isJudgeFileRef, portablePath, runKeyOf, type ScoreSpec } from "../queue/score-job.js";
-import { DEFAULT_CHUNK_SIZE } from "./options.js";
+
+/** Input lines per chunk: measured in BENCHMARKS.md ("Scale past one machine"). */
+export const DEFAULT_CHUNK_SIZE = 50;
 
 /** A queued run, ready to stream. */
 export interface QueuedRun {

@@ -2,7 +2,6 @@ import http from "node:http";
 import https from "node:https";
 
 import { RubricateError } from "../errors.js";
-import { isHeaders } from "./sdk-web.js";
 
 /**
  * Largest response body read for a request that sends one (a completion): a judge answer is a few
@@ -24,6 +23,13 @@ export function requestHeaders(init: RequestInit): Record<string, string> {
   if (typeof init.body === "string") headers["content-length"] = String(Buffer.byteLength(init.body));
   return headers;
 }
+
+/**
+ * True of a `Headers` of any kind (undici's, or the bundled SDK's stand-in, sdk-web.ts), told
+ * apart by tag: `instanceof Headers` would load undici. Not imported from sdk-web.ts, which then
+ * stays inside the SDK's own chunk rather than a chunk of its own that the package root reads.
+ */
+const isHeaders = (value: unknown): value is Headers => Object.prototype.toString.call(value) === "[object Headers]";
 
 /**
  * Fetch headers as a plain object of lower-case names, read in place when they are a `Headers`

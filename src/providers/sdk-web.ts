@@ -132,6 +132,3 @@ export const SdkFormData = function FormData(...args: ConstructorParameters<type
   return new globalThis.FormData(...args);
 } as unknown as typeof globalThis.FormData;
 Object.defineProperty(SdkFormData, Symbol.hasInstance, { value: (value: unknown) => tagOf(value) === "[object FormData]" });
-
-/** True of a `Headers` of any kind (undici's or `SdkHeaders`), told apart without loading undici. */
-export const isHeaders = (value: unknown): value is Headers => tagOf(value) === "[object Headers]";

@@ -20,15 +20,19 @@ import { countLines, Progress } from "../progress.js";
 import { EXIT, interruptSignal, positiveInt, cachePathOf, errorPolicyOf, usageError, exitAfterQueuedRun } from "../run.js";
 import { isRedisUrl } from "../../engine/cache/index.js";
 import { runInCappedWorker } from "../worker.js";
-import type { QueuedRun } from "../queued-score.js";
+import { DEFAULT_CHUNK_SIZE, queuedRun, queuedStream, type QueuedRun } from "../queued-score.js";
+import { fillCacheByBatch } from "../../engine/batch/runner.js";
+import { openBatchJobStore } from "../../engine/batch/jobs.js";
+import { setCodeRunner } from "../../checks/code/check.js";
+import { childProcessRunner } from "../../checks/code/runner.js";
 import { attachGroups, groupMemberOf, type AdvantageScale, type GroupBy } from "../../score/group.js";
-import { cacheOption, noCacheOption, concurrencyOption, errorsOption, judgeOption, outputOption, queueOption, chunkSizeOption, DEFAULT_CHUNK_SIZE } from "../options.js";
+import { cacheOption, noCacheOption, concurrencyOption, errorsOption, judgeOption, outputOption, queueOption, chunkSizeOption } from "../options.js";
 
-// What only some runs need loads when they ask for it (a plain run starts without the queue, batch,
-// environment and child-process code): `--checks` from an environment, `--queue`, batch mode,
-// `--unsafe-no-sandbox`.
-const loadChecks = async (path: string): Promise<CustomChecks> => (await import("../../env/load.js")).loadChecks(path);
-const queuedScore = () => import("../queued-score.js");
+// Custom checks from an environment (`--checks`) load the environment area (its zod schemas among
+// it) when a run asks for them; a plain run starts without. Through env/index.ts, which the package
+// root already imports dynamically: a dynamic import of another module the root reaches would
+// split the code they share into more chunks, each one more file every `import "rubricate"` reads.
+const loadChecks = async (path: string): Promise<CustomChecks> => (await import("../../env/index.js")).loadChecks(path);
 
 /** The flags of `rubricate score`. */
 export interface ScoreFlags {
@@ -98,7 +102,7 @@ export function register(program: Command): void {
 /** Runs `rubricate score` with parsed flags; returns the exit code (`distill --queue` scores through it). */
 export async function runScore(rubricPath: string, samplesPath: string, flags: ScoreFlags): Promise<number> {
   checkScoreFlags(flags);
-  if (flags.unsafeNoSandbox) await useChildProcessRunner();
+  if (flags.unsafeNoSandbox) setCodeRunner(childProcessRunner());
   const rubric = loadRubricSync(rubricPath);
   const checks = flags.checks ? await loadChecks(flags.checks) : undefined;
   const judgeRef = chooseJudge(flags.judge, rubric);
@@ -107,7 +111,7 @@ export async function runScore(rubricPath: string, samplesPath: string, flags: S
   if (flags.dryRun) return dryRun(rubric, samplesPath, judgeRef && needsJudge ? judgeRef : undefined);
   const cachePath = cachePathOf(flags.cache);
   if (flags.batch && isRedisPath(cachePath)) throw batchCacheRefusal(cachePath);
-  const queued = flags.queue ? (await queuedScore()).queuedRun(rubric, rubricPath, samplesPath, judgeRef && needsJudge ? judgeRef : undefined, cachePath, flags) : undefined;
+  const queued = flags.queue ? queuedRun(rubric, rubricPath, samplesPath, judgeRef && needsJudge ? judgeRef : undefined, cachePath, flags) : undefined;
   if (queued?.resumes) flags.resume = true;
   const judge: EngineJudge | undefined = queued ? undefined : judgeRef && needsJudge ? createJudge(judgeRef, { cache: cachePath }) : undefined;
   if (judge && (flags.batch || judge.config.mode === "batch")) {
@@ -232,7 +236,7 @@ async function writeResults({ rubric, samplesPath, flags, judge, checks, queued 
     const members: { group: string; length?: number }[] = [];
     const input = grouping ? recordGroups(samples(), grouping, members) : samples();
     const stream = queued
-      ? (await queuedScore()).queuedStream(input, positionOf, queued, { signal: interrupt.signal, onProgress: (n) => progress.update((queuedDone = previous.size + n), "on the queue"), log: (line) => flags.quiet || process.stderr.write(`queue: ${line}\n`) })
+      ? queuedStream(input, positionOf, queued, { signal: interrupt.signal, onProgress: (n) => progress.update((queuedDone = previous.size + n), "on the queue"), log: (line) => flags.quiet || process.stderr.write(`queue: ${line}\n`) })
       : scoreStream(rubric, input, { judge, checks, concurrency: flags.concurrency, errors: flags.errors, order: flags.order, signal: interrupt.signal });
     const held: IndexedResult[] = [];
     for await (const result of stream) {
@@ -298,12 +302,6 @@ function reportRun({ finished, groupReport, interrupted }: RunOutcome, judge: En
   return finished.scored < finished.samples ? EXIT.partial : EXIT.ok;
 }
 
-/** `--unsafe-no-sandbox`: `tests` checks run the responses' code in a plain child process. */
-async function useChildProcessRunner(): Promise<void> {
-  const [{ setCodeRunner }, { childProcessRunner }] = await Promise.all([import("../../checks/code/check.js"), import("../../checks/code/runner.js")]);
-  setCodeRunner(childProcessRunner());
-}
-
 function scaleOf(value: string): AdvantageScale {
   if (value !== "group" && value !== "batch" && value !== "none") throw new RubricateError("BAD_INPUT", `--advantage must be group, batch or none (got "${value}")`);
   return value;
@@ -348,7 +346,6 @@ function batchCacheRefusal(url: string): Error {
 const isRedisPath = (cachePath: string | null | undefined): cachePath is string => typeof cachePath === "string" && isRedisUrl(cachePath);
 
 async function runBatch(rubric: Rubric, samplesPath: string, judge: EngineJudge, cachePath: string | undefined, flags: ScoreFlags): Promise<void> {
-  const [{ fillCacheByBatch }, { openBatchJobStore }] = await Promise.all([import("../../engine/batch/runner.js"), import("../../engine/batch/jobs.js")]);
   const store = openBatchJobStore(cachePath);
   const interrupt = interruptSignal();
   try {
