@@ -1,3 +1,4 @@
+import { readFile } from "node:fs/promises";
 import { dirname, join, relative, resolve } from "node:path";
 import { defineConfig } from "tsup";
 import type { Plugin } from "esbuild";
@@ -15,6 +16,28 @@ const englishOnlyZod: Plugin = {
       /[\\/]node_modules[\\/]zod[\\/]/.test(args.importer) ? { path: relative(process.cwd(), join(dirname(args.importer), args.path)), namespace: "zod-locales" } : undefined,
     );
     build.onLoad({ filter: /.*/, namespace: "zod-locales" }, (args) => ({ contents: 'export { default as en } from "./en.js";', resolveDir: dirname(resolve(args.path)) }));
+  },
+};
+
+/**
+ * The `openai` SDK's request building names the fetch globals `Headers` and `FormData` on every
+ * call, and in Node 20 either one loads undici (~30 ms of CPU) though `nodeHttpFetch` sends a JSON
+ * call over node:http without it. In the three files that do, the bundle gives them
+ * src/providers/sdk-web.ts's stand-ins instead (a Map-backed `Headers`, cheaper per call too, and
+ * `instanceof` tests that read the object's tag); uploads keep the real `FormData`.
+ */
+const SDK_WEB_FILES = /[\\/]node_modules[\\/]openai[\\/](client|internal[\\/]headers|internal[\\/]utils[\\/]log)\.m?js$/;
+const sdkWebGlobals: Plugin = {
+  name: "sdk-web-globals",
+  setup(build) {
+    const shim = JSON.stringify(resolve("src/providers/sdk-web.ts"));
+    build.onLoad({ filter: SDK_WEB_FILES }, async (args) => {
+      const source = await readFile(args.path, "utf8");
+      if (args.path.endsWith(".mjs")) return { contents: `import { SdkHeaders as Headers, SdkFormData as FormData } from ${shim};\n${source}`, loader: "js" };
+      // CommonJS: after its "use strict" directive, which must stay first to keep the file strict.
+      const strict = /^"use strict";\n/.exec(source)?.[0] ?? "";
+      return { contents: `${strict}const { SdkHeaders: Headers, SdkFormData: FormData } = require(${shim});\n${source.slice(strict.length)}`, loader: "js" };
+    });
   },
 };
 
@@ -59,7 +82,7 @@ export default defineConfig({
   esbuildOptions(options) {
     options.alias = { ...options.alias, yaml: "./node_modules/yaml/browser/index.js" };
   },
-  esbuildPlugins: [englishOnlyZod],
+  esbuildPlugins: [englishOnlyZod, sdkWebGlobals],
   // tsx (a dev dependency) is loaded at run time from the user's project, for .ts environment hooks.
   external: ["tsx", "tsx/esm/api", "tsx/cjs/api"],
 });

@@ -24,10 +24,20 @@ export function requestHeaders(init: RequestInit): Record<string, string> {
   return headers;
 }
 
-/** Fetch headers as a plain object of lower-case names, read in place when they are a `Headers`. */
+/**
+ * True of a `Headers` of any kind (undici's, or the bundled SDK's stand-in, sdk-web.ts), told
+ * apart by tag: `instanceof Headers` would load undici. Not imported from sdk-web.ts, which then
+ * stays inside the SDK's own chunk rather than a chunk of its own that the package root reads.
+ */
+const isHeaders = (value: unknown): value is Headers => Object.prototype.toString.call(value) === "[object Headers]";
+
+/**
+ * Fetch headers as a plain object of lower-case names, read in place when they are a `Headers`
+ * (the SDKs' own, sdk-web.ts, or undici's: told apart by tag, as `instanceof Headers` would load undici).
+ */
 function plainHeaders(given: RequestInit["headers"]): Record<string, string> {
   const headers: Record<string, string> = {};
-  const source = given === undefined || given instanceof Headers ? given : new Headers(given);
+  const source = given === undefined || isHeaders(given) ? given : new Headers(given);
   source?.forEach((value, key) => (headers[key] = value));
   return headers;
 }
@@ -47,7 +57,9 @@ export function responseHeaders(res: http.IncomingMessage): Headers {
  */
 export const nodeHttpFetch: typeof fetch = async (input, init = {}) => {
   const plainBody = init.body === undefined || init.body === null || typeof init.body === "string";
-  if (process.env.RUBRICATE_HTTP === "fetch" || input instanceof Request || !plainBody) return fetch(input, init);
+  // A `Request` is told apart from a URL without naming the global, which would load undici.
+  const isRequest = typeof input !== "string" && !(input instanceof URL);
+  if (process.env.RUBRICATE_HTTP === "fetch" || isRequest || !plainBody) return fetch(input, init);
   const target = requestTarget(input as string | URL);
   if (!target) return fetch(input, init);
   // Encoded once: its length is the content length, and node:http writes the bytes as they are

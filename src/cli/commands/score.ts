@@ -8,7 +8,6 @@ import { loadJudgeConfig } from "../../judge/load.js";
 import type { ErrorPolicy } from "../../score/aggregate.js";
 import { formatSummary, SummaryBuilder, type RunSummary } from "../../score/summary.js";
 import { loadRubricSync } from "../../rubric/load.js";
-import { loadChecks } from "../../env/load.js";
 import type { CustomChecks } from "../../checks/custom.js";
 import type { Rubric } from "../../rubric/schema.js";
 import type { Sample, ScoreResult } from "../../types.js";
@@ -16,18 +15,24 @@ import { type BadLine, BadLines, jsonlEntries } from "../../config/jsonl.js";
 import { JsonlWriter, readJsonl } from "../io.js";
 import { isRolloutRecord, sampleOfRollout, samplesOfRows } from "../../env/records.js";
 import { parseShard, takeShard } from "../../engine/shard.js";
-import { fillCacheByBatch } from "../../engine/batch/runner.js";
-import { openBatchJobStore } from "../../engine/batch/jobs.js";
 import type { FleetMemberStats } from "../../providers/fleet.js";
 import { countLines, Progress } from "../progress.js";
 import { EXIT, interruptSignal, positiveInt, cachePathOf, errorPolicyOf, usageError, exitAfterQueuedRun } from "../run.js";
 import { isRedisUrl } from "../../engine/cache/index.js";
 import { runInCappedWorker } from "../worker.js";
 import { DEFAULT_CHUNK_SIZE, queuedRun, queuedStream, type QueuedRun } from "../queued-score.js";
+import { fillCacheByBatch } from "../../engine/batch/runner.js";
+import { openBatchJobStore } from "../../engine/batch/jobs.js";
 import { setCodeRunner } from "../../checks/code/check.js";
 import { childProcessRunner } from "../../checks/code/runner.js";
 import { attachGroups, groupMemberOf, type AdvantageScale, type GroupBy } from "../../score/group.js";
 import { cacheOption, noCacheOption, concurrencyOption, errorsOption, judgeOption, outputOption, queueOption, chunkSizeOption } from "../options.js";
+
+// Custom checks from an environment (`--checks`) load the environment area (its zod schemas among
+// it) when a run asks for them; a plain run starts without. Through env/index.ts, which the package
+// root already imports dynamically: a dynamic import of another module the root reaches would
+// split the code they share into more chunks, each one more file every `import "rubricate"` reads.
+const loadChecks = async (path: string): Promise<CustomChecks> => (await import("../../env/index.js")).loadChecks(path);
 
 /** The flags of `rubricate score`. */
 export interface ScoreFlags {
