@@ -210,8 +210,9 @@ function rubricPart(rubric: PromptRubric, questions: JudgeQuestion[], batched: b
   if (!known || known.id !== rubric.id || known.description !== rubric.description || known.context !== rubric.context) {
     rubricParts.set(rubric, (known = { id: rubric.id, description: rubric.description, context: rubric.context, parts: new Map() }));
   }
-  let key = `${batched}|${style.reasoning}|${style.quoteEvidence}|${style.confidence}`;
-  for (const q of questions) key += `\u0000${q.id}\u0001${q.question}\u0001${q.quote === true}`;
+  // JSON, not joined text: a templated question carries sample text, and no text may make one
+  // question list's key equal to another's.
+  const key = JSON.stringify([batched, style.reasoning, style.quoteEvidence, style.confidence, ...questions.map((q) => [q.id, q.question, q.quote === true])]);
   let part = known.parts.get(key);
   if (part === undefined) {
     if (known.parts.size >= MAX_PARTS) known.parts.clear();

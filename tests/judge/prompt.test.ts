@@ -36,6 +36,10 @@ describe("judge prompt", () => {
     expect(ask([{ id: "a", question: "Is it so?", quote: true }])).toContain("quote: required");
     expect(ask([{ id: "a", question: "Is it so?" }], true)).toBe(`${rubricBlock(own, [{ id: "a", question: "Is it so?" }], true)}\n\n`);
     expect(ask([{ id: "a", question: "Is it so?" }], false, { reasoning: "after" })).toContain('"reason" is one short sentence');
+    // A templated question carries sample text: no text makes one question list pass for another.
+    const two = ask([{ id: "a", question: "A" }, { id: "b", question: "B" }]);
+    expect(ask([{ id: "a", question: "A\u0001false\u0000b\u0001B" }])).not.toBe(two);
+    expect(ask([{ id: "a", question: 'A",false],["b","B' }])).not.toBe(two);
     own.description = "second";
     expect(ask([{ id: "a", question: "Is it so?" }])).toContain("Rubric: r2 — second");
     expect(ask([{ id: "a", question: "Is it so?" }])).toBe(`${rubricBlock(own, [{ id: "a", question: "Is it so?" }], false)}\n\n`);
