@@ -11,40 +11,39 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
 
 /**
  * Seconds of the slowest files in a whole fresh-clone `CI=true bash .ci/run` (the default
- * reporter's per-file time, 2026-12-02 08:56 UTC at load 1–5; BENCHMARKS.md, "The test suite under
- * 5 minutes"), with hub-docs, the two probe files, calibration and sqlite scaled by the CPU their
- * changes of that afternoon saved (h31suite). Only the order matters: refresh it when a file's rank changes a lot
+ * reporter's per-file time, 2026-12-02 15:24 UTC at load 0–6, `7eebfde`; BENCHMARKS.md, "Issue 31
+ * at a glance"). Only the order matters: refresh it when a file's rank changes a lot
  * (tests/setup/sequencer.test.ts fails when a listed file no longer exists).
  */
 export const SLOW_FILES: Record<string, number> = {
-  "tests/hub/registry.test.ts": 87,
-  "tests/hub/hub-docs.test.ts": 56,
-  "tests/queue/score.test.ts": 46,
-  "tests/package.test.ts": 31,
-  "tests/bridge/env-trainer-loops-ctf.test.ts": 29,
-  "tests/distill/million.test.ts": 28,
-  "tests/readme.test.ts": 23,
-  "tests/engine/batch/provider-behaviour.test.ts": 19,
-  "tests/env/sandbox.test.ts": 19,
+  "tests/queue/score.test.ts": 50,
+  "tests/hub/registry.test.ts": 35,
+  "tests/hub/hub-docs.test.ts": 31,
+  "tests/bridge/env-trainer-loops-ctf.test.ts": 25,
+  "tests/distill/million.test.ts": 21,
+  "tests/package.test.ts": 19,
+  "tests/site/browser.test.ts": 17,
   "tests/checks/code-attacks.test.ts": 16,
-  "tests/site/browser.test.ts": 16,
-  "tests/queue/eval.test.ts": 15,
-  "tests/cli/worker.test.ts": 15,
-  "tests/bridge/env-trainer-loops-wordle.test.ts": 15,
-  "tests/faults/faults.test.ts": 14,
-  "tests/bridge/replicas.test.ts": 14,
-  "tests/probe/rubrics-lexical.test.ts": 13,
-  "tests/faults/leaks.test.ts": 13,
-  "tests/cli/optimize.test.ts": 13,
-  "tests/bridge/env-trainer-loops-support-desk.test.ts": 13,
-  "tests/probe/rubrics.test.ts": 12,
-  "examples/calibration/run.test.ts": 12,
-  "tests/hub/init-check.test.ts": 12,
-  "tests/cli/score.test.ts": 12,
-  "tests/distill/cli.test.ts": 11,
-  "tests/distill/run.test.ts": 11,
-  "tests/bridge/redis-outage.test.ts": 11,
-  "tests/engine/cache/sqlite.test.ts": 7,
+  "tests/engine/batch/provider-behaviour.test.ts": 16,
+  "tests/env/sandbox.test.ts": 15,
+  "tests/queue/eval.test.ts": 14,
+  "tests/readme.test.ts": 13,
+  "tests/bridge/env-trainer-loops-support-desk.test.ts": 12,
+  "tests/hub/init-check.test.ts": 11,
+  "tests/probe/rubrics.test.ts": 11,
+  "tests/bridge/env-trainer-loops-wordle.test.ts": 10,
+  "tests/cli/worker.test.ts": 9,
+  "tests/bridge/redis-outage.test.ts": 9,
+  "tests/import-graph.test.ts": 9,
+  "tests/distill/run.test.ts": 9,
+  "tests/faults/faults.test.ts": 9,
+  "tests/bridge/replicas.test.ts": 9,
+  "tests/layers.test.ts": 9,
+  "tests/faults/cache-faults.test.ts": 9,
+  "tests/faults/leaks.test.ts": 8,
+  "tests/probe/hacks.test.ts": 8,
+  "tests/probe/rubrics-lexical.test.ts": 8,
+  "tests/cli/env-synth.test.ts": 8,
 };
 
 export default class LongestFirst extends BaseSequencer {
