@@ -25,7 +25,7 @@ export const streamingFetch: typeof fetch = async (input, init = {}) => {
       const status = res.statusCode ?? 502;
       const nullBody = status === 204 || status === 304 || init.method === "HEAD";
       if (nullBody) res.resume();
-      resolve(new Response(nullBody ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>), { status, statusText: res.statusMessage, headers: responseHeaders(res) }));
+      resolve(new Response(nullBody ? null : (Readable.toWeb(res) as ReadableStream<Uint8Array>), { status, statusText: res.statusMessage, headers: responseHeaders(res.headers) }));
     });
     request.on("error", reject);
     if (body === undefined || body === null) request.end();

@@ -43,8 +43,8 @@ function plainHeaders(given: RequestInit["headers"]): Record<string, string> {
 }
 
 /** A node:http response's headers as a fetch `Headers` (repeated ones joined with ", ", as `NodeHeaders` reads them). */
-export function responseHeaders(res: http.IncomingMessage): Headers {
-  return new Headers([...new NodeHeaders(res.headers)]);
+export function responseHeaders(headers: http.IncomingHttpHeaders): Headers {
+  return new Headers([...new NodeHeaders(headers)]);
 }
 
 /**
@@ -67,24 +67,55 @@ export const nodeHttpFetch: typeof fetch = async (input, init = {}) => {
   const body = typeof init.body === "string" ? Buffer.from(init.body) : undefined;
   const headers = plainHeaders(init.headers);
   if (body) headers["content-length"] = String(body.length);
-  const client = target.protocol === "https:" ? https : http;
-  const signal = init.signal ?? undefined;
-  return new Promise<Response>((resolveCall, rejectCall) => {
-    const method = init.method ?? "GET";
-    const limit = method === "GET" ? Number.POSITIVE_INFINITY : Number(process.env.RUBRICATE_MAX_RESPONSE_MB) * 1024 * 1024 || MAX_RESPONSE_BYTES;
+  const method = init.method ?? "GET";
+  const res = await sendBuffered(target, method, headers, body, init.signal ?? undefined, method === "GET" ? Number.POSITIVE_INFINITY : responseLimit());
+  const nullBody = res.status === 204 || res.status === 304;
+  const isJson = /\bjson\b/i.test(String(res.headers["content-type"] ?? ""));
+  if (nullBody || isJson) return new BufferedResponse(target.href, res.status, res.statusText, new NodeHeaders(res.headers), nullBody ? null : res.body) as unknown as Response;
+  return new Response(res.body, { status: res.status, statusText: res.statusText, headers: responseHeaders(res.headers) });
+};
+
+/** The largest response body read for a request that sends one (`RUBRICATE_MAX_RESPONSE_MB`, else `MAX_RESPONSE_BYTES`). */
+export function responseLimit(): number {
+  return Number(process.env.RUBRICATE_MAX_RESPONSE_MB) * 1024 * 1024 || MAX_RESPONSE_BYTES;
+}
+
+/** A whole answer read into memory, as node:http gave it. */
+export interface BufferedAnswer {
+  status: number;
+  statusText: string;
+  headers: http.IncomingHttpHeaders;
+  body: Buffer;
+}
+
+/**
+ * Sends one request whose body is in memory over the keep-alive agents and reads the whole answer,
+ * at most `limit` bytes of it. Settles once: with the answer, or with the socket's error, a body
+ * cut short (a TypeError "terminated" with ECONNRESET, as undici reports it: retryable), an
+ * oversized body (not retryable) or the signal's abort (an AbortError).
+ */
+export function sendBuffered(
+  target: RequestTarget,
+  method: string,
+  headers: http.OutgoingHttpHeaders,
+  body: Buffer | undefined,
+  signal: AbortSignal | undefined,
+  limit: number,
+): Promise<BufferedAnswer> {
+  return new Promise<BufferedAnswer>((resolveCall, rejectCall) => {
     // One abort listener of our own, removed when the call settles, rather than http.request's
     // `signal` option, which also sets up a stream-end watcher per request to remove its listener.
     const onAbort = () => request.destroy(abortError(signal!));
-    const resolve = (response: Response) => {
+    const resolve = (answer: BufferedAnswer) => {
       signal?.removeEventListener("abort", onAbort);
-      resolveCall(response);
+      resolveCall(answer);
     };
     const reject = (error: unknown) => {
       signal?.removeEventListener("abort", onAbort);
       rejectCall(error);
     };
     const options = { ...target.options, method, headers, agent: agents[target.protocol] };
-    const request = client.request(options, (res) => {
+    const request = (target.protocol === "https:" ? https : http).request(options, (res) => {
       const chunks: Buffer[] = [];
       let received = 0;
       res.on("data", (chunk: Buffer) => {
@@ -102,12 +133,8 @@ export const nodeHttpFetch: typeof fetch = async (input, init = {}) => {
         if (received > limit) return;
         // A body cut short is a network failure (retryable), as undici reports it.
         if (!res.complete) return reject(Object.assign(new TypeError("terminated"), { cause: { code: "ECONNRESET" } }));
-        const status = res.statusCode ?? 502;
-        const nullBody = status === 204 || status === 304;
-        const isJson = /\bjson\b/i.test(String(res.headers["content-type"] ?? ""));
         const buffer = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
-        if (nullBody || isJson) resolve(new BufferedResponse(target.href, status, res.statusMessage ?? "", new NodeHeaders(res.headers), nullBody ? null : buffer) as unknown as Response);
-        else resolve(new Response(buffer, { status, statusText: res.statusMessage, headers: responseHeaders(res) }));
+        resolve({ status: res.statusCode ?? 502, statusText: res.statusMessage ?? "", headers: res.headers, body: buffer });
       });
     });
     request.on("error", reject);
@@ -115,7 +142,7 @@ export const nodeHttpFetch: typeof fetch = async (input, init = {}) => {
     else signal?.addEventListener("abort", onAbort, { once: true });
     request.end(body);
   });
-};
+}
 
 /** The error node:http destroys an aborted request with (its `signal` option's), so callers see the same. */
 function abortError(signal: AbortSignal): Error {
@@ -123,7 +150,7 @@ function abortError(signal: AbortSignal): Error {
 }
 
 /** Where a request goes, as node:http takes it, with the protocol picked out. */
-interface RequestTarget {
+export interface RequestTarget {
   href: string;
   protocol: "http:" | "https:";
   options: { protocol: string; host: string; hostname: string; port: string; path: string; auth?: string };
@@ -134,7 +161,7 @@ const targets = new Map<string, RequestTarget>();
 const MAX_TARGETS = 256;
 
 /** The http(s) target of a URL (parsed once per distinct string), or undefined for another protocol. */
-function requestTarget(input: string | URL): RequestTarget | undefined {
+export function requestTarget(input: string | URL): RequestTarget | undefined {
   const key = String(input);
   const known = targets.get(key);
   if (known) return known;

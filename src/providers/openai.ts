@@ -1,17 +1,20 @@
 /**
  * The OpenAI adapter (chat completions, non-streaming), also used for OpenAI-compatible servers
  * (vLLM, Ollama, llama.cpp). Thin by design: it maps neutral requests to the wire format and
- * back, and leaves retries to our scheduler.
+ * back, and leaves retries to our scheduler. Live calls go out without the SDK (openai-http.ts)
+ * unless the caller asks for the SDK's own transport; the batch API always uses the SDK.
  */
 import type OpenAI from "openai";
 import { scrubResponse } from "./errors.js";
 import { createOpenAIBatchApi } from "./openai-batch.js";
 import { nodeHttpFetch } from "./http-fetch.js";
+import { chatCompletionsCall, type ChatCompletionsCall } from "./openai-http.js";
 import { streamingFetch } from "./batch-fetch.js";
 import { RubricateError } from "../errors.js";
 import { keyFromEnv, withCallSignals, withDeadline } from "./call.js";
 import { fromOpenAIResponse, toOpenAIBody } from "./openai-wire.js";
-import type { Provider } from "./types.js";
+import type { ChatCompletionCreateParamsNonStreaming } from "openai/resources/chat/completions";
+import type { CallOptions, Provider } from "./types.js";
 
 /** Options of `createOpenAIProvider`; the key comes from the environment unless given in code. */
 export interface OpenAIProviderOptions {
@@ -24,7 +27,11 @@ export interface OpenAIProviderOptions {
   name?: "openai" | "openai-compatible";
   /** Client-wide timeout in ms when a call gives none (default 600000, the SDK's). */
   timeoutMs?: number;
-  /** The fetch the SDK calls (default: `nodeHttpFetch`, keep-alive `node:http`; see BENCHMARKS.md). */
+  /**
+   * A fetch for live calls, which then go through the SDK with it. Without one, live calls are
+   * sent by openai-http.ts over keep-alive `node:http` (a third of the CPU per call; BENCHMARKS.md),
+   * and the batch API's through the SDK with a streaming fetch.
+   */
   fetch?: typeof fetch;
 }
 
@@ -62,20 +69,42 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): Provi
   const load = () => (loading ??= import("./openai-sdk.js").then(({ OpenAI: Client }) => (client = new Client(clientOptions))));
   let batchClient: Promise<OpenAI> | undefined;
   const secrets = apiKey === NO_KEY ? [] : [apiKey];
+  const baseURL = openAIBaseURL(options.baseURL);
+  const clientTimeoutMs = clientOptions.timeout;
+  let direct: ChatCompletionsCall | undefined;
+  const throughSdk = sdkTransportAsked(options);
   return {
     name,
-    baseURL: openAIBaseURL(options.baseURL),
+    baseURL,
     async complete(request, callOptions) {
       const body = toOpenAIBody(request, name);
-      const sdk = client ?? (await load());
-      const res = await withDeadline(name, secrets, callOptions, (s) =>
-        sdk.chat.completions.create(body, { signal: s.signal, ...(s.timeoutMs !== undefined ? { timeout: s.timeoutMs } : {}) }),
-      );
+      if (throughSdk) return completeWithSdk(body, callOptions);
+      direct ??= chatCompletionsCall(baseURL, apiKey);
+      // The SDK's client-wide timeout applies when the call gives none, over the whole call as ours do.
+      const scoped = { ...callOptions, timeoutMs: callOptions?.timeoutMs ?? clientTimeoutMs };
+      const res = await withDeadline(name, secrets, scoped, (s) => direct!(body, s.signal));
       return scrubResponse(fromOpenAIResponse(res, name), secrets);
     },
     // The batch client streams uploads and result files (hundreds of MB); the live one buffers small JSON.
     batch: withCallSignals(createOpenAIBatchApi(() => (batchClient ??= load().then((c) => c.withOptions({ fetch: options.fetch ?? streamingFetch }))), name, secrets)),
   };
+
+  async function completeWithSdk(body: ChatCompletionCreateParamsNonStreaming, callOptions: CallOptions | undefined) {
+    const sdk = client ?? (await load());
+    const res = await withDeadline(name, secrets, callOptions, (s) =>
+      sdk.chat.completions.create(body, { signal: s.signal, ...(s.timeoutMs !== undefined ? { timeout: s.timeoutMs } : {}) }),
+    );
+    return scrubResponse(fromOpenAIResponse(res, name), secrets);
+  }
+}
+
+/**
+ * True when live calls go through the SDK: a fetch given in code, `RUBRICATE_HTTP=fetch` (the global
+ * fetch everywhere), or `OPENAI_LOG` (the SDK's own request log, which only the SDK writes). Read
+ * once, when the provider is made: a read of `process.env` per call was ~1 % of a run's CPU.
+ */
+function sdkTransportAsked(options: OpenAIProviderOptions): boolean {
+  return options.fetch !== undefined || process.env.RUBRICATE_HTTP === "fetch" || Boolean(process.env.OPENAI_LOG?.trim());
 }
 
 /** The base URL the SDK's client will use (its own rule: the option, else `OPENAI_BASE_URL`, else OpenAI's), known before it loads. */

@@ -1,11 +1,13 @@
 /**
  * The live fetch hands both SDKs a light response (`BufferedResponse`, `NodeHeaders`) instead of an
- * undici `Response`. Differential: each scenario runs once through the global fetch (a real
- * Response, `RUBRICATE_HTTP=fetch`) and once through ours, and the provider must give the same
- * answer or the same error (code, status, retryable, retry-after, message) both ways.
+ * undici `Response`, and the OpenAI provider's default live call leaves the SDK out altogether
+ * (openai-http.ts). Differential: each scenario runs once through the SDK over the global fetch (a
+ * real Response, `RUBRICATE_HTTP=fetch`) and once the provider's usual way, and it must give the
+ * same answer or the same error (code, status, retryable, retry-after, message) both ways.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createAnthropicProvider } from "../../src/providers/anthropic.js";
+import { nodeHttpFetch } from "../../src/providers/http-fetch.js";
 import { createOpenAIProvider } from "../../src/providers/openai.js";
 import type { CompletionRequest, Provider } from "../../src/providers/types.js";
 import { startAnthropicServer } from "../../src/testing/servers/anthropic-server.js";
@@ -54,9 +56,10 @@ async function outcome(provider: Provider): Promise<unknown> {
 }
 
 describe.each([
-  ["openai", () => startOpenAIServer({ respond: () => "yes" }), (url: string) => createOpenAIProvider({ apiKey: KEY, baseURL: url })],
-  ["anthropic", () => startAnthropicServer({ respond: () => "yes" }), (url: string) => createAnthropicProvider({ apiKey: KEY, baseURL: url })],
-] as const)("%s SDK over the light response", (_name, start, create) => {
+  ["openai (its default, without the SDK)", () => startOpenAIServer({ respond: () => "yes" }), (url: string) => createOpenAIProvider({ apiKey: KEY, baseURL: url })],
+  ["openai (the SDK over nodeHttpFetch)", () => startOpenAIServer({ respond: () => "yes" }), (url: string) => createOpenAIProvider({ apiKey: KEY, baseURL: url, fetch: nodeHttpFetch })],
+  ["anthropic (the SDK over nodeHttpFetch)", () => startAnthropicServer({ respond: () => "yes" }), (url: string) => createAnthropicProvider({ apiKey: KEY, baseURL: url })],
+] as const)("%s against the SDK over undici", (_name, start, create) => {
   let srv: Wire;
   beforeEach(async () => {
     srv = (await start()) as unknown as Wire;
@@ -64,13 +67,13 @@ describe.each([
   afterEach(() => srv.close());
 
   it.each(scenarios)("%s: the same outcome as through a real fetch Response", async (_label, behavior) => {
-    const provider = create(srv.url);
     srv.setBehavior({ sequence: [], ...behavior });
+    // Read when the provider is made (the OpenAI provider's choice of transport too).
     vi.stubEnv("RUBRICATE_HTTP", "fetch");
-    const viaUndici = await outcome(provider);
+    const viaUndici = await outcome(create(srv.url));
     vi.unstubAllEnvs();
     srv.setBehavior({ sequence: [], ...behavior });
-    const viaNodeHttp = await outcome(provider);
+    const viaNodeHttp = await outcome(create(srv.url));
     expect(viaNodeHttp).toEqual(viaUndici);
     // The scenario did what it says (an error scenario that answered would compare two answers).
     if (behavior.sequence?.length || behavior.expectedApiKey) expect(viaNodeHttp).toHaveProperty("code");
@@ -78,13 +81,12 @@ describe.each([
   });
 
   it.each(transportScenarios)("%s: the same error fields as through a real fetch Response", async (_label, behavior, wording) => {
-    const provider = create(srv.url);
     srv.setBehavior(behavior);
     vi.stubEnv("RUBRICATE_HTTP", "fetch");
-    const { message: undiciMessage, ...viaUndici } = (await outcome(provider)) as { message: string };
+    const { message: undiciMessage, ...viaUndici } = (await outcome(create(srv.url))) as { message: string };
     vi.unstubAllEnvs();
     srv.setBehavior(behavior);
-    const { message, ...viaNodeHttp } = (await outcome(provider)) as { message: string; code: string };
+    const { message, ...viaNodeHttp } = (await outcome(create(srv.url))) as { message: string; code: string };
     expect(viaNodeHttp).toEqual(viaUndici);
     expect(viaNodeHttp.code).toMatch(/^PROVIDER_/);
     expect(message).toMatch(wording);

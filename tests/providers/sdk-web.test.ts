@@ -85,11 +85,11 @@ describe("SdkFormData", () => {
 
 describe("the built bundle's OpenAI calls", () => {
   const run = (env: NodeJS.ProcessEnv) =>
-    JSON.parse(execFileSync(process.execPath, [join(ROOT, "tests/helpers/undici-loaded.mjs"), inject("rubricateDist")], { cwd: ROOT, encoding: "utf8", env: { ...process.env, ...env }, timeout: 60_000 })) as { text: string; undici: boolean };
+    JSON.parse(execFileSync(process.execPath, [join(ROOT, "tests/helpers/undici-loaded.mjs"), inject("rubricateDist")], { cwd: ROOT, encoding: "utf8", env: { ...process.env, RUBRICATE_HTTP: "", OPENAI_LOG: "", ...env }, timeout: 60_000 })) as { text: string; sdk: boolean; undici: boolean };
 
-  it("answer without loading undici (tsup.config.ts gives the SDK the stand-ins); through the global fetch, undici loads (the control)", () => {
-    const light = run({ RUBRICATE_HTTP: "" });
-    expect(light).toEqual({ text: "a fine answer", undici: false });
-    expect(run({ RUBRICATE_HTTP: "fetch" })).toEqual({ text: "a fine answer", undici: true });
+  it("answer without loading undici, without the SDK and through it (tsup.config.ts gives the SDK the stand-ins); through the global fetch, undici loads (the control)", () => {
+    expect(run({})).toEqual({ text: "a fine answer", sdk: false, undici: false });
+    expect(run({ OPENAI_LOG: "warn" })).toEqual({ text: "a fine answer", sdk: true, undici: false });
+    expect(run({ RUBRICATE_HTTP: "fetch" })).toEqual({ text: "a fine answer", sdk: true, undici: true });
   });
 });
