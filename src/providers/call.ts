@@ -50,6 +50,38 @@ export async function withDeadline<T>(
   }
 }
 
+/** What a call that keeps its own deadline (`withOwnDeadline`) is handed: the caller's signal, the timeout. */
+export interface OwnDeadlineScope {
+  signal: AbortSignal | undefined;
+  timeoutMs: number | undefined;
+}
+
+/** Thrown by a call that keeps its own deadline when the time is up (`sendBuffered`'s timer). */
+export class DeadlineError extends Error {
+  constructor(readonly timeoutMs: number) {
+    super(`no answer within ${timeoutMs} ms`);
+    this.name = "DeadlineError";
+  }
+}
+
+/**
+ * `withDeadline` for a call that keeps the deadline itself: it gets the caller's signal and the
+ * timeout as they are, and rejects with a `DeadlineError` when the time is up. No signal of its
+ * own per call; the same errors as `withDeadline` (ABORTED for the caller, PROVIDER_TIMEOUT for
+ * the deadline, anything else through `toProviderError`).
+ * @example const res = await withOwnDeadline("openai", [key], options, (s) => post(body, s.signal, s.timeoutMs));
+ */
+export async function withOwnDeadline<T>(provider: string, secrets: string[], options: CallOptions | undefined, run: (scope: OwnDeadlineScope) => Promise<T>): Promise<T> {
+  const user = options?.signal;
+  if (user?.aborted) throw new RubricateError("ABORTED", `${provider}: request aborted before it started`);
+  const timeoutMs = options?.timeoutMs;
+  try {
+    return await run({ signal: user, timeoutMs });
+  } catch (e) {
+    throw toProviderError(e, { provider, secrets, timedOut: e instanceof DeadlineError, aborted: user?.aborted === true, timeoutMs });
+  }
+}
+
 /**
  * A signal for one call that follows `signal` until `unlink()`. The SDKs add an abort listener to
  * the signal of every request and never remove it; handed the caller's long-lived signal (a batch

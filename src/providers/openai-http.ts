@@ -11,10 +11,14 @@
 import http from "node:http";
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from "openai/resources/chat/completions";
 import { RubricateError } from "../errors.js";
+import type { OwnDeadlineScope } from "./call.js";
 import { requestTarget, responseLimit, sendBuffered, NodeHeaders, type BufferedAnswer } from "./http-fetch.js";
 
-/** One chat completion: the body as the API takes it, the call's signal; resolves with what the SDK would return. */
-export type ChatCompletionsCall = (body: ChatCompletionCreateParamsNonStreaming, signal: AbortSignal) => Promise<ChatCompletion>;
+/**
+ * One chat completion: the body as the API takes it, the caller's signal and the deadline (a
+ * `DeadlineError` when it passes); resolves with what the SDK would return.
+ */
+export type ChatCompletionsCall = (body: ChatCompletionCreateParamsNonStreaming, scope: OwnDeadlineScope) => Promise<ChatCompletion>;
 
 /**
  * The call for a base URL and key. The headers are the SDK's minus its telemetry (`x-stainless-*`)
@@ -23,7 +27,7 @@ export type ChatCompletionsCall = (body: ChatCompletionCreateParamsNonStreaming,
  * (which may replace any of those), then the content type. Built once: a header the SDK's
  * environment variables name that node:http would refuse fails here, as JUDGE_CONFIG. The
  * response limit (`RUBRICATE_MAX_RESPONSE_MB`) is read here too.
- * @example const call = chatCompletionsCall("http://127.0.0.1:8000/v1", "not-needed"); await call(body, signal);
+ * @example const call = chatCompletionsCall("http://127.0.0.1:8000/v1", "not-needed"); await call(body, { signal, timeoutMs: 30_000 });
  */
 export function chatCompletionsCall(baseURL: string, apiKey: string): ChatCompletionsCall {
   const url = `${baseURL}${baseURL.endsWith("/") ? "" : "/"}chat/completions`;
@@ -31,9 +35,9 @@ export function chatCompletionsCall(baseURL: string, apiKey: string): ChatComple
   if (!target) throw new RubricateError("JUDGE_CONFIG", `openai: base URL ${baseURL} is not an http(s) URL`);
   const headers = sdkHeaders(apiKey);
   const limit = responseLimit();
-  return async (body, signal) => {
+  return async (body, { signal, timeoutMs }) => {
     const bytes = Buffer.from(JSON.stringify(body));
-    const answer = await sendBuffered(target, "POST", { ...headers, "content-length": String(bytes.length) }, bytes, signal, limit);
+    const answer = await sendBuffered(target, { method: "POST", headers: { ...headers, "content-length": String(bytes.length) }, body: bytes, signal, limit, timeoutMs });
     return readAnswer(answer) as ChatCompletion;
   };
 }

@@ -11,7 +11,7 @@ import { nodeHttpFetch } from "./http-fetch.js";
 import { chatCompletionsCall, type ChatCompletionsCall } from "./openai-http.js";
 import { streamingFetch } from "./batch-fetch.js";
 import { RubricateError } from "../errors.js";
-import { keyFromEnv, withCallSignals, withDeadline } from "./call.js";
+import { keyFromEnv, withCallSignals, withDeadline, withOwnDeadline } from "./call.js";
 import { fromOpenAIResponse, toOpenAIBody } from "./openai-wire.js";
 import type { ChatCompletionCreateParamsNonStreaming } from "openai/resources/chat/completions";
 import type { CallOptions, Provider } from "./types.js";
@@ -82,7 +82,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): Provi
       direct ??= chatCompletionsCall(baseURL, apiKey);
       // The SDK's client-wide timeout applies when the call gives none, over the whole call as ours do.
       const scoped = { ...callOptions, timeoutMs: callOptions?.timeoutMs ?? clientTimeoutMs };
-      const res = await withDeadline(name, secrets, scoped, (s) => direct!(body, s.signal));
+      const res = await withOwnDeadline(name, secrets, scoped, (s) => direct!(body, s));
       return scrubResponse(fromOpenAIResponse(res, name), secrets);
     },
     // The batch client streams uploads and result files (hundreds of MB); the live one buffers small JSON.

@@ -6,6 +6,7 @@
  * default path with the SDK over undici on the fake servers' faults.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { getEventListeners } from "node:events";
 import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { nodeHttpFetch } from "../../src/providers/http-fetch.js";
@@ -112,6 +113,16 @@ describe("the direct call's answer", () => {
   it("falls under the provider's timeout when the call gives none (the SDK's client-wide timeout)", async () => {
     srv.setBehavior({ sequence: ["hang"] });
     await expect(direct(srv.url, { timeoutMs: 150 }).complete(ask)).rejects.toMatchObject({ code: "PROVIDER_TIMEOUT", retryable: true });
+  });
+
+  it("leaves no listener on the caller's signal, whether the call answers, fails or times out", async () => {
+    const ac = new AbortController();
+    const provider = direct(srv.url);
+    srv.setBehavior({ sequence: ["500", "hang"] });
+    await provider.complete(ask, { signal: ac.signal }).catch(() => undefined);
+    await expect(provider.complete(ask, { signal: ac.signal, timeoutMs: 100 })).rejects.toMatchObject({ code: "PROVIDER_TIMEOUT", message: "openai: no answer within 100 ms" });
+    for (let i = 0; i < 20; i++) await provider.complete(ask, { signal: ac.signal });
+    expect(getEventListeners(ac.signal, "abort")).toHaveLength(0);
   });
 
   it("stops reading a body over RUBRICATE_MAX_RESPONSE_MB, not retryable, as through the SDK", async () => {
