@@ -3,10 +3,11 @@
  * the SDK's own rules. The SDK spends ~150–180 µs of CPU and ~34 KB per call building headers from
  * six sources, formatting log details with logging off and wrapping the answer, about a third of
  * what a judge call costs in this process (BENCHMARKS.md, "The live call without the SDK"). A
- * live judge call needs none of it: our scheduler retries, `withDeadline` times out, and
- * `toProviderError` maps failures by shape. What the caller sees (the request on the wire, the
- * parsed answer, the error's code, status, retry-after and message) is the SDK's;
- * tests/providers/http-fetch-sdk.test.ts compares the two on every failure the fake servers make.
+ * live judge call needs none of it: our scheduler retries, `withOwnDeadline` and `sendBuffered`
+ * time out, and `toProviderError` maps failures by shape. What the caller sees (the request on the
+ * wire, the parsed answer, the error's code, status, retry-after and message) is the SDK's:
+ * tests/providers/openai-http.test.ts compares the two on the wire and on every kind of error body,
+ * http-fetch-sdk.test.ts on every failure the fake servers make.
  */
 import http from "node:http";
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from "openai/resources/chat/completions";
@@ -27,13 +28,13 @@ export type ChatCompletionsCall = (body: ChatCompletionCreateParamsNonStreaming,
  * (which may replace any of those), then the content type. Built once: a header the SDK's
  * environment variables name that node:http would refuse fails here, as JUDGE_CONFIG. The
  * response limit (`RUBRICATE_MAX_RESPONSE_MB`) is read here too.
- * @example const call = chatCompletionsCall("http://127.0.0.1:8000/v1", "not-needed"); await call(body, { signal, timeoutMs: 30_000 });
+ * @example const call = chatCompletionsCall("openai-compatible", "http://127.0.0.1:8000/v1", "not-needed"); await call(body, { signal, timeoutMs: 30_000 });
  */
-export function chatCompletionsCall(baseURL: string, apiKey: string): ChatCompletionsCall {
+export function chatCompletionsCall(provider: string, baseURL: string, apiKey: string): ChatCompletionsCall {
   const url = `${baseURL}${baseURL.endsWith("/") ? "" : "/"}chat/completions`;
   const target = parsedTarget(url);
-  if (!target) throw new RubricateError("JUDGE_CONFIG", `openai: base URL ${baseURL} is not an http(s) URL`);
-  const headers = sdkHeaders(apiKey);
+  if (!target) throw new RubricateError("JUDGE_CONFIG", `${provider}: base URL ${baseURL} is not an http(s) URL`);
+  const headers = sdkHeaders(provider, apiKey);
   const limit = responseLimit();
   return async (body, { signal, timeoutMs }) => {
     const bytes = Buffer.from(JSON.stringify(body));
@@ -52,7 +53,7 @@ function parsedTarget(url: string): ReturnType<typeof requestTarget> {
 }
 
 /** The request headers the SDK would send (see `chatCompletionsCall`), validated once. */
-function sdkHeaders(apiKey: string): Record<string, string> {
+function sdkHeaders(provider: string, apiKey: string): Record<string, string> {
   const headers: Record<string, string> = { accept: "application/json", "user-agent": "rubricate", authorization: `Bearer ${apiKey}` };
   const org = readEnv("OPENAI_ORG_ID");
   const project = readEnv("OPENAI_PROJECT_ID");
@@ -69,7 +70,7 @@ function sdkHeaders(apiKey: string): Record<string, string> {
       http.validateHeaderValue(name, value);
     } catch {
       // The value may be a secret: only the name is told.
-      throw new RubricateError("JUDGE_CONFIG", `openai: the request header ${JSON.stringify(name)} (from the environment) is not a valid HTTP header`);
+      throw new RubricateError("JUDGE_CONFIG", `${provider}: the request header ${JSON.stringify(name)} (from the environment) is not a valid HTTP header`);
     }
   }
   return headers;

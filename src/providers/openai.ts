@@ -47,8 +47,10 @@ function resolveKey(o: OpenAIProviderOptions, name: string): string {
 }
 
 /**
- * A Provider over the official `openai` SDK (chat completions). SDK retries are off: our
- * scheduler is the only retry layer.
+ * A Provider for OpenAI's chat completions. Live calls go out without the SDK (openai-http.ts, by
+ * the SDK's rules) unless `fetch`, `RUBRICATE_HTTP=fetch` or `OPENAI_LOG` ask for it; the batch
+ * API goes through the official `openai` SDK. SDK retries are off: our scheduler is the only
+ * retry layer.
  * @example
  * const openai = createOpenAIProvider();                       // OPENAI_API_KEY
  * const local = createOpenAIProvider({ name: "openai-compatible", baseURL: "http://127.0.0.1:8000/v1" });
@@ -79,7 +81,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions = {}): Provi
     async complete(request, callOptions) {
       const body = toOpenAIBody(request, name);
       if (throughSdk) return completeWithSdk(body, callOptions);
-      direct ??= chatCompletionsCall(baseURL, apiKey);
+      direct ??= chatCompletionsCall(name, baseURL, apiKey);
       // The SDK's client-wide timeout applies when the call gives none, over the whole call as ours do.
       const scoped = { ...callOptions, timeoutMs: callOptions?.timeoutMs ?? clientTimeoutMs };
       const res = await withOwnDeadline(name, secrets, scoped, (s) => direct!(body, s));
