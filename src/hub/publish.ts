@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { RubricateError } from "../errors.js";
 import { npmError, runNpm, type NpmResult } from "./npm.js";
 import { readEnvManifest } from "./package.js";
+import { packedFiles } from "./packlist.js";
 
 // In package.ts (light: `env init` writes it without loading npm), exported here too.
 export { ENV_KEYWORD } from "./package.js";
@@ -50,10 +51,11 @@ export interface Published {
  */
 export async function publishEnvPackage(dir: string, options: PublishOptions = {}): Promise<Published> {
   const manifest = readEnvManifest(dir);
-  const registry = options.registry ?? (await registryFor(manifest.name, dir));
   const regFlags = registryFlags(manifest.name, options.registry);
-  const published = await publishedVersions(manifest.name, dir, regFlags, registry);
-  const local = await localContentHash(dir);
+  // Independent: npm's config, the registry's versions and the local files, side by side.
+  const registryRead = options.registry !== undefined ? Promise.resolve(options.registry) : registryFor(manifest.name, dir);
+  const [registry, viewed, local] = await Promise.all([registryRead, viewVersions(manifest.name, dir, regFlags), localContentHash(dir)]);
+  const published = publishedVersions(manifest.name, registry, viewed);
   if (published.latest) {
     const latestHash = await publishedContentHash(`${manifest.name}@${published.latest}`, dir, regFlags, registry);
     if (latestHash === local) {
@@ -90,14 +92,30 @@ export async function publishEnvPackage(dir: string, options: PublishOptions = {
   };
 }
 
-/** The registry npm uses for `name` from `cwd`: the scope's (`@acme:registry`), else `registry`, read through npm's own config. */
+/**
+ * The registry npm uses for `name` from `cwd`: the scope's (`@acme:registry`), else `registry`, read
+ * through npm's own config in one `npm config get` (given two keys, npm prints `key=value` lines).
+ */
 export async function registryFor(name: string, cwd: string): Promise<string> {
   const scope = /^(@[^/]+)\//.exec(name)?.[1];
-  if (scope) {
-    const scoped = (await runNpm(["config", "get", `${scope}:registry`], { cwd })).stdout.trim();
-    if (scoped && scoped !== "undefined") return scoped;
+  if (!scope) return (await runNpm(["config", "get", "registry"], { cwd })).stdout.trim();
+  const values = configLines((await runNpm(["config", "get", `${scope}:registry`, "registry"], { cwd })).stdout);
+  const scoped = values.get(`${scope}:registry`);
+  return scoped && scoped !== "undefined" ? scoped : (values.get("registry") ?? "");
+}
+
+/**
+ * The `key=value` lines `npm config get` prints for several keys, split at the first `=` (a key
+ * has none; a registry URL may).
+ * @example configLines("@acme:registry=undefined\nregistry=https://registry.npmjs.org/\n").get("registry") // "https://registry.npmjs.org/"
+ */
+export function configLines(stdout: string): Map<string, string> {
+  const values = new Map<string, string>();
+  for (const line of stdout.split("\n")) {
+    const at = line.indexOf("=");
+    if (at > 0) values.set(line.slice(0, at).trim(), line.slice(at + 1).trim());
   }
-  return (await runNpm(["config", "get", "registry"], { cwd })).stdout.trim();
+  return values;
 }
 
 /** `--registry` for npm, and the scope's registry too: a scope line in .npmrc would win over `--registry` alone. */
@@ -107,9 +125,13 @@ export function registryFlags(name: string, registry: string | undefined): strin
   return ["--registry", registry, ...(scope ? [`--${scope}:registry=${registry}`] : [])];
 }
 
-/** The published versions and the `latest` tag of `name`; none when the registry has never heard of it. */
-async function publishedVersions(name: string, cwd: string, regFlags: string[], registry: string): Promise<{ versions: string[]; latest?: string }> {
-  const result = await runNpm(["view", name, "versions", "dist-tags", "--json", ...regFlags], { cwd });
+/** `npm view` of `name`'s versions and dist-tags. */
+function viewVersions(name: string, cwd: string, regFlags: string[]): Promise<NpmResult> {
+  return runNpm(["view", name, "versions", "dist-tags", "--json", ...regFlags], { cwd });
+}
+
+/** The published versions and the `latest` tag of `name` from `npm view`; none when the registry has never heard of it. */
+function publishedVersions(name: string, registry: string, result: NpmResult): { versions: string[]; latest?: string } {
   if (result.code !== 0) {
     if (npmError(result).code === "E404") return { versions: [] };
     throw publishFailure(name, registry, result);
@@ -121,9 +143,7 @@ async function publishedVersions(name: string, cwd: string, regFlags: string[], 
 
 /** The content hash of what `npm pack` would ship from `dir`. */
 async function localContentHash(dir: string): Promise<string> {
-  const result = await runNpm(["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: dir });
-  if (result.code !== 0) throw new RubricateError("PACKAGE_INVALID", `${dir}: npm pack failed (${npmError(result).summary})`);
-  const files = ((parseJson(result.stdout) as { files: { path: string }[] }[] | undefined)?.[0]?.files ?? []).map((f) => f.path);
+  const files = await packedFiles(dir);
   return contentHash(files.map((path) => ({ path, data: readFileSync(join(dir, path)) })));
 }
 

@@ -1,5 +1,9 @@
+import { execFileSync } from "node:child_process";
+import { rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { contentHash, publishFailure, registryFlags } from "../../src/hub/publish.js";
+import { configLines, contentHash, publishFailure, registryFlags, registryFor } from "../../src/hub/publish.js";
+import { tempDir } from "../helpers/cli.js";
 
 const file = (path: string, text: string) => ({ path, data: Buffer.from(text) });
 const manifest = (version: string, extra: Record<string, unknown> = {}) => file("package.json", JSON.stringify({ name: "@acme/times-env", version, rubricate: "env.yaml", ...extra }, null, 2));
@@ -47,4 +51,30 @@ describe("registryFlags", () => {
     expect(registryFlags("x", "http://r/")).toEqual(["--registry", "http://r/"]);
     expect(registryFlags("@acme/x", undefined)).toEqual([]);
   });
+});
+
+describe("registryFor", () => {
+  it("reads the scope's registry and the default from one `npm config get` of both keys: key=value lines, split at the first =", () => {
+    const values = configLines("@acme:registry=http://r.test/?a=b\nregistry=https://registry.npmjs.org/\n");
+    expect([...values]).toEqual([
+      ["@acme:registry", "http://r.test/?a=b"],
+      ["registry", "https://registry.npmjs.org/"],
+    ]);
+  });
+
+  it("gives the scope's registry from the project's .npmrc, else npm's default registry, as the real npm prints them", async () => {
+    const dir = tempDir("rubricate-registry-for-");
+    try {
+      writeFileSync(join(dir, "package.json"), "{}\n");
+      writeFileSync(join(dir, ".npmrc"), "@acme:registry=http://acme.test:4873/\n");
+      const fallback = execFileSync("npm", ["config", "get", "registry"], { cwd: dir, encoding: "utf8" }).trim();
+      expect(fallback).toMatch(/^https?:\/\//);
+      const [scoped, otherScope, unscoped] = await Promise.all([registryFor("@acme/times-env", dir), registryFor("@other/times-env", dir), registryFor("times-env", dir)]);
+      expect(scoped).toBe("http://acme.test:4873/");
+      expect(otherScope).toBe(fallback);
+      expect(unscoped).toBe(fallback);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
 });
