@@ -1,9 +1,10 @@
 import { createHash } from "node:crypto";
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RubricateError } from "../errors.js";
 import { npmError, runNpm, type NpmResult } from "./npm.js";
+import { semverLib } from "./lazy.js";
 import { readEnvManifest } from "./package.js";
 import { packedFiles } from "./packlist.js";
 
@@ -45,7 +46,7 @@ export interface Published {
  * `registry`). Refuses before publishing when the packed content (every file npm would ship,
  * package.json without its version) equals the registry's latest version: a new version number
  * on the same bytes would only split that version's results. Refuses a version that is already
- * published with the hint to `--bump`; with `bump`, runs `npm version <bump>` first.
+ * published with the hint to `--bump`; with `bump`, bumps the version first as `npm version <bump>` does.
  * npm's auth and conflict errors come back as one line saying what to do.
  * @example await publishEnvPackage("times-env", { bump: "patch" }) // { name, version: "0.1.1", … }
  */
@@ -189,10 +190,39 @@ export function contentHash(files: { path: string; data: Buffer }[]): string {
   return `sha256-${hash.digest("hex")}`;
 }
 
+/**
+ * `npm version <bump>` without git or scripts. A patch, minor or major bump of a package without a
+ * lockfile is written here, as npm writes it (its indent and line ends kept, a final newline):
+ * one npm start fewer per push. A prerelease (npm's `preid` config names its tag) or a lockfile
+ * (npm updates its version too) is left to npm.
+ */
 async function bumpVersion(dir: string, bump: Bump): Promise<string> {
+  if (bump !== "prerelease" && !existsSync(join(dir, "package-lock.json")) && !existsSync(join(dir, "npm-shrinkwrap.json"))) {
+    const file = join(dir, "package.json");
+    const text = readFileSync(file, "utf8");
+    const bumped = bumpedManifest(text, bump);
+    if (!bumped) throw new RubricateError("PACKAGE_INVALID", `${dir}: npm version ${bump} failed (the version in package.json is not semver)`);
+    writeFileSync(file, bumped.text);
+    return bumped.version;
+  }
   const result = await runNpm(["version", bump, "--no-git-tag-version", "--ignore-scripts"], { cwd: dir });
   if (result.code !== 0) throw new RubricateError("PACKAGE_INVALID", `${dir}: npm version ${bump} failed (${npmError(result).summary})`);
   return readEnvManifest(dir).version;
+}
+
+/**
+ * package.json's text with its version bumped, written as npm's `npm version` writes it: the
+ * file's own indent and line ends, a final newline. `undefined` when the version is not semver.
+ * @example bumpedManifest('{\n  "name": "x",\n  "version": "0.1.0"\n}\n', "minor") // { version: "0.2.0", text: … }
+ */
+export function bumpedManifest(text: string, bump: Exclude<Bump, "prerelease">): { version: string; text: string } | undefined {
+  const json = text.replace(/^\uFEFF/, "");
+  const pkg = JSON.parse(json) as Record<string, unknown>;
+  const version = typeof pkg.version === "string" ? semverLib().inc(pkg.version, bump) : null;
+  if (!version) return undefined;
+  // npm's reading of the format (json-parse-even-better-errors): the first line break and the indent after it; none when minified.
+  const [, newline = "", indent = ""] = /^\s*[{[]((?:\r?\n)+)([\s\t]*)/.exec(json) ?? [];
+  return { version, text: `${JSON.stringify({ ...pkg, version }, null, indent)}\n`.replace(/\n/g, newline) };
 }
 
 /** One line saying why npm would not publish and what to do about it. */

@@ -1,8 +1,9 @@
-import { execFileSync } from "node:child_process";
-import { rmSync, writeFileSync } from "node:fs";
+import { execFile, execFileSync } from "node:child_process";
+import { promisify } from "node:util";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { configLines, contentHash, publishFailure, registryFlags, registryFor } from "../../src/hub/publish.js";
+import { bumpedManifest, configLines, contentHash, publishFailure, registryFlags, registryFor } from "../../src/hub/publish.js";
 import { tempDir } from "../helpers/cli.js";
 
 const file = (path: string, text: string) => ({ path, data: Buffer.from(text) });
@@ -73,6 +74,35 @@ describe("registryFor", () => {
       expect(scoped).toBe("http://acme.test:4873/");
       expect(otherScope).toBe(fallback);
       expect(unscoped).toBe(fallback);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
+});
+
+describe("bumpedManifest", () => {
+  it("writes package.json as `npm version <bump> --no-git-tag-version` does: its indent, line ends and key order kept", async () => {
+    const fields = { name: "@acme/times-env", version: "0.1.9", rubricate: "env.yaml", peerDependencies: { rubricate: ">=1.0.0" } };
+    const cases = [
+      { bump: "patch", text: `${JSON.stringify(fields, null, 2)}\n` },
+      { bump: "minor", text: `${JSON.stringify(fields, null, "\t")}\r\n`.replace(/\n/g, "\r\n") },
+      { bump: "major", text: `${JSON.stringify(fields, null, 4)}` },
+      { bump: "patch", text: JSON.stringify(fields) },
+    ] as const;
+    const dir = tempDir("rubricate-bump-");
+    try {
+      const byNpm = await Promise.all(
+        cases.map(async ({ bump, text }, i) => {
+          const pkg = join(dir, String(i));
+          mkdirSync(pkg);
+          writeFileSync(join(pkg, "package.json"), text);
+          await promisify(execFile)("npm", ["version", bump, "--no-git-tag-version", "--ignore-scripts"], { cwd: pkg });
+          return readFileSync(join(pkg, "package.json"), "utf8");
+        }),
+      );
+      cases.forEach(({ bump, text }, i) => expect(bumpedManifest(text, bump)?.text, `${bump} of ${JSON.stringify(text.slice(0, 12))}…`).toBe(byNpm[i]));
+      expect(cases.map(({ bump, text }) => bumpedManifest(text, bump)?.version)).toEqual(["0.1.10", "0.2.0", "1.0.0", "0.1.10"]);
+      expect(bumpedManifest(JSON.stringify({ ...fields, version: "next" }), "patch")).toBeUndefined();
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
