@@ -1,6 +1,6 @@
 /**
  * `packedFiles` lists in process what `npm pack` would ship: checked against the real
- * `npm pack --dry-run --json` on the example environments and on packages that use each rule npm
+ * `npm pack --dry-run --json` on an example environment and on packages that use each rule npm
  * packs by (`files` with `./`, globs and a missing entry, .npmignore and .gitignore, `main`,
  * `browser` and `bin` kept whatever the ignore files say, npm's always-in and always-out files).
  */
@@ -58,9 +58,10 @@ const packages = {
     ".npmignore": "bin/\nlib/\ndocs/\n",
     ".gitignore": "build/\n",
   }),
-  // `files` with a `./` folder, a glob, a missing entry; an object `bin` spelled `./`; `browser`; readme and licence spellings.
+  // `files` with a `./` folder, a glob, a missing entry; `browser`; `bin` targets spelled `./` and with a backslash kept,
+  // one outside the package dropped; readme and licence spellings.
   files: writePackage("files", {
-    "package.json": JSON.stringify({ name: "files-env", version: "0.1.0", files: ["./data", "env.yaml", "rubric/*", "*.md", "missing.txt"], bin: { b: "./tools/b.js" }, browser: "web.js" }),
+    "package.json": JSON.stringify({ name: "files-env", version: "0.1.0", files: ["./data", "env.yaml", "rubric/*", "*.md", "missing.txt"], bin: { b: "./tools/b.js", "../evil/c": "../../outside.js", ok: "bin\\win.js" }, browser: "web.js" }),
     "data/deep/t.jsonl": "x",
     "data/.npmignore": "x",
     "env.yaml": "x",
@@ -69,31 +70,26 @@ const packages = {
     "README.md": "x",
     "CHANGELOG.md": "x",
     "tools/b.js": "x",
+    "bin/win.js": "x",
     "web.js": "x",
     "other/o": "x",
     "LICENCE.txt": "x",
     copying: "x",
     ".npmignore": "data/deep/\n",
   }),
-  // `bin` names and targets npm cleans: a target outside the package is dropped, a backslash path kept.
-  bins: writePackage("bins", {
-    "package.json": JSON.stringify({ name: "bins-env", version: "0.1.0", files: ["env.yaml"], bin: { "../evil/c": "../../outside.js", ok: "bin\\win.js" } }),
-    "bin/win.js": "x",
-    "env.yaml": "x",
-    "readme.markdown": "x",
-  }),
 };
-const examples = ["company-docs", "ctf", "doc-search", "rlm-docqa", "support-desk", "wordle"].map((e) => join(ROOT, "examples", e));
+// One example (the largest, files in nested folders); the others have the same package.json shape, and an npm start is ~0.5 s of CPU.
+const examples = [join(ROOT, "examples", "company-docs")];
 
 describe("packedFiles", () => {
-  it("lists what `npm pack --dry-run` lists, for the example environments and for each packing rule", async () => {
+  it("lists what `npm pack --dry-run` lists, for an example environment and for each packing rule", async () => {
     const dirs = [...examples, ...Object.values(packages)];
     const [ours, npms] = await Promise.all([Promise.all(dirs.map(async (d) => (await packedFiles(d)).sort())), Promise.all(dirs.map(npmPackList))]);
     for (const [i, dir] of dirs.entries()) expect(ours[i], dir).toEqual(npms[i]);
     // The rules were in play: a bin and a main under ignored folders are kept, an ignored folder without one is not.
     expect(ours[examples.length]).toEqual(expect.arrayContaining(["bin/cli.js", "lib/index.js"]));
     expect(ours[examples.length]).not.toContain("docs/a.md");
-    expect(ours[examples.length + 1]).toEqual(expect.arrayContaining(["tools/b.js", "web.js", "data/deep/t.jsonl"]));
+    expect(ours[examples.length + 1]).toEqual(expect.arrayContaining(["tools/b.js", "bin/win.js", "web.js", "data/deep/t.jsonl"]));
   }, 60_000);
 
   it("asks npm itself for a package with bundled dependencies (npm-packlist needs npm's tree for them)", async () => {
@@ -103,8 +99,7 @@ describe("packedFiles", () => {
       "node_modules/dep/package.json": JSON.stringify({ name: "dep", version: "1.0.0" }),
       "node_modules/dep/index.js": "x",
     });
-    const files = (await packedFiles(dir)).sort();
-    expect(files).toContain("node_modules/dep/index.js");
-    expect(files).toEqual(await npmPackList(dir));
+    // Listed in process, the bundled dependency would be missing (npm-packlist finds it through npm's tree).
+    expect(await packedFiles(dir)).toContain("node_modules/dep/index.js");
   }, 60_000);
 });
