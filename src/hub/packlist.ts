@@ -5,7 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { basename, posix } from "node:path";
+import { basename, join, posix } from "node:path";
 import { RubricateError } from "../errors.js";
 import { npmError, runNpm } from "./npm.js";
 
@@ -29,7 +29,7 @@ const loadPacklist = (): Packlist => (packlist ??= createRequire(import.meta.url
  * @example await packedFiles("times-env") // ["package.json", "env.yaml", "tasks.jsonl", …]
  */
 export async function packedFiles(dir: string): Promise<string[]> {
-  const pkg = JSON.parse(readFileSync(`${dir}/package.json`, "utf8")) as Record<string, unknown>;
+  const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as Record<string, unknown>;
   if (needsNpm(pkg)) return npmPackDryRun(dir);
   return loadPacklist()({ path: dir, package: { ...pkg, bin: normalizeBin(pkg) }, isProjectRoot: true, edgesOut: new Map() }, { path: dir });
 }
