@@ -6,8 +6,8 @@ import { loadEnvironment } from "../env/load.js";
 import type { Environment } from "../env/types.js";
 import { isRubricateError } from "../errors.js";
 import { lintRubric } from "../rubric/lint.js";
-import { runNpm } from "./npm.js";
 import { readEnvManifest, type EnvManifest } from "./package.js";
+import { packedFiles } from "./packlist.js";
 import { loadScriptedTests, runScriptedTest } from "./scripted.js";
 
 /** One line of `rubricate env check`: what was checked and how it went. */
@@ -81,16 +81,11 @@ export async function checkEnvPackage(dir: string, options: { onLine?: (line: Ch
 
 /** The files `npm pack` would publish must include the environment file and everything it names. */
 async function checkPackedFiles(dir: string, manifest: EnvManifest, env: Environment | undefined, add: (s: CheckLine["status"], what: string, detail: string) => void): Promise<void> {
-  const result = await runNpm(["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: dir });
-  if (result.code !== 0) {
-    add("fail", "npm pack", `npm pack --dry-run failed: ${result.stderr.split("\n").find((l) => l.includes("error")) ?? result.code}`);
-    return;
-  }
   let files: string[];
   try {
-    files = (JSON.parse(result.stdout) as { files: { path: string }[] }[])[0].files.map((f) => f.path);
-  } catch {
-    add("warn", "npm pack", "could not read npm pack --dry-run --json");
+    files = await packedFiles(dir);
+  } catch (e) {
+    add("fail", "npm pack", `cannot list the files npm would pack: ${isRubricateError(e) ? e.message : String(e)}`);
     return;
   }
   const needed = new Set([manifest.env, ...(manifest.tests ? [manifest.tests] : [])]);

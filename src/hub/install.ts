@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { RubricateError } from "../errors.js";
+import { npmPackageArg } from "./lazy.js";
 import { installFailure, projectNpmrc, runNpm } from "./npm.js";
 import { linkRubricatePeer, readEnvManifest, type EnvPackage } from "./package.js";
 
@@ -62,7 +63,9 @@ export async function installEnv(spec: string, options: { envsDir: string; cwd: 
     if (!name) throw new RubricateError("PACKAGE_INVALID", `${spec}: npm installed nothing`);
     const info = describeInstall(staging, name);
     readEnvManifest(info.dir, spec);
-    const fromRegistry = /^\d/.test(deps[name]) && !/^(git|file|https?):/.test(info.resolved ?? "");
+    // By the spec, not the lockfile's `resolved`: a registry's tarball URL is http(s) too, and a
+    // folder named with its hash was never found again by name@version (npm installed it anew each time).
+    const fromRegistry = /^\d/.test(deps[name]) && isRegistrySpec(spec);
     const finalDir = join(options.envsDir, installFolderName(name, info.version, fromRegistry ? undefined : (info.resolved ?? spec)));
     linkRubricatePeer(staging);
     if (existsSync(finalDir)) {
@@ -80,6 +83,15 @@ export async function installEnv(spec: string, options: { envsDir: string; cwd: 
   } catch (e) {
     rmSync(staging, { recursive: true, force: true });
     throw e;
+  }
+}
+
+/** Whether npm resolves `spec` through a registry (a name, version, range, tag or alias), not git, a tarball URL or a path. */
+function isRegistrySpec(spec: string): boolean {
+  try {
+    return npmPackageArg()(spec).registry === true;
+  } catch {
+    return false;
   }
 }
 

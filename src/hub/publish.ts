@@ -1,10 +1,12 @@
 import { createHash } from "node:crypto";
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RubricateError } from "../errors.js";
 import { npmError, runNpm, type NpmResult } from "./npm.js";
+import { semverLib } from "./lazy.js";
 import { readEnvManifest } from "./package.js";
+import { packedFiles } from "./packlist.js";
 
 // In package.ts (light: `env init` writes it without loading npm), exported here too.
 export { ENV_KEYWORD } from "./package.js";
@@ -44,16 +46,17 @@ export interface Published {
  * `registry`). Refuses before publishing when the packed content (every file npm would ship,
  * package.json without its version) equals the registry's latest version: a new version number
  * on the same bytes would only split that version's results. Refuses a version that is already
- * published with the hint to `--bump`; with `bump`, runs `npm version <bump>` first.
+ * published with the hint to `--bump`; with `bump`, bumps the version first as `npm version <bump>` does.
  * npm's auth and conflict errors come back as one line saying what to do.
  * @example await publishEnvPackage("times-env", { bump: "patch" }) // { name, version: "0.1.1", … }
  */
 export async function publishEnvPackage(dir: string, options: PublishOptions = {}): Promise<Published> {
   const manifest = readEnvManifest(dir);
-  const registry = options.registry ?? (await registryFor(manifest.name, dir));
   const regFlags = registryFlags(manifest.name, options.registry);
-  const published = await publishedVersions(manifest.name, dir, regFlags, registry);
-  const local = await localContentHash(dir);
+  // Independent: npm's config, the registry's versions and the local files, side by side.
+  const registryRead = options.registry !== undefined ? Promise.resolve(options.registry) : registryFor(manifest.name, dir);
+  const [registry, viewed, local] = await Promise.all([registryRead, viewVersions(manifest.name, dir, regFlags), localContentHash(dir)]);
+  const published = publishedVersions(manifest.name, registry, viewed);
   if (published.latest) {
     const latestHash = await publishedContentHash(`${manifest.name}@${published.latest}`, dir, regFlags, registry);
     if (latestHash === local) {
@@ -90,14 +93,30 @@ export async function publishEnvPackage(dir: string, options: PublishOptions = {
   };
 }
 
-/** The registry npm uses for `name` from `cwd`: the scope's (`@acme:registry`), else `registry`, read through npm's own config. */
+/**
+ * The registry npm uses for `name` from `cwd`: the scope's (`@acme:registry`), else `registry`, read
+ * through npm's own config in one `npm config get` (given two keys, npm prints `key=value` lines).
+ */
 export async function registryFor(name: string, cwd: string): Promise<string> {
   const scope = /^(@[^/]+)\//.exec(name)?.[1];
-  if (scope) {
-    const scoped = (await runNpm(["config", "get", `${scope}:registry`], { cwd })).stdout.trim();
-    if (scoped && scoped !== "undefined") return scoped;
+  if (!scope) return (await runNpm(["config", "get", "registry"], { cwd })).stdout.trim();
+  const values = configLines((await runNpm(["config", "get", `${scope}:registry`, "registry"], { cwd })).stdout);
+  const scoped = values.get(`${scope}:registry`);
+  return scoped && scoped !== "undefined" ? scoped : (values.get("registry") ?? "");
+}
+
+/**
+ * The `key=value` lines `npm config get` prints for several keys, split at the first `=` (a key
+ * has none; a registry URL may).
+ * @example configLines("@acme:registry=undefined\nregistry=https://registry.npmjs.org/\n").get("registry") // "https://registry.npmjs.org/"
+ */
+export function configLines(stdout: string): Map<string, string> {
+  const values = new Map<string, string>();
+  for (const line of stdout.split("\n")) {
+    const at = line.indexOf("=");
+    if (at > 0) values.set(line.slice(0, at).trim(), line.slice(at + 1).trim());
   }
-  return (await runNpm(["config", "get", "registry"], { cwd })).stdout.trim();
+  return values;
 }
 
 /** `--registry` for npm, and the scope's registry too: a scope line in .npmrc would win over `--registry` alone. */
@@ -107,9 +126,13 @@ export function registryFlags(name: string, registry: string | undefined): strin
   return ["--registry", registry, ...(scope ? [`--${scope}:registry=${registry}`] : [])];
 }
 
-/** The published versions and the `latest` tag of `name`; none when the registry has never heard of it. */
-async function publishedVersions(name: string, cwd: string, regFlags: string[], registry: string): Promise<{ versions: string[]; latest?: string }> {
-  const result = await runNpm(["view", name, "versions", "dist-tags", "--json", ...regFlags], { cwd });
+/** `npm view` of `name`'s versions and dist-tags. */
+function viewVersions(name: string, cwd: string, regFlags: string[]): Promise<NpmResult> {
+  return runNpm(["view", name, "versions", "dist-tags", "--json", ...regFlags], { cwd });
+}
+
+/** The published versions and the `latest` tag of `name` from `npm view`; none when the registry has never heard of it. */
+function publishedVersions(name: string, registry: string, result: NpmResult): { versions: string[]; latest?: string } {
   if (result.code !== 0) {
     if (npmError(result).code === "E404") return { versions: [] };
     throw publishFailure(name, registry, result);
@@ -121,9 +144,7 @@ async function publishedVersions(name: string, cwd: string, regFlags: string[], 
 
 /** The content hash of what `npm pack` would ship from `dir`. */
 async function localContentHash(dir: string): Promise<string> {
-  const result = await runNpm(["pack", "--dry-run", "--json", "--ignore-scripts"], { cwd: dir });
-  if (result.code !== 0) throw new RubricateError("PACKAGE_INVALID", `${dir}: npm pack failed (${npmError(result).summary})`);
-  const files = ((parseJson(result.stdout) as { files: { path: string }[] }[] | undefined)?.[0]?.files ?? []).map((f) => f.path);
+  const files = await packedFiles(dir);
   return contentHash(files.map((path) => ({ path, data: readFileSync(join(dir, path)) })));
 }
 
@@ -169,10 +190,39 @@ export function contentHash(files: { path: string; data: Buffer }[]): string {
   return `sha256-${hash.digest("hex")}`;
 }
 
+/**
+ * `npm version <bump>` without git or scripts. A patch, minor or major bump of a package without a
+ * lockfile is written here, as npm writes it (its indent and line ends kept, a final newline):
+ * one npm start fewer per push. A prerelease (npm's `preid` config names its tag) or a lockfile
+ * (npm updates its version too) is left to npm.
+ */
 async function bumpVersion(dir: string, bump: Bump): Promise<string> {
+  if (bump !== "prerelease" && !existsSync(join(dir, "package-lock.json")) && !existsSync(join(dir, "npm-shrinkwrap.json"))) {
+    const file = join(dir, "package.json");
+    const text = readFileSync(file, "utf8");
+    const bumped = bumpedManifest(text, bump);
+    if (!bumped) throw new RubricateError("PACKAGE_INVALID", `${dir}: npm version ${bump} failed (the version in package.json is not semver)`);
+    writeFileSync(file, bumped.text);
+    return bumped.version;
+  }
   const result = await runNpm(["version", bump, "--no-git-tag-version", "--ignore-scripts"], { cwd: dir });
   if (result.code !== 0) throw new RubricateError("PACKAGE_INVALID", `${dir}: npm version ${bump} failed (${npmError(result).summary})`);
   return readEnvManifest(dir).version;
+}
+
+/**
+ * package.json's text with its version bumped, written as npm's `npm version` writes it: the
+ * file's own indent and line ends, a final newline. `undefined` when the version is not semver.
+ * @example bumpedManifest('{\n  "name": "x",\n  "version": "0.1.0"\n}\n', "minor") // { version: "0.2.0", text: … }
+ */
+export function bumpedManifest(text: string, bump: Exclude<Bump, "prerelease">): { version: string; text: string } | undefined {
+  const json = text.replace(/^\uFEFF/, "");
+  const pkg = JSON.parse(json) as Record<string, unknown>;
+  const version = typeof pkg.version === "string" ? semverLib().inc(pkg.version, bump) : null;
+  if (!version) return undefined;
+  // npm's reading of the format (json-parse-even-better-errors): the first line break and the indent after it; none when minified.
+  const [, newline = "", indent = ""] = /^\s*[{[]((?:\r?\n)+)([\s\t]*)/.exec(json) ?? [];
+  return { version, text: `${JSON.stringify({ ...pkg, version }, null, indent)}\n`.replace(/\n/g, newline) };
 }
 
 /** One line saying why npm would not publish and what to do about it. */

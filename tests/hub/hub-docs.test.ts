@@ -7,7 +7,7 @@
  * plain `npm install` of an environment hit on its `rubricate` peer, which the registry lacks.
  */
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -145,6 +145,9 @@ describe("docs/hub.md [slow: Verdaccio + npm]", () => {
     expect(info).toMatchObject({ version: "0.1.0", versions: ["0.1.0", "0.1.1"], tasks: 3, install: "npx rubricate eval @acme/times-env@0.1.0" });
     expect(info.criteria.map((c) => c.id)).toEqual(["correct", "used-tool", "one-sentence"]);
     expect(info.readme).toMatch(/^# @acme\/times-env/);
+    // The evals installed 0.1.1 once, in a folder named by name@version, which the eval of @0.1.1 found again without npm
+    // (a registry's http(s) tarball URL in the lockfile put a hash in the name, and each exact version was installed anew).
+    expect(readdirSync(join(scratch, ".rubricate", "envs"))).toEqual(["@acme+times-env@0.1.1"]);
   });
 
   it("an unchanged republish is refused with the hint to bump, and the version in package.json stays", async () => {

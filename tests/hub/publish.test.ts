@@ -1,5 +1,10 @@
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { contentHash, publishFailure, registryFlags } from "../../src/hub/publish.js";
+import { bumpedManifest, configLines, contentHash, publishFailure, registryFlags, registryFor } from "../../src/hub/publish.js";
+import { tempDir } from "../helpers/cli.js";
 
 const file = (path: string, text: string) => ({ path, data: Buffer.from(text) });
 const manifest = (version: string, extra: Record<string, unknown> = {}) => file("package.json", JSON.stringify({ name: "@acme/times-env", version, rubricate: "env.yaml", ...extra }, null, 2));
@@ -47,4 +52,55 @@ describe("registryFlags", () => {
     expect(registryFlags("x", "http://r/")).toEqual(["--registry", "http://r/"]);
     expect(registryFlags("@acme/x", undefined)).toEqual([]);
   });
+});
+
+describe("registryFor", () => {
+  it("reads the scope's registry and the default from one `npm config get` of both keys: key=value lines, split at the first =", () => {
+    const values = configLines("@acme:registry=http://r.test/?a=b\nregistry=https://registry.npmjs.org/\n");
+    expect([...values]).toEqual([
+      ["@acme:registry", "http://r.test/?a=b"],
+      ["registry", "https://registry.npmjs.org/"],
+    ]);
+  });
+
+  it("gives the scope's registry from the project's .npmrc, else its default registry, as the real npm prints them", async () => {
+    const dir = tempDir("rubricate-registry-for-");
+    try {
+      writeFileSync(join(dir, "package.json"), "{}\n");
+      writeFileSync(join(dir, ".npmrc"), "@acme:registry=http://acme.test:4873/\nregistry=http://default.test/\n");
+      // A scope with no registry of its own: npm prints `@other:registry=undefined`, and the default applies.
+      expect(await Promise.all([registryFor("@acme/times-env", dir), registryFor("@other/times-env", dir)])).toEqual(["http://acme.test:4873/", "http://default.test/"]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
+});
+
+describe("bumpedManifest", () => {
+  it("writes package.json as `npm version <bump> --no-git-tag-version` does: its indent, line ends and key order kept", async () => {
+    const fields = { name: "@acme/times-env", version: "0.1.9", rubricate: "env.yaml", peerDependencies: { rubricate: ">=1.0.0" } };
+    const cases = [
+      { bump: "patch", text: `${JSON.stringify(fields, null, 2)}\n` },
+      { bump: "minor", text: `${JSON.stringify(fields, null, "\t")}\r\n`.replace(/\n/g, "\r\n") },
+      { bump: "patch", text: JSON.stringify(fields) },
+    ] as const;
+    const dir = tempDir("rubricate-bump-");
+    try {
+      const byNpm = await Promise.all(
+        cases.map(async ({ bump, text }, i) => {
+          const pkg = join(dir, String(i));
+          mkdirSync(pkg);
+          writeFileSync(join(pkg, "package.json"), text);
+          await promisify(execFile)("npm", ["version", bump, "--no-git-tag-version", "--ignore-scripts"], { cwd: pkg });
+          return readFileSync(join(pkg, "package.json"), "utf8");
+        }),
+      );
+      cases.forEach(({ bump, text }, i) => expect(bumpedManifest(text, bump)?.text, `${bump} of ${JSON.stringify(text.slice(0, 12))}…`).toBe(byNpm[i]));
+      expect(cases.map(({ bump, text }) => bumpedManifest(text, bump)?.version)).toEqual(["0.1.10", "0.2.0", "0.1.10"]);
+      expect(bumpedManifest(cases[0].text, "major")?.version).toBe("1.0.0");
+      expect(bumpedManifest(JSON.stringify({ ...fields, version: "next" }), "patch")).toBeUndefined();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
 });

@@ -7,7 +7,7 @@
 import { type ChildProcess } from "node:child_process";
 import { copyFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { ROOT, runCli, spawnCli, tempDir, writeJudgeFile, writeJsonl } from "../helpers/cli.js";
 import { redisServer, startRedis, type LiveRedis } from "../helpers/redis.js";
 import { judgeResponder } from "../../src/testing/servers/judge-responder.js";
@@ -67,24 +67,31 @@ async function waitUntil(condition: () => boolean, what: string, ms = 120_000) {
   }
 }
 
+/**
+ * The tests run side by side (most of each is waiting: on a lock to expire, a process to start, the
+ * judge's latency), each on its own database of the shared Redis, so one test's workers never take
+ * another's chunks; each run's judge calls are told apart by its run name. The judge answers every
+ * call after 20 ms, so a kill lands mid-run.
+ */
 redisServer.describe("score --queue with rubricate workers", () => {
+  /** Redis database `db` of the shared server (BullMQ keeps a queue's keys in the connection's database). */
+  const database = (db: number) => redis.url.replace(/\/0$/, `/${db}`);
   beforeAll(async () => {
     redis = await startRedis();
     judge = (await startOpenAIServer({ respond: judgeResponder(decide) })) as TestServer<unknown>;
   });
-  afterEach(async () => {
-    for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
-  });
   afterAll(async () => {
+    // Workers a test left running (the concurrent tests share this list, so none is killed before the last ends).
+    for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
     await judge?.close();
     await redis?.stop();
   });
 
-  it("three workers, one SIGKILLed mid-run: every row in input order, rewards as a local run, paid at most samples + its in-flight calls", async () => {
-    judge.setBehavior({ latencyMs: 20 });
+  it.concurrent("three workers, one SIGKILLed mid-run: every row in input order, rewards as a local run, paid at most samples + its in-flight calls", async () => {
     const dir = project("kill", 300);
-    const workers = [0, 1, 2].map(() => startWorker(dir, redis.url));
-    const run = coordinator(dir, redis.url);
+    const url = database(1);
+    const workers = [0, 1, 2].map(() => startWorker(dir, url));
+    const run = coordinator(dir, url);
     // Killed once it really is mid-run: it has taken chunks and the judge has answered some calls.
     await waitUntil(() => workers.some((w) => /taken/.test(w.log())) && paidCounts("kill").length > 30, "a worker to be busy");
     const doomed = workers.find((w) => /taken/.test(w.log()))!;
@@ -105,18 +112,18 @@ redisServer.describe("score --queue with rubricate workers", () => {
     expect(await Promise.all(others.map((w) => w.exited))).toEqual([0, 0]); // SIGTERM: a clean stop
   }, 300_000);
 
-  it("the coordinator SIGKILLed and started again resumes the same job: nothing lost, nothing paid twice", async () => {
-    judge.setBehavior({ latencyMs: 20 });
+  it.concurrent("the coordinator SIGKILLed and started again resumes the same job: nothing lost, nothing paid twice", async () => {
     const dir = project("resume", 200);
-    startWorker(dir, redis.url);
-    startWorker(dir, redis.url);
-    const first = spawnCli(["score", "rubric.yaml", "samples.jsonl", "-o", "out.jsonl", "--judge", "judge.yaml", "--queue", redis.url, "--chunk-size", "10"], { cwd: dir });
+    const url = database(2);
+    startWorker(dir, url);
+    startWorker(dir, url);
+    const first = spawnCli(["score", "rubric.yaml", "samples.jsonl", "-o", "out.jsonl", "--judge", "judge.yaml", "--queue", url, "--chunk-size", "10"], { cwd: dir });
     children.push(first);
     await waitUntil(() => paidCounts("resume").length > 60, "the run to be under way");
     first.kill("SIGKILL");
     await new Promise((r) => first.once("exit", r));
     expect(existsSync(join(dir, "out.jsonl"))).toBe(false);
-    const second = await coordinator(dir, redis.url);
+    const second = await coordinator(dir, url);
     expect(second.code, second.stderr).toBe(0);
     const out = lines(join(dir, "out.jsonl"));
     expect(out.map((l) => l.index)).toEqual(Array.from({ length: 200 }, (_, i) => i));
@@ -128,8 +135,7 @@ redisServer.describe("score --queue with rubricate workers", () => {
     expect(existsSync(join(dir, "out.jsonl.queue"))).toBe(false);
   }, 300_000);
 
-  it("Redis restarted without persistence under a run: the job still finishes (vanished chunks queued again), never hangs", async () => {
-    judge.setBehavior({ latencyMs: 20 });
+  it.concurrent("Redis restarted without persistence under a run: the job still finishes (vanished chunks queued again), never hangs", async () => {
     const own = await startRedis();
     try {
       const dir = project("restart", 150);
@@ -146,7 +152,7 @@ redisServer.describe("score --queue with rubricate workers", () => {
     }
   }, 300_000);
 
-  it("Redis gone for good: the coordinator stops with a clear error naming Redis, and keeps what it had", async () => {
+  it.concurrent("Redis gone for good: the coordinator stops with a clear error naming Redis, and keeps what it had", async () => {
     const own = await startRedis();
     const dir = project("gone", 20);
     await own.stop();
@@ -156,12 +162,12 @@ redisServer.describe("score --queue with rubricate workers", () => {
     expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
   }, 180_000);
 
-  it("bad input lines keep their place and are reported, exit 3, as a local run does", async () => {
-    judge.setBehavior({ latencyMs: 0 });
+  it.concurrent("bad input lines keep their place and are reported, exit 3, as a local run does", async () => {
     const dir = project("bad", 0, []);
+    const url = database(3);
     writeFileSync(join(dir, "samples.jsonl"), [JSON.stringify(samples("bad", 3)[0]), "{not json", JSON.stringify(samples("bad", 3)[2])].join("\n") + "\n");
-    startWorker(dir, redis.url);
-    const r = await coordinator(dir, redis.url);
+    startWorker(dir, url);
+    const r = await coordinator(dir, url);
     expect(r.code, r.stderr).toBe(3);
     expect(r.stderr).toMatch(/samples\.jsonl:2/);
     const out = lines(join(dir, "out.jsonl"));
@@ -170,12 +176,12 @@ redisServer.describe("score --queue with rubricate workers", () => {
     expect(out[0].reward).toBe(1);
   }, 180_000);
 
-  it("distill --queue: the workers score, this process filters; the export equals a local distill's, with no key here", async () => {
-    judge.setBehavior({ latencyMs: 0 });
+  it.concurrent("distill --queue: the workers score, this process filters; the export equals a local distill's, with no key here", async () => {
     const dir = project("distill", 30);
-    startWorker(dir, redis.url);
+    const url = database(4);
+    startWorker(dir, url);
     const args = ["distill", "samples.jsonl", "--rubric", "rubric.yaml", "--judge", "judge.yaml", "--min-reward", "1", "--prompt-template", "{{question}}", "-q"];
-    const queued = await runCli([...args, "-o", "queued.jsonl", "--queue", redis.url, "--chunk-size", "7"], { cwd: dir, env: { RUBRICATE_TEST_KEY: "" } });
+    const queued = await runCli([...args, "-o", "queued.jsonl", "--queue", url, "--chunk-size", "7"], { cwd: dir, env: { RUBRICATE_TEST_KEY: "" } });
     expect(queued.code, queued.stderr).toBe(0);
     const local = await runCli([...args, "-o", "local.jsonl", "--cache", "local.db"], { cwd: dir, env: KEY });
     expect(local.code, local.stderr).toBe(0);
@@ -185,12 +191,13 @@ redisServer.describe("score --queue with rubricate workers", () => {
     expect(lines(join(dir, "queued.jsonl.scores.jsonl"))).toHaveLength(30);
   }, 180_000);
 
-  it("a worker whose rubric differs from the coordinator's fails the chunk with a clear error, and the run says why", async () => {
+  it.concurrent("a worker whose rubric differs from the coordinator's fails the chunk with a clear error, and the run says why", async () => {
     const dir = project("differ", 5);
     const elsewhere = project("differ", 5);
     writeFileSync(join(elsewhere, "rubric.yaml"), readFileSync(join(elsewhere, "rubric.yaml"), "utf8").replace("points: 1", "points: 2"));
-    startWorker(elsewhere, redis.url);
-    const r = await coordinator(dir, redis.url);
+    const url = database(5);
+    startWorker(elsewhere, url);
+    const r = await coordinator(dir, url);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/differ on this worker from the coordinator's/);
   }, 180_000);
