@@ -25,11 +25,12 @@ const LISTER = join(ROOT, "tests/helpers/loaded-packages.mjs");
 /** Listings already taken: two tests read the same listing of the sources (a tsx child takes seconds). */
 const listings = new Map<string, { packages: string[]; files: string[] }>();
 
-function loadedBy(entry: string, options: { tsx?: boolean; control?: boolean } = {}): { packages: string[]; files: string[] } {
-  const args = [...(options.tsx ? ["--import", "tsx"] : []), LISTER, entry, ...(options.control ? ["control"] : [])];
+function loadedBy(entry: string, options: { tsx?: boolean; control?: boolean; mode?: "openai-call" } = {}): { packages: string[]; files: string[] } {
+  const mode = options.control ? "control" : options.mode;
+  const args = [...(options.tsx ? ["--import", "tsx"] : []), LISTER, entry, ...(mode ? [mode] : [])];
   const key = args.join("\0");
   if (!listings.has(key)) {
-    const out = execFileSync(process.execPath, args, { cwd: ROOT, encoding: "utf8", env: { ...process.env, RUBRICATE_CONTROL_KEY: "sk-control-not-a-key" }, timeout: 120_000 });
+    const out = execFileSync(process.execPath, args, { cwd: ROOT, encoding: "utf8", env: { ...process.env, RUBRICATE_CONTROL_KEY: "sk-control-not-a-key", OPENAI_LOG: "", RUBRICATE_HTTP: "" }, timeout: 120_000 });
     listings.set(key, JSON.parse(out) as { packages: string[]; files: string[] });
   }
   return listings.get(key)!;
@@ -61,6 +62,11 @@ describe("what importing the package root loads", () => {
   it.each(entries)("$name: building providers and opening a Redis cache loads their libraries (the listing sees lazy loads)", ({ entry, tsx }) => {
     const { packages } = loadedBy(entry(), { tsx, control: true });
     expect(packages).toEqual(expect.arrayContaining(["openai", "@anthropic-ai/sdk", "ioredis", "better-sqlite3"]));
+  });
+
+  it.each(entries)("$name: an OpenAI call the default way loads no SDK (it goes out without one)", ({ entry, tsx }) => {
+    const { packages } = loadedBy(entry(), { tsx, mode: "openai-call" });
+    expect(packages.filter((p) => HEAVY.includes(p))).toEqual([]);
   });
 
   it("the sources: calling a lazy entry point loads its area (the listing sees lazy areas)", () => {

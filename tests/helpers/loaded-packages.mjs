@@ -7,8 +7,10 @@
  * also counts as the packages esbuild bundled into it (its `// node_modules/<package>/…` markers):
  * dist/ carries zod, yaml and the provider SDKs inside its chunks. With `control`, it then builds
  * an OpenAI and an Anthropic provider and makes a call with each (to a closed port: the SDKs load
- * on a provider's first call), opens a Redis and a SQLite cache and calls two lazy entry points,
- * which must load their libraries and areas: the proof that the listing sees lazy loads.
+ * on a provider's first call; the OpenAI one through its SDK, which `OPENAI_LOG` asks for), opens a
+ * Redis and a SQLite cache and calls two lazy entry points, which must load their libraries and
+ * areas: the proof that the listing sees lazy loads. With `openai-call`, it makes one OpenAI call
+ * the default way (without the SDK) and nothing else.
  */
 import { createRequire, register } from "node:module";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -26,8 +28,10 @@ export async function resolve(specifier, context, next) { const r = await next(s
 register(`data:text/javascript,${encodeURIComponent(hook)}`, { data: { port: port2 }, transferList: [port2] });
 
 const root = await import(entry);
+const call = { model: "m", messages: [{ role: "user", content: "hi" }] };
+if (mode === "openai-call") await root.createProvider({ provider: "openai-compatible", base_url: "http://127.0.0.1:9/v1" }).complete(call).catch(() => {});
 if (mode === "control") {
-  const call = { model: "m", messages: [{ role: "user", content: "hi" }] };
+  process.env.OPENAI_LOG = "off";
   await root.createProvider({ provider: "openai-compatible", base_url: "http://127.0.0.1:9/v1" }).complete(call).catch(() => {});
   await root.createProvider({ provider: "anthropic", base_url: "http://127.0.0.1:9", api_key_env: "RUBRICATE_CONTROL_KEY" }).complete(call).catch(() => {});
   await root.openCache({ path: "redis://127.0.0.1:9/0" }).close();
