@@ -113,8 +113,13 @@ export function sendBuffered(target: RequestTarget, { method, headers, body, sig
   return new Promise<BufferedAnswer>((resolveCall, rejectCall) => {
     // One abort listener of our own, removed when the call settles, rather than http.request's
     // `signal` option, which also sets up a stream-end watcher per request to remove its listener.
-    const onAbort = () => request.destroy(abortError(signal!));
-    const timer = timeoutMs === undefined ? undefined : setTimeout(() => request.destroy(new DeadlineError(timeoutMs)), timeoutMs);
+    // The call settles with the abort or the deadline itself, whatever error the socket reports next.
+    const stop = (reason: Error) => {
+      reject(reason);
+      request.destroy(reason);
+    };
+    const onAbort = () => stop(abortError(signal!));
+    const timer = timeoutMs === undefined ? undefined : setTimeout(() => stop(new DeadlineError(timeoutMs)), timeoutMs);
     const settle = () => {
       signal?.removeEventListener("abort", onAbort);
       if (timer) clearTimeout(timer);

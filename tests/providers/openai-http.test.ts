@@ -115,6 +115,24 @@ describe("the direct call's answer", () => {
     await expect(direct(srv.url, { timeoutMs: 150 }).complete(ask)).rejects.toMatchObject({ code: "PROVIDER_TIMEOUT", retryable: true });
   });
 
+  it("times out a server that sends its headers and then stalls the body, as PROVIDER_TIMEOUT (not a network error)", async () => {
+    const stalling = createServer((req, res) => {
+      req.resume();
+      req.on("end", () => {
+        res.writeHead(200, { "content-type": "application/json", "content-length": "100" });
+        res.write('{"id":"x",');
+      });
+    });
+    await new Promise<void>((resolve) => stalling.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = `http://127.0.0.1:${(stalling.address() as AddressInfo).port}/v1`;
+      await expect(direct(url).complete(ask, { timeoutMs: 150 })).rejects.toMatchObject({ code: "PROVIDER_TIMEOUT", retryable: true, message: "openai: no answer within 150 ms" });
+    } finally {
+      stalling.closeAllConnections();
+      await new Promise<void>((resolve) => stalling.close(() => resolve()));
+    }
+  });
+
   it("leaves no listener on the caller's signal, whether the call answers, fails or times out", async () => {
     const ac = new AbortController();
     const provider = direct(srv.url);
