@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RubricateError } from "../errors.js";
+import { parseJsonOrUndefined } from "../text/json.js";
 import { npmError, runNpm, type NpmResult } from "./npm.js";
 import { semverLib } from "./lazy.js";
 import { readEnvManifest } from "./package.js";
@@ -79,7 +80,7 @@ export async function publishEnvPackage(dir: string, options: PublishOptions = {
     throw publishFailure(`${manifest.name}@${version}`, registry, result);
   }
   // npm 10 prints the package's entry; npm 11 keys it by name.
-  const out = parseJson(result.stdout) as ({ integrity?: string } & Record<string, { integrity?: string }>) | undefined;
+  const out = parseJsonOrUndefined(result.stdout) as ({ integrity?: string } & Record<string, { integrity?: string }>) | undefined;
   const integrity = out?.integrity ?? out?.[manifest.name]?.integrity;
   const hub = options.hub?.replace(/\/+$/, "");
   return {
@@ -137,7 +138,7 @@ function publishedVersions(name: string, registry: string, result: NpmResult): {
     if (npmError(result).code === "E404") return { versions: [] };
     throw publishFailure(name, registry, result);
   }
-  const view = parseJson(result.stdout) as { versions?: string[] | string; "dist-tags"?: { latest?: string } } | undefined;
+  const view = parseJsonOrUndefined(result.stdout) as { versions?: string[] | string; "dist-tags"?: { latest?: string } } | undefined;
   const versions = view?.versions === undefined ? [] : Array.isArray(view.versions) ? view.versions : [view.versions];
   return { versions, ...(view?.["dist-tags"]?.latest ? { latest: view["dist-tags"].latest } : {}) };
 }
@@ -240,12 +241,4 @@ export function publishFailure(what: string, registry: string, result: NpmResult
     return new RubricateError("REGISTRY_DOWN", `${what}: cannot reach ${registry} (${why}); is it running, and is the registry in .npmrc right?`, { retryable: true });
   }
   return new RubricateError("PACKAGE_INVALID", `${what}: npm publish failed (${code || result.code}: ${why})`);
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }

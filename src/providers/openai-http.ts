@@ -12,6 +12,7 @@
 import http from "node:http";
 import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from "openai/resources/chat/completions";
 import { RubricateError } from "../errors.js";
+import { parseJsonOrUndefined } from "../text/json.js";
 import type { OwnDeadlineScope } from "./call.js";
 import { requestTarget, responseLimit, sendBuffered, NodeHeaders, type BufferedAnswer } from "./http-fetch.js";
 
@@ -115,16 +116,8 @@ export class HttpStatusError extends Error {
 }
 
 function statusError(status: number, body: string, headers: NodeHeaders): HttpStatusError {
-  const json = safeJSON(body);
+  const json = parseJsonOrUndefined(body);
   const error = (json as { error?: unknown } | undefined)?.error as { message?: unknown } | undefined;
   const detail = error?.message ? (typeof error.message === "string" ? error.message : JSON.stringify(error.message)) : error ? JSON.stringify(error) : json ? undefined : body;
   return new HttpStatusError(status, detail ? `${status} ${detail}` : `${status} status code (no body)`, headers);
-}
-
-function safeJSON(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }

@@ -116,20 +116,15 @@ describe("the direct call's answer", () => {
   });
 
   it("times out a server that sends its headers and then stalls the body, as PROVIDER_TIMEOUT (not a network error)", async () => {
-    const stalling = createServer((req, res) => {
-      req.resume();
-      req.on("end", () => {
-        res.writeHead(200, { "content-type": "application/json", "content-length": "100" });
-        res.write('{"id":"x",');
-      });
+    const stalling = await serve((res) => {
+      res.writeHead(200, { "content-type": "application/json", "content-length": "100" });
+      res.write('{"id":"x",');
     });
-    await new Promise<void>((resolve) => stalling.listen(0, "127.0.0.1", resolve));
     try {
-      const url = `http://127.0.0.1:${(stalling.address() as AddressInfo).port}/v1`;
-      await expect(direct(url).complete(ask, { timeoutMs: 150 })).rejects.toMatchObject({ code: "PROVIDER_TIMEOUT", retryable: true, message: "openai: no answer within 150 ms" });
+      await expect(direct(stalling.url).complete(ask, { timeoutMs: 150 })).rejects.toMatchObject({ code: "PROVIDER_TIMEOUT", retryable: true, message: "openai: no answer within 150 ms" });
     } finally {
-      stalling.closeAllConnections();
-      await new Promise<void>((resolve) => stalling.close(() => resolve()));
+      stalling.server.closeAllConnections();
+      await new Promise<void>((resolve) => stalling.server.close(() => resolve()));
     }
   });
 
@@ -153,17 +148,22 @@ describe("the direct call's answer", () => {
   });
 });
 
-/** A server answering every request with one status, content type and body. */
-async function fixedServer(status: number, contentType: string | undefined, body: string, headers: Record<string, string> = {}): Promise<{ url: string; server: Server }> {
+/** A local server that reads each request whole, then answers it with `answer`; its base URL ends in /v1. */
+async function serve(answer: (res: ServerResponse) => void): Promise<{ url: string; server: Server }> {
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     req.resume();
-    req.on("end", () => {
-      res.writeHead(status, { ...(contentType ? { "content-type": contentType } : {}), "content-length": String(Buffer.byteLength(body)), ...headers });
-      res.end(body);
-    });
+    req.on("end", () => answer(res));
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, server };
+}
+
+/** A server answering every request with one status, content type and body. */
+function fixedServer(status: number, contentType: string | undefined, body: string, headers: Record<string, string> = {}): Promise<{ url: string; server: Server }> {
+  return serve((res) => {
+    res.writeHead(status, { ...(contentType ? { "content-type": contentType } : {}), "content-length": String(Buffer.byteLength(body)), ...headers });
+    res.end(body);
+  });
 }
 
 /** Error bodies as servers send them: the SDK builds its message from each differently. */
