@@ -5,7 +5,8 @@
  * a fresh node process runs autoevals 0.3.0 making the same number of calls at the same
  * concurrency (bench/cli-batched-peer-child.mjs), its start-up included too. The ideal is
  * calls × latency ÷ concurrency (2,000 × 0.05 / 64 = 1.56 s), so 1.0 means no time lost to
- * start-up or the library's own work. Builds dist/ first when it is missing.
+ * start-up or the library's own work. Between them, the floor: the CLI's own request bodies posted
+ * by a bare node:http client from a fresh node (bench/lib/floor.ts), the ratio the machine allows. Builds dist/ first when it is missing.
  *   npx tsx bench/run.ts cli-batched
  */
 import { spawn } from "node:child_process";
@@ -14,6 +15,7 @@ import { once } from "node:events";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PEER_DIR, ROOT, builtCli, peerMissing, round, samples, tenQuestions, type BenchContext, type BenchResult } from "./lib/common.js";
+import { judgeBodies, writeBodies } from "./lib/floor.js";
 import { startServerChild } from "./lib/server.js";
 
 const LATENCY_MS = 50;
@@ -47,8 +49,8 @@ export async function cliBatched(ctx: BenchContext): Promise<BenchResult<Row>> {
   const rounds = ctx.quick ? 1 : 3;
   const ideal = round((n * LATENCY_MS) / CONCURRENCY / 1000, 2);
   const missing = peerMissing();
-  const criteria = tenQuestions()
-    .criteria.map((c) => ("question" in c ? String(c.question) : ""))
+  const rubric = tenQuestions();
+  const criteria = rubric.criteria.map((c) => ("question" in c ? String(c.question) : ""))
     .filter(Boolean)
     .join(" ");
   const server = await startServerChild({ latencyMs: LATENCY_MS });
@@ -68,6 +70,13 @@ export async function cliBatched(ctx: BenchContext): Promise<BenchResult<Row>> {
       const lines = readFileSync(join(dir, `out-${r}.jsonl`), "utf8").trim().split("\n");
       if (calls !== n || lines.length !== n) throw new Error(`rubricate: ${calls} calls and ${lines.length} result lines for ${n} samples`);
       rows.push({ run: "rubricate score (built CLI, batched mode)", round: r, calls, idealS: ideal, actualS: round(cliS, 2), ratio: round(ideal / cliS, 3) });
+      // The floor: the CLI's own request bodies for these samples, posted by a bare node:http client in a fresh node.
+      const bodiesFile = join(dir, `bodies-${r}.jsonl`);
+      writeBodies(bodiesFile, await judgeBodies(rubric, samples(n, 600, from), "batched"));
+      const floorBefore = (await server.stats()).requests;
+      const floorS = await timed([join(ROOT, "bench", "floor-client.mjs"), server.url, bodiesFile, String(CONCURRENCY)]);
+      const floorCalls = (await server.stats()).requests - floorBefore;
+      rows.push({ run: "floor: bare node:http (fresh node), same requests", round: r, calls: floorCalls, idealS: ideal, actualS: round(floorS, 2), ratio: round(ideal / floorS, 3) });
       if (missing) {
         rows.push({ run: "autoevals 0.3.0 ClosedQA (fresh node)", round: r, calls: 0, idealS: ideal, actualS: "-", ratio: missing });
         continue;
@@ -94,7 +103,8 @@ export async function cliBatched(ctx: BenchContext): Promise<BenchResult<Row>> {
     ],
     notes: [
       "Target (issue 31): the batched CLI ≥ 0.8 of ideal including start-up. Each figure is one process from spawn to exit; the rounds alternate rubricate and autoevals against the same server process.",
-      "The server child shares the machine's cores: under load both ratios fall; compare them within a round.",
+      "The server child shares the machine's cores: under load every ratio falls; compare them within a round.",
+      "The floor row posts the CLI's own request bodies for the same samples (captured before the clock starts) from a fresh node process with a bare node:http client that only sends them and parses the answers (bench/floor-client.mjs): what start-up of node, the fake judge, the loopback and Node's http leave of the ideal here.",
     ],
   };
 }

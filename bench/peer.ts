@@ -3,7 +3,8 @@
  * question) and autoevals 0.3.0's ClosedQA (one call per question, its way) on the same fake
  * judge (50 ms latency, its own process), 10 questions per sample, at concurrency 64 and 16. Each
  * figure is a ratio of the ideal, calls × latency ÷ concurrency, so 1.0 means no time lost to the
- * library's own work.
+ * library's own work. A third row, the floor, sends rubricate's own requests from a bare node:http
+ * client (bench/lib/floor.ts): the ratio the server and the machine allow.
  *
  * autoevals is not a dependency (its `engines` asks for pnpm; npm installs and runs it with a
  * warning). Install it beside the benchmarks, once:
@@ -16,9 +17,11 @@ import pLimit from "p-limit";
 import { score } from "../src/score/score.js";
 import type { Sample } from "../src/types.js";
 import { PEER_DIR, benchJudge, peerMissing, round, samples, tenQuestions, type BenchContext, type BenchResult } from "./lib/common.js";
+import { bareClientRun, judgeBodies } from "./lib/floor.js";
 import { startServerChild } from "./lib/server.js";
 
 const LATENCY_MS = 50;
+const FLOOR = "floor: bare node:http, same requests, no library";
 
 interface Row {
   library: string;
@@ -70,6 +73,12 @@ export async function peer(ctx: BenchContext): Promise<BenchResult<Row>> {
       rows.push({ library: "rubricate (single mode)", concurrency: c, samples: count, calls, idealS: round(ideal(calls, c), 2), actualS: round(actual, 2), ratio: round(ideal(calls, c) / actual, 3) });
       judge.close?.();
 
+      // The floor: the same requests, built before the clock starts, from a bare node:http client.
+      const bodies = await judgeBodies(rubric, samples(count, 600, (from += 1_000_000)), "single");
+      await bareClientRun(server.url, bodies.slice(0, c * 10), c); // warm-up
+      actual = await bareClientRun(server.url, bodies, c);
+      rows.push({ library: FLOOR, concurrency: c, samples: count, calls: bodies.length, idealS: round(ideal(bodies.length, c), 2), actualS: round(actual, 2), ratio: round(ideal(bodies.length, c) / actual, 3) });
+
       if (typeof autoevals === "string") {
         rows.push({ library: "autoevals 0.3.0 ClosedQA", concurrency: c, samples: count, calls: 0, idealS: "-", actualS: "-", ratio: autoevals });
         continue;
@@ -105,6 +114,9 @@ export async function peer(ctx: BenchContext): Promise<BenchResult<Row>> {
       { label: "actual s", value: "actualS", numeric: true },
       { label: "ratio of ideal", value: "ratio", numeric: true },
     ],
-    notes: ["Target (issue 31): rubricate single mode ≥ 0.95 of ideal at concurrency 64 on 2,000 samples. Both run in this process against one server process, one after the other."],
+    notes: [
+      "Target (issue 31): rubricate single mode ≥ 0.95 of ideal at concurrency 64 on 2,000 samples. All rows run in this process against one server process, one after the other.",
+      "The floor row posts rubricate's own request bodies (captured before the clock starts) from a bare node:http keep-alive client that only sends them and parses the answers (bench/floor-client.mjs): what the fake judge, the loopback and Node's http leave of the ideal on this machine in this run.",
+    ],
   };
 }
