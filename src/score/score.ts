@@ -215,19 +215,28 @@ function sampleError(error: RubricateError, sample: Sample, policy: ErrorPolicy)
 }
 
 /**
- * Scores samples as a stream: bounded memory (at most `concurrency` samples in flight), results
- * in input order by default. Aborting stops new work and rejects with `ABORTED`.
+ * Scores samples as a stream, results in input order by default. Memory stays bounded: at most
+ * `concurrency` samples are being scored at once, and at most as many scored ones wait behind a
+ * slower earlier one for their turn. Aborting stops new work and rejects with `ABORTED`.
  * @example for await (const r of scoreStream(rubric, readJsonl("s.jsonl"), { judge })) console.log(r.reward)
  */
 export async function* scoreStream(rubric: Rubric, samples: Iterable<Sample> | AsyncIterable<Sample>, options: ScoreOptions = {}): AsyncGenerator<IndexedResult> {
   const owned = resolveJudge(options);
   const scoring = { ...options, judge: owned.judge };
-  // The loop below never holds more than `width` samples in flight, so no limiter is needed.
+  // The loop below never has more than `width` samples being scored, so no limiter is needed.
   const width = Math.max(1, options.concurrency ?? 128);
-  const inFlight = new Map<number, Promise<IndexedResult>>();
+  const inCompletionOrder = options.order === "completed";
+  /** Launched and not yet yielded, by input index. */
+  const tasks = new Map<number, Promise<IndexedResult>>();
+  /** Indexes of the tasks that have settled, in the order they settled. */
+  const settled: number[] = [];
+  const settledSet = new Set<number>();
+  let running = 0;
   let next = 0;
   let done = 0;
+  let wake: (() => void) | undefined;
   const launch = (sample: Sample, index: number) => {
+    running++;
     const task = (async () => {
       options.signal?.throwIfAborted();
       // scoreOne's result is a fresh object: the index goes on it (last, as a spread put it) rather than on a copy.
@@ -236,30 +245,53 @@ export async function* scoreStream(rubric: Rubric, samples: Iterable<Sample> | A
       options.onProgress?.({ done: ++done, result, index });
       return result;
     })();
-    // A rejection must never be "unhandled" while an earlier sample is awaited; it is rethrown when its turn comes.
-    task.catch(() => undefined);
-    inFlight.set(index, task);
+    const onSettled = () => {
+      running--;
+      settled.push(index);
+      settledSet.add(index);
+      wake?.();
+    };
+    // The rejection reaches the caller when its turn comes, never as "unhandled" meanwhile.
+    task.then(onSettled, onSettled);
+    tasks.set(index, task);
   };
-  const takeOne = async (): Promise<IndexedResult> => {
-    const result = options.order === "completed" ? await Promise.race(inFlight.values()) : await inFlight.get(next)!;
-    inFlight.delete(result.index);
-    if (options.order !== "completed") next++;
-    return result;
+  /** The index to yield now, when its sample is scored: the next in input order, or the first to settle. */
+  const ready = (): number | undefined => (inCompletionOrder ? settled[0] : settledSet.has(next) ? next : undefined);
+  const take = (index: number): Promise<IndexedResult> => {
+    const task = tasks.get(index)!;
+    tasks.delete(index);
+    settledSet.delete(index);
+    if (inCompletionOrder) settled.shift();
+    else next++;
+    return task;
   };
+  const anySettles = () => new Promise<void>((resolve) => (wake = resolve));
+  // A sample slower than the rest holds back only its own slot: the others go on being replaced
+  // until `width` scored results wait behind it (a batched judge makes one call per sample, so
+  // waiting on it would leave the judge's other slots idle).
+  const full = () => running >= width || tasks.size >= 2 * width;
   let index = 0;
   try {
     for await (const sample of samples) {
       if (options.signal?.aborted) break;
       launch(sample, index++);
-      while (inFlight.size >= width) yield await takeOne();
+      while (full()) {
+        const head = ready();
+        if (head === undefined) await anySettles();
+        else yield await take(head);
+      }
     }
-    while (inFlight.size > 0) yield await takeOne();
+    while (tasks.size > 0) {
+      const head = ready();
+      if (head === undefined) await anySettles();
+      else yield await take(head);
+    }
     options.signal?.throwIfAborted();
   } catch (e) {
     throw toRubricateError(e);
   } finally {
     // Let in-flight work settle so nothing writes after the caller thinks we are done.
-    await Promise.allSettled(inFlight.values());
+    await Promise.allSettled(tasks.values());
     await owned.close();
   }
 }

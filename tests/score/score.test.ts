@@ -226,6 +226,57 @@ describe("score / scoreStream", () => {
     ]);
   });
 
+  it("a slow sample holds back its own slot only: the others go on until `concurrency` scored ones wait behind it", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let scoring = 0;
+    let most = 0;
+    const asked: number[] = [];
+    const judge: Judge = {
+      id: "first-is-slow",
+      usage: emptyUsage,
+      async answer(request) {
+        asked.push(request.sample.id as number);
+        most = Math.max(most, ++scoring);
+        await (request.sample.id === 0 ? gate : new Promise((r) => setImmediate(r)));
+        scoring--;
+        return { verdicts: new Map(request.questions.map((q) => [q.id, { pass: true, source: "llm" as const }])), usage: emptyUsage() };
+      },
+    };
+    const withQuestion = parseRubric("id: s\ncriteria:\n  - id: a\n    question: Q?\n");
+    const samples = Array.from({ length: 10 }, (_, i) => ({ id: i, response: "x" }));
+    const run = score(withQuestion, samples, { judge, concurrency: 2 });
+    // Sample 0 waits; 1, 2 and 3 are scored beside it, and then 4 waits for it (2 × 2 held). Each
+    // of the others takes one event-loop turn, so fifty turns is ample, whatever the machine's load.
+    for (let turn = 0; turn < 50; turn++) await new Promise((r) => setImmediate(r));
+    expect(asked).toEqual([0, 1, 2, 3]);
+    release();
+    const results = await run;
+    expect(results.map((r) => r.id)).toEqual(samples.map((s) => s.id));
+    expect(most).toBe(2);
+  });
+
+  it("in completion order, a slow sample comes last and the rest are not held for it", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const judge: Judge = {
+      id: "first-is-slow",
+      usage: emptyUsage,
+      async answer(request) {
+        await (request.sample.id === 0 ? gate : new Promise((r) => setImmediate(r)));
+        return { verdicts: new Map(request.questions.map((q) => [q.id, { pass: true, source: "llm" as const }])), usage: emptyUsage() };
+      },
+    };
+    const withQuestion = parseRubric("id: s\ncriteria:\n  - id: a\n    question: Q?\n");
+    const seen: number[] = [];
+    const stream = scoreStream(withQuestion, [0, 1, 2, 3, 4].map((id) => ({ id, response: "x" })), { judge, concurrency: 2, order: "completed" });
+    for await (const r of stream) {
+      seen.push(r.id as number);
+      if (seen.length === 4) release();
+    }
+    expect(seen).toEqual([1, 2, 3, 4, 0]);
+  });
+
   it("a sample that is not an object is a BAD_INPUT result", async () => {
     const results = [];
     for await (const r of scoreStream(rubric, [{ response: "yes" }, [] as unknown as Sample])) results.push(r);
