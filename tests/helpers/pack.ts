@@ -4,6 +4,7 @@ import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, 
 import { basename, join } from "node:path";
 import { inject } from "vitest";
 import { ROOT } from "./cli.js";
+import { ensureTypes } from "../setup/build.js";
 import { treeHash, underLock } from "./once.js";
 
 const NPM = process.platform === "win32" ? "npm.cmd" : "npm";
@@ -12,7 +13,8 @@ const PACKS = join(ROOT, "node_modules", ".cache", "rubricate-packs");
 
 /**
  * `npm pack` of this checkout into `dest`, as a user gets the package: the run's one build of
- * `dist/` (tests/setup/build.ts, so the file must be one of the `built` project's) and the
+ * `dist/` (tests/setup/build.ts, so the file must be one of the `built` project's) with its type
+ * declarations (built now, once, if no pack of the run has asked for them yet) and the
  * package.json `files`. Returns the tarball's path. The pack (~15 s of a loaded machine, 737
  * files) is made once per content: later calls, in this run (waiting for one under way) or the
  * next, copy it while nothing it holds has changed.
@@ -44,6 +46,8 @@ export async function installBuilt(app: string, manifest: Record<string, unknown
 /** The folder of this checkout's pack (packed now unless a run already did, or is doing it). */
 async function packedFolder(): Promise<string> {
   if (!inject("rubricateDist")) throw new Error("packBuilt and installBuilt need the built package: add the test file to vitest.config.ts's built files");
+  // The run's build is JavaScript only; the package a user gets has its type declarations too.
+  await ensureTypes();
   const packed = join(PACKS, packedInputsHash());
   if (!existsSync(packed)) await packOnce(packed);
   return packed;
