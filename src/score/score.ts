@@ -214,6 +214,9 @@ function sampleError(error: RubricateError, sample: Sample, policy: ErrorPolicy)
   return result;
 }
 
+/** Samples launched in a row, while the window fills, between two turns of the event loop. */
+const FILL_STEP = 8;
+
 /**
  * Scores samples as a stream, results in input order by default. Memory stays bounded: at most
  * `concurrency` samples are being scored at once, and at most as many scored ones wait behind a
@@ -271,10 +274,17 @@ export async function* scoreStream(rubric: Rubric, samples: Iterable<Sample> | A
   // waiting on it would leave the judge's other slots idle).
   const full = () => running >= width || tasks.size >= 2 * width;
   let index = 0;
+  let launchedInARow = 0;
   try {
     for await (const sample of samples) {
       if (options.signal?.aborted) break;
       launch(sample, index++);
+      // Filling the window (the start of a run): every few samples, a turn of the event loop sends
+      // the calls they asked for (a new connection needs one), rather than all `width` samples'
+      // prompts being built before the first request goes out; the answers then come back spread
+      // out instead of in one burst.
+      if (full()) launchedInARow = 0;
+      else if (++launchedInARow % FILL_STEP === 0) await new Promise((resolve) => setImmediate(resolve));
       while (full()) {
         const head = ready();
         if (head === undefined) await anySettles();

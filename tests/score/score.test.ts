@@ -256,6 +256,25 @@ describe("score / scoreStream", () => {
     expect(most).toBe(2);
   });
 
+  it("while the window fills, the first samples' calls go out before every sample's prompt is built", async () => {
+    const asked: number[] = [];
+    let askedAtFirstTurn: number | undefined;
+    const judge: Judge = {
+      id: "records-turns",
+      usage: emptyUsage,
+      async answer(request) {
+        // The first call's request would be written in the next turn of the event loop.
+        if (asked.push(request.sample.id as number) === 1) setImmediate(() => (askedAtFirstTurn = asked.length));
+        await new Promise((r) => setTimeout(r, 1));
+        return { verdicts: new Map(request.questions.map((q) => [q.id, { pass: true, source: "llm" as const }])), usage: emptyUsage() };
+      },
+    };
+    const withQuestion = parseRubric("id: s\ncriteria:\n  - id: a\n    question: Q?\n");
+    const results = await score(withQuestion, Array.from({ length: 64 }, (_, i) => ({ id: i, response: "x" })), { judge, concurrency: 64 });
+    expect(results).toHaveLength(64);
+    expect(askedAtFirstTurn).toBeLessThanOrEqual(8);
+  });
+
   it("in completion order, a slow sample comes last and the rest are not held for it", async () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
