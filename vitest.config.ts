@@ -38,18 +38,36 @@ const built = filesMatching(RUNS_BUILT);
  * 66 s shared in order and 79 s shuffled (all passing each way; 2026-12-02). Seven more once timers and
  * methods stopped counting as process-wide (corpus/read, distill/rollouts, engine/cache/redis and sqlite,
  * engine/engine and scheduler, score/score): with the other shared files of their folders, 26.8 s of
- * CPU isolated against 20.9 s shared (2026-12-02, h32files). Only folders whose tests are
- * about values (parsing, scoring, statistics, reports, checks) are in it, and in them only a file
- * that leaves no process-wide trace: one that sets the environment (spreading `...process.env` into a
- * child's only reads it), listens on `process`, mocks,
+ * CPU isolated against 20.9 s shared (2026-12-02, h32files). Nineteen more from the examples, the
+ * files directly in tests/ and the CLI, hub, queue, rubrics, sandbox, setup and helpers folders:
+ * 41 s of CPU isolated against 31 s shared (18 of them, two pairs; 2026-12-02, h34suite). In these
+ * folders only a file that leaves no process-wide trace is in it: one that sets the environment
+ * (spreading `...process.env` into a child's only reads it), listens on `process`, mocks,
  * stubs, fakes timers, or calls a `set…(`/`register…(` (a code runner, a check; not a method such as a
- * test server's `.setBehavior(`, nor `setTimeout(`) stays isolated, as
- * does every `built` file. Not in it: tests/site (its files share src/site's module state: they
- * failed shared), and the folders of servers, sandboxes, queues and the CLI.
+ * test server's `.setBehavior(`, nor `setTimeout(`) stays isolated; a `built` file goes to
+ * `built-shared` below. Not in it: tests/site (its files share src/site's module state: they
+ * failed shared), tests/bridge (one failure shared and shuffled; 10 s against 8.5 s of CPU, little
+ * to gain), tests/providers, and tests/faults (its leak check counts the process's handles).
  */
-const SHARED_DIRS = ["rubric", "score", "text", "stats", "report", "config", "draft", "calibrate", "optimize", "corpus", "distill", "judge", "checks", "env", "engine", "probe"].map((d) => join("tests", d));
+const SHARED_DIRS = [
+  ...["rubric", "score", "text", "stats", "report", "config", "draft", "calibrate", "optimize", "corpus", "distill", "judge", "checks", "env", "engine", "probe"],
+  ...["cli", "hub", "queue", "rubrics", "sandbox", "setup", "helpers"],
+].map((d) => join("tests", d)).concat("examples");
 const TOUCHES_PROCESS = /\bvi\.(?:spyOn|useFakeTimers|mock|doMock|stubGlobal|stubEnv|resetModules)\b|(?<!\.\.\.)process\.(?:env|on|once|off|chdir|exitCode|umask|removeAllListeners|setMaxListeners)\b|globalThis\b|(?<![.\w])set(?!Timeout\(|Immediate\(|Interval\()[A-Z]\w*\(|\bregister\w*\(/;
-const shared = filesMatching(/(?:)/, SHARED_DIRS).filter((path) => !built.includes(path) && !TOUCHES_PROCESS.test(readFileSync(path, "utf8")));
+const leavesNoTrace = (path: string) => !TOUCHES_PROCESS.test(readFileSync(path, "utf8"));
+/** The test files directly in tests/ (the package, the README, the import graph, the layers). */
+const topLevel = readdirSync("tests").filter((name) => name.endsWith(".test.ts")).map((name) => join("tests", name));
+const sharable = [...filesMatching(/(?:)/, SHARED_DIRS), ...topLevel].filter(leavesNoTrace);
+const shared = sharable.filter((path) => !built.includes(path));
+/**
+ * The `built` files that leave no process-wide trace either (the same test as `shared`, in the same
+ * folders, plus those directly in tests/): they run the CLI and npm as child processes or through
+ * `runCliInProcess`, which restores what it changes, and close their servers and registries in
+ * their own hooks, so one worker can run them one after another. The 32 of them alone: 125 s of CPU
+ * isolated against 115 s shared (2026-12-02, h34suite). Not in it, as not in `shared`: tests/bridge,
+ * tests/site, tests/faults.
+ */
+const builtShared = built.filter((path) => sharable.includes(path));
 
 /**
  * PATH for the test workers, without pyenv's shims. A shim is a bash script that starts pyenv for
@@ -84,7 +102,8 @@ export default defineConfig({
     projects: [
       { extends: true, test: { name: "unit", include, exclude: [...exclude, ...built, ...shared] } },
       { extends: true, test: { name: "shared", include: shared, exclude, isolate: false } },
-      { extends: true, test: { name: "built", include: built, exclude, globalSetup: ["tests/setup/build.ts"], hookTimeout: 600_000 } },
+      { extends: true, test: { name: "built", include: built, exclude: [...exclude, ...builtShared], globalSetup: ["tests/setup/build.ts"], hookTimeout: 600_000 } },
+      { extends: true, test: { name: "built-shared", include: builtShared, exclude, globalSetup: ["tests/setup/build.ts"], hookTimeout: 600_000, isolate: false } },
     ],
   },
 });

@@ -22,18 +22,32 @@ const HEAVY = ["@anthropic-ai/sdk", "openai", "ioredis", "mathjs", "better-sqlit
 const LAZY_AREAS = [/^src\/optimize\//, /^src\/distill\//, /^src\/probe\//, /^src\/env\/(?!policy\.ts$|policy-schema\.ts$)/, /^src\/hub\/(?!init\.ts$|lazy\.ts$|package\.ts$)/, /^src\/engine\/(?:merge|batch\/)/];
 const LISTER = join(ROOT, "tests/helpers/loaded-packages.mjs");
 
-/** Listings already taken: two tests read the same listing of the sources (a tsx child takes seconds). */
-const listings = new Map<string, { packages: string[]; files: string[] }>();
+type Listing = { packages: string[]; files: string[] };
+type Stage = "root" | "openai-call" | "control";
+/** Listings already taken, by entry: the tests of one entry read the stages of one child run (a tsx child takes ~1 s of CPU). */
+const listings = new Map<string, Record<Stage, Listing>>();
 
-function loadedBy(entry: string, options: { tsx?: boolean; control?: boolean; mode?: "openai-call" } = {}): { packages: string[]; files: string[] } {
-  const mode = options.control ? "control" : options.mode;
-  const args = [...(options.tsx ? ["--import", "tsx"] : []), LISTER, entry, ...(mode ? [mode] : [])];
+/**
+ * What importing `entry` loaded (`root`), then also what one OpenAI call the default way loaded
+ * (`openai-call`), then also what the control calls loaded (`control`): each stage lists all that
+ * loaded so far, so a stage sees what the ones before it loaded too (the root's import is in each,
+ * as when each stage was a child of its own; the OpenAI call loads no heavy library, which its own
+ * test asserts).
+ */
+function loadedBy(entry: string, options: { tsx?: boolean; stage?: Stage } = {}): Listing {
+  const args = [...(options.tsx ? ["--import", "tsx"] : []), LISTER, entry, "stages"];
   const key = args.join("\0");
   if (!listings.has(key)) {
     const out = execFileSync(process.execPath, args, { cwd: ROOT, encoding: "utf8", env: { ...process.env, RUBRICATE_CONTROL_KEY: "sk-control-not-a-key", OPENAI_LOG: "", RUBRICATE_HTTP: "" }, timeout: 120_000 });
-    listings.set(key, JSON.parse(out) as { packages: string[]; files: string[] });
+    listings.set(key, JSON.parse(out) as Record<Stage, Listing>);
   }
-  return listings.get(key)!;
+  return listings.get(key)![options.stage ?? "root"];
+}
+
+/** What importing a module that is not the package root loaded (it has no providers or caches to call). */
+function loadedByModule(entry: string): Listing {
+  const out = execFileSync(process.execPath, ["--import", "tsx", LISTER, entry], { cwd: ROOT, encoding: "utf8", timeout: 120_000 });
+  return JSON.parse(out) as Listing;
 }
 
 describe("what importing the package root loads", () => {
@@ -60,24 +74,24 @@ describe("what importing the package root loads", () => {
   });
 
   it.each(entries)("$name: building providers and opening a Redis cache loads their libraries (the listing sees lazy loads)", ({ entry, tsx }) => {
-    const { packages } = loadedBy(entry(), { tsx, control: true });
+    const { packages } = loadedBy(entry(), { tsx, stage: "control" });
     expect(packages).toEqual(expect.arrayContaining(["openai", "@anthropic-ai/sdk", "ioredis", "better-sqlite3"]));
   });
 
   it.each(entries)("$name: an OpenAI call the default way loads no SDK (it goes out without one)", ({ entry, tsx }) => {
-    const { packages } = loadedBy(entry(), { tsx, mode: "openai-call" });
+    const { packages } = loadedBy(entry(), { tsx, stage: "openai-call" });
     expect(packages.filter((p) => HEAVY.includes(p))).toEqual([]);
   });
 
   it("the sources: calling a lazy entry point loads its area (the listing sees lazy areas)", () => {
-    const { files } = loadedBy(join(ROOT, "src/index.ts"), { tsx: true, control: true });
+    const { files } = loadedBy(join(ROOT, "src/index.ts"), { tsx: true, stage: "control" });
     expect(files).toEqual(expect.arrayContaining(["src/env/load.ts", "src/distill/run.ts"]));
   });
 });
 
 describe("what a command module loads before its command runs", () => {
   it("`rubricate env` (init, check, synth, filter, push…) registers its commands without loading the engine, judge, eval, rollout loop or search", () => {
-    const { files } = loadedBy(join(ROOT, "src/cli/commands/env.ts"), { tsx: true });
+    const { files } = loadedByModule(join(ROOT, "src/cli/commands/env.ts"));
     // The listing sees the command modules themselves.
     expect(files).toEqual(expect.arrayContaining(["src/cli/commands/env.ts", "src/cli/env-synth.ts", "src/cli/env-filter.ts", "src/hub/init.ts"]));
     const heavy = ["src/engine/engine.ts", "src/judge/create.ts", "src/env/eval.ts", "src/env/rollout.ts", "src/env/load.ts", "src/corpus/synth.ts", "src/corpus/search.ts", "src/corpus/read.ts", "src/hub/check.ts"];
