@@ -19,7 +19,7 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import type { TestProject } from "vitest/node";
 import { treeHash, underLock } from "../helpers/once.js";
 
@@ -48,10 +48,14 @@ const stampSays = (stamp: string, hash: string) => existsSync(stamp) && readFile
 const isFresh = (hash: string) => existsSync(join(DIST, "cli", "main.js")) && stampSays(STAMP, hash);
 const typesFresh = (hash: string) => isFresh(hash) && existsSync(join(DIST, "index.d.ts")) && stampSays(TYPES_STAMP, hash);
 
-/** Runs tsup for one half of the build (tsup.config.ts's `RUBRICATE_BUILD`). */
-const tsup = (part: "js" | "types") =>
-  run(process.execPath, [join(ROOT, "node_modules", "tsup", "dist", "cli-default.js")], { RUBRICATE_BUILD: part });
+/** Runs tsup (its own `bin`, without an npx start) for one half of the build (tsup.config.ts's `RUBRICATE_BUILD`). */
+function tsup(part: "js" | "types"): Promise<void> {
+  const manifest = join(ROOT, "node_modules", "tsup", "package.json");
+  const { bin } = JSON.parse(readFileSync(manifest, "utf8")) as { bin: Record<string, string> };
+  return run(process.execPath, [join(dirname(manifest), bin.tsup)], { RUBRICATE_BUILD: part });
+}
 
+/** Runs a build step in the project's folder, rejecting with its output when it fails. */
 async function run(command: string, args: string[], env: Record<string, string> = {}): Promise<void> {
   await promisify(execFile)(command, args, { cwd: ROOT, env: { ...process.env, ...env }, timeout: 600_000, maxBuffer: 64 * 1024 * 1024 });
 }
