@@ -6,7 +6,8 @@
  * concurrency (bench/cli-batched-peer-child.mjs), its start-up included too. The ideal is
  * calls × latency ÷ concurrency (2,000 × 0.05 / 64 = 1.56 s), so 1.0 means no time lost to
  * start-up or the library's own work. Between them, the floor: the CLI's own request bodies posted
- * by a bare node:http client from a fresh node (bench/lib/floor.ts), the ratio the machine allows. Builds dist/ first when it is missing.
+ * by a bare node:http client from a fresh node (bench/lib/floor.ts), the ratio the machine allows.
+ * Builds dist/ first when it is missing.
  *   npx tsx bench/run.ts cli-batched
  */
 import { spawn } from "node:child_process";

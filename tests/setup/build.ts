@@ -60,14 +60,18 @@ async function run(command: string, args: string[], env: Record<string, string> 
   await promisify(execFile)(command, args, { cwd: ROOT, env: { ...process.env, ...env }, timeout: 600_000, maxBuffer: 64 * 1024 * 1024 });
 }
 
+/** Runs `build` under the build lock unless `done()`, asked again once the lock is ours (another run may have built meanwhile). */
+async function buildOnce(done: () => boolean, build: () => Promise<void>): Promise<void> {
+  if (done()) return;
+  await underLock(LOCK, async () => (done() ? undefined : build()), 500);
+}
+
 /** Builds `dist/`'s JavaScript (and what `npm run build` writes after it) unless it is already built from these sources. */
 export async function ensureBuilt(): Promise<void> {
   const hash = sourcesHash();
-  if (isFresh(hash)) return;
-  await underLock(
-    LOCK,
+  await buildOnce(
+    () => isFresh(hash),
     async () => {
-      if (isFresh(hash)) return;
       // tsup cleans dist/ first: the declarations of the last build go with it.
       rmSync(STAMP, { force: true });
       rmSync(TYPES_STAMP, { force: true });
@@ -76,7 +80,6 @@ export async function ensureBuilt(): Promise<void> {
       await run(process.execPath, [join(ROOT, "scripts", "write-third-party-notices.mjs")]);
       writeFileSync(STAMP, hash);
     },
-    500,
   );
 }
 
@@ -84,16 +87,13 @@ export async function ensureBuilt(): Promise<void> {
 export async function ensureTypes(): Promise<void> {
   await ensureBuilt();
   const hash = sourcesHash();
-  if (typesFresh(hash)) return;
-  await underLock(
-    LOCK,
+  await buildOnce(
+    () => typesFresh(hash),
     async () => {
-      if (typesFresh(hash)) return;
       if (!isFresh(hash)) throw new Error("dist/ was rebuilt from other sources while its type declarations were asked for: run the tests again");
       await tsup("types");
       writeFileSync(TYPES_STAMP, hash);
     },
-    500,
   );
 }
 
