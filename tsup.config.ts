@@ -44,15 +44,6 @@ const sdkWebGlobals: Plugin = {
 /** One entry per public area: `rubricate`, `rubricate/rubric`, `rubricate/judge`, … */
 const areas = ["rubric", "checks", "judge", "engine", "score", "env", "calibrate", "optimize", "report", "bridge", "distill", "probe", "draft", "sandbox", "testing", "corpus"];
 
-/**
- * `RUBRICATE_BUILD=js` builds the JavaScript alone and `RUBRICATE_BUILD=types` the declarations
- * alone, into the same dist/; unset, both (`npm run build`). The test run builds the JavaScript
- * first and the declarations only when a test packs the package (tests/setup/build.ts): they are
- * most of the build's CPU, and only the packed tarball's tests read them.
- */
-const part = process.env.RUBRICATE_BUILD;
-const dtsEntry = { index: "src/index.ts", ...Object.fromEntries(areas.map((a) => [`${a}/index`, `src/${a}/index.ts`])) };
-
 export default defineConfig({
   entry: {
     index: "src/index.ts",
@@ -60,11 +51,12 @@ export default defineConfig({
     ...Object.fromEntries(areas.map((a) => [`${a}/index`, `src/${a}/index.ts`])),
   },
   format: ["esm", "cjs"],
-  dts: part === "js" ? false : { entry: dtsEntry, only: part === "types" },
+  // The type declarations are built apart, by tsc and rollup-plugin-dts (scripts/build-types.mjs):
+  // tsup's dts took ~4x the CPU for the same bundles.
+  dts: false,
   // No source maps in the published build: they were 3.7 MB of the 10.9 MB unpacked (BENCHMARKS.md).
   sourcemap: false,
-  // The declarations alone go beside the JavaScript already built, which a clean would remove.
-  clean: part !== "types",
+  clean: true,
   target: "node20",
   splitting: true,
   shims: true,

@@ -7,10 +7,10 @@
  * node_modules/.cache (not in dist/, which is published).
  *
  * The type declarations are built apart, by `ensureTypes`, when a test first packs the package
- * (tests/helpers/pack.ts): only the tarball's tests read them, and they are ~97 % of the build's
- * CPU (77 s against 3 s for the JavaScript on this 2-core machine). Built before any test, they
- * held every file of the run back; built on demand, they overlap the files that need no package.
- * The two halves together are byte for byte `npm run build`'s dist/.
+ * (tests/helpers/pack.ts): only the tarball's tests read them, and they are most of the build's
+ * CPU (~15 s against 3 s for the JavaScript on this 2-core machine, scripts/build-types.mjs). Built
+ * on demand, they overlap the files that need no package. The two halves together are
+ * `npm run build`'s dist/.
  *
  * `npx tsx tests/setup/build.ts` builds both the same way from a shell: .ci/run builds with it, so
  * its `npm test` finds dist/ fresh instead of building it a second time (a plain `npm run build`
@@ -30,7 +30,7 @@ const CACHE = join(ROOT, "node_modules", ".cache");
 const STAMP = join(CACHE, "rubricate-build.hash");
 const TYPES_STAMP = join(CACHE, "rubricate-types.hash");
 /** What the build reads besides node_modules. */
-const INPUTS = ["src", "package.json", "tsconfig.json", "tsup.config.ts", "scripts/write-schema.mjs", "scripts/write-third-party-notices.mjs"];
+const INPUTS = ["src", "package.json", "tsconfig.json", "tsconfig.types.json", "tsup.config.ts", "scripts/build-types.mjs", "scripts/write-schema.mjs", "scripts/write-third-party-notices.mjs"];
 /** Held while building, so two `vitest run`s in one checkout build once and never read a half-written dist. */
 const LOCK = join(CACHE, "rubricate-build.lock");
 
@@ -48,16 +48,16 @@ const stampSays = (stamp: string, hash: string) => existsSync(stamp) && readFile
 const isFresh = (hash: string) => existsSync(join(DIST, "cli", "main.js")) && stampSays(STAMP, hash);
 const typesFresh = (hash: string) => isFresh(hash) && existsSync(join(DIST, "index.d.ts")) && stampSays(TYPES_STAMP, hash);
 
-/** Runs tsup (its own `bin`, without an npx start) for one half of the build (tsup.config.ts's `RUBRICATE_BUILD`). */
-function tsup(part: "js" | "types"): Promise<void> {
+/** Runs tsup (its own `bin`, without an npx start): the JavaScript half of the build. */
+function tsup(): Promise<void> {
   const manifest = join(ROOT, "node_modules", "tsup", "package.json");
   const { bin } = JSON.parse(readFileSync(manifest, "utf8")) as { bin: Record<string, string> };
-  return run(process.execPath, [join(dirname(manifest), bin.tsup)], { RUBRICATE_BUILD: part });
+  return run(process.execPath, [join(dirname(manifest), bin.tsup)]);
 }
 
 /** Runs a build step in the project's folder, rejecting with its output when it fails. */
-async function run(command: string, args: string[], env: Record<string, string> = {}): Promise<void> {
-  await promisify(execFile)(command, args, { cwd: ROOT, env: { ...process.env, ...env }, timeout: 600_000, maxBuffer: 64 * 1024 * 1024 });
+async function run(command: string, args: string[]): Promise<void> {
+  await promisify(execFile)(command, args, { cwd: ROOT, timeout: 600_000, maxBuffer: 64 * 1024 * 1024 });
 }
 
 /** Runs `build` under the build lock unless `done()`, asked again once the lock is ours (another run may have built meanwhile). */
@@ -75,7 +75,7 @@ export async function ensureBuilt(): Promise<void> {
       // tsup cleans dist/ first: the declarations of the last build go with it.
       rmSync(STAMP, { force: true });
       rmSync(TYPES_STAMP, { force: true });
-      await tsup("js");
+      await tsup();
       await run(process.execPath, [join(ROOT, "scripts", "write-schema.mjs")]);
       await run(process.execPath, [join(ROOT, "scripts", "write-third-party-notices.mjs")]);
       writeFileSync(STAMP, hash);
@@ -91,7 +91,7 @@ export async function ensureTypes(): Promise<void> {
     () => typesFresh(hash),
     async () => {
       if (!isFresh(hash)) throw new Error("dist/ was rebuilt from other sources while its type declarations were asked for: run the tests again");
-      await tsup("types");
+      await run(process.execPath, [join(ROOT, "scripts", "build-types.mjs")]);
       writeFileSync(TYPES_STAMP, hash);
     },
   );
