@@ -9,7 +9,7 @@ import { availableParallelism } from "node:os";
 import { mathEquivalent } from "../src/checks/math/equivalent.js";
 import { editSimilarity, rougeL } from "../src/checks/similarity.js";
 import { runCheck } from "../src/checks/run.js";
-import { setCodeRunner } from "../src/checks/code/check.js";
+import { setCodeRunner } from "../src/checks/code/spec.js";
 import { childProcessRunner } from "../src/checks/code/runner.js";
 import { EQUIVALENT, NOT_EQUIVALENT } from "../tests/checks/math-cases.js";
 import { round, type BenchContext, type BenchResult } from "./lib/common.js";

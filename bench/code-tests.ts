@@ -3,7 +3,7 @@
  * and a candidate process, each in a sandbox of its own, talking through the referee. The ideal is
  * the same two processes with no sandbox (childProcessRunner, `--unsafe-no-sandbox`).
  */
-import { setCodeRunner } from "../src/checks/code/check.js";
+import { setCodeRunner } from "../src/checks/code/spec.js";
 import { bubblewrapCodeRunner, childProcessRunner, type CodeRunner } from "../src/checks/code/runner.js";
 import { runCheck } from "../src/checks/run.js";
 import { MEASURE_COLUMNS, round, type BenchContext, type BenchResult, type MeasureRow as Row } from "./lib/common.js";

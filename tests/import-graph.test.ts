@@ -99,6 +99,25 @@ describe("what a command module loads before its command runs", () => {
   });
 });
 
+describe("what the `tests` and `math` kinds cost a start-up", () => {
+  /** The `tests` harness with what it starts processes with, and the `math` comparison: loaded on such a check's first run only. */
+  const ON_FIRST_RUN = [/^src\/checks\/code\/(?:check|runner|relay)\.ts$/, /^src\/sandbox\//, /^src\/checks\/math\/(?:check|equivalent|compare|read|latex)\.ts$/];
+
+  it("`rubricate score` and the table of check kinds load neither the `tests` harness, the sandbox nor the `math` comparison", () => {
+    for (const entry of ["src/cli/commands/score.ts", "src/checks/kinds.ts"]) {
+      const { files } = loadedByModule(join(ROOT, entry));
+      // The listing sees the kinds, and the `tests` and `math` kinds' own files and settings among them.
+      expect(files).toEqual(expect.arrayContaining(["src/checks/kinds.ts", "src/checks/kinds/tests.ts", "src/checks/code/spec.ts", "src/checks/kinds/math.ts", "src/checks/math/spec.ts"]));
+      expect(files.filter((f) => ON_FIRST_RUN.some((h) => h.test(f)))).toEqual([]);
+    }
+  });
+
+  it("what a first run imports loads them (the listing sees them)", () => {
+    expect(loadedByModule(join(ROOT, "src/checks/code/check.ts")).files).toEqual(expect.arrayContaining(["src/checks/code/runner.ts", "src/sandbox/index.ts"]));
+    expect(loadedByModule(join(ROOT, "src/checks/math/check.ts")).files).toEqual(expect.arrayContaining(["src/checks/math/compare.ts", "src/checks/math/latex.ts"]));
+  });
+});
+
 describe("what the bundle of dist/ keeps of zod", () => {
   it("the sources import zod as a namespace: `import { z }` is zod's namespace object as a value, which keeps all of zod (twice the code every start-up compiles)", () => {
     const files = readdirSync(join(ROOT, "src"), { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".ts"));

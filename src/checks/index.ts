@@ -7,5 +7,5 @@ export { CHECK_KINDS } from "./kinds.js";
 export { mathEquivalent, type MathOptions, type MathVerdict } from "./math/equivalent.js";
 export { extractAnswer, type AnswerExtraction } from "./math/extract.js";
 export { editSimilarity, rougeL } from "./similarity.js";
-export { setCodeRunner, UNSAFE_NO_SANDBOX_ENV } from "./code/check.js";
+export { setCodeRunner, UNSAFE_NO_SANDBOX_ENV } from "./code/spec.js";
 export { childProcessRunner, sandboxCodeRunner, bubblewrapCodeRunner, type CodeRunner, type StartRequest, type StartedProcess, type SandboxLike } from "./code/runner.js";

@@ -1,8 +1,6 @@
-import http from "node:http";
-import https from "node:https";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { agents, requestHeaders, responseHeaders } from "./http-fetch.js";
+import { requestHeaders, responseHeaders, transport } from "./http-fetch.js";
 
 /**
  * A `fetch` for the batch clients over `node:http(s)` that streams both ways: request bodies
@@ -19,9 +17,9 @@ export const streamingFetch: typeof fetch = async (input, init = {}) => {
   const headers = requestHeaders(init);
   const body = init.body;
   if (body instanceof Blob && headers["content-length"] === undefined) headers["content-length"] = String(body.size);
-  const client = url.protocol === "https:" ? https : http;
+  const { request: send, agent } = transport(url.protocol);
   return new Promise<Response>((resolve, reject) => {
-    const request = client.request(url, { method: init.method ?? "GET", headers, agent: agents[url.protocol as "http:"], signal: init.signal ?? undefined }, (res) => {
+    const request = send(url, { method: init.method ?? "GET", headers, agent, signal: init.signal ?? undefined }, (res) => {
       const status = res.statusCode ?? 502;
       const nullBody = status === 204 || status === 304 || init.method === "HEAD";
       if (nullBody) res.resume();

@@ -1,5 +1,6 @@
 import http from "node:http";
-import https from "node:https";
+import type https from "node:https";
+import { createRequire } from "node:module";
 
 import { RubricateError } from "../errors.js";
 import { DeadlineError } from "./call.js";
@@ -11,8 +12,28 @@ import { DeadlineError } from "./call.js";
  */
 export const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 
-/** Keep-alive connection pools, one per protocol, shared by the live and the batch fetch. */
-export const agents = { "http:": new http.Agent({ keepAlive: true }), "https:": new https.Agent({ keepAlive: true }) };
+/** How requests of one protocol go out: node:http(s)'s `request` and the protocol's keep-alive pool. */
+export interface Transport {
+  request: typeof http.request;
+  agent: http.Agent;
+}
+
+const transports: Partial<Record<"http:" | "https:", Transport>> = {};
+const requireBuiltin = createRequire(import.meta.url);
+
+/**
+ * The transport of a protocol, shared by the live and the batch fetch: one keep-alive pool each.
+ * node:https (and TLS with it, ~12 ms of a start-up's CPU) loads on the first https request, so a
+ * run against a local http judge never loads it.
+ */
+export function transport(protocol: "http:" | "https:"): Transport {
+  return (transports[protocol] ??= protocol === "https:" ? httpsTransport() : { request: http.request, agent: new http.Agent({ keepAlive: true }) });
+}
+
+function httpsTransport(): Transport {
+  const { request, Agent } = requireBuiltin("node:https") as typeof https;
+  return { request: request as typeof http.request, agent: new Agent({ keepAlive: true }) };
+}
 
 /**
  * A request's headers as node:http takes them, with the content length of a string body. The
@@ -132,8 +153,8 @@ export function sendBuffered(target: RequestTarget, { method, headers, body, sig
       settle();
       rejectCall(error);
     };
-    const options = { ...target.options, method, headers, agent: agents[target.protocol] };
-    const request = (target.protocol === "https:" ? https : http).request(options, (res) => {
+    const { request: send, agent } = transport(target.protocol);
+    const request = send({ ...target.options, method, headers, agent }, (res) => {
       const chunks: Buffer[] = [];
       let received = 0;
       res.on("data", (chunk: Buffer) => {

@@ -4,7 +4,7 @@
  * keep this file green.
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { setCodeRunner } from "../../src/checks/code/check.js";
+import { setCodeRunner } from "../../src/checks/code/spec.js";
 import { CODE_HACKS, CODE_HONEST, taskOf, type CodeHack } from "../../src/checks/code/hacks.js";
 import { bubblewrapCodeRunner, type CodeRunner } from "../../src/checks/code/runner.js";
 import { runCheck } from "../../src/checks/run.js";

@@ -1,5 +1,5 @@
 import { describe, it } from "vitest";
-import { setCodeRunner } from "../../src/checks/code/check.js";
+import { setCodeRunner } from "../../src/checks/code/spec.js";
 import { childProcessRunner } from "../../src/checks/code/runner.js";
 import { rubricFiles } from "./library.js";
 import { expectLibraryProbe } from "./library-checks.js";

@@ -3,7 +3,7 @@ import { samplesFromExamples } from "../../src/probe/samples.js";
 import { loadRubricSync } from "../../src/rubric/load.js";
 import { rubricFiles } from "./library.js";
 import { expectLibraryProbe } from "./library-checks.js";
-import { setCodeRunner } from "../../src/checks/code/check.js";
+import { setCodeRunner } from "../../src/checks/code/spec.js";
 import { childProcessRunner } from "../../src/checks/code/runner.js";
 
 // code-tests.yaml's `tests` check runs the attack responses' code; they are built from the rubric's own examples (trusted).

@@ -7,7 +7,7 @@ import { loadJudgeConfig } from "../../src/judge/load.js";
 import { lintFails, lintRubric } from "../../src/rubric/lint.js";
 import { loadRubricSync } from "../../src/rubric/load.js";
 import { exampleSample, rubricFiles } from "./helpers.js";
-import { setCodeRunner } from "../../src/checks/code/check.js";
+import { setCodeRunner } from "../../src/checks/code/spec.js";
 import { childProcessRunner } from "../../src/checks/code/runner.js";
 
 // code-tests.yaml's examples run their code: the library's own examples are trusted code.

@@ -3,57 +3,32 @@
  * and reward all, or the share, of tests passed. Python 3 and JavaScript/TypeScript.
  *
  * rubric:  check: { tests: { language: python, tests: "{{test_list}}", reward: share } }
+ *
+ * The kind's settings and the runner choice live in spec.ts; this harness (with the referee, the
+ * runners and the sandbox behind them) loads on the first run of a `tests` check (kinds/tests.ts).
  */
 import { createRequire } from "node:module";
 import pLimit from "p-limit";
 import { availableParallelism } from "node:os";
-import * as z from "zod";
 import { RubricateError } from "../../errors.js";
 import type { Sample } from "../../types.js";
 import { renderTemplate } from "../../text/template.js";
-import { defineCheck } from "../kind.js";
+import type { CheckInput, CheckResult } from "../kind.js";
 import { programs } from "./harness.js";
 import { referee, type RefereeResult } from "./relay.js";
 import { bubblewrapCodeRunner, childProcessRunner, type CodeRunner } from "./runner.js";
-
-export const TestsSpec = z.strictObject({
-  language: z.enum(["python", "javascript", "typescript"]),
-  tests: z
-    .union([z.string().min(1), z.array(z.string().min(1)).min(1)])
-    .describe("The tests: a list of test scripts (each one test), one script, or a {{variable}} holding either (a JSON list is read as a list)"),
-  entry_point: z.string().min(1).optional().describe("HumanEval: the function the tests' check(candidate) receives"),
-  reward: z.enum(["all", "share"]).optional().describe("all (default): pass only when every test passes; share: earn the share of tests passed"),
-  timeout_ms: z.number().int().positive().max(600_000).optional().describe("Wall-clock limit for the whole run (default 10000)"),
-  test_timeout_ms: z.number().int().positive().max(600_000).optional().describe("Limit per test (default 3000)"),
-  memory_mb: z.number().int().min(32).max(65_536).optional().describe("Memory limit (default 512)"),
-});
-export type TestsSpec = z.infer<typeof TestsSpec>;
+import { chosenCodeRunner, TestsSpec, UNSAFE_NO_SANDBOX_ENV } from "./spec.js";
 
 /** Bytes of output read from a run; more ends it. */
 export const MAX_OUTPUT_BYTES = 1024 * 1024;
 
-/** The variable that opts in to running response code without a sandbox (the CLI's --unsafe-no-sandbox sets it). */
-export const UNSAFE_NO_SANDBOX_ENV = "RUBRICATE_UNSAFE_NO_SANDBOX";
-
-// Response code is untrusted: it runs in the bubblewrap sandbox unless the caller chose otherwise.
-let runner: CodeRunner | undefined;
 /** Runs at once; each is two processes (judge and candidate), mostly waiting on each other. */
 const limit = pLimit(Math.max(1, availableParallelism()));
 
-/**
- * Sets where test code runs: another sandbox runtime (`sandboxCodeRunner`), or — an explicit
- * choice to trust the code — `childProcessRunner()`; undefined restores the default (bubblewrap,
- * or a plain child process when RUBRICATE_UNSAFE_NO_SANDBOX=1). Returns the previous one.
- */
-export function setCodeRunner(next: CodeRunner | undefined): CodeRunner | undefined {
-  const previous = runner;
-  runner = next;
-  return previous;
-}
-
 /** The runner in force: the one set, else the unsafe opt-in from the environment, else bubblewrap. */
 function activeRunner(): CodeRunner {
-  return runner ?? (process.env[UNSAFE_NO_SANDBOX_ENV] === "1" ? childProcessRunner() : bubblewrapCodeRunner());
+  // Response code is untrusted: it runs in the bubblewrap sandbox unless the caller chose otherwise.
+  return chosenCodeRunner() ?? (process.env[UNSAFE_NO_SANDBOX_ENV] === "1" ? childProcessRunner() : bubblewrapCodeRunner());
 }
 
 /** The code of a response: the last fenced block in the language (or any fenced block), else the whole text. */
@@ -125,41 +100,37 @@ export function readReport(run: RefereeResult, total: number): TestReport {
   return report;
 }
 
-export const testsCheck = defineCheck<TestsSpec>({
-  key: "tests",
-  spec: TestsSpec,
-  summary: "the response's code passes the task's unit tests (Python, JavaScript, TypeScript); all or a share",
-  async run(spec, { text, sample }) {
-    const tests = readTests(spec, sample);
-    const source = toJavaScript(extractCode(text, spec.language), spec.language);
-    if (source.error !== undefined) return { pass: false, reasoning: `the code does not compile: ${source.error}`, ...(spec.reward === "share" ? { score: 0 } : {}) };
-    const testSources = spec.language === "typescript" ? tests.map((t) => toJavaScript(t, "typescript").code ?? t) : tests;
-    const timeoutMs = spec.timeout_ms ?? 10_000;
-    const perTestS = Math.max(1, Math.ceil((spec.test_timeout_ms ?? 3000) / 1000));
-    const memoryMb = spec.memory_mb ?? 512;
-    const { judge, candidate } = programs(spec.language, source.code!, memoryMb);
-    const active = activeRunner();
-    const run = await limit(() =>
-      referee({
-        runner: active,
-        judge,
-        // V8 reserves far more address space than it uses: node has its heap limit instead.
-        candidate: { ...candidate, memoryMb: spec.language === "python" ? memoryMb : 0 },
-        job: { tests: testSources, entry_point: spec.entry_point ?? null, per_test_s: perTestS },
-        perCallMs: perTestS * 1000,
-        timeoutMs,
-        maxLineBytes: MAX_OUTPUT_BYTES,
-      }),
-    );
-    const report = readReport(run, tests.length);
-    const share = report.passed / report.total;
-    const partial = spec.reward === "share" ? { score: share } : {};
-    if (report.loadError !== undefined) return { pass: false, reasoning: `the code failed before any test ran: ${report.loadError}`, ...partial };
-    const pass = report.passed === report.total;
-    if (pass) return { pass, reasoning: `${report.passed}/${report.total} tests passed`, ...partial };
-    const first = report.failures.sort((a, b) => a.index - b.index)[0];
-    const test = first ? tests[first.index].trim() : "";
-    const detail = first ? `; test ${first.index + 1} failed: ${first.error}${test.length < 300 && !first.error.includes(test) ? ` [${test}]` : ""}` : "";
-    return { pass, reasoning: `${report.passed}/${report.total} tests passed${report.problem ? ` (${report.problem})` : ""}${detail}`, ...partial };
-  },
-});
+/** Runs one `tests` check: the response's code against the tests, in the runner in force. */
+export async function runTests(spec: TestsSpec, { text, sample }: CheckInput): Promise<CheckResult> {
+  const tests = readTests(spec, sample);
+  const source = toJavaScript(extractCode(text, spec.language), spec.language);
+  if (source.error !== undefined) return { pass: false, reasoning: `the code does not compile: ${source.error}`, ...(spec.reward === "share" ? { score: 0 } : {}) };
+  const testSources = spec.language === "typescript" ? tests.map((t) => toJavaScript(t, "typescript").code ?? t) : tests;
+  const timeoutMs = spec.timeout_ms ?? 10_000;
+  const perTestS = Math.max(1, Math.ceil((spec.test_timeout_ms ?? 3000) / 1000));
+  const memoryMb = spec.memory_mb ?? 512;
+  const { judge, candidate } = programs(spec.language, source.code!, memoryMb);
+  const active = activeRunner();
+  const run = await limit(() =>
+    referee({
+      runner: active,
+      judge,
+      // V8 reserves far more address space than it uses: node has its heap limit instead.
+      candidate: { ...candidate, memoryMb: spec.language === "python" ? memoryMb : 0 },
+      job: { tests: testSources, entry_point: spec.entry_point ?? null, per_test_s: perTestS },
+      perCallMs: perTestS * 1000,
+      timeoutMs,
+      maxLineBytes: MAX_OUTPUT_BYTES,
+    }),
+  );
+  const report = readReport(run, tests.length);
+  const share = report.passed / report.total;
+  const partial = spec.reward === "share" ? { score: share } : {};
+  if (report.loadError !== undefined) return { pass: false, reasoning: `the code failed before any test ran: ${report.loadError}`, ...partial };
+  const pass = report.passed === report.total;
+  if (pass) return { pass, reasoning: `${report.passed}/${report.total} tests passed`, ...partial };
+  const first = report.failures.sort((a, b) => a.index - b.index)[0];
+  const test = first ? tests[first.index].trim() : "";
+  const detail = first ? `; test ${first.index + 1} failed: ${first.error}${test.length < 300 && !first.error.includes(test) ? ` [${test}]` : ""}` : "";
+  return { pass, reasoning: `${report.passed}/${report.total} tests passed${report.problem ? ` (${report.problem})` : ""}${detail}`, ...partial };
+}

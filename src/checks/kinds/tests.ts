@@ -1,7 +1,9 @@
 /**
- * `tests`: run the response's code against the task's unit tests. The kind's settings and its
- * run live with the harness (../code/check.ts); this file adds what the registry derives from.
- * It runs code, so a client may never send one (not pure).
+ * `tests`: run the response's code against the task's unit tests. The kind's settings are in
+ * ../code/spec.ts; its run is the harness (../code/check.ts), imported on the first run: the
+ * harness, its runners and the sandbox are ~80 kB that every start-up of the CLI and of the
+ * package would load otherwise, for rubrics that mostly have no `tests` check. It runs code, so a
+ * client may never send one (not pure).
  *
  * Its known hacks (../code/hacks.ts: forged result lines, an `__eq__` that claims everything,
  * patched `assert`, reading the tests or the nonce, …) are tried by `rubricate probe` against the
@@ -10,8 +12,8 @@
  *
  * rubric:  check: { tests: { language: python, tests: "{{test_list}}", reward: share } }
  */
-import { testsCheck, type TestsSpec } from "../code/check.js";
 import { CODE_HACKS } from "../code/hacks.js";
+import { TestsSpec } from "../code/spec.js";
 import type { CheckHack } from "../kind.js";
 import { defineCheck } from "../kind.js";
 
@@ -21,4 +23,12 @@ const hacks: CheckHack<TestsSpec>[] = CODE_HACKS.filter((h) => !h.sandboxOnly).m
   build: (spec) => (spec.language === h.language ? { response: `\`\`\`${h.language}\n${h.solution}\`\`\`` } : undefined),
 }));
 
-export const tests = defineCheck({ ...testsCheck, tag: true, gradesAnswer: true, hacks });
+export const tests = defineCheck<TestsSpec>({
+  key: "tests",
+  spec: TestsSpec,
+  summary: "the response's code passes the task's unit tests (Python, JavaScript, TypeScript); all or a share",
+  tag: true,
+  gradesAnswer: true,
+  hacks,
+  run: async (spec, input) => (await import("../code/check.js")).runTests(spec, input),
+});

@@ -23,8 +23,7 @@ import { runInCappedWorker } from "../worker.js";
 import { DEFAULT_CHUNK_SIZE, queuedRun, queuedStream, type QueuedRun } from "../queued-score.js";
 import { fillCacheByBatch } from "../../engine/batch/runner.js";
 import { openBatchJobStore } from "../../engine/batch/jobs.js";
-import { setCodeRunner } from "../../checks/code/check.js";
-import { childProcessRunner } from "../../checks/code/runner.js";
+import { runCodeUnsandboxed } from "../../checks/code/spec.js";
 import { attachGroups, groupMemberOf, type AdvantageScale, type GroupBy } from "../../score/group.js";
 import { cacheOption, noCacheOption, concurrencyOption, errorsOption, judgeOption, outputOption, queueOption, chunkSizeOption } from "../options.js";
 
@@ -102,7 +101,7 @@ export function register(program: Command): void {
 /** Runs `rubricate score` with parsed flags; returns the exit code (`distill --queue` scores through it). */
 export async function runScore(rubricPath: string, samplesPath: string, flags: ScoreFlags): Promise<number> {
   checkScoreFlags(flags);
-  if (flags.unsafeNoSandbox) setCodeRunner(childProcessRunner());
+  if (flags.unsafeNoSandbox) await runCodeUnsandboxed();
   const rubric = loadRubricSync(rubricPath);
   const checks = flags.checks ? await loadChecks(flags.checks) : undefined;
   const judgeRef = chooseJudge(flags.judge, rubric);

@@ -1,6 +1,5 @@
 import type { Command } from "commander";
-import { setCodeRunner } from "../../checks/code/check.js";
-import { childProcessRunner } from "../../checks/code/runner.js";
+import { runCodeUnsandboxed } from "../../checks/code/spec.js";
 import { startQueueWorker } from "../../queue/worker.js";
 import { EXIT, positiveInt } from "../run.js";
 import { queueOption } from "../options.js";
@@ -31,7 +30,7 @@ export function register(program: Command): void {
 }
 
 async function runWorker(flags: WorkerFlags): Promise<number> {
-  if (flags.unsafeNoSandbox) setCodeRunner(childProcessRunner());
+  if (flags.unsafeNoSandbox) await runCodeUnsandboxed();
   const log = (line: string) => flags.quiet || process.stderr.write(`worker: ${line}\n`);
   const worker = await startQueueWorker({ url: flags.queue, chunks: flags.chunks, lockMs: flags.lockMs, envsDir: flags.envsDir, unsafeNoSandbox: flags.unsafeNoSandbox, log });
   // First SIGTERM/Ctrl-C: finish the chunks in hand, take no more. Second: stop now; the chunks
