@@ -62,13 +62,12 @@ describe("score -o", () => {
     expect(jsonLines(r.stdout)).toHaveLength(sampleCount);
   });
 
+  // A run that spun under /proc would end at the test timeout (60 s, vitest.config.ts), not here.
   it("a path that cannot exist is a one-line WRITE_FAILED at once (no spinning under /proc, no stack)", async () => {
-    const started = Date.now();
     const r = await cli(["score", RUBRIC, SAMPLES, "-o", "/proc/nope/x", "-q"]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^rubricate: WRITE_FAILED: cannot write \/proc\/nope\/x: /);
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
-    expect(Date.now() - started).toBeLessThan(60_000); // a hang would hit vitest's timeout; this names it
   });
 
   it("an unwritable --summary-json after the work is a one-line error, and the results are kept", async () => {

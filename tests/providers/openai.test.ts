@@ -177,10 +177,10 @@ describe("openai adapter: failures", () => {
 
   it("a hung server hits the per-call timeout as PROVIDER_TIMEOUT", async () => {
     srv.setBehavior({ sequence: ["hang"] });
-    const t0 = Date.now();
     const e = await failure(provider.complete(ask(), { timeoutMs: 150 }));
+    // The server never answers: the error is the call's own deadline, the one asked for.
     expect(e).toMatchObject({ code: "PROVIDER_TIMEOUT", retryable: true });
-    expect(Date.now() - t0).toBeLessThan(2000);
+    expect(e.message).toContain("no answer within 150 ms");
   });
 
   it("the caller's AbortSignal stops the call as ABORTED, before or during it", async () => {
