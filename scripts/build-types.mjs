@@ -7,7 +7,7 @@
 import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { dirname, isAbsolute, join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { rollup } from "rollup";
 import { dts } from "rollup-plugin-dts";
@@ -40,6 +40,9 @@ async function tsc(args) {
   }
 }
 
+/** A bare specifier (`zod`, `node:http`): the package's own types stay imports, as its dependencies are. */
+const isPackage = (id) => !id.startsWith(".") && !isAbsolute(id);
+
 /** A shared chunk's file name: its first module's name and a content hash (`engine-FeCQVDwa.d.cts`). */
 const chunkName = (ext) => (chunk) => `${chunk.name.replace(/\.d$/, "")}-[hash].${ext}`;
 
@@ -51,7 +54,7 @@ export async function buildTypes() {
   try {
     await tsc(["-p", "tsconfig.types.json", "--outDir", emitted]);
     const input = Object.fromEntries(entries().map((name) => [name, join(emitted, `${name}.d.ts`)]));
-    const bundle = await rollup({ input, plugins: [dts({ tsconfig: join(ROOT, "tsconfig.types.json") })], onwarn: (warning, warn) => (warning.code === "CIRCULAR_DEPENDENCY" ? undefined : warn(warning)) });
+    const bundle = await rollup({ input, external: isPackage, plugins: [dts({ tsconfig: join(ROOT, "tsconfig.types.json") })], onwarn: (warning, warn) => (warning.code === "CIRCULAR_DEPENDENCY" ? undefined : warn(warning)) });
     try {
       for (const ext of ["d.ts", "d.cts"]) {
         await bundle.write({ dir: join(ROOT, "dist"), format: "es", entryFileNames: `[name].${ext}`, chunkFileNames: chunkName(ext) });

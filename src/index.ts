@@ -35,24 +35,30 @@ export { createRewardServer } from "./bridge/server.js";
 // score and never run an environment, a distillation or an optimizer, and `import "rubricate"`
 // should not parse them (issue 31; tests/import-graph.test.ts pins which modules the root loads).
 // Each keeps the signature and the documentation of the function it forwards to.
-type Env = typeof import("./env/index.js");
-type Hub = typeof import("./hub/index.js");
-
 /** Reads an environment file: validates it, reads its tasks, loads its rubric and imports its hooks (see `rubricate/env`). */
-export const loadEnvironment: Env["loadEnvironment"] = async (...args) => (await import("./env/index.js")).loadEnvironment(...args);
+export const loadEnvironment: typeof import("./env/index.js").loadEnvironment = async (...args) => (await import("./env/index.js")).loadEnvironment(...args);
 /** Plays one task with a policy and scores the result (see `rubricate/env`). */
-export const rollout: Env["rollout"] = async (...args) => (await import("./env/index.js")).rollout(...args);
+export const rollout: typeof import("./env/index.js").rollout = async (...args) => (await import("./env/index.js")).rollout(...args);
 /** Runs every (task, model, rollout index) of the grid, saving each rollout as a JSONL line the moment it finishes (see `rubricate/env`). */
-export const runEval: Env["runEval"] = async (...args) => (await import("./env/index.js")).runEval(...args);
+export const runEval: typeof import("./env/index.js").runEval = async (...args) => (await import("./env/index.js")).runEval(...args);
 /** Resolves a spec (a file, a package, a registry id) and loads its environment, stamped with the package's name, version and integrity. */
-export const loadEnvironmentSpec: Hub["loadEnvironmentSpec"] = async (...args) => (await import("./hub/index.js")).loadEnvironmentSpec(...args);
+export const loadEnvironmentSpec: typeof import("./hub/index.js").loadEnvironmentSpec = async (...args) => (await import("./hub/index.js")).loadEnvironmentSpec(...args);
 /** What a maintainer runs before `npm publish`: checks an environment package's manifest, files, environment, rubric and scripted tests. */
-export const checkEnvPackage: Hub["checkEnvPackage"] = async (...args) => (await import("./hub/index.js")).checkEnvPackage(...args);
+export const checkEnvPackage: typeof import("./hub/index.js").checkEnvPackage = async (...args) => (await import("./hub/index.js")).checkEnvPackage(...args);
 /** Runs every environment × every model of a suite on one engine, each saving its rollouts as it goes. */
-export const runSuite: Hub["runSuite"] = async (...args) => (await import("./hub/index.js")).runSuite(...args);
+export const runSuite: typeof import("./hub/index.js").runSuite = async (...args) => (await import("./hub/index.js")).runSuite(...args);
 /** GEPA: evolves a candidate's text components by reflecting on feedback from minibatches (see `rubricate/optimize`). */
 export const optimize: typeof import("./optimize/index.js").optimize = async (options) => (await import("./optimize/index.js")).optimize(options);
 /** Filters and exports a stream of rollout rows, with memory bounded by the open group (see `rubricate/distill`). */
 export const runDistill: typeof import("./distill/index.js").runDistill = async (...args) => (await import("./distill/index.js")).runDistill(...args);
 /** Attacks a rubric with filled-in attacks per sample, scored by the judge, and summarises what won (see `rubricate/probe`). */
 export const probe: typeof import("./probe/index.js").probe = async (...args) => (await import("./probe/index.js")).probe(...args);
+
+// Types the exports above name in their signatures, so callers can name them too.
+export type { DeferredCall } from "./engine/engine.js";
+export type { RunOptions, Scheduler } from "./engine/scheduler.js";
+export type { ResolvedSandboxConfig } from "./env/types.js";
+export type { JudgeChoice } from "./judge/create.js";
+export type { BatchApi, BatchFile, BatchHint, BatchItem, BatchLookup, BatchResultItem, BatchStatus } from "./providers/types.js";
+export type { GroupFields } from "./score/group.js";
+export type { ERROR_POLICIES } from "./types.js";
