@@ -53,12 +53,3 @@ export const optimize: typeof import("./optimize/index.js").optimize = async (op
 export const runDistill: typeof import("./distill/index.js").runDistill = async (...args) => (await import("./distill/index.js")).runDistill(...args);
 /** Attacks a rubric with filled-in attacks per sample, scored by the judge, and summarises what won (see `rubricate/probe`). */
 export const probe: typeof import("./probe/index.js").probe = async (...args) => (await import("./probe/index.js")).probe(...args);
-
-// Types the exports above name in their signatures, so callers can name them too.
-export type { DeferredCall } from "./engine/engine.js";
-export type { RunOptions, Scheduler } from "./engine/scheduler.js";
-export type { ResolvedSandboxConfig } from "./env/types.js";
-export type { JudgeChoice } from "./judge/create.js";
-export type { BatchApi, BatchFile, BatchHint, BatchItem, BatchLookup, BatchResultItem, BatchStatus } from "./providers/types.js";
-export type { GroupFields } from "./score/group.js";
-export type { ERROR_POLICIES } from "./types.js";

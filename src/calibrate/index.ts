@@ -19,8 +19,3 @@ export { pairwiseClassMetrics, type PairwiseClassMetrics } from "./pairwise.js";
 export { llmbarPaperMetrics, llmbarPositionAgreement, type LlmbarPaperMetrics } from "./llmbar-paper.js";
 export { loadTtcw, ttcwFigures, ttcwJudges, type TtcwFigures } from "./ttcw.js";
 export { loadSummhay, summhayBias, summhayJudges, type SummhayBias } from "./summhay.js";
-
-// Types the exports above name in their signatures, so callers can name them too.
-export type { AnnotatedItem, ClassLabel, PairAgreement, VsMajority } from "./agreement.js";
-export type { MetricDef } from "./metrics.js";
-export type { ReportExtras } from "./report.js";

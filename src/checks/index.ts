@@ -9,8 +9,3 @@ export { extractAnswer, type AnswerExtraction } from "./math/extract.js";
 export { editSimilarity, rougeL } from "./similarity.js";
 export { setCodeRunner, UNSAFE_NO_SANDBOX_ENV } from "./code/spec.js";
 export { childProcessRunner, sandboxCodeRunner, bubblewrapCodeRunner, type CodeRunner, type StartRequest, type StartedProcess, type SandboxLike } from "./code/runner.js";
-
-// Types the exports above name in their signatures, so callers can name them too.
-export type { SandboxRequestLimits } from "./code/runner.js";
-export type { AnyCheckKind, CheckHack, CheckInput, CheckKind, CheckProblem, CheckResult, FixContext, HackCase, KindFinding } from "./kind.js";
-export type { DecimalComma } from "./math/equivalent.js";

@@ -9,7 +9,3 @@ export type { DistillReport } from "./report.js";
 export type { SideStats, StageCounts, RewardDistribution, CriterionCounts } from "./stats.js";
 export { FORMATS } from "./types.js";
 export type { ChatLine, DistillRow, RowVerdict, PreferencePair, ExportFormat, FilterOptions, RowOptions } from "./types.js";
-
-// Types the exports above name in their signatures, so callers can name them too.
-export type { RawRow } from "./run.js";
-export type { SortOptions } from "./sort.js";

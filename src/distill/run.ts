@@ -26,8 +26,7 @@ import { isScored, normalizeRow, sampleForRubric } from "./rows.js";
 import { sortByGroup, type SortOptions } from "./sort.js";
 import type { ExportFormat, FilterOptions, RowOptions } from "./types.js";
 
-/** One input row of a distillation as read, before normalisation: a JSON object (a sample, or a rollout record with its sample). */
-export type RawRow = Record<string, unknown>;
+type Raw = Record<string, unknown>;
 
 /** What `runDistill` needs. */
 export interface DistillRunOptions {
@@ -36,7 +35,7 @@ export interface DistillRunOptions {
    * afresh each time (e.g. `generateRollouts`). A file can be resumed; a function too when
    * `sourceId` names what it produces (a resumed run calls it again and replays what was written).
    */
-  input: string | Iterable<RawRow> | AsyncIterable<RawRow> | (() => AsyncIterable<RawRow>);
+  input: string | Iterable<Raw> | AsyncIterable<Raw> | (() => AsyncIterable<Raw>);
   /** Identifies the rows a function input produces (part of the resume fingerprint). */
   sourceId?: string;
   /** `rubricate score` results for the samples in `input`, joined by line position (see `joinResults`). */
@@ -88,7 +87,7 @@ export interface DistillRunResult {
  * recorded there (file and line) and skipped, so one bad line in 200k does not stop a run;
  * without it (results and spill files, which must line up) a bad line is an error.
  */
-async function* jsonl(path: string, bad?: BadLines): AsyncGenerator<RawRow> {
+async function* jsonl(path: string, bad?: BadLines): AsyncGenerator<Raw> {
   if (!existsSync(path)) throw new RubricateError("FILE_NOT_FOUND", `no such file: ${path}`);
   for await (const entry of jsonlEntries(path)) {
     if ("bad" in entry) {
@@ -96,7 +95,7 @@ async function* jsonl(path: string, bad?: BadLines): AsyncGenerator<RawRow> {
       bad.add(entry.bad);
       continue;
     }
-    yield entry.value as RawRow;
+    yield entry.value as Raw;
   }
 }
 
@@ -106,7 +105,7 @@ async function* jsonl(path: string, bad?: BadLines): AsyncGenerator<RawRow> {
  * when both carry one, disagrees is an error, never a silent mismatch. The sample's fields stay;
  * the result brings `reward`, `passed`, `verdicts` and `errors` (not its judge `usage`).
  */
-export async function* joinResults(samples: AsyncIterable<RawRow>, resultsPath: string): AsyncGenerator<RawRow> {
+export async function* joinResults(samples: AsyncIterable<Raw>, resultsPath: string): AsyncGenerator<Raw> {
   const results = jsonl(resultsPath)[Symbol.asyncIterator]();
   let k = 0;
   for await (const sample of samples) {
@@ -121,14 +120,14 @@ export async function* joinResults(samples: AsyncIterable<RawRow>, resultsPath: 
   if (!(await results.next()).done) throw new RubricateError("BAD_INPUT", `${resultsPath} has more results than there are samples (${k})`);
 }
 
-async function* fromIterable(rows: Iterable<RawRow> | AsyncIterable<RawRow>): AsyncGenerator<RawRow> {
+async function* fromIterable(rows: Iterable<Raw> | AsyncIterable<Raw>): AsyncGenerator<Raw> {
   yield* rows;
 }
 
 /** Scores the rows that need it, `width` at a time, yielding in input order. */
-async function* scoreRows(rows: AsyncIterable<RawRow>, o: DistillRunOptions): AsyncGenerator<RawRow> {
+async function* scoreRows(rows: AsyncIterable<Raw>, o: DistillRunOptions): AsyncGenerator<Raw> {
   const width = Math.max(1, o.concurrency ?? 64);
-  const queue: (RawRow | Promise<RawRow>)[] = [];
+  const queue: (Raw | Promise<Raw>)[] = [];
   const responseField = o.rows?.responseField ?? o.rubric?.response_field ?? "response";
   let index = 0;
   for await (const raw of rows) {

@@ -1,7 +1,3 @@
 /** Drafting rubrics with an LLM: from a task description and examples, or per sample. */
 export { draftRubric, evaluateDraft, IMPORTANCE_POINTS, BLOCKING_RULES, type DraftInput, type DraftOptions, type DraftResult } from "./draft.js";
 export { draftSampleCriteria, sampleDraftInput } from "./samples.js";
-
-// Types the exports above name in their signatures, so callers can name them too.
-export type { DraftResponse } from "./prompt.js";
-export type { SampleDraft, SampleFields } from "./samples.js";

@@ -16,7 +16,3 @@ export {
   type SqliteCacheOptions,
 } from "./cache/index.js";
 export type { Cache, CacheClaim, CacheEntry, SchedulerLimits, SchedulerStats, SharedCache } from "./types.js";
-
-// Types the exports above name in their signatures, so callers can name them too.
-export type { CacheHealth } from "./cache/redis.js";
-export type { SchedulerOptions } from "./scheduler.js";

@@ -18,11 +18,3 @@ export { startSession, Session, type SessionOptions, type SessionScore, type Ass
 export { createSessionManager, type SessionManager, type SessionManagerOptions, type TaskRef } from "./sessions.js";
 export { runRemoteRollouts, RemotePolicySchema, type RemotePolicy, type RemoteRolloutOptions } from "./remote.js";
 export { loadChecks } from "./load.js";
-
-// Types the exports above name in their signatures, so callers can name them too.
-export type { EpisodeClosed } from "./episode.js";
-export type { EvalCell } from "./eval.js";
-export type { PolicyConfigSchema } from "./policy-schema.js";
-export type { HarnessSchema, PolicyDefaultsSchema, SandboxConfigSchema, StateProbeSchema, ToolDeclSchema } from "./schema.js";
-export type { TERMINAL_TOOL_NAMES } from "./terminal.js";
-export type { HookLlmRequest, PolicyUsage } from "./types.js";

@@ -9,9 +9,3 @@ export type { Judge, JudgeAnswer, JudgeQuestion, JudgeRequest } from "./types.js
 export { judgeFamilyWarning, modelFamily, type ModelRef } from "./family.js";
 export { orderFlips, orderFlipsMarkdown, type FlipRow, type OrderFlips } from "./order-flips.js";
 export { createPanel } from "./panel.js";
-
-// Types the exports above name in their signatures, so callers can name them too.
-export type { JudgeOrigin } from "./load.js";
-export type { PanelDecision } from "./panel.js";
-export type { PromptRubric, PromptSettings } from "./prompt.js";
-export type { VerdictOrError } from "../types.js";

@@ -10,8 +10,3 @@ export { reportMarkdown, reportHtml } from "./report.js";
 export type { ReportOptions } from "./report.js";
 export { policyPromptTarget, judgeQuestionTarget, createReflector, rewriteRubricQuestions, splitTrainVal } from "./targets/index.js";
 export type { PolicyPromptOptions, PolicyPromptTarget, JudgeQuestionOptions, JudgeQuestionTarget, LabelledItem, Reflector, ReflectorOptions, ReflectionPrompt } from "./targets/index.js";
-
-// Types the exports above name in their signatures, so callers can name them too.
-export type { MergeState } from "./merge.js";
-export type { SamplerState } from "./sampler.js";
-export type { CacheEntry } from "./state.js";

@@ -11,6 +11,3 @@ export type { AttackSummary, CriterionWin, Finding, AttackExample } from "./find
 export { probeMarkdown, probeHtml } from "./report.js";
 export { runHacks, hackTally } from "./hacks.js";
 export type { HackRun, HackOptions, HackTally } from "./hacks.js";
-
-// Types the exports above name in their signatures, so callers can name them too.
-export type { ProbeFields } from "./vars.js";

@@ -11,6 +11,3 @@ export type { Column, PageOptions, Section } from "./html.js";
 export { markdownTable, escapeMarkdown } from "./markdown.js";
 export { formatNumber, formatPercent, formatInterval } from "./format.js";
 export { forestPlot, FOREST_CSS } from "./forest.js";
-
-// Types the exports above name in their signatures, so callers can name them too.
-export type { ForestRow } from "./forest.js";

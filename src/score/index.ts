@@ -7,6 +7,3 @@ export { rewardFunction, type RewardFunction, type RewardFunctionOptions } from 
 export { groupRewards, passAtKEstimate, advantagesByPrompt, type GroupBy, type GroupOptions, type GroupResults, type GroupSummary, type AdvantageScale } from "./group.js";
 export type { ReasoningMode } from "./reasoning-view.js";
 export { estimateSample, emptyEstimate, type RunEstimate } from "./estimate.js";
-
-// Types the exports above name in their signatures, so callers can name them too.
-export type { GroupMember, LengthPenalty, MemberResult } from "./group.js";

@@ -15,7 +15,3 @@ export { startAnthropicServer, type AnthropicServerOptions } from "./servers/ant
 export { startWireServer } from "./servers/wire.js";
 export { judgeResponder, viewRequest, type AskedQuestion, type Decision, type JudgeRequestView } from "./servers/judge-responder.js";
 export type { FaultKind, FaultOptions, RecordedRequest, Reply, ReplyToolCall, TestServer } from "./servers/common.js";
-
-// Types the exports above name in their signatures, so callers can name them too.
-export type { ServerOptions } from "./servers/dialect.js";
-export type { ProviderFactoryOptions, ProviderSpec } from "../providers/registry.js";
