@@ -79,6 +79,11 @@ describe("public API", () => {
     for (const { file, spec } of fromPackage) expect(packageNames.has(spec), `${file}: ${spec}`).toBe(true);
   });
 
+  it("the API reference (typedoc.json, docs/api/) has a page for every subpath the package exports", () => {
+    const { entryPoints } = JSON.parse(readFileSync("typedoc.json", "utf8")) as { entryPoints: string[] };
+    expect([...entryPoints].sort()).toEqual(entries.map((e) => e.file).sort());
+  });
+
   it("the surface stays deliberate: a few hundred names, not every helper", () => {
     const total = [...all.values()].reduce((n, names) => n + names.length, 0);
     // 554 names were under 560; rubricate/corpus adds 11 (6 functions, 5 types) that a document-search
