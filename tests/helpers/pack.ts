@@ -59,6 +59,8 @@ const packedTarball = (packed: string) => join(packed, readdirSync(packed).find(
 async function installOnce(packed: string, installed: string): Promise<void> {
   await underLock(`${installed}.lock`, async () => {
     if (existsSync(installed)) return;
+    // Only the lock's holder installs, so a staging folder found now is a killed run's: remove it.
+    for (const leftover of readdirSync(packed).filter((f) => f.startsWith(".installing-"))) rmSync(join(packed, leftover), { recursive: true, force: true });
     const staging = mkdtempSync(join(packed, ".installing-"));
     writeFileSync(join(staging, "package.json"), JSON.stringify({ name: "consumer", version: "1.0.0", private: true }));
     const install = (mode: string) =>
