@@ -114,3 +114,20 @@ export type AnyCheckKind = CheckKind<any>;
 
 /** Identity helper that keeps a kind's Spec type attached to its `run` and hooks. */
 export const defineCheck = <Spec>(kind: CheckKind<Spec>): CheckKind<Spec> => kind;
+
+/**
+ * A kind's `run` whose implementation is imported on the first check and kept: a program whose
+ * rubrics have no check of the kind never loads it, and later checks call it without another
+ * `import()`. A failed import is not kept, so the next check tries again.
+ * @example run: runOnFirstUse(async () => (await import("../math/check.js")).runMath)
+ */
+export function runOnFirstUse<Spec>(load: () => Promise<CheckKind<Spec>["run"]>): CheckKind<Spec>["run"] {
+  let loading: Promise<CheckKind<Spec>["run"]> | undefined;
+  return async (spec, input) => {
+    loading ??= load().catch((e: unknown) => {
+      loading = undefined;
+      throw e;
+    });
+    return (await loading)(spec, input);
+  };
+}

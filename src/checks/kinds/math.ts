@@ -9,7 +9,7 @@
  * rubric:  check: { math: { expected: "{{answer}}" } }
  */
 import { referenceCases } from "../hacks.js";
-import { defineCheck } from "../kind.js";
+import { defineCheck, runOnFirstUse } from "../kind.js";
 import { MATH_HACKS } from "../math/hacks.js";
 import { MathSpec } from "../math/spec.js";
 
@@ -25,5 +25,5 @@ export const math = defineCheck<MathSpec>({
   tag: true,
   gradesAnswer: true,
   hacks,
-  run: async (spec, input) => (await import("../math/check.js")).runMath(spec, input),
+  run: runOnFirstUse(async () => (await import("../math/check.js")).runMath),
 });

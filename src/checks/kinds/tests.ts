@@ -15,7 +15,7 @@
 import { CODE_HACKS } from "../code/hacks.js";
 import { TestsSpec } from "../code/spec.js";
 import type { CheckHack } from "../kind.js";
-import { defineCheck } from "../kind.js";
+import { defineCheck, runOnFirstUse } from "../kind.js";
 
 const hacks: CheckHack<TestsSpec>[] = CODE_HACKS.filter((h) => !h.sandboxOnly).map((h) => ({
   id: `tests-${h.id}`,
@@ -30,5 +30,5 @@ export const tests = defineCheck<TestsSpec>({
   tag: true,
   gradesAnswer: true,
   hacks,
-  run: async (spec, input) => (await import("../code/check.js")).runTests(spec, input),
+  run: runOnFirstUse(async () => (await import("../code/check.js")).runTests),
 });
