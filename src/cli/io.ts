@@ -83,8 +83,15 @@ export function outputTarget(path: string): { direct: string } | { replace: stri
   return { direct: target };
 }
 
-/** Pending output is handed to the stream once it reaches this many characters, without waiting for the turn's end. */
+/** Pending output is handed to the stream once it reaches this many characters, without waiting for the timer. */
 const FLUSH_CHARS = 64 * 1024;
+
+/**
+ * Pending output waits at most this long for more lines. Each hand-over is a write on libuv's
+ * thread pool: one per event-loop turn was ~750 writes for 2,000 results at concurrency 64, a
+ * measurable part of the main thread's time (BENCHMARKS.md); 20 ms is unnoticeable to a reader.
+ */
+const FLUSH_DELAY_MS = 20;
 
 /** Names of standard output (opening them fails when it is a socket, as under a process manager). */
 const STDOUT_NAMES = new Set(["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"]);
@@ -100,9 +107,9 @@ export class JsonlWriter {
   private readonly tmp?: string;
   private readonly final?: string;
   private failure?: RubricateError;
-  /** Lines not yet handed to the stream: written together at the end of the event-loop turn (see `write`). */
+  /** Lines not yet handed to the stream: written together within `FLUSH_DELAY_MS` (see `write`). */
   private pending = "";
-  private flushScheduled = false;
+  private flushTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly path: string | undefined, options: { append?: boolean } = {}) {
     if (!path || path === "-" || STDOUT_NAMES.has(path)) {
@@ -133,24 +140,22 @@ export class JsonlWriter {
 
   /**
    * Writes one line; resolves when the stream can take more (backpressure); rejects with
-   * WRITE_FAILED. Lines written in one event-loop turn reach the stream as one chunk at its end
-   * (or at 64 KB): a stream write per line was a measurable part of a run's CPU, and a reader of
-   * the output still gets each line in the turn it was scored.
+   * WRITE_FAILED. Lines reach the stream together, at most `FLUSH_DELAY_MS` after the first of
+   * them (or at 64 KB): a stream write per line, or even per event-loop turn, was a measurable
+   * part of a run's CPU, and a reader of the output still gets each line right after it is scored.
    */
   async write(value: unknown): Promise<void> {
     if (this.failure) throw this.failure;
     this.pending += `${JSON.stringify(value)}\n`;
     if (this.pending.length >= FLUSH_CHARS || (this.stream as WriteStream).writableNeedDrain) await this.flush();
-    else if (!this.flushScheduled) {
-      this.flushScheduled = true;
-      setImmediate(() => void this.flush());
-    }
+    else this.flushTimer ??= setTimeout(() => void this.flush(), FLUSH_DELAY_MS);
     if (this.failure) throw this.failure;
   }
 
   /** Hands the pending lines to the stream, and waits when it asks for a pause (backpressure). */
   private async flush(): Promise<void> {
-    this.flushScheduled = false;
+    clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
     if (this.pending === "" || this.failure) return;
     const chunk = this.pending;
     this.pending = "";

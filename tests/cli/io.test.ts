@@ -22,22 +22,30 @@ describe("printReport", () => {
 });
 
 describe("JsonlWriter", () => {
-  afterEach(() => vi.restoreAllMocks());
+  afterEach(() => {
+    vi.useRealTimers();
+    vi.restoreAllMocks();
+  });
 
-  it("hands the lines of one event-loop turn to standard output as one chunk, in order, by the turn's end", async () => {
+  it("hands lines to standard output as one chunk, in order, 20 ms after the first of them (and at close)", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
     const written: string[] = [];
     vi.spyOn(process.stdout, "write").mockImplementation((chunk: string | Uint8Array) => {
       written.push(String(chunk));
       return true;
     });
     const writer = new JsonlWriter("-");
-    await Promise.all([1, 2, 3].map((n) => writer.write({ n })));
+    await Promise.all([1, 2].map((n) => writer.write({ n })));
+    await new Promise((resolve) => setImmediate(resolve)); // a later event-loop turn: still held
+    await writer.write({ n: 3 });
+    vi.advanceTimersByTime(19);
     expect(written).toEqual([]);
-    await new Promise((resolve) => setImmediate(resolve));
+    vi.advanceTimersByTime(1);
     expect(written).toEqual(['{"n":1}\n{"n":2}\n{"n":3}\n']);
     await writer.write({ n: 4 });
-    await writer.close(); // flushes what the turn has not
+    await writer.close(); // flushes what the timer has not, and leaves no timer behind
     expect(written.join("")).toBe('{"n":1}\n{"n":2}\n{"n":3}\n{"n":4}\n');
+    expect(vi.getTimerCount()).toBe(0);
   });
 
   it("writes every line of a large run to the file in order, and an abandoned run's lines to <file>.partial", async () => {
