@@ -2,8 +2,10 @@
 import { exitCodeOf, quietOnClosedPipe } from "./run.js";
 import { asksForBatch, runInCappedWorker, setCliEntry, setUpCliWorker } from "./worker.js";
 import { programFor } from "./commands.js";
+import { limitInlining } from "./compiler-budget.js";
 
 async function main(): Promise<void> {
+  limitInlining();
   quietOnClosedPipe();
   setCliEntry(import.meta.url);
   setUpCliWorker();
