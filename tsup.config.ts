@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { dirname, join, relative, resolve } from "node:path";
 import { defineConfig } from "tsup";
@@ -41,15 +42,22 @@ const sdkWebGlobals: Plugin = {
   },
 };
 
-/** One entry per public area: `rubricate`, `rubricate/rubric`, `rubricate/judge`, … */
-const areas = ["rubric", "checks", "judge", "engine", "score", "env", "calibrate", "optimize", "report", "bridge", "distill", "probe", "draft", "sandbox", "testing", "corpus"];
+/**
+ * The bundles package.json promises, as entries: each "exports" path's ESM file and each "bin"
+ * (`./dist/<name>.js` built from `src/<name>.ts`: `rubricate`, `rubricate/rubric`, …, the CLI).
+ * Read from package.json, as scripts/build-types.mjs reads the declarations' entries, so a new
+ * area is one line there and the two builds cannot disagree.
+ */
+function packageEntries(): Record<string, string> {
+  const pkg = JSON.parse(readFileSync("package.json", "utf8")) as { exports: Record<string, { import?: { default?: string } } | string>; bin: Record<string, string> };
+  const files = [...Object.values(pkg.exports).map((target) => (typeof target === "string" ? target : target.import?.default)), ...Object.values(pkg.bin)];
+  const bundles = files.filter((file): file is string => typeof file === "string" && /^\.\/dist\/.+\.js$/.test(file));
+  if (bundles.length === 0) throw new Error('package.json "exports" and "bin" name no ./dist/*.js file');
+  return Object.fromEntries(bundles.map((file) => file.slice("./dist/".length, -".js".length)).map((name) => [name, `src/${name}.ts`]));
+}
 
 export default defineConfig({
-  entry: {
-    index: "src/index.ts",
-    "cli/main": "src/cli/main.ts",
-    ...Object.fromEntries(areas.map((a) => [`${a}/index`, `src/${a}/index.ts`])),
-  },
+  entry: packageEntries(),
   format: ["esm", "cjs"],
   // The type declarations are built apart, by tsc and rollup-plugin-dts (scripts/build-types.mjs):
   // tsup's dts took ~4x the CPU for the same bundles.
