@@ -87,8 +87,11 @@ describe("public API", () => {
   it("the surface stays deliberate: a few hundred names, not every helper", () => {
     const total = [...all.values()].reduce((n, names) => n + names.length, 0);
     // 554 names were under 560; rubricate/corpus adds 11 (6 functions, 5 types) that a document-search
-    // environment needs, so the ceiling moves by as much and keeps its headroom.
-    expect(total).toBeLessThan(571);
+    // environment needs, so the ceiling moves by as much and keeps its headroom. Three more types
+    // that public signatures already used (PolicyUsage in RolloutRecord, WireFormat in
+    // startWireServer, AnnotatedItem in annotatorAgreement): unexported, a consumer's declaration
+    // emit could not name them (TS2742; rollup-plugin-dts warned of each).
+    expect(total).toBeLessThan(574);
   });
 
   it("the main signatures", () => {

@@ -7,7 +7,7 @@ export type { Confusion, LabelPair, MetricName } from "./metrics.js";
 export { bootstrap, type BootstrapOptions, type Interval } from "../stats/bootstrap.js";
 export { correctedPassRate, roganGladen, type CorrectedPassRate, type RoganGladen } from "./corrected.js";
 export { brierScore, expectedCalibrationError, reliabilityBins, youdenThreshold, type ProbabilityPair, type ReliabilityBin, type ThresholdSuggestion } from "./probability.js";
-export { annotatorAgreement, majority, type AnnotatorAgreement, type Kappa } from "./agreement.js";
+export { annotatorAgreement, majority, type AnnotatedItem, type AnnotatorAgreement, type Kappa } from "./agreement.js";
 export { pairwiseAgreement, type PairwiseItem, type PairwiseSummary, type Winner } from "./pairwise.js";
 export { readLabels, readVerdicts, type HumanLabel, type JudgeVerdict, type VerdictSet } from "./inputs.js";
 export { LLMBAR_SUBSETS, PANDALM_JUDGES, llmbarJudges, loadLlmbar, loadPandalm, packagedDatasetsDir, type LoadedDataset, type PandalmOptions } from "./datasets.js";

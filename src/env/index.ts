@@ -12,7 +12,7 @@ export type { CompareOptions, EvalComparison, ModelStats, PairComparison } from 
 export { evalReportHtml, evalMarkdown, type ReportInfo } from "./report.js";
 export { EnvironmentSchema } from "./schema.js";
 export type { EnvironmentFile, Harness, PolicyConfig, PolicyConfigInput, PolicyDefaults, ToolDecl, SandboxConfig, StateProbe } from "./schema.js";
-export type { EnvHooks, EnvPackage, EnvReply, EnvResponseContext, Environment, FinalizeContext, HookContext, HookJudge, HookLlm, RolloutRecord, StopReason, Task, ToolCallRecord, ToolImpl } from "./types.js";
+export type { EnvHooks, EnvPackage, EnvReply, EnvResponseContext, Environment, FinalizeContext, HookContext, HookJudge, HookLlm, PolicyUsage, RolloutRecord, StopReason, Task, ToolCallRecord, ToolImpl } from "./types.js";
 // Trainers drive environments (serve --env): turn-by-turn sessions and rollouts against a trainer's policy endpoint.
 export { startSession, Session, type SessionOptions, type SessionScore, type AssistantTurn, type StepResult } from "./session.js";
 export { createSessionManager, type SessionManager, type SessionManagerOptions, type TaskRef } from "./sessions.js";

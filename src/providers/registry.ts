@@ -15,6 +15,9 @@ export interface ProviderFactoryOptions {
   timeoutMs?: number;
 }
 
+/** The wire formats providers speak; `rubricate/testing` has a local server for each. */
+export type WireFormat = "openai" | "anthropic";
+
 /** One row of the provider table. */
 export interface ProviderSpec {
   /** The `provider:` value in judge and policy files, and the prefix of a `provider:model` spec. */
@@ -30,7 +33,7 @@ export interface ProviderSpec {
   /** Whether a `base_url` is required (a self-hosted server); its `provider:model` spec is then `name:model@base_url`. */
   readonly needsBaseUrl?: boolean;
   /** The wire format it speaks: tests reach it through the matching server in `rubricate/testing`. */
-  readonly wire: "openai" | "anthropic";
+  readonly wire: WireFormat;
 }
 
 /** Every provider, in the order error messages list them. */

@@ -13,5 +13,6 @@ export { ManualClock, type Clock } from "../engine/clock.js";
 export { startOpenAIServer, type OpenAIServerOptions } from "./servers/openai-server.js";
 export { startAnthropicServer, type AnthropicServerOptions } from "./servers/anthropic-server.js";
 export { startWireServer } from "./servers/wire.js";
+export type { WireFormat } from "../providers/registry.js";
 export { judgeResponder, viewRequest, type AskedQuestion, type Decision, type JudgeRequestView } from "./servers/judge-responder.js";
 export type { FaultKind, FaultOptions, RecordedRequest, Reply, ReplyToolCall, TestServer } from "./servers/common.js";
