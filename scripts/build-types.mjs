@@ -46,6 +46,17 @@ const isPackage = (id) => !id.startsWith(".") && !isAbsolute(id);
 /** A shared chunk's file name: its first module's name and a content hash (`engine-FeCQVDwa.d.cts`). */
 const chunkName = (ext) => (chunk) => `${chunk.name.replace(/\.d$/, "")}-[hash].${ext}`;
 
+/**
+ * Rollup's warnings: circular imports between declaration files are harmless and dropped. A type a
+ * public signature uses but no entry exports fails the build: a consumer's declaration emit could
+ * not name it (TS2742), so it must be exported from the area whose functions take or return it.
+ */
+function onwarn(warning, warn) {
+  if (warning.code === "CIRCULAR_DEPENDENCY") return;
+  if (warning.plugin === "dts" && /private shared type/.test(warning.message)) throw new Error(`${warning.message.replace(/ rollup-plugin-dts will not.*$/s, "")} Export it from that entry's index.ts.`);
+  warn(warning);
+}
+
 /** Emits the per-file declarations, bundles them into dist/, and removes the temporary folder. */
 export async function buildTypes() {
   // Outside node_modules: rollup-plugin-dts treats every file under a node_modules folder as an
@@ -54,7 +65,7 @@ export async function buildTypes() {
   try {
     await tsc(["-p", "tsconfig.types.json", "--outDir", emitted]);
     const input = Object.fromEntries(entries().map((name) => [name, join(emitted, `${name}.d.ts`)]));
-    const bundle = await rollup({ input, external: isPackage, plugins: [dts({ tsconfig: join(ROOT, "tsconfig.types.json") })], onwarn: (warning, warn) => (warning.code === "CIRCULAR_DEPENDENCY" ? undefined : warn(warning)) });
+    const bundle = await rollup({ input, external: isPackage, plugins: [dts({ tsconfig: join(ROOT, "tsconfig.types.json") })], onwarn });
     try {
       for (const ext of ["d.ts", "d.cts"]) {
         await bundle.write({ dir: join(ROOT, "dist"), format: "es", entryFileNames: `[name].${ext}`, chunkFileNames: chunkName(ext) });
