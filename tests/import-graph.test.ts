@@ -13,7 +13,7 @@ import { describe, expect, inject, it } from "vitest";
 import { ROOT } from "./helpers/cli.js";
 
 /** Loaded on demand only: none may load with the package root. */
-const HEAVY = ["@anthropic-ai/sdk", "openai", "ioredis", "mathjs", "better-sqlite3", "@opentelemetry/api", "npm-package-arg", "semver", "ajv", "ajv-formats", "re2-wasm"];
+const HEAVY = ["@anthropic-ai/sdk", "openai", "ioredis", "mathjs", "better-sqlite3", "@opentelemetry/api", "npm-package-arg", "semver", "ajv", "ajv-formats", "re2-wasm", "lru-cache"];
 /**
  * The sources the root must not load (checked on the tsx run, where files keep their names): the
  * feature areas behind the root's lazy functions. Their synchronous entry points (createPolicy and its schema,

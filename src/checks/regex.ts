@@ -10,8 +10,8 @@
  * server or its SIGTERM. Both engines follow JavaScript's flags (i, m, s, u); RE2's `\s`, `\d`,
  * `\w`, `\b` are ASCII-only where JavaScript's `\s` also matches Unicode spaces.
  */
-import { LRUCache } from "lru-cache";
-import { Worker } from "node:worker_threads";
+import type { LRUCache } from "lru-cache";
+import type { Worker } from "node:worker_threads";
 import { createRequire } from "node:module";
 import type { RE2 } from "re2-wasm";
 import { RubricateError } from "../errors.js";
@@ -195,6 +195,8 @@ const STARTUP_MS = 60_000;
 
 function startRunner(): { worker: Worker; shared: Int32Array } {
   const shared = new Int32Array(new SharedArrayBuffer(8));
+  // node:worker_threads loads with the first backtracking test, not with every `import "rubricate"`.
+  const { Worker } = createRequire(import.meta.url)("node:worker_threads") as typeof import("node:worker_threads");
   const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: shared.buffer });
   worker.unref();
   worker.on("error", () => {
@@ -247,15 +249,22 @@ function ajvRegExpOf(options: { linearOnly?: boolean }) {
 
 /** Compiled regexes kept, least recently used evicted first; evicted ones free their RE2 memory. */
 const REGEX_CACHE_LIMIT = 200;
-const cache = new LRUCache<string, SafeRegex>({ max: REGEX_CACHE_LIMIT, dispose: (regex) => regex.release() });
+let cache: LRUCache<string, SafeRegex> | undefined;
+
+/** The cache, made (and lru-cache loaded) by the first compiled pattern: a run without regexes never loads it. */
+function regexCache(): LRUCache<string, SafeRegex> {
+  const { LRUCache: Lru } = createRequire(import.meta.url)("lru-cache") as typeof import("lru-cache");
+  return (cache ??= new Lru<string, SafeRegex>({ max: REGEX_CACHE_LIMIT, dispose: (regex) => regex.release() }));
+}
 
 /** The cached compiled form of a pattern (see `safeRegex`). */
 export function compiledRegex(pattern: string, flags = "", options: { linearOnly?: boolean } = {}): SafeRegex {
   const key = `${options.linearOnly ? "linear:" : ""}${flags}/${pattern}`;
-  let regex = cache.get(key);
+  const compiled = cache ?? regexCache();
+  let regex = compiled.get(key);
   if (!regex) {
     regex = safeRegex(pattern, flags, options);
-    cache.set(key, regex);
+    compiled.set(key, regex);
   }
   return regex;
 }

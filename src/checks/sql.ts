@@ -7,7 +7,6 @@
  *
  * rubric:  check: { custom: sql-result-matches, args: { database: sql/shop.sql, reference_field: reference_sql } }
  */
-import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { availableParallelism } from "node:os";
@@ -114,6 +113,8 @@ function runQueries(job: Record<string, unknown>, timeoutMs: number): Promise<Ru
   return limit(
     () =>
       new Promise<RunnerResult>((resolvePromise, reject) => {
+        // node:child_process loads with the first SQL check, not with every `import "rubricate"`.
+        const { spawn } = createRequire(import.meta.url)("node:child_process") as typeof import("node:child_process");
         const child = spawn(process.execPath, ["--max-old-space-size=256", "-e", RUNNER], { stdio: ["pipe", "pipe", "pipe"], env: {} });
         let stdout = "";
         let stderr = "";

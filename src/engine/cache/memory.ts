@@ -1,4 +1,5 @@
-import { LRUCache } from "lru-cache";
+import { createRequire } from "node:module";
+import type { LRUCache } from "lru-cache";
 import type { Cache, CacheEntry } from "../types.js";
 
 /** Cache counters, shared by every implementation. */
@@ -28,7 +29,10 @@ export class MemoryCache implements Cache {
 
   constructor(readonly maxEntries = 10_000) {
     if (!(maxEntries >= 1)) throw new RangeError("maxEntries must be at least 1");
-    this.lru = new LRUCache({ max: maxEntries });
+    // lru-cache loads with the first memory cache, not with every `import "rubricate"` (the engine's
+    // `NullCache` lives in this file too).
+    const { LRUCache: Lru } = createRequire(import.meta.url)("lru-cache") as typeof import("lru-cache");
+    this.lru = new Lru({ max: maxEntries });
   }
 
   get(key: string): CacheEntry | undefined {
