@@ -44,9 +44,14 @@ export interface SafeRegex {
 const RE2_MAX_TEXT_CHARS = 256 * 1024;
 let re2Usable = true;
 
-/** re2-wasm compiles its WebAssembly when loaded: done with the first pattern, not on `import "rubricate"`. */
+/**
+ * What this file loads on first use rather than with `import "rubricate"`: re2-wasm (it compiles
+ * its WebAssembly when loaded), lru-cache and node:worker_threads.
+ */
+const requireOnFirstUse = createRequire(import.meta.url);
+
 let re2Class: typeof RE2 | undefined;
-const loadRe2 = (): typeof RE2 => (re2Class ??= (createRequire(import.meta.url)("re2-wasm") as typeof import("re2-wasm")).RE2);
+const loadRe2 = (): typeof RE2 => (re2Class ??= (requireOnFirstUse("re2-wasm") as typeof import("re2-wasm")).RE2);
 
 /**
  * Compiles a pattern with JavaScript's syntax and flags ("g" and "y" are dropped: `test` keeps no
@@ -195,8 +200,7 @@ const STARTUP_MS = 60_000;
 
 function startRunner(): { worker: Worker; shared: Int32Array } {
   const shared = new Int32Array(new SharedArrayBuffer(8));
-  // node:worker_threads loads with the first backtracking test, not with every `import "rubricate"`.
-  const { Worker } = createRequire(import.meta.url)("node:worker_threads") as typeof import("node:worker_threads");
+  const { Worker } = requireOnFirstUse("node:worker_threads") as typeof import("node:worker_threads");
   const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: shared.buffer });
   worker.unref();
   worker.on("error", () => {
@@ -253,18 +257,16 @@ let cache: LRUCache<string, SafeRegex> | undefined;
 
 /** The cache, made (and lru-cache loaded) by the first compiled pattern: a run without regexes never loads it. */
 function regexCache(): LRUCache<string, SafeRegex> {
-  const { LRUCache: Lru } = createRequire(import.meta.url)("lru-cache") as typeof import("lru-cache");
-  return (cache ??= new Lru<string, SafeRegex>({ max: REGEX_CACHE_LIMIT, dispose: (regex) => regex.release() }));
+  return (cache ??= new (requireOnFirstUse("lru-cache") as typeof import("lru-cache")).LRUCache<string, SafeRegex>({ max: REGEX_CACHE_LIMIT, dispose: (regex) => regex.release() }));
 }
 
 /** The cached compiled form of a pattern (see `safeRegex`). */
 export function compiledRegex(pattern: string, flags = "", options: { linearOnly?: boolean } = {}): SafeRegex {
   const key = `${options.linearOnly ? "linear:" : ""}${flags}/${pattern}`;
-  const compiled = cache ?? regexCache();
-  let regex = compiled.get(key);
+  let regex = regexCache().get(key);
   if (!regex) {
     regex = safeRegex(pattern, flags, options);
-    compiled.set(key, regex);
+    regexCache().set(key, regex);
   }
   return regex;
 }
