@@ -17,7 +17,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PEER_DIR, ROOT, builtCli, peerMissing, round, samples, tenQuestions, type BenchContext, type BenchResult } from "./lib/common.js";
 import { judgeBodies, writeBodies } from "./lib/floor.js";
-import { startServerChild } from "./lib/server.js";
+import { assertKeptConcurrency, startServerChild, type ServerChild } from "./lib/server.js";
 
 const LATENCY_MS = 50;
 const CONCURRENCY = 64;
@@ -29,6 +29,8 @@ interface Row {
   idealS: number;
   actualS: number | string;
   ratio: number | string;
+  /** The most requests the server held at once during the run (never above the concurrency). */
+  peak: number | string;
 }
 
 /** Runs `node args`, resolving with its wall time from spawn to exit (s); a failure throws with its stderr. */
@@ -41,6 +43,18 @@ async function timed(args: string[], env: NodeJS.ProcessEnv = process.env): Prom
   const seconds = (performance.now() - t0) / 1000;
   if (code !== 0) throw new Error(`node ${args.join(" ")} exited ${code}: ${stderr.slice(-2000)}`);
   return seconds;
+}
+
+/**
+ * Runs `node args` against the server, timed; resolves with its wall time (s), the calls the server
+ * saw and the most it held at once, after checking the client kept to the concurrency.
+ */
+async function measured(server: ServerChild, who: string, args: string[]): Promise<{ seconds: number; calls: number; peak: number }> {
+  const before = (await server.reset()).requests;
+  const seconds = await timed(args);
+  const stats = await server.stats();
+  assertKeptConcurrency(stats, CONCURRENCY, who);
+  return { seconds, calls: stats.requests - before, peak: stats.peakInFlight };
 }
 
 /** Runs the batched-CLI benchmark. */
@@ -65,27 +79,21 @@ export async function cliBatched(ctx: BenchContext): Promise<BenchResult<Row>> {
       // Fresh samples each round: the CLI runs without a cache, and the server answers all alike.
       const file = join(dir, `samples-${r}.jsonl`);
       writeFileSync(file, [...samples(n, 600, (from += 1_000_000))].map((s) => JSON.stringify(s)).join("\n") + "\n");
-      const before = (await server.stats()).requests;
-      const cliS = await timed([main, "score", join(dir, "rubric.yaml"), file, "--judge", join(dir, "judge.yaml"), "--no-cache", "-c", String(CONCURRENCY), "-q", "-o", join(dir, `out-${r}.jsonl`)]);
-      const calls = (await server.stats()).requests - before;
+      const cli = await measured(server, "rubricate", [main, "score", join(dir, "rubric.yaml"), file, "--judge", join(dir, "judge.yaml"), "--no-cache", "-c", String(CONCURRENCY), "-q", "-o", join(dir, `out-${r}.jsonl`)]);
       const lines = readFileSync(join(dir, `out-${r}.jsonl`), "utf8").trim().split("\n");
-      if (calls !== n || lines.length !== n) throw new Error(`rubricate: ${calls} calls and ${lines.length} result lines for ${n} samples`);
-      rows.push({ run: "rubricate score (built CLI, batched mode)", round: r, calls, idealS: ideal, actualS: round(cliS, 2), ratio: round(ideal / cliS, 3) });
+      if (cli.calls !== n || lines.length !== n) throw new Error(`rubricate: ${cli.calls} calls and ${lines.length} result lines for ${n} samples`);
+      rows.push({ run: "rubricate score (built CLI, batched mode)", round: r, calls: cli.calls, idealS: ideal, actualS: round(cli.seconds, 2), ratio: round(ideal / cli.seconds, 3), peak: cli.peak });
       // The floor: the CLI's own request bodies for these samples, posted by a bare node:http client in a fresh node.
       const bodiesFile = join(dir, `bodies-${r}.jsonl`);
       writeBodies(bodiesFile, await judgeBodies(rubric, samples(n, 600, from), "batched"));
-      const floorBefore = (await server.stats()).requests;
-      const floorS = await timed([join(ROOT, "bench", "floor-client.mjs"), server.url, bodiesFile, String(CONCURRENCY)]);
-      const floorCalls = (await server.stats()).requests - floorBefore;
-      rows.push({ run: "floor: bare node:http (fresh node), same requests", round: r, calls: floorCalls, idealS: ideal, actualS: round(floorS, 2), ratio: round(ideal / floorS, 3) });
+      const floor = await measured(server, "floor", [join(ROOT, "bench", "floor-client.mjs"), server.url, bodiesFile, String(CONCURRENCY)]);
+      rows.push({ run: "floor: bare node:http (fresh node), same requests", round: r, calls: floor.calls, idealS: ideal, actualS: round(floor.seconds, 2), ratio: round(ideal / floor.seconds, 3), peak: floor.peak });
       if (missing) {
-        rows.push({ run: "autoevals 0.3.0 ClosedQA (fresh node)", round: r, calls: 0, idealS: ideal, actualS: "-", ratio: missing });
+        rows.push({ run: "autoevals 0.3.0 ClosedQA (fresh node)", round: r, calls: 0, idealS: ideal, actualS: "-", ratio: missing, peak: "-" });
         continue;
       }
-      const peerBefore = (await server.stats()).requests;
-      const peerS = await timed([join(ROOT, "bench", "cli-batched-peer-child.mjs"), PEER_DIR, server.url, String(n), String(CONCURRENCY), criteria]);
-      const peerCalls = (await server.stats()).requests - peerBefore;
-      rows.push({ run: "autoevals 0.3.0 ClosedQA (fresh node)", round: r, calls: peerCalls, idealS: ideal, actualS: round(peerS, 2), ratio: round(ideal / peerS, 3) });
+      const peer = await measured(server, "autoevals", [join(ROOT, "bench", "cli-batched-peer-child.mjs"), PEER_DIR, server.url, String(n), String(CONCURRENCY), criteria]);
+      rows.push({ run: "autoevals 0.3.0 ClosedQA (fresh node)", round: r, calls: peer.calls, idealS: ideal, actualS: round(peer.seconds, 2), ratio: round(ideal / peer.seconds, 3), peak: peer.peak });
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -101,10 +109,12 @@ export async function cliBatched(ctx: BenchContext): Promise<BenchResult<Row>> {
       { label: "ideal s", value: "idealS", numeric: true },
       { label: "actual s", value: "actualS", numeric: true },
       { label: "ratio of ideal", value: "ratio", numeric: true },
+      { label: "peak in flight", value: "peak", numeric: true },
     ],
     notes: [
       "Target (issue 31): the batched CLI ≥ 0.8 of ideal including start-up. Each figure is one process from spawn to exit; the rounds alternate rubricate and autoevals against the same server process.",
       "The server child shares the machine's cores: under load every ratio falls; compare them within a round.",
+      `Peak in flight: the most requests the server held at once in that run; a run above ${CONCURRENCY} fails the benchmark, since the ideal assumes that limit.`,
       "The floor row posts the CLI's own request bodies for the same samples (captured before the clock starts) from a fresh node process with a bare node:http client that only sends them and parses the answers (bench/floor-client.mjs): what start-up of node, the fake judge, the loopback and Node's http leave of the ideal here.",
     ],
   };

@@ -18,7 +18,7 @@ import { score } from "../src/score/score.js";
 import type { Sample } from "../src/types.js";
 import { PEER_DIR, benchJudge, peerMissing, round, samples, tenQuestions, type BenchContext, type BenchResult } from "./lib/common.js";
 import { bareClientRun, judgeBodies } from "./lib/floor.js";
-import { startServerChild } from "./lib/server.js";
+import { assertKeptConcurrency, startServerChild } from "./lib/server.js";
 
 const LATENCY_MS = 50;
 const FLOOR = "floor: bare node:http, same requests, no library";
@@ -66,9 +66,11 @@ export async function peer(ctx: BenchContext): Promise<BenchResult<Row>> {
       const judge = benchJudge(server.url, { max_concurrency: c, mode: "single" }, null);
       await score(rubric, samples(c, 600, (from += 1_000_000)), { judge, concurrency: c }); // warm-up
       const before = judge.engine.stats().usage.calls;
+      await server.reset();
       let t0 = performance.now();
       await score(rubric, samples(count, 600, (from += 1_000_000)), { judge, concurrency: c });
       let actual = (performance.now() - t0) / 1000;
+      assertKeptConcurrency(await server.stats(), c, `rubricate at concurrency ${c}`);
       const calls = judge.engine.stats().usage.calls - before;
       rows.push({ library: "rubricate (single mode)", concurrency: c, samples: count, calls, idealS: round(ideal(calls, c), 2), actualS: round(actual, 2), ratio: round(ideal(calls, c) / actual, 3) });
       judge.close?.();
@@ -76,7 +78,9 @@ export async function peer(ctx: BenchContext): Promise<BenchResult<Row>> {
       // The floor: the same requests, built before the clock starts, from a bare node:http client.
       const bodies = await judgeBodies(rubric, samples(count, 600, (from += 1_000_000)), "single");
       await bareClientRun(server.url, bodies.slice(0, c * 10), c); // warm-up
+      await server.reset();
       actual = await bareClientRun(server.url, bodies, c);
+      assertKeptConcurrency(await server.stats(), c, `the floor at concurrency ${c}`);
       rows.push({ library: FLOOR, concurrency: c, samples: count, calls: bodies.length, idealS: round(ideal(bodies.length, c), 2), actualS: round(actual, 2), ratio: round(ideal(bodies.length, c) / actual, 3) });
 
       if (typeof autoevals === "string") {
@@ -94,9 +98,11 @@ export async function peer(ctx: BenchContext): Promise<BenchResult<Row>> {
         return results.length;
       };
       await run(samples(c, 600, (from += 1_000_000))); // warm-up
+      await server.reset();
       t0 = performance.now();
       const peerCalls = await run(samples(count, 600, (from += 1_000_000)));
       actual = (performance.now() - t0) / 1000;
+      assertKeptConcurrency(await server.stats(), c, `autoevals at concurrency ${c}`);
       rows.push({ library: "autoevals 0.3.0 ClosedQA", concurrency: c, samples: count, calls: peerCalls, idealS: round(ideal(peerCalls, c), 2), actualS: round(actual, 2), ratio: round(ideal(peerCalls, c) / actual, 3) });
     }
   } finally {

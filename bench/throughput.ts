@@ -10,7 +10,7 @@ import { score } from "../src/score/score.js";
 import { createJudge, type EngineJudge } from "../src/judge/create.js";
 import { createOpenAIProvider } from "../src/providers/openai.js";
 import { cpuSince, round, samples, tenQuestions, type BenchContext, type BenchResult } from "./lib/common.js";
-import { startServerChild } from "./lib/server.js";
+import { assertKeptConcurrency, startServerChild } from "./lib/server.js";
 
 const LATENCY_MS = 50;
 
@@ -62,6 +62,7 @@ export async function throughput(ctx: BenchContext): Promise<BenchResult<Row>> {
       const actual = (performance.now() - t0) / 1000;
       const lib = cpuSince(cpu) / 1e6;
       const srv = await server.stats();
+      assertKeptConcurrency(srv, c, `rubricate at concurrency ${c} (${transport})`);
       const calls = judge.engine.stats().usage.calls - before;
       if (results.some((r) => r.errors.length > 0)) throw new Error(`throughput c=${c}: some samples errored`);
       const ideal = (calls * LATENCY_MS) / c / 1000;

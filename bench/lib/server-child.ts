@@ -43,10 +43,11 @@ process.on("message", (m: Message) => {
   if (m.type === "reset") {
     cpuStart = process.cpuUsage();
     times.length = 0;
+    srv.stats.peakInFlight = srv.stats.inFlight;
   }
   const cpu = process.cpuUsage(cpuStart);
   const faults = { ...srv.stats.faults };
-  process.send!({ id: m.id, requests: srv.stats.requests, faults, cpuMicros: cpu.user + cpu.system, times: m.type === "stats" ? times : [] });
+  process.send!({ id: m.id, requests: srv.stats.requests, faults, cpuMicros: cpu.user + cpu.system, peakInFlight: srv.stats.peakInFlight, times: m.type === "stats" ? times : [] });
   // The records are only counted; dropping them keeps the server flat over long runs.
   srv.requests.length = 0;
   seen = 0;

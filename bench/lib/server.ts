@@ -9,6 +9,8 @@ export interface ServerStats {
   requests: number;
   faults: Partial<Record<FaultKind, number>>;
   cpuMicros: number;
+  /** The most requests the server held at once since the last reset. */
+  peakInFlight: number;
   /** Arrival times (ms) of requests since the last reset (only from `stats`). */
   times: number[];
 }
@@ -17,7 +19,7 @@ export interface ServerStats {
 export interface ServerChild {
   url: string;
   stats(): Promise<ServerStats>;
-  /** Zeroes the CPU counter and the arrival times. */
+  /** Zeroes the CPU counter and the arrival times, and starts a new peak of requests in flight. */
   reset(): Promise<ServerStats>;
   set(behavior: FaultOptions): Promise<ServerStats>;
   close(): Promise<void>;
@@ -59,4 +61,13 @@ export async function startServerChild(options: Omit<OpenAIServerOptions, "respo
         child.disconnect();
       }),
   };
+}
+
+/**
+ * Throws when a client had more requests in flight at once than the concurrency its ratio is
+ * computed for: the ideal (calls × latency ÷ concurrency) assumes that limit, and a client over it
+ * would beat the ideal by breaking the rule rather than by being fast.
+ */
+export function assertKeptConcurrency(stats: ServerStats, concurrency: number, who: string): void {
+  if (stats.peakInFlight > concurrency) throw new Error(`${who}: ${stats.peakInFlight} requests in flight at once at the server, above the concurrency of ${concurrency} the ratio is computed for`);
 }

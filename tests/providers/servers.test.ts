@@ -9,8 +9,13 @@ afterEach(async () => {
   await Promise.all(closers.splice(0).map((c) => c()));
 });
 
-const post = (url: string, body: unknown, headers: Record<string, string> = {}) =>
-  fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
+const post = (url: string, body: unknown, headers: Record<string, string> = {}, signal?: AbortSignal) =>
+  fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body), signal });
+
+/** Resolves once `condition` holds; the test's timeout ends the wait otherwise. */
+async function waitUntil(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));
+}
 
 describe("FaultPlan", () => {
   it("is deterministic for a seed and differs across seeds", () => {
@@ -36,6 +41,31 @@ describe("FaultPlan", () => {
     expect(p.overRpm(10_000)).toBeUndefined();
     expect(p.overRpm(20_000)).toBe(40);
     expect(p.overRpm(60_000)).toBeUndefined();
+  });
+});
+
+describe("requests in flight", () => {
+  it("counts requests held at once, and the most of them; an answer or a dropped connection ends one", async () => {
+    const srv = await startOpenAIServer({ respond: () => "hi", latencyMs: 150 });
+    closers.push(srv.close);
+    const url = `${srv.url}/chat/completions`;
+    const answers = Array.from({ length: 5 }, () => post(url, { model: "m", messages: [] }));
+    await waitUntil(() => srv.stats.inFlight === 5);
+    expect(srv.stats.peakInFlight).toBe(5);
+    expect((await Promise.all(answers)).map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+    await waitUntil(() => srv.stats.inFlight === 0);
+    expect(srv.stats.peakInFlight).toBe(5);
+
+    // A request the server never answers leaves only when its client gives up.
+    srv.setBehavior({ sequence: ["hang"] });
+    srv.stats.peakInFlight = srv.stats.inFlight;
+    const controller = new AbortController();
+    const hung = post(url, { model: "m", messages: [] }, {}, controller.signal).catch((e: unknown) => e);
+    await waitUntil(() => srv.stats.inFlight === 1);
+    controller.abort();
+    expect(await hung).toBeInstanceOf(Error);
+    await waitUntil(() => srv.stats.inFlight === 0);
+    expect(srv.stats.peakInFlight).toBe(1);
   });
 });
 
@@ -69,7 +99,7 @@ describe("openai server wire format", () => {
     const srv = await startOpenAIServer({ recordBodies: false, sequence: ["500", "none", "429"], latencyMs: [1, 5], seed: 3 });
     closers.push(srv.close);
     for (let i = 0; i < 4; i++) await post(`${srv.url}/chat/completions`, { model: "m", messages: [{ role: "user", content: "secret sample" }] });
-    expect(srv.stats).toEqual({ requests: 4, faults: { "500": 1, none: 2, "429": 1 } });
+    expect(srv.stats).toEqual({ requests: 4, faults: { "500": 1, none: 2, "429": 1 }, inFlight: 0, peakInFlight: 1 });
     expect(srv.requests.every((r) => r.body === undefined)).toBe(true);
   });
 

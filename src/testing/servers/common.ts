@@ -273,8 +273,12 @@ export interface TestServer<B> {
   url: string;
   /** Every request, in arrival order (bodies omitted when `recordBodies` is false). */
   requests: RecordedRequest[];
-  /** Counters kept even without bodies, for benchmarks: requests seen and faults applied. */
-  stats: { requests: number; faults: Partial<Record<FaultKind, number>> };
+  /**
+   * Counters kept even without bodies, for benchmarks: requests seen, faults applied, requests
+   * received and not yet answered, and the most of those at once (a benchmark resets `peakInFlight`
+   * to `inFlight` before a run, to check the client kept to its concurrency).
+   */
+  stats: { requests: number; faults: Partial<Record<FaultKind, number>>; inFlight: number; peakInFlight: number };
   /** Swaps fault options (and optionally the responder) at run time. */
   setBehavior(b: Partial<B>): void;
   close(): Promise<void>;

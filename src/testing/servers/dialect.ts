@@ -50,7 +50,7 @@ type Outcome = FaultKind | "error";
 /** Starts a server for one dialect; both provider servers are this with different shapes. */
 export async function startDialectServer(dialect: Dialect, options: ServerOptions = {}): Promise<TestServer<ServerOptions>> {
   const requests: RecordedRequest[] = [];
-  const stats: TestServer<ServerOptions>["stats"] = { requests: 0, faults: {} };
+  const stats: TestServer<ServerOptions>["stats"] = { requests: 0, faults: {}, inFlight: 0, peakInFlight: 0 };
   const plan = new FaultPlan(options);
   let respond = options.respond ?? (() => "ok");
   let recordBodies = options.recordBodies ?? true;
@@ -128,6 +128,9 @@ export async function startDialectServer(dialect: Dialect, options: ServerOption
   };
 
   const { url, close } = await listen((req, res) => {
+    // In flight until the response is sent or its connection dies (a hang ends with the socket).
+    stats.peakInFlight = Math.max(stats.peakInFlight, ++stats.inFlight);
+    res.once("close", () => stats.inFlight--);
     handle(req, res).then(
       (outcome) => {
         if (outcome !== "error") stats.faults[outcome] = (stats.faults[outcome] ?? 0) + 1;
