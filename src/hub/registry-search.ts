@@ -34,10 +34,12 @@ export async function searchEnvs(query: string, options: RegistryQueryOptions = 
   const cwd = options.cwd ?? process.cwd();
   const limit = String(options.limit ?? 100);
   const flags = options.registry ? ["--registry", options.registry] : [];
+  // npmjs.org: the keyword qualifier; registries without qualifiers (Verdaccio): plain words. The
+  // two npm processes run side by side: each is a second or more of npm's own start-up.
+  const queries = [[`keywords:${ENV_KEYWORD}`, ...words(query)], words(query).length ? words(query) : ["rubricate"]];
+  const results = await Promise.all(queries.map((terms) => runNpm(["search", "--json", "--searchlimit", limit, ...flags, ...terms], { cwd })));
   const found = new Map<string, EnvListing>();
-  // npmjs.org: the keyword qualifier; registries without qualifiers (Verdaccio): plain words.
-  for (const terms of [[`keywords:${ENV_KEYWORD}`, ...words(query)], words(query).length ? words(query) : ["rubricate"]]) {
-    const result = await runNpm(["search", "--json", "--searchlimit", limit, ...flags, ...terms], { cwd });
+  for (const result of results) {
     if (result.code !== 0) throw installFailure(`search ${query || "(all environments)"}`, result);
     for (const p of parseListing(result.stdout)) if (p.keywords.includes(ENV_KEYWORD) && !found.has(p.name)) found.set(p.name, p);
   }
