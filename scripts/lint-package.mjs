@@ -8,7 +8,7 @@
  *   node scripts/lint-package.mjs pkg.tgz      lints a tarball already packed (tests/package.test.ts)
  *
  * publint runs through its API so that a suggestion fails the lint too (its CLI exits 0 on one).
- * attw runs with the node16 profile: the package needs Node >= 20, and `moduleResolution: node10`
+ * attw runs with the node16 profile: the package needs Node 20.19 or later, and `moduleResolution: node10`
  * cannot see subpath exports at all, so its failures there say nothing about this package.
  */
 import { execFileSync } from "node:child_process";
