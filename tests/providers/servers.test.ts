@@ -46,12 +46,16 @@ describe("FaultPlan", () => {
 
 describe("requests in flight", () => {
   it("counts requests held at once, and the most of them; an answer or a dropped connection ends one", async () => {
-    const srv = await startOpenAIServer({ respond: () => "hi", latencyMs: 150 });
+    // Every answer waits on the gate: the five are held at once however slowly they arrive.
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const srv = await startOpenAIServer({ respond: () => gate.then(() => "hi") });
     closers.push(srv.close);
     const url = `${srv.url}/chat/completions`;
     const answers = Array.from({ length: 5 }, () => post(url, { model: "m", messages: [] }));
     await waitUntil(() => srv.stats.inFlight === 5);
     expect(srv.stats.peakInFlight).toBe(5);
+    open();
     expect((await Promise.all(answers)).map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
     await waitUntil(() => srv.stats.inFlight === 0);
     expect(srv.stats.peakInFlight).toBe(5);
