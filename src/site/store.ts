@@ -1,12 +1,14 @@
 /**
  * The hub's results: one SQLite file (WAL, so pages read while a result is written). A row is one
- * accepted HubResult, kept whole as JSON, with the columns pages filter by beside it. No token and
+ * accepted HubResult, kept whole as JSON, with the columns pages filter by beside it. The evals the
+ * hub runs itself are kept here too, so a restarted hub knows what it left unfinished. No token and
  * no request header is ever written here.
  */
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import type { HubResult } from "../hub/results.js";
+import type { EvalProgress, EvalRequest } from "./evals.js";
 
 /** A stored result: what was pushed, who pushed it (the registry's user name) and when. */
 export interface StoredResult {
@@ -15,6 +17,17 @@ export interface StoredResult {
   submittedBy: string | null;
   result: HubResult;
 }
+
+/** An eval the hub runs (the Evaluate button), as the store keeps it across restarts. */
+export type StoredEval = EvalProgress & {
+  request: EvalRequest;
+  /** The output file of each model, in the request's order. */
+  outs: string[];
+  /** How many of the request's models have their result in the store (they run in order). */
+  stored: number;
+  /** The process id of the coordinator running now, while one does. */
+  pid?: number;
+};
 
 export class ResultStore {
   private readonly db: Database.Database;
@@ -36,7 +49,31 @@ export class ResultStore {
       body TEXT NOT NULL
     );
     CREATE INDEX IF NOT EXISTS results_env ON results (env, version);
-    CREATE INDEX IF NOT EXISTS results_series ON results (series, step);`);
+    CREATE INDEX IF NOT EXISTS results_series ON results (series, step);
+    CREATE TABLE IF NOT EXISTS evals (
+      id TEXT PRIMARY KEY,
+      state TEXT NOT NULL,
+      updated_at TEXT NOT NULL,
+      body TEXT NOT NULL
+    );`);
+  }
+
+  /** Writes an eval's record (the whole of it, replacing the last one). */
+  saveEval(record: StoredEval): void {
+    this.db
+      .prepare("INSERT INTO evals (id, state, updated_at, body) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at, body = excluded.body")
+      .run(record.id, record.state, new Date().toISOString(), JSON.stringify(record));
+  }
+
+  /** An eval's last record. */
+  evalRecord(id: string): StoredEval | undefined {
+    const row = this.db.prepare("SELECT body FROM evals WHERE id = ?").get(id) as { body: string } | undefined;
+    return row ? (JSON.parse(row.body) as StoredEval) : undefined;
+  }
+
+  /** The evals whose last record says queued or running: a hub that stopped left them so. */
+  unfinishedEvals(): StoredEval[] {
+    return (this.db.prepare("SELECT body FROM evals WHERE state IN ('queued', 'running') ORDER BY updated_at").all() as { body: string }[]).map((r) => JSON.parse(r.body) as StoredEval);
   }
 
   add(result: HubResult, submittedBy: string | null, receivedAt = new Date().toISOString()): StoredResult {

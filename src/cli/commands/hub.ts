@@ -84,6 +84,8 @@ async function serveHub(flags: HubServeFlags): Promise<void> {
   if (!isLoopback(flags.host)) log(`warning: ${flags.host} is reachable from other machines; serve it behind HTTPS so sign-in cookies and tokens are not sent in the clear`);
   // The one line a script waits for (the port when --port 0).
   process.stdout.write(`hub listening on http://${host}:${port}/ (registries: ${registries.registries.join(", ")}; results in ${flags.db})\n`);
+  // Evals the last hub process left unfinished go on (their records are in the store).
+  evals?.resume();
   await new Promise<void>((done) => {
     const stop = () => {
       process.off("SIGINT", stop);
