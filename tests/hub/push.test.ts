@@ -16,6 +16,7 @@ import type { RolloutRecord } from "../../src/env/types.js";
 import type { TestServer } from "../../src/testing/servers/common.js";
 import { ROOT, runCli, tempDir, writeJudgeFile } from "../helpers/cli.js";
 import { runCliInProcess } from "../helpers/cli-in-process.js";
+import { rolloutRecord } from "../helpers/rollout-record.js";
 import { startWorld, type WireMessage } from "../env/world.js";
 
 const KEY = "sk-test-PUSH-1234567890";
@@ -151,26 +152,7 @@ describe("pushing results to a hub", () => {
 
 describe("buildHubResults / readPushFile", () => {
   const record = (model: string, task: string, reward: number | null, integrity = "sha512-abc"): RolloutRecord =>
-    ({
-      env: "times",
-      envVersion: "0.1.0",
-      envPackage: { name: "@acme/times-env", version: "0.1.0", integrity },
-      model,
-      task,
-      rollout: 0,
-      messages: [],
-      toolCalls: [],
-      response: "",
-      turns: 1,
-      stopReason: "final_answer",
-      reward,
-      passed: reward === null ? null : reward >= 1,
-      verdicts: [{ id: "correct", status: reward === 1 ? "met" : "unmet", points: 1, earned: reward === 1 ? 1 : 0, required: false, source: "check" }],
-      errors: [],
-      feedback: "",
-      usage: { policy: { calls: 1, cacheHits: 0, inputTokens: 10, outputTokens: 5, costUsd: 0.002 }, judge: { calls: 0, cacheHits: 0, inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, costUsd: 0.001 } },
-      ms: 1,
-    }) as RolloutRecord;
+    rolloutRecord({ model, task, reward, envPackage: { name: "@acme/times-env", version: "0.1.0", integrity } });
 
   it("carries the package's integrity, costs and errors per model", () => {
     const [a] = buildHubResults([record("m", "1", 1), record("m", "2", 0), record("m", "3", null)], { judge: "j" });

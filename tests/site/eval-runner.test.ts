@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { RolloutRecord } from "../../src/env/types.js";
 import { buildHubResults } from "../../src/hub/push.js";
+import { rolloutRecord } from "../helpers/rollout-record.js";
 import { loadModelsFile, QueueEvalRunner } from "../../src/site/queue-evals.js";
 import { ResultStore, type StoredEval } from "../../src/site/store.js";
 
@@ -50,26 +51,7 @@ describe("QueueEvalRunner", () => {
 
 /** A rollout line as `rubricate eval` writes it, for the version the requests name. */
 const rollout = (model: string, task: number): RolloutRecord =>
-  ({
-    env: "times",
-    envVersion: "1.0.0",
-    envPackage: { name: request.env, version: request.version, integrity: request.integrity },
-    model,
-    task: String(task),
-    rollout: 0,
-    messages: [],
-    toolCalls: [],
-    response: "",
-    turns: 1,
-    stopReason: "final_answer",
-    reward: 1,
-    passed: true,
-    verdicts: [{ id: "correct", status: "met", points: 1, earned: 1, required: false, source: "check" }],
-    errors: [],
-    feedback: "",
-    usage: { policy: { calls: 1, cacheHits: 0, inputTokens: 10, outputTokens: 5, costUsd: 0 }, judge: { calls: 0, cacheHits: 0, inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, costUsd: 0 } },
-    ms: 1,
-  }) as RolloutRecord;
+  rolloutRecord({ model, task: String(task), envVersion: request.version, envPackage: { name: request.env, version: request.version, integrity: request.integrity } });
 
 /**
  * A coordinator that logs its arguments (one JSON line in `log`) and writes the two rollouts of
