@@ -40,6 +40,13 @@ export async function publishTarball(registry: string, token: string, tarball: s
     versions: { [version]: { ...manifest, _id: `${name}@${version}`, dist } },
     _attachments: { [file]: { content_type: "application/octet-stream", data: data.toString("base64"), length: data.length } },
   };
-  const res = await fetch(`${registry}${name.replace("/", "%2f")}`, { method: "PUT", headers: { "content-type": "application/json", authorization: `Bearer ${token}` }, body: JSON.stringify(body) });
+  const put = () => fetch(`${registry}${name.replace("/", "%2f")}`, { method: "PUT", headers: { "content-type": "application/json", authorization: `Bearer ${token}` }, body: JSON.stringify(body) });
+  // A kept-alive connection the registry closed while idle fails the request sent on it ("other
+  // side closed"; seen under a loaded .ci/run). Sent again once: a version the first one did
+  // publish answers 409, which is taken as done.
+  const res = await put().catch((e: unknown) => (staleConnection(e) ? put() : Promise.reject(e)));
   if (!res.ok && res.status !== 409) throw new Error(`publishing ${name}@${version} failed: ${res.status} ${await res.text()}`);
 }
+
+/** True when fetch failed because the server had closed the connection it reused. */
+const staleConnection = (e: unknown) => ["UND_ERR_SOCKET", "ECONNRESET"].includes(String((e as { cause?: { code?: unknown } }).cause?.code));
