@@ -12,6 +12,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { RolloutRecord } from "../../src/env/types.js";
 import { buildHubResults } from "../../src/hub/push.js";
 import { rolloutRecord } from "../helpers/rollout-record.js";
+import { needs } from "../helpers/system.js";
 import { loadModelsFile, QueueEvalRunner } from "../../src/site/queue-evals.js";
 import { ResultStore, type StoredEval } from "../../src/site/store.js";
 
@@ -81,10 +82,15 @@ describe("QueueEvalRunner across restarts", () => {
   const restartedRunner = (store: ResultStore, log: string, workDir: string) =>
     new QueueEvalRunner({ models: loadModelsFile(models), queue: "redis://127.0.0.1:1/0", store, cli: [process.execPath, "-e", writingCoordinator(log), "--"], workDir, rubricateVersion: "0.1.0" });
 
-  /** A long-running process with `args` on its command line, standing in for a coordinator a stopped hub left behind. */
-  const lingering = (args: string[]) => {
+  /**
+   * A long-running process with `args` on its command line, standing in for a coordinator a stopped
+   * hub left behind; resolves once /proc shows its own command line (before its exec, a child
+   * shows its parent's).
+   */
+  const lingering = async (args: string[]) => {
     const child = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)", "--", ...args], { stdio: "ignore" });
     children.push(child);
+    await expect.poll(() => (existsSync(`/proc/${child.pid}/cmdline`) ? readFileSync(`/proc/${child.pid}/cmdline`, "utf8") : ""), { timeout: 10_000 }).toContain("setInterval");
     return child;
   };
 
@@ -120,40 +126,42 @@ describe("QueueEvalRunner across restarts", () => {
     store.close();
   });
 
-  it("a hub restarted mid-eval stops the coordinator the old one left, and goes on from the model without a result, continuing its file", async () => {
-    const dir = mkdtempSync(join(work, "restart-"));
-    const orphan = lingering(["eval", "--out", join(dir, "evals", "e1-1-big.jsonl")]);
-    await new Promise((resolve) => setTimeout(resolve, 200)); // its command line is in /proc
-    const { store, record } = stoppedMidEval(dir, orphan.pid!);
-    const log = join(dir, "args.log");
-    const runner = restartedRunner(store, log, join(dir, "evals"));
-    expect(runner.resume()).toEqual(["e1"]);
-    expect(runner.busy(request)).toContain("e1");
-    await once(orphan, "exit");
-    expect(orphan.signalCode).toBe("SIGTERM");
-    await expect.poll(() => runner.progress("e1")?.state, { timeout: 10_000 }).toBe("done");
-    // One coordinator, for `big` only, on the same file, told to continue it.
-    const runs = readFileSync(log, "utf8").trim().split("\n").map((l) => JSON.parse(l) as string[]);
-    expect(runs).toHaveLength(1);
-    expect(runs[0]).toEqual(expect.arrayContaining(["--model", "openai:gpt-4.1", "--out", record.outs[1], "--resume"]));
-    expect(readFileSync(record.outs[1], "utf8").trim().split("\n")).toHaveLength(2);
-    expect(store.forEnv(request.env).map((r) => r.result.model)).toEqual(["mini", "big"]);
-    expect(runner.progress("e1")).toMatchObject({ state: "done", done: 4, total: 4 });
-    expect(store.evalRecord("e1")).toMatchObject({ state: "done", stored: 2 });
-    store.close();
-  });
+  // The runner tells a coordinator it left behind by its command line in /proc.
+  const procfs = needs("procfs", () => existsSync("/proc/self/cmdline"), "a Linux kernel (/proc)");
+  procfs.describe("with /proc", () => {
+    it("a hub restarted mid-eval stops the coordinator the old one left, and goes on from the model without a result, continuing its file", async () => {
+      const dir = mkdtempSync(join(work, "restart-"));
+      const orphan = await lingering(["eval", "--out", join(dir, "evals", "e1-1-big.jsonl")]);
+      const { store, record } = stoppedMidEval(dir, orphan.pid!);
+      const log = join(dir, "args.log");
+      const runner = restartedRunner(store, log, join(dir, "evals"));
+      expect(runner.resume()).toEqual(["e1"]);
+      expect(runner.busy(request)).toContain("e1");
+      await once(orphan, "exit");
+      expect(orphan.signalCode).toBe("SIGTERM");
+      await expect.poll(() => runner.progress("e1")?.state, { timeout: 10_000 }).toBe("done");
+      // One coordinator, for `big` only, on the same file, told to continue it.
+      const runs = readFileSync(log, "utf8").trim().split("\n").map((l) => JSON.parse(l) as string[]);
+      expect(runs).toHaveLength(1);
+      expect(runs[0]).toEqual(expect.arrayContaining(["--model", "openai:gpt-4.1", "--out", record.outs[1], "--resume"]));
+      expect(readFileSync(record.outs[1], "utf8").trim().split("\n")).toHaveLength(2);
+      expect(store.forEnv(request.env).map((r) => r.result.model)).toEqual(["mini", "big"]);
+      expect(runner.progress("e1")).toMatchObject({ state: "done", done: 4, total: 4 });
+      expect(store.evalRecord("e1")).toMatchObject({ state: "done", stored: 2 });
+      store.close();
+    });
 
-  it("a pid now held by another program is left alone", async () => {
-    const dir = mkdtempSync(join(work, "reused-"));
-    const stranger = lingering(["serve", "--port", "0"]);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const { store } = stoppedMidEval(dir, stranger.pid!);
-    const runner = restartedRunner(store, join(dir, "args.log"), join(dir, "evals"));
-    expect(runner.resume()).toEqual(["e1"]);
-    await expect.poll(() => runner.progress("e1")?.state, { timeout: 10_000 }).toBe("done");
-    expect(stranger.exitCode).toBeNull();
-    expect(stranger.signalCode).toBeNull();
-    expect(existsSync(join(dir, "args.log"))).toBe(true);
-    store.close();
+    it("a pid now held by another program is left alone", async () => {
+      const dir = mkdtempSync(join(work, "reused-"));
+      const stranger = await lingering(["serve", "--port", "0"]);
+      const { store } = stoppedMidEval(dir, stranger.pid!);
+      const runner = restartedRunner(store, join(dir, "args.log"), join(dir, "evals"));
+      expect(runner.resume()).toEqual(["e1"]);
+      await expect.poll(() => runner.progress("e1")?.state, { timeout: 10_000 }).toBe("done");
+      expect(stranger.exitCode).toBeNull();
+      expect(stranger.signalCode).toBeNull();
+      expect(existsSync(join(dir, "args.log"))).toBe(true);
+      store.close();
+    });
   });
 });
