@@ -109,12 +109,13 @@ function loadScript(path: string): string {
 }
 
 function runQueries(job: Record<string, unknown>, timeoutMs: number): Promise<RunnerResult> {
-  driverPath ??= createRequire(import.meta.url).resolve("better-sqlite3");
+  // Both load with the first SQL check, not with every `import "rubricate"`.
+  const requireHere = createRequire(import.meta.url);
+  driverPath ??= requireHere.resolve("better-sqlite3");
+  const { spawn } = requireHere("node:child_process") as typeof import("node:child_process");
   return limit(
     () =>
       new Promise<RunnerResult>((resolvePromise, reject) => {
-        // node:child_process loads with the first SQL check, not with every `import "rubricate"`.
-        const { spawn } = createRequire(import.meta.url)("node:child_process") as typeof import("node:child_process");
         const child = spawn(process.execPath, ["--max-old-space-size=256", "-e", RUNNER], { stdio: ["pipe", "pipe", "pipe"], env: {} });
         let stdout = "";
         let stderr = "";

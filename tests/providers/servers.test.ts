@@ -12,11 +12,6 @@ afterEach(async () => {
 const post = (url: string, body: unknown, headers: Record<string, string> = {}, signal?: AbortSignal) =>
   fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body), signal });
 
-/** Resolves once `condition` holds; the test's timeout ends the wait otherwise. */
-async function waitUntil(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));
-}
-
 describe("FaultPlan", () => {
   it("is deterministic for a seed and differs across seeds", () => {
     const run = (seed: number) => {
@@ -53,11 +48,11 @@ describe("requests in flight", () => {
     closers.push(srv.close);
     const url = `${srv.url}/chat/completions`;
     const answers = Array.from({ length: 5 }, () => post(url, { model: "m", messages: [] }));
-    await waitUntil(() => srv.stats.inFlight === 5);
+    await expect.poll(() => srv.stats.inFlight, { timeout: 10_000 }).toBe(5);
     expect(srv.stats.peakInFlight).toBe(5);
     open();
     expect((await Promise.all(answers)).map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
-    await waitUntil(() => srv.stats.inFlight === 0);
+    await expect.poll(() => srv.stats.inFlight, { timeout: 10_000 }).toBe(0);
     expect(srv.stats.peakInFlight).toBe(5);
 
     // A request the server never answers leaves only when its client gives up.
@@ -65,10 +60,10 @@ describe("requests in flight", () => {
     srv.stats.peakInFlight = srv.stats.inFlight;
     const controller = new AbortController();
     const hung = post(url, { model: "m", messages: [] }, {}, controller.signal).catch((e: unknown) => e);
-    await waitUntil(() => srv.stats.inFlight === 1);
+    await expect.poll(() => srv.stats.inFlight, { timeout: 10_000 }).toBe(1);
     controller.abort();
     expect(await hung).toBeInstanceOf(Error);
-    await waitUntil(() => srv.stats.inFlight === 0);
+    await expect.poll(() => srv.stats.inFlight, { timeout: 10_000 }).toBe(0);
     expect(srv.stats.peakInFlight).toBe(1);
   });
 });
