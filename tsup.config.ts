@@ -3,6 +3,7 @@ import { readFile } from "node:fs/promises";
 import { dirname, join, relative, resolve } from "node:path";
 import { defineConfig } from "tsup";
 import type { Plugin } from "esbuild";
+import { BUNDLED, bundledPattern } from "./scripts/bundled.js";
 
 /**
  * zod's `z.locales` re-exports its ~50 message translations (370 kB of the bundled 750 kB), which
@@ -68,10 +69,10 @@ export default defineConfig({
   target: "node20",
   splitting: true,
   shims: true,
-  // p-limit 7 and p-retry 7 are ESM-only: bundle them so the CommonJS build can require() the package.
-  // zod (95 ES modules) and yaml (73 CommonJS files) load with every rubric: as one bundled chunk they
-  // cost the module loader one file each instead of ~170, which is most of `import "rubricate"`'s
-  // start-up over bare node (BENCHMARKS.md, issue 31). zod stays a dependency for the .d.ts types.
+  // Bundled (scripts/bundled.ts): p-limit 7 and p-retry 7 are ESM-only, bundled so the CommonJS
+  // build can require() the package. zod (95 ES modules) and yaml (73 CommonJS files) load with every
+  // rubric: as one bundled chunk they cost the module loader one file each instead of ~170, which is
+  // most of `import "rubricate"`'s start-up over bare node (BENCHMARKS.md, issue 31).
   // The provider SDKs likewise (openai ~150 files, @anthropic-ai/sdk ~320 with OpenTelemetry's API
   // and standardwebhooks): each lands in the chunk of the module that re-exports it
   // (src/providers/*-sdk.ts), loaded by `import()` on a provider's first call; one file instead of
@@ -79,10 +80,7 @@ export default defineConfig({
   // The small CommonJS packages of every start-up (fastest-levenshtein with the root, commander and
   // bytes with the CLI) likewise: a CommonJS file imported from an ES module goes through the
   // CommonJS loader and its export lexer, ~8 ms for commander's 7 files against ~1 ms bundled.
-  noExternal: [
-    ...["p-limit", "yocto-queue", "p-retry", "is-network-error", "zod", "yaml", "openai", /^@anthropic-ai\/sdk(\/|$)/, "@opentelemetry/api", "standardwebhooks", "@stablelib/base64", "fast-sha256"],
-    ...["fastest-levenshtein", "commander", "bytes"],
-  ],
+  noExternal: BUNDLED.map(bundledPattern),
   // A bundled CommonJS module's require() of a Node built-in (commander's "node:events"…) needs a
   // `require` in an ES module chunk; made on first call, so a chunk that never requires pays nothing.
   banner: ({ format }) => (format === "esm" ? { js: 'import { createRequire as __rubricateCreateRequire } from "node:module";\nlet __rubricateRequire;\nconst require = (id) => (__rubricateRequire ??= __rubricateCreateRequire(import.meta.url))(id);' } : {}),

@@ -8,11 +8,13 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import semver from "semver";
 import { describe, expect, it } from "vitest";
+import { BUNDLED } from "../scripts/bundled.js";
 import { ROOT } from "./helpers/cli.js";
 
 interface LockedPackage {
   version?: string;
   dev?: boolean;
+  dependencies?: Record<string, string>;
   engines?: { node?: string } | string[];
 }
 
@@ -52,11 +54,36 @@ const manifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as
 const lock = JSON.parse(readFileSync(join(ROOT, "package-lock.json"), "utf8")) as { packages: Record<string, LockedPackage> };
 const ours = manifest.engines.node;
 
-/** Every package installed with rubricate (not a dev dependency) that names a Node range, by name. */
+/** The lockfile path a package at `from` gets for `name`: the nearest node_modules up its path, as Node resolves it. */
+function resolveIn(from: string, name: string): string | undefined {
+  for (let dir = from; ; dir = dir.slice(0, dir.lastIndexOf("/node_modules/"))) {
+    const path = `${dir ? `${dir}/` : ""}node_modules/${name}`;
+    if (lock.packages[path]) return path;
+    if (!dir.includes("/node_modules/")) return dir ? resolveIn("", name) : undefined;
+  }
+}
+
+/** The lockfile paths of the packages bundled into dist/ (scripts/bundled.ts) and of everything they depend on. */
+function bundledPaths(): Set<string> {
+  const seen = new Set<string>();
+  const visit = (path: string | undefined) => {
+    if (!path || seen.has(path)) return;
+    seen.add(path);
+    for (const name of Object.keys(lock.packages[path].dependencies ?? {})) visit(resolveIn(path, name));
+  };
+  for (const name of BUNDLED) visit(resolveIn("", name));
+  return seen;
+}
+
+/**
+ * Every package whose code runs with rubricate's and that names a Node range, by name: those
+ * installed with it (not a dev dependency) and those bundled into dist/, which ship as devDependencies.
+ */
 function installedRanges(): Map<string, { version: string; node: string }> {
   const out = new Map<string, { version: string; node: string }>();
+  const bundled = bundledPaths();
   for (const [path, pkg] of Object.entries(lock.packages)) {
-    if (path === "" || pkg.dev) continue;
+    if (path === "" || (pkg.dev && !bundled.has(path))) continue;
     const node = Array.isArray(pkg.engines) ? undefined : pkg.engines?.node;
     if (node) out.set(path.slice(path.lastIndexOf("node_modules/") + "node_modules/".length), { version: pkg.version ?? "?", node });
   }
@@ -76,7 +103,17 @@ describe("package.json engines", () => {
     expect(semver.validRange(ours)).not.toBeNull();
   });
 
-  it("every package installed with rubricate runs on every Node version our range allows", () => {
+  it("the packages bundled into dist/ are found in the lockfile, with what they depend on", () => {
+    const paths = bundledPaths();
+    for (const name of BUNDLED) expect(paths.has(`node_modules/${name}`), name).toBe(true);
+    // What they depend on comes with them, to any depth: @anthropic-ai/sdk's json-schema-to-ts and its ts-algebra.
+    expect(paths.has("node_modules/json-schema-to-ts")).toBe(true);
+    expect(paths.has("node_modules/ts-algebra")).toBe(true);
+    // A bundled package's range is checked though the lockfile marks it dev: commander 14 names one.
+    expect(installedRanges().get("commander")).toMatchObject({ node: expect.any(String) });
+  });
+
+  it("every package installed with rubricate or bundled into it runs on every Node version our range allows", () => {
     expect(narrowerThan(ours, installedRanges()), `our engines range is ${ours}`).toEqual([]);
   });
 

@@ -13,6 +13,7 @@ import { rubricJsonSchema } from "../src/rubric/json-schema.js";
 import { judgeResponder } from "../src/testing/servers/judge-responder.js";
 import { startBatchServer } from "./servers/batch-server.js";
 import { installBuilt, packBuilt } from "./helpers/pack.js";
+import { BUNDLED } from "../scripts/bundled.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { name: string; version: string; files: string[]; exports: Record<string, unknown> };
@@ -114,6 +115,30 @@ describe("package [slow: npm pack + offline install]", () => {
       if (licence) expect(notices, name).toContain(readFileSync(join(dir, licence), "utf8").trim());
     }
     expect(built.filter((text) => text.includes(ROOT.replace(/\/$/, "")))).toEqual([]);
+  });
+
+  it("its dependencies are what dist/ loads: none is bundled into it unless its .d.ts files import it (zod), they import only dependencies, and every bundled package is in scripts/bundled.ts", () => {
+    const dist = join(app, "node_modules", pkg.name, "dist");
+    const files = readdirSync(dist, { recursive: true }) as string[];
+    const text = (pattern: RegExp) => files.filter((f) => pattern.test(f)).map((f) => readFileSync(join(dist, f), "utf8"));
+    const bundled = new Set(text(/\.c?js$/).flatMap((t) => [...t.matchAll(/^\/\/ node_modules\/((?:@[^/\n]+\/)?[^/\n]+)\//gm)].map((m) => m[1])));
+    const typed = new Set(text(/\.d\.c?ts$/).flatMap((t) => [...t.matchAll(/from '((?:@[^/']+\/)?[^/'.][^/']*)/g)].map((m) => m[1])));
+    const dependencies = Object.keys(JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).dependencies as Record<string, string>);
+    // A bundled dependency is ~50 MB (the provider SDKs) a user's install fetched and nothing loaded.
+    expect(dependencies.filter((name) => bundled.has(name) && !typed.has(name))).toEqual([]);
+    // What the .d.ts files import, a TypeScript consumer must have installed.
+    expect([...typed].filter((name) => !name.startsWith("node:") && !dependencies.includes(name))).toEqual([]);
+    expect(typed.has("zod")).toBe(true);
+    // tsup's own shim is not a package; everything else bundled is one the engines test checks.
+    expect([...bundled].filter((name) => name !== "tsup" && !BUNDLED.includes(name))).toEqual([]);
+    // Every module of the installed build loads without the packages it bundles (the provider
+    // SDKs' chunks among them): none of them is in this project's node_modules any more.
+    for (const name of ["openai", "@anthropic-ai/sdk", "yaml", "commander"]) expect(existsSync(join(app, "node_modules", name)), name).toBe(false);
+    const modules = files.filter((f) => /^[^/]+\.js$/.test(f)).map((f) => join(dist, f));
+    expect(modules.filter((f) => /(?:anthropic|openai)-sdk-/.test(f))).toHaveLength(2);
+    const loaded = node(["--input-type=module", "-e", `for (const file of ${JSON.stringify(modules)}) await import(file);`]);
+    expect(loaded.stderr).toBe("");
+    expect(loaded.status).toBe(0);
   });
 
   it("every file the exports map names exists", () => {
