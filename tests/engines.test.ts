@@ -54,13 +54,16 @@ const manifest = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as
 const lock = JSON.parse(readFileSync(join(ROOT, "package-lock.json"), "utf8")) as { packages: Record<string, LockedPackage> };
 const ours = manifest.engines.node;
 
-/** The lockfile path a package at `from` gets for `name`: the nearest node_modules up its path, as Node resolves it. */
+/** The lockfile path a package at `from` gets for `name`, as Node resolves it: its own node_modules, then each one up its path. */
 function resolveIn(from: string, name: string): string | undefined {
-  for (let dir = from; ; dir = dir.slice(0, dir.lastIndexOf("/node_modules/"))) {
-    const path = `${dir ? `${dir}/` : ""}node_modules/${name}`;
+  // "node_modules/a/node_modules/b" looks in b's node_modules, then a's, then the project's.
+  const parts = from ? from.split("/node_modules/") : [];
+  for (let depth = parts.length; depth >= 0; depth--) {
+    const dir = parts.slice(0, depth).join("/node_modules/");
+    const path = dir ? `${dir}/node_modules/${name}` : `node_modules/${name}`;
     if (lock.packages[path]) return path;
-    if (!dir.includes("/node_modules/")) return dir ? resolveIn("", name) : undefined;
   }
+  return undefined;
 }
 
 /** The lockfile paths of the packages bundled into dist/ (scripts/bundled.ts) and of everything they depend on. */
