@@ -16,7 +16,10 @@ import { installBuilt, packBuilt } from "./helpers/pack.js";
 import { BUNDLED } from "../scripts/bundled.js";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
-const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { name: string; version: string; files: string[]; exports: Record<string, unknown> };
+const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { name: string; version: string; files: string[]; exports: Record<string, unknown>; dependencies: Record<string, string> };
+
+/** The packages esbuild bundled into built files, read off its comment before each bundled module (`// node_modules/<package>/…`). */
+const bundledIn = (texts: string[]) => new Set(texts.flatMap((text) => [...text.matchAll(/^\/\/ node_modules\/((?:@[^/\n]+\/)?[^/\n]+)\//gm)].map((m) => m[1])));
 
 interface Run {
   status: number | null;
@@ -71,6 +74,11 @@ describe("package [slow: npm pack + offline install]", () => {
   });
 
   const node = (args: string[]) => spawnSync(process.execPath, args, { cwd: app, encoding: "utf8" });
+  /** The installed package's dist/. */
+  const installedDist = () => join(app, "node_modules", pkg.name, "dist");
+  /** The text of every file under the installed dist/ whose path matches `pattern`. */
+  const distTexts = (pattern: RegExp) =>
+    (readdirSync(installedDist(), { recursive: true }) as string[]).filter((f) => pattern.test(f)).map((f) => readFileSync(join(installedDist(), f), "utf8"));
 
   it("the tarball holds the build, the schema and the rubrics, and not the sources or tests", () => {
     const installed = join(app, "node_modules", pkg.name);
@@ -101,11 +109,10 @@ describe("package [slow: npm pack + offline install]", () => {
   });
 
   it("carries the licence of every package bundled into dist/, and no folder of the build machine", () => {
-    const dist = join(app, "node_modules", pkg.name, "dist");
-    const notices = readFileSync(join(dist, "THIRD_PARTY_NOTICES.md"), "utf8");
-    const built = (readdirSync(dist, { recursive: true }) as string[]).filter((f) => /\.c?js$/.test(f)).map((f) => readFileSync(join(dist, f), "utf8"));
-    // Read off the installed chunks here, not by the script that wrote the notices: esbuild's comment before each bundled module.
-    const bundled = new Set(built.flatMap((text) => [...text.matchAll(/^\/\/ node_modules\/((?:@[^/\n]+\/)?[^/\n]+)\//gm)].map((m) => m[1])));
+    const notices = readFileSync(join(installedDist(), "THIRD_PARTY_NOTICES.md"), "utf8");
+    const built = distTexts(/\.c?js$/);
+    // Read off the installed chunks here, not by the script that wrote the notices.
+    const bundled = bundledIn(built);
     expect([...bundled]).toEqual(expect.arrayContaining(["zod", "yaml", "openai", "@anthropic-ai/sdk", "commander"]));
     for (const name of bundled) {
       const dir = join(ROOT, "node_modules", name);
@@ -118,12 +125,9 @@ describe("package [slow: npm pack + offline install]", () => {
   });
 
   it("its dependencies are what dist/ loads: none is bundled into it unless its .d.ts files import it (zod), they import only dependencies, and every bundled package is in scripts/bundled.ts", () => {
-    const dist = join(app, "node_modules", pkg.name, "dist");
-    const files = readdirSync(dist, { recursive: true }) as string[];
-    const text = (pattern: RegExp) => files.filter((f) => pattern.test(f)).map((f) => readFileSync(join(dist, f), "utf8"));
-    const bundled = new Set(text(/\.c?js$/).flatMap((t) => [...t.matchAll(/^\/\/ node_modules\/((?:@[^/\n]+\/)?[^/\n]+)\//gm)].map((m) => m[1])));
-    const typed = new Set(text(/\.d\.c?ts$/).flatMap((t) => [...t.matchAll(/(?:from |import\()["']((?:@[^/"']+\/)?[^/"'.][^/"']*)/g)].map((m) => m[1])));
-    const dependencies = Object.keys(JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).dependencies as Record<string, string>);
+    const bundled = bundledIn(distTexts(/\.c?js$/));
+    const typed = new Set(distTexts(/\.d\.c?ts$/).flatMap((t) => [...t.matchAll(/(?:from |import\()["']((?:@[^/"']+\/)?[^/"'.][^/"']*)/g)].map((m) => m[1])));
+    const dependencies = Object.keys(pkg.dependencies);
     // A bundled dependency is ~50 MB (the provider SDKs) a user's install fetched and nothing loaded.
     expect(dependencies.filter((name) => bundled.has(name) && !typed.has(name))).toEqual([]);
     // What the .d.ts files import, a TypeScript consumer must have installed (the package itself, named in doc comments' examples, aside).
@@ -134,7 +138,7 @@ describe("package [slow: npm pack + offline install]", () => {
     // Every module of the installed build loads without the packages it bundles (the provider
     // SDKs' chunks among them): none of them is in this project's node_modules any more.
     for (const name of ["openai", "@anthropic-ai/sdk", "yaml", "commander"]) expect(existsSync(join(app, "node_modules", name)), name).toBe(false);
-    const modules = files.filter((f) => /^[^/]+\.js$/.test(f)).map((f) => join(dist, f));
+    const modules = readdirSync(installedDist()).filter((f) => f.endsWith(".js")).map((f) => join(installedDist(), f));
     expect(modules.filter((f) => /(?:anthropic|openai)-sdk-/.test(f))).toHaveLength(2);
     const loaded = node(["--input-type=module", "-e", `for (const file of ${JSON.stringify(modules)}) await import(file);`]);
     expect(loaded.stderr).toBe("");
