@@ -70,6 +70,7 @@ export function sweepStaleSandboxes(root = tmpdir()): number {
   return removed;
 }
 
+/** True while any process has `pid`, another user's too (EPERM): the sweep must not take a live sandbox's folder. */
 function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
