@@ -219,10 +219,12 @@ export class QueueEvalRunner implements EvalRunner {
       // The same result `eval --push` builds, named as the operator named the model, on the registry's version.
       const [built] = buildHubResults(records, { judge: judge ? dirnameless(judge) : undefined });
       const env = { name: request.env, version: request.version, ...(request.integrity ? { integrity: request.integrity } : {}) };
-      this.options.store.add({ ...built, env, model: name, rubricateVersion: this.options.rubricateVersion }, `${HUB_EVAL_PREFIX}${request.user}`);
-      run.done += records.length;
-      run.stored = i + 1;
-      this.save(run);
+      // The result and the record counting it go in together (not through `save`, which logs a
+      // failure and goes on): a store that refuses them fails the eval with nothing half-written.
+      const counted = { ...run, done: run.done + records.length, stored: i + 1 };
+      this.options.store.addEvalResult({ ...built, env, model: name, rubricateVersion: this.options.rubricateVersion }, `${HUB_EVAL_PREFIX}${request.user}`, counted);
+      run.done = counted.done;
+      run.stored = counted.stored;
     }
     run.done = run.outs.reduce((n, f) => n + linesIn(f), 0);
     run.state = "done";

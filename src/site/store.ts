@@ -83,6 +83,19 @@ export class ResultStore {
     return { id: Number(info.lastInsertRowid), receivedAt, submittedBy, result };
   }
 
+  /**
+   * Stores a result of one of the hub's own evals together with the eval's record that counts it,
+   * in one transaction: a hub stopped between the two would take the eval up again from a record
+   * that does not count the result, and store it a second time. Either both are written or neither.
+   */
+  addEvalResult(result: HubResult, submittedBy: string, record: StoredEval): StoredResult {
+    return this.db.transaction(() => {
+      const stored = this.add(result, submittedBy);
+      this.saveEval(record);
+      return stored;
+    })();
+  }
+
   /** Every result for an environment (one version, or all), oldest first. */
   forEnv(name: string, version?: string): StoredResult[] {
     const rows = version === undefined
