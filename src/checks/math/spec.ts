@@ -11,6 +11,6 @@ export const MathSpec = z.strictObject({
   percent: z.enum(["strict", "fraction"]).optional().describe("strict (default): 28% equals 28 only; fraction: 28% also equals 0.28"),
   extract: z.enum(["auto", "boxed", "none"]).optional().describe("Where the response's answer is: auto (boxed, 'final answer is', '####', 'Answer:', last formula or number), boxed only, or the whole text"),
   decimal_comma: z.enum(["auto", "always", "never"]).optional().describe("Read '12,5' as 12.5: auto when the other side is one number (default); '1,234' is always 1234"),
-  timeout_ms: z.number().int().positive().max(10_000).optional().describe("Time limit per comparison (default 200 ms of its own work: a machine too busy to run it gets more wall-clock time); past it the answer counts as wrong"),
+  timeout_ms: z.number().int().positive().max(10_000).optional().describe("Time limit for reading and comparing a formula (default 200 ms of its own work: a machine too busy to run it gets more wall-clock time); past it the answer counts as wrong. Plain numbers are compared without it"),
 });
 export type MathSpec = z.infer<typeof MathSpec>;
