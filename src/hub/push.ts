@@ -122,7 +122,8 @@ export async function pushHubResult(hub: string, result: HubResult, options: Pus
   if (!res.ok) {
     const err = (body as { error?: { code?: string; message?: string } } | undefined)?.error;
     const why = err?.message ? `${err.code ? `${err.code}: ` : ""}${err.message}` : text.slice(0, 200).trim() || res.statusText;
-    throw new RubricateError("HUB_REFUSED", `the hub refused ${result.model} on ${result.env.name}@${result.env.version} (HTTP ${res.status}: ${why})`, { retryable: res.status >= 500 });
+    // Over the hub's writes per minute (429) is worth sending again later, as a server error is.
+    throw new RubricateError("HUB_REFUSED", `the hub refused ${result.model} on ${result.env.name}@${result.env.version} (HTTP ${res.status}: ${why})`, { retryable: res.status >= 500 || res.status === 429 });
   }
   return typeof body === "object" && body !== null ? (body as PushAnswer) : {};
 }

@@ -24,6 +24,7 @@ import { renderReadme } from "./readme.js";
 import { RegistryClient, type Packument } from "./registry.js";
 import type { ResultStore } from "./store.js";
 import type { EvalRunner } from "./evals.js";
+import { DEFAULT_WRITES_PER_MINUTE, WriteLimiter } from "./write-limit.js";
 
 /** Default limit of a pushed result's body: a summary with rollouts of a few hundred tasks. */
 export const DEFAULT_BODY_LIMIT = 5 * 1024 * 1024;
@@ -34,6 +35,10 @@ export interface HubAppOptions {
   store: ResultStore;
   /** Largest accepted request body in bytes (default 5 MiB). */
   bodyLimit?: number;
+  /** Writes (pushed results, started evals) one token may make per minute (default 30; 0: no limit). */
+  writesPerMinute?: number;
+  /** The clock of the write limit, for tests. */
+  now?: () => number;
   /** Queues evals on the operator's models; without it there is no Evaluate button. */
   evals?: EvalRunner;
   /** One line per failed request (never a token, a header or a body). */
@@ -42,7 +47,7 @@ export interface HubAppOptions {
 
 /** An error the API answers with its own status and code. */
 class HttpError extends Error {
-  constructor(readonly status: 400 | 401 | 404 | 409 | 413 | 422 | 503, readonly code: ErrorCode, message: string) {
+  constructor(readonly status: 400 | 401 | 404 | 409 | 413 | 422 | 429 | 503, readonly code: ErrorCode, message: string) {
     super(message);
   }
 }
@@ -79,6 +84,23 @@ export function createHubApp(options: HubAppOptions): Hono<{ Variables: { secure
   // package content whoever asked, and a visitor only reaches it after the registry showed them
   // the package document.
   const descriptions = new LRUCache<string, { tasks?: number; criteria: string[] }>({ max: 1000 });
+  const perMinute = options.writesPerMinute ?? DEFAULT_WRITES_PER_MINUTE;
+  const writes = perMinute > 0 ? new WriteLimiter(perMinute, options.now) : undefined;
+
+  /**
+   * The token of a write, refused before the registry is asked about it: none is a 401 (`needs`
+   * says for what), and one over its writes this minute a 429 with the seconds to wait.
+   */
+  const writerToken = (c: Context, needs: string): string => {
+    const token = tokenOf(c);
+    if (!token) throw new HttpError(401, "UNAUTHORIZED", `${needs} needs a registry token the registry accepts (Authorization: Bearer <token>)`);
+    const wait = writes?.take(token) ?? 0;
+    if (wait > 0) {
+      c.header("retry-after", String(wait));
+      throw new HttpError(429, "RATE_LIMITED", `this token made ${perMinute} writes in the last minute, the hub's limit (hub serve --writes-per-minute): retry in ${wait} s`);
+    }
+    return token;
+  };
 
   /** Task count and criteria read from the version's own files (YAML only; nothing of it runs). */
   const describeVersion = async (doc: Packument, version: string, token: string | undefined) => {
@@ -250,8 +272,8 @@ export function createHubApp(options: HubAppOptions): Hono<{ Variables: { secure
   }
 
   app.post("/api/results", async (c) => {
-    const token = tokenOf(c);
-    const user = token ? await registries.whoami(token) : undefined;
+    const token = writerToken(c, "pushing results");
+    const user = await registries.whoami(token);
     if (!user) throw new HttpError(401, "UNAUTHORIZED", "pushing results needs a registry token the registry accepts (Authorization: Bearer <token>)");
     let body: unknown;
     try {
@@ -281,8 +303,8 @@ export function createHubApp(options: HubAppOptions): Hono<{ Variables: { secure
 
   app.post("/api/evals", async (c) => {
     if (!options.evals) throw new HttpError(404, "NOT_FOUND", "this hub has no models configured (hub serve --models models.yaml)");
-    const token = tokenOf(c);
-    const user = token ? await registries.whoami(token) : undefined;
+    const token = writerToken(c, "starting an eval");
+    const user = await registries.whoami(token);
     if (!user) throw new HttpError(401, "UNAUTHORIZED", "starting an eval needs a registry token the registry accepts");
     const body = (await c.req.json().catch(() => undefined)) as { env?: unknown; version?: unknown; models?: unknown } | undefined;
     if (!body || typeof body.env !== "string" || typeof body.version !== "string" || !Array.isArray(body.models) || !body.models.every((m) => typeof m === "string")) {

@@ -103,6 +103,7 @@ describe("bad option values", () => {
     ["hub push --pass-threshold", ["hub", "push", "x.jsonl", "--hub", "http://127.0.0.1:9", "--pass-threshold", "abc"]],
     ["env filter --pass-threshold", ["env", "filter", "env.yaml", "-m", "openai:gpt-4.1-mini", "--pass-threshold", "2"]],
     ["hub serve --body-limit", ["hub", "serve", "--registry", "http://127.0.0.1:9", "--body-limit", "lots"]],
+    ["hub serve --writes-per-minute", ["hub", "serve", "--registry", "http://127.0.0.1:9", "--writes-per-minute", "-5"]],
   ];
   it.each(cases)("%s: exit 2, one line naming the option, no stack", async (_name, args) => {
     const r = await cli(args);

@@ -4,6 +4,7 @@ import { packageVersion } from "../../config/load.js";
 import { RubricateError } from "../../errors.js";
 import { pushAll, readPushFile } from "../../hub/push.js";
 import { createHubApp, DEFAULT_BODY_LIMIT } from "../../site/app.js";
+import { DEFAULT_WRITES_PER_MINUTE } from "../../site/write-limit.js";
 import { loadModelsFile, QueueEvalRunner } from "../../site/queue-evals.js";
 import { RegistryClient } from "../../site/registry.js";
 import { ResultStore } from "../../site/store.js";
@@ -16,6 +17,7 @@ interface HubServeFlags {
   port: number;
   host: string;
   bodyLimit: number;
+  writesPerMinute: number;
   models?: string;
   queue?: string;
   quiet?: boolean;
@@ -37,6 +39,7 @@ export function register(program: Command): void {
     .option("--port <n>", "port (0: any free one)", (v) => (v === "0" ? 0 : positiveInt(v)), 8080)
     .option("--host <host>", "address to bind", "127.0.0.1")
     .option("--body-limit <size>", `largest accepted request body, e.g. 8mb (default ${DEFAULT_BODY_LIMIT} bytes)`, parseBytes, DEFAULT_BODY_LIMIT)
+    .option("--writes-per-minute <n>", `results pushed and evals started per token per minute; more get 429 and Retry-After (0: no limit; default ${DEFAULT_WRITES_PER_MINUTE})`, nonNegativeInt, DEFAULT_WRITES_PER_MINUTE)
     .option("--models <file>", "models a visitor may evaluate an environment on (YAML: models: {name: provider:model}, judge, tasks, rollouts); needs --queue")
     .addOption(queueOption("with --models: the Redis queue `rubricate worker`s take the evals from"))
     .option("-q, --quiet", "no log lines on stderr")
@@ -72,7 +75,7 @@ async function serveHub(flags: HubServeFlags): Promise<void> {
   const evals = flags.models
     ? new QueueEvalRunner({ models: loadModelsFile(flags.models), queue: flags.queue!, store, workDir: join(resolve(flags.db), "..", "hub-evals"), rubricateVersion: packageVersion(), log })
     : undefined;
-  const app = createHubApp({ registries, store, bodyLimit: flags.bodyLimit, evals, log });
+  const app = createHubApp({ registries, store, bodyLimit: flags.bodyLimit, writesPerMinute: flags.writesPerMinute, evals, log });
   const { serve } = await import("@hono/node-server");
   const server = await new Promise<ReturnType<typeof serve>>((done, fail) => {
     const s = serve({ fetch: app.fetch, port: flags.port, hostname: flags.host }, () => done(s));
