@@ -23,7 +23,9 @@ export function parseNumber(written: string): number {
   text = text.replace(/,(?=\d{3}\b)/g, "");
   const fraction = /^(-?\d+(?:\.\d+)?)\/(\d+(?:\.\d+)?)$/.exec(text);
   if (fraction) return Number(fraction[1]) / Number(fraction[2]);
-  return /^-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(text) ? Number(text) : Number.NaN;
+  // One optional fraction group, not `\d+\.?\d*`: the same numbers, without trying every split of a
+  // long run of digits that fails at its end.
+  return /^-?(\d+(?:\.\d*)?|\.\d+)([eE][-+]?\d+)?$/.test(text) ? Number(text) : Number.NaN;
 }
 
 /**

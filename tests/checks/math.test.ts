@@ -186,9 +186,16 @@ describe("bounded work on adversarial input", () => {
     ["many dollar signs", "$".repeat(50_000)],
     ["huge tower", "\\boxed{10^{10^{10^{10^{10}}}}}"],
     ["huge factorial", "\\boxed{99999999999999!}"],
+    ["a long run of digits that is not a number", `\\boxed{${"1".repeat(7_990)}x}`],
   ])("%s: returns a verdict", (_name, response) => {
     const verdict = mathEquivalent(response, "2", { timeoutMs: 200 });
     expect(verdict.equivalent).toBe(false);
+  });
+  // Finding the answer and comparing plain numbers run without the time guard: with extract
+  // "none" the whole response is the answer, so reading it must stay linear in its length.
+  it("a whole response of 200,000 digits and a letter (extract none) returns a verdict", () => {
+    expect(mathEquivalent(`${"1".repeat(200_000)}x`, "2", { extract: "none" }).equivalent).toBe(false);
+    expect(mathEquivalent(`${"1".repeat(200_000)}.${"1".repeat(200_000)}e`, "2", { extract: "none" }).equivalent).toBe(false);
   });
   it("never throws on arbitrary text (property)", () => {
     fc.assert(

@@ -39,7 +39,10 @@ export interface MathVerdict {
  */
 const DEFAULT_TOLERANCE = 1e-9;
 
-const PLAIN_NUMBER = /^-?(?:\d+\.?\d*|\.\d+)$/;
+// The fraction part is one optional group: `\d+\.?\d*` reads the same numbers, but a run of digits
+// that fails at its end ("111…1x") makes it try every split of the run between its two \d's, a
+// quadratic time on text this path reads without the time guard.
+const PLAIN_NUMBER = /^-?(?:\d+(?:\.\d*)?|\.\d+)$/;
 
 /**
  * Whether the final answer of `response` equals `reference` mathematically.
