@@ -189,6 +189,12 @@ describe("number", () => {
     expect(parseNumber("abc")).toBeNaN();
   });
 
+  it("reads a long run of digits that is not a number in linear time (a reference from a sample, say)", () => {
+    expect(parseNumber(`${"1".repeat(200_000)}x`)).toBeNaN();
+    expect(parseNumber(`${"1".repeat(200_000)}e`)).toBeNaN();
+    expect(parseNumber(`${"1".repeat(5)}.25`)).toBe(11111.25);
+  });
+
   it("compares with absolute (default 1e-6) and relative tolerance", async () => {
     expect(await pass({ number: { expected: 12 } }, "The answer is 12.")).toBe(true);
     expect(await pass({ number: { expected: 12 } }, "The answer is 12.001")).toBe(false);
