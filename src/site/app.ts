@@ -88,18 +88,22 @@ export function createHubApp(options: HubAppOptions): Hono<{ Variables: { secure
   const writes = perMinute > 0 ? new WriteLimiter(perMinute, options.now) : undefined;
 
   /**
-   * The token of a write, refused before the registry is asked about it: none is a 401 (`needs`
-   * says for what), and one over its writes this minute a 429 with the seconds to wait.
+   * Who makes a write: its token and the registry's user for it. No token, or one the registry
+   * refuses, is a 401 (`needs` says for what); a token over its writes this minute is a 429 with the
+   * seconds to wait, before the registry is asked about it.
    */
-  const writerToken = (c: Context, needs: string): string => {
+  const writer = async (c: Context, needs: string): Promise<{ token: string; user: string }> => {
+    const unauthorized = () => new HttpError(401, "UNAUTHORIZED", `${needs} needs a registry token the registry accepts (Authorization: Bearer <token>)`);
     const token = tokenOf(c);
-    if (!token) throw new HttpError(401, "UNAUTHORIZED", `${needs} needs a registry token the registry accepts (Authorization: Bearer <token>)`);
+    if (!token) throw unauthorized();
     const wait = writes?.take(token) ?? 0;
     if (wait > 0) {
       c.header("retry-after", String(wait));
       throw new HttpError(429, "RATE_LIMITED", `this token made ${perMinute} writes in the last minute, the hub's limit (hub serve --writes-per-minute): retry in ${wait} s`);
     }
-    return token;
+    const user = await registries.whoami(token);
+    if (!user) throw unauthorized();
+    return { token, user };
   };
 
   /** Task count and criteria read from the version's own files (YAML only; nothing of it runs). */
@@ -272,9 +276,7 @@ export function createHubApp(options: HubAppOptions): Hono<{ Variables: { secure
   }
 
   app.post("/api/results", async (c) => {
-    const token = writerToken(c, "pushing results");
-    const user = await registries.whoami(token);
-    if (!user) throw new HttpError(401, "UNAUTHORIZED", "pushing results needs a registry token the registry accepts (Authorization: Bearer <token>)");
+    const { token, user } = await writer(c, "pushing results");
     let body: unknown;
     try {
       body = await c.req.json();
@@ -303,9 +305,7 @@ export function createHubApp(options: HubAppOptions): Hono<{ Variables: { secure
 
   app.post("/api/evals", async (c) => {
     if (!options.evals) throw new HttpError(404, "NOT_FOUND", "this hub has no models configured (hub serve --models models.yaml)");
-    const token = writerToken(c, "starting an eval");
-    const user = await registries.whoami(token);
-    if (!user) throw new HttpError(401, "UNAUTHORIZED", "starting an eval needs a registry token the registry accepts");
+    const { token, user } = await writer(c, "starting an eval");
     const body = (await c.req.json().catch(() => undefined)) as { env?: unknown; version?: unknown; models?: unknown } | undefined;
     if (!body || typeof body.env !== "string" || typeof body.version !== "string" || !Array.isArray(body.models) || !body.models.every((m) => typeof m === "string")) {
       throw new HttpError(422, "INVALID_REQUEST", 'expected {"env": "<name>", "version": "<version>", "models": ["<name from models.yaml>", …]}');

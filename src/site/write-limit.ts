@@ -5,8 +5,8 @@
  * end. Counted in memory per hub process, by a hash of the token (the token itself is not kept);
  * when very many tokens write at once the least recent are forgotten first.
  */
-import { createHash } from "node:crypto";
 import { LRUCache } from "lru-cache";
+import { sha256Hex } from "../text/sha256.js";
 
 /** Writes one token may make per minute unless `hub serve --writes-per-minute` says otherwise. */
 export const DEFAULT_WRITES_PER_MINUTE = 30;
@@ -30,7 +30,7 @@ export class WriteLimiter {
    * @example const wait = limiter.take(token); if (wait > 0) refuse(429, { "retry-after": wait })
    */
   take(token: string): number {
-    const key = createHash("sha256").update(token).digest("hex");
+    const key = sha256Hex(token);
     const now = this.now();
     let window = this.windows.get(key);
     if (window === undefined || now >= window.endsAt) this.windows.set(key, (window = { count: 0, endsAt: now + WINDOW_MS }));
