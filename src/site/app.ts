@@ -12,6 +12,7 @@ import { getCookie, setCookie, deleteCookie } from "hono/cookie";
 import { csrf } from "hono/csrf";
 import { secureHeaders, NONCE } from "hono/secure-headers";
 import { createHash } from "node:crypto";
+import type { IncomingMessage } from "node:http";
 import { LRUCache } from "lru-cache";
 import { describeEnvironment, tarballTextFiles } from "../hub/registry-search.js";
 import { HubResultSchema } from "../hub/results.js";
@@ -21,10 +22,11 @@ import { compareModels, criterionRates, history, leaderboard } from "./leaderboa
 import { curvesOf, curvesSvg, seriesEnvs } from "./curves.js";
 import { EVALUATE_SCRIPT, envPage, layout, listPage, loginPage, messagePage, seriesPage, type EnvView } from "./pages.js";
 import { renderReadme } from "./readme.js";
+import { sha256Hex } from "../text/sha256.js";
 import { RegistryClient, type Packument } from "./registry.js";
 import type { ResultStore } from "./store.js";
 import type { EvalRunner } from "./evals.js";
-import { DEFAULT_WRITES_PER_MINUTE, WriteLimiter } from "./write-limit.js";
+import { DEFAULT_UNKNOWN_TOKENS_PER_MINUTE, DEFAULT_WRITES_PER_MINUTE, MinuteLimit } from "./limits.js";
 
 /** Default limit of a pushed result's body: a summary with rollouts of a few hundred tasks. */
 export const DEFAULT_BODY_LIMIT = 5 * 1024 * 1024;
@@ -37,7 +39,15 @@ export interface HubAppOptions {
   bodyLimit?: number;
   /** Writes (pushed results, started evals) one token may make per minute (default 30; 0: no limit). */
   writesPerMinute?: number;
-  /** The clock of the write limit, for tests. */
+  /** Tokens the registry has not accepted lately that one client address may present per minute (default 10; 0: no limit). */
+  unknownTokensPerMinute?: number;
+  /**
+   * Behind a reverse proxy: the request header that carries the visitor's address (its last
+   * comma-separated entry, the one the proxy added), e.g. `x-forwarded-for`. Without it the
+   * address is the connection's, which behind a proxy is the proxy's for every visitor.
+   */
+  clientIpHeader?: string;
+  /** The clock of the limits, for tests. */
   now?: () => number;
   /** Queues evals on the operator's models; without it there is no Evaluate button. */
   evals?: EvalRunner;
@@ -85,25 +95,79 @@ export function createHubApp(options: HubAppOptions): Hono<{ Variables: { secure
   // the package document.
   const descriptions = new LRUCache<string, { tasks?: number; criteria: string[] }>({ max: 1000 });
   const perMinute = options.writesPerMinute ?? DEFAULT_WRITES_PER_MINUTE;
-  const writes = perMinute > 0 ? new WriteLimiter(perMinute, options.now) : undefined;
+  const writes = perMinute > 0 ? new MinuteLimit(perMinute, options.now) : undefined;
+  const unknownPerMinute = options.unknownTokensPerMinute ?? DEFAULT_UNKNOWN_TOKENS_PER_MINUTE;
+  const unknownTokens = unknownPerMinute > 0 ? new MinuteLimit(unknownPerMinute, options.now) : undefined;
+  // sha256 of tokens the registry accepted in the last ten minutes: they skip the count of unknown
+  // tokens (the registry is still asked about them on every request, so a revoked token stops working at once).
+  const acceptedTokens = new LRUCache<string, true>({ max: 10_000, ttl: 10 * 60_000 });
+
+  /** The visitor's address: the proxy's header when the operator named one, else the connection's. */
+  const clientAddress = (c: Context): string => {
+    const forwarded = options.clientIpHeader ? c.req.header(options.clientIpHeader) : undefined;
+    if (forwarded) return forwarded.split(",").at(-1)!.trim();
+    // hono's node server passes the request as `incoming`; app.request() in tests has no connection.
+    return (c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket.remoteAddress ?? "unknown";
+  };
+
+  type Who = { user?: string; wait?: number };
+  // One question per request and token: the gate below and the route may both need the answer.
+  const answers = new WeakMap<Request, { token: string; who: Promise<Who> }>();
+
+  /**
+   * The registry's user for `token`, or undefined when it refuses the token; `wait` (seconds) instead
+   * when the token is not one the registry accepted lately and the visitor's address presented its
+   * unknown tokens for this minute, in which case the registry is not asked.
+   */
+  const whoami = (c: Context, token: string): Promise<Who> => {
+    const known = answers.get(c.req.raw);
+    if (known?.token === token) return known.who;
+    const who = askRegistry(c, token);
+    answers.set(c.req.raw, { token, who });
+    return who;
+  };
+
+  const askRegistry = async (c: Context, token: string): Promise<Who> => {
+    const hash = sha256Hex(token);
+    const address = unknownTokens && !acceptedTokens.has(hash) ? clientAddress(c) : undefined;
+    if (address !== undefined) {
+      const wait = unknownTokens!.take(address);
+      if (wait > 0) return { wait };
+    }
+    const user = await registries.whoami(token);
+    if (!user) {
+      acceptedTokens.delete(hash);
+      return {};
+    }
+    acceptedTokens.set(hash, true);
+    if (address !== undefined) unknownTokens!.give(address);
+    return { user };
+  };
+
+  const tooManyUnknownTokens = (c: Context, wait: number) => {
+    c.header("retry-after", String(wait));
+    return new HttpError(429, "RATE_LIMITED", `this address presented ${unknownPerMinute} tokens the registry had not accepted in the last minute, the hub's limit (hub serve --unknown-tokens-per-minute): retry in ${wait} s`);
+  };
 
   /**
    * Who makes a write: its token and the registry's user for it. No token, or one the registry
-   * refuses, is a 401 (`needs` says for what); a token over its writes this minute is a 429 with the
-   * seconds to wait, before the registry is asked about it.
+   * refuses, is a 401 (`needs` says for what); a token over its writes this minute, or an unknown
+   * token from an address over its unknown tokens, is a 429 with the seconds to wait, before the
+   * registry is asked about it.
    */
   const writer = async (c: Context, needs: string): Promise<{ token: string; user: string }> => {
     const unauthorized = () => new HttpError(401, "UNAUTHORIZED", `${needs} needs a registry token the registry accepts (Authorization: Bearer <token>)`);
     const token = tokenOf(c);
     if (!token) throw unauthorized();
-    const wait = writes?.take(token) ?? 0;
+    const wait = writes?.take(sha256Hex(token)) ?? 0;
     if (wait > 0) {
       c.header("retry-after", String(wait));
       throw new HttpError(429, "RATE_LIMITED", `this token made ${perMinute} writes in the last minute, the hub's limit (hub serve --writes-per-minute): retry in ${wait} s`);
     }
-    const user = await registries.whoami(token);
-    if (!user) throw unauthorized();
-    return { token, user };
+    const who = await whoami(c, token);
+    if (who.wait) throw tooManyUnknownTokens(c, who.wait);
+    if (!who.user) throw unauthorized();
+    return { token, user: who.user };
   };
 
   /** Task count and criteria read from the version's own files (YAML only; nothing of it runs). */
@@ -136,6 +200,19 @@ export function createHubApp(options: HubAppOptions): Hono<{ Variables: { secure
     }),
   );
 
+  // A token the registry has not accepted lately is checked once, counted against the visitor's
+  // address, before any route passes it on: reads pass the token to the registry too (a private
+  // package shows or not), so every route would otherwise relay guesses. A refused token goes on
+  // as before (the registry decides what it may read); an address over its count gets 429.
+  app.use(async (c, next) => {
+    const token = tokenOf(c);
+    if (token && unknownTokens && !acceptedTokens.has(sha256Hex(token))) {
+      const who = await whoami(c, token);
+      if (who.wait) throw tooManyUnknownTokens(c, who.wait);
+    }
+    await next();
+  });
+
   app.onError((err, c) => {
     const api = c.req.path.startsWith("/api/");
     if (err instanceof HttpError) {
@@ -151,10 +228,10 @@ export function createHubApp(options: HubAppOptions): Hono<{ Variables: { secure
   });
   app.notFound((c) => (c.req.path.startsWith("/api/") ? c.json({ error: { code: "NOT_FOUND", message: `no route ${c.req.method} ${c.req.path}` } }, 404) : c.html(layout("Not found", messagePage("Not found", "No such page.")), 404)));
 
-  /** The signed-in user: the registry's name for this token, or undefined. */
+  /** The signed-in user: the registry's name for this token, or undefined (also while its address is over its unknown tokens). */
   const userOf = async (c: Context) => {
     const token = tokenOf(c);
-    return token ? registries.whoami(token) : undefined;
+    return token ? (await whoami(c, token)).user : undefined;
   };
 
   const packumentOrThrow = async (c: Context, name: string) => {
@@ -228,8 +305,12 @@ export function createHubApp(options: HubAppOptions): Hono<{ Variables: { secure
   app.post("/login", async (c) => {
     const form = await c.req.parseBody();
     const token = typeof form.token === "string" ? form.token.trim() : "";
-    const user = token ? await registries.whoami(token) : undefined;
-    if (!user) return c.html(layout("Sign in", loginPage("The registry did not accept that token.")), 401);
+    const who = token ? await whoami(c, token) : {};
+    if (who.wait) {
+      c.header("retry-after", String(who.wait));
+      return c.html(layout("Sign in", loginPage(`Too many tokens the registry did not accept came from your address in the last minute: try again in ${who.wait} s.`)), 429);
+    }
+    if (!who.user) return c.html(layout("Sign in", loginPage("The registry did not accept that token.")), 401);
     // The browser keeps the token; the hub only reads it back on each request.
     setCookie(c, COOKIE, token, { httpOnly: true, sameSite: "Strict", path: "/", secure: new URL(c.req.url).protocol === "https:" });
     return c.redirect("/");
