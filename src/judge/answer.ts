@@ -6,6 +6,7 @@
  * (tests/judge/answer.test.ts compares with the OpenAI SDK's own strict converter).
  */
 import * as z from "zod";
+import { sharedCanonical } from "../text/canonical-json.js";
 
 /**
  * The fields of one answer with a reason before the verdict (`reasoning: before`); `answerFields`
@@ -74,24 +75,24 @@ const extrasKey = (extras: AnswerExtras) => `${extras.quote ? "q" : ""}${extras.
 // `import "rubricate"` should not pay (issue 31).
 const singleSchemas = new Map<string, Record<string, unknown>>();
 
-/** JSON Schema of a single answer with the asked extras (none: `{ reason, verdict }`). */
+/** JSON Schema of a single answer with the asked extras (none: `{ reason, verdict }`); one frozen object, shared by every request. */
 export function singleAnswerJsonSchema(extras: AnswerExtras = {}): Record<string, unknown> {
   const key = extrasKey(extras);
   let schema = singleSchemas.get(key);
-  if (!schema) singleSchemas.set(key, (schema = toStructuredOutputSchema(z.strictObject(answerFields(extras)))));
+  if (!schema) singleSchemas.set(key, (schema = sharedCanonical(toStructuredOutputSchema(z.strictObject(answerFields(extras))))));
   return schema;
 }
 
 const batchedSchemas = new Map<string, Record<string, unknown>>();
 
-/** JSON Schema of a batched answer for these ids (and extras); one object per id list, remembered (bounded). */
+/** JSON Schema of a batched answer for these ids (and extras); one frozen object per id list, remembered (bounded). */
 export function batchedAnswerJsonSchema(ids: readonly string[], extras: AnswerExtras = {}): Record<string, unknown> {
   const key = `${extrasKey(extras)}\0${ids.join("\0")}`;
   let schema = batchedSchemas.get(key);
   if (!schema) {
     // Bounded: a long run with per-sample criteria must not grow this without limit.
     if (batchedSchemas.size >= 1000) batchedSchemas.clear();
-    batchedSchemas.set(key, (schema = toStructuredOutputSchema(batchedAnswerSchema(ids, extras))));
+    batchedSchemas.set(key, (schema = sharedCanonical(toStructuredOutputSchema(batchedAnswerSchema(ids, extras)))));
   }
   return schema;
 }

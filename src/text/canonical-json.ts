@@ -9,6 +9,28 @@ export function canonicalJson(value: unknown): string {
   return write(value) ?? "null";
 }
 
+// The text of values many keys share, written once (see `sharedCanonical`).
+const shared = new WeakMap<object, string>();
+
+/**
+ * Deep-freezes `value` and remembers its canonical JSON: every key that contains this object reuses
+ * the text instead of writing it again (a judge's JSON schema is in every request of its rubric,
+ * ~30 % of a lookup's canonical JSON). Frozen because the text must never go stale: a later change
+ * throws instead.
+ * @example const schema = sharedCanonical(toJsonSchema(answer)); // in every request from now on
+ */
+export function sharedCanonical<T extends object>(value: T): T {
+  deepFreeze(value);
+  shared.set(value, write(value) ?? "null");
+  return value;
+}
+
+function deepFreeze(value: unknown): void {
+  if (typeof value !== "object" || value === null || Object.isFrozen(value)) return;
+  Object.freeze(value);
+  for (const member of Object.values(value)) deepFreeze(member);
+}
+
 function write(value: unknown): string | undefined {
   if (value === null) return "null";
   switch (typeof value) {
@@ -23,6 +45,8 @@ function write(value: unknown): string | undefined {
     default:
       return undefined; // undefined, functions and symbols are dropped
   }
+  const known = shared.get(value as object);
+  if (known !== undefined) return known;
   if (Array.isArray(value)) {
     let out = "[";
     for (let i = 0; i < value.length; i++) out += (i > 0 ? "," : "") + (write(value[i]) ?? "null");
@@ -42,7 +66,12 @@ const INDEX = /^(?:0|[1-9]\d{0,9})$/;
 /** Sorted keys in the order JSON.stringify lists an object built in that order: array-index keys first, ascending. */
 function orderedKeys(keys: string[]): string[] {
   keys.sort();
-  if (!keys.some((k) => INDEX.test(k) && Number(k) < 4294967295)) return keys;
-  const isIndex = (k: string) => INDEX.test(k) && Number(k) < 4294967295;
+  if (!keys.some(isIndex)) return keys;
   return [...keys.filter(isIndex).sort((a, b) => Number(a) - Number(b)), ...keys.filter((k) => !isIndex(k))];
+}
+
+/** An array-index key ("0" to "4294967294"); the first character rules out most keys without the expression. */
+function isIndex(key: string): boolean {
+  const first = key.charCodeAt(0);
+  return first >= 48 && first <= 57 && INDEX.test(key) && Number(key) < 4294967295;
 }
