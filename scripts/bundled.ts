@@ -15,6 +15,8 @@ export const BUNDLED: readonly string[] = [
   ...["openai", "@anthropic-ai/sdk", "@opentelemetry/api", "standardwebhooks", "@stablelib/base64", "fast-sha256"],
   // The small CommonJS packages of every start-up: the root's, and the CLI's.
   ...["fastest-levenshtein", "commander", "bytes"],
+  // The hub's reading of client addresses (the parser Express's proxy-addr uses), 10 kB.
+  "ipaddr.js",
 ];
 
 /** A package and its subpaths (`@anthropic-ai/sdk/resources/…`), as a pattern for esbuild's resolver. */

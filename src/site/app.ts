@@ -26,7 +26,7 @@ import { sha256Hex } from "../text/sha256.js";
 import { RegistryClient, type Packument } from "./registry.js";
 import type { ResultStore } from "./store.js";
 import type { EvalRunner } from "./evals.js";
-import { DEFAULT_UNKNOWN_TOKENS_PER_MINUTE, DEFAULT_WRITES_PER_MINUTE, MinuteLimit } from "./limits.js";
+import { addressKey, DEFAULT_UNKNOWN_TOKENS_PER_MINUTE, DEFAULT_WRITES_PER_MINUTE, MinuteLimit } from "./limits.js";
 
 /** Default limit of a pushed result's body: a summary with rollouts of a few hundred tasks. */
 export const DEFAULT_BODY_LIMIT = 5 * 1024 * 1024;
@@ -102,12 +102,12 @@ export function createHubApp(options: HubAppOptions): Hono<{ Variables: { secure
   // tokens (the registry is still asked about them on every request, so a revoked token stops working at once).
   const acceptedTokens = new LRUCache<string, true>({ max: 10_000, ttl: 10 * 60_000 });
 
-  /** The visitor's address: the proxy's header when the operator named one, else the connection's. */
+  /** The visitor's address as counted (`addressKey`): the proxy's header when the operator named one, else the connection's. */
   const clientAddress = (c: Context): string => {
     const forwarded = options.clientIpHeader ? c.req.header(options.clientIpHeader) : undefined;
-    if (forwarded) return forwarded.split(",").at(-1)!.trim();
+    if (forwarded) return addressKey(forwarded.split(",").at(-1)!.trim());
     // hono's node server passes the request as `incoming`; app.request() in tests has no connection.
-    return (c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket.remoteAddress ?? "unknown";
+    return addressKey((c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket.remoteAddress ?? "unknown");
   };
 
   type Who = { user?: string; wait?: number };

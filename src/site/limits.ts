@@ -12,9 +12,10 @@
  *   never limited by it.
  *
  * Counted in memory per hub process, in fixed one-minute windows; tokens only by their sha256
- * (the token itself is not kept). When very many keys count at once the least recent are forgotten
- * first.
+ * (the token itself is not kept), addresses by `addressKey`. When very many keys count at once the
+ * least recent are forgotten first.
  */
+import ipaddr from "ipaddr.js";
 import { LRUCache } from "lru-cache";
 
 /** Writes one token may make per minute unless `hub serve --writes-per-minute` says otherwise. */
@@ -55,4 +56,18 @@ export class MinuteLimit {
     const window = this.windows.get(key);
     if (window !== undefined && window.count > 0 && this.now() < window.endsAt) window.count--;
   }
+}
+
+/**
+ * What a client address is counted under: an IPv4 address in its usual form; an IPv6 address by its
+ * /64, the network one subscriber is given, where a host may take any of 2^64 addresses (counting
+ * single ones would let it present a fresh address per guess); an IPv4 client seen through an
+ * IPv6 socket (`::ffff:203.0.113.7`) as the IPv4 address. Anything that is no address is itself.
+ * @example addressKey("2001:db8:1:2:aaaa::1") // "2001:db8:1:2::/64"
+ */
+export function addressKey(address: string): string {
+  if (!ipaddr.isValid(address)) return address;
+  const parsed = ipaddr.process(address);
+  if (parsed.kind() === "ipv4") return parsed.toString();
+  return `${(parsed as ipaddr.IPv6).parts.slice(0, 4).map((part) => part.toString(16)).join(":")}::/64`;
 }

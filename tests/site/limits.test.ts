@@ -14,7 +14,7 @@ import { createHubApp } from "../../src/site/app.js";
 import type { EvalRunner } from "../../src/site/evals.js";
 import { RegistryClient } from "../../src/site/registry.js";
 import { ResultStore } from "../../src/site/store.js";
-import { MinuteLimit } from "../../src/site/limits.js";
+import { addressKey, MinuteLimit } from "../../src/site/limits.js";
 import { hubResult } from "./fixtures.js";
 
 describe("MinuteLimit", () => {
@@ -54,6 +54,22 @@ describe("MinuteLimit", () => {
     now = 60_000;
     limiter.give("a");
     expect([limiter.take("a"), limiter.take("a"), limiter.take("a")]).toEqual([0, 0, 60]);
+  });
+});
+
+describe("addressKey", () => {
+  it("counts an IPv6 host by its /64, an IPv4 client seen through IPv6 as IPv4, and anything else as itself", () => {
+    // One subscriber's /64, however the address is written (compressed, full, zone id): one key.
+    const home = ["2001:db8:1:2::1", "2001:db8:1:2:ffff:ffff:ffff:fffe", "2001:0db8:0001:0002:0000:0000:0000:0009", "2001:DB8:1:2::abcd"];
+    expect(new Set(home.map(addressKey))).toEqual(new Set(["2001:db8:1:2::/64"]));
+    expect(addressKey("fe80::1%eth0")).toBe("fe80:0:0:0::/64");
+    // The next /64 over, and another network, are others.
+    expect(addressKey("2001:db8:1:3::1")).toBe("2001:db8:1:3::/64");
+    expect(addressKey("::1")).toBe("0:0:0:0::/64");
+    expect(addressKey("::ffff:203.0.113.7")).toBe("203.0.113.7");
+    expect(addressKey("203.0.113.7")).toBe("203.0.113.7");
+    expect(addressKey("unknown")).toBe("unknown");
+    expect(addressKey("not an address, or a header's junk")).toBe("not an address, or a header's junk");
   });
 });
 
@@ -149,6 +165,9 @@ describe("the hub's limit on unknown tokens per address", () => {
     expect(asked.length).toBe(before);
     // Another address has its own count; the header's last entry is the proxy's word, so a visitor cannot pick its own.
     expect((await get(hub, "/api/envs/@acme/private-env", "guess-7", "203.0.113.8")).status).toBe(404);
+    // An IPv6 host that takes a fresh address per guess stays in its /64's count.
+    for (const host of ["1", "2", "3"]) expect((await get(hub, "/api/envs/@acme/private-env", `guess-v6-${host}`, `2001:db8:7:7::${host}`)).status).toBe(404);
+    expect((await get(hub, "/api/envs/@acme/private-env", "guess-v6-4", "2001:db8:7:7:dead:beef::4")).status).toBe(429);
     expect((await get(hub, "/api/envs/@acme/private-env", "guess-8", "198.51.100.1, 203.0.113.7")).status).toBe(429);
   });
 
