@@ -17,6 +17,18 @@ import { ResultStore } from "../../src/site/store.js";
 import { addressKey, MinuteLimit } from "../../src/site/limits.js";
 import { hubResult } from "./fixtures.js";
 
+/** A registry that knows one token (alice's) and no package, counting the questions it is asked. */
+function fakeRegistry() {
+  const asked: string[] = [];
+  const fetch = (async (url: string | URL, init?: RequestInit) => {
+    asked.push(String(url));
+    const alice = new Headers(init?.headers).get("authorization") === "Bearer alice-token";
+    if (String(url).endsWith("/-/whoami")) return alice ? Response.json({ username: "alice" }) : new Response("{}", { status: 401 });
+    return new Response("{}", { status: 404 });
+  }) as typeof globalThis.fetch;
+  return { asked, registries: new RegistryClient({ registries: ["http://registry.test/"], fetch }) };
+}
+
 describe("MinuteLimit", () => {
   it("lets a key have its events in a minute, refuses the next with the seconds left, and starts again after", () => {
     let now = 1_000_000;
@@ -74,17 +86,6 @@ describe("addressKey", () => {
 });
 
 describe("the hub's write limit", () => {
-  /** A registry that knows one token (alice's) and no package, counting the questions it is asked. */
-  const fakeRegistry = () => {
-    const asked: string[] = [];
-    const fetch = (async (url: string | URL, init?: RequestInit) => {
-      asked.push(String(url));
-      const auth = new Headers(init?.headers).get("authorization");
-      if (String(url).endsWith("/-/whoami")) return auth === "Bearer alice-token" ? Response.json({ username: "alice" }) : new Response("{}", { status: 401 });
-      return new Response("{}", { status: 404 });
-    }) as typeof globalThis.fetch;
-    return { asked, registries: new RegistryClient({ registries: ["http://registry.test/"], fetch }) };
-  };
   const result = hubResult({ name: "@acme/times-env", version: "1.0.0", integrity: "sha512-x", model: "openai:model-a", perTask: { t01: 1 } });
   const post = (app: ReturnType<typeof createHubApp>, path: string, token: string | undefined, body: unknown) =>
     app.request(path, { method: "POST", headers: { "content-type": "application/json", ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body) });
@@ -126,17 +127,6 @@ describe("the hub's write limit", () => {
 });
 
 describe("the hub's limit on unknown tokens per address", () => {
-  /** A registry with one token (alice's) and no package anyone may read, counting its questions. */
-  const fakeRegistry = () => {
-    const asked: string[] = [];
-    const fetch = (async (url: string | URL, init?: RequestInit) => {
-      asked.push(String(url));
-      const alice = new Headers(init?.headers).get("authorization") === "Bearer alice-token";
-      if (String(url).endsWith("/-/whoami")) return alice ? Response.json({ username: "alice" }) : new Response("{}", { status: 401 });
-      return new Response("{}", { status: 404 });
-    }) as typeof globalThis.fetch;
-    return { asked, registries: new RegistryClient({ registries: ["http://registry.test/"], fetch }) };
-  };
   const app = (unknownTokensPerMinute: number, registries = fakeRegistry().registries) =>
     createHubApp({ registries, store: new ResultStore(":memory:"), unknownTokensPerMinute, clientIpHeader: "x-forwarded-for", now: () => 1_000 });
   const get = (hub: ReturnType<typeof createHubApp>, path: string, token: string, from: string, cookie = false) =>
