@@ -89,6 +89,8 @@ async function serveHub(flags: HubServeFlags): Promise<void> {
   const port = typeof address === "object" && address ? address.port : flags.port;
   const host = flags.host.includes(":") ? `[${flags.host}]` : flags.host;
   if (!isLoopback(flags.host)) log(`warning: ${flags.host} is reachable from other machines; serve it behind HTTPS so sign-in cookies and tokens are not sent in the clear`);
+  // The header is the proxy's word only if the proxy is the one way in.
+  if (flags.clientIpHeader && !isLoopback(flags.host)) log(`warning: --client-ip-header ${flags.clientIpHeader} is believed from anyone who reaches ${flags.host} directly, who may then write any address in it; bind the hub to 127.0.0.1 behind the proxy`);
   // The one line a script waits for (the port when --port 0).
   process.stdout.write(`hub listening on http://${host}:${port}/ (registries: ${registries.registries.join(", ")}; results in ${flags.db})\n`);
   // Evals the last hub process left unfinished go on (their records are in the store).
