@@ -105,6 +105,7 @@ describe("bad option values", () => {
     ["hub serve --body-limit", ["hub", "serve", "--registry", "http://127.0.0.1:9", "--body-limit", "lots"]],
     ["hub serve --writes-per-minute", ["hub", "serve", "--registry", "http://127.0.0.1:9", "--writes-per-minute", "-5"]],
     ["hub serve --unknown-tokens-per-minute", ["hub", "serve", "--registry", "http://127.0.0.1:9", "--unknown-tokens-per-minute", "ten"]],
+    ["hub serve --client-ip-header", ["hub", "serve", "--registry", "http://127.0.0.1:9", "--client-ip-header", "x forwarded for"]],
   ];
   it.each(cases)("%s: exit 2, one line naming the option, no stack", async (_name, args) => {
     const r = await cli(args);

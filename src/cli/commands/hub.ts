@@ -1,5 +1,6 @@
 import { join, resolve } from "node:path";
-import type { Command } from "commander";
+import { validateHeaderName } from "node:http";
+import { InvalidArgumentError, type Command } from "commander";
 import { packageVersion } from "../../config/load.js";
 import { RubricateError } from "../../errors.js";
 import { pushAll, readPushFile } from "../../hub/push.js";
@@ -25,6 +26,16 @@ interface HubServeFlags {
   quiet?: boolean;
 }
 
+/** A request header's name, lower-cased as hono reads it, or a usage error (exit 2). */
+function headerName(value: string): string {
+  try {
+    validateHeaderName(value);
+  } catch {
+    throw new InvalidArgumentError(`expected an HTTP header name such as x-forwarded-for, got "${value}"`);
+  }
+  return value.toLowerCase();
+}
+
 const isLoopback = (host: string) => host === "127.0.0.1" || host === "::1" || host === "localhost";
 
 /**
@@ -43,7 +54,7 @@ export function register(program: Command): void {
     .option("--body-limit <size>", `largest accepted request body, e.g. 8mb (default ${DEFAULT_BODY_LIMIT} bytes)`, parseBytes, DEFAULT_BODY_LIMIT)
     .option("--writes-per-minute <n>", `results pushed and evals started per token per minute; more get 429 and Retry-After (0: no limit; default ${DEFAULT_WRITES_PER_MINUTE})`, nonNegativeInt, DEFAULT_WRITES_PER_MINUTE)
     .option("--unknown-tokens-per-minute <n>", `tokens the registry has not accepted lately that one client address may present per minute (sign-in, API, cookie); more get 429 before the registry is asked (0: no limit; default ${DEFAULT_UNKNOWN_TOKENS_PER_MINUTE})`, nonNegativeInt, DEFAULT_UNKNOWN_TOKENS_PER_MINUTE)
-    .option("--client-ip-header <name>", "behind a reverse proxy: the header with the visitor's address (its last entry), e.g. x-forwarded-for; without it every visitor counts as the proxy")
+    .option("--client-ip-header <name>", "behind a reverse proxy: the header with the visitor's address (its last entry), e.g. x-forwarded-for; without it every visitor counts as the proxy", headerName)
     .option("--models <file>", "models a visitor may evaluate an environment on (YAML: models: {name: provider:model}, judge, tasks, rollouts); needs --queue")
     .addOption(queueOption("with --models: the Redis queue `rubricate worker`s take the evals from"))
     .option("-q, --quiet", "no log lines on stderr")
@@ -79,7 +90,7 @@ async function serveHub(flags: HubServeFlags): Promise<void> {
   const evals = flags.models
     ? new QueueEvalRunner({ models: loadModelsFile(flags.models), queue: flags.queue!, store, workDir: join(resolve(flags.db), "..", "hub-evals"), rubricateVersion: packageVersion(), log })
     : undefined;
-  const app = createHubApp({ registries, store, bodyLimit: flags.bodyLimit, writesPerMinute: flags.writesPerMinute, unknownTokensPerMinute: flags.unknownTokensPerMinute, clientIpHeader: flags.clientIpHeader?.toLowerCase(), evals, log });
+  const app = createHubApp({ registries, store, bodyLimit: flags.bodyLimit, writesPerMinute: flags.writesPerMinute, unknownTokensPerMinute: flags.unknownTokensPerMinute, clientIpHeader: flags.clientIpHeader, evals, log });
   const { serve } = await import("@hono/node-server");
   const server = await new Promise<ReturnType<typeof serve>>((done, fail) => {
     const s = serve({ fetch: app.fetch, port: flags.port, hostname: flags.host }, () => done(s));
