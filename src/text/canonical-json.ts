@@ -25,10 +25,13 @@ export function sharedCanonical<T extends object>(value: T): T {
   return value;
 }
 
-function deepFreeze(value: unknown): void {
-  if (typeof value !== "object" || value === null || Object.isFrozen(value)) return;
+// An object frozen already may still hold mutable members, so its members are visited too; `seen`
+// ends the walk at an object met before (shared or cyclic).
+function deepFreeze(value: unknown, seen = new WeakSet<object>()): void {
+  if (typeof value !== "object" || value === null || seen.has(value)) return;
+  seen.add(value);
   Object.freeze(value);
-  for (const member of Object.values(value)) deepFreeze(member);
+  for (const member of Object.values(value)) deepFreeze(member, seen);
 }
 
 function write(value: unknown): string | undefined {

@@ -64,6 +64,16 @@ describe("sharedCanonical (a value in many keys, written once)", () => {
     expect(canonicalJson(schema)).toBe('{"properties":{"verdict":{"enum":[true,false],"type":"boolean"}},"type":"object"}');
   });
 
+  it("freezes the members of an object that was frozen already", () => {
+    const inner = { type: "string" };
+    const outer = Object.freeze({ a: inner, b: inner });
+    sharedCanonical(outer);
+    expect(() => {
+      inner.type = "number";
+    }).toThrow(TypeError);
+    expect(canonicalJson(outer)).toBe('{"a":{"type":"string"},"b":{"type":"string"}}');
+  });
+
   it("leaves a judge request's cache key as it was: the key of a plain copy of the request", () => {
     const rubric = loadRubricSync(new URL("../fixtures/rubrics/ten-questions.yaml", import.meta.url).pathname);
     const questions = rubric.criteria.map((c) => ({ id: c.id, question: String(c.question) }));
