@@ -144,10 +144,13 @@ export function createHubApp(options: HubAppOptions): Hono<{ Variables: { secure
     return { user };
   };
 
-  const tooManyUnknownTokens = (c: Context, wait: number) => {
+  /** A 429 with Retry-After: `what` made the limit's count this minute (`option` sets it). */
+  const rateLimited = (c: Context, wait: number, what: string, option: string) => {
     c.header("retry-after", String(wait));
-    return new HttpError(429, "RATE_LIMITED", `this address presented ${unknownPerMinute} tokens the registry had not accepted in the last minute, the hub's limit (hub serve --unknown-tokens-per-minute): retry in ${wait} s`);
+    return new HttpError(429, "RATE_LIMITED", `${what} in the last minute, the hub's limit (hub serve ${option}): retry in ${wait} s`);
   };
+  const tooManyUnknownTokens = (c: Context, wait: number) =>
+    rateLimited(c, wait, `this address presented ${unknownPerMinute} tokens the registry had not accepted`, "--unknown-tokens-per-minute");
 
   /**
    * Who makes a write: its token and the registry's user for it. No token, or one the registry
@@ -160,10 +163,7 @@ export function createHubApp(options: HubAppOptions): Hono<{ Variables: { secure
     const token = tokenOf(c);
     if (!token) throw unauthorized();
     const wait = writes?.take(sha256Hex(token)) ?? 0;
-    if (wait > 0) {
-      c.header("retry-after", String(wait));
-      throw new HttpError(429, "RATE_LIMITED", `this token made ${perMinute} writes in the last minute, the hub's limit (hub serve --writes-per-minute): retry in ${wait} s`);
-    }
+    if (wait > 0) throw rateLimited(c, wait, `this token made ${perMinute} writes`, "--writes-per-minute");
     const who = await whoami(c, token);
     if (who.wait) throw tooManyUnknownTokens(c, who.wait);
     if (!who.user) throw unauthorized();
