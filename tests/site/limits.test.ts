@@ -199,9 +199,9 @@ describe("the hub's limit on unknown tokens per address", () => {
     await new Promise((done) => server.once("listening", done));
     const port = (server.address() as AddressInfo).port;
     // Two loopback source addresses (Linux routes all of 127/8 to lo): each its own count.
-    const status = (token: string, from: string) =>
+    const status = (token: string, from: string, forwardedFor?: string) =>
       new Promise<number>((done, fail) => {
-        const req = httpRequest({ host: "127.0.0.1", port, path: "/api/envs/@acme/private-env", localAddress: from, headers: { authorization: `Bearer ${token}` } }, (res) => {
+        const req = httpRequest({ host: "127.0.0.1", port, path: "/api/envs/@acme/private-env", localAddress: from, headers: { authorization: `Bearer ${token}`, ...(forwardedFor ? { "x-forwarded-for": forwardedFor } : {}) } }, (res) => {
           res.resume();
           done(res.statusCode!);
         });
@@ -212,7 +212,7 @@ describe("the hub's limit on unknown tokens per address", () => {
       expect(await status("guess-2", "127.0.0.2")).toBe(429);
       expect(await status("guess-3", "127.0.0.3")).toBe(404);
       // A forwarded header counts for nothing unless the operator named it.
-      expect(await status("guess-4", "127.0.0.3")).toBe(429);
+      expect(await status("guess-4", "127.0.0.3", "198.51.100.77")).toBe(429);
     } finally {
       await new Promise((done) => server.close(done));
     }
