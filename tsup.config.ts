@@ -58,7 +58,8 @@ function packageEntries(): Record<string, string> {
 }
 
 export default defineConfig({
-  entry: packageEntries(),
+  // Besides the package's entries, the math check's worker thread (src/checks/math/guarded-compare.ts finds it beside its own chunk).
+  entry: { ...packageEntries(), "math-worker": "src/checks/math/compare-worker.ts" },
   format: ["esm", "cjs"],
   // The type declarations are built apart, by tsc and rollup-plugin-dts (scripts/build-types.mjs):
   // tsup's dts took ~4x the CPU for the same bundles.

@@ -90,7 +90,7 @@ export async function math(ctx: BenchContext): Promise<BenchResult<Row>> {
       { label: "result", value: "value" },
     ],
     notes: [
-      "One core, synchronous; every comparison runs under the node:vm time guard. mathjs loads on the first comparison, outside that guard (tests/checks/math.test.ts checks that importing the check does not load it).",
+      "Synchronous; every formula is read and compared in the guard's worker thread (src/checks/guarded-worker.ts), the caller blocked meanwhile, so the per-CPU-second figure counts both threads. mathjs loads in that worker, on the first formula and outside its time limit; the calling thread never loads it (tests/checks/math.test.ts). Plain numbers are compared in place.",
       "First-comparison figures come from fresh `node --import tsx` child processes (tsx transpiles on import, so the import figure includes that).",
     ],
     extra: { cold, tableRate, symbolicRate, numericRate },

@@ -1,10 +1,9 @@
-import { loadMathjs, numbersMatch, sameValue, type CompareOptions } from "./compare.js";
+import { numbersMatch, type CompareOptions } from "./compare.js";
+import type { DecimalComma } from "./compare-answers.js";
 import { extractAnswer, extractReference, type AnswerExtraction } from "./extract.js";
-import { decimalCommaReading, readAnswer, type MathValue } from "./read.js";
-import { withTimeLimit } from "./time-limit.js";
+import { compareWithinLimit } from "./guarded-compare.js";
 
-/** How a comma between digits reads: "auto" takes "12,5" as 12.5 when the other side is one number. */
-export type DecimalComma = "auto" | "always" | "never";
+export type { DecimalComma } from "./compare-answers.js";
 
 /** Options of the `math` check: tolerance, opt-in rounding and percent, time limit, extraction. */
 export interface MathOptions {
@@ -49,11 +48,9 @@ const PLAIN_NUMBER = /^-?(?:\d+(?:\.\d*)?|\.\d+)$/;
  * @example mathEquivalent("so the answer is $\\boxed{\\dfrac{1}{2}}$", "0.5").equivalent // true
  */
 export function mathEquivalent(response: string, reference: string, options: MathOptions = {}): MathVerdict {
-  // mathjs loads (a second or two, once per process) before the guard starts: the time limit is per comparison.
-  loadMathjs();
   // Finding the answers is outside the guard: it reads at most TAIL_CHARS of the response, with
   // regular expressions that stay linear on it (the worst crafted tails take ~3 ms, BENCHMARKS.md),
-  // and the guard's watchdog thread costs ~70–120 µs a call, more than a plain-number comparison.
+  // and a round trip to the guard's worker costs more than a plain-number comparison.
   const referenceAnswer = extractReference(reference);
   const answer = extractAnswer(response, options.extract ?? "auto");
   if (answer === undefined || answer === "") return { equivalent: false, reference: referenceAnswer, problem: "no-answer" };
@@ -62,37 +59,10 @@ export function mathEquivalent(response: string, reference: string, options: Mat
   if (PLAIN_NUMBER.test(answer) && PLAIN_NUMBER.test(referenceAnswer)) {
     return { equivalent: numbersMatch([Number(answer), 0], [Number(referenceAnswer), 0], false, false, compareOptions), answer, reference: referenceAnswer };
   }
-  // Reading a formula runs the parser and mathjs on untrusted text: one guard bounds both.
-  const equivalent = withTimeLimit(() => compareAnswers(answer, referenceAnswer, compareOptions, options.decimalComma ?? "auto"), options.timeoutMs ?? 200);
+  // Reading a formula runs the parser and mathjs on untrusted text: both run in the guard's worker,
+  // which loads mathjs before its first comparison, so the time limit is per comparison.
+  const equivalent = compareWithinLimit({ answer, reference: referenceAnswer, options: compareOptions, decimalComma: options.decimalComma ?? "auto" }, options.timeoutMs ?? 200);
   if (equivalent === undefined) return { equivalent: false, answer, reference: referenceAnswer, problem: "timeout" };
   return { equivalent, answer, reference: referenceAnswer };
 }
 
-function compareAnswers(answer: string, reference: string, options: CompareOptions, decimalComma: DecimalComma): boolean {
-  let expected = readReference(reference);
-  let got = readAnswer(answer);
-  // "1,22" against "1.22": a decimal comma, read so only when the other side is one number (or when asked).
-  if (decimalComma !== "never") {
-    const expectedDecimal = decimalCommaReading(reference);
-    const gotDecimal = decimalCommaReading(answer);
-    if (expectedDecimal && (decimalComma === "always" || isSingle(got))) expected = expectedDecimal;
-    if (gotDecimal && (decimalComma === "always" || isSingle(expected))) got = gotDecimal;
-  }
-  return sameValue(got, expected, options);
-}
-
-/** Read references, cached: in training a prompt's reference recurs for each of its k responses. */
-const references = new Map<string, MathValue>();
-const REFERENCES_LIMIT = 5000;
-
-function readReference(reference: string): MathValue {
-  let value = references.get(reference);
-  if (value === undefined) {
-    value = readAnswer(reference);
-    if (references.size >= REFERENCES_LIMIT) references.delete(references.keys().next().value!);
-    references.set(reference, value);
-  }
-  return value;
-}
-
-const isSingle = (value: MathValue): boolean => value.kind === "expr" || (value.kind === "named" && isSingle(value.value));

@@ -1,0 +1,93 @@
+import { Worker } from "node:worker_threads";
+import { afterEach, describe, expect, it } from "vitest";
+import { GuardedWorker, tsxLoaderURL, workerBootstrap, type StartWorker } from "../../src/checks/guarded-worker.js";
+
+const ENTRY = new URL("./fixtures/jobs-worker.ts", import.meta.url).href;
+
+/** A worker serving tests/checks/math/fixtures/jobs-worker.ts's jobs; `extra` goes into its workerData. */
+const jobsWorker =
+  (extra: Record<string, unknown> = {}, entry = ENTRY, heapMb = 64): StartWorker =>
+  (channel, transferList) =>
+    new Worker(workerBootstrap(entry, tsxLoaderURL(import.meta.url)), { eval: true, execArgv: [], workerData: { ...channel, jobs: true, ...extra }, transferList, resourceLimits: { maxOldGenerationSizeMb: heapMb } });
+
+const guards: GuardedWorker[] = [];
+const guarded = (start: StartWorker = jobsWorker()) => {
+  const guard = new GuardedWorker(start, 30_000);
+  guards.push(guard);
+  return guard;
+};
+afterEach(() => {
+  for (const guard of guards.splice(0)) guard.close();
+});
+
+const timed = <T>(run: () => T): { result: T; ms: number } => {
+  const started = performance.now();
+  const result = run();
+  return { result, ms: performance.now() - started };
+};
+
+describe("GuardedWorker", () => {
+  it("returns the worker's answer, synchronously, request after request", () => {
+    const guard = guarded();
+    expect(guard.call({ kind: "answer", value: 42 }, 200)).toEqual({ value: 42 });
+    expect(guard.call({ kind: "answer", value: { equal: true } }, 200)).toEqual({ value: { equal: true } });
+  });
+
+  it("gives a job that waited (no CPU spent) more wall-clock time instead of calling it over time", () => {
+    const guard = guarded();
+    guard.call({ kind: "answer", value: "loaded" }, 200);
+    // 150 ms idle against a 40 ms limit: past the first allowance, but no CPU spent, so the next (160 ms) is given.
+    expect(guard.call({ kind: "wait", ms: 150 }, 40)).toEqual({ value: "waited" });
+  });
+
+  it("stops a job that computes past the limit, and the next request gets a fresh worker", () => {
+    const guard = guarded();
+    guard.call({ kind: "answer", value: "loaded" }, 200);
+    const spin = timed(() => guard.call({ kind: "spin" }, 30));
+    expect(spin.result).toBe("over-limit");
+    // Stopped at the first allowance whose CPU reached half the limit, never past the last one (16×) by much.
+    expect(spin.ms).toBeGreaterThanOrEqual(30);
+    expect(spin.ms).toBeLessThan(16 * 30 + 1_000);
+    expect(guard.call({ kind: "answer", value: "again" }, 200)).toEqual({ value: "again" });
+  });
+
+  it("stops a job that only ever waits, after its longest allowance", () => {
+    const guard = guarded();
+    guard.call({ kind: "answer", value: "loaded" }, 200);
+    // A job let go on would answer "waited" after 10 s; the allowances end at 16 × 20 ms.
+    const wait = timed(() => guard.call({ kind: "wait", ms: 10_000 }, 20));
+    expect(wait.result).toBe("over-limit");
+    expect(wait.ms).toBeGreaterThanOrEqual(16 * 20);
+    expect(wait.ms).toBeLessThan(5_000);
+  });
+
+  it("throws the message of a job that throws, and goes on serving", () => {
+    const guard = guarded();
+    expect(() => guard.call({ kind: "throw", message: "reader defect" }, 200)).toThrow("reader defect");
+    expect(guard.call({ kind: "answer", value: 7 }, 200)).toEqual({ value: 7 });
+  });
+
+  it("keeps the host alive when a job exhausts the worker's heap: over the limit, then a fresh worker", () => {
+    const guard = guarded(jobsWorker({}, ENTRY, 16));
+    guard.call({ kind: "answer", value: "loaded" }, 200);
+    // Seen gone within moments, not at the end of a 10 s allowance.
+    const hoard = timed(() => guard.call({ kind: "hoard" }, 10_000));
+    expect(hoard.result).toBe("over-limit");
+    expect(hoard.ms).toBeLessThan(5_000);
+    expect(guard.call({ kind: "answer", value: "alive" }, 200)).toEqual({ value: "alive" });
+  });
+
+  it("says why a worker could not load, at once, whether its job failed to load or its entry is missing", () => {
+    const broken = timed(() => {
+      try {
+        guarded(jobsWorker({ failToLoad: true })).call({ kind: "answer", value: 1 }, 200);
+      } catch (e) {
+        return (e as Error).message;
+      }
+    });
+    expect(broken.result).toBe("the time-limited worker could not load: the job module is broken");
+    expect(broken.ms).toBeLessThan(20_000);
+    const missing = new URL("./fixtures/no-such-worker.ts", import.meta.url).href;
+    expect(() => guarded(jobsWorker({}, missing)).call({ kind: "answer", value: 1 }, 200)).toThrow(/could not load: .*no-such-worker/);
+  });
+});
