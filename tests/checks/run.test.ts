@@ -65,6 +65,27 @@ describe("contains / not_contains", () => {
   });
 });
 
+describe("contains / not_contains under attack: the text as a reader sees it", () => {
+  it("a forbidden phrase hidden by zero-width or invisible characters, full-width letters or other spaces is still found", async () => {
+    for (const disguised of ["As an\u200B AI model", "As an A\u200CI", "As an\u00A0AI", "As an\nAI", "As  an AI", "Ａｓ ａｎ ＡＩ", "As an A\u00ADI", "\u202EAs an AI", "As\u2060 an\uFEFF AI"]) {
+      expect(await pass({ not_contains: "As an AI" }, disguised), JSON.stringify(disguised)).toBe(false);
+      expect(await pass({ not_contains: "As an AI", case_sensitive: true }, disguised), JSON.stringify(disguised)).toBe(false);
+    }
+  });
+
+  it("the same reading for contains: a required word written in full-width or split by a soft hyphen counts, as a reader sees it", async () => {
+    expect(await pass({ contains: "Paris" }, "It is Ｐａｒｉｓ.")).toBe(true);
+    expect(await pass({ contains: "Paris", case_sensitive: true }, "It is Par\u00ADis.")).toBe(true);
+    expect(await pass({ contains: "Paris", case_sensitive: true }, "It is paris.")).toBe(false);
+  });
+
+  it("honest text is unaffected; an invisible needle is still looked for as written", async () => {
+    expect(await pass({ not_contains: "As an AI" }, "As an engineer, I would use a lock.")).toBe(true);
+    expect(await pass({ not_contains: "\u200B" }, "plain text")).toBe(true);
+    expect(await pass({ not_contains: "\u200B" }, "hidden\u200Bmark")).toBe(false);
+  });
+});
+
 describe("equals", () => {
   it("normalises by default: trim, white space, case, trailing punctuation, NFKC", async () => {
     expect(await pass({ equals: "Paris" }, "  paris.  ")).toBe(true);

@@ -4,6 +4,7 @@
  * rubric:  check: { contains: [Paris, France], match: all }
  */
 import * as z from "zod";
+import { stripInvisible } from "../../text/invisible.js";
 import { defineCheck } from "../kind.js";
 
 export const Needles = z.union([z.string(), z.array(z.string()).min(1)]).describe("A string, or a list of strings");
@@ -11,11 +12,21 @@ export type Needles = z.infer<typeof Needles>;
 
 export const caseSensitive = z.boolean().optional();
 
-/** Which of `needles` the text holds, honouring case sensitivity. */
+/**
+ * Text as a reader sees it: NFKC (full-width "ｓｔｕｐｉｄ" is "stupid", a no-break space a space),
+ * invisible characters dropped ("stu\u200Bpid"), white space runs as one space.
+ */
+const fold = (text: string, sensitive: boolean) => {
+  const seen = stripInvisible(text.normalize("NFKC")).replace(/\s+/g, " ");
+  return sensitive ? seen : seen.toLowerCase();
+};
+
+/** Which of `needles` the text holds, honouring case sensitivity, compared as a reader sees them (fold). */
 export function found(needles: Needles, text: string, sensitive: boolean) {
   const list = Array.isArray(needles) ? needles : [needles];
-  const haystack = sensitive ? text : text.toLowerCase();
-  return { list, hits: list.filter((n) => haystack.includes(sensitive ? n : n.toLowerCase())) };
+  const haystack = fold(text, sensitive);
+  // A needle that is itself invisible ("\u200B") is looked for as written.
+  return { list, hits: list.filter((n) => (fold(n, sensitive).trim() === "" ? text.includes(n) : haystack.includes(fold(n, sensitive)))) };
 }
 
 export const quoteList = (items: string[]) => items.map((i) => `"${i}"`).join(", ");
