@@ -70,6 +70,56 @@ describe("format hacks (issue 28)", () => {
     expect((await runCheck({ final_answer: {} }, { response })).pass).toBe(true);
   });
 
+  it.each([
+    ["So \\boxed{\u200B}.", "boxed"],
+    ["So \\boxed{\u2800}.", "boxed"],
+    ["So \\boxed{\\quad}.", "boxed"],
+    ["So \\boxed{\\,\\;\\!\\ }.", "boxed"],
+    ["So \\boxed{~}.", "any"],
+    ["So \\boxed{{}}.", "boxed"],
+    ["So \\boxed{\\text{ }}.", "boxed"],
+    ["So \\boxed{\\mathrm{\\ }}.", "any"],
+    ["So \\boxed{\\phantom{42}}.", "boxed"],
+    ["So \\boxed{\\phantom{\\frac{1}{2}}}.", "boxed"],
+    ["So \\boxed{\\hspace{1cm}}.", "boxed"],
+    ["So \\boxed{?}.", "boxed"],
+    ["So \\boxed{-}.", "boxed"],
+    ["Answer: \u200B", "line"],
+    ["Answer: \u3164", "any"],
+    ["Answer: $\\,$", "line"],
+    ["Answer: -", "any"],
+    ["Answer: I don't know.", "any"],
+    ["Answer: N/A", "any"],
+    ["Final answer: TBD", "line"],
+    ["The answer is cannot be determined.", "any"],
+    ["Answer: see above.", "any"],
+    ["Answer: it depends on the inputs.", "any"],
+    ["Work shown above.\n#### .", "gsm8k"],
+    ["Work shown above.\n#### ?", "any"],
+    ["Work shown above.\n####\u200B", "gsm8k"],
+    ["Work shown above.\n#### \u2800", "gsm8k"],
+    ["Work shown above.\n#### unknown", "gsm8k"],
+  ])("final_answer rejects a blank or non-answer %j (%s form): invisible characters, LaTeX spacing, a phantom, a hedge word", async (response, format) => {
+    expect((await runCheck({ final_answer: { format: format as "any" } }, { response })).pass).toBe(false);
+  });
+
+  it.each([
+    ["\\boxed{0}", "boxed"],
+    ["\\boxed{\\emptyset}", "boxed"],
+    ["\\boxed{\\text{yes}}", "boxed"],
+    ["\\boxed{\\frac{1}{2}\\,\\text{cm}}", "boxed"],
+    ["\\boxed{\\infty}", "any"],
+    ["Answer: ∅", "line"],
+    ["Answer: $\\frac{1}{2}$", "line"],
+    ["Answer: I", "any"],
+    ["Answer: Isaac Newton", "any"],
+    ["Work\n#### 72", "gsm8k"],
+    ["Work\n####\n72", "gsm8k"],
+    ["Work\n#### -3", "gsm8k"],
+  ])("final_answer still accepts the answer %j (%s form)", async (response, format) => {
+    expect((await runCheck({ final_answer: { format: format as "any" } }, { response })).pass).toBe(true);
+  });
+
   it("a box inside a nested <think> block is reasoning, not the answer", async () => {
     const rubric = parseRubric("id: r\ninputs: [response]\ncriteria:\n  - { id: boxed, check: { final_answer: { format: boxed } }, points: 1 }\n  - { id: right, check: { math: { expected: '5' } }, points: 1 }\n");
     const nested = await scoreSample(rubric, { response: "<think>try <think>inner</think> so \\boxed{5}</think> I am not sure." });
