@@ -52,8 +52,17 @@ describe("format hacks (issue 28)", () => {
     ["<reasoning>because <answer>4</reasoning> more</answer>", "<reasoning> and <answer> overlap"],
     ["<reasoning></reasoning><answer>4</answer>", "<reasoning> is empty"],
     ["<reasoning>because</reasoning><answer>  \n </answer>", "<answer> is empty"],
+    ["<reasoning>because</reasoning><answer>\u200B</answer>", "<answer> is empty"],
+    ["<reasoning>because</reasoning><answer>\u2800 \u2060</answer>", "<answer> is empty"],
+    ["<reasoning>\u3164</reasoning><answer>4</answer>", "<reasoning> is empty"],
+    ["<reasoning>\u00AD\u200D\uFE0F</reasoning><answer>4</answer>", "<reasoning> is empty"],
   ])("tags fails %j (%s)", async (response, reasoning) => {
     expect(await tags(response)).toMatchObject({ pass: false, reasoning: expect.stringContaining(reasoning) });
+  });
+
+  it("tags still accepts sections with content, an emoji with a variation selector included", async () => {
+    expect(await tags("<reasoning>because 2+2</reasoning><answer>4</answer>")).toMatchObject({ pass: true });
+    expect(await tags("<reasoning>👍\uFE0F</reasoning><answer>٤</answer>")).toMatchObject({ pass: true });
   });
 
   it.each([

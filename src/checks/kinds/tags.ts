@@ -4,6 +4,7 @@
  * rubric:  check: { tags: { required: [reasoning, answer] } }
  */
 import * as z from "zod";
+import { isBlank } from "../../text/invisible.js";
 import { tagSpans, type TagSpan } from "../format.js";
 import { defineCheck } from "../kind.js";
 
@@ -33,6 +34,11 @@ export const tags = defineCheck<TagsSpec>({
       build: (spec) => ({ response: spec.required.map((n) => `<${n}></${n}>`).join("\n") }),
     },
     {
+      id: "tags-invisible",
+      description: "every section present, in order, holding only invisible characters",
+      build: (spec) => ({ response: spec.required.map((n) => `<${n}>\u200B\u2800</${n}>`).join("\n") }),
+    },
+    {
       id: "tags-blank",
       description: "every section present, in order, holding only white space",
       build: (spec) => ({ response: spec.required.map((n) => `<${n}>\n \n</${n}>`).join("\n") }),
@@ -52,7 +58,8 @@ export const tags = defineCheck<TagsSpec>({
       }
       if ((spec.once ?? true) && spans.length > 1) problems.push(`<${name}> appears ${spans.length} times`);
       // An empty section is the form without the content: it must not earn the format reward.
-      if (spans.some((s) => s.content.trim() === "")) problems.push(`<${name}> is empty`);
+      // Invisible characters (a zero-width space, the Braille blank) are no content either.
+      if (spans.some((s) => isBlank(s.content))) problems.push(`<${name}> is empty`);
       found.push(...spans.map((span) => ({ name, span })));
       firsts.push(spans[0].start);
       lastEnd = Math.max(lastEnd, spans[spans.length - 1].end);
