@@ -254,6 +254,20 @@ describe("length", () => {
   });
 });
 
+describe("length under attack", () => {
+  it("a long answer whose words are joined by invisible or blank-looking non-space characters is still many words", async () => {
+    const words = ["one", "two", "three", "four", "five", "six", "seven"];
+    for (const joiner of ["\u200B", "\u2800", "\u3164", "\u2060", "\u00AD", "\u180E", "\uFFA0", " \u200B "]) {
+      expect(await runCheck({ length: { max: 5, unit: "words" } }, { response: words.join(joiner) }), JSON.stringify(joiner)).toMatchObject({ pass: false, reasoning: "7 words (allowed 0–5)" });
+    }
+  });
+
+  it("honest text counts as before: white space of any kind separates, punctuation does not", async () => {
+    expect((await runCheck({ length: { max: 5, unit: "words" } }, { response: " one two\u00A0three\nfour\tfive " })).reasoning).toBe("5 words (allowed 0–5)");
+    expect((await runCheck({ length: { max: 5, unit: "words" } }, { response: "well-known, state-of-the-art" })).reasoning).toBe("2 words (allowed 0–5)");
+  });
+});
+
 describe("custom", () => {
   // Passed where they are used: no process-wide registry to clean up between tests.
   const checks: CustomChecks = {

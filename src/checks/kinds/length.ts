@@ -21,7 +21,10 @@ export const length = defineCheck<LengthSpec>({
   fix: (_spec, { criterionId }) => `Code check "${criterionId}" rewards length alone: give it \`when:\` a correctness criterion so a wrong answer cannot collect it.`,
   run(spec, { text }) {
     const unit = spec.unit ?? "chars";
-    const size = unit === "words" ? text.trim().split(/\s+/).filter(Boolean).length : [...text].length;
+    // Words are separated by white space and by characters that show as nothing or as a space
+    // without being white space to \s (a zero-width space, the Braille blank, a Hangul filler):
+    // else a long answer joined by them would count as one word under a `max`.
+    const size = unit === "words" ? text.split(/[\s\p{Default_Ignorable_Code_Point}\u2800]+/u).filter(Boolean).length : [...text].length;
     const pass = (spec.min === undefined || size >= spec.min) && (spec.max === undefined || size <= spec.max);
     return { pass, reasoning: `${size} ${unit} (allowed ${spec.min ?? 0}–${spec.max ?? "∞"})` };
   },
