@@ -30,6 +30,8 @@ export function parseNumber(written: string): number {
 
 /**
  * The answer number in a text: the last `\boxed{…}` if any ("boxed"), else the first or last number written.
+ * A box is one answer: exponents and subscripts in it are not read (`\boxed{5 m^2}` is 5), and a
+ * box holding several different numbers or a ± (`\boxed{3 or 5}`, `\boxed{\pm 5}`) is a hedge, NaN.
  * @example extractNumber("so x = 12, and the answer is \\boxed{1,024}") // 1024
  */
 export function extractNumber(text: string, pick: "last" | "first" | "boxed" | undefined): number | undefined {
@@ -37,8 +39,11 @@ export function extractNumber(text: string, pick: "last" | "first" | "boxed" | u
   text = text.replace(/\\[dt]?frac\{\s*([-−]?[\d.,]+)\s*\}\s*\{\s*([\d.,]+)\s*\}/g, "$1/$2");
   const boxed = [...text.matchAll(/\\boxed\{([^{}]*)\}/g)].map((m) => m[1]);
   if (boxed.length > 0 && pick !== "first" && pick !== "last") {
-    const inside = boxed.at(-1)!.match(NUMBER);
-    return inside ? parseNumber(inside.at(-1)!) : undefined;
+    const box = boxed.at(-1)!;
+    const inside = [...box.matchAll(NUMBER)].filter((m) => !/[_^]\s*$/.test(box.slice(Math.max(0, m.index - 16), m.index))).map((m) => parseNumber(m[0]));
+    if (inside.length === 0) return undefined;
+    if (/[±∓]|\\(?:pm|mp)(?![a-zA-Z])/.test(box) || inside.some((v) => v !== inside[0])) return Number.NaN;
+    return inside[0];
   }
   if (pick === "boxed") return undefined;
   const all = text.match(NUMBER);

@@ -254,6 +254,33 @@ describe("length", () => {
   });
 });
 
+describe("number under attack: hedging inside the one box", () => {
+  it.each([
+    ["\\boxed{3 or 5}", 5],
+    ["\\boxed{3, 5}", 5],
+    ["\\boxed{3; 5}", 3],
+    ["\\boxed{5 or 3}", 3],
+    ["\\boxed{4-5}", 5],
+    ["\\boxed{\\pm 5}", 5],
+    ["\\boxed{\\pm 5}", -5],
+    ["\\boxed{±5}", 5],
+    ["\\boxed{x = 3 or x = 5}", 5],
+  ])("%s does not earn expected %d: several different numbers (or ±) in the box are a hedge", async (response, expected) => {
+    expect(await runCheck({ number: { expected } }, { response })).toMatchObject({ pass: false, reasoning: expect.stringMatching(/not one number/) });
+    expect(await pass({ number: { expected, pick: "boxed" } }, response)).toBe(false);
+  });
+
+  it("one number in the box still passes, written with separators, a sign, a unit, a fraction or an exponent beside it", async () => {
+    expect(await pass({ number: { expected: 1024 } }, "so \\boxed{1,024}")).toBe(true);
+    expect(await pass({ number: { expected: -3 } }, "so \\boxed{x = -3}")).toBe(true);
+    expect(await pass({ number: { expected: 0.75 } }, "so \\boxed{\\frac{3}{4}}")).toBe(true);
+    expect(await pass({ number: { expected: 5 } }, "so \\boxed{5 = 5.0}")).toBe(true);
+    expect(await pass({ number: { expected: 5 } }, "so \\boxed{5 m^2}")).toBe(true);
+    expect(await pass({ number: { expected: 5 } }, "so \\boxed{x_1 = 5}")).toBe(true);
+    expect(await pass({ number: { expected: 5 } }, "3 or 5? I compute 2 + 3 = \\boxed{5}")).toBe(true);
+  });
+});
+
 describe("length under attack", () => {
   it("a long answer whose words are joined by invisible or blank-looking non-space characters is still many words", async () => {
     const words = ["one", "two", "three", "four", "five", "six", "seven"];
