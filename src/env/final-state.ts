@@ -7,7 +7,9 @@
  *    is left out: a cheat only loses);
  * 2. a fresh sandbox (same backend, limits and network; as root, a new user id) receives the
  *    archive with every file and folder made readable and writable by its user again;
- * 3. each check runs there, with the submitted answer as $SUBMITTED. No process of the agent's
+ * 3. each check runs there, with the submitted answer as $SUBMITTED and HOME=/tmp (the agent's
+ *    dot files in /work — a .pth under .local that python3 runs at start, a .gitconfig — stay inert
+ *    unless the check reads them from /work). No process of the agent's
  *    runs in it (bubblewrap commands die with their own pid namespace anyway; a container's
  *    leftovers stay in the agent's container), and what they do to the agent's copy is not seen.
  *
@@ -18,6 +20,9 @@
 import { renderTemplate } from "../text/template.js";
 import type { Sandbox } from "../sandbox/types.js";
 import type { StateProbe } from "./schema.js";
+
+/** A check's HOME: the checker's fresh /tmp, which nothing of the agent's reaches (only /work is copied). */
+const CHECK_HOME = "/tmp";
 
 export interface FinalStateOptions {
   /** The agent's sandbox (left as it is; the episode's close destroys it). */
@@ -43,7 +48,9 @@ export async function runFinalStateChecks(o: FinalStateOptions): Promise<Record<
       o.signal.throwIfAborted();
       if ("run" in check) {
         // The submitted answer reaches the check as a variable, never spliced into its text (no injection).
-        const r = await checker.exec(renderTemplate(check.run, o.inputs), { signal: o.signal, env: { SUBMITTED: o.submitted ?? "" }, ...(check.timeout_ms ? { timeoutMs: check.timeout_ms } : {}) });
+        // HOME is the checker's own empty /tmp, not the agent's /work: dot files left there
+        // (.local/…/site-packages/*.pth run by every python3, .gitconfig's hooks, .sqliterc) would run inside the check.
+        const r = await checker.exec(renderTemplate(check.run, o.inputs), { signal: o.signal, env: { SUBMITTED: o.submitted ?? "", HOME: CHECK_HOME }, ...(check.timeout_ms ? { timeoutMs: check.timeout_ms } : {}) });
         fields[name] = r.stdout.trim();
         fields[`${name}_exit_code`] = r.exitCode ?? -1;
       } else {

@@ -38,4 +38,32 @@ bwrap.describe("final-state checks", () => {
     }
     expect(sandboxTraces().folders).toEqual([]);
   });
+
+  it("dot files the agent leaves in /work (its HOME) do not run inside the checks: a .pth that exits python3 with 0, a .gitconfig hook", async () => {
+    const agent = await createSandbox({ limits: { commandTimeoutMs: 5000 } });
+    try {
+      const site = (await agent.exec("python3 -c 'import site; print(site.getusersitepackages())'")).stdout.trim();
+      expect(site.startsWith("/work/")).toBe(true);
+      // Every python3 would start by running the .pth and exit 0 before the check's own code; git would run fsmonitor.
+      await agent.exec(`mkdir -p "${site}" && printf 'import os; os._exit(0)\\n' > "${site}/zz.pth"`);
+      await agent.exec(`printf '[core]\\n\\tfsmonitor = "touch /tmp/pwned; false"\\n' > .gitconfig && git init -q repo && echo x > repo/a`);
+      expect((await agent.exec("python3 -c 'import sys; sys.exit(3)'")).exitCode).toBe(0);
+      const fields = await runFinalStateChecks({
+        agent,
+        open: () => createSandbox({ limits: { commandTimeoutMs: 5000 } }),
+        checks: {
+          failing: { run: "python3 -c 'import sys; print(\"checked\"); sys.exit(3)'" },
+          passing: { run: "python3 -c 'print(6 * 7)'" },
+          git: { run: "cd repo && git status --short >/dev/null 2>&1; ls /tmp" },
+          data: { run: "cat .gitconfig" },
+        },
+        inputs: {},
+        submitted: "",
+        signal: new AbortController().signal,
+      });
+      expect(fields).toMatchObject({ failing: "checked", failing_exit_code: 3, passing: "42", passing_exit_code: 0, git: "", data: expect.stringContaining("fsmonitor") });
+    } finally {
+      await agent.destroy();
+    }
+  });
 });
