@@ -53,7 +53,9 @@ function fromMessages(messages: unknown[]): TrajectoryCall[] {
     const toolCalls = message.tool_calls ?? message.toolCalls;
     if (message.role === "assistant" && Array.isArray(toolCalls)) {
       toolCalls.forEach((c, j) => {
-        const call = fromCall(c, `messages[${i}].tool_calls[${j}]`);
+        // In messages a result comes only from a `tool` message: a result or output field on the
+        // assistant's own call is the policy's word, not the tool's.
+        const { result: _claimed, ...call } = fromCall(c, `messages[${i}].tool_calls[${j}]`);
         calls.push(call);
         const id = (c as { id?: unknown }).id;
         if (typeof id === "string") byId.set(id, call);
