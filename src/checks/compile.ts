@@ -6,7 +6,8 @@ import { ajvLinearRegExp, ajvRegExp, compiledRegex, type SafeRegex } from "./reg
 
 // json_schema `pattern` and `patternProperties` run on the same safe engine as regex checks;
 // a client's schema (linearOnly) on RE2 alone, through an ajv instance of its own.
-const ajvOptionsOf = (linearOnly: boolean) => ({ allErrors: true, strict: false, code: { regExp: linearOnly ? ajvLinearRegExp : ajvRegExp } }) as const;
+// ownProperties: `required: [constructor]` must not be met by Object.prototype's own `constructor` on `{}`.
+const ajvOptionsOf = (linearOnly: boolean) => ({ allErrors: true, strict: false, ownProperties: true, code: { regExp: linearOnly ? ajvLinearRegExp : ajvRegExp } }) as const;
 
 /** A new ajv with the formats; ajv and ajv-formats load with the first JSON Schema, not on `import "rubricate"`. */
 function newAjv(linearOnly: boolean): Ajv {

@@ -178,6 +178,15 @@ describe("json_schema", () => {
     expect(await pass({ json_schema: { $id: "urn:test:same", type: "array" } }, "[]")).toBe(true);
   });
 
+  it("a required property named like an Object.prototype member is not met by inheritance", async () => {
+    for (const name of ["constructor", "toString", "valueOf", "hasOwnProperty"]) {
+      expect(await pass({ json_schema: { type: "object", required: [name] } }, '{"a": 1}'), name).toBe(false);
+      expect(await pass({ json_schema: { type: "object", dependencies: { a: [name] } } }, '{"a": 1}'), name).toBe(false);
+      expect(await pass({ json_schema: { type: "object", required: [name] } }, `{"${name}": "Ferrari"}`), name).toBe(true);
+    }
+    expect(await pass({ tool_calls: { arguments: { tool: "search", schema: { type: "object", required: ["constructor"] } } } }, "x", { tool_calls: [{ name: "search", arguments: "{}" }] })).toBe(false);
+  });
+
   it("an invalid schema is a SCHEMA error, not a 'no'", async () => {
     const error = await checkError({ json_schema: { type: "objekt" } }, { response: "{}" });
     expect(error.code).toBe("SCHEMA");
@@ -292,6 +301,34 @@ describe("length under attack", () => {
   it("honest text counts as before: white space of any kind separates, punctuation does not", async () => {
     expect((await runCheck({ length: { max: 5, unit: "words" } }, { response: " one two\u00A0three\nfour\tfive " })).reasoning).toBe("5 words (allowed 0–5)");
     expect((await runCheck({ length: { max: 5, unit: "words" } }, { response: "well-known, state-of-the-art" })).reasoning).toBe("2 words (allowed 0–5)");
+  });
+});
+
+describe("attacks that hold (each a policy's try that must not earn the reward)", () => {
+  it("equals: a zero-width space, a right-to-left override or trailing words are not the value", async () => {
+    expect(await pass({ equals: "Paris" }, "Paris\u200B")).toBe(false);
+    expect(await pass({ equals: "Paris" }, "\u202EParis")).toBe(false);
+    expect(await pass({ equals: "5" }, "5 or 6")).toBe(false);
+  });
+
+  it("number: Infinity, an overflowing exponent, NaN and hex are no answer for a finite value", async () => {
+    expect(await pass({ number: { expected: 5, tolerance: 0.1, relative: true } }, "\\boxed{1e309}")).toBe(false);
+    expect(await pass({ number: { expected: "{{a}}" } }, "1e309", { a: "1e309" })).toBe(false);
+    expect(await pass({ number: { expected: 5 } }, "NaN")).toBe(false);
+    expect(await pass({ number: { expected: 255 } }, "0xff")).toBe(false);
+    expect(await pass({ number: { expected: 1000 } }, "1.000")).toBe(false);
+  });
+
+  it("json_schema: __proto__ and constructor keys do not supply or hide properties; a BOM or two fences are not JSON", async () => {
+    expect(await pass({ json_schema: { type: "object", required: ["a"] } }, '{"__proto__": {"a": 1}}')).toBe(false);
+    expect(await pass({ json_schema: { type: "object", properties: { a: { type: "number" } }, additionalProperties: false } }, '{"a": 1, "__proto__": {"x": 1}}')).toBe(false);
+    expect(await pass({ json_schema: { type: "object", properties: { a: { type: "number" } }, additionalProperties: false } }, '{"a": 1, "constructor": 2}')).toBe(false);
+    expect(await pass({ json_schema: { type: "object", required: ["a"] } }, '\uFEFF{"a":1}')).toBe(false);
+    expect(await pass({ json_schema: { type: "object", required: ["a"] } }, '```json\n{"a":1}\n```\nand\n```json\n{"b":1}\n```')).toBe(false);
+  });
+
+  it("regex: a trailing newline does not satisfy $ without the m flag", async () => {
+    expect(await pass({ regex: "^\\d+$" }, "12\n")).toBe(false);
   });
 });
 
