@@ -83,3 +83,12 @@ describe("properties", () => {
     );
   });
 });
+
+describe("similarity under attack (held)", () => {
+  it("the reference pasted twice, or again in a comment, does not reach a strict threshold", async () => {
+    const rouge = { similarity: { reference: "Paris is the capital of France", metric: "rouge-l" as const, min: 0.8 } };
+    expect((await runCheck(rouge, { response: "Paris is the capital of France. Paris is the capital of France." })).pass).toBe(false);
+    const lev = { similarity: { reference: "def add(a, b): return a + b", min: 0.8 } };
+    expect((await runCheck(lev, { response: "def add(a, b): return a + b  # def add(a, b): return a + b" })).pass).toBe(false);
+  });
+});
