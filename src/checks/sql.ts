@@ -67,6 +67,15 @@ interface RunnerResult {
   reference?: { columns: string[]; rows: Row[] };
 }
 
+/**
+ * What the runner writes to stderr once the reference has run and the candidate's query starts. A
+ * runner that dies after it (out of memory on rows the query built) was killed by the candidate:
+ * a no, like a timeout. Before it, the death is the rubric's or the machine's: an error. Else a
+ * query crafted to crash the runner would turn its criterion into an error, which
+ * `--errors skip-criterion` leaves out of the reward.
+ */
+const CANDIDATE_RUNS = "rubricate-sql: the candidate's query runs\n";
+
 // Runs in a child process: loads the database into :memory: (or opens a file read-only), checks
 // each query is read-only with SQLite's own flags, and prints the rows as JSON.
 const RUNNER = `
@@ -87,7 +96,7 @@ const run = (sql, which) => {
   return { columns: st.columns().map((c) => c.name), rows };
 };
 let which = "reference";
-try { const reference = run(job.reference, "reference"); which = "candidate"; const candidate = run(job.candidate, "candidate"); out({ ok: true, reference, candidate }); }
+try { const reference = run(job.reference, "reference"); which = "candidate"; process.stderr.write(${JSON.stringify(CANDIDATE_RUNS)}); const candidate = run(job.candidate, "candidate"); out({ ok: true, reference, candidate }); }
 catch (e) { out({ ok: false, which: e.which || which, error: e.message }); }
 `;
 
@@ -130,18 +139,25 @@ function runQueries(job: Record<string, unknown>, timeoutMs: number): Promise<Ru
           clearTimeout(timer);
           reject(new RubricateError("CHECK_FAILED", `${SQL_CHECK_NAME}: cannot start the query runner: ${e.message}`));
         });
-        child.on("close", () => {
+        child.on("close", (code, signal) => {
           clearTimeout(timer);
           if (timedOut) return resolvePromise({ ok: false, which: "candidate", error: `timed out after ${timeoutMs} ms` });
           try {
             resolvePromise(JSON.parse(stdout) as RunnerResult);
           } catch {
+            if (stderr.includes(CANDIDATE_RUNS)) return resolvePromise({ ok: false, which: "candidate", error: runnerDeath(stderr, code, signal) });
             reject(new RubricateError("CHECK_FAILED", `${SQL_CHECK_NAME}: the query runner failed: ${stderr.trim().split("\n").slice(-1)[0] || "no output"}`));
           }
         });
         child.stdin.end(JSON.stringify({ ...job, driver: driverPath }));
       }),
   );
+}
+
+/** Why the runner died while the candidate's query ran, in words (V8's crash report ends in stack frames). */
+function runnerDeath(stderr: string, code: number | null, signal: NodeJS.Signals | null): string {
+  const how = signal ? `signal ${signal}` : `exit code ${code}`;
+  return /heap limit|out of memory/i.test(stderr) ? `it ran the query runner out of memory (${how})` : `the query runner died while it ran (${how})`;
 }
 
 /** A canonical form of one cell: numbers rounded to 6 decimals so 0.1+0.2 equals 0.3; null stays null. */

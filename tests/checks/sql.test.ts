@@ -68,6 +68,12 @@ describe("sql-result-matches on rubrics/sql/shop.sql", () => {
     const v = await verdict("WITH c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c", REF, { timeout_ms: 500 });
     expect(v).toMatchObject({ pass: false, reasoning: expect.stringMatching(/timed out/) });
   });
+  it("a query that runs the runner out of memory is a no, not an error that --errors skip-criterion would leave out", async () => {
+    // 10,000 rows of 30,000 characters: past the runner's 256 MB heap, which kills it mid-query.
+    const hog = "WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r LIMIT 9999) SELECT printf('%.*c', 30000, 'x') FROM r";
+    const v = await verdict(hog, REF, { timeout_ms: 30_000 });
+    expect(v).toMatchObject({ pass: false, reasoning: expect.stringMatching(/the query failed: .*(out of memory|died)/) });
+  });
   it("a broken reference or missing database is an error, not a no", async () => {
     await expect(verdict("SELECT 1", "SELECT nope FROM nowhere")).rejects.toMatchObject({ code: "CHECK_FAILED" });
     await expect(runCheck({ custom: SQL_CHECK_NAME, args: { database: "sql/missing.sql" } }, { response: "SELECT 1", reference_sql: "SELECT 1" }, { rubricDir })).rejects.toMatchObject({ code: "CHECK_FAILED" });
