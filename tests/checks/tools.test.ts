@@ -66,6 +66,17 @@ describe("tool_calls conditions", () => {
     expect(verdict).toMatchObject({ pass: false });
     expect(verdict.reasoning).toContain("does not state calculator's result");
   });
+  it("arguments: never calling the tool fails, unless if_called makes it a rule on the calls made", async () => {
+    const none = { response: "Paris has about 2.1 million people.", tool_calls: [{ name: "calculator", arguments: "{}", result: "1" }] };
+    const valid = { tool: "search", schema: { type: "object", required: ["query"] } };
+    const skipped = await runCheck({ tool_calls: { arguments: valid } }, none);
+    expect(skipped).toMatchObject({ pass: false, reasoning: expect.stringMatching(/^search was not called, so no arguments to check/) });
+    expect((await runCheck({ tool_calls: { arguments: valid } }, { ...none, tool_calls: [] })).pass).toBe(false);
+    const rule = { tool: "delete", schema: { type: "object", required: ["confirm"], properties: { confirm: { const: true } } }, if_called: true };
+    expect((await runCheck({ tool_calls: { arguments: rule } }, none)).pass).toBe(true);
+    expect((await runCheck({ tool_calls: { arguments: rule } }, { ...none, tool_calls: [{ name: "delete", arguments: '{"confirm":false}' }] })).pass).toBe(false);
+  });
+
   it("arguments that are not JSON fail the arguments condition", async () => {
     const sample = { response: "", tool_calls: [{ name: "search", arguments: "{query: oops" }] };
     const verdict = await runCheck({ tool_calls: { arguments: { tool: "search", schema: { type: "object" } } } }, sample);

@@ -16,9 +16,13 @@ export const ToolCallsSpec = z
     called: names.optional().describe("Each of these tools was called at least once"),
     not_called: names.optional().describe("None of these tools was called"),
     arguments: z
-      .strictObject({ tool: z.string().min(1), schema: z.record(z.string(), z.unknown()) })
+      .strictObject({
+        tool: z.string().min(1),
+        schema: z.record(z.string(), z.unknown()),
+        if_called: z.boolean().optional().describe("true: a trajectory without a call of `tool` passes (a rule on the calls made, such as delete only with confirm: true); default false: at least one call is needed"),
+      })
       .optional()
-      .describe("Every call of `tool` has arguments that parse as JSON and satisfy `schema`"),
+      .describe("`tool` was called, and every call of it has arguments that parse as JSON and satisfy `schema` (with `if_called: true`, no call passes too)"),
     order: z.array(z.string().min(1)).min(2).optional().describe("These tools are first called in this order"),
     max_calls: z.union([z.number().int().nonnegative(), z.record(z.string(), z.number().int().nonnegative())]).optional().describe("At most n calls in all, or per tool ({ search: 2 })"),
     min_calls: z.number().int().nonnegative().optional().describe("At least n calls in all"),
@@ -62,6 +66,8 @@ export const toolCalls = defineCheck<ToolCallsSpec>({
     for (const name of list(spec.called)) if (!counts.has(name)) problems.push(`${name} was not called`);
     for (const name of list(spec.not_called)) if (counts.has(name)) problems.push(`${name} was called ${counts.get(name)} time(s)`);
     if (spec.arguments) {
+      // "Valid arguments" is not earned by never calling the tool: a policy would skip the call to pass.
+      if (!spec.arguments.if_called && !counts.has(spec.arguments.tool)) problems.push(`${spec.arguments.tool} was not called, so no arguments to check`);
       const validate = compileJsonSchema(spec.arguments.schema);
       calls.forEach((c, i) => {
         if (c.name !== spec.arguments!.tool) return;
