@@ -118,19 +118,45 @@ function answerPart(response: string): string {
 /** Words that deny what follows them within a clause ("not Paris", "rather than Paris"). */
 const NEGATION = /\b(?:not|no|never|nor|isn't|isn’t|aren't|wasn't|neither|rather than|instead of|other than|except|unlike|wrong(?:ly)?|incorrect(?:ly)?)\b[^.;:!?,]*$/i;
 
+/** Two alternatives offered as the answer: "X or Y", "either X or Y", "X, Y or Z", "X ∨ Y" (not "or so"). */
+const OR = String.raw`(?:,\s*)?(?:\bor\b(?!\s+so\b)|\\lor\b|∨)`;
+/** A number written as an answer alternative ("2148000 or 3,000,000"). */
+const NUMBER_TEXT = String.raw`[-−]?\d[\d,]*(?:\.\d+)?`;
+const NUMBER_HEDGE = new RegExp(`(${NUMBER_TEXT})\\s*${OR}\\s*(?:maybe\\s+|perhaps\\s+)?(${NUMBER_TEXT})`, "i");
+
+/** True when the answer offers two different numbers as alternatives: a hedge that would otherwise pass on whichever is right. */
+function hedgesNumbers(part: string): boolean {
+  for (const m of part.matchAll(new RegExp(NUMBER_HEDGE.source, "gi"))) {
+    const [a, b] = [m[1], m[2]].map((n) => Number(n.replace(/[,\s]/g, "").replace("−", "-")));
+    if (a !== b) return true;
+  }
+  return false;
+}
+
+/** True when the text at [start, end) is one of alternatives offered together ("Lyon, Nice or Paris", "Paris or Lyon"). */
+function amongAlternatives(text: string, start: number, end: number): boolean {
+  const before = text.slice(Math.max(0, start - 60), start);
+  const after = text.slice(end, end + 60);
+  return new RegExp(`${OR}\\s*(?:maybe\\s+|perhaps\\s+|either\\s+)?$`, "i").test(before) || new RegExp(`^\\s*(?:,[^.;:!?]*?)?${OR}`, "i").test(after);
+}
+
 /**
  * True when the response states the tool's result as its answer. A number is compared with the
  * answer's number: the boxed one, else the one after "answer is"/"Answer:", else the first number
  * written (so "3,000,000 (the calculator said 2148000)" does not use 2148000, and "2,148,000
  * (census of 2019)" does). A text must appear as whole words, and not denied in its clause
- * ("not Paris; it is Lyon" does not use "Paris").
+ * ("not Paris; it is Lyon" does not use "Paris"). Alternatives offered together are a hedge, not an
+ * answer: "2148000 or 3,000,000", "Lyon, Nice or Paris".
  */
 export function usesResult(response: string, result: string): boolean {
   const value = resultValue(result);
   if (value === "") return false;
   const expected = /^[-−]?[\d.,\s/eE+]+$/.test(value) ? extractNumber(value, "last") : undefined;
   if (expected !== undefined) {
-    const got = extractNumber(answerPart(response), "first");
+    const part = answerPart(response);
+    // "2148000 or 3,000,000": a hedge, whichever comes first.
+    if (hedgesNumbers(part)) return false;
+    const got = extractNumber(part, "first");
     return got !== undefined && Math.abs(got - expected) <= 1e-9 * Math.max(1, Math.abs(expected));
   }
   const norm = (t: string) => t.normalize("NFKC").toLowerCase().replace(/\s+/g, " ").trim();
@@ -138,7 +164,7 @@ export function usesResult(response: string, result: string): boolean {
   const needle = norm(value);
   const escaped = needle.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
   for (const m of haystack.matchAll(new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])`, "gu"))) {
-    if (!NEGATION.test(haystack.slice(0, m.index))) return true;
+    if (!NEGATION.test(haystack.slice(0, m.index)) && !amongAlternatives(haystack, m.index, m.index + m[0].length)) return true;
   }
   return false;
 }

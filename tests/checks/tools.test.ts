@@ -128,6 +128,14 @@ describe("answer_uses compares the answer's own value (issue 28)", () => {
     ["42", '{"value": 42}', true],
     ["41", '{"value": 42}', false],
     ["The total is 12.", '{"items": [{"price": 5}], "total": 12}', true],
+    // Hedges: the right value among alternatives does not state it.
+    ["The answer is 2148000 or 3000000", "2148000", false],
+    ["\\boxed{2148000 or 3,000,000}", "2148000", false],
+    ["either 3,000,000 or perhaps 2,148,000", "2148000", false],
+    ["2148000 or 2,148,000 (the same)", "2148000", true],
+    ["Lyon, Nice or Paris", "Paris", false],
+    ["Paris or Lyon", "Paris", false],
+    ["It is Paris, the capital, or so the search said.", "Paris", true],
   ])("%j with the result %j → %s", async (response, result, pass) => {
     expect((await uses(response, result)).pass).toBe(pass);
   });

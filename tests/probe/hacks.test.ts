@@ -78,7 +78,7 @@ criteria:
 
 describe("rubricate probe --hacks-only on the shipped rubrics with code checks", () => {
   it.each([
-    ["agent-tool-use", [["answer-uses-calculation", 4]]],
+    ["agent-tool-use", [["answer-uses-calculation", 5]]],
     // The math hacks (boxed lists, chains, systems, rounding, percent, several boxes) aimed at the
     // reference, beside the final-answer format hacks.
     ["math-symbolic", [["states-final-answer", 9], ["correct-answer", MATH_HACKS.length]]],

@@ -55,6 +55,7 @@ export const toolCalls = defineCheck<ToolCallsSpec>({
     answerUsesHack("answer-uses-number-after", "the tool's result stated, then a different final answer", "2148000", "The tool returned 2148000, so the answer is 3,000,000."),
     answerUsesHack("answer-uses-denied-text", "the tool's text result named only to be denied", "Paris", "Not Paris; it is Lyon."),
     answerUsesHack("answer-uses-substring", "the tool's text result inside another word", "Paris", "Parisian cafés are lovely."),
+    answerUsesHack("answer-uses-hedge", "the tool's result offered with another value as alternatives", "2148000", "The answer is 3,000,000 or 2148000."),
   ],
   validate: (spec) => (spec.arguments ? schemaProblem(() => compileJsonSchema(spec.arguments!.schema), ["arguments", "schema"]) : undefined),
   inputs: (spec) => [spec.trajectory ?? ["tool_calls", "messages"]],
