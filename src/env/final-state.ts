@@ -7,9 +7,10 @@
  *    is left out: a cheat only loses);
  * 2. a fresh sandbox (same backend, limits and network; as root, a new user id) receives the
  *    archive with every file and folder made readable and writable by its user again;
- * 3. each check runs there, with the submitted answer as $SUBMITTED and HOME=/tmp (the agent's
+ * 3. each check runs there, with the submitted answer as $SUBMITTED, HOME=/tmp (the agent's
  *    dot files in /work — a .pth under .local that python3 runs at start, a .gitconfig — stay inert
- *    unless the check reads them from /work). No process of the agent's
+ *    unless the check reads them from /work) and PYTHONSAFEPATH=1 (a json.py in /work does not
+ *    replace the standard library's in a `python3 -c` check). No process of the agent's
  *    runs in it (bubblewrap commands die with their own pid namespace anyway; a container's
  *    leftovers stay in the agent's container), and what they do to the agent's copy is not seen.
  *
@@ -23,6 +24,13 @@ import type { StateProbe } from "./schema.js";
 
 /** A check's HOME: the checker's fresh /tmp, which nothing of the agent's reaches (only /work is copied). */
 const CHECK_HOME = "/tmp";
+/**
+ * The environment of every check. PYTHONSAFEPATH (Python 3.11+): `python3 -c` and scripts do not
+ * put the working folder, the agent's /work, first on the import path, where a json.py the agent
+ * left would replace the standard library's inside the check. A check that imports the agent's
+ * own modules appends /work to `sys.path` (after the standard library; PYTHONPATH would put it before).
+ */
+const checkEnv = (submitted: string | undefined) => ({ SUBMITTED: submitted ?? "", HOME: CHECK_HOME, PYTHONSAFEPATH: "1" });
 
 export interface FinalStateOptions {
   /** The agent's sandbox (left as it is; the episode's close destroys it). */
@@ -50,7 +58,7 @@ export async function runFinalStateChecks(o: FinalStateOptions): Promise<Record<
         // The submitted answer reaches the check as a variable, never spliced into its text (no injection).
         // HOME is the checker's own empty /tmp, not the agent's /work: dot files left there
         // (.local/…/site-packages/*.pth run by every python3, .gitconfig's hooks, .sqliterc) would run inside the check.
-        const r = await checker.exec(renderTemplate(check.run, o.inputs), { signal: o.signal, env: { SUBMITTED: o.submitted ?? "", HOME: CHECK_HOME }, ...(check.timeout_ms ? { timeoutMs: check.timeout_ms } : {}) });
+        const r = await checker.exec(renderTemplate(check.run, o.inputs), { signal: o.signal, env: checkEnv(o.submitted), ...(check.timeout_ms ? { timeoutMs: check.timeout_ms } : {}) });
         fields[name] = r.stdout.trim();
         fields[`${name}_exit_code`] = r.exitCode ?? -1;
       } else {

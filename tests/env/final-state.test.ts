@@ -39,7 +39,7 @@ bwrap.describe("final-state checks", () => {
     expect(sandboxTraces().folders).toEqual([]);
   });
 
-  it("dot files the agent leaves in /work (its HOME) do not run inside the checks: a .pth that exits python3 with 0, a .gitconfig hook", async () => {
+  it("files the agent leaves in /work do not run inside the checks: a .pth that exits python3 with 0, a .gitconfig hook, a json.py in the working folder", async () => {
     const agent = await createSandbox({ limits: { commandTimeoutMs: 5000 } });
     try {
       const site = (await agent.exec("python3 -c 'import site; print(site.getusersitepackages())'")).stdout.trim();
@@ -47,6 +47,7 @@ bwrap.describe("final-state checks", () => {
       // Every python3 would start by running the .pth and exit 0 before the check's own code; git would run fsmonitor.
       await agent.exec(`mkdir -p "${site}" && printf 'import os; os._exit(0)\\n' > "${site}/zz.pth"`);
       await agent.exec(`printf '[core]\\n\\tfsmonitor = "touch /tmp/pwned; false"\\n' > .gitconfig && git init -q repo && echo x > repo/a`);
+      await agent.exec(`printf 'import os\\nos._exit(0)\\n' > json.py && printf 'ANSWER = 42\\n' > solution.py`);
       expect((await agent.exec("python3 -c 'import sys; sys.exit(3)'")).exitCode).toBe(0);
       const fields = await runFinalStateChecks({
         agent,
@@ -56,12 +57,15 @@ bwrap.describe("final-state checks", () => {
           passing: { run: "python3 -c 'print(6 * 7)'" },
           git: { run: "cd repo && git status --short >/dev/null 2>&1; ls /tmp" },
           data: { run: "cat .gitconfig" },
+          // A failing check that imports json: the agent's json.py (os._exit(0)) would make it pass.
+          stdlib: { run: "python3 -c 'import json, sys; sys.exit(5)'" },
+          own: { run: "python3 -c 'import sys; sys.path.append(\"/work\"); import solution; print(solution.ANSWER)'" },
         },
         inputs: {},
         submitted: "",
         signal: new AbortController().signal,
       });
-      expect(fields).toMatchObject({ failing: "checked", failing_exit_code: 3, passing: "42", passing_exit_code: 0, git: "", data: expect.stringContaining("fsmonitor") });
+      expect(fields).toMatchObject({ failing: "checked", failing_exit_code: 3, passing: "42", passing_exit_code: 0, git: "", data: expect.stringContaining("fsmonitor"), stdlib_exit_code: 5, own: "42" });
     } finally {
       await agent.destroy();
     }
