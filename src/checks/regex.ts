@@ -7,7 +7,7 @@
  * lookbehind, backreferences, as in the shipped guard rubrics) runs in a worker thread under a
  * hard deadline: the caller waits synchronously (Atomics.wait) and, past the deadline, the worker
  * is terminated and the test is a CHECK_TIMEOUT error — never a hang of the process, a reward
- * server or its SIGTERM. Both engines follow JavaScript's flags (i, m, s, u); RE2's `\s`, `\d`,
+ * server or its SIGTERM. An error the text caused (see `regexTextFault`) is the checks' no. Both engines follow JavaScript's flags (i, m, s, u); RE2's `\s`, `\d`,
  * `\w`, `\b` are ASCII-only where JavaScript's `\s` also matches Unicode spaces.
  */
 import type { LRUCache } from "lru-cache";
@@ -35,6 +35,22 @@ export interface SafeRegex {
   test(text: string): boolean;
   release(): void;
 }
+
+/**
+ * Why the text, not the pattern, made a regex test throw: it backtracked past the deadline,
+ * overflowed the backtracking engine's stack, or (linear-only) is one RE2 cannot take. The pattern
+ * compiled and answers other texts, so checks count such a text as a no, with this reason: as an
+ * error, `--errors skip-criterion` would leave the criterion out of the reward, and a response
+ * built to make the pattern backtrack would escape it. Undefined for any other error (a worker
+ * that cannot start, RE2 out of memory: the machine's), which stays an error.
+ * @example try { re.test(text) } catch (e) { const why = regexTextFault(e); if (why) return { pass: false, reasoning: why }; throw e; }
+ */
+export function regexTextFault(e: unknown): string | undefined {
+  const fault = (e as { textFault?: unknown } | null)?.textFault;
+  return RubricateError.isInstance(e) && typeof fault === "string" ? fault : undefined;
+}
+
+const textError = (code: "CHECK_TIMEOUT" | "CHECK_FAILED" | "REGEX_REFUSED", message: string, textFault: string) => Object.assign(new RubricateError(code, message), { textFault });
 
 /**
  * RE2's WebAssembly heap is fixed at 16 MB and holds both the compiled programs and a copy of the
@@ -121,8 +137,10 @@ export function runsInLinearTime(pattern: string, flags = ""): boolean {
 
 /** A linear-only pattern on a text RE2 cannot take: an error, never the backtracking engine. */
 function refuseBacktracking(pattern: string, flags: string, text: string): never {
-  const why = text.length > RE2_MAX_TEXT_CHARS ? `the text has ${text.length} characters, more than the linear-time engine takes (${RE2_MAX_TEXT_CHARS})` : !re2Usable ? "the linear-time engine is out of memory" : "with the m flag, ^ and $ on a text with \\r, U+2028 or U+2029 need the backtracking engine";
-  throw new RubricateError("REGEX_REFUSED", `/${pattern}/${flags}: a client-supplied pattern runs only in linear time, and ${why}`);
+  // RE2 out of memory is the machine's (an error); a text too long or with \r is the response's (a no).
+  if (!re2Usable && text.length <= RE2_MAX_TEXT_CHARS) throw new RubricateError("REGEX_REFUSED", `/${pattern}/${flags}: a client-supplied pattern runs only in linear time, and the linear-time engine is out of memory`);
+  const why = text.length > RE2_MAX_TEXT_CHARS ? `the text has ${text.length} characters, more than the linear-time engine takes (${RE2_MAX_TEXT_CHARS})` : "with the m flag, ^ and $ on a text with \\r, U+2028 or U+2029 need the backtracking engine";
+  throw textError("REGEX_REFUSED", `/${pattern}/${flags}: a client-supplied pattern runs only in linear time, and ${why}`, `the response cannot be tested against /${pattern}/${flags} in linear time: ${why}`);
 }
 
 /** JavaScript's `\s`: what RE2's ASCII `\s` lacks is added so a pattern means the same on both engines. */
@@ -175,7 +193,7 @@ const { parentPort, workerData } = require("node:worker_threads");
 const shared = new Int32Array(workerData);
 const compiled = new Map();
 parentPort.on("message", ({ pattern, flags, text }) => {
-  let outcome = 2;
+  let outcome = 3;
   try {
     const key = flags + "/" + pattern;
     let re = compiled.get(key);
@@ -184,6 +202,7 @@ parentPort.on("message", ({ pattern, flags, text }) => {
       re = new RegExp(pattern, flags);
       compiled.set(key, re);
     }
+    outcome = 2;
     outcome = re.test(text) ? 1 : 0;
   } catch {}
   Atomics.store(shared, 1, outcome);
@@ -194,7 +213,7 @@ Atomics.store(shared, 0, 1);
 Atomics.notify(shared, 0);
 `;
 
-/** Shared cells: [0] state (0 starting, 1 idle, 2 answered), [1] outcome (0 no, 1 yes, 2 failed). */
+/** Shared cells: [0] state (0 starting, 1 idle, 2 answered), [1] outcome (0 no, 1 yes, 2 the test threw: the engine's stack overflowed on the text, 3 the pattern did not compile). */
 let runner: { worker: Worker; shared: Int32Array } | undefined;
 const STARTUP_MS = 60_000;
 
@@ -223,10 +242,13 @@ function guardedTest(pattern: string, flags: string, text: string, deadlineMs: n
     // Stuck backtracking: stop that thread (V8 interrupts the regex) and start afresh next time.
     runner = undefined;
     void worker.terminate();
-    throw new RubricateError("CHECK_TIMEOUT", `regex /${pattern}/${flags} took over ${deadlineMs} ms on a ${text.length}-character text (catastrophic backtracking); rewrite it without nested quantifiers, or without lookaround so it runs in linear time`);
+    // The response's no (see regexTextFault). A machine too loaded to give the worker a core for a
+    // whole deadline would look the same; a policy cannot choose that, but it can choose its text.
+    throw textError("CHECK_TIMEOUT", `regex /${pattern}/${flags} took over ${deadlineMs} ms on a ${text.length}-character text (catastrophic backtracking); rewrite it without nested quantifiers, or without lookaround so it runs in linear time`, `the response made /${pattern}/${flags} backtrack past ${deadlineMs} ms (${text.length} characters); counted as not matching`);
   }
   const outcome = Atomics.load(shared, 1);
-  if (outcome === 2) throw new RubricateError("CHECK_FAILED", `regex /${pattern}/${flags} failed in the worker`);
+  if (outcome === 2) throw textError("CHECK_FAILED", `regex /${pattern}/${flags} overflowed the backtracking engine's stack on a ${text.length}-character text`, `the response overflowed the regex engine's stack on /${pattern}/${flags} (${text.length} characters); counted as not matching`);
+  if (outcome === 3) throw new RubricateError("CHECK_FAILED", `regex /${pattern}/${flags} failed in the worker`);
   return outcome === 1;
 }
 

@@ -44,12 +44,44 @@ describe("linear-time regexes", () => {
     // The worker was replaced: a benign lookahead answers.
     expect(safeRegex("^(?![\\s\\S]*forbidden)").test("all fine")).toBe(true);
     expect(safeRegex("^(?![\\s\\S]*forbidden)").test("this is forbidden")).toBe(false);
-    // As a check it is that criterion's error, not a "no".
-    await expect(runCheck({ regex: "^(?=(a+)+$)" }, { response: EVIL })).rejects.toSatisfy((e) => isRubricateError(e, "CHECK_TIMEOUT"));
+    // As a check the response made it backtrack: a no that says so, not an error `--errors skip-criterion` would leave out.
+    const verdict = await runCheck({ regex: "^(?=(a+)+$)" }, { response: EVIL });
+    expect(verdict.pass).toBe(false);
+    expect(verdict.reasoning).toMatch(/the response made .* backtrack past \d+ ms/);
     // In a json_schema pattern too.
     const validate = compileJsonSchema({ type: "string", pattern: "^(?=(a+)+$)" });
     expect(() => validate(EVIL)).toThrow(/took over/);
   }, 30_000);
+
+  it("a response that makes a shipped guard pattern backtrack (pii-leak on 100,000 letters) is a no, not an error", async () => {
+    const { loadRubric } = await import("../../src/rubric/load.js");
+    const rubric = await loadRubric(new URL("../../rubrics/single/pii-leak.yaml", import.meta.url).pathname);
+    const check = rubric.criteria.find((c) => c.id === "no-identifiers")!.check!;
+    expect((await runCheck(check, { response: "Your order shipped." })).pass).toBe(true);
+    const verdict = await runCheck(check, { response: "a".repeat(100_000) });
+    expect(verdict.pass).toBe(false);
+    expect(verdict.reasoning).toMatch(/backtrack past/);
+  }, 30_000);
+
+  it("a text that overflows the backtracking engine's stack, or that is too long for RE2 and backtracks, is a no", async () => {
+    const overflow = await runCheck({ regex: "^(?:(a)|b)*$" }, { response: "a".repeat(5_000_000) });
+    expect(overflow).toMatchObject({ pass: false, reasoning: expect.stringMatching(/overflowed the regex engine's stack/) });
+    // A linear pattern: past RE2's text limit it runs on the backtracking engine, where it is quadratic.
+    const long = await runCheck({ regex: "(a|b)*c" }, { response: "a".repeat(300_000) });
+    expect(long).toMatchObject({ pass: false, reasoning: expect.stringMatching(/backtrack past/) });
+  }, 30_000);
+
+  it("a client's linear-only pattern on a text RE2 cannot take (too long, or \\r with the m flag) is a no; a client's pattern that needs backtracking stays refused", async () => {
+    const long = await runCheck({ regex: "b" }, { response: "a".repeat(300_000) }, { fromClient: true });
+    expect(long).toMatchObject({ pass: false, reasoning: expect.stringMatching(/cannot be tested .* in linear time: the text has 300000 characters/) });
+    const crlf = await runCheck({ regex: { pattern: "^done$", flags: "m" } }, { response: "step\r\ndone\r\n" }, { fromClient: true });
+    expect(crlf).toMatchObject({ pass: false, reasoning: expect.stringMatching(/with the m flag/) });
+    await expect(runCheck({ regex: "^(?=a)" }, { response: "a" }, { fromClient: true })).rejects.toSatisfy((e) => isRubricateError(e, "REGEX_REFUSED"));
+  });
+
+  it("a pattern that does not compile stays the rubric's error, whatever the response", async () => {
+    await expect(runCheck({ regex: "(unclosed" }, { response: "a".repeat(100_000) })).rejects.toSatisfy((e) => isRubricateError(e, "SCHEMA"));
+  });
 
   it("invalid patterns keep JavaScript's error message", () => {
     expect(() => safeRegex("(unclosed")).toThrow(/Unterminated group/);
@@ -99,16 +131,17 @@ describe("same answers as JavaScript's RegExp", () => {
 });
 
 describe("in scoring", () => {
-  it("a runaway regex makes that sample's reward null with CHECK_TIMEOUT; the others are scored", async () => {
+  it("a response that makes a regex run away scores that criterion unmet (reward 0, no error, also under skip-criterion); the others are scored", async () => {
     const { scoreSample } = await import("../../src/score/score.js");
     const { parseRubric } = await import("../../src/rubric/load.js");
     const rubric = parseRubric(
       ["id: redos", "version: 1", "criteria:", "  - id: nested", "    check: { regex: '(a+)+$' }", "  - id: guarded", "    check: { regex: '^(?=(a+)+$)' }"].join("\n"),
       { filename: "redos.yaml" },
     );
-    const stuck = await scoreSample(rubric, { response: EVIL });
-    expect(stuck.reward).toBeNull();
-    expect(stuck.errors.map((e) => [e.criterion, e.code])).toEqual([["guarded", "CHECK_TIMEOUT"]]);
+    const stuck = await scoreSample(rubric, { response: EVIL }, { errors: "skip-criterion" });
+    expect(stuck.errors).toEqual([]);
+    expect(stuck.verdicts.map((v) => [v.id, v.status])).toEqual([["nested", "unmet"], ["guarded", "unmet"]]);
+    expect(stuck.reward).toBe(0);
     const fine = await scoreSample(rubric, { response: "aaaa" });
     expect(fine.reward).toBe(1);
   }, 30_000);

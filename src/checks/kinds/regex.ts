@@ -7,6 +7,7 @@
 import * as z from "zod";
 import { compileRegex } from "../compile.js";
 import { defineCheck } from "../kind.js";
+import { regexTextFault } from "../regex.js";
 import { schemaProblem } from "./problems.js";
 
 export const RegexSpec = z.union([z.string(), z.strictObject({ pattern: z.string(), flags: z.string().regex(/^[gimsuy]*$/).optional() })]);
@@ -34,7 +35,16 @@ export const regex = defineCheck<RegexSpec>({
   fix: (_spec, { criterionId }) => `Code check "${criterionId}" matches the form, not the content: anchor the pattern to the expected answer or gate it with \`when:\` a correctness criterion.`,
   run(spec, { text, fromClient }) {
     const { pattern, flags } = parts(spec);
-    const pass = compileRegex(pattern, flags, { linearOnly: fromClient }).test(text);
+    const compiled = compileRegex(pattern, flags, { linearOnly: fromClient });
+    let pass: boolean;
+    try {
+      pass = compiled.test(text);
+    } catch (e) {
+      // A text built to make the pattern backtrack past its deadline is the response's no, not an error.
+      const fault = regexTextFault(e);
+      if (fault === undefined) throw e;
+      return { pass: false, reasoning: fault };
+    }
     return { pass, reasoning: pass ? `matches /${pattern}/` : `does not match /${pattern}/` };
   },
 });
