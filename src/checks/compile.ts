@@ -2,7 +2,7 @@ import { createRequire } from "node:module";
 import type { Ajv, ValidateFunction } from "ajv";
 import type addFormatsModule from "ajv-formats";
 import { isRubricateError, RubricateError } from "../errors.js";
-import { ajvLinearRegExp, ajvRegExp, compiledRegex, type SafeRegex } from "./regex.js";
+import { ajvLinearRegExp, ajvRegExp, compiledRegex, regexTextFault, type SafeRegex } from "./regex.js";
 
 // json_schema `pattern` and `patternProperties` run on the same safe engine as regex checks;
 // a client's schema (linearOnly) on RE2 alone, through an ajv instance of its own.
@@ -90,6 +90,39 @@ export function compileRegex(pattern: string, flags = "", options: CompileOption
     if (isRubricateError(e, "REGEX_REFUSED")) throw e;
     throw new RubricateError("SCHEMA", `invalid regular expression /${pattern}/: ${(e as Error).message.replace(/^Invalid regular expression: \/.*\/[a-z]*: /s, "")}`, { cause: e });
   }
+}
+
+/**
+ * Why the data, not the schema, made a compiled validator throw: a `pattern` the text made
+ * backtrack (see `regexTextFault`), or data nested deeper than the stack of ajv's recursive
+ * validation (`$ref` to itself on 100,000 nested arrays). JSON-checking kinds count it as a no:
+ * as an error, `--errors skip-criterion` would leave the criterion out of the reward. Undefined
+ * for anything else, and for a stack overflow on shallow data (a schema that recurses without
+ * end: the rubric's), which stay errors.
+ */
+export function validationFault(e: unknown, data: unknown): string | undefined {
+  const regex = regexTextFault(e);
+  if (regex !== undefined) return regex;
+  if (!(e instanceof RangeError)) return undefined;
+  const depth = nestingDepth(data, DEEP_JSON);
+  return depth >= DEEP_JSON ? `the JSON nests ${depth === DEEP_JSON ? `${DEEP_JSON} or more` : depth} levels deep and overflowed the validator's stack; counted as invalid` : undefined;
+}
+
+/** Nesting past which a validator's stack overflow is the data's doing: far beyond any schema's own recursion on real JSON. */
+const DEEP_JSON = 1000;
+
+/** How deeply arrays and objects nest in `data`, counted without recursion up to `limit`. */
+function nestingDepth(data: unknown, limit: number): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[data, 0]];
+  while (stack.length > 0) {
+    const [value, depth] = stack.pop()!;
+    if (typeof value !== "object" || value === null) continue;
+    if (depth + 1 >= limit) return limit;
+    deepest = Math.max(deepest, depth + 1);
+    for (const child of Object.values(value)) stack.push([child, depth + 1]);
+  }
+  return deepest;
 }
 
 /** A readable one-line list of ajv's errors. */

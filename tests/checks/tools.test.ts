@@ -140,3 +140,15 @@ describe("answer_uses compares the answer's own value (issue 28)", () => {
     expect((await uses(response, result)).pass).toBe(pass);
   });
 });
+
+describe("tool_calls arguments the policy wrote to make the validator throw", () => {
+  const schema = { type: "object", properties: { filter: { $ref: "#" } } };
+  const trajectory = (args: string) => ({ response: "done", tool_calls: [{ name: "search", arguments: args, result: "ok", error: null }] });
+  it("arguments nested 200,000 deep under a recursive schema are invalid arguments, a no", async () => {
+    const check = { tool_calls: { arguments: { tool: "search", schema } } };
+    expect((await runCheck(check, trajectory('{"filter":{}}'))).pass).toBe(true);
+    const deep = '{"filter":'.repeat(200_000) + "{}" + "}".repeat(200_000);
+    const verdict = await runCheck(check, trajectory(deep));
+    expect(verdict).toMatchObject({ pass: false, reasoning: expect.stringMatching(/call 1 \(search\): the JSON nests 1000 or more levels deep/) });
+  });
+});

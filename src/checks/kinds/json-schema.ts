@@ -5,7 +5,7 @@
  * rubric:  check: { json_schema: { type: object, required: [answer] } }
  */
 import * as z from "zod";
-import { compileJsonSchema, describeAjvErrors } from "../compile.js";
+import { compileJsonSchema, describeAjvErrors, validationFault } from "../compile.js";
 import { defineCheck } from "../kind.js";
 import { schemaProblem } from "./problems.js";
 
@@ -33,7 +33,15 @@ export const jsonSchema = defineCheck<JsonSchemaSpec>({
     } catch (e) {
       return { pass: false, reasoning: `not valid JSON: ${(e as Error).message}` };
     }
-    const pass = validate(data) as boolean;
+    let pass: boolean;
+    try {
+      pass = validate(data) as boolean;
+    } catch (e) {
+      // JSON built to make a pattern backtrack or the validator's stack overflow is the response's no.
+      const fault = validationFault(e, data);
+      if (fault === undefined) throw e;
+      return { pass: false, reasoning: fault };
+    }
     return { pass, reasoning: pass ? "valid against the schema" : `schema violations: ${describeAjvErrors(validate)}` };
   },
 });

@@ -4,7 +4,7 @@
  * rubric:  check: { tool_calls: { called: search, order: [search, answer], max_calls: 5 } }
  */
 import * as z from "zod";
-import { compileJsonSchema, describeAjvErrors } from "../compile.js";
+import { compileJsonSchema, describeAjvErrors, validationFault } from "../compile.js";
 import { defineCheck, type CheckHack } from "../kind.js";
 import { list, parseArguments, readTrajectory, usesResult } from "../tools.js";
 import { schemaProblem } from "./problems.js";
@@ -74,7 +74,19 @@ export const toolCalls = defineCheck<ToolCallsSpec>({
         if (c.name !== spec.arguments!.tool) return;
         const parsed = parseArguments(c.arguments);
         if (!parsed.ok) problems.push(`call ${i + 1} (${c.name}): arguments are not JSON (${parsed.error})`);
-        else if (!validate(parsed.value)) problems.push(`call ${i + 1} (${c.name}): ${describeAjvErrors(validate)}`);
+        else {
+          let valid: boolean;
+          try {
+            valid = validate(parsed.value) as boolean;
+          } catch (e) {
+            // Arguments the policy wrote to make the validator throw are invalid arguments, not an error.
+            const fault = validationFault(e, parsed.value);
+            if (fault === undefined) throw e;
+            problems.push(`call ${i + 1} (${c.name}): ${fault}`);
+            return;
+          }
+          if (!valid) problems.push(`call ${i + 1} (${c.name}): ${describeAjvErrors(validate)}`);
+        }
       });
     }
     if (spec.order) {

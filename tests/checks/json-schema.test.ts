@@ -1,0 +1,31 @@
+/**
+ * json_schema: JSON a response builds to make the validator throw (a pattern it makes backtrack,
+ * nesting past the stack of a recursive schema) is invalid, a no; an error there would be left out
+ * of the reward by `--errors skip-criterion`. A schema that throws on any data stays an error.
+ */
+import { describe, expect, it } from "vitest";
+import { runCheck } from "../../src/checks/run.js";
+import { isRubricateError } from "../../src/errors.js";
+
+const tree = { type: "object", properties: { child: { $ref: "#" } } };
+const nested = (depth: number) => '{"child":'.repeat(depth) + "{}" + "}".repeat(depth);
+
+describe("json_schema: a response that makes the validator throw", () => {
+  it("JSON nested 200,000 deep under a recursive schema is a no that names the nesting; shallow JSON is checked", async () => {
+    expect((await runCheck({ json_schema: tree }, { response: nested(5) })).pass).toBe(true);
+    const verdict = await runCheck({ json_schema: tree }, { response: nested(200_000) });
+    expect(verdict).toMatchObject({ pass: false, reasoning: expect.stringMatching(/nests 1000 or more levels deep/) });
+    const arrays = await runCheck({ json_schema: { type: "array", items: { $ref: "#" } } }, { response: "[".repeat(500_000) + "]".repeat(500_000) });
+    expect(arrays.pass).toBe(false);
+  });
+
+  it("a string that makes a schema's pattern backtrack past its deadline is a no", async () => {
+    const verdict = await runCheck({ json_schema: { type: "string", pattern: "(a|b)*c" } }, { response: JSON.stringify("a".repeat(300_000)) });
+    expect(verdict).toMatchObject({ pass: false, reasoning: expect.stringMatching(/backtrack past/) });
+  }, 30_000);
+
+  it("a schema that recurses without end on any data stays the rubric's error", async () => {
+    // allOf: [$ref: #] validates the same value again, forever: it overflows on `{}` too.
+    await expect(runCheck({ json_schema: { allOf: [{ $ref: "#" }] } }, { response: "{}" })).rejects.toSatisfy((e) => isRubricateError(e, "CHECK_FAILED"));
+  });
+});
