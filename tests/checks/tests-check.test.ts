@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCheck } from "../../src/checks/run.js";
 import { spawn } from "node:child_process";
@@ -23,6 +24,23 @@ describe("reading code and tests", () => {
     expect(extractCode("```js\nx\n```\n```python\ndef f(): pass\n```", "python")).toBe("def f(): pass\n");
     expect(extractCode("```\nprint(1)\n```", "python")).toBe("print(1)\n");
     expect(extractCode("def f(): pass", "python")).toBe("def f(): pass");
+  });
+  it("reads fences in time linear in the text: 40,000 \"```\" on one line held the scorer 20 s", () => {
+    const started = Date.now();
+    expect(extractCode("```".repeat(40_000), "python")).toBe("```".repeat(40_000));
+    expect(extractCode("```python\n" + "```".repeat(40_000), "python")).toBe("");
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+  it("reads the same blocks as the fence regex it replaced, on random texts", () => {
+    const old = (text: string, language: "python" | "javascript") => {
+      const tags = language === "python" ? ["python", "py", "python3"] : ["javascript", "js", "node"];
+      const blocks = [...text.matchAll(/```[ \t]*([\w+-]*)[^\n]*\n([\s\S]*?)```/g)];
+      const tagged = blocks.filter((b) => tags.includes(b[1].toLowerCase()));
+      const chosen = tagged.length ? tagged : blocks;
+      return chosen.length ? chosen[chosen.length - 1][2] : text;
+    };
+    const piece = fc.constantFrom("`", "```", "\n", " ", "\t", "a", "py", "python", "js", "-", "x=1");
+    fc.assert(fc.property(fc.array(piece, { maxLength: 40 }), fc.constantFrom("python" as const, "javascript" as const), (parts, language) => extractCode(parts.join(""), language) === old(parts.join(""), language)), { numRuns: 2000 });
   });
   it("tests: a list input, a JSON list in a string, one script, or inline", () => {
     expect(readTests({ language: "python", tests: "{{test_list}}" }, mbpp)).toEqual(mbpp.test_list);
