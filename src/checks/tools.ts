@@ -16,8 +16,13 @@ export interface TrajectoryCall {
   result?: string;
 }
 
-/** The tool calls of a sample, in order, from rubricate's `tool_calls` or OpenAI-style `messages`. */
-export function readTrajectory(sample: Sample, field?: string): TrajectoryCall[] {
+/**
+ * The tool calls of a sample, in order, from rubricate's `tool_calls` or OpenAI-style `messages`.
+ * A trajectory that is not a list is the data's error; a call in it that is not a call (no tool
+ * name, not an object) is what the policy wrote: with `malformed`, it is left out and described
+ * there (the `tool_calls` check fails on it), else it throws BAD_INPUT.
+ */
+export function readTrajectory(sample: Sample, field?: string, malformed?: string[]): TrajectoryCall[] {
   const source = field ?? (sample.tool_calls !== undefined ? "tool_calls" : sample.messages !== undefined ? "messages" : undefined);
   if (source === undefined) throw new RubricateError("MISSING_INPUT", "the sample has no tool_calls or messages input for a tool_calls check");
   let value = sample[source];
@@ -32,7 +37,16 @@ export function readTrajectory(sample: Sample, field?: string): TrajectoryCall[]
   }
   if (!Array.isArray(value)) throw new RubricateError(value === undefined || value === null ? "MISSING_INPUT" : "BAD_INPUT", `the sample's "${source}" input is not a list of tool calls or messages`);
   const isMessages = value.some((m) => m && typeof m === "object" && "role" in m);
-  return isMessages ? fromMessages(value) : value.map((c, i) => fromCall(c, `${source}[${i}]`));
+  const read = (raw: unknown, where: string): TrajectoryCall | undefined => {
+    if (malformed === undefined) return fromCall(raw, where);
+    try {
+      return fromCall(raw, where);
+    } catch (e) {
+      malformed.push((e as Error).message);
+      return undefined;
+    }
+  };
+  return isMessages ? fromMessages(value, read) : value.flatMap((c, i) => read(c, `${source}[${i}]`) ?? []);
 }
 
 function fromCall(raw: unknown, where: string): TrajectoryCall {
@@ -44,7 +58,7 @@ function fromCall(raw: unknown, where: string): TrajectoryCall {
   return { name: fn.name, arguments: fn.arguments ?? fn.args ?? fn.input ?? {}, ...(result !== undefined && result !== null ? { result: typeof result === "string" ? result : JSON.stringify(result) } : {}) };
 }
 
-function fromMessages(messages: unknown[]): TrajectoryCall[] {
+function fromMessages(messages: unknown[], read: (raw: unknown, where: string) => TrajectoryCall | undefined): TrajectoryCall[] {
   const calls: TrajectoryCall[] = [];
   const byId = new Map<string, TrajectoryCall>();
   messages.forEach((m, i) => {
@@ -55,7 +69,9 @@ function fromMessages(messages: unknown[]): TrajectoryCall[] {
       toolCalls.forEach((c, j) => {
         // In messages a result comes only from a `tool` message: a result or output field on the
         // assistant's own call is the policy's word, not the tool's.
-        const { result: _claimed, ...call } = fromCall(c, `messages[${i}].tool_calls[${j}]`);
+        const parsed = read(c, `messages[${i}].tool_calls[${j}]`);
+        if (!parsed) return;
+        const { result: _claimed, ...call } = parsed;
         calls.push(call);
         const id = (c as { id?: unknown }).id;
         if (typeof id === "string") byId.set(id, call);
@@ -100,11 +116,24 @@ export function resultValue(result: string): string {
   return chosen ? String(chosen.value).trim() : result.trim();
 }
 
-function scalarLeaves(data: unknown, key = ""): { key: string; value: string | number | boolean }[] {
-  if (typeof data === "number" || typeof data === "string" || typeof data === "boolean") return [{ key, value: data }];
-  if (Array.isArray(data)) return data.flatMap((d) => scalarLeaves(d, key));
-  if (data && typeof data === "object") return Object.entries(data).flatMap(([k, v]) => scalarLeaves(v, k));
-  return [];
+/**
+ * The scalars of a JSON value in document order, each with the key it sits under (an array's items
+ * take the array's key). Without recursion: a result nested 100,000 deep (a code tool prints what
+ * the policy's code built) overflowed the stack, and the check was an error instead of an answer.
+ */
+function scalarLeaves(data: unknown): { key: string; value: string | number | boolean }[] {
+  const leaves: { key: string; value: string | number | boolean }[] = [];
+  const stack: [unknown, string][] = [[data, ""]];
+  while (stack.length > 0) {
+    const [value, key] = stack.pop()!;
+    if (typeof value === "number" || typeof value === "string" || typeof value === "boolean") leaves.push({ key, value });
+    else if (Array.isArray(value)) for (let i = value.length - 1; i >= 0; i--) stack.push([value[i], key]);
+    else if (value && typeof value === "object") {
+      const entries = Object.entries(value);
+      for (let i = entries.length - 1; i >= 0; i--) stack.push([entries[i][1], entries[i][0]]);
+    }
+  }
+  return leaves;
 }
 
 /** Where the answer's own value is stated: the last \boxed{}, else after the last "answer is"/"Answer:", else the whole text. */

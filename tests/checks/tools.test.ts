@@ -152,3 +152,23 @@ describe("tool_calls arguments the policy wrote to make the validator throw", ()
     expect(verdict).toMatchObject({ pass: false, reasoning: expect.stringMatching(/call 1 \(search\): the JSON nests 1000 or more levels deep/) });
   });
 });
+
+describe("trajectories a policy can shape: a no or an answer, never an error", () => {
+  it("a tool result nested 100,000 deep (what the policy's code printed) is read, not a stack overflow", async () => {
+    const deep = "[".repeat(100_000) + "1" + "]".repeat(100_000);
+    const sample = (response: string) => ({ response, tool_calls: [{ name: "python", arguments: "{}", result: deep, error: null }] });
+    expect(await runCheck({ tool_calls: { answer_uses: "python" } }, sample("The answer is 1."))).toMatchObject({ pass: true });
+    expect(await runCheck({ tool_calls: { answer_uses: "python" } }, sample("The answer is 2."))).toMatchObject({ pass: false });
+  });
+
+  it("a call the assistant wrote without a tool name, or not as an object, fails the check and is named; a trajectory that is not a list stays an error", async () => {
+    const messages = [{ role: "assistant", content: null, tool_calls: [{ id: "1", type: "function", function: { name: "search", arguments: "{}" } }, { id: "2", type: "function", function: { name: 5 } }, null] }];
+    const verdict = await runCheck({ tool_calls: { called: "search" } }, { response: "x", messages });
+    expect(verdict).toMatchObject({ pass: false, reasoning: expect.stringMatching(/messages\[0\]\.tool_calls\[1\] has no tool name; messages\[0\]\.tool_calls\[2\] is not a tool call object/) });
+    const flat = await runCheck({ tool_calls: { not_called: "delete" } }, { response: "x", tool_calls: [{ name: "search" }, { arguments: "{}" }] });
+    expect(flat).toMatchObject({ pass: false, reasoning: expect.stringMatching(/tool_calls\[1\] has no tool name/) });
+    await expect(runCheck({ tool_calls: { called: "search" } }, { response: "x", tool_calls: { name: "search" } })).rejects.toMatchObject({ code: "BAD_INPUT" });
+    // readTrajectory without a list for them still throws, as before.
+    expect(() => readTrajectory({ messages })).toThrow(/has no tool name/);
+  });
+});

@@ -60,8 +60,9 @@ export const toolCalls = defineCheck<ToolCallsSpec>({
   validate: (spec) => (spec.arguments ? schemaProblem(() => compileJsonSchema(spec.arguments!.schema), ["arguments", "schema"]) : undefined),
   inputs: (spec) => [spec.trajectory ?? ["tool_calls", "messages"]],
   run(spec, { text, sample }) {
-    const calls = readTrajectory(sample, spec.trajectory);
+    // A call the policy wrote malformed (no tool name) fails the check; a trajectory that is not a list is an error.
     const problems: string[] = [];
+    const calls = readTrajectory(sample, spec.trajectory, problems);
     const counts = new Map<string, number>();
     for (const c of calls) counts.set(c.name, (counts.get(c.name) ?? 0) + 1);
     for (const name of list(spec.called)) if (!counts.has(name)) problems.push(`${name} was not called`);
