@@ -144,14 +144,18 @@ function answerPart(response: string): string {
   return phrase ? phrase[1] : response;
 }
 
-/** Words that deny what follows them within a clause ("not Paris", "rather than Paris"). */
-const NEGATION = /\b(?:not|no|never|nor|isn't|isn’t|aren't|wasn't|neither|rather than|instead of|other than|except|unlike|wrong(?:ly)?|incorrect(?:ly)?)\b[^.;:!?,]*$/i;
+/**
+ * Words that deny what follows them within a clause ("not Paris", "rather than Paris"), and the
+ * marks that end a clause: a text is denied when the last of these before it is a word.
+ */
+const NEGATION_OR_CLAUSE_END = /\b(?:not|no|never|nor|isn't|isn’t|aren't|wasn't|neither|rather than|instead of|other than|except|unlike|wrong(?:ly)?|incorrect(?:ly)?)\b|[.;:!?,]/gi;
 
 /** Two alternatives offered as the answer: "X or Y", "either X or Y", "X, Y or Z", "X ∨ Y" (not "or so"). */
 const OR = String.raw`(?:,\s*)?(?:\bor\b(?!\s+so\b)|\\lor\b|∨)`;
 /** A number written as an answer alternative ("2148000 or 3,000,000"). */
 const NUMBER_TEXT = String.raw`[-−]?\d[\d,]*(?:\.\d+)?`;
-const NUMBER_HEDGE = new RegExp(`(${NUMBER_TEXT})\\s*${OR}\\s*(?:maybe\\s+|perhaps\\s+)?(${NUMBER_TEXT})`, "i");
+// Starting only where a number starts (not inside a run of digits and commas) keeps the scan linear.
+const NUMBER_HEDGE = new RegExp(`(?<![\\d,.])(${NUMBER_TEXT})\\s*${OR}\\s*(?:maybe\\s+|perhaps\\s+)?(${NUMBER_TEXT})`, "i");
 
 /** True when the answer offers two different numbers as alternatives: a hedge that would otherwise pass on whichever is right. */
 function hedgesNumbers(part: string): boolean {
@@ -192,8 +196,14 @@ export function usesResult(response: string, result: string): boolean {
   const haystack = norm(response);
   const needle = norm(value);
   const escaped = needle.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  // One pass over the denials and clause ends, in step with the matches: testing each match's
+  // prefix with /\bnot\b[^.;:!?,]*$/ was quadratic ("not " 100,000 times and ", Paris" held the scorer).
+  const marks = [...haystack.matchAll(NEGATION_OR_CLAUSE_END)];
+  let next = 0;
+  let denied = false;
   for (const m of haystack.matchAll(new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])`, "gu"))) {
-    if (!NEGATION.test(haystack.slice(0, m.index)) && !amongAlternatives(haystack, m.index, m.index + m[0].length)) return true;
+    for (; next < marks.length && marks[next].index + marks[next][0].length <= m.index; next++) denied = !/^[.;:!?,]$/.test(marks[next][0]);
+    if (!denied && !amongAlternatives(haystack, m.index, m.index + m[0].length)) return true;
   }
   return false;
 }

@@ -1,6 +1,7 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { runCheck } from "../../src/checks/run.js";
-import { readTrajectory } from "../../src/checks/tools.js";
+import { readTrajectory, usesResult } from "../../src/checks/tools.js";
 import { parseRubric } from "../../src/rubric/load.js";
 
 // A rubricate rollout record's sample (src/env/rollout.ts) and the same trajectory as OpenAI chat messages.
@@ -139,6 +140,10 @@ describe("answer_uses compares the answer's own value (issue 28)", () => {
   ])("%j with the result %j → %s", async (response, result, pass) => {
     expect((await uses(response, result)).pass).toBe(pass);
   });
+
+  it("reads a long run of digits and commas in one pass (looking for 'X or Y' from every digit was quadratic: 20,000 pairs took 4 s)", async () => {
+    expect((await uses("1,".repeat(200_000), "2148000")).pass).toBe(false);
+  });
 });
 
 describe("tool_calls arguments the policy wrote to make the validator throw", () => {
@@ -170,5 +175,25 @@ describe("trajectories a policy can shape: a no or an answer, never an error", (
     await expect(runCheck({ tool_calls: { called: "search" } }, { response: "x", tool_calls: { name: "search" } })).rejects.toMatchObject({ code: "BAD_INPUT" });
     // readTrajectory without a list for them still throws, as before.
     expect(() => readTrajectory({ messages })).toThrow(/has no tool name/);
+  });
+
+  it("denials are found in one pass: 100,000 \"not\" and a comma before the result answer at once", () => {
+    const started = Date.now();
+    expect(usesResult("not ".repeat(100_000) + ", Paris", "Paris")).toBe(true);
+    expect(usesResult("a ".repeat(200_000) + "not Paris ".repeat(5000), "Paris")).toBe(false);
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+
+  it("denials read as the per-match test they replaced, on random texts", () => {
+    const NEGATION = /\b(?:not|no|never|nor|isn't|isn’t|aren't|wasn't|neither|rather than|instead of|other than|except|unlike|wrong(?:ly)?|incorrect(?:ly)?)\b[^.;:!?,]*$/i;
+    const old = (haystack: string, needle: string) => {
+      for (const m of haystack.matchAll(new RegExp(`(?<![\\p{L}\\p{N}])${needle}(?![\\p{L}\\p{N}])`, "gu"))) if (!NEGATION.test(haystack.slice(0, m.index))) return true;
+      return false;
+    };
+    const word = fc.constantFrom("paris", "not", "no", "nothing", "rather", "than", "rather than", "isn't", "wrongly", "lyon", ",", ".", " ", "_", "x");
+    fc.assert(fc.property(fc.array(word, { maxLength: 30 }), (words) => {
+      const text = words.join(" ");
+      return usesResult(text, "Paris") === old(text.normalize("NFKC").toLowerCase().replace(/\s+/g, " ").trim(), "paris");
+    }), { numRuns: 3000 });
   });
 });
