@@ -22,6 +22,11 @@ export interface Verdict {
   votes?: { yes: number; no: number };
   /** Partial credit in [0, 1] from a check (share of tests passed, similarity): the share of the criterion's points earned. */
   score?: number;
+  /**
+   * A check the response made unable to answer (its pattern backtracked past the deadline, its
+   * formula past the time limit): `pass` is false; scoring counts a pitfall (negative points) as hit.
+   */
+  forfeit?: boolean;
 }
 
 /** Token usage and calls of some work, summed. */

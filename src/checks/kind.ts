@@ -22,6 +22,12 @@ export interface CheckResult {
   reasoning?: string;
   /** In [0, 1]: how much of the criterion's points it earns; default 1 when it passes, 0 when not. */
   score?: number;
+  /**
+   * The response made the check unable to answer (a pattern it made backtrack past the deadline,
+   * a formula past its time limit, a query that crashed the runner): `pass` is false, and a
+   * pitfall (negative points) counts the check as hit, so no criterion gains from the failure.
+   */
+  forfeit?: boolean;
 }
 
 /** A problem in a check's settings found at load time; `path` is inside the kind's settings. */

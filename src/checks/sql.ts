@@ -63,6 +63,8 @@ interface RunnerResult {
   ok: boolean;
   which?: "candidate" | "reference" | "database";
   error?: string;
+  /** The candidate's query ran past the time limit or killed the runner: it could not be answered (see `CheckResult.forfeit`). */
+  forfeit?: boolean;
   candidate?: { columns: string[]; rows: Row[] };
   reference?: { columns: string[]; rows: Row[] };
 }
@@ -141,11 +143,11 @@ function runQueries(job: Record<string, unknown>, timeoutMs: number): Promise<Ru
         });
         child.on("close", (code, signal) => {
           clearTimeout(timer);
-          if (timedOut) return resolvePromise({ ok: false, which: "candidate", error: `timed out after ${timeoutMs} ms` });
+          if (timedOut) return resolvePromise({ ok: false, which: "candidate", error: `timed out after ${timeoutMs} ms`, forfeit: true });
           try {
             resolvePromise(JSON.parse(stdout) as RunnerResult);
           } catch {
-            if (stderr.includes(CANDIDATE_RUNS)) return resolvePromise({ ok: false, which: "candidate", error: runnerDeath(stderr, code, signal) });
+            if (stderr.includes(CANDIDATE_RUNS)) return resolvePromise({ ok: false, which: "candidate", error: runnerDeath(stderr, code, signal), forfeit: true });
             reject(new RubricateError("CHECK_FAILED", `${SQL_CHECK_NAME}: the query runner failed: ${stderr.trim().split("\n").slice(-1)[0] || "no output"}`));
           }
         });
@@ -202,7 +204,7 @@ export async function sqlResultMatches(text: string, context: CheckContext): Pro
     args.timeout_ms ?? 2000,
   );
   if (!result.ok) {
-    if (result.which === "candidate") return { pass: false, reasoning: `the query failed: ${result.error}` };
+    if (result.which === "candidate") return { pass: false, reasoning: `the query failed: ${result.error}`, ...(result.forfeit ? { forfeit: true } : {}) };
     throw new RubricateError("CHECK_FAILED", `${SQL_CHECK_NAME}: the ${result.which} failed: ${result.error}`);
   }
   const order = args.order ?? "auto";

@@ -9,8 +9,8 @@ export interface CheckContext {
   rubricDir?: string;
 }
 
-/** A check's outcome: a bare boolean, or with a reason shown in feedback. */
-export type CheckOutcome = boolean | { pass: boolean; reasoning?: string };
+/** A check's outcome: a bare boolean, or with a reason shown in feedback; `forfeit` as in `CheckResult` (the response made the check unable to answer). */
+export type CheckOutcome = boolean | { pass: boolean; reasoning?: string; forfeit?: boolean };
 
 /**
  * A custom check: code that answers a criterion. Throwing yields an error verdict, never a "no".

@@ -96,7 +96,11 @@ async function scoreOne(rubric: Rubric, sample: Sample, options: Omit<ScoreOptio
   const runCriterionCheck = async (criterion: Criterion, check: NonNullable<Criterion["check"]>): Promise<void> => {
     try {
       const fromClient = options.clientCriteria === true && !rubric.criteria.includes(criterion);
-      outcomes.set(criterion.id, { verdict: await runCheck(check, viewOf(criterion.reasoning), { defaultField: rubric.response_field, rubricDir, checks: options.checks, fromClient }) });
+      const verdict = await runCheck(check, viewOf(criterion.reasoning), { defaultField: rubric.response_field, rubricDir, checks: options.checks, fromClient });
+      // A check the response made unable to answer is a no; for a pitfall that would spare the
+      // response its penalty, so there it counts as hit: the failure never earns anything.
+      const forfeited = verdict.forfeit === true && criterion.points < 0 ? { ...verdict, pass: true, reasoning: `${verdict.reasoning ?? "the response made the check unable to answer"}; a pitfall counts that as hit` } : verdict;
+      outcomes.set(criterion.id, { verdict: forfeited });
     } catch (e) {
       outcomes.set(criterion.id, { error: toRubricateError(e, "CHECK_FAILED") });
     }

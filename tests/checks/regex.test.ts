@@ -65,7 +65,7 @@ describe("linear-time regexes", () => {
 
   it("a text that overflows the backtracking engine's stack, or that is too long for RE2 and backtracks, is a no", async () => {
     const overflow = await runCheck({ regex: "^(?:(a)|b)*$" }, { response: "a".repeat(5_000_000) });
-    expect(overflow).toMatchObject({ pass: false, reasoning: expect.stringMatching(/overflowed the regex engine's stack/) });
+    expect(overflow).toMatchObject({ pass: false, reasoning: expect.stringMatching(/overflowed the regex engine.s stack/), forfeit: true });
     // A linear pattern: past RE2's text limit it runs on the backtracking engine, where it is quadratic.
     const long = await runCheck({ regex: "(a|b)*c" }, { response: "a".repeat(300_000) });
     expect(long).toMatchObject({ pass: false, reasoning: expect.stringMatching(/backtrack past/) });

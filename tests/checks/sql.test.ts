@@ -66,13 +66,15 @@ describe("sql-result-matches on rubrics/sql/shop.sql", () => {
   });
   it("a runaway recursive query is stopped by the time limit", async () => {
     const v = await verdict("WITH c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c", REF, { timeout_ms: 500 });
-    expect(v).toMatchObject({ pass: false, reasoning: expect.stringMatching(/timed out/) });
+    expect(v).toMatchObject({ pass: false, reasoning: expect.stringMatching(/timed out/), forfeit: true });
+    // A query that is merely wrong is a plain no (a pitfall is not counted as hit for it).
+    expect((await verdict("SELECT nope FROM nowhere", REF)).forfeit).toBeUndefined();
   });
   it("a query that runs the runner out of memory is a no, not an error that --errors skip-criterion would leave out", async () => {
     // 10,000 rows of 30,000 characters: past the runner's 256 MB heap, which kills it mid-query.
     const hog = "WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r LIMIT 9999) SELECT printf('%.*c', 30000, 'x') FROM r";
     const v = await verdict(hog, REF, { timeout_ms: 30_000 });
-    expect(v).toMatchObject({ pass: false, reasoning: expect.stringMatching(/the query failed: .*(out of memory|died)/) });
+    expect(v).toMatchObject({ pass: false, reasoning: expect.stringMatching(/the query failed: .*(out of memory|died)/), forfeit: true });
   });
   it("a broken reference or missing database is an error, not a no", async () => {
     await expect(verdict("SELECT 1", "SELECT nope FROM nowhere")).rejects.toMatchObject({ code: "CHECK_FAILED" });

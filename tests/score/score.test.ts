@@ -325,3 +325,36 @@ criteria:
     expect(none.errors.map((e) => e.code)).toEqual(["UNKNOWN_CHECK"]);
   });
 });
+
+describe("a check the response made unable to answer (forfeit)", () => {
+  const rubric = parseRubric(
+    ["id: forfeit", "version: 1", "criteria:", "  - id: answers", "    check: { contains: done }", "    points: 2", "  - id: leaks", "    check: { custom: stuck }", "    points: -2", "  - id: cites", "    check: { custom: stuck }", "    points: 1"].join("\n"),
+    { filename: "forfeit.yaml" },
+  );
+  const stuck = () => ({ pass: false, reasoning: "the response made the pattern backtrack past 1000 ms", forfeit: true });
+  const wrong = () => ({ pass: false, reasoning: "no match" });
+
+  it("is unmet for a positive criterion and hit for a pitfall, so the failure earns nothing under any error policy", async () => {
+    for (const errors of ["null", "zero", "skip-criterion"] as const) {
+      const result = await scoreSample(rubric, { response: "done" }, { checks: { stuck }, errors });
+      expect(result.errors).toEqual([]);
+      expect(result.verdicts.map((v) => [v.id, v.status])).toEqual([["answers", "met"], ["leaks", "met"], ["cites", "unmet"]]);
+      expect(result.verdicts[1].reasoning).toMatch(/backtrack past 1000 ms; a pitfall counts that as hit/);
+      expect(result.reward).toBe(0); // (2 − 2) / 3
+    }
+  });
+
+  it("a plain no stays a no on a pitfall (no penalty)", async () => {
+    const result = await scoreSample(rubric, { response: "done" }, { checks: { stuck: wrong } });
+    expect(result.verdicts.map((v) => v.status)).toEqual(["met", "unmet", "unmet"]);
+    expect(result.reward).toBeCloseTo(2 / 3);
+  });
+
+  it("a regex pitfall the response makes backtrack is hit, not escaped", async () => {
+    const guarded = parseRubric(["id: guard", "version: 1", "criteria:", "  - id: answers", "    check: { contains: done }", "  - id: pii", "    check: { regex: '(?<!#)[a-z]+@' }", "    points: -1"].join("\n"), { filename: "guard.yaml" });
+    const result = await scoreSample(guarded, { response: "done " + "a".repeat(300_000) }, { errors: "null" });
+    expect(result.errors).toEqual([]);
+    expect(result.verdicts.map((v) => [v.id, v.status])).toEqual([["answers", "met"], ["pii", "met"]]);
+    expect(result.reward).toBe(0);
+  }, 30_000);
+});

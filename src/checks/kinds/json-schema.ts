@@ -40,7 +40,7 @@ export const jsonSchema = defineCheck<JsonSchemaSpec>({
       // JSON built to make a pattern backtrack or the validator's stack overflow is the response's no.
       const fault = validationFault(e, data);
       if (fault === undefined) throw e;
-      return { pass: false, reasoning: fault };
+      return { pass: false, reasoning: fault, forfeit: true };
     }
     return { pass, reasoning: pass ? "valid against the schema" : `schema violations: ${describeAjvErrors(validate)}` };
   },

@@ -43,7 +43,7 @@ export const regex = defineCheck<RegexSpec>({
       // A text built to make the pattern backtrack past its deadline is the response's no, not an error.
       const fault = regexTextFault(e);
       if (fault === undefined) throw e;
-      return { pass: false, reasoning: fault };
+      return { pass: false, reasoning: fault, forfeit: true };
     }
     return { pass, reasoning: pass ? `matches /${pattern}/` : `does not match /${pattern}/` };
   },

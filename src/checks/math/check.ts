@@ -19,7 +19,7 @@ export function runMath(spec: MathSpec, { text, sample }: CheckInput): CheckResu
   if (reference.trim() === "") throw new RubricateError("MISSING_INPUT", `math: the reference answer ${JSON.stringify(spec.expected)} is empty for this sample`);
   const verdict = mathEquivalent(text, reference, { tolerance: spec.tolerance, round: spec.round, percent: spec.percent, extract: spec.extract, decimalComma: spec.decimal_comma, timeoutMs: spec.timeout_ms });
   if (verdict.problem === "no-answer") return { pass: false, reasoning: `no final answer found (expected ${short(verdict.reference)})` };
-  if (verdict.problem === "timeout") return { pass: false, reasoning: `the comparison computed past ${spec.timeout_ms ?? 200} ms; counted as not equal` };
+  if (verdict.problem === "timeout") return { pass: false, reasoning: `the comparison computed past ${spec.timeout_ms ?? 200} ms; counted as not equal`, forfeit: true };
   return {
     pass: verdict.equivalent,
     reasoning: verdict.equivalent ? `answer ${short(verdict.answer!)} equals ${short(verdict.reference)}` : `answer ${short(verdict.answer!)}, expected ${short(verdict.reference)}`,
