@@ -18,8 +18,11 @@
  * check time (examples/ctf's command-injection draws random names and payloads), rather than one
  * fixed probe an agent can special-case.
  */
+import { isRubricateError, RubricateError } from "../errors.js";
 import { renderTemplate } from "../text/template.js";
 import type { Sandbox } from "../sandbox/types.js";
+import type { Rubric } from "../rubric/schema.js";
+import type { ScoreResult } from "../types.js";
 import type { StateProbe } from "./schema.js";
 
 /** A check's HOME: the checker's fresh /tmp, which nothing of the agent's reaches (only /work is copied). */
@@ -47,7 +50,16 @@ export interface FinalStateOptions {
 export async function runFinalStateChecks(o: FinalStateOptions): Promise<Record<string, unknown>> {
   const fields: Record<string, unknown> = {};
   if (Object.keys(o.checks).length === 0) return fields;
-  const archive = await o.agent.exportWork();
+  let archive: Buffer;
+  try {
+    archive = await o.agent.exportWork();
+  } catch (e) {
+    // A folder past the archive limit is the agent's doing: 340,000 empty files with 250-character
+    // names take no disk but 70 MB as an archive. As an error the rollout would have no reward,
+    // which spares a failing agent its 0; it is the agent's forfeit instead (`forfeitResult`).
+    if (isRubricateError(e, "SANDBOX") && (e as { tooLarge?: unknown }).tooLarge === true) throw Object.assign(new RubricateError("SANDBOX", `the final-state checks cannot run: ${e.message}`, { cause: e }), { forfeit: true });
+    throw e;
+  }
   o.signal.throwIfAborted();
   const checker = await o.open();
   try {
@@ -72,4 +84,17 @@ export async function runFinalStateChecks(o: FinalStateOptions): Promise<Record<
     await checker.destroy();
   }
   return fields;
+}
+
+/** True for the error of final-state checks the agent made impossible (its work folder is too large to archive). */
+export function isFinalStateForfeit(e: unknown): e is RubricateError {
+  return isRubricateError(e, "SANDBOX") && (e as { forfeit?: unknown }).forfeit === true;
+}
+
+/**
+ * The score of an episode whose final-state checks the agent made impossible: reward 0, the least
+ * any response earns (every positive criterion unmet, every pitfall hit), never a missing reward.
+ */
+export function forfeitResult(rubric: Rubric, error: RubricateError): ScoreResult {
+  return { reward: 0, ...(rubric.scoring.pass_threshold !== undefined ? { passed: false } : {}), verdicts: [], errors: [], feedback: `reward 0: ${error.message}` };
 }

@@ -7,6 +7,7 @@ import type { ErrorPolicy } from "../score/aggregate.js";
 import { emptyUsage, type Sample, type ScoreResult, type Usage } from "../types.js";
 import { addPolicyUsage } from "./episode-calls.js";
 import { openEpisode, type Episode, type EpisodeClosed } from "./episode.js";
+import { forfeitResult, isFinalStateForfeit } from "./final-state.js";
 import { episodeSample, lastAssistantText } from "./sample.js";
 import { openingOf, Session } from "./session.js";
 import { policySchedulerId, type Policy } from "./policy.js";
@@ -71,6 +72,7 @@ export async function rollout(env: Environment, policy: Policy, task: Task, opti
   let episode: Episode | undefined;
   let session: Session | undefined;
   let extras: Record<string, unknown> = {};
+  let forfeit: RubricateError | undefined;
   let closed: EpisodeClosed = {};
   try {
     episode = await openEpisode(env, task, { engine: options.engine, judge: options.judge, policy, models: options.models, index, signal, unsafeNoSandbox: options.unsafeNoSandbox });
@@ -120,7 +122,8 @@ export async function rollout(env: Environment, policy: Policy, task: Task, opti
       outer.removeEventListener("abort", onOuterAbort);
       throw err.code === "ABORTED" ? err : new RubricateError("ABORTED", err.message, { cause: e });
     }
-    if (timedOut) {
+    if (!timedOut && isFinalStateForfeit(err)) forfeit = err;
+    else if (timedOut) {
       error = { code: "ROLLOUT_TIMEOUT", message: `task "${task.id}" ran longer than ${harness.rollout_timeout_ms} ms` };
       stopReason = "timeout";
     } else {
@@ -147,7 +150,9 @@ export async function rollout(env: Environment, policy: Policy, task: Task, opti
     ...(task.criteria ? { criteria: task.criteria } : {}),
   };
   const sample: Sample = episodeSample(task, { messages, toolCalls, response, turns, stopReason }, extras);
-  const scored: ScoreResult = error
+  const scored: ScoreResult = forfeit
+    ? { ...forfeitResult(env.rubric, forfeit), usage: emptyUsage() }
+    : error
     ? { reward: null, verdicts: [], errors: [{ criterion: "*", ...error }], feedback: error.code === "PROVIDER_HTTP" || stopReason === "policy_error" ? `the policy could not be called: ${error.message}` : `the rollout failed: ${error.message}`, usage: emptyUsage() }
     : await scoreSample(env.rubric, sample, { judge: options.judge, signal: outer, errors: options.errors, checks: env.hooks.checks, clientCriteria: task.fromClient });
   const hookUsage = episode?.usage();

@@ -6,6 +6,7 @@ import { scoreSample } from "../score/score.js";
 import { renderTemplate } from "../text/template.js";
 import { emptyUsage, type ErrorPolicy, type Sample, type ScoreResult } from "../types.js";
 import { openEpisode, type Episode } from "./episode.js";
+import { forfeitResult, isFinalStateForfeit } from "./final-state.js";
 import type { Policy } from "./policy.js";
 import { episodeSample, lastAssistantText } from "./sample.js";
 import type { Environment, StopReason, Task, ToolCallRecord } from "./types.js";
@@ -226,14 +227,19 @@ export class Session {
     this.stop ??= "final_answer";
     const stopReason = this.stop;
     const finalResponse = this.episode.submitted() ?? lastAssistantText(this.messages);
-    let extras: Record<string, unknown>;
+    let extras: Record<string, unknown> = {};
+    let forfeit: RubricateError | undefined;
     try {
       extras = await this.episode.finish(this.messages, finalResponse, stopReason);
       this.checkFault();
+    } catch (e) {
+      if (!isFinalStateForfeit(e)) throw e;
+      forfeit = e;
     } finally {
       await this.close("the session finished");
     }
     const sample: Sample = episodeSample(this.task, { messages: this.messages, toolCalls: this.toolCalls, response: finalResponse, turns: this.turnCount, stopReason }, extras);
+    if (forfeit) return { ...forfeitResult(this.env.rubric, forfeit), usage: emptyUsage(), sample, stopReason, turns: this.turnCount };
     const result = await scoreSample(this.env.rubric, sample, { judge: this.options.judge, signal: this.options.signal, errors: this.options.errors, checks: this.env.hooks.checks, clientCriteria: this.task.fromClient });
     return { ...result, usage: result.usage ?? emptyUsage(), sample, stopReason, turns: this.turnCount };
   }

@@ -58,7 +58,8 @@ export abstract class CommandSandbox implements Pick<Sandbox, "exec" | "spawn" |
     const maxBytes = options.maxBytes ?? this.limits.diskBytes + 1024 * 1024;
     // --ignore-failed-read: a file the agent made unreadable is left out, the rest still comes.
     const r = await this.raw(["tar", "--create", "--gzip", "--ignore-failed-read", "--file=-", `--directory=${this.workdir}`, "."], { outputBytes: maxBytes + 1 });
-    if (r.stdout.length > maxBytes) throw new RubricateError("SANDBOX", `the work folder of ${this.id} is larger than ${maxBytes} bytes as an archive`);
+    // `tooLarge`: what the folder holds, not the machine (final-state checks make it the agent's forfeit).
+    if (r.stdout.length > maxBytes) throw Object.assign(new RubricateError("SANDBOX", `the work folder of ${this.id} is larger than ${maxBytes} bytes as an archive`), { tooLarge: true });
     if (r.exitCode !== 0 && r.stdout.length === 0) throw new RubricateError("SANDBOX", `cannot archive the work folder of ${this.id}: ${r.stderr.toString("utf8").trim() || r.limit || `exit ${r.exitCode}`}`);
     return r.stdout;
   }

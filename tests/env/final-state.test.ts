@@ -71,3 +71,37 @@ bwrap.describe("final-state checks", () => {
     }
   });
 });
+
+bwrap.describe("final-state checks the agent makes impossible", () => {
+  it("a work folder too large to archive (thousands of empty files with long random names: no disk, megabytes of archive) is the agent's forfeit, scored 0; a checker that cannot start stays an error", async () => {
+    const { forfeitResult, isFinalStateForfeit } = await import("../../src/env/final-state.js");
+    const { parseRubric } = await import("../../src/rubric/load.js");
+    const agent = await createSandbox({ limits: { commandTimeoutMs: 30_000, diskBytes: 1024 * 1024 } });
+    try {
+      const made = await agent.exec(`python3 -c "
+import os, random, string
+for i in range(30000): open(''.join(random.choices(string.ascii_letters, k=250)), 'w').close()
+print('made')"`);
+      expect(made.stdout.trim()).toBe("made");
+      const run = (open: () => ReturnType<typeof createSandbox>) => runFinalStateChecks({ agent, open, checks: { ok: { run: "echo fine" } }, inputs: {}, submitted: undefined, signal: new AbortController().signal });
+      let error: unknown;
+      await run(() => createSandbox({ limits: { commandTimeoutMs: 5000 } })).catch((e) => (error = e));
+      expect(isFinalStateForfeit(error)).toBe(true);
+      expect(String((error as Error).message)).toMatch(/the final-state checks cannot run: the work folder .* is larger than \d+ bytes as an archive/);
+      const rubric = parseRubric("id: r\nversion: 1\nscoring: { pass_threshold: 0.5 }\ncriteria:\n  - id: a\n    check: { contains: x }\n", { filename: "r.yaml" });
+      expect(forfeitResult(rubric, error as never)).toMatchObject({ reward: 0, passed: false, errors: [] });
+    } finally {
+      await agent.destroy();
+    }
+    // The machine's failure (no checker sandbox) is not the agent's: an error, not a forfeit.
+    const small = await createSandbox({ limits: { commandTimeoutMs: 5000 } });
+    try {
+      let error: unknown;
+      await runFinalStateChecks({ agent: small, open: async () => { throw new (await import("../../src/errors.js")).RubricateError("SANDBOX", "cannot start"); }, checks: { ok: { run: "true" } }, inputs: {}, submitted: undefined, signal: new AbortController().signal }).catch((e) => (error = e));
+      expect(error).toMatchObject({ code: "SANDBOX" });
+      expect(isFinalStateForfeit(error)).toBe(false);
+    } finally {
+      await small.destroy();
+    }
+  }, 60_000);
+});

@@ -78,6 +78,12 @@ bwrap.describe("sandboxed environments", () => {
           const t = turnOf(m);
           return t < plan.length ? bash(t, plan[t]) : submit(t, /FLAG\{\w+\}/.exec(lastTool(m))?.[0] ?? "none");
         },
+        // Fills /work with empty files under long random names (no disk, megabytes of archive), then submits a wrong flag.
+        hoarder: (m) => {
+          const t = turnOf(m);
+          const hoard = `python3 -c "import random, string\nfor i in range(12000): open(''.join(random.choices(string.ascii_letters, k=250)), 'w').close()\nprint('hoarded')"`;
+          return t < 6 ? bash(t, hoard) : submit(t, "FLAG{guess}");
+        },
         // Task n % 4: 0 solves; 1 hangs past the rollout's limit (until `hangs` is cleared); 2 leaves a background
         // process and a fork bomb; 3 fills the disk and calls an unknown tool. Then each submits what it read.
         faulty: (m) => {
@@ -125,6 +131,17 @@ bwrap.describe("sandboxed environments", () => {
     expect(existsSync("/usr/pwned-h18") || existsSync("/etc/pwned-h18") || existsSync(join(tmpdir(), "pwned-h18"))).toBe(false);
     expect(sandboxTraces()).toEqual({ folders: [], mounts: [], processes: [] });
   });
+
+  it("an agent that makes its work folder too large to archive for the final-state checks gets reward 0, not an error that withholds the reward", async () => {
+    const env = await parseEnvironment(ENV(1, 60_000), { baseDir: process.cwd() });
+    const { engine, judge, policies } = connect(server.url, ["hoarder"]);
+    const { records } = await runEval(env, { policies, engine, judge });
+    const rec = records[0];
+    expect(rec.messages.filter((x) => x.role === "tool" && String(x.content).includes("hoarded")).length).toBeGreaterThan(3);
+    expect(rec.error).toBeUndefined();
+    expect(rec.reward).toBe(0);
+    expect(rec.feedback).toMatch(/the final-state checks cannot run: the work folder .* is larger than \d+ bytes as an archive/);
+  }, 120_000);
 
   it("after 24 rollouts with injected faults no process, mount or temp folder is left; --resume re-runs the errored ones", async () => {
     // 8 tasks x 3 rollouts (it was 25 x 4, then 12 x 4): each fault 6 times with 12 rollouts at once,
