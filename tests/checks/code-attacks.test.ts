@@ -55,3 +55,45 @@ bwrap.describe("tests check under attack (bubblewrap)", () => {
     }, 60_000);
   });
 });
+
+// A solution that writes its own protocol line, nested past JSON.stringify's stack, on every fd:
+// the referee could not pass it on and threw, so the check was an error (`--errors skip-criterion`
+// leaves it out of the reward). Now it is the solution's loss: a failed test, or a load error.
+const deepReply = `import sys, os, json
+def f(n):
+    frame, cid = sys._getframe(1), None
+    while frame is not None and cid is None:
+        c = frame.f_globals.get("call")
+        if isinstance(c, dict) and "id" in c:
+            cid = c["id"]
+        frame = frame.f_back
+    line = '{"id": %s, "ok": ' % json.dumps(cid) + "[" * 200000 + "]" * 200000 + "}\\n"
+    for fd in range(0, 30):
+        try:
+            os.write(fd, line.encode())
+        except Exception:
+            pass
+    return n + 1
+`;
+const deepReady = `import os
+line = '{"ready": ' + "[" * 200000 + "]" * 200000 + "}\\n"
+for fd in range(0, 30):
+    try:
+        os.write(fd, line.encode())
+    except Exception:
+        pass
+def f(n):
+    return n + 1
+`;
+bwrap.describe("tests check: protocol lines the solution writes itself", () => {
+  python.describe("in the sandbox", () => {
+    it.concurrent("a reply nested 200,000 deep fails the test (SolutionCrashed), not the check", async () => {
+      const verdict = await runCheck({ tests: { language: "python", tests: ["assert f(1) == 2"], reward: "share", timeout_ms: 30_000 } }, { response: "```python\n" + deepReply + "```" });
+      expect(verdict, verdict.reasoning).toMatchObject({ pass: false, score: 0, reasoning: expect.stringMatching(/cannot be passed on/) });
+    }, 60_000);
+    it.concurrent("a ready line nested 200,000 deep is a load error, not the check's", async () => {
+      const verdict = await runCheck({ tests: { language: "python", tests: ["assert f(1) == 2"], reward: "share", timeout_ms: 30_000 } }, { response: "```python\n" + deepReady + "```" });
+      expect(verdict, verdict.reasoning).toMatchObject({ pass: false, score: 0, reasoning: expect.stringMatching(/failed before any test ran: .*cannot be passed on/) });
+    }, 60_000);
+  });
+});

@@ -223,6 +223,22 @@ export async function referee(options: RefereeOptions): Promise<RefereeResult> {
   const judgeErr = tail(judge.stderr);
   judge.stdin.on("error", () => undefined);
   const reply = (message: Record<string, unknown>) => judge.stdin.write(JSON.stringify(message) + "\n");
+  /**
+   * Passes on an answer holding what the solution sent. A value nested past JSON.stringify's stack
+   * (a line of 200,000 "[" the solution wrote to its stdout itself) threw here, and the whole
+   * check was an error; it is the solution's loss instead: a load error or a lost call.
+   */
+  const relay = async (message: Record<string, unknown>) => {
+    let line: string;
+    try {
+      line = JSON.stringify(message);
+    } catch (e) {
+      await stopCandidate();
+      const why = `the solution sent a value that cannot be passed on (${(e as Error).message})`;
+      line = JSON.stringify("ready" in message ? { load_error: why } : { id: message.id, lost: why });
+    }
+    judge.stdin.write(line + "\n");
+  };
   reply(options.job as Record<string, unknown>);
   let problem: string | undefined;
   try {
@@ -242,8 +258,8 @@ export async function referee(options: RefereeOptions): Promise<RefereeResult> {
       }
       const message = parseObject(next.line);
       if (!message) continue;
-      if (message.load === true) reply(await load());
-      else if (message.call && typeof message.call === "object") reply(await call(message.call as Record<string, unknown>));
+      if (message.load === true) await relay(await load());
+      else if (message.call && typeof message.call === "object") await relay(await call(message.call as Record<string, unknown>));
       else {
         records.push(message as JudgeRecord);
         if (message.done === true) break;
