@@ -179,6 +179,11 @@ describe("bounded work on adversarial input", () => {
     const verdict = mathEquivalent("\\boxed{\\binom{100000000000}{50000000000}}", "1", { timeoutMs: 50 });
     expect(verdict).toMatchObject({ equivalent: false, problem: "timeout" });
   });
+  it("as a check, a formula past its time limit is a forfeit (a pitfall counts it as hit); a wrong answer is a plain no", async () => {
+    const slow = await runCheck({ math: { expected: "1", timeout_ms: 50 } }, { response: "\\boxed{\\binom{100000000000}{50000000000}}" });
+    expect(slow).toMatchObject({ pass: false, forfeit: true, reasoning: expect.stringMatching(/computed past 50 ms/) });
+    expect((await runCheck({ math: { expected: "1" } }, { response: "\\boxed{2}" })).forfeit).toBeUndefined();
+  });
   it.each([
     ["deep parentheses", `\\boxed{${"(".repeat(5000)}1${")".repeat(5000)}}`],
     ["many unclosed boxes", "\\boxed{".repeat(10_000)],
