@@ -57,7 +57,11 @@ export abstract class CommandSandbox implements Pick<Sandbox, "exec" | "spawn" |
     this.alive();
     const maxBytes = options.maxBytes ?? this.limits.diskBytes + 1024 * 1024;
     // --ignore-failed-read: a file the agent made unreadable is left out, the rest still comes.
-    const r = await this.raw(["tar", "--create", "--gzip", "--ignore-failed-read", "--file=-", `--directory=${this.workdir}`, "."], { outputBytes: maxBytes + 1 });
+    // --sparse (GNU tar; a busybox image has none): holes stay holes, so the copy fits where the
+    // folder did (20 files `truncate -s 4M` take no disk, but unpacked as zeros they filled the
+    // checker's disk and the rollout errored).
+    const script = 'if tar --help 2>&1 | grep -q -e --sparse; then set -- --sparse "$@"; fi; exec tar --create --gzip "$@" --file=- .';
+    const r = await this.raw(["/bin/sh", "-c", script, "sh", "--ignore-failed-read", `--directory=${this.workdir}`], { outputBytes: maxBytes + 1 });
     // `tooLarge`: what the folder holds, not the machine (final-state checks make it the agent's forfeit).
     if (r.stdout.length > maxBytes) throw Object.assign(new RubricateError("SANDBOX", `the work folder of ${this.id} is larger than ${maxBytes} bytes as an archive`), { tooLarge: true });
     if (r.exitCode !== 0 && r.stdout.length === 0) throw new RubricateError("SANDBOX", `cannot archive the work folder of ${this.id}: ${r.stderr.toString("utf8").trim() || r.limit || `exit ${r.exitCode}`}`);

@@ -73,6 +73,18 @@ bwrap.describe("final-state checks", () => {
 });
 
 bwrap.describe("final-state checks the agent makes impossible", () => {
+  it("sparse files (20 × `truncate -s 4M` on an 8 MB disk) are copied as sparse, so the checks run instead of the copy failing for want of disk", async () => {
+    const limits = { commandTimeoutMs: 20_000, diskBytes: 8 * 1024 * 1024, fileBytes: 4 * 1024 * 1024 };
+    const agent = await createSandbox({ limits });
+    try {
+      expect((await agent.exec("for i in $(seq 1 20); do truncate -s 4M f$i || exit 1; done")).exitCode).toBe(0);
+      const fields = await runFinalStateChecks({ agent, open: () => createSandbox({ limits }), checks: { files: { run: "ls | wc -l" } }, inputs: {}, submitted: undefined, signal: new AbortController().signal });
+      expect(fields).toMatchObject({ files: "20", files_exit_code: 0 });
+    } finally {
+      await agent.destroy();
+    }
+  }, 60_000);
+
   it("a work folder too large to archive (thousands of empty files with long random names: no disk, megabytes of archive) is the agent's forfeit, scored 0; a checker that cannot start stays an error", async () => {
     const { forfeitResult, isFinalStateForfeit } = await import("../../src/env/final-state.js");
     const { parseRubric } = await import("../../src/rubric/load.js");
