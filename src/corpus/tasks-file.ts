@@ -35,7 +35,7 @@ export function envTarget(arg: string): EnvTarget {
     throw new RubricateError("FILE_NOT_FOUND", `cannot read the environment ${envFile}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }
   const file = (parse(text) ?? {}) as { dataset?: unknown; rubric?: unknown; config?: { index?: unknown } };
-  if (typeof file.dataset !== "string") throw new RubricateError("BAD_INPUT", `${envFile}: \`dataset:\` must name a tasks file (JSONL) for tasks to be written to it`, { location: { file: envFile } });
+  if (typeof file.dataset !== "string") throw new RubricateError("BAD_INPUT", `\`dataset:\` must name a tasks file (JSONL) for tasks to be written to it`, { location: { file: envFile } });
   const dir = dirname(envFile);
   const rubric =
     typeof file.rubric === "string"
@@ -43,7 +43,7 @@ export function envTarget(arg: string): EnvTarget {
       : typeof file.rubric === "object" && file.rubric !== null
         ? { ...parseRubric(stringify(file.rubric), { filename: envFile }), source: envFile }
         : (() => {
-            throw new RubricateError("BAD_INPUT", `${envFile}: no \`rubric:\``, { location: { file: envFile } });
+            throw new RubricateError("BAD_INPUT", "no `rubric:`", { location: { file: envFile } });
           })();
   const index = file.config?.index;
   return { envFile, tasksFile: resolve(dir, file.dataset), rubric, ...(typeof index === "string" ? { index: resolve(dir, index) } : {}) };

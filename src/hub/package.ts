@@ -31,7 +31,7 @@ export function readPackageJson(dir: string): Record<string, unknown> | undefine
   try {
     return JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
   } catch (e) {
-    throw new RubricateError("PACKAGE_INVALID", `${file} is not valid JSON: ${(e as Error).message}`, { location: { file } });
+    throw new RubricateError("PACKAGE_INVALID", `not valid JSON: ${(e as Error).message}`, { location: { file } });
   }
 }
 

@@ -173,7 +173,7 @@ export function readPushFile(path: string, meta: HubResultMeta = {}): HubResult[
     if (items) {
       return items.map((item, i) => {
         const checked = HubResultSchema.safeParse(item);
-        if (!checked.success) throw new RubricateError("SCHEMA", `${path}: result ${i + 1} is not a hub result: ${checked.error.issues.map((x) => `${x.path.join(".")}: ${x.message}`).join("; ")}`, { location: { file: path } });
+        if (!checked.success) throw new RubricateError("SCHEMA", `result ${i + 1} is not a hub result: ${checked.error.issues.map((x) => `${x.path.join(".")}: ${x.message}`).join("; ")}`, { location: { file: path } });
         return checked.data;
       });
     }
@@ -185,11 +185,11 @@ export function readPushFile(path: string, meta: HubResultMeta = {}): HubResult[
     try {
       rec = JSON.parse(line);
     } catch (e) {
-      throw new RubricateError("BAD_INPUT", `${path}:${i + 1}:1: not JSON (${(e as Error).message})`, { location: { file: path, line: i + 1, col: 1 } });
+      throw new RubricateError("BAD_INPUT", `not JSON (${(e as Error).message})`, { location: { file: path, line: i + 1, col: 1 } });
     }
     const r = rec as Partial<RolloutRecord>;
     if (typeof r.model !== "string" || typeof r.task !== "string" || !Array.isArray(r.verdicts)) {
-      throw new RubricateError("BAD_INPUT", `${path}:${i + 1}:1: not a rollout record (needs model, task, verdicts): push an eval's rollouts JSONL or a .hub.json file`, { location: { file: path, line: i + 1, col: 1 } });
+      throw new RubricateError("BAD_INPUT", `not a rollout record (needs model, task, verdicts): push an eval's rollouts JSONL or a .hub.json file`, { location: { file: path, line: i + 1, col: 1 } });
     }
     records.push(rec as RolloutRecord);
   });

@@ -24,7 +24,11 @@ describe("envTarget", () => {
     writeFileSync(join(dir, "env.yaml"), `id: x\ndataset: tasks.jsonl\nrubric:\n  ${RUBRIC.replace(/\n/g, "\n  ")}`);
     expect(envTarget(join(dir, "env.yaml")).rubric.id).toBe("r");
     writeFileSync(join(dir, "inline.yaml"), `id: x\ndataset: [{ inputs: { prompt: hi } }]\nrubric: rubric.yaml\n`);
-    expect(() => envTarget(join(dir, "inline.yaml"))).toThrow(/inline\.yaml: `dataset:` must name a tasks file/);
+    expect(() => envTarget(join(dir, "inline.yaml"))).toThrow(`${join(dir, "inline.yaml")}: \`dataset:\` must name a tasks file (JSONL) for tasks to be written to it`);
+    // The file is named once ("…/inline.yaml: …/inline.yaml: …" before).
+    expect(() => envTarget(join(dir, "inline.yaml"))).not.toThrow(/inline\.yaml: .*inline\.yaml/);
+    writeFileSync(join(dir, "norubric.yaml"), `id: x\ndataset: tasks.jsonl\n`);
+    expect(() => envTarget(join(dir, "norubric.yaml"))).toThrow(new RegExp(`^${join(dir, "norubric.yaml")}: no \`rubric:\`$`));
     expect(() => envTarget(join(dir, "missing.yaml"))).toThrow(RubricateError);
   });
 });

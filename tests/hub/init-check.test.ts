@@ -120,6 +120,13 @@ describe("rubricate env check", () => {
     expect(f).toMatch(/^environment: .*env\.yaml:\d+:\d+: .*max_turns/);
   });
 
+  it("a package.json that is not JSON is named once (\"…/package.json: …/package.json is not valid JSON\" before)", async () => {
+    const dir = join(work, "badjson");
+    initEnvPackage("badjson-env", { dir });
+    writeFileSync(join(dir, "package.json"), "{ bad");
+    expect(failures(await checkEnvPackage(dir))).toEqual([`package.json: ${join(dir, "package.json")}: not valid JSON: Expected property name or '}' in JSON at position 2`]);
+  });
+
   it("the unsandboxed examples pass their own checks", async () => {
     const checked = await Promise.all(["wordle", "doc-search", "support-desk", "company-docs"].map(async (ex) => [ex, await checkEnvPackage(join(ROOT, "examples", ex))] as const));
     for (const [ex, lines] of checked) {
