@@ -160,7 +160,8 @@ export async function pushAll(hub: string, results: HubResult[], pendingFile: st
  */
 export function readPushFile(path: string, meta: HubResultMeta = {}): HubResult[] {
   if (!existsSync(path)) throw new RubricateError("FILE_NOT_FOUND", `${path}: no such file`);
-  const text = readFileSync(path, "utf8");
+  // A byte order mark (Windows editors) is not part of the first line, as `score` reads it.
+  const text = readFileSync(path, "utf8").replace(/^\uFEFF/, "");
   const trimmed = text.trim();
   if (trimmed.startsWith("[") || (trimmed.startsWith("{") && !trimmed.includes("\n"))) {
     let parsed: unknown;

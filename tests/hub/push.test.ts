@@ -214,4 +214,11 @@ describe("buildHubResults / readPushFile", () => {
     writeFileSync(join(dir, "bad.hub.json"), JSON.stringify([{ schema: "rubricate.hub.result/1", model: "m" }]));
     expect(messageOf("bad.hub.json")).toMatch(new RegExp(`^${join(dir, "bad.hub.json")}: result 1 is not a hub result`));
   });
+
+  it("reads a rollouts file that starts with a UTF-8 byte order mark, as score does", () => {
+    const dir = tempDir("rubricate-push-file-");
+    writeFileSync(join(dir, "bom.jsonl"), `\uFEFF${JSON.stringify(record("m", "1", 1))}\r\n${JSON.stringify(record("m", "2", 0))}\r\n`);
+    const [result] = readPushFile(join(dir, "bom.jsonl"));
+    expect(result.stats.rollouts).toBe(2);
+  });
 });
