@@ -16,10 +16,12 @@ export interface MergeReport {
  * index order: a k-way merge, so memory holds one row per input. Identical duplicates are dropped;
  * conflicting ones are an error.
  */
-export async function* mergeResults(inputs: AsyncIterable<Record<string, unknown>>[], report: MergeReport): AsyncGenerator<Record<string, unknown>> {
+export async function* mergeResults(inputs: AsyncIterable<Record<string, unknown>>[], report: MergeReport, names: string[] = []): AsyncGenerator<Record<string, unknown>> {
+  const nameOf = (i: number) => names[i] ?? `results file ${i + 1}`;
   const iterators = inputs.map((input) => input[Symbol.asyncIterator]());
   const heads = await Promise.all(iterators.map((it) => it.next()));
   let last: Record<string, unknown> | undefined;
+  let lastFrom = -1;
   for (;;) {
     let best = -1;
     for (let i = 0; i < heads.length; i++) {
@@ -30,12 +32,12 @@ export async function* mergeResults(inputs: AsyncIterable<Record<string, unknown
     const row = heads[best].value as Record<string, unknown>;
     heads[best] = await iterators[best].next();
     if (!heads[best].done && indexOf(heads[best].value) < indexOf(row)) {
-      throw new RubricateError("BAD_INPUT", `results file ${best + 1} is not sorted by index (${indexOf(heads[best].value)} after ${indexOf(row)})`);
+      throw new RubricateError("BAD_INPUT", `${nameOf(best)} is not sorted by index (${indexOf(heads[best].value)} after ${indexOf(row)})`);
     }
     if (last && indexOf(last) === indexOf(row)) {
       if (JSON.stringify(last) !== JSON.stringify(row)) {
         report.conflicts++;
-        throw new RubricateError("BAD_INPUT", `two results for sample index ${indexOf(row)} disagree`);
+        throw new RubricateError("BAD_INPUT", `two results for sample index ${indexOf(row)} disagree (${lastFrom === best ? nameOf(best) : `${nameOf(lastFrom)} and ${nameOf(best)}`})`);
       }
       report.duplicates++;
       continue;
@@ -43,6 +45,7 @@ export async function* mergeResults(inputs: AsyncIterable<Record<string, unknown
     report.missing += last ? indexOf(row) - indexOf(last) - 1 : indexOf(row);
     report.rows++;
     last = row;
+    lastFrom = best;
     yield row;
   }
 }

@@ -114,3 +114,32 @@ describe("bad option values", () => {
     expect(r.stderr).not.toMatch(/unexpected error|\n\s+at /);
   });
 });
+
+describe("merge with files that are not sorted results", () => {
+  const result = (index: number, reward = 1) => JSON.stringify({ index, reward });
+  it("a line without an index is named by file:line (no file or line before), exit 1, no stack", async () => {
+    const a = join(dir, "shard-a.jsonl");
+    const b = join(dir, "shard-b.jsonl");
+    writeFileSync(a, [result(0), result(2)].join("\n") + "\n");
+    writeFileSync(b, [result(1), "", '{"id": "s3", "response": "hi"}'].join("\n") + "\n");
+    const r = await cli(["merge", a, b, "-o", join(dir, "merged.jsonl")]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`rubricate: BAD_INPUT: ${b}:3: no numeric \`index\``);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it("an unsorted file and a conflicting duplicate name their files", async () => {
+    const a = join(dir, "sorted.jsonl");
+    const b = join(dir, "unsorted.jsonl");
+    writeFileSync(a, [result(0), result(1)].join("\n") + "\n");
+    writeFileSync(b, [result(3), result(2)].join("\n") + "\n");
+    const unsorted = await cli(["merge", a, b]);
+    expect(unsorted.code).toBe(1);
+    expect(unsorted.stderr).toContain(`${b} is not sorted by index (2 after 3)`);
+    const c = join(dir, "conflict.jsonl");
+    writeFileSync(c, [result(1, 0)].join("\n") + "\n");
+    const conflict = await cli(["merge", a, c]);
+    expect(conflict.code).toBe(1);
+    expect(conflict.stderr).toContain(`two results for sample index 1 disagree (${a} and ${c})`);
+  });
+});

@@ -1,6 +1,8 @@
 import type { Command } from "commander";
 import { mergeCaches, mergeResults, type MergeReport } from "../../engine/merge.js";
-import { JsonlWriter, readJsonl } from "../io.js";
+import { badLineError, jsonlEntries } from "../../config/jsonl.js";
+import { RubricateError } from "../../errors.js";
+import { JsonlWriter } from "../io.js";
 import { EXIT } from "../run.js";
 
 /** `rubricate merge <results...> -o merged.jsonl [--cache c.db --from-cache a.db ...]`: joins shards' outputs and caches. */
@@ -15,11 +17,20 @@ export function register(program: Command): void {
     .action(async (files: string[], flags: { output?: string; cache?: string; fromCache?: string[] }) => {
       const report: MergeReport = { rows: 0, duplicates: 0, conflicts: 0, missing: 0 };
       const writer = new JsonlWriter(flags.output);
-      for await (const row of mergeResults(files.map((f) => readJsonl(f)), report)) await writer.write(row);
+      for await (const row of mergeResults(files.map(resultRows), report, files)) await writer.write(row);
       await writer.close();
       const lines = [`merged ${report.rows} results from ${files.length} files (${report.duplicates} duplicates dropped, ${report.missing} sample indexes missing)`];
       if (flags.cache && flags.fromCache?.length) lines.push(`cache: ${mergeCaches(flags.cache, flags.fromCache)} answers added to ${flags.cache}`);
       process.stderr.write(`${lines.join("\n")}\n`);
       process.exitCode = report.missing > 0 ? EXIT.partial : EXIT.ok;
     });
+}
+
+/** The rows of one results file; a line that is not a result is named by file:line. */
+async function* resultRows(path: string): AsyncGenerator<Record<string, unknown>> {
+  for await (const entry of jsonlEntries(path)) {
+    if ("bad" in entry) throw badLineError(entry.bad);
+    if (typeof entry.value.index !== "number") throw new RubricateError("BAD_INPUT", "no numeric `index`: not a results line (was it written by `rubricate score`?)", { location: { file: path, line: entry.line } });
+    yield entry.value;
+  }
 }
