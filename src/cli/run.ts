@@ -114,6 +114,18 @@ export function positiveInt(value: string): number {
   return n;
 }
 
+/** Parses the URL of a hub or registry option (http or https) or throws a usage error (exit 2). */
+export function httpUrl(value: string): string {
+  let protocol: string | undefined;
+  try {
+    protocol = new URL(value).protocol;
+  } catch {
+    protocol = undefined;
+  }
+  if (protocol !== "http:" && protocol !== "https:") throw new InvalidArgumentError(`expected an http(s) URL such as http://127.0.0.1:8080, got "${value}"`);
+  return value;
+}
+
 /**
  * Parses a size option ("16mb", "512k", "1.5gb" or a plain byte count; binary units) or throws a
  * usage error (exit 2).

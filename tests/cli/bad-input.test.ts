@@ -106,6 +106,15 @@ describe("bad option values", () => {
     ["hub serve --writes-per-minute", ["hub", "serve", "--registry", "http://127.0.0.1:9", "--writes-per-minute", "-5"]],
     ["hub serve --unknown-tokens-per-minute", ["hub", "serve", "--registry", "http://127.0.0.1:9", "--unknown-tokens-per-minute", "ten"]],
     ["hub serve --client-ip-header", ["hub", "serve", "--registry", "http://127.0.0.1:9", "--client-ip-header", "x forwarded for"]],
+    // A hub or registry that is no http(s) URL: refused before any rollout is paid (HUB_DOWN after the run, or a hub serving nothing, before).
+    ["eval --push", ["eval", "env.yaml", "-m", "openai:gpt-4.1-mini", "--push", "hub.example.org"]],
+    ["hub push --hub", ["hub", "push", "x.jsonl", "--hub", "notaurl"]],
+    ["hub serve --registry", ["hub", "serve", "--registry", "http://127.0.0.1:9", "--registry", "registry.example.org"]],
+    ["env push --registry", ["env", "push", "--registry", "ftp://registry.example.org"]],
+    ["env push --hub", ["env", "push", "--hub", "localhost:8080"]],
+    ["env list --registry", ["env", "list", "--registry", "notaurl"]],
+    ["env search --registry", ["env", "search", "q", "--registry", "notaurl"]],
+    ["env info --registry", ["env", "info", "p", "--registry", "notaurl"]],
   ];
   it.each(cases)("%s: exit 2, one line naming the option, no stack", async (_name, args) => {
     const r = await cli(args);

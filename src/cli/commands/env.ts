@@ -8,7 +8,7 @@ import { writeFileSync } from "node:fs";
 import { basename, resolve } from "node:path";
 import { registerFilter } from "../env-filter.js";
 import { registerSynth } from "../env-synth.js";
-import { EXIT } from "../run.js";
+import { EXIT, httpUrl } from "../run.js";
 import { jsonOption } from "../options.js";
 import { textOut, writeJsonResult } from "../io.js";
 
@@ -69,10 +69,10 @@ export function register(program: Command): void {
     .command("push")
     .description("Publish an environment package to its registry (the scope's in .npmrc, or --registry); refuses content the registry already has")
     .argument("[dir]", "the package folder", ".")
-    .option("--registry <url>", "publish here instead of the registry .npmrc names for the package's scope")
+    .option("--registry <url>", "publish here instead of the registry .npmrc names for the package's scope", httpUrl)
     .option("--bump <part>", `raise the version first: ${BUMPS.join(", ")}`)
     .option("--access <access>", "public or restricted (npm's --access)")
-    .option("--hub <url>", "the hub that shows the package (default $RUBRICATE_HUB)")
+    .option("--hub <url>", "the hub that shows the package (default $RUBRICATE_HUB)", httpUrl)
     .action(async (dir: string, flags: { registry?: string; bump?: string; access?: string; hub?: string }) => {
       if (flags.bump !== undefined && !(BUMPS as readonly string[]).includes(flags.bump)) throw new RubricateError("BAD_INPUT", `--bump ${flags.bump}: expected one of ${BUMPS.join(", ")}`);
       if (flags.access !== undefined && flags.access !== "public" && flags.access !== "restricted") throw new RubricateError("BAD_INPUT", `--access ${flags.access}: expected public or restricted`);
@@ -97,21 +97,21 @@ export function register(program: Command): void {
   env
     .command("list")
     .description("List the environment packages of a registry (the ones carrying the rubricate-environment keyword)")
-    .option("--registry <url>", "ask this registry instead of the one .npmrc names")
+    .option("--registry <url>", "ask this registry instead of the one .npmrc names", httpUrl)
     .addOption(jsonOption("the list"))
     .action(async (flags: { registry?: string; json?: string }) => listing(await searchEnvs("", flags), flags));
   env
     .command("search")
     .description("Search a registry's environment packages by name, description or keyword")
     .argument("<query>", "words to look for")
-    .option("--registry <url>", "ask this registry instead of the one .npmrc names")
+    .option("--registry <url>", "ask this registry instead of the one .npmrc names", httpUrl)
     .addOption(jsonOption("the matches"))
     .action(async (query: string, flags: { registry?: string; json?: string }) => listing(await searchEnvs(query, flags), flags));
   env
     .command("info")
     .description("One environment package: README excerpt, versions, task count, rubric criteria and the install command (nothing of it runs)")
     .argument("<package>", "name or name@version (default: latest)")
-    .option("--registry <url>", "ask this registry instead of the one .npmrc names for the scope")
+    .option("--registry <url>", "ask this registry instead of the one .npmrc names for the scope", httpUrl)
     .addOption(jsonOption("the package's details"))
     .action(async (spec: string, flags: { registry?: string; json?: string }) => {
       const info = await envInfo(spec, flags);

@@ -18,7 +18,7 @@ import { chooseJudge, createJudge, type EngineJudge } from "../../judge/create.j
 import { judgeFamilyWarning } from "../../judge/family.js";
 import type { ErrorPolicy } from "../../score/aggregate.js";
 import { Progress } from "../progress.js";
-import { EXIT, interruptSignal, nonNegativeInt, passThreshold, positiveInt, cachePathOf, errorPolicyOf, warnIfBatchJudge, exitAfterQueuedRun } from "../run.js";
+import { EXIT, httpUrl, interruptSignal, nonNegativeInt, passThreshold, positiveInt, cachePathOf, errorPolicyOf, warnIfBatchJudge, exitAfterQueuedRun } from "../run.js";
 import { cacheOption, collect, concurrencyOption, errorsOption, judgeOption, noCacheOption, queueOption, chunkSizeOption } from "../options.js";
 import { printReport } from "../io.js";
 import { buildHubResults, pushAll, type HubResultMeta } from "../../hub/push.js";
@@ -78,7 +78,7 @@ export function register(program: Command): void {
     .option("--unsafe-no-sandbox", "run the environment's sandbox commands directly on this machine with your rights (no isolation: only for environments you trust)")
     .addOption(queueOption("play the rollouts on `rubricate worker`s anywhere: put chunks on this Redis queue (redis://host:port/db); start again with --resume to continue"))
     .addOption(chunkSizeOption(`with --queue: rollouts per chunk (default ${DEFAULT_EVAL_CHUNK_SIZE})`))
-    .option("--push <hub>", "send each model's results to this hub (POST <hub>/api/results, Bearer $RUBRICATE_HUB_TOKEN when set); a refused push keeps them in <out>.hub.json for `rubricate hub push`")
+    .option("--push <hub>", "send each model's results to this hub (POST <hub>/api/results, Bearer $RUBRICATE_HUB_TOKEN when set); a refused push keeps them in <out>.hub.json for `rubricate hub push`", httpUrl)
     .option("--step <n>", "with --push: the training step (or policy version) these results are of", nonNegativeInt)
     .option("--series <name>", "with --push: the model series the steps belong to (default: the model id)")
     .addHelpText("after", "\nA suite file (`environments:` and `models:`, with aliases) runs each environment with each model and prints one\ncombined table; its `tasks` and `rollouts` apply, --out names a folder (default .rubricate/evals/<suite>/).")

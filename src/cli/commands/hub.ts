@@ -10,7 +10,7 @@ import { loadModelsFile, QueueEvalRunner } from "../../site/queue-evals.js";
 import { RegistryClient } from "../../site/registry.js";
 import { ResultStore } from "../../site/store.js";
 import { collect, judgeOption, queueOption } from "../options.js";
-import { nonNegativeInt, parseBytes, passThreshold, positiveInt } from "../run.js";
+import { httpUrl, nonNegativeInt, parseBytes, passThreshold, positiveInt } from "../run.js";
 
 interface HubServeFlags {
   registry: string[];
@@ -47,7 +47,7 @@ export function register(program: Command): void {
   hub
     .command("serve")
     .description("Serve the hub: environment list and pages (README, versions, leaderboard, comparisons, training curves), a JSON API, POST /api/results")
-    .option("--registry <url>", "an npm registry to show environments from (repeatable; the first that has a package answers for it)", collect, [])
+    .option("--registry <url>", "an npm registry to show environments from (repeatable; the first that has a package answers for it)", (v: string, previous: string[]) => collect(httpUrl(v), previous), [])
     .option("--db <file>", "the results store (SQLite)", join(".rubricate", "hub.db"))
     .option("--port <n>", "port (0: any free one)", (v) => (v === "0" ? 0 : positiveInt(v)), 8080)
     .option("--host <host>", "address to bind", "127.0.0.1")
@@ -65,7 +65,7 @@ export function register(program: Command): void {
     .command("push")
     .description("Send results to a hub: the .hub.json a refused `eval --push` kept, or an eval's rollouts JSONL")
     .argument("<file>", "a .hub.json file, or rollouts JSONL (.rubricate/evals/…/<models>.jsonl)")
-    .option("--hub <url>", "the hub (default $RUBRICATE_HUB)")
+    .option("--hub <url>", "the hub (default $RUBRICATE_HUB)", httpUrl)
     .addOption(judgeOption("for rollouts JSONL: the judge the rubric was scored with (its id is stamped in the results)"))
     .option("--step <n>", "for rollouts JSONL: the training step these results are of", nonNegativeInt)
     .option("--series <name>", "for rollouts JSONL: the model series the steps belong to")
