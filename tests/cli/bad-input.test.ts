@@ -116,6 +116,29 @@ describe("bad option values", () => {
     ["env search --registry", ["env", "search", "q", "--registry", "notaurl"]],
     ["env info --registry", ["env", "info", "p", "--registry", "notaurl"]],
   ];
+  // An option of fixed values given another: exit 2 listing them, as `--errors bogus` ("BAD_INPUT", exit 1, before).
+  const choices: [string, string[]][] = [
+    ["distill --format", ["distill", "x.jsonl", "--format", "sharegpt"]],
+    ["distill --dedup", ["distill", "x.jsonl", "--dedup", "fuzzy"]],
+    ["distill --dedup-on", ["distill", "x.jsonl", "--dedup-on", "prompt"]],
+    ["score --advantage", ["score", RUBRIC, "x.jsonl", "--group-by", "prompt", "--advantage", "std"]],
+    ["calibrate --unreadable", ["calibrate", "--dataset", "pandalm", "--unreadable", "maybe"]],
+    ["env push --bump", ["env", "push", "--bump", "huge"]],
+    ["env push --access", ["env", "push", "--access", "private"]],
+  ];
+  it.each(choices)("%s: exit 2 listing the choices, no stack", async (_name, args) => {
+    const r = await cli(args);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^error: option '[^']+' argument '[^']*' is invalid\. Allowed choices are /);
+    expect(r.stderr).not.toMatch(/unexpected error|\n\s+at /);
+  });
+
+  it("score --pass-k 0 is a usage error too (exit 2)", async () => {
+    const r = await cli(["score", RUBRIC, "x.jsonl", "--group-by", "prompt", "--pass-k", "1,0"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^error: option '--pass-k <list>' argument '1,0' is invalid\. --pass-k takes positive integers/);
+  });
+
   it.each(cases)("%s: exit 2, one line naming the option, no stack", async (_name, args) => {
     const r = await cli(args);
     expect(r.code).toBe(2);

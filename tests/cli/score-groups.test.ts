@@ -82,7 +82,7 @@ describe("rubricate score --group-by", () => {
   });
   it("bad flags are usage errors", async () => {
     expect((await cliInProcess(["score", rubricPath, samplesPath, "--pass-k", "2"])).stderr).toContain("need --group-by");
-    expect((await cliInProcess(["score", rubricPath, samplesPath, "--group-by", "prompt", "--advantage", "std"])).stderr).toContain("--advantage must be group, batch or none");
+    expect((await cliInProcess(["score", rubricPath, samplesPath, "--group-by", "prompt", "--advantage", "std"])).stderr).toContain("Allowed choices are group, batch, none");
     expect((await cliInProcess(["score", rubricPath, samplesPath, "--group-by", "prompt", "--pass-k", "0"])).stderr).toContain("--pass-k takes positive integers");
   });
 });

@@ -111,8 +111,8 @@ describe("rubricate distill", () => {
     const dir = tempDir();
     const input = writeJsonl(dir, "s.jsonl", [{ prompt: "p", response: "r", reward: 1 }]);
     const format = await runCliInProcess(["distill", input, "--format", "alpaca"]);
-    expect(format.code).toBe(1);
-    expect(format.stderr).toContain("--format must be one of");
+    expect(format.code).toBe(2);
+    expect(format.stderr).toContain("Allowed choices are openai, trl-messages, trl-prompt-completion, dpo, openai-dpo");
     const dpo = await runCliInProcess(["distill", input, "--format", "dpo", "--best-of", "2"]);
     expect(dpo.code).toBe(1);
     expect(dpo.stderr).toContain("--best-of does not apply");

@@ -1,5 +1,5 @@
 import { readFileSync, writeFileSync } from "node:fs";
-import type { Command } from "commander";
+import { Option, type Command } from "commander";
 import { type CalibrationResult, calibrate } from "../../calibrate/calibrate.js";
 import { LLMBAR_SUBSETS, PANDALM_JUDGES, defaultDatasetsDir, llmbarJudges, loadLlmbar, loadPandalm } from "../../calibrate/datasets.js";
 import { type HumanLabel, type VerdictSet, readLabels, readVerdicts } from "../../calibrate/inputs.js";
@@ -53,7 +53,7 @@ export function register(program: Command): void {
     .option("--dataset <name>", `a stored dataset: llmbar:<subset>[,<subset>…] (${LLMBAR_SUBSETS.join(", ")}, or all) | pandalm | ttcw | summhay | xstest`)
     .option("--stored-judge <name>", "with --dataset: a stored judge, e.g. gpt-4-vanilla (repeatable; default all)", collect, [])
     .option("--datasets-dir <dir>", "where the datasets live (default $RUBRICATE_DATASETS, else the datasets/ shipped with rubricate)")
-    .option("--unreadable <how>", "with --dataset pandalm: an unreadable stored verdict is an error (default) or a tie (PandaLM's convention)", "error")
+    .addOption(new Option("--unreadable <how>", "with --dataset pandalm: an unreadable stored verdict is an error (default) or a tie (PandaLM's convention)").choices(["error", "tie"]).default("error"))
     .option("--report <file>", "write a self-contained HTML report")
     .option("--markdown <file>", "write the markdown summary (it is also printed unless --quiet)")
     .addOption(jsonOption("the full results"))

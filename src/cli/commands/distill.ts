@@ -1,5 +1,5 @@
 import { writeFileSync } from "node:fs";
-import type { Command } from "commander";
+import { Option, type Command } from "commander";
 import { distillHtml, distillMarkdown, reportHeadline, type DistillReport } from "../../distill/report.js";
 import { runDistill } from "../../distill/run.js";
 import { FORMATS, type ExportFormat, type FilterOptions } from "../../distill/types.js";
@@ -81,7 +81,7 @@ export function register(program: Command): void {
     .option("--rollouts <n>", "with --env: rollouts per task", positiveInt, 8)
     .option("--tasks <n>", "with --env: use the first n tasks", positiveInt)
     .addOption(outputOption("export JSONL (written to <file>.partial, renamed at the end; default: stdout)"))
-    .option("--format <format>", `export format: ${FORMATS.join(" | ")}`, "openai")
+    .addOption(new Option("--format <format>", "export format").choices(FORMATS).default("openai"))
     .option("--rubric <file>", "score rows that carry no reward with this rubric (as they stream)")
     .option("--checks <file>", "with --rubric: custom checks it names, from an environment YAML (its hooks' checks) or a module exporting `checks`")
     .addOption(judgeOption("judge file or id for the rubric's LLM questions (default: the rubric's)"))
@@ -102,10 +102,10 @@ export function register(program: Command): void {
     .option("--min-chars <n>", "drop responses shorter than n characters", nonNegativeInt)
     .option("--max-chars <n>", "drop responses longer than n characters", nonNegativeInt)
     .option("--max-tokens <n>", "drop completions over n tokens (usage.outputTokens, else ⌈chars/4⌉)", nonNegativeInt)
-    .option("--dedup <mode>", "none | exact | near (exact, then MinHash LSH)", "exact")
+    .addOption(new Option("--dedup <mode>", "none, exact, or near (exact, then MinHash LSH)").choices(["none", "exact", "near"]).default("exact"))
     .option("--near-threshold <t>", "Jaccard similarity of character n-grams that counts as a near-duplicate", finiteNumber, 0.8)
     .option("--ngram <n>", "characters per shingle for near-dedup", positiveInt, 5)
-    .option("--dedup-on <what>", "conversation (prompt and completion) | completion", "conversation")
+    .addOption(new Option("--dedup-on <what>", "conversation (prompt and completion) or completion").choices(["conversation", "completion"]).default("conversation"))
     .option("--max-per-tag <n>", "keep at most n rows (pairs) per tag", positiveInt)
     .option("--tag-field <field>", "field holding a row's tag or tags", "tags")
     .option("--prompt-template <text>", "the user turn of non-chat rows, from their fields ({{question}})")

@@ -1,4 +1,4 @@
-import type { Command } from "commander";
+import { Option, type Command } from "commander";
 import type { CheckLine } from "../../hub/check.js";
 import { initEnvPackage, packageNameOf } from "../../hub/init.js";
 import { BUMPS, publishEnvPackage, type Bump } from "../../hub/publish.js";
@@ -70,12 +70,10 @@ export function register(program: Command): void {
     .description("Publish an environment package to its registry (the scope's in .npmrc, or --registry); refuses content the registry already has")
     .argument("[dir]", "the package folder", ".")
     .option("--registry <url>", "publish here instead of the registry .npmrc names for the package's scope", httpUrl)
-    .option("--bump <part>", `raise the version first: ${BUMPS.join(", ")}`)
-    .option("--access <access>", "public or restricted (npm's --access)")
+    .addOption(new Option("--bump <part>", "raise the version first").choices(BUMPS))
+    .addOption(new Option("--access <access>", "npm's --access").choices(["public", "restricted"]))
     .option("--hub <url>", "the hub that shows the package (default $RUBRICATE_HUB)", httpUrl)
     .action(async (dir: string, flags: { registry?: string; bump?: string; access?: string; hub?: string }) => {
-      if (flags.bump !== undefined && !(BUMPS as readonly string[]).includes(flags.bump)) throw new RubricateError("BAD_INPUT", `--bump ${flags.bump}: expected one of ${BUMPS.join(", ")}`);
-      if (flags.access !== undefined && flags.access !== "public" && flags.access !== "restricted") throw new RubricateError("BAD_INPUT", `--access ${flags.access}: expected public or restricted`);
       const hub = flags.hub ?? (process.env.RUBRICATE_HUB || undefined);
       const done = await publishEnvPackage(dir, {
         ...(flags.registry ? { registry: flags.registry } : {}),

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { Option, type Command } from "commander";
+import { InvalidArgumentError, Option, type Command } from "commander";
 import { emptyEstimate, estimateSample } from "../../score/estimate.js";
 import { scoreStream, type IndexedResult } from "../../score/score.js";
 import { RubricateError } from "../../errors.js";
@@ -82,7 +82,7 @@ export function register(program: Command): void {
     .option("--checks <file>", "custom checks the rubric names (`check: { custom: … }`): an environment YAML (its hooks' checks) or a module exporting `checks`")
     .option("--shard <i/n>", "score only shard i of n (every n-th sample); join the outputs with `rubricate merge`")
     .option("--group-by <field>", "GRPO groups: responses sharing this input form a group; lines gain group and advantage (written at the end)")
-    .option("--advantage <scale>", "with --group-by: group (default) | batch | none — the std the advantage is divided by (TRL's scale_rewards)", scaleOf)
+    .addOption(new Option("--advantage <scale>", "with --group-by: group (default), batch or none — the std the advantage is divided by (TRL's scale_rewards)").choices(["group", "batch", "none"]))
     .option("--pass-k <list>", "with --group-by: values of k for pass@k, e.g. 1,8 (default 1 and the group size)", kList)
     .option("--length-penalty <weight>", "with --group-by: Kimi k1.5 length penalty of this weight (shorter correct responses gain)", Number)
     .option("--unsafe-no-sandbox", "let `tests` checks run the responses' code in a plain child process (limits, no isolation): only for code you trust")
@@ -301,14 +301,9 @@ function reportRun({ finished, groupReport, interrupted }: RunOutcome, judge: En
   return finished.scored < finished.samples ? EXIT.partial : EXIT.ok;
 }
 
-function scaleOf(value: string): AdvantageScale {
-  if (value !== "group" && value !== "batch" && value !== "none") throw new RubricateError("BAD_INPUT", `--advantage must be group, batch or none (got "${value}")`);
-  return value;
-}
-
 function kList(value: string): number[] {
   const ks = value.split(",").map((k) => Number(k.trim()));
-  if (ks.length === 0 || ks.some((k) => !Number.isInteger(k) || k < 1)) throw new RubricateError("BAD_INPUT", `--pass-k takes positive integers separated by commas (got "${value}")`);
+  if (ks.length === 0 || ks.some((k) => !Number.isInteger(k) || k < 1)) throw new InvalidArgumentError(`--pass-k takes positive integers separated by commas (got "${value}")`);
   return ks;
 }
 
