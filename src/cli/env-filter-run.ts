@@ -18,7 +18,7 @@ import { decide, filterReportText, passRates, type Band, type FilterResult } fro
 import type { ErrorPolicy } from "../score/aggregate.js";
 import { appendTasks, envTarget, readTaskLines, removedTasksFile, rewriteTasks } from "../corpus/tasks-file.js";
 import { textOut, writeJsonResult } from "./io.js";
-import { cachePathOf, errorPolicyOf, EXIT, interruptSignal, warnIfBatchJudge } from "./run.js";
+import { cachePathOf, errorPolicyOf, EXIT, interruptSignal, warnCacheDegraded, warnIfBatchJudge } from "./run.js";
 
 /** The options of `env filter`, as commander parses them. */
 export interface FilterFlags {
@@ -43,7 +43,7 @@ export async function runFilter(envArg: string, flags: FilterFlags): Promise<num
   const env = await loadEnvironment(target.envFile);
   const lines = readTaskLines(target.tasksFile);
   const policy = createPolicy(flags.model, { defaults: env.policy });
-  const engine = createEngine({ cache: openCache({ path: cachePathOf(flags.cache) }), limits: { maxConcurrency: 8, maxRetries: 5, timeoutMs: 120_000 } });
+  const engine = createEngine({ cache: openCache({ path: cachePathOf(flags.cache), onError: warnCacheDegraded }), limits: { maxConcurrency: 8, maxRetries: 5, timeoutMs: 120_000 } });
   const judgeRef = chooseJudge(flags.judge, env.rubric);
   const judge = judgeRef ? warnIfBatchJudge(createJudge(judgeRef, { engine }), "env filter") : undefined;
   const interrupt = interruptSignal();

@@ -17,7 +17,7 @@ import type { Chunk } from "../corpus/types.js";
 import { synthesizeTasks, type RejectReason, type SynthResult } from "../corpus/synth.js";
 import { appendTasks, envTarget, type EnvTarget, readTaskLines, removedTasksFile, taskQuestion } from "../corpus/tasks-file.js";
 import { textOut, writeJsonResult } from "./io.js";
-import { cachePathOf, EXIT, interruptSignal, warnIfBatchJudge } from "./run.js";
+import { cachePathOf, EXIT, interruptSignal, warnCacheDegraded, warnIfBatchJudge } from "./run.js";
 
 /** The options of `env synth`, as commander parses them. */
 export interface SynthFlags {
@@ -44,7 +44,7 @@ export async function runSynth(envArg: string, flags: SynthFlags): Promise<numbe
   const lines = [...readTaskLines(target.tasksFile), ...readTaskLines(removedTasksFile(target.tasksFile))];
   const judgeRef = chooseJudge(flags.judge, target.rubric);
   if (!judgeRef) throw new RubricateError("BAD_INPUT", "env synth checks every task with a judge: pass --judge, or give the environment's rubric a `judge:`");
-  const engine = createEngine({ cache: openCache({ path: cachePathOf(flags.cache) }), limits: { maxConcurrency: 8, maxRetries: 5, timeoutMs: 120_000 } });
+  const engine = createEngine({ cache: openCache({ path: cachePathOf(flags.cache), onError: warnCacheDegraded }), limits: { maxConcurrency: 8, maxRetries: 5, timeoutMs: 120_000 } });
   const drafter = createPolicy(flags.model);
   const closedBook = flags.closedBookProbe === undefined ? undefined : flags.closedBookProbe === true ? drafter : createPolicy(flags.closedBookProbe as string);
   const judge = warnIfBatchJudge(createJudge(judgeRef, { engine }), "env synth");

@@ -145,6 +145,14 @@ export function cachePathOf(flag: string | boolean | undefined): string | null |
   return typeof flag === "string" ? flag : undefined;
 }
 
+/**
+ * Says in one line that a cache degraded (cannot be opened, read-only, a full disk): the run goes
+ * on, but what it pays for from then on may not be kept. Every `openCache` of a command takes it.
+ */
+export function warnCacheDegraded(e: RubricateError): void {
+  process.stderr.write(`rubricate: warning: ${e.code}: ${e.message}\n`);
+}
+
 /** Checks an `--errors` value: what a criterion error does to the reward. */
 export function errorPolicyOf(value: string): ErrorPolicy {
   if (value === "null" || value === "zero" || value === "skip-criterion") return value;

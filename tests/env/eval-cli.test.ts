@@ -98,6 +98,19 @@ describe("rubricate eval", () => {
   });
 });
 
+describe("rubricate eval: a cache it cannot open", () => {
+  it("says so in one line and goes on (nothing said before: every paid call silently unkept)", async () => {
+    const dir = tempDir("rubricate-eval-");
+    const judge = writeJudgeFile(dir, server.url);
+    const notAFolder = join(dir, "notes.txt");
+    writeFileSync(notAFolder, "a file where the cache's folder should be\n");
+    const r = await runEvalCli(["examples/wordle/env.yaml", "--model", `openai-compatible:solver@${server.url}`, "--tasks", "1", "--judge", judge, "--out", join(dir, "r.jsonl"), "--cache", join(notAFolder, "cache.db"), "-q"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`rubricate: warning: CACHE: cannot open cache ${join(notAFolder, "cache.db")}`);
+    expect(r.stderr).toContain("running without a persistent cache");
+  });
+});
+
 describe("readRollouts", () => {
   it("drops and cuts a torn last line; completes a last line missing its newline; rejects a bad middle line", () => {
     const dir = tempDir("rubricate-eval-");

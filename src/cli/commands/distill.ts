@@ -19,7 +19,7 @@ import { loadEnvironmentSpec } from "../../hub/resolve.js";
 import { createPolicy } from "../../env/policy.js";
 import { Progress } from "../progress.js";
 import { runScore } from "./score.js";
-import { EXIT, interruptSignal, positiveInt, cachePathOf, errorPolicyOf, warnIfBatchJudge, finiteNumber, nonNegativeInt, exitAfterQueuedRun } from "../run.js";
+import { EXIT, interruptSignal, positiveInt, cachePathOf, errorPolicyOf, warnCacheDegraded, warnIfBatchJudge, finiteNumber, nonNegativeInt, exitAfterQueuedRun } from "../run.js";
 import { cacheOption, collectList, concurrencyOption, errorsOption, jsonOption, judgeOption, noCacheOption, outputOption, queueOption, chunkSizeOption } from "../options.js";
 import { writeJsonResult } from "../io.js";
 
@@ -251,7 +251,7 @@ async function teacher(flags: DistillFlags, cachePath: string | null | undefined
   // Resolved as eval resolves it: a file or folder, a package name (installed into .rubricate/envs), name@version, a git URL.
   const env = await loadEnvironmentSpec(flags.env!, { onNotice: (line) => process.stderr.write(`rubricate: ${line}\n`) });
   const policy = createPolicy(flags.model!, { defaults: env.policy });
-  const engine = createEngine({ cache: openCache({ path: cachePath }), limits: { maxConcurrency: 8, maxRetries: 5, timeoutMs: 120_000 } });
+  const engine = createEngine({ cache: openCache({ path: cachePath, onError: warnCacheDegraded }), limits: { maxConcurrency: 8, maxRetries: 5, timeoutMs: 120_000 } });
   const needsJudge = env.rubric.criteria.some((c) => c.question) || env.tasks.some((t) => t.criteria?.some((c) => typeof c === "object" && c !== null && "question" in c));
   const judgeRef = chooseJudge(flags.judge, env.rubric);
   const judge: EngineJudge | undefined = needsJudge && judgeRef ? warnIfBatchJudge(createJudge(judgeRef, { engine }), "distill") : undefined;

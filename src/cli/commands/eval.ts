@@ -18,7 +18,7 @@ import { chooseJudge, createJudge, type EngineJudge } from "../../judge/create.j
 import { judgeFamilyWarning } from "../../judge/family.js";
 import type { ErrorPolicy } from "../../score/aggregate.js";
 import { Progress } from "../progress.js";
-import { EXIT, httpUrl, interruptSignal, nonNegativeInt, passThreshold, positiveInt, cachePathOf, errorPolicyOf, warnIfBatchJudge, exitAfterQueuedRun } from "../run.js";
+import { EXIT, httpUrl, interruptSignal, nonNegativeInt, passThreshold, positiveInt, cachePathOf, errorPolicyOf, warnCacheDegraded, warnIfBatchJudge, exitAfterQueuedRun } from "../run.js";
 import { cacheOption, collect, concurrencyOption, errorsOption, judgeOption, noCacheOption, queueOption, chunkSizeOption } from "../options.js";
 import { printReport } from "../io.js";
 import { buildHubResults, pushAll, type HubResultMeta } from "../../hub/push.js";
@@ -109,7 +109,7 @@ async function runEvalCommand(envArg: string, flags: EvalFlags): Promise<number>
   const spec = flags.queue ? evalSpecOf(envArg, env, flags, cachePath) : undefined;
   const policies = flags.model.map((m) => createPolicy(m, { defaults: env.policy, ...(spec ? { provider: NO_CALLS } : {}) }));
   const models = spec ? {} : envModels(env.models ?? {}, flags.envModel);
-  const engine = createEngine({ cache: openCache({ path: spec ? null : cachePath }), limits: { maxConcurrency: 8, maxRetries: 5, timeoutMs: 120_000 } });
+  const engine = createEngine({ cache: openCache({ path: spec ? null : cachePath, onError: warnCacheDegraded }), limits: { maxConcurrency: 8, maxRetries: 5, timeoutMs: 120_000 } });
   const judgeRef = chooseJudge(flags.judge, env.rubric);
   const judge: EngineJudge | undefined = spec ? undefined : needsJudge(env) && judgeRef ? warnIfBatchJudge(createJudge(judgeRef, { engine }), "eval") : undefined;
   if (needsJudge(env) && !judge && !flags.quiet) process.stderr.write("rubricate: warning: the rubric asks LLM questions but no judge is set (--judge or the rubric's `judge`); they will be NO_JUDGE errors\n");
@@ -174,7 +174,7 @@ async function runSuiteCommand(path: string, flags: EvalFlags): Promise<number> 
     const out = join(outDir, `${labelFile(label)}.jsonl`);
     if (existsSync(out) && !flags.resume) throw new RubricateError("BAD_INPUT", `${out} already exists: pass --resume to continue it, or remove it`);
   }
-  const engine = createEngine({ cache: openCache({ path: cachePathOf(flags.cache) }), limits: { maxConcurrency: 8, maxRetries: 5, timeoutMs: 120_000 } });
+  const engine = createEngine({ cache: openCache({ path: cachePathOf(flags.cache), onError: warnCacheDegraded }), limits: { maxConcurrency: 8, maxRetries: 5, timeoutMs: 120_000 } });
   const judges = new Map<string, EngineJudge>();
   const judgeFor = (env: Environment, ref: string | undefined) => {
     // The suite's `judge:` is named by a file as a rubric's is: resolved beside the suite, key destination checked.

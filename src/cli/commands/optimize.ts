@@ -18,7 +18,7 @@ import { createReflector, type ReflectionPrompt } from "../../optimize/targets/r
 import { rewriteRubricQuestions } from "../../optimize/targets/rubric-rewrite.js";
 import type { Candidate, Evaluate, OptimizeOptions, OptimizeResult } from "../../optimize/types.js";
 import { loadRubric } from "../../rubric/load.js";
-import { EXIT, interruptSignal, positiveInt, cachePathOf, warnIfBatchJudge, nonNegativeInt } from "../run.js";
+import { EXIT, interruptSignal, positiveInt, cachePathOf, warnCacheDegraded, warnIfBatchJudge, nonNegativeInt } from "../run.js";
 import { cacheOption, collect, concurrencyOption, judgeOption, noCacheOption } from "../options.js";
 
 /** Flags both `optimize` targets share. */
@@ -133,7 +133,7 @@ export function register(program: Command): void {
 
 function openEngine(flags: OptimizeFlags): Engine {
   const path = cachePathOf(flags.cache);
-  return createEngine({ cache: openCache({ path }), limits: { maxConcurrency: 8, maxRetries: 5, timeoutMs: 120_000 } });
+  return createEngine({ cache: openCache({ path, onError: warnCacheDegraded }), limits: { maxConcurrency: 8, maxRetries: 5, timeoutMs: 120_000 } });
 }
 
 /** Runs `optimize policy` with parsed flags; returns the exit code. */

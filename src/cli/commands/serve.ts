@@ -15,7 +15,7 @@ import type { Environment } from "../../env/types.js";
 import { RedisCache } from "../../engine/cache/redis.js";
 import type { ErrorPolicy } from "../../score/aggregate.js";
 import { loadRubricSync } from "../../rubric/load.js";
-import { EXIT, parseBytes, positiveInt, cachePathOf, errorPolicyOf, warnIfBatchJudge, finiteNumber } from "../run.js";
+import { EXIT, parseBytes, positiveInt, cachePathOf, errorPolicyOf, warnCacheDegraded, warnIfBatchJudge, finiteNumber } from "../run.js";
 import { cacheOption, collect, concurrencyOption, errorsOption, judgeOption, noCacheOption } from "../options.js";
 
 interface ServeFlags {
@@ -231,7 +231,7 @@ async function runServe(flags: ServeFlags): Promise<number> {
 function environmentApi(env: Environment, flags: ServeFlags, judge: EngineJudge | undefined, cache: string | null | undefined) {
   // Rollouts call the trainer's policy through the judge's engine (one place for limits and stats);
   // without a judge, an engine of their own (policy calls are not cached unless versioned anyway).
-  const engine = judge?.engine ?? createEngine({ cache: openCache({ path: cache }), limits: { maxConcurrency: 256, maxRetries: 2, timeoutMs: 600_000 } });
+  const engine = judge?.engine ?? createEngine({ cache: openCache({ path: cache, onError: warnCacheDegraded }), limits: { maxConcurrency: 256, maxRetries: 2, timeoutMs: 600_000 } });
   const sessions = createSessionManager({ env, engine, judge, unsafeNoSandbox: flags.unsafeNoSandbox, errors: flags.errors, maxSessions: flags.maxSessions, maxSessionBytes: flags.maxSessionBytes, maxTotalBytes: flags.maxSessionsBytes, idleMs: flags.sessionIdleMs, allowTaskCriteria: Boolean(flags.allowSampleQuestions) });
   // A hook's process.exit or stray throw fails its session, not the server.
   const releaseGuard = installHookGuard();
