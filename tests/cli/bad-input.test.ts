@@ -9,6 +9,9 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { jsonlEntries } from "../../src/config/jsonl.js";
 import { cliInProcess as cli, jsonLines } from "./helpers.js";
+import { writeJudgeFile } from "../helpers/cli.js";
+import { startOpenAIServer } from "../../src/testing/servers/openai-server.js";
+import { judgeResponder } from "../../src/testing/servers/judge-responder.js";
 
 const RUBRIC = "rubrics/structured-output.yaml";
 const dir = mkdtempSync(join(tmpdir(), "rubricate-bad-input-"));
@@ -173,5 +176,24 @@ describe("merge with files that are not sorted results", () => {
     const conflict = await cli(["merge", a, c]);
     expect(conflict.code).toBe(1);
     expect(conflict.stderr).toContain(`two results for sample index 1 disagree (${a} and ${c})`);
+  });
+});
+
+describe("score with a cache it cannot open", () => {
+  it("says so in rubricate's one line, not as a node process warning (\"(node:1234) [CACHE] RubricateWarning: … Use `node --trace-warnings …`\" before)", async () => {
+    const server = await startOpenAIServer({ respond: judgeResponder(() => true), recordBodies: false });
+    try {
+      const rubric = join(dir, "asked.yaml");
+      writeFileSync(rubric, "id: asked\nversion: 1\ninputs: [response]\ncriteria:\n  - id: polite\n    question: Is the response polite?\n");
+      const samples = join(dir, "asked.jsonl");
+      writeFileSync(samples, `${JSON.stringify({ response: "Thank you!" })}\n`);
+      const notAFolder = join(dir, "not-a-folder.txt");
+      writeFileSync(notAFolder, "x\n");
+      const r = await cli(["score", rubric, samples, "-j", writeJudgeFile(dir, server.url), "--cache", join(notAFolder, "c.db"), "-q"], { env: { RUBRICATE_TEST_KEY: "sk-test-1234567890" } });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toBe(`rubricate: warning: CACHE: cannot open cache ${join(notAFolder, "c.db")} (EEXIST: file already exists, mkdir '${notAFolder}'); running without a persistent cache\n`);
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -13,7 +13,7 @@ import { loadXstest, XSTEST_JUDGES, xstestAgreement, xstestMarkdown, type Xstest
 import { loadSummhay, summhayBias, summhayBiasMarkdown, summhayJudges, type SummhayBias } from "../../calibrate/summhay.js";
 import { loadTtcw, ttcwFigures, ttcwJudges, ttcwMarkdown, type TtcwFigures } from "../../calibrate/ttcw.js";
 import { RubricateError } from "../../errors.js";
-import { EXIT, positiveInt, cachePathOf, warnIfBatchJudge, nonNegativeInt } from "../run.js";
+import { EXIT, positiveInt, cachePathOf, warnCacheDegraded, warnIfBatchJudge, nonNegativeInt } from "../run.js";
 import { cacheOption, collect, jsonOption, judgeOption, noCacheOption } from "../options.js";
 import { printReport, textOut, writeJsonResult } from "../io.js";
 
@@ -181,7 +181,7 @@ async function scoreWithJudges(flags: CalibrateFlags, labels: HumanLabel[]): Pro
   const cache = cachePathOf(flags.cache);
   const sets: VerdictSet[] = [];
   for (const ref of flags.judge) {
-    const judge = warnIfBatchJudge(createJudge(ref, { cache }), "calibrate");
+    const judge = warnIfBatchJudge(createJudge(ref, { cache, onCacheError: warnCacheDegraded }), "calibrate");
     try {
       sets.push(await scoreLabelled(rubric, labels, judge, { name: ref }));
     } finally {

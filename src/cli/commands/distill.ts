@@ -191,7 +191,7 @@ async function runDistillCommand(input: string | undefined, flags: DistillFlags)
   const judgeRef = chooseJudge(flags.judge, rubric);
   const needsJudge = rubric?.criteria.some((c) => c.question) ?? false;
   // Queued: the workers judged every row; this process calls no judge and needs no key.
-  const judge: EngineJudge | undefined = generation?.judge ?? (rubric && judgeRef && needsJudge && !flags.queue ? warnIfBatchJudge(createJudge(judgeRef, { cache: cachePath }), "distill", "for the batch price, run `rubricate score … --batch` over the same samples first: distill --rescore then reads those answers from the cache") : undefined);
+  const judge: EngineJudge | undefined = generation?.judge ?? (rubric && judgeRef && needsJudge && !flags.queue ? warnIfBatchJudge(createJudge(judgeRef, { cache: cachePath, onCacheError: warnCacheDegraded }), "distill", "for the batch price, run `rubricate score … --batch` over the same samples first: distill --rescore then reads those answers from the cache") : undefined);
   const progress = new Progress(undefined, !flags.quiet && flags.output !== undefined);
   const interrupt = interruptSignal();
   let report: DistillReport;

@@ -6,7 +6,7 @@ import { RubricateError } from "../../errors.js";
 import { loadRubric } from "../../rubric/load.js";
 import type { Sample } from "../../types.js";
 import { readJsonl, textOut, writeJsonResult } from "../io.js";
-import { EXIT, cachePathOf, positiveInt, warnIfBatchJudge } from "../run.js";
+import { EXIT, cachePathOf, positiveInt, warnCacheDegraded, warnIfBatchJudge } from "../run.js";
 import { cacheOption, concurrencyOption, jsonOption, judgeOption, noCacheOption } from "../options.js";
 
 /** The flags of `rubricate flips`. */
@@ -47,7 +47,7 @@ export async function runFlips(samplesPath: string, flags: FlipsFlags, out: (tex
     if (flags.limit !== undefined && samples.length >= flags.limit) break;
     samples.push(row as Sample);
   }
-  const judge = warnIfBatchJudge(createJudge(judgeRef, { cache: cachePathOf(flags.cache) }), "flips");
+  const judge = warnIfBatchJudge(createJudge(judgeRef, { cache: cachePathOf(flags.cache), onCacheError: warnCacheDegraded }), "flips");
   try {
     const f = await orderFlips(rubric, samples, { judge, concurrency: flags.concurrency });
     textOut(flags.json, out)(orderFlipsMarkdown(f));

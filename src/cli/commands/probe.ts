@@ -12,7 +12,7 @@ import { loadRubricSync } from "../../rubric/load.js";
 import type { Sample } from "../../types.js";
 import { readJsonl, textOut, writeJsonResult } from "../io.js";
 import { Progress } from "../progress.js";
-import { EXIT, interruptSignal, positiveInt, cachePathOf, warnIfBatchJudge } from "../run.js";
+import { EXIT, interruptSignal, positiveInt, cachePathOf, warnCacheDegraded, warnIfBatchJudge } from "../run.js";
 import { cacheOption, collect, concurrencyOption, jsonOption, judgeOption, noCacheOption } from "../options.js";
 
 /** Exit code when an attack's mean reward is above `--fail-above` (distinct from errors and partial runs). */
@@ -83,7 +83,7 @@ async function runProbe(rubricPath: string, samplesPath: string, flags: ProbeFla
   const needsJudge = rubric.criteria.some((c) => c.question);
   if (needsJudge && !judgeRef) throw new RubricateError("NO_JUDGE", "this rubric asks LLM questions: pass --judge <file>");
   const cachePath = cachePathOf(flags.cache);
-  const judge: EngineJudge | undefined = needsJudge ? warnIfBatchJudge(createJudge(judgeRef!, { cache: cachePath }), "probe") : undefined;
+  const judge: EngineJudge | undefined = needsJudge ? warnIfBatchJudge(createJudge(judgeRef!, { cache: cachePath, onCacheError: warnCacheDegraded }), "probe") : undefined;
   let attacker: Attacker | undefined;
   // Created at the first scored response, when the number of attack responses is known.
   let progress: Progress | undefined;

@@ -17,7 +17,7 @@ import { isRolloutRecord, sampleOfRollout, samplesOfRows } from "../../env/recor
 import { parseShard, takeShard } from "../../engine/shard.js";
 import type { FleetMemberStats } from "../../providers/fleet.js";
 import { countLines, Progress } from "../progress.js";
-import { EXIT, interruptSignal, positiveInt, cachePathOf, errorPolicyOf, usageError, exitAfterQueuedRun } from "../run.js";
+import { EXIT, interruptSignal, positiveInt, cachePathOf, errorPolicyOf, usageError, warnCacheDegraded, exitAfterQueuedRun } from "../run.js";
 import { isRedisUrl } from "../../engine/cache/index.js";
 import { runInCappedWorker } from "../worker.js";
 import { DEFAULT_CHUNK_SIZE, queuedRun, queuedStream, type QueuedRun } from "../queued-score.js";
@@ -112,7 +112,7 @@ export async function runScore(rubricPath: string, samplesPath: string, flags: S
   if (flags.batch && isRedisPath(cachePath)) throw batchCacheRefusal(cachePath);
   const queued = flags.queue ? queuedRun(rubric, rubricPath, samplesPath, judgeRef && needsJudge ? judgeRef : undefined, cachePath, flags) : undefined;
   if (queued?.resumes) flags.resume = true;
-  const judge: EngineJudge | undefined = queued ? undefined : judgeRef && needsJudge ? createJudge(judgeRef, { cache: cachePath }) : undefined;
+  const judge: EngineJudge | undefined = queued ? undefined : judgeRef && needsJudge ? createJudge(judgeRef, { cache: cachePath, onCacheError: warnCacheDegraded }) : undefined;
   if (judge && (flags.batch || judge.config.mode === "batch")) {
     const code = await batchPass(rubric, samplesPath, judge, cachePath, flags);
     if (code !== undefined) return code;

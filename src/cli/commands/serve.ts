@@ -159,7 +159,7 @@ async function runServe(flags: ServeFlags): Promise<number> {
   const needsJudge = rubric.criteria.some((c) => c.question);
   if (needsJudge && !judgeRef) throw new RubricateError("NO_JUDGE", `rubric ${rubric.id} asks LLM questions: pass --judge <file>`);
   const cache = cachePathOf(flags.cache);
-  const judge = needsJudge ? warnIfBatchJudge(createJudge(judgeRef!, { cache }), "serve") : undefined;
+  const judge = needsJudge ? warnIfBatchJudge(createJudge(judgeRef!, { cache, onCacheError: warnCacheDegraded }), "serve") : undefined;
   const envApi = env ? environmentApi(env, flags, judge, cache) : undefined;
   if (judge && flags.trainee) {
     // A judge of the trainee's family tends to favour its outputs: the policy learns the judge's taste.
