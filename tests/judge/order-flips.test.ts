@@ -114,4 +114,28 @@ describe("rubricate flips", () => {
     expect(printed).toContain("| a | 2 | 0 | 2 | 0.0% | 100.0% | 100.0 pts [100.0, 100.0] | 0 |");
     expect(printed).toMatch(/\| all \| 4 \| 0 \| 4 \| 0\.0% \| 100\.0% \|/);
   });
+
+  it("exits 3 and says so when questions got no verdict (exit 0 before, as if measured)", async () => {
+    const { runFlips } = await import("../../src/cli/commands/flips.js");
+    const { tempDir, writeJudgeFile, writeJsonl } = await import("../helpers/cli.js");
+    const { writeFileSync } = await import("node:fs");
+    const { join } = await import("node:path");
+    const server = (await startOpenAIServer({ respond: () => "I think no." })) as TestServer<unknown>;
+    servers.push(server);
+    const dir = tempDir("flips-");
+    const rubricPath = join(dir, "r.yaml");
+    writeFileSync(rubricPath, "id: r\ninputs: [response]\ncriteria:\n  - id: a\n    question: Is a there?\n  - id: b\n    question: Is b there?\n");
+    const samplesPath = writeJsonl(dir, "s.jsonl", samples);
+    let printed = "";
+    const stderr = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
+    vi.stubEnv("RUBRICATE_TEST_KEY", "k");
+    try {
+      const code = await runFlips(samplesPath, { rubric: rubricPath, judge: writeJudgeFile(dir, server.url, { max_retries: 0 }), cache: false, limit: 2 }, (t) => (printed += t));
+      expect(code).toBe(3);
+      expect(printed).toMatch(/\| all \| 0 \| 0 \| 0 \| n\/a \| n\/a \| n\/a \| 4 \|/);
+      expect(stderr.mock.calls.map((c) => String(c[0])).join("")).toContain("rubricate: 4 question(s) got no verdict in one of their three asks (the errors column); the table leaves them out\n");
+    } finally {
+      stderr.mockRestore();
+    }
+  });
 });

@@ -52,6 +52,11 @@ export async function runFlips(samplesPath: string, flags: FlipsFlags, out: (tex
     const f = await orderFlips(rubric, samples, { judge, concurrency: flags.concurrency });
     textOut(flags.json, out)(orderFlipsMarkdown(f));
     if (flags.json) writeJsonResult(flags.json, f, writeFileSync);
+    // A judge that did not answer measured nothing: the exit code says so, as score's does.
+    if (f.all.errors > 0) {
+      process.stderr.write(`rubricate: ${f.all.errors} question(s) got no verdict in one of their three asks (the errors column); the table leaves them out\n`);
+      return EXIT.partial;
+    }
   } finally {
     await judge.close?.();
   }
