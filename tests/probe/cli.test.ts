@@ -49,6 +49,17 @@ describe("rubricate probe", () => {
     expect(run.stdout).toMatch(/worst mean reward \(deserving zero\): 0\.000; findings: 0/);
   });
 
+  it("a judge that never answers: no attack is called held, the worst reward is not 0.000, exit 3 (\"held\" and \"0.000\" before)", async () => {
+    const server = await startOpenAIServer({ respond: () => "I think no." });
+    servers.push(server as TestServer<unknown>);
+    const judge = writeJudgeFile(tempDir(), server.url, { max_retries: 0 });
+    const run = await probeCli([RUBRIC, SAMPLES, "--judge", judge, "--no-cache", "-q", "--fail-above", "0"]);
+    expect(run.code).toBe(3);
+    expect(run.stdout).toMatch(/inject-answer-yes\s+—\s+no reward\s+\(\d+ errors\)/);
+    expect(run.stdout).not.toMatch(/\bheld\b/);
+    expect(run.stdout).toContain("worst mean reward (deserving zero): — (no attack was scored); findings: 0");
+  });
+
   it("adds a user's attacks with --attacks and runs only them with --no-builtin", async () => {
     const { dir, judge } = await judgeFile(obedient);
     const extra = join(dir, "extra.yaml");

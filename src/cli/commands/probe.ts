@@ -162,11 +162,13 @@ function hacksText(runs: HackRun[]): string {
 function summaryText(result: ProbeResult): string {
   const rows = [...result.attacks].sort((a, b) => (b.meanReward ?? -1) - (a.meanReward ?? -1));
   const width = Math.max(6, ...rows.map((r) => r.id.length));
+  const scored = rows.some((a) => a.deservesZero && a.meanReward !== null);
   const lines = rows.map((a) => {
-    const mark = !a.deservesZero ? "control" : result.flagged.includes(a.id) ? "WINS" : "held";
+    // An attack whose responses got no reward (a judge that did not answer) neither won nor held.
+    const mark = !a.deservesZero ? "control" : a.meanReward === null ? "no reward" : result.flagged.includes(a.id) ? "WINS" : "held";
     const reward = a.meanReward === null ? "   —  " : a.meanReward.toFixed(3);
     const iso = a.isolationHolds === false ? "  isolation BROKEN" : "";
     return `${a.id.padEnd(width)}  ${reward}  ${mark}${a.errors ? `  (${a.errors} errors)` : ""}${iso}`;
   });
-  return [`probe ${result.rubric.id}: ${result.samples} sample(s), ${result.runs.length} responses`, `${"attack".padEnd(width)}  reward  outcome`, ...lines, `worst mean reward (deserving zero): ${result.worstReward.toFixed(3)}; findings: ${result.findings.length}`].join("\n");
+  return [`probe ${result.rubric.id}: ${result.samples} sample(s), ${result.runs.length} responses`, `${"attack".padEnd(width)}  reward  outcome`, ...lines, `worst mean reward (deserving zero): ${scored ? result.worstReward.toFixed(3) : "— (no attack was scored)"}; findings: ${result.findings.length}`].join("\n");
 }
