@@ -6,6 +6,8 @@ import { describe, expect, it, vi } from "vitest";
 import { type CalibrateFlags, computeCalibration, register, runCalibrate } from "../../src/cli/commands/calibrate.js";
 import { packagedDatasetsDir } from "../../src/calibrate/datasets.js";
 import { isRubricateError } from "../../src/errors.js";
+import { startOpenAIServer } from "../../src/testing/servers/openai-server.js";
+import { writeJudgeFile } from "../helpers/cli.js";
 
 const datasets = packagedDatasetsDir();
 const base: CalibrateFlags = { verdicts: [], judge: [], storedJudge: [], resamples: 100 };
@@ -147,5 +149,28 @@ describe("rubricate calibrate --dataset", () => {
     expect(strict.results[0].overall.errors).toBe(25);
     await expect(computeCalibration({ ...base, dataset: "pandalm", unreadable: "no" })).rejects.toThrow(/--unreadable must be error or tie/);
     await expect(computeCalibration({ ...base, dataset: "llmbar:natural", unreadable: "tie" })).rejects.toThrow(/pandalm only/);
+  });
+});
+
+describe("rubricate calibrate --judge with a judge that does not answer", () => {
+  it("exits 3 and says how many labelled verdicts are errors (exit 0 before, the n = 0 table looking like a result)", async () => {
+    const server = await startOpenAIServer({ respond: () => "I think no." });
+    const dir = mkdtempSync(join(tmpdir(), "rubricate-calibrate-"));
+    const stderr = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
+    vi.stubEnv("RUBRICATE_TEST_KEY", "k");
+    try {
+      const rubric = join(dir, "r.yaml");
+      writeFileSync(rubric, "id: r\nversion: 1\ninputs: [response]\ncriteria:\n  - id: polite\n    question: Is the response polite?\n");
+      const labels = join(dir, "labels.jsonl");
+      writeFileSync(labels, ['{"sample": {"id": 1, "response": "Thanks!"}, "criterion": "polite", "label": true}', '{"sample": {"id": 2, "response": "Go away."}, "criterion": "polite", "label": false}'].join("\n"));
+      const judge = writeJudgeFile(dir, server.url, { max_retries: 0 });
+      const code = await runCalibrate({ ...base, labels, rubric, judge: [judge], cache: false, quiet: true });
+      expect(code).toBe(3);
+      expect(stderr.mock.calls.map((c) => String(c[0])).join("")).toContain(`rubricate: judge ${judge}: 2 labelled verdict(s) are errors, left out of the metrics\n`);
+    } finally {
+      stderr.mockRestore();
+      vi.unstubAllEnvs();
+      await server.close();
+    }
   });
 });

@@ -98,7 +98,10 @@ export async function runCalibrate(flags: CalibrateFlags, out: (text: string) =>
     writeFileSync(flags.writeThresholds, rubricWithThresholds(readFileSync(flags.rubric, "utf8"), thresholds, flags.rubric));
   }
   if (flags.json) writeJsonResult(flags.json, { results: run.results, pairwise: run.pairwise, ...(run.comparison ? { comparison: run.comparison } : {}), ...(run.ttcw ? { ttcw: run.ttcw } : {}), ...(run.xstest ? { xstest: run.xstest } : {}), ...(run.summhay ? { summhay: run.summhay } : {}) }, writeFileSync);
-  return EXIT.ok;
+  // A judge asked now (--judge, the last results) that left labelled items without a verdict: the exit code says so, as score's does.
+  const asked = run.results.slice(run.results.length - flags.judge.length).filter((r) => r.overall.errors > 0);
+  for (const r of asked) process.stderr.write(`rubricate: judge ${r.judge}: ${r.overall.errors} labelled verdict(s) are errors, left out of the metrics\n`);
+  return asked.length > 0 ? EXIT.partial : EXIT.ok;
 }
 
 function reportTitle(flags: CalibrateFlags): string {
