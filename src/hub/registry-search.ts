@@ -179,6 +179,18 @@ export async function tarballTextFiles(tgz: Buffer, limits: TarballLimits = {}):
   return files;
 }
 
+/** A package file's YAML as data, or undefined when it does not parse: a package is described as far as it reads, never trusted. */
+function yamlData(text: string | undefined): unknown {
+  if (text === undefined) return undefined;
+  try {
+    return parseYaml(text);
+  } catch {
+    return undefined;
+  }
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
 /**
  * Task count and criteria from the package's env.yaml, its dataset and its rubric, read as YAML
  * (nothing imported, so nothing of the package runs). `field` is package.json's `rubricate`.
@@ -188,14 +200,15 @@ export function describeEnvironment(files: Map<string, string>, field: unknown):
   const envPath = typeof field === "string" ? field : field === true ? "env.yaml" : typeof (field as { env?: unknown })?.env === "string" ? (field as { env: string }).env : "env.yaml";
   const envText = files.get(posix.normalize(envPath));
   if (envText === undefined) return { criteria: [] };
-  const env = (parseYaml(envText) ?? {}) as { dataset?: unknown; rubric?: unknown };
+  const parsed = yamlData(envText);
+  const env = (isRecord(parsed) ? parsed : {}) as { dataset?: unknown; rubric?: unknown };
   const base = posix.dirname(posix.normalize(envPath));
   const at = (p: string) => posix.normalize(posix.join(base, p));
   let tasks: number | undefined;
   if (Array.isArray(env.dataset)) tasks = env.dataset.length;
   else if (typeof env.dataset === "string" && files.has(at(env.dataset))) tasks = files.get(at(env.dataset))!.split("\n").filter((l) => l.trim()).length;
-  const rubric = (typeof env.rubric === "string" ? parseYaml(files.get(at(env.rubric)) ?? "") : env.rubric) as { criteria?: Record<string, unknown>[] } | null;
-  const criteria = (rubric?.criteria ?? []).map((c) => ({
+  const rubric = typeof env.rubric === "string" ? yamlData(files.get(at(env.rubric))) : env.rubric;
+  const criteria = (isRecord(rubric) && Array.isArray(rubric.criteria) ? rubric.criteria.filter(isRecord) : []).map((c) => ({
     id: String(c.id),
     ...(typeof c.points === "number" ? { points: c.points } : {}),
     what: typeof c.question === "string" ? c.question : c.check !== undefined ? `check ${JSON.stringify(c.check)}` : "",

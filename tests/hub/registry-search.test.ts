@@ -41,6 +41,14 @@ describe("tarballTextFiles / describeEnvironment", () => {
     expect((await tarballTextFiles(big, { maxTotalBytes: 50 })).size).toBeLessThan(4);
   });
 
+  it("a package whose env.yaml or rubric is malformed is described as far as it reads, never a thrown parse or type error (a stack trace in env info, a 500 on the hub page before)", () => {
+    const files = (extra: Record<string, string>) => new Map(Object.entries({ ...env, ...extra }));
+    expect(describeEnvironment(files({ "env.yaml": "id: e\ndataset: tasks.jsonl\nrubric:\n  id: r\n\tcriteria: []\n" }), "env.yaml")).toEqual({ criteria: [] });
+    expect(describeEnvironment(files({ "rubric.yaml": "id: r\ncriteria: 5\n" }), "env.yaml")).toEqual({ tasks: 2, criteria: [] });
+    expect(describeEnvironment(files({ "rubric.yaml": "id: r\ncriteria:\n  - null\n  - id: ok\n    question: Is it?\n  - 7\n" }), "env.yaml").criteria.map((c) => c.id)).toEqual(["ok"]);
+    expect(describeEnvironment(files({ "rubric.yaml": "id: r\ncriteria: [\n" }), "env.yaml")).toEqual({ tasks: 2, criteria: [] });
+  });
+
   it("bytes that are not a tarball are PACKAGE_INVALID, not a crash", async () => {
     await expect(tarballTextFiles(Buffer.from("not a tarball at all, just text"))).rejects.toMatchObject({ code: "PACKAGE_INVALID" });
   });
