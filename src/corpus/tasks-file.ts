@@ -5,7 +5,8 @@
  */
 import { appendFileSync, existsSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { parse, stringify } from "yaml";
+import { stringify } from "yaml";
+import { parseYamlSource } from "../config/yaml-source.js";
 import { RubricateError } from "../errors.js";
 import { readEnvManifest } from "../hub/package.js";
 import { loadRubricSync, parseRubric } from "../rubric/load.js";
@@ -34,7 +35,7 @@ export function envTarget(arg: string): EnvTarget {
   } catch (e) {
     throw new RubricateError("FILE_NOT_FOUND", `cannot read the environment ${envFile}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
   }
-  const file = (parse(text) ?? {}) as { dataset?: unknown; rubric?: unknown; config?: { index?: unknown } };
+  const file = (parseYamlSource(text, { filename: envFile }).data ?? {}) as { dataset?: unknown; rubric?: unknown; config?: { index?: unknown } };
   if (typeof file.dataset !== "string") throw new RubricateError("BAD_INPUT", `\`dataset:\` must name a tasks file (JSONL) for tasks to be written to it`, { location: { file: envFile } });
   const dir = dirname(envFile);
   const rubric =

@@ -30,6 +30,9 @@ describe("envTarget", () => {
     writeFileSync(join(dir, "norubric.yaml"), `id: x\ndataset: tasks.jsonl\n`);
     expect(() => envTarget(join(dir, "norubric.yaml"))).toThrow(new RegExp(`^${join(dir, "norubric.yaml")}: no \`rubric:\`$`));
     expect(() => envTarget(join(dir, "missing.yaml"))).toThrow(RubricateError);
+    // Malformed YAML is located like any config file's (a YAMLParseError and its stack trace from env synth/filter before).
+    writeFileSync(join(dir, "tabs.yaml"), "id: x\ndataset: tasks.jsonl\nrubric:\n  id: r\n\tcriteria: []\n");
+    expect(() => envTarget(join(dir, "tabs.yaml"))).toThrow(expect.objectContaining({ code: "YAML_SYNTAX", message: expect.stringMatching(new RegExp(`^${join(dir, "tabs.yaml")}:5:1: Tabs are not allowed`)) }));
   });
 });
 
