@@ -159,38 +159,43 @@ function checkCrossReferences(rubric: Rubric, own: Criterion[], source: YamlSour
     const i = ownIndex(id);
     return i >= 0 ? source.locate(["criteria", i, key]) : source.locate(["extends"]);
   };
+  // Every problem is reported at once (validate's promise), under the first one's code.
+  const problems: { code: CrossReferenceCode; issue: Located }[] = [];
+  const problem = (code: CrossReferenceCode, issue: Located) => problems.push({ code, issue });
   const seen = new Map<string, number>();
   own.forEach((criterion, index) => {
     if (seen.has(criterion.id)) {
-      fail("DUPLICATE_ID", [{ message: `duplicate criterion id "${criterion.id}" (first defined as criterion ${seen.get(criterion.id)! + 1})`, location: source.locate(["criteria", index, "id"]) }]);
-    }
-    seen.set(criterion.id, index);
+      problem("DUPLICATE_ID", { message: `duplicate criterion id "${criterion.id}" (first defined as criterion ${seen.get(criterion.id)! + 1})`, location: source.locate(["criteria", index, "id"]) });
+    } else seen.set(criterion.id, index);
   });
   const ids = new Set(rubric.criteria.map((c) => c.id));
   for (const criterion of rubric.criteria) {
     if (criterion.when === undefined) continue;
-    if (criterion.when === criterion.id) fail("WHEN_CYCLE", [{ message: `criterion "${criterion.id}" has \`when\` pointing to itself`, location: locate(criterion.id, "when") }]);
-    if (!ids.has(criterion.when)) {
-      fail("WHEN_MISSING", [{ message: `\`when: ${criterion.when}\` names no criterion of this rubric`, location: locate(criterion.id, "when") }]);
+    if (criterion.when === criterion.id) problem("WHEN_CYCLE", { message: `criterion "${criterion.id}" has \`when\` pointing to itself`, location: locate(criterion.id, "when") });
+    else if (!ids.has(criterion.when)) {
+      problem("WHEN_MISSING", { message: `\`when: ${criterion.when}\` names no criterion of this rubric`, location: locate(criterion.id, "when") });
     }
   }
-  const cycle = whenCycle(rubric.criteria);
-  if (cycle) fail("WHEN_CYCLE", [{ message: `\`when\` cycle: ${cycle.join(" -> ")}`, location: locate(cycle[0], "when") }]);
+  const cycle = problems.some((p) => p.code === "WHEN_CYCLE") ? undefined : whenCycle(rubric.criteria);
+  if (cycle) problem("WHEN_CYCLE", { message: `\`when\` cycle: ${cycle.join(" -> ")}`, location: locate(cycle[0], "when") });
   const declared = new Set(rubric.inputs);
   own.forEach((criterion, index) => {
     const used = [...templateVariables(criterion.question ?? ""), ...checkVariables(criterion)];
     const missing = used.filter((v) => !declared.has(v.split(".")[0]));
     if (missing.length > 0) {
-      fail("SCHEMA", [{ message: `criterion "${criterion.id}" uses {{${missing[0]}}}, which is not in \`inputs\` (${rubric.inputs.join(", ")})`, location: source.locate(["criteria", index, criterion.question ? "question" : "check"]) }]);
+      problem("SCHEMA", { message: `criterion "${criterion.id}" uses {{${missing[0]}}}, which is not in \`inputs\` (${rubric.inputs.join(", ")})`, location: source.locate(["criteria", index, criterion.question ? "question" : "check"]) });
     }
   });
   if (rubric.scoring.method === "points" && rubric.criteria.length > 0 && !rubric.criteria.some((c) => c.points > 0)) {
-    fail("NO_POSITIVE_POINTS", [{ message: "no criterion has positive points, so the `points` reward is undefined", location: source.locate(["criteria"]) }]);
+    problem("NO_POSITIVE_POINTS", { message: "no criterion has positive points, so the `points` reward is undefined", location: source.locate(["criteria"]) });
   }
   if (rubric.criteria.length === 0 && !rubric.criteria_from_samples) {
-    fail("SCHEMA", [{ message: "the rubric has no criteria", location: source.locate([], { key: "criteria" }) }]);
+    problem("SCHEMA", { message: "the rubric has no criteria", location: source.locate([], { key: "criteria" }) });
   }
+  if (problems.length > 0) fail(problems[0].code, problems.map((p) => p.issue));
 }
+
+type CrossReferenceCode = "SCHEMA" | "DUPLICATE_ID" | "WHEN_MISSING" | "WHEN_CYCLE" | "NO_POSITIVE_POINTS";
 
 function checkVariables(criterion: Criterion): string[] {
   const check = criterion.check as Record<string, unknown> | undefined;

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { cli } from "./helpers.js";
 
@@ -29,6 +32,23 @@ describe("rubricate validate", () => {
     expect(lines[0]).toBe('tests/fixtures/malformed/yaml-syntax.yaml:4:15: missing closing " for the quoted string that starts here [YAML_SYNTAX]');
     expect(lines[1]).toMatch(/^cannot read rubric file tests\/fixtures\/malformed\/nope\.yaml: ENOENT \[FILE_NOT_FOUND\]$/);
     expect(r.stdout).toBe("");
+  });
+
+  it("reports every cross-reference problem of a rubric at once, not only the first (one per run before)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "rubricate-validate-"));
+    const file = join(dir, "many.yaml");
+    writeFileSync(file, ["id: many", "inputs: [response]", "criteria:", "  - id: a", "    question: Is {{answer}} right?", "    when: nope", "  - id: b", "    question: Is it short?", "  - id: b", "    question: Is it kind?", ""].join("\n"));
+    const r = await cli(["validate", file]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(
+      [
+        `${file}:9:9: duplicate criterion id "b" (first defined as criterion 2)`,
+        `${file}:6:11: \`when: nope\` names no criterion of this rubric`,
+        `${file}:5:15: criterion "a" uses {{answer}}, which is not in \`inputs\` (response) [DUPLICATE_ID]`,
+        "",
+      ].join("\n"),
+    );
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it("-q prints nothing for good files", async () => {
