@@ -44,7 +44,8 @@ export function reportError(e: unknown): number {
   // A system error (a write to a full disk, a folder without permission…) is the user's to fix: no stack.
   const sys = e as NodeJS.ErrnoException;
   if (e instanceof Error && typeof sys.code === "string" && typeof sys.syscall === "string") {
-    process.stderr.write(`rubricate: ${sys.code}: ${e.message}\n`);
+    // Node's message already starts with the code ("EISDIR: illegal operation…"): say it once.
+    process.stderr.write(`rubricate: ${sys.code}: ${e.message.startsWith(`${sys.code}: `) ? e.message.slice(sys.code.length + 2) : e.message}\n`);
     return EXIT.failure;
   }
   process.stderr.write(`rubricate: unexpected error: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);

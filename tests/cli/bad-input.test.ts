@@ -197,3 +197,15 @@ describe("score with a cache it cannot open", () => {
     }
   });
 });
+
+describe("a system error on a secondary output", () => {
+  it("is one line with its code once (\"EISDIR: EISDIR: illegal operation…\" before), the results kept", async () => {
+    const input = join(dir, "sys.jsonl");
+    writeFileSync(input, `${good(1)}\n`);
+    const out = join(dir, "sys-out.jsonl");
+    const r = await cli(["score", RUBRIC, input, "-o", out, "--summary-json", dir, "-q"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(`rubricate: EISDIR: illegal operation on a directory, open '${dir}'\n`);
+    expect(jsonLines(readFileSync(out, "utf8"))).toHaveLength(1);
+  });
+});
