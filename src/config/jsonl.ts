@@ -4,7 +4,7 @@
  * the good lines and report every bad one. A UTF-8 byte order mark is accepted; a line longer than
  * `maxLineBytes` is a bad line, skipped without ever being held whole in memory.
  */
-import { createReadStream } from "node:fs";
+import { createReadStream, fstatSync } from "node:fs";
 import { RubricateError } from "../errors.js";
 
 /** Lines longer than this are bad lines (V8 cannot hold a string much past 512 MB, and JSON.parse of one needs several times that). */
@@ -81,6 +81,8 @@ async function* splitLines(input: AsyncIterable<Buffer | string>, maxLineBytes: 
 export async function* jsonlEntries(path: string, options: JsonlReadOptions = {}): AsyncGenerator<JsonlEntry> {
   const file = options.name ?? (path === "-" ? "<stdin>" : path);
   const maxLineBytes = options.maxLineBytes ?? MAX_JSONL_LINE_BYTES;
+  // Node ends a stdin that is a folder (`- < dir`) as if it were empty: say what it is instead.
+  if (path === "-" && stdinIsFolder()) throw new RubricateError("BAD_INPUT", "standard input is a folder, not a JSONL file");
   const input = path === "-" ? process.stdin : createReadStream(path);
   let line = 0;
   try {
@@ -112,6 +114,14 @@ export async function* jsonlEntries(path: string, options: JsonlReadOptions = {}
     throw e;
   } finally {
     if (path !== "-") (input as ReturnType<typeof createReadStream>).destroy();
+  }
+}
+
+function stdinIsFolder(): boolean {
+  try {
+    return fstatSync(0).isDirectory();
+  } catch {
+    return false;
   }
 }
 

@@ -3,13 +3,14 @@
  * numbers and keep their place as result lines without a reward; good lines are scored; the exit
  * code says some failed; a previous results file is never replaced by a failed run.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { jsonlEntries } from "../../src/config/jsonl.js";
 import { cliInProcess as cli, jsonLines } from "./helpers.js";
-import { writeJudgeFile } from "../helpers/cli.js";
+import { cliEntry, ROOT, writeJudgeFile } from "../helpers/cli.js";
 import { startOpenAIServer } from "../../src/testing/servers/openai-server.js";
 import { judgeResponder } from "../../src/testing/servers/judge-responder.js";
 
@@ -207,5 +208,24 @@ describe("a system error on a secondary output", () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toBe(`rubricate: EISDIR: illegal operation on a directory, open '${dir}'\n`);
     expect(jsonLines(readFileSync(out, "utf8"))).toHaveLength(1);
+  });
+});
+
+describe("standard input that is a folder (`rubricate score r.yaml - < folder`)", () => {
+  it("is a BAD_INPUT error, not an empty run that exits 0 (node ends such a stdin without a word)", async () => {
+    const fd = openSync(dir, "r");
+    try {
+      const child = spawn(process.execPath, [...cliEntry(), "score", RUBRIC, "-", "-q", "--no-cache"], { cwd: ROOT, env: { ...process.env, NO_COLOR: "1" }, stdio: [fd, "pipe", "pipe"] });
+      let stdout = "";
+      let stderr = "";
+      child.stdout!.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+      child.stderr!.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+      const code = await new Promise<number | null>((done) => child.on("close", done));
+      expect(code).toBe(1);
+      expect(stderr).toBe("rubricate: BAD_INPUT: standard input is a folder, not a JSONL file\n");
+      expect(stdout).toBe("");
+    } finally {
+      closeSync(fd);
+    }
   });
 });
