@@ -7,6 +7,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import Database from "better-sqlite3";
+import { RubricateError } from "../errors.js";
 import type { HubResult } from "../hub/results.js";
 import type { EvalProgress, EvalRequest } from "./evals.js";
 
@@ -35,27 +36,38 @@ export class ResultStore {
   /** Opens (or creates) the store at `path`; ":memory:" for a throwaway one. */
   constructor(path: string) {
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
-    this.db = new Database(path);
-    this.db.pragma("journal_mode = WAL");
-    this.db.exec(`CREATE TABLE IF NOT EXISTS results (
-      id INTEGER PRIMARY KEY AUTOINCREMENT,
-      env TEXT NOT NULL,
-      version TEXT NOT NULL,
-      model TEXT NOT NULL,
-      series TEXT NOT NULL,
-      step INTEGER,
-      received_at TEXT NOT NULL,
-      submitted_by TEXT,
-      body TEXT NOT NULL
-    );
-    CREATE INDEX IF NOT EXISTS results_env ON results (env, version);
-    CREATE INDEX IF NOT EXISTS results_series ON results (series, step);
-    CREATE TABLE IF NOT EXISTS evals (
-      id TEXT PRIMARY KEY,
-      state TEXT NOT NULL,
-      updated_at TEXT NOT NULL,
-      body TEXT NOT NULL
-    );`);
+    let db: Database.Database | undefined;
+    try {
+      db = new Database(path);
+      db.pragma("journal_mode = WAL");
+      db.exec(`CREATE TABLE IF NOT EXISTS results (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        env TEXT NOT NULL,
+        version TEXT NOT NULL,
+        model TEXT NOT NULL,
+        series TEXT NOT NULL,
+        step INTEGER,
+        received_at TEXT NOT NULL,
+        submitted_by TEXT,
+        body TEXT NOT NULL
+      );
+      CREATE INDEX IF NOT EXISTS results_env ON results (env, version);
+      CREATE INDEX IF NOT EXISTS results_series ON results (series, step);
+      CREATE TABLE IF NOT EXISTS evals (
+        id TEXT PRIMARY KEY,
+        state TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        body TEXT NOT NULL
+      );`);
+    } catch (e) {
+      db?.close();
+      // A --db that is some other file, or a damaged one: said as the user's to fix, not as a crash.
+      const code = String((e as { code?: unknown }).code ?? "");
+      if (!code.startsWith("SQLITE_")) throw e;
+      const what = code.startsWith("SQLITE_NOTADB") || code.startsWith("SQLITE_CORRUPT") ? "is not a hub results store" : "cannot be opened as the hub results store";
+      throw new RubricateError("BAD_INPUT", `${path} ${what} (${code}: ${(e as Error).message}); move it away or pass another --db`, { cause: e });
+    }
+    this.db = db;
   }
 
   /** Writes an eval's record (the whole of it, replacing the last one). */

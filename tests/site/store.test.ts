@@ -2,6 +2,9 @@
  * The hub's result store: a result of the hub's own eval and the record that counts it are
  * written together, so a hub stopped between the two cannot store the result twice on restart.
  */
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { buildHubResults } from "../../src/hub/push.js";
 import { ResultStore, type StoredEval } from "../../src/site/store.js";
@@ -34,5 +37,15 @@ describe("ResultStore.addEvalResult", () => {
     expect(store.forEnv(env.name)).toEqual([]);
     expect(store.evalRecord("e1")).toMatchObject({ stored: 0, done: 0 });
     store.close();
+  });
+});
+
+describe("ResultStore on a file that is not one", () => {
+  it("a --db that is another file or a folder is BAD_INPUT naming it (a SqliteError and its stack trace from hub serve before)", () => {
+    const dir = mkdtempSync(join(tmpdir(), "rubricate-store-"));
+    const notes = join(dir, "notes.txt");
+    writeFileSync(notes, "these are my notes, not a database\n".repeat(200));
+    expect(() => new ResultStore(notes)).toThrow(expect.objectContaining({ code: "BAD_INPUT", message: `${notes} is not a hub results store (SQLITE_NOTADB: file is not a database); move it away or pass another --db` }));
+    expect(() => new ResultStore(dir)).toThrow(expect.objectContaining({ code: "BAD_INPUT", message: expect.stringContaining(`${dir} cannot be opened as the hub results store (SQLITE_CANTOPEN`) }));
   });
 });
