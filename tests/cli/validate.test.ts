@@ -51,6 +51,15 @@ describe("rubricate validate", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  it("says so when a file is the other kind: a judge file without --judge, a rubric with it (a list of unknown keys only, before)", async () => {
+    const judge = await cli(["validate", "judges/openai-small.yaml"]);
+    expect(judge.code).toBe(1);
+    expect(judge.stderr).toContain("judges/openai-small.yaml: this looks like a judge file: check it with `rubricate validate --judge judges/openai-small.yaml`\n");
+    const rubric = await cli(["validate", "--judge", "rubrics/math-answer.yaml"]);
+    expect(rubric.code).toBe(1);
+    expect(rubric.stderr).toContain("rubrics/math-answer.yaml: this looks like a rubric: check it without --judge\n");
+  });
+
   it("-q prints nothing for good files", async () => {
     const r = await cli(["validate", "-q", "rubrics/math-answer.yaml"]);
     expect(r).toEqual({ code: 0, stdout: "", stderr: "" });

@@ -1,7 +1,9 @@
 import type { Command } from "commander";
 import { isRubricateError } from "../../errors.js";
 import { BUILTIN_CHECKS } from "../../checks/custom.js";
+import { readFileSync } from "node:fs";
 import { dirname } from "node:path";
+import { parseYamlSource } from "../../config/yaml-source.js";
 import { assertJudgeFileKeyDestinations, judgeConfigsOf, judgeSource, readJudgeFile } from "../../judge/load.js";
 import type { Rubric } from "../../rubric/schema.js";
 import { loadRubricSync } from "../../rubric/load.js";
@@ -31,11 +33,25 @@ export function register(program: Command): void {
         } catch (e) {
           failed++;
           const message = isRubricateError(e) ? `${e.message} [${e.code}]` : String(e);
-          process.stderr.write(`${message}\n`);
+          process.stderr.write(`${message}\n${otherKindHint(file, options.judge === true)}`);
         }
       }
       process.exitCode = failed > 0 ? EXIT.failure : EXIT.ok;
     });
+}
+
+/** A line for a file of the other kind (a judge file checked as a rubric, or a rubric with --judge), else "". */
+function otherKindHint(file: string, judge: boolean): string {
+  let keys: string[];
+  try {
+    const data = parseYamlSource(readFileSync(file, "utf8"), { filename: file }).data;
+    keys = data !== null && typeof data === "object" && !Array.isArray(data) ? Object.keys(data) : [];
+  } catch {
+    return "";
+  }
+  if (!judge && !keys.includes("criteria") && (keys.includes("provider") || keys.includes("panel"))) return `${file}: this looks like a judge file: check it with \`rubricate validate --judge ${file}\`\n`;
+  if (judge && keys.includes("criteria") && !keys.includes("provider")) return `${file}: this looks like a rubric: check it without --judge\n`;
+  return "";
 }
 
 /** Loads a judge file as what it is, a judge or a panel (every member file too); " (panel of n: …)" for a panel. */
