@@ -94,6 +94,9 @@ describe("bad option values", () => {
   // line that names the option, never an "unexpected error" with a stack trace.
   const cases: [string, string[]][] = [
     ["calibrate --seed", ["calibrate", "--seed", "-1"]],
+    // Read after parsing before, as BAD_INPUT (exit 1).
+    ["score --shard", ["score", RUBRIC, "x.jsonl", "--shard", "3/2"]],
+    ["score --length-penalty", ["score", RUBRIC, "x.jsonl", "--group-by", "prompt", "--length-penalty", "abc"]],
     ["distill --min-reward", ["distill", "x.jsonl", "--min-reward", "abc"]],
     ["distill --max-chars", ["distill", "x.jsonl", "--max-chars", "-3"]],
     ["distill --near-threshold", ["distill", "x.jsonl", "--near-threshold", "much"]],

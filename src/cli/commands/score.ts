@@ -17,7 +17,7 @@ import { isRolloutRecord, sampleOfRollout, samplesOfRows } from "../../env/recor
 import { parseShard, takeShard } from "../../engine/shard.js";
 import type { FleetMemberStats } from "../../providers/fleet.js";
 import { countLines, Progress } from "../progress.js";
-import { EXIT, interruptSignal, positiveInt, cachePathOf, errorPolicyOf, usageError, warnCacheDegraded, exitAfterQueuedRun } from "../run.js";
+import { EXIT, finiteNumber, interruptSignal, positiveInt, cachePathOf, errorPolicyOf, usageError, warnCacheDegraded, exitAfterQueuedRun } from "../run.js";
 import { isRedisUrl } from "../../engine/cache/index.js";
 import { runInCappedWorker } from "../worker.js";
 import { DEFAULT_CHUNK_SIZE, queuedRun, queuedStream, type QueuedRun } from "../queued-score.js";
@@ -80,11 +80,11 @@ export function register(program: Command): void {
     .option("--resume", "continue an interrupted -o run: keep the results in <output>.partial and score only the samples missing there (--batch always collects jobs a crashed run submitted)")
     .option("--poll-ms <ms>", "with --batch: first poll interval", positiveInt)
     .option("--checks <file>", "custom checks the rubric names (`check: { custom: … }`): an environment YAML (its hooks' checks) or a module exporting `checks`")
-    .option("--shard <i/n>", "score only shard i of n (every n-th sample); join the outputs with `rubricate merge`")
+    .option("--shard <i/n>", "score only shard i of n (every n-th sample); join the outputs with `rubricate merge`", shardText)
     .option("--group-by <field>", "GRPO groups: responses sharing this input form a group; lines gain group and advantage (written at the end)")
     .addOption(new Option("--advantage <scale>", "with --group-by: group (default), batch or none — the std the advantage is divided by (TRL's scale_rewards)").choices(["group", "batch", "none"]))
     .option("--pass-k <list>", "with --group-by: values of k for pass@k, e.g. 1,8 (default 1 and the group size)", kList)
-    .option("--length-penalty <weight>", "with --group-by: Kimi k1.5 length penalty of this weight (shorter correct responses gain)", Number)
+    .option("--length-penalty <weight>", "with --group-by: Kimi k1.5 length penalty of this weight (shorter correct responses gain)", finiteNumber)
     .option("--unsafe-no-sandbox", "let `tests` checks run the responses' code in a plain child process (limits, no isolation): only for code you trust")
     .option("--length-field <field>", "with --length-penalty: the input with each response's length (default: characters of the response)")
     .addOption(queueOption("score on `rubricate worker`s anywhere: put chunks on this Redis queue (redis://host:port/db), write results here in input order; run the same command again to resume (needs -o)"))
@@ -126,7 +126,6 @@ export async function runScore(rubricPath: string, samplesPath: string, flags: S
 function checkScoreFlags(flags: ScoreFlags): void {
   errorPolicyOf(flags.errors);
   if (flags.groupBy === undefined && (flags.advantage || flags.passK || flags.lengthPenalty !== undefined)) throw new RubricateError("BAD_INPUT", "--advantage, --pass-k and --length-penalty need --group-by <field>");
-  if (flags.lengthPenalty !== undefined && !Number.isFinite(flags.lengthPenalty)) throw new RubricateError("BAD_INPUT", "--length-penalty takes a number (the weight)");
   if (flags.groupBy && flags.shard) throw new RubricateError("BAD_INPUT", "--group-by needs every response of a group: do not combine it with --shard");
 }
 
@@ -299,6 +298,16 @@ function reportRun({ finished, groupReport, interrupted }: RunOutcome, judge: En
   if (interrupted) return EXIT.interrupted;
   // Exit 3 when some sample has no reward; errors an --errors policy turned into rewards are in the summary.
   return finished.scored < finished.samples ? EXIT.partial : EXIT.ok;
+}
+
+/** A --shard value as given, once it reads as i/n (else a usage error, exit 2). */
+function shardText(value: string): string {
+  try {
+    parseShard(value);
+  } catch {
+    throw new InvalidArgumentError(`expected i/n with 1 ≤ i ≤ n, e.g. 2/4, got "${value}"`);
+  }
+  return value;
 }
 
 function kList(value: string): number[] {
