@@ -91,6 +91,7 @@ export function interruptSignal(): { signal: AbortSignal; dispose(): void } {
 export function nonNegativeInt(value: string): number {
   const n = Number(value);
   if (value.trim() === "" || !Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`expected a non-negative integer, got "${value}"`);
+  if (!Number.isSafeInteger(n)) throw new InvalidArgumentError(`expected an integer up to ${Number.MAX_SAFE_INTEGER}, got "${value}"`);
   return n;
 }
 
@@ -112,6 +113,8 @@ export function passThreshold(value: string): number {
 export function positiveInt(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError(`expected a positive integer, got "${value}"`);
+  // 1e99 or twenty nines is an integer to JavaScript, but not the number typed: refused, not rounded.
+  if (!Number.isSafeInteger(n)) throw new InvalidArgumentError(`expected an integer up to ${Number.MAX_SAFE_INTEGER}, got "${value}"`);
   return n;
 }
 

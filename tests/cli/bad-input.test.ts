@@ -94,6 +94,10 @@ describe("bad option values", () => {
   // line that names the option, never an "unexpected error" with a stack trace.
   const cases: [string, string[]][] = [
     ["calibrate --seed", ["calibrate", "--seed", "-1"]],
+    // Integers past 2^53 − 1 (accepted before, as a number other than the one typed).
+    ["score -c", ["score", RUBRIC, "x.jsonl", "-c", "99999999999999999999"]],
+    ["serve --max-connections", ["serve", RUBRIC, "--max-connections", "1e99"]],
+    ["calibrate --seed (huge)", ["calibrate", "--seed", "1e300"]],
     // Read after parsing before, as BAD_INPUT (exit 1).
     ["score --shard", ["score", RUBRIC, "x.jsonl", "--shard", "3/2"]],
     ["score --length-penalty", ["score", RUBRIC, "x.jsonl", "--group-by", "prompt", "--length-penalty", "abc"]],
