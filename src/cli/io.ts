@@ -3,6 +3,7 @@ import { dirname, parse } from "node:path";
 import { type BadLine, badLineError, jsonlEntries } from "../config/jsonl.js";
 import { RubricateError } from "../errors.js";
 import { terminalText } from "../report/terminal.js";
+import { usageError } from "./run.js";
 
 export { BadLines, type BadLine } from "../config/jsonl.js";
 
@@ -47,6 +48,23 @@ export function ensureParentDir(path: string): void {
       if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw writeError(path, e);
     }
   }
+}
+
+/**
+ * Refuses an output that is one of the command's inputs (\`score s.jsonl -o s.jsonl\`): the finished
+ * run would replace the file it read with its results, and the input would be gone. Exit 2.
+ */
+export function refuseOutputOverInput(output: string | undefined, inputs: readonly (string | undefined)[]): void {
+  if (!output || output === "-") return;
+  const same = (a: string) => {
+    try {
+      return realpathSync(a) === realpathSync(output);
+    } catch {
+      return false; // one of them does not exist (yet)
+    }
+  };
+  const input = inputs.find((i) => i !== undefined && i !== "-" && same(i));
+  if (input !== undefined) throw usageError(`-o ${output} is the input ${input}: its results would replace it; write them to another file`);
 }
 
 /**

@@ -236,3 +236,19 @@ describe("standard input that is a folder (`rubricate score r.yaml - < folder`)"
     }
   });
 });
+
+describe("an output that is the input", () => {
+  it.each([
+    ["score", (input: string) => ["score", RUBRIC, input, "-o", input, "-q"]],
+    ["distill", (input: string) => ["distill", input, "-o", input, "-q"]],
+    ["merge", (input: string) => ["merge", input, "-o", input]],
+  ])("%s -o <its input> exits 2 and leaves the input as it was (replaced by the results before)", async (_name, args) => {
+    const input = join(dir, `same-${_name}.jsonl`);
+    const text = `${JSON.stringify({ index: 0, id: 1, prompt: "p", response: JSON.stringify({ name: "Ada", email: "ada@example.org" }), reward: 1 })}\n`;
+    writeFileSync(input, text);
+    const r = await cli(args(input));
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(`rubricate: -o ${input} is the input ${input}: its results would replace it; write them to another file\n`);
+    expect(readFileSync(input, "utf8")).toBe(text);
+  });
+});

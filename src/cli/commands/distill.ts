@@ -21,7 +21,7 @@ import { Progress } from "../progress.js";
 import { runScore } from "./score.js";
 import { EXIT, interruptSignal, positiveInt, cachePathOf, errorPolicyOf, warnCacheDegraded, warnIfBatchJudge, finiteNumber, nonNegativeInt, exitAfterQueuedRun } from "../run.js";
 import { cacheOption, collectList, concurrencyOption, errorsOption, jsonOption, judgeOption, noCacheOption, outputOption, queueOption, chunkSizeOption } from "../options.js";
-import { writeJsonResult } from "../io.js";
+import { refuseOutputOverInput, writeJsonResult } from "../io.js";
 
 /** The flags of `rubricate distill`. */
 export interface DistillFlags {
@@ -177,6 +177,7 @@ export function filtersFromFlags(flags: DistillFlags): FilterOptions {
 async function runDistillCommand(input: string | undefined, flags: DistillFlags): Promise<number> {
   if ((input === undefined) === (flags.env === undefined)) throw new RubricateError("BAD_INPUT", "give either an input file or --env (to generate with a teacher), not both or neither");
   if (flags.env && !flags.model) throw new RubricateError("BAD_INPUT", "--env needs --model <teacher>");
+  refuseOutputOverInput(flags.output, [input, flags.results, flags.rubric]);
   if (flags.env && (flags.rubric || flags.results)) throw new RubricateError("BAD_INPUT", "--env scores with the environment's rubric: drop --rubric/--results");
   if (!(FORMATS as readonly string[]).includes(flags.format)) throw new RubricateError("BAD_INPUT", `--format must be one of ${FORMATS.join(", ")}, not "${flags.format}"`);
   errorPolicyOf(flags.errors);

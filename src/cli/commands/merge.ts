@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { mergeCaches, mergeResults, type MergeReport } from "../../engine/merge.js";
 import { badLineError, jsonlEntries } from "../../config/jsonl.js";
 import { RubricateError } from "../../errors.js";
-import { JsonlWriter } from "../io.js";
+import { JsonlWriter, refuseOutputOverInput } from "../io.js";
 import { EXIT } from "../run.js";
 
 /** `rubricate merge <results...> -o merged.jsonl [--cache c.db --from-cache a.db ...]`: joins shards' outputs and caches. */
@@ -15,6 +15,7 @@ export function register(program: Command): void {
     .option("--cache <path>", "cache database to merge the shards' caches into")
     .option("--from-cache <paths...>", "shards' cache databases to copy into --cache")
     .action(async (files: string[], flags: { output?: string; cache?: string; fromCache?: string[] }) => {
+      refuseOutputOverInput(flags.output, files);
       const report: MergeReport = { rows: 0, duplicates: 0, conflicts: 0, missing: 0 };
       const writer = new JsonlWriter(flags.output);
       for await (const row of mergeResults(files.map(resultRows), report, files)) await writer.write(row);

@@ -12,7 +12,7 @@ import type { CustomChecks } from "../../checks/custom.js";
 import type { Rubric } from "../../rubric/schema.js";
 import type { Sample, ScoreResult } from "../../types.js";
 import { type BadLine, BadLines, jsonlEntries } from "../../config/jsonl.js";
-import { JsonlWriter, readJsonl } from "../io.js";
+import { JsonlWriter, readJsonl, refuseOutputOverInput } from "../io.js";
 import { isRolloutRecord, sampleOfRollout, samplesOfRows } from "../../env/records.js";
 import { parseShard, takeShard } from "../../engine/shard.js";
 import type { FleetMemberStats } from "../../providers/fleet.js";
@@ -101,6 +101,7 @@ export function register(program: Command): void {
 /** Runs `rubricate score` with parsed flags; returns the exit code (`distill --queue` scores through it). */
 export async function runScore(rubricPath: string, samplesPath: string, flags: ScoreFlags): Promise<number> {
   checkScoreFlags(flags);
+  refuseOutputOverInput(flags.output, [samplesPath, rubricPath]);
   if (flags.unsafeNoSandbox) await runCodeUnsandboxed();
   const rubric = loadRubricSync(rubricPath);
   const checks = flags.checks ? await loadChecks(flags.checks) : undefined;
