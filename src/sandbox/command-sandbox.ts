@@ -64,6 +64,11 @@ export abstract class CommandSandbox implements Pick<Sandbox, "exec" | "spawn" |
     const r = await this.raw(["/bin/sh", "-c", script, "sh", "--ignore-failed-read", `--directory=${this.workdir}`], { outputBytes: maxBytes + 1 });
     // `tooLarge`: what the folder holds, not the machine (final-state checks make it the agent's forfeit).
     if (r.stdout.length > maxBytes) throw Object.assign(new RubricateError("SANDBOX", `the work folder of ${this.id} is larger than ${maxBytes} bytes as an archive`), { tooLarge: true });
+    // Cut by the sandbox's limits, the archive is truncated (unpacking it would fail). A folder
+    // that takes past the time limit to archive is the agent's doing (tens of thousands of files
+    // under long names), so it is its forfeit too, as a too-large one is; a cancelled run is not.
+    if (r.limit !== undefined && r.limit !== "aborted") throw Object.assign(new RubricateError("SANDBOX", `the work folder of ${this.id} could not be archived within the sandbox's limits (${r.limit === "timeout" ? `it took longer than ${this.transferTimeoutMs()} ms` : `the ${r.limit} limit`})`), { tooLarge: true });
+    if (r.limit === "aborted") throw new RubricateError("SANDBOX", `archiving the work folder of ${this.id} was cancelled`);
     if (r.exitCode !== 0 && r.stdout.length === 0) throw new RubricateError("SANDBOX", `cannot archive the work folder of ${this.id}: ${r.stderr.toString("utf8").trim() || r.limit || `exit ${r.exitCode}`}`);
     return r.stdout;
   }

@@ -85,6 +85,22 @@ bwrap.describe("final-state checks the agent makes impossible", () => {
     }
   }, 60_000);
 
+  it("a work folder slower to archive than the sandbox's time limit is the agent's forfeit, not a truncated copy that fails to unpack", async () => {
+    const { isFinalStateForfeit } = await import("../../src/env/final-state.js");
+    // A 50 ms limit on commands the agent does not run itself (the archive); its own command gets more.
+    const agent = await createSandbox({ limits: { commandTimeoutMs: 50, diskBytes: 16 * 1024 * 1024 } });
+    try {
+      const made = await agent.exec("for d in $(seq 1 40); do mkdir d$d && (cd d$d && for f in $(seq 1 100); do echo $d$f > f$f; done); done; echo made", { timeoutMs: 60_000 });
+      expect(made.stdout.trim()).toBe("made");
+      let error: unknown;
+      await runFinalStateChecks({ agent, open: () => createSandbox({ limits: { commandTimeoutMs: 5000 } }), checks: { ok: { run: "echo fine" } }, inputs: {}, submitted: undefined, signal: new AbortController().signal }).catch((e) => (error = e));
+      expect(String((error as Error).message)).toMatch(/could not be archived within the sandbox's limits \(it took longer than 50 ms\)/);
+      expect(isFinalStateForfeit(error)).toBe(true);
+    } finally {
+      await agent.destroy();
+    }
+  }, 60_000);
+
   it("a work folder too large to archive (thousands of empty files with long random names: no disk, megabytes of archive) is the agent's forfeit, scored 0; a checker that cannot start stays an error", async () => {
     const { forfeitResult, isFinalStateForfeit } = await import("../../src/env/final-state.js");
     const { parseRubric } = await import("../../src/rubric/load.js");

@@ -140,7 +140,8 @@ bwrap.describe("sandboxed environments", () => {
     expect(rec.messages.filter((x) => x.role === "tool" && String(x.content).includes("hoarded")).length).toBeGreaterThan(3);
     expect(rec.error).toBeUndefined();
     expect(rec.reward).toBe(0);
-    expect(rec.feedback).toMatch(/the final-state checks cannot run: the work folder .* is larger than \d+ bytes as an archive/);
+    // Larger than the limit as an archive, or (on a loaded machine) slower to archive than the time limit: the agent's forfeit either way.
+    expect(rec.feedback).toMatch(/the final-state checks cannot run: the work folder .* (is larger than \d+ bytes as an archive|could not be archived within the sandbox's limits \(it took longer than \d+ ms\))/);
   }, 120_000);
 
   it("after 24 rollouts with injected faults no process, mount or temp folder is left; --resume re-runs the errored ones", async () => {
