@@ -2,7 +2,7 @@
  * Fault cases from issue 16: a hostile or careless input loses nothing and hangs nothing.
  * - bad JSONL lines among good ones: every good sample scored and cached, every bad line named,
  *   exit 3; a re-run pays nothing again;
- * - a regex that backtracks catastrophically: the run finishes at once with that criterion's
+ * - a regex that backtracks catastrophically: the run finishes at once, that criterion
  *   a no past its deadline (lookaround: the response made it backtrack) or a plain answer (RE2), never a hang;
  * - a server asking to retry after 28 hours: that call fails at once, the run finishes.
  */
