@@ -96,41 +96,36 @@ describe("orderFlips", () => {
 });
 
 describe("rubricate flips", () => {
-  it("prints the flip table for a samples file through a judge file", async () => {
+  /** A two-question rubric, the samples and a judge file for a fake judge answering with `respond`; `runFlips` loaded. */
+  async function flipsJob(respond: NonNullable<Parameters<typeof startOpenAIServer>[0]>["respond"], judge: Record<string, unknown> = {}) {
     const { runFlips } = await import("../../src/cli/commands/flips.js");
     const { tempDir, writeJudgeFile, writeJsonl } = await import("../helpers/cli.js");
     const { writeFileSync } = await import("node:fs");
     const { join } = await import("node:path");
-    const server = (await startOpenAIServer({ respond: judgeResponder((q, view) => view.questions[0].id === q.id) })) as TestServer<unknown>;
+    const server = (await startOpenAIServer({ respond })) as TestServer<unknown>;
     servers.push(server);
     const dir = tempDir("flips-");
-    const rubricPath = join(dir, "r.yaml");
-    writeFileSync(rubricPath, "id: r\ninputs: [response]\ncriteria:\n  - id: a\n    question: Is a there?\n  - id: b\n    question: Is b there?\n");
-    const samplesPath = writeJsonl(dir, "s.jsonl", samples);
-    let printed = "";
+    const rubric = join(dir, "r.yaml");
+    writeFileSync(rubric, "id: r\ninputs: [response]\ncriteria:\n  - id: a\n    question: Is a there?\n  - id: b\n    question: Is b there?\n");
     vi.stubEnv("RUBRICATE_TEST_KEY", "k");
-    const code = await runFlips(samplesPath, { rubric: rubricPath, judge: writeJudgeFile(dir, server.url), cache: false, limit: 2, json: join(dir, "f.json") }, (t) => (printed += t));
+    return { runFlips, dir, rubric, samples: writeJsonl(dir, "s.jsonl", samples), judge: writeJudgeFile(dir, server.url, judge), json: join(dir, "f.json") };
+  }
+
+  it("prints the flip table for a samples file through a judge file", async () => {
+    const job = await flipsJob(judgeResponder((q, view) => view.questions[0].id === q.id));
+    let printed = "";
+    const code = await job.runFlips(job.samples, { rubric: job.rubric, judge: job.judge, cache: false, limit: 2, json: job.json }, (t) => (printed += t));
     expect(code).toBe(0);
     expect(printed).toContain("| a | 2 | 0 | 2 | 0.0% | 100.0% | 100.0 pts [100.0, 100.0] | 0 |");
     expect(printed).toMatch(/\| all \| 4 \| 0 \| 4 \| 0\.0% \| 100\.0% \|/);
   });
 
   it("exits 3 and says so when questions got no verdict (exit 0 before, as if measured)", async () => {
-    const { runFlips } = await import("../../src/cli/commands/flips.js");
-    const { tempDir, writeJudgeFile, writeJsonl } = await import("../helpers/cli.js");
-    const { writeFileSync } = await import("node:fs");
-    const { join } = await import("node:path");
-    const server = (await startOpenAIServer({ respond: () => "I think no." })) as TestServer<unknown>;
-    servers.push(server);
-    const dir = tempDir("flips-");
-    const rubricPath = join(dir, "r.yaml");
-    writeFileSync(rubricPath, "id: r\ninputs: [response]\ncriteria:\n  - id: a\n    question: Is a there?\n  - id: b\n    question: Is b there?\n");
-    const samplesPath = writeJsonl(dir, "s.jsonl", samples);
+    const job = await flipsJob(() => "I think no.", { max_retries: 0 });
     let printed = "";
     const stderr = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
-    vi.stubEnv("RUBRICATE_TEST_KEY", "k");
     try {
-      const code = await runFlips(samplesPath, { rubric: rubricPath, judge: writeJudgeFile(dir, server.url, { max_retries: 0 }), cache: false, limit: 2 }, (t) => (printed += t));
+      const code = await job.runFlips(job.samples, { rubric: job.rubric, judge: job.judge, cache: false, limit: 2 }, (t) => (printed += t));
       expect(code).toBe(3);
       expect(printed).toMatch(/\| all \| 0 \| 0 \| 0 \| n\/a \| n\/a \| n\/a \| 4 \|/);
       expect(stderr.mock.calls.map((c) => String(c[0])).join("")).toContain("rubricate: 4 question(s) got no verdict in one of their three asks (the errors column); the table leaves them out\n");
