@@ -19,10 +19,7 @@
  * The worker's heap is capped: an answer built to exhaust memory ends the worker, not the process,
  * and a worker seen gone (its /proc entry) ends the wait at once.
  */
-import { closeSync, openSync, readFileSync, readlinkSync, readSync } from "node:fs";
-import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
-import { pathToFileURL } from "node:url";
+import { closeSync, openSync, readlinkSync, readSync } from "node:fs";
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort, type Transferable } from "node:worker_threads";
 
 /** What a worker is given to answer on: the shared flags and its end of the channel. */
@@ -194,13 +191,6 @@ export function workerBootstrap(entry: string, loader?: string): string {
     `.catch((e) => { const { workerData } = require("node:worker_threads"); workerData.port.postMessage({ seq: 0, ok: false, error: String((e && e.message) || e) }); const flags = new Int32Array(workerData.flags); Atomics.store(flags, ${READY}, ${FAILED}); Atomics.notify(flags, ${READY}); });`,
   ];
   return `Promise.resolve()${steps.join("")}`;
-}
-
-/** tsx's ES module API (its `register`, for `workerBootstrap`'s loader when a worker runs TypeScript sources), found from `here`; `require.resolve` would give the CommonJS build, whose `register` cannot load its hooks. */
-export function tsxLoaderURL(here: string): string {
-  const manifest = createRequire(here).resolve("tsx/package.json");
-  const { exports } = JSON.parse(readFileSync(manifest, "utf8")) as { exports: Record<string, { import: { default: string } }> };
-  return pathToFileURL(join(dirname(manifest), exports["./esm/api"].import.default)).href;
 }
 
 /** Blocks until request `seq` is answered, the wall clock passes `until` (ms, `performance.now()`), or the worker is seen gone. */

@@ -1,9 +1,8 @@
 import { readFileSync, statSync } from "node:fs";
-import { createRequire } from "node:module";
-import { dirname, join, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
+import { resolve } from "node:path";
 import { isMainThread, parentPort, Worker, workerData, type WorkerOptions } from "node:worker_threads";
 import { parse as parseYaml } from "yaml";
+import { tsxLoaderURL } from "../config/tsx-loader.js";
 import { RubricateError } from "../errors.js";
 import { removeSpillsOfThisProcess } from "../engine/batch/spill.js";
 import { EXIT } from "./run.js";
@@ -108,15 +107,8 @@ function workerRunning(entry: URL, options: WorkerOptions): Worker {
   if (!entry.pathname.endsWith(".ts")) return new Worker(entry, options);
   // Run from the sources (`tsx src/cli/main.ts`, the CLI tests): a worker does not inherit the
   // main thread's tsx loader, so it registers its own before it loads the entry.
-  const api = tsxApiUrl(entry);
+  const api = tsxLoaderURL(entry);
   return new Worker(`import(${JSON.stringify(api)}).then((tsx) => tsx.register()).then(() => import(${JSON.stringify(entry.href)}))`, { ...options, eval: true });
-}
-
-/** tsx's ESM API as a file URL, found from the entry (import.meta.resolve would break the CommonJS build). */
-function tsxApiUrl(from: URL): string {
-  const manifest = createRequire(from).resolve("tsx/package.json");
-  const exports = (JSON.parse(readFileSync(manifest, "utf8")) as { exports: Record<string, { import: { default: string } }> }).exports;
-  return pathToFileURL(join(dirname(manifest), exports["./esm/api"].import.default)).href;
 }
 
 type Outcome = { kind: "exit"; code: number } | { kind: "out-of-memory"; wroteStdout: boolean };

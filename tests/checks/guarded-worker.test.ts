@@ -1,6 +1,7 @@
 import { Worker } from "node:worker_threads";
 import { afterEach, describe, expect, it } from "vitest";
-import { GuardedWorker, tsxLoaderURL, workerBootstrap, type StartWorker } from "../../src/checks/guarded-worker.js";
+import { GuardedWorker, workerBootstrap, type StartWorker } from "../../src/checks/guarded-worker.js";
+import { tsxLoaderURL } from "../../src/config/tsx-loader.js";
 
 const ENTRY = new URL("./fixtures/jobs-worker.ts", import.meta.url).href;
 

@@ -7,7 +7,8 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { CompareRequest } from "./compare-answers.js";
-import { GuardedWorker, tsxLoaderURL, workerBootstrap, type StartWorker } from "../guarded-worker.js";
+import { tsxLoaderURL } from "../../config/tsx-loader.js";
+import { GuardedWorker, workerBootstrap, type StartWorker } from "../guarded-worker.js";
 
 /** The worker's heap cap: mathjs and the read references take ~30 MB; an answer built to exhaust memory ends the worker instead of the process. */
 const WORKER_HEAP_MB = 256;
