@@ -17,9 +17,7 @@ export interface CompareRequest {
 }
 
 /** Whether the request's answer equals its reference (throws only on a defect of the reader, not on any text). */
-export const compareRequest = ({ answer, reference, options, decimalComma }: CompareRequest): boolean => compareAnswers(answer, reference, options, decimalComma);
-
-function compareAnswers(answer: string, reference: string, options: CompareOptions, decimalComma: DecimalComma): boolean {
+export function compareRequest({ answer, reference, options, decimalComma }: CompareRequest): boolean {
   let expected = readReference(reference);
   let got = readAnswer(answer);
   // "1,22" against "1.22": a decimal comma, read so only when the other side is one number (or when asked).
