@@ -155,11 +155,14 @@ const OR = String.raw`(?:,\s*)?(?:\bor\b(?!\s+so\b)|\\lor\b|∨)`;
 /** A number written as an answer alternative ("2148000 or 3,000,000"). */
 const NUMBER_TEXT = String.raw`[-−]?\d[\d,]*(?:\.\d+)?`;
 // Starting only where a number starts (not inside a run of digits and commas) keeps the scan linear.
-const NUMBER_HEDGE = new RegExp(`(?<![\\d,.])(${NUMBER_TEXT})\\s*${OR}\\s*(?:maybe\\s+|perhaps\\s+)?(${NUMBER_TEXT})`, "i");
+const NUMBER_HEDGE = new RegExp(`(?<![\\d,.])(${NUMBER_TEXT})\\s*${OR}\\s*(?:maybe\\s+|perhaps\\s+)?(${NUMBER_TEXT})`, "gi");
+/** "…, Nice or " before a text, or " or Lyon" / ", Lyon or Nice" after it. */
+const ALTERNATIVE_BEFORE = new RegExp(`${OR}\\s*(?:maybe\\s+|perhaps\\s+|either\\s+)?$`, "i");
+const ALTERNATIVE_AFTER = new RegExp(`^\\s*(?:,[^.;:!?]*?)?${OR}`, "i");
 
 /** True when the answer offers two different numbers as alternatives: a hedge that would otherwise pass on whichever is right. */
 function hedgesNumbers(part: string): boolean {
-  for (const m of part.matchAll(new RegExp(NUMBER_HEDGE.source, "gi"))) {
+  for (const m of part.matchAll(NUMBER_HEDGE)) {
     const [a, b] = [m[1], m[2]].map((n) => Number(n.replace(/[,\s]/g, "").replace("−", "-")));
     if (a !== b) return true;
   }
@@ -170,7 +173,7 @@ function hedgesNumbers(part: string): boolean {
 function amongAlternatives(text: string, start: number, end: number): boolean {
   const before = text.slice(Math.max(0, start - 60), start);
   const after = text.slice(end, end + 60);
-  return new RegExp(`${OR}\\s*(?:maybe\\s+|perhaps\\s+|either\\s+)?$`, "i").test(before) || new RegExp(`^\\s*(?:,[^.;:!?]*?)?${OR}`, "i").test(after);
+  return ALTERNATIVE_BEFORE.test(before) || ALTERNATIVE_AFTER.test(after);
 }
 
 /**
