@@ -100,12 +100,27 @@ export function compileRegex(pattern: string, flags = "", options: CompileOption
  * for anything else, and for a stack overflow on shallow data (a schema that recurses without
  * end: the rubric's), which stay errors.
  */
-export function validationFault(e: unknown, data: unknown): string | undefined {
+function validationFault(e: unknown, data: unknown): string | undefined {
   const regex = regexTextFault(e);
   if (regex !== undefined) return regex;
   if (!(e instanceof RangeError)) return undefined;
   const depth = nestingDepth(data, DEEP_JSON);
   return depth >= DEEP_JSON ? `the JSON nests ${depth === DEEP_JSON ? `${DEEP_JSON} or more` : depth} levels deep and overflowed the validator's stack; counted as invalid` : undefined;
+}
+
+/**
+ * Runs a compiled validator on data the response gave: whether it is valid, or the fault the data
+ * caused (`validationFault`) as `{ fault }`, which the JSON-checking kinds count as invalid, never
+ * as an error. Any other error is thrown.
+ */
+export function validateData(validate: ValidateFunction, data: unknown): boolean | { fault: string } {
+  try {
+    return validate(data) as boolean;
+  } catch (e) {
+    const fault = validationFault(e, data);
+    if (fault === undefined) throw e;
+    return { fault };
+  }
 }
 
 /** Nesting past which a validator's stack overflow is the data's doing: far beyond any schema's own recursion on real JSON. */

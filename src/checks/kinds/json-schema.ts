@@ -5,7 +5,7 @@
  * rubric:  check: { json_schema: { type: object, required: [answer] } }
  */
 import * as z from "zod";
-import { compileJsonSchema, describeAjvErrors, validationFault } from "../compile.js";
+import { compileJsonSchema, describeAjvErrors, validateData } from "../compile.js";
 import { defineCheck } from "../kind.js";
 import { schemaProblem } from "./problems.js";
 
@@ -33,15 +33,9 @@ export const jsonSchema = defineCheck<JsonSchemaSpec>({
     } catch (e) {
       return { pass: false, reasoning: `not valid JSON: ${(e as Error).message}` };
     }
-    let pass: boolean;
-    try {
-      pass = validate(data) as boolean;
-    } catch (e) {
-      // JSON built to make a pattern backtrack or the validator's stack overflow is the response's no.
-      const fault = validationFault(e, data);
-      if (fault === undefined) throw e;
-      return { pass: false, reasoning: fault, forfeit: true };
-    }
+    const pass = validateData(validate, data);
+    // JSON built to make a pattern backtrack or the validator's stack overflow is the response's no.
+    if (typeof pass === "object") return { pass: false, reasoning: pass.fault, forfeit: true };
     return { pass, reasoning: pass ? "valid against the schema" : `schema violations: ${describeAjvErrors(validate)}` };
   },
 });

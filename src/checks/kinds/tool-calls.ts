@@ -4,7 +4,7 @@
  * rubric:  check: { tool_calls: { called: search, order: [search, answer], max_calls: 5 } }
  */
 import * as z from "zod";
-import { compileJsonSchema, describeAjvErrors, validationFault } from "../compile.js";
+import { compileJsonSchema, describeAjvErrors, validateData } from "../compile.js";
 import { defineCheck, type CheckHack } from "../kind.js";
 import { list, parseArguments, readTrajectory, usesResult } from "../tools.js";
 import { schemaProblem } from "./problems.js";
@@ -76,17 +76,10 @@ export const toolCalls = defineCheck<ToolCallsSpec>({
         const parsed = parseArguments(c.arguments);
         if (!parsed.ok) problems.push(`call ${i + 1} (${c.name}): arguments are not JSON (${parsed.error})`);
         else {
-          let valid: boolean;
-          try {
-            valid = validate(parsed.value) as boolean;
-          } catch (e) {
-            // Arguments the policy wrote to make the validator throw are invalid arguments, not an error.
-            const fault = validationFault(e, parsed.value);
-            if (fault === undefined) throw e;
-            problems.push(`call ${i + 1} (${c.name}): ${fault}`);
-            return;
-          }
-          if (!valid) problems.push(`call ${i + 1} (${c.name}): ${describeAjvErrors(validate)}`);
+          // Arguments the policy wrote to make the validator throw are invalid arguments, not an error.
+          const valid = validateData(validate, parsed.value);
+          if (typeof valid === "object") problems.push(`call ${i + 1} (${c.name}): ${valid.fault}`);
+          else if (!valid) problems.push(`call ${i + 1} (${c.name}): ${describeAjvErrors(validate)}`);
         }
       });
     }
