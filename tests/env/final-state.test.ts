@@ -1,11 +1,18 @@
 import { expect, it } from "vitest";
-import { runFinalStateChecks } from "../../src/env/final-state.js";
+import { runFinalStateChecks, type FinalStateOptions } from "../../src/env/final-state.js";
 import { createSandbox } from "../../src/sandbox/index.js";
+import type { Sandbox } from "../../src/sandbox/types.js";
 import { needsBubblewrap } from "../sandbox/helpers.js";
 import { sandboxTraces } from "../sandbox/traces.js";
 
 const bwrap = needsBubblewrap();
 const isRoot = process.getuid?.() === 0;
+
+/** A checker sandbox with a 5 s command limit. */
+const checker = () => createSandbox({ limits: { commandTimeoutMs: 5000 } });
+/** `agent`'s final-state checks, in a sandbox from `open` (default: `checker`), with no inputs and, unless given, nothing submitted. */
+const runChecks = (agent: Sandbox, checks: FinalStateOptions["checks"], o: { open?: FinalStateOptions["open"]; submitted?: string } = {}) =>
+  runFinalStateChecks({ agent, open: o.open ?? checker, checks, inputs: {}, submitted: o.submitted, signal: new AbortController().signal });
 
 bwrap.describe("final-state checks", () => {
   it("run on a fresh, writable copy of the agent's folder (its chmods undone), as another user where rubricate is root", async () => {
@@ -16,19 +23,16 @@ bwrap.describe("final-state checks", () => {
       const agentUid = (await agent.exec("id -u")).stdout.trim();
       // The agent locks its folder down: nothing may be written there, the script cannot be read back by others.
       expect((await agent.exec("chmod 555 /work /work/sub && chmod 500 greet.sh && touch /work/x")).exitCode).not.toBe(0);
-      const fields = await runFinalStateChecks({
+      const fields = await runChecks(
         agent,
-        open: () => createSandbox({ limits: { commandTimeoutMs: 5000 } }),
-        checks: {
+        {
           writable: { run: "touch /work/probe /work/sub/probe && cat sub/data.txt && sh greet.sh" },
           uid: { run: "id -u" },
           answer: { run: 'printf %s "$SUBMITTED"' },
           data: { file: "sub/data.txt" },
         },
-        inputs: {},
-        submitted: "$(id)",
-        signal: new AbortController().signal,
-      });
+        { submitted: "$(id)" },
+      );
       expect(fields).toMatchObject({ writable: "kept\nhi", writable_exit_code: 0, answer: "$(id)", data: "kept" });
       if (isRoot) expect(fields.uid).not.toBe(agentUid);
       // The agent's own folder is as it left it: the checks ran elsewhere.
@@ -49,10 +53,9 @@ bwrap.describe("final-state checks", () => {
       await agent.exec(`printf '[core]\\n\\tfsmonitor = "touch /tmp/pwned; false"\\n' > .gitconfig && git init -q repo && echo x > repo/a`);
       await agent.exec(`printf 'import os\\nos._exit(0)\\n' > json.py && printf 'ANSWER = 42\\n' > solution.py`);
       expect((await agent.exec("python3 -c 'import sys; sys.exit(3)'")).exitCode).toBe(0);
-      const fields = await runFinalStateChecks({
+      const fields = await runChecks(
         agent,
-        open: () => createSandbox({ limits: { commandTimeoutMs: 5000 } }),
-        checks: {
+        {
           failing: { run: "python3 -c 'import sys; print(\"checked\"); sys.exit(3)'" },
           passing: { run: "python3 -c 'print(6 * 7)'" },
           git: { run: "cd repo && git status --short >/dev/null 2>&1; ls /tmp" },
@@ -61,10 +64,8 @@ bwrap.describe("final-state checks", () => {
           stdlib: { run: "python3 -c 'import json, sys; sys.exit(5)'" },
           own: { run: "python3 -c 'import sys; sys.path.append(\"/work\"); import solution; print(solution.ANSWER)'" },
         },
-        inputs: {},
-        submitted: "",
-        signal: new AbortController().signal,
-      });
+        { submitted: "" },
+      );
       expect(fields).toMatchObject({ failing: "checked", failing_exit_code: 3, passing: "42", passing_exit_code: 0, git: "", data: expect.stringContaining("fsmonitor"), stdlib_exit_code: 5, own: "42" });
     } finally {
       await agent.destroy();
@@ -78,7 +79,7 @@ bwrap.describe("final-state checks the agent makes impossible", () => {
     const agent = await createSandbox({ limits });
     try {
       expect((await agent.exec("for i in $(seq 1 20); do truncate -s 4M f$i || exit 1; done")).exitCode).toBe(0);
-      const fields = await runFinalStateChecks({ agent, open: () => createSandbox({ limits }), checks: { files: { run: "ls | wc -l" } }, inputs: {}, submitted: undefined, signal: new AbortController().signal });
+      const fields = await runChecks(agent, { files: { run: "ls | wc -l" } }, { open: () => createSandbox({ limits }) });
       expect(fields).toMatchObject({ files: "20", files_exit_code: 0 });
     } finally {
       await agent.destroy();
@@ -93,7 +94,7 @@ bwrap.describe("final-state checks the agent makes impossible", () => {
       const made = await agent.exec("for d in $(seq 1 40); do mkdir d$d && (cd d$d && for f in $(seq 1 100); do echo $d$f > f$f; done); done; echo made", { timeoutMs: 60_000 });
       expect(made.stdout.trim()).toBe("made");
       let error: unknown;
-      await runFinalStateChecks({ agent, open: () => createSandbox({ limits: { commandTimeoutMs: 5000 } }), checks: { ok: { run: "echo fine" } }, inputs: {}, submitted: undefined, signal: new AbortController().signal }).catch((e) => (error = e));
+      await runChecks(agent, { ok: { run: "echo fine" } }).catch((e) => (error = e));
       expect(String((error as Error).message)).toMatch(/could not be archived within the sandbox's limits \(it took longer than 50 ms\)/);
       expect(isFinalStateForfeit(error)).toBe(true);
     } finally {
@@ -111,9 +112,8 @@ import os, random, string
 for i in range(30000): open(''.join(random.choices(string.ascii_letters, k=250)), 'w').close()
 print('made')"`);
       expect(made.stdout.trim()).toBe("made");
-      const run = (open: () => ReturnType<typeof createSandbox>) => runFinalStateChecks({ agent, open, checks: { ok: { run: "echo fine" } }, inputs: {}, submitted: undefined, signal: new AbortController().signal });
       let error: unknown;
-      await run(() => createSandbox({ limits: { commandTimeoutMs: 5000 } })).catch((e) => (error = e));
+      await runChecks(agent, { ok: { run: "echo fine" } }).catch((e) => (error = e));
       expect(isFinalStateForfeit(error)).toBe(true);
       expect(String((error as Error).message)).toMatch(/the final-state checks cannot run: the work folder .* is larger than \d+ bytes as an archive/);
       const rubric = parseRubric("id: r\nversion: 1\nscoring: { pass_threshold: 0.5 }\ncriteria:\n  - id: a\n    check: { contains: x }\n", { filename: "r.yaml" });
@@ -125,7 +125,7 @@ print('made')"`);
     const small = await createSandbox({ limits: { commandTimeoutMs: 5000 } });
     try {
       let error: unknown;
-      await runFinalStateChecks({ agent: small, open: async () => { throw new (await import("../../src/errors.js")).RubricateError("SANDBOX", "cannot start"); }, checks: { ok: { run: "true" } }, inputs: {}, submitted: undefined, signal: new AbortController().signal }).catch((e) => (error = e));
+      await runChecks(small, { ok: { run: "true" } }, { open: async () => { throw new (await import("../../src/errors.js")).RubricateError("SANDBOX", "cannot start"); } }).catch((e) => (error = e));
       expect(error).toMatchObject({ code: "SANDBOX" });
       expect(isFinalStateForfeit(error)).toBe(false);
     } finally {
