@@ -88,14 +88,15 @@ bwrap.describe("final-state checks the agent makes impossible", () => {
 
   it("a work folder slower to archive than the sandbox's time limit is the agent's forfeit, not a truncated copy that fails to unpack", async () => {
     const { isFinalStateForfeit } = await import("../../src/env/final-state.js");
-    // A 50 ms limit on commands the agent does not run itself (the archive); its own command gets more.
-    const agent = await createSandbox({ limits: { commandTimeoutMs: 50, diskBytes: 16 * 1024 * 1024 } });
+    // A 1 ms limit on commands the agent does not run itself: the archive cannot finish within it on
+    // any machine (50 ms did, with these 4,000 files, when the machine was idle). Its own command gets more.
+    const agent = await createSandbox({ limits: { commandTimeoutMs: 1, diskBytes: 16 * 1024 * 1024 } });
     try {
       const made = await agent.exec("for d in $(seq 1 40); do mkdir d$d && (cd d$d && for f in $(seq 1 100); do echo $d$f > f$f; done); done; echo made", { timeoutMs: 60_000 });
       expect(made.stdout.trim()).toBe("made");
       let error: unknown;
       await runChecks(agent, { ok: { run: "echo fine" } }).catch((e) => (error = e));
-      expect(String((error as Error).message)).toMatch(/could not be archived within the sandbox's limits \(it took longer than 50 ms\)/);
+      expect(String((error as Error).message)).toMatch(/could not be archived within the sandbox's limits \(it took longer than 1 ms\)/);
       expect(isFinalStateForfeit(error)).toBe(true);
     } finally {
       await agent.destroy();
