@@ -4,6 +4,7 @@
  * rubric:  check: { length: { max: 150, unit: words } }
  */
 import * as z from "zod";
+import { WORD_SEPARATOR } from "../../text/invisible.js";
 import { defineCheck } from "../kind.js";
 
 export const LengthSpec = z
@@ -24,7 +25,7 @@ export const length = defineCheck<LengthSpec>({
     // Words are separated by white space and by characters that show as nothing or as a space
     // without being white space to \s (a zero-width space, the Braille blank, a Hangul filler):
     // else a long answer joined by them would count as one word under a `max`.
-    const size = unit === "words" ? text.split(/[\s\p{Default_Ignorable_Code_Point}\u2800]+/u).filter(Boolean).length : [...text].length;
+    const size = unit === "words" ? text.split(WORD_SEPARATOR).filter(Boolean).length : [...text].length;
     const pass = (spec.min === undefined || size >= spec.min) && (spec.max === undefined || size <= spec.max);
     return { pass, reasoning: `${size} ${unit} (allowed ${spec.min ?? 0}–${spec.max ?? "∞"})` };
   },
