@@ -3,6 +3,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { EnvPackage } from "../env/types.js";
 import { RubricateError } from "../errors.js";
+import { isRecord } from "../text/json.js";
 
 export type { EnvPackage };
 
@@ -72,8 +73,6 @@ export function readEnvManifest(dir: string, what = dir): EnvManifest {
     ...(isRecord(pkg.scripts) ? { scripts: pkg.scripts as Record<string, string> } : {}),
   };
 }
-
-const isRecord = (v: unknown) => typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** `name@version`, the label an installed environment goes by in tables and file names. */
 export const packageLabel = (p: Pick<EnvPackage, "name" | "version">): string => `${p.name}@${p.version}`;

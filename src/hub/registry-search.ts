@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join, posix } from "node:path";
 import { parse as parseYaml } from "yaml";
 import { RubricateError } from "../errors.js";
+import { isRecord } from "../text/json.js";
 import { installFailure, npmError, runNpm } from "./npm.js";
 import { ENV_KEYWORD, registryFlags } from "./publish.js";
 
@@ -188,8 +189,6 @@ function yamlData(text: string | undefined): unknown {
     return undefined;
   }
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /**
  * Task count and criteria from the package's env.yaml, its dataset and its rubric, read as YAML

@@ -10,3 +10,6 @@ export function parseJsonOrUndefined(text: string): unknown {
     return undefined;
   }
 }
+
+/** True for a JSON object (not an array, not null): what a parsed file's sections must be before their keys are read. */
+export const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
