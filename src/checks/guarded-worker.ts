@@ -204,15 +204,16 @@ function waitFor(flags: Int32Array, seq: number, until: number, clock: CpuClock)
   }
 }
 
-/** The reply to request `seq` from the port (posted before the flag was raised), as a result or a thrown Error. */
+/**
+ * The reply to request `seq` from the port (posted before the flag was raised), as a result or a
+ * thrown Error. It is the only message there: one request is in flight at a time, and a worker
+ * past its limit is replaced with its port.
+ */
 function readReply(port: MessagePort, seq: number): { value: unknown } {
-  for (;;) {
-    const reply = receiveMessageOnPort(port)?.message as Reply | undefined;
-    if (reply === undefined) throw new Error(`the time-limited worker answered request ${seq} without a message`);
-    if (reply.seq !== seq) continue;
-    if (reply.ok) return { value: reply.value };
-    throw new Error(reply.error);
-  }
+  const reply = receiveMessageOnPort(port)?.message as Reply | undefined;
+  if (reply?.seq !== seq) throw new Error(`the time-limited worker answered request ${seq} without its reply`);
+  if (reply.ok) return { value: reply.value };
+  throw new Error(reply.error);
 }
 
 /**
