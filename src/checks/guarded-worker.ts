@@ -19,8 +19,10 @@
  * The worker's heap is capped: an answer built to exhaust memory ends the worker, not the process,
  * and a worker seen gone (its /proc entry) ends the wait at once.
  */
-import { closeSync, openSync, readlinkSync, readSync } from "node:fs";
+import { closeSync, existsSync, openSync, readlinkSync, readSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort, type Transferable } from "node:worker_threads";
+import { tsxLoaderURL } from "../config/tsx-loader.js";
 
 /** What a worker is given to answer on: the shared flags and its end of the channel. */
 export interface WorkerChannel {
@@ -176,6 +178,42 @@ function threadId(): number {
   } catch {
     return 0;
   }
+}
+
+/** Where a guarded worker's entry is, and what it is given. */
+export interface WorkerEntry {
+  /** `import.meta.url` of the module that starts it: a .ts file when running from the sources (tests, tsx), a chunk of dist/ when built. */
+  from: string;
+  /** The entry's TypeScript source, relative to `from` (`./compare-worker.ts`). */
+  source: string;
+  /** The entry's file in dist/ (`math-worker.js`, a tsup entry), found beside the built chunk `from` is in. */
+  built: string;
+  /** Added to the worker's `workerData`: the mark its entry looks for before serving. */
+  workerData: Record<string, unknown>;
+  /** The worker's heap cap: a request built to exhaust memory ends the worker, not the process. */
+  heapMb: number;
+}
+
+/** Starts `entry` as a worker: its built file, or, from the sources, its TypeScript through tsx's loader registered in the worker. */
+export function startEntry(entry: WorkerEntry): StartWorker {
+  return (channel, transferList) => {
+    const code = entry.from.endsWith(".ts") ? workerBootstrap(new URL(entry.source, entry.from).href, tsxLoaderURL(entry.from)) : workerBootstrap(builtEntry(entry.built, entry.from).href);
+    // None of the host's node options: what it preloads (`--import`, `--require`: tsx, an APM agent)
+    // has no work in a worker that only computes, and would slow every start of one.
+    return new Worker(code, { eval: true, execArgv: [], workerData: { ...channel, ...entry.workerData }, transferList, resourceLimits: { maxOldGenerationSizeMb: entry.heapMb } });
+  };
+}
+
+/**
+ * dist/<name>, from the built file `from` is: a chunk in dist/ itself, or an entry in a folder of
+ * it (dist/checks/index.js). The ES module entry serves the CommonJS build too.
+ */
+function builtEntry(name: string, from: string): URL {
+  for (const up of ["./", "../", "../../"]) {
+    const entry = new URL(`${up}${name}`, from);
+    if (existsSync(fileURLToPath(entry))) return entry;
+  }
+  throw new Error(`the worker ${name} is missing beside ${fileURLToPath(from)}`);
 }
 
 /**

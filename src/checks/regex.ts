@@ -5,18 +5,20 @@
  * package, Google's RE2 compiled to WebAssembly): linear in the text, so `(a+)+$` on any input
  * takes microseconds. A pattern only JavaScript's backtracking engine can run (lookahead,
  * lookbehind, backreferences, as in the shipped guard rubrics) runs in a worker thread under a
- * hard deadline: the caller waits synchronously (Atomics.wait) and, past the deadline, the worker
- * is terminated and the test is a CHECK_TIMEOUT error — never a hang of the process, a reward
- * server or its SIGTERM. An error the text caused (see `regexTextFault`) is the checks' no. Both engines follow JavaScript's flags (i, m, s, u); RE2's `\s`, `\d`,
- * `\w`, `\b` are ASCII-only where JavaScript's `\s` also matches Unicode spaces.
+ * deadline on its work (src/checks/guarded-worker.ts): the caller waits synchronously
+ * (Atomics.wait) and, past the deadline, the worker is terminated and the test is a CHECK_TIMEOUT
+ * error — never a hang of the process, a reward server or its SIGTERM. An error the text caused
+ * (see `regexTextFault`) is the checks' no. Both engines follow JavaScript's flags (i, m, s, u);
+ * RE2's `\s`, `\d`, `\w`, `\b` are ASCII-only where JavaScript's `\s` also matches Unicode spaces.
  */
 import type { LRUCache } from "lru-cache";
-import type { Worker } from "node:worker_threads";
 import { createRequire } from "node:module";
 import type { RE2 } from "re2-wasm";
 import { RubricateError } from "../errors.js";
+import { GuardedWorker, startEntry } from "./guarded-worker.js";
+import type { RegexOutcome, RegexRequest } from "./regex-worker.js";
 
-/** How long one regex test may run on the backtracking engine before it is an error. */
+/** How long (in CPU, see guarded-worker.ts) one regex test may run on the backtracking engine before it is the response's no. */
 export const REGEX_DEADLINE_MS = 1000;
 
 /**
@@ -62,7 +64,7 @@ let re2Usable = true;
 
 /**
  * What this file loads on first use rather than with `import "rubricate"`: re2-wasm (it compiles
- * its WebAssembly when loaded), lru-cache and node:worker_threads.
+ * its WebAssembly when loaded) and lru-cache.
  */
 const requireOnFirstUse = createRequire(import.meta.url);
 
@@ -187,69 +189,32 @@ export function forRe2(pattern: string, flags: string): string | undefined {
   return out;
 }
 
-// The worker: keeps compiled patterns, answers one test at a time through shared memory.
-const WORKER_SOURCE = `
-const { parentPort, workerData } = require("node:worker_threads");
-const shared = new Int32Array(workerData);
-const compiled = new Map();
-parentPort.on("message", ({ pattern, flags, text }) => {
-  let outcome = 3;
-  try {
-    const key = flags + "/" + pattern;
-    let re = compiled.get(key);
-    if (!re) {
-      if (compiled.size > 1000) compiled.clear();
-      re = new RegExp(pattern, flags);
-      compiled.set(key, re);
-    }
-    outcome = 2;
-    outcome = re.test(text) ? 1 : 0;
-  } catch {}
-  Atomics.store(shared, 1, outcome);
-  Atomics.store(shared, 0, 2);
-  Atomics.notify(shared, 0);
-});
-Atomics.store(shared, 0, 1);
-Atomics.notify(shared, 0);
-`;
+/** The backtracking engine's worker: its heap is capped (a text is copied there), and it starts on the first pattern RE2 cannot run. */
+const WORKER_HEAP_MB = 256;
+/** The wait for the worker to start, which no test's deadline pays for (a busy machine, or tsx compiling the sources in tests). */
+const WORKER_STARTUP_MS = 60_000;
+const startRegexWorker = startEntry({ from: import.meta.url, source: "./regex-worker.ts", built: "regex-worker.js", workerData: { rubricateRegex: true }, heapMb: WORKER_HEAP_MB });
+let guard: GuardedWorker | undefined;
 
-/** Shared cells: [0] state (0 starting, 1 idle, 2 answered), [1] outcome (0 no, 1 yes, 2 the test threw: the engine's stack overflowed on the text, 3 the pattern did not compile). */
-let runner: { worker: Worker; shared: Int32Array } | undefined;
-const STARTUP_MS = 60_000;
-
-function startRunner(): { worker: Worker; shared: Int32Array } {
-  const shared = new Int32Array(new SharedArrayBuffer(8));
-  const { Worker } = requireOnFirstUse("node:worker_threads") as typeof import("node:worker_threads");
-  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: shared.buffer });
-  worker.unref();
-  worker.on("error", () => {
-    if (runner?.worker === worker) runner = undefined;
-  });
-  // The deadline is for the test, not for starting a thread on a busy machine.
-  if (Atomics.wait(shared, 0, 0, STARTUP_MS) === "timed-out" && Atomics.load(shared, 0) === 0) {
-    void worker.terminate();
-    throw new RubricateError("CHECK_FAILED", "could not start the regex worker thread");
-  }
-  return { worker, shared };
-}
-
+/**
+ * One test on the backtracking engine, in the worker under a limit on its work (see
+ * guarded-worker.ts): the deadline is the test's CPU, so a harmless text on a loaded machine, whose
+ * worker waited for a core, is not taken for one that backtracks.
+ */
 function guardedTest(pattern: string, flags: string, text: string, deadlineMs: number): boolean {
-  runner ??= startRunner();
-  const { worker, shared } = runner;
-  Atomics.store(shared, 0, 1);
-  worker.postMessage({ pattern, flags, text });
-  if (Atomics.wait(shared, 0, 1, deadlineMs) === "timed-out" && Atomics.load(shared, 0) !== 2) {
-    // Stuck backtracking: stop that thread (V8 interrupts the regex) and start afresh next time.
-    runner = undefined;
-    void worker.terminate();
-    // The response's no (see regexTextFault). A machine too loaded to give the worker a core for a
-    // whole deadline would look the same; a policy cannot choose that, but it can choose its text.
-    throw textError("CHECK_TIMEOUT", `regex /${pattern}/${flags} took over ${deadlineMs} ms on a ${text.length}-character text (catastrophic backtracking); rewrite it without nested quantifiers, or without lookaround so it runs in linear time`, `the response made /${pattern}/${flags} backtrack past ${deadlineMs} ms (${text.length} characters); counted as not matching`);
+  let run: { value: unknown } | "over-limit";
+  try {
+    run = (guard ??= new GuardedWorker(startRegexWorker, WORKER_STARTUP_MS)).call({ pattern, flags, text } satisfies RegexRequest, deadlineMs);
+  } catch (e) {
+    // The worker could not start, or the pattern did not compile there: the machine's or the rubric's, never the response's.
+    throw new RubricateError("CHECK_FAILED", `regex /${pattern}/${flags} failed in the worker: ${e instanceof Error ? e.message : String(e)}`);
   }
-  const outcome = Atomics.load(shared, 1);
-  if (outcome === 2) throw textError("CHECK_FAILED", `regex /${pattern}/${flags} overflowed the backtracking engine's stack on a ${text.length}-character text`, `the response overflowed the regex engine's stack on /${pattern}/${flags} (${text.length} characters); counted as not matching`);
-  if (outcome === 3) throw new RubricateError("CHECK_FAILED", `regex /${pattern}/${flags} failed in the worker`);
-  return outcome === 1;
+  // Stuck backtracking: the worker was stopped (V8 interrupts the regex) and a fresh one is loading.
+  // The response's no (see regexTextFault).
+  if (run === "over-limit") throw textError("CHECK_TIMEOUT", `regex /${pattern}/${flags} took over ${deadlineMs} ms on a ${text.length}-character text (catastrophic backtracking); rewrite it without nested quantifiers, or without lookaround so it runs in linear time`, `the response made /${pattern}/${flags} backtrack past ${deadlineMs} ms (${text.length} characters); counted as not matching`);
+  const outcome = run.value as RegexOutcome;
+  if (outcome === "overflow") throw textError("CHECK_FAILED", `regex /${pattern}/${flags} overflowed the backtracking engine's stack on a ${text.length}-character text`, `the response overflowed the regex engine's stack on /${pattern}/${flags} (${text.length} characters); counted as not matching`);
+  return outcome === "match";
 }
 
 /**
