@@ -56,11 +56,9 @@ const textError = (code: "CHECK_TIMEOUT" | "CHECK_FAILED" | "REGEX_REFUSED", mes
 
 /**
  * RE2's WebAssembly heap is fixed at 16 MB and holds both the compiled programs and a copy of the
- * text being matched: longer texts go to the backtracking engine (under its deadline), and after
- * any RE2 failure (an out-of-memory abort leaves the module unusable) every pattern does.
+ * text being matched: longer texts go to the backtracking engine (under its deadline).
  */
 const RE2_MAX_TEXT_CHARS = 256 * 1024;
-let re2Usable = true;
 
 /**
  * What this file loads on first use rather than with `import "rubricate"`: re2-wasm (it compiles
@@ -68,8 +66,45 @@ let re2Usable = true;
  */
 const requireOnFirstUse = createRequire(import.meta.url);
 
-let re2Class: typeof RE2 | undefined;
-const loadRe2 = (): typeof RE2 => (re2Class ??= (requireOnFirstUse("re2-wasm") as typeof import("re2-wasm")).RE2);
+/**
+ * One instance of re2-wasm: its own 16 MB heap. A failure in it (out of memory aborts the module
+ * and leaves it unusable) retires it, and the next pattern loads a fresh one: on a reward server,
+ * one client's patterns filling the heap must not leave RE2 off, and every later client's
+ * linear-only patterns refused, for the rest of the process.
+ */
+interface Re2Instance {
+  RE2: typeof RE2;
+}
+let liveInstance: Re2Instance | undefined;
+const RE2_MODULE_FILE = /[\\/]node_modules[\\/]re2-wasm[\\/]/;
+
+function liveRe2(): Re2Instance {
+  if (liveInstance) return liveInstance;
+  // Loaded anew (its CommonJS modules dropped from the cache) so a retired heap is not reused.
+  for (const id of Object.keys(requireOnFirstUse.cache)) if (RE2_MODULE_FILE.test(id)) delete requireOnFirstUse.cache[id];
+  return (liveInstance = { RE2: (requireOnFirstUse("re2-wasm") as typeof import("re2-wasm")).RE2 });
+}
+
+/** Gives up an instance that failed, if it is still the live one; the regexes compiled in it compile again in the next when tested. */
+function retireRe2(failed: Re2Instance): void {
+  if (liveInstance !== failed) return;
+  liveInstance = undefined;
+  cache?.clear();
+}
+
+/** Runs `use` on the live instance, and once more on a fresh one if that fails; undefined if the fresh one fails too. */
+function onRe2<T>(use: (instance: Re2Instance) => T): T | undefined {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const instance = liveRe2();
+    try {
+      return use(instance);
+    } catch (e) {
+      if (e instanceof SyntaxError) throw e;
+      retireRe2(instance);
+    }
+  }
+  return undefined;
+}
 
 /**
  * Compiles a pattern with JavaScript's syntax and flags ("g" and "y" are dropped: `test` keeps no
@@ -82,43 +117,50 @@ export function safeRegex(pattern: string, flags = "", options: SafeRegexOptions
   new RegExp(pattern, clean);
   const deadlineMs = options.deadlineMs ?? REGEX_DEADLINE_MS;
   const guarded = options.linearOnly ? (text: string) => refuseBacktracking(pattern, clean, text) : (text: string) => guardedTest(pattern, clean, text, deadlineMs);
-  let re2: RE2 | undefined;
-  const translated = re2Usable ? forRe2(pattern, clean) : undefined;
+  const translated = forRe2(pattern, clean);
+  const re2Flags = clean.includes("u") ? clean : `${clean}u`;
+  let compiled: { instance: Re2Instance; re2: RE2 } | undefined;
+  const compileIn = (instance: Re2Instance) => (compiled = { instance, re2: new instance.RE2(translated!, re2Flags) });
   try {
-    if (translated !== undefined) re2 = new (loadRe2())(translated, clean.includes("u") ? clean : `${clean}u`);
-  } catch (e) {
-    re2 = undefined; // lookaround or a backreference: RE2 cannot run it
-    if (!(e instanceof SyntaxError)) re2Usable = false;
+    if (translated !== undefined) onRe2(compileIn);
+  } catch {
+    // A SyntaxError from RE2: lookaround or a backreference, which it cannot run.
   }
-  if (!re2) {
+  if (!compiled) {
+    // Also a pattern too large for a fresh heap of its own (RE2 then never takes it).
     if (options.linearOnly) throw new RubricateError("REGEX_REFUSED", `/${pattern}/${clean}: ${NOT_LINEAR}`);
     return { engine: "backtracking", test: guarded, release: () => undefined };
   }
-  const compiled = re2;
   // With "m", JavaScript also ends lines at \r, U+2028 and U+2029 where RE2 knows only \n.
   const lineEnds = clean.includes("m") && /[\^$]/.test(pattern);
-  let released = false;
+  const testIn = (instance: Re2Instance, text: string): boolean => (compiled?.instance === instance ? compiled : compileIn(instance)).re2.test(text);
   return {
     engine: "re2",
     test(text) {
-      if (!re2Usable || released || text.length > RE2_MAX_TEXT_CHARS || (lineEnds && /[\r\u2028\u2029]/.test(text))) return guarded(text);
-      try {
-        return compiled.test(text);
-      } catch {
-        re2Usable = false;
-        return guarded(text);
-      }
+      if (text.length > RE2_MAX_TEXT_CHARS || (lineEnds && /[\r\u2028\u2029]/.test(text))) return guarded(text);
+      const answer = onRe2((instance) => testIn(instance, text));
+      return answer ?? failedInFreshRe2(pattern, clean, text, options.linearOnly === true, guarded);
     },
     release() {
-      if (released) return;
-      released = true;
+      const freed = compiled;
+      compiled = undefined;
       try {
-        (compiled as unknown as { wrapper?: { delete?: () => void } }).wrapper?.delete?.();
+        (freed?.re2 as unknown as { wrapper?: { delete?: () => void } } | undefined)?.wrapper?.delete?.();
       } catch {
-        re2Usable = false;
+        if (freed) retireRe2(freed.instance);
       }
     },
   };
+}
+
+/**
+ * A test that failed in a fresh RE2 heap too (the pattern and the text together do not fit): the
+ * backtracking engine under its deadline, or, for a client's linear-only pattern, an error (the
+ * machine's limit, not something the response did).
+ */
+function failedInFreshRe2(pattern: string, flags: string, text: string, linearOnly: boolean, guarded: (text: string) => boolean): boolean {
+  if (linearOnly) throw new RubricateError("REGEX_REFUSED", `/${pattern}/${flags}: a client-supplied pattern runs only in linear time, and the linear-time engine ran out of memory on a ${text.length}-character text`);
+  return guarded(text);
 }
 
 const NOT_LINEAR = "a client-supplied pattern must run in linear time (RE2): no lookahead, lookbehind or backreferences";
@@ -139,8 +181,7 @@ export function runsInLinearTime(pattern: string, flags = ""): boolean {
 
 /** A linear-only pattern on a text RE2 cannot take: an error, never the backtracking engine. */
 function refuseBacktracking(pattern: string, flags: string, text: string): never {
-  // RE2 out of memory is the machine's (an error); a text too long or with \r is the response's (a no).
-  if (!re2Usable && text.length <= RE2_MAX_TEXT_CHARS) throw new RubricateError("REGEX_REFUSED", `/${pattern}/${flags}: a client-supplied pattern runs only in linear time, and the linear-time engine is out of memory`);
+  // A text too long, or with \r under the m flag, is the response's: a no.
   const why = text.length > RE2_MAX_TEXT_CHARS ? `the text has ${text.length} characters, more than the linear-time engine takes (${RE2_MAX_TEXT_CHARS})` : "with the m flag, ^ and $ on a text with \\r, U+2028 or U+2029 need the backtracking engine";
   throw textError("REGEX_REFUSED", `/${pattern}/${flags}: a client-supplied pattern runs only in linear time, and ${why}`, `the response cannot be tested against /${pattern}/${flags} in linear time: ${why}`);
 }

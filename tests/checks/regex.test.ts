@@ -79,6 +79,18 @@ describe("linear-time regexes", () => {
     await expect(runCheck({ regex: "^(?=a)" }, { response: "a" }, { fromClient: true })).rejects.toSatisfy((e) => isRubricateError(e, "REGEX_REFUSED"));
   });
 
+  it("clients whose patterns fill RE2's 16 MB heap do not turn RE2 off: later clients' linear-only patterns still run, and ones compiled before test again", async () => {
+    const early = compiledRegex("^early$", "", { linearOnly: true });
+    // Over 1 MB of heap each (a 20,000-character alternative): the heap runs out of memory (at the 8th to 11th) long before the cache (200 patterns) evicts any.
+    const big = (i: number) => `^x${i}$|${"q".repeat(20_000)}`;
+    const held = compiledRegex(big(0), "", { linearOnly: true });
+    for (let i = 1; i < 14; i++) expect(compiledRegex(big(i), "", { linearOnly: true }).test(`x${i}`)).toBe(true);
+    const later = await runCheck({ regex: "^later \\d+$" }, { response: "later 42" }, { fromClient: true });
+    expect(later.pass).toBe(true);
+    expect(early.test("early")).toBe(true);
+    expect([held.test("x0"), held.test("x1")]).toEqual([true, false]);
+  }, 60_000);
+
   it("a pattern that does not compile stays the rubric's error, whatever the response", async () => {
     await expect(runCheck({ regex: "(unclosed" }, { response: "a".repeat(100_000) })).rejects.toSatisfy((e) => isRubricateError(e, "SCHEMA"));
   });
