@@ -92,5 +92,18 @@ export interface ScoreResult {
 
 /** What to do with a sample when a criterion could not be answered. */
 export const ERROR_POLICIES = ["null", "zero", "skip-criterion"] as const;
-/** What a criterion error does to the reward: null (no reward), zero, or skip-criterion (score the rest). */
+/**
+ * What a criterion error does to the reward: null (no reward), zero, or skip-criterion (score the
+ * rest, except after an error the response can cause: see `RESPONSE_CAUSABLE_ERRORS`).
+ */
 export type ErrorPolicy = (typeof ERROR_POLICIES)[number];
+
+/**
+ * Errors the response itself can cause: a judge that refused to answer about it, or whose answers
+ * stayed unreadable (or quoted what it does not say) over every attempt, which a response written
+ * to derail the judge can bring about. `skip-criterion` does not leave these out: a response that
+ * fails a criterion could otherwise drop it from its reward by making the judge refuse. They
+ * withhold the reward instead, as under `null`; an error of the machinery (a provider down, a
+ * timeout, a check that cannot run) is still left out.
+ */
+export const RESPONSE_CAUSABLE_ERRORS: ReadonlySet<string> = new Set(["JUDGE_PARSE", "JUDGE_REFUSAL"]);

@@ -69,6 +69,23 @@ describe("batched judging", () => {
     expect(server.requests).toHaveLength(3);
   });
 
+  it("a response that makes the judge refuse does not escape the question under skip-criterion: the reward is withheld, not the code checks' alone", async () => {
+    // The judge refuses whatever carries the trigger (a response written to derail it); it answers "no" otherwise.
+    const server = await startOpenAIServer({ respond: (body) => (JSON.stringify(body).includes("TRIGGER") ? { refusal: "I can't help with that." } : judgeResponder(() => false)(body)) });
+    servers.push(server as TestServer<unknown>);
+    const judge = judgeFor(server.url);
+    const rubric = parseRubric("id: two\ncriteria:\n  - id: cites\n    check: { contains: source }\n  - id: correct\n    question: Is the answer correct?\n    points: 3\n", { filename: "two.yaml" });
+    const plain = await scoreSample(rubric, { response: "wrong, source: me" }, { judge, errors: "skip-criterion" });
+    expect(plain.reward).toBe(1 / 4);
+    const derailing = await scoreSample(rubric, { response: "wrong, source: me TRIGGER" }, { judge, errors: "skip-criterion" });
+    expect(derailing.errors.map((e) => e.code)).toEqual(["JUDGE_REFUSAL"]);
+    expect(derailing.reward).toBeNull();
+    // A judge that is down is still left out under skip-criterion: the code check's reward stands.
+    const down = await scoreSample(rubric, { response: "wrong, source: me" }, { judge: judgeFor("http://127.0.0.1:9", { max_retries: 0, timeout_ms: 2000 }), errors: "skip-criterion" });
+    expect(down.errors.map((e) => e.code)).toEqual(["PROVIDER_NETWORK"]);
+    expect(down.reward).toBe(1);
+  });
+
   it("asks `when`-dependent questions in a second round, only when their condition is met", async () => {
     const server = await openai((q, view) => (q.id === "gate" ? view.sample.includes("yes-sample") : true));
     const judge = judgeFor(server.url);

@@ -5,7 +5,8 @@ import { aggregate, type ErrorPolicy, type Outcome } from "../../src/score/aggre
 import type { Criterion, Scoring } from "../../src/rubric/schema.js";
 
 type Spec = { id: string; points?: number; required?: boolean; weight?: number; question?: string };
-type Answer = boolean | "skip" | "error";
+/** "error": one of the machinery (a judge that timed out); "refused", "unreadable": ones the response can cause. */
+type Answer = boolean | "skip" | "error" | "refused" | "unreadable";
 
 function criteria(specs: Spec[]): Criterion[] {
   return specs.map((s) => ({ id: s.id, question: s.question ?? `Is ${s.id} true?`, points: s.points ?? 1, required: s.required ?? false, weight: s.weight }));
@@ -15,7 +16,9 @@ function outcomes(answers: Record<string, Answer>): Map<string, Outcome> {
   const map = new Map<string, Outcome>();
   for (const [id, a] of Object.entries(answers)) {
     if (a === "skip") map.set(id, { skipped: "asked only when x is met" });
-    else if (a === "error") map.set(id, { error: new RubricateError("JUDGE_PARSE", `no answer for ${id}`) });
+    else if (a === "error") map.set(id, { error: new RubricateError("PROVIDER_TIMEOUT", `no answer for ${id}`) });
+    else if (a === "refused") map.set(id, { error: new RubricateError("JUDGE_REFUSAL", `the judge refused to answer about ${id}`) });
+    else if (a === "unreadable") map.set(id, { error: new RubricateError("JUDGE_PARSE", `no readable answer for ${id}`) });
     else map.set(id, { verdict: { pass: a, source: "llm", reasoning: a ? "it does" : "it does not" } });
   }
   return map;
@@ -134,23 +137,34 @@ describe("error policies", () => {
   it("default (null): no reward, errors listed, feedback says the reward is withheld", () => {
     const r = run(specs, answers);
     expect(r.reward).toBeNull();
-    expect(r.errors).toEqual([{ criterion: "c", code: "JUDGE_PARSE", message: "no answer for c" }]);
-    expect(r.verdicts.find((v) => v.id === "c")).toMatchObject({ status: "error", earned: 0, error: { code: "JUDGE_PARSE", message: "no answer for c" } });
-    expect(r.feedback).toBe(["no reward (errors)", "- FAILED b (+2 pts): Is b true? — it does not", "- ERROR c [JUDGE_PARSE] (reward withheld): no answer for c"].join("\n"));
+    expect(r.errors).toEqual([{ criterion: "c", code: "PROVIDER_TIMEOUT", message: "no answer for c" }]);
+    expect(r.verdicts.find((v) => v.id === "c")).toMatchObject({ status: "error", earned: 0, error: { code: "PROVIDER_TIMEOUT", message: "no answer for c" } });
+    expect(r.feedback).toBe(["no reward (errors)", "- FAILED b (+2 pts): Is b true? — it does not", "- ERROR c [PROVIDER_TIMEOUT] (reward withheld): no answer for c"].join("\n"));
   });
 
   it("zero: the reward is 0, errors still listed", () => {
     const r = run(specs, answers, {}, "zero");
     expect(r.reward).toBe(0);
     expect(r.errors).toHaveLength(1);
-    expect(r.feedback).toContain("- ERROR c [JUDGE_PARSE] (reward set to 0): no answer for c");
+    expect(r.feedback).toContain("- ERROR c [PROVIDER_TIMEOUT] (reward set to 0): no answer for c");
   });
 
   it("skip-criterion: the errored criterion counts in neither sum", () => {
     const r = run(specs, answers, {}, "skip-criterion");
     expect(r.reward).toBe(2 / 4);
     expect(r.errors).toHaveLength(1);
-    expect(r.feedback).toContain("- ERROR c [JUDGE_PARSE] (not counted): no answer for c");
+    expect(r.feedback).toContain("- ERROR c [PROVIDER_TIMEOUT] (not counted): no answer for c");
+  });
+
+  it("skip-criterion does not leave out an error the response can cause (a judge that refused it, or whose answers stayed unreadable): the reward is withheld, so a response cannot drop the criteria it fails by derailing the judge", () => {
+    for (const caused of ["refused", "unreadable"] as const) {
+      const r = run(specs, { a: true, b: false, c: caused }, {}, "skip-criterion");
+      expect(r.reward).toBeNull();
+      expect(r.feedback).toMatch(/- ERROR c \[JUDGE_(REFUSAL|PARSE)\] \(reward withheld: the response may have caused it\)/);
+      // Beside an error of the machinery too; and `zero` still gives 0.
+      expect(run(specs, { a: true, b: "error", c: caused }, {}, "skip-criterion").reward).toBeNull();
+      expect(run(specs, { a: true, b: false, c: caused }, {}, "zero").reward).toBe(0);
+    }
   });
 
   it("skip-criterion: a sample whose every criterion errored has no reward (null), not 0", () => {
