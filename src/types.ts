@@ -94,7 +94,7 @@ export interface ScoreResult {
 export const ERROR_POLICIES = ["null", "zero", "skip-criterion"] as const;
 /**
  * What a criterion error does to the reward: null (no reward), zero, or skip-criterion (score the
- * rest, except after an error the response can cause: see `RESPONSE_CAUSABLE_ERRORS`).
+ * rest; a judge error the response can cause, JUDGE_REFUSAL or JUDGE_PARSE, still withholds it).
  */
 export type ErrorPolicy = (typeof ERROR_POLICIES)[number];
 
