@@ -42,6 +42,7 @@ export function compileJsonSchema(schema: Record<string, unknown>, options: Comp
     const copy = structuredClone(schema);
     try {
       entry = compileWith(linearOnly ? (ajvs.linear ??= newAjv(true)) : (ajvs.trusted ??= newAjv(false)), copy, linearOnly);
+      refuseAsync(entry);
     } catch (e) {
       if (isRubricateError(e, "REGEX_REFUSED")) throw e;
       const { text, path } = explainSchemaError((e as Error).message);
@@ -66,6 +67,16 @@ function explainSchemaError(message: string): { text: string; path: string[] } {
   const path = m[1].split("/").filter(Boolean);
   const hint = path.at(-1) === "type" ? " (string, number, integer, boolean, object, array, null, or a list of them)" : "";
   return { text: `${path.length ? `"${path.join(".")}" ` : "the schema "}${m[2]}${hint}`, path };
+}
+
+/**
+ * An `$async` schema's validator returns a Promise: a check would read it as a pass whatever the
+ * data, and its rejection, unhandled, ends the process (a client's schema on a reward server).
+ */
+function refuseAsync(entry: { validate: ValidateFunction; schema: Record<string, unknown>; owner: Ajv }): void {
+  if (!(entry.validate as { $async?: boolean }).$async) return;
+  entry.owner.removeSchema(entry.schema);
+  throw new Error("$async schemas are not supported: a check validates the response synchronously");
 }
 
 /** Compiles on the shared instance; a schema whose `$id` another (different) schema already took gets an instance of its own. */

@@ -159,6 +159,13 @@ describe("client regexes never hold the event loop (High 3)", () => {
     expect(res.json.results[0].errors).toEqual([]);
   });
 
+  it("an $async json_schema (whose validator returned a Promise: a pass for anything, and an unhandled rejection that ended the server) is the sample's schema error; the server goes on", async () => {
+    const res = await post("/v1/score", { samples: [{ prompt: "p", response: "5", criteria: [{ id: "s", check: { json_schema: { $async: true, type: "object" } } }] }] });
+    expect(JSON.stringify(res.json)).toMatch(/\$async schemas are not supported/);
+    expect(res.json.results?.[0]?.reward ?? null).toBeNull();
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+  });
+
   it("the rubric's own lookaround patterns still run (the operator chose them)", async () => {
     const path = join(dir, "guard.yaml");
     writeFileSync(path, ["id: guard", "inputs: [response]", "criteria:", "  - { id: no-forbidden, check: { regex: '^(?![\\s\\S]*forbidden)' } }", ""].join("\n"));

@@ -29,3 +29,13 @@ describe("json_schema: a response that makes the validator throw", () => {
     await expect(runCheck({ json_schema: { allOf: [{ $ref: "#" }] } }, { response: "{}" })).rejects.toSatisfy((e) => isRubricateError(e, "CHECK_FAILED"));
   });
 });
+
+describe("json_schema: an $async schema", () => {
+  it("is refused when the rubric loads (its validator returns a Promise, which read as a pass for any data), and from a client at scoring", async () => {
+    const { parseRubric } = await import("../../src/rubric/load.js");
+    const yaml = ["id: async", "criteria:", "  - id: shape", "    check:", "      json_schema: { $async: true, type: object, required: [answer] }"].join("\n");
+    expect(() => parseRubric(yaml, { filename: "async.yaml" })).toThrow(/async\.yaml:\d+:\d+.*\$async schemas are not supported/s);
+    // vitest fails the run on an unhandled rejection, which the old validator's Promise was.
+    await expect(runCheck({ json_schema: { $async: true, type: "object", required: ["answer"] } }, { response: "5" }, { fromClient: true })).rejects.toSatisfy((e) => isRubricateError(e, "SCHEMA"));
+  });
+});
