@@ -6,14 +6,16 @@
  */
 import { createReadStream, fstatSync } from "node:fs";
 import { RubricateError } from "../errors.js";
+import { parseJsonLine } from "../text/json.js";
 
 /** Lines longer than this are bad lines (V8 cannot hold a string much past 512 MB, and JSON.parse of one needs several times that). */
 export const MAX_JSONL_LINE_BYTES = 64 * 1024 * 1024;
 
-/** A line that is not a JSON object: where it is and why. */
+/** A line that is not a JSON object: where it is (the column where one is known: 1-based, in characters) and why. */
 export interface BadLine {
   file: string;
   line: number;
+  col?: number;
   message: string;
 }
 
@@ -93,17 +95,17 @@ export async function* jsonlEntries(path: string, options: JsonlReadOptions = {}
         continue;
       }
       let text = piece.text;
+      // An editor does not show the mark: columns count from the character after it.
       if (line === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
       if (text.trim() === "") continue;
-      let value: unknown;
-      try {
-        value = JSON.parse(text);
-      } catch (e) {
-        yield { line, bad: { file, line, message: `invalid JSON: ${(e as Error).message}` } };
+      const parsed = parseJsonLine(text);
+      if ("reason" in parsed) {
+        yield { line, bad: { file, line, col: parsed.col, message: `invalid JSON: ${parsed.reason}` } };
         continue;
       }
+      const value = parsed.value;
       if (typeof value !== "object" || value === null || Array.isArray(value)) {
-        yield { line, bad: { file, line, message: "each line must be a JSON object" } };
+        yield { line, bad: { file, line, col: text.search(/\S/) + 1, message: "each line must be a JSON object" } };
         continue;
       }
       yield { line, value: value as Record<string, unknown> };
@@ -125,10 +127,25 @@ function stdinIsFolder(): boolean {
   }
 }
 
+/**
+ * One line of a JSON Lines text that a reader splits itself: its JSON value, or the BAD_INPUT
+ * error that names it file:line:col. A byte order mark opening line 1 is not part of it (as
+ * `jsonlEntries` reads it).
+ * @example text.split("\n").forEach((t, i) => t.trim() && rows.push(jsonLineValue(t, "tasks.jsonl", i + 1)))
+ */
+export function jsonLineValue(text: string, file: string | undefined, line: number): unknown {
+  const parsed = parseJsonLine(line === 1 && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+  if ("reason" in parsed) throw new RubricateError("BAD_INPUT", `invalid JSON: ${parsed.reason}`, { location: { file, line, col: parsed.col } });
+  return parsed.value;
+}
+
 /** A bad line as the error it is when a reader stops at it. */
 export function badLineError(bad: BadLine): RubricateError {
-  return new RubricateError("BAD_INPUT", bad.message, { location: { file: bad.file, line: bad.line } });
+  return new RubricateError("BAD_INPUT", bad.message, { location: { file: bad.file, line: bad.line, col: bad.col } });
 }
+
+/** Where a bad line is, as messages name it: "file:line:col" ("file:line" when the column is not known). */
+export const badLineWhere = (bad: BadLine): string => [bad.file, bad.line, bad.col].filter((p) => p !== undefined).join(":");
 
 /**
  * Collects bad lines for a report: all of them counted, the first `keep` kept for printing.
@@ -147,7 +164,7 @@ export class BadLines {
   /** One line per kept bad line, then how many more there were; "" when none. */
   describe(): string {
     if (this.count === 0) return "";
-    const lines = this.first.map((b) => `${b.file}:${b.line}: ${b.message}`);
+    const lines = this.first.map((b) => `${badLineWhere(b)}: ${b.message}`);
     if (this.count > this.first.length) lines.push(`… and ${this.count - this.first.length} more bad line(s)`);
     return `${lines.join("\n")}\n`;
   }

@@ -5,7 +5,7 @@
 import { htmlPage, paragraph, table, warning, type Column } from "../report/html.js";
 import { markdownTable, mdHeading, mdJoin, mdList } from "../report/markdown.js";
 import { groupedBarChart } from "../report/svg.js";
-import type { BadLines } from "../config/jsonl.js";
+import { badLineWhere, type BadLines } from "../config/jsonl.js";
 import type { Distiller } from "./pipeline.js";
 import { meanReward, passRate, REWARD_BINS, type SideStats, type StageCounts } from "./stats.js";
 import type { ExportFormat, FilterOptions } from "./types.js";
@@ -53,7 +53,7 @@ export function buildReport(d: Distiller, run: { format: ExportFormat; filters: 
     warnings.push(`${unscored} row(s) have no reward${failed ? " because scoring failed" : ""} (${codes}${d.firstError ? `; first: ${d.firstError}` : ""}); they were dropped, never counted as 0`);
   }
   if (run.badLines && run.badLines.count > 0) {
-    const named = run.badLines.first.map((b) => `${b.file}:${b.line}: ${b.message}`).join("; ");
+    const named = run.badLines.first.map((b) => `${badLineWhere(b)}: ${b.message}`).join("; ");
     const more = run.badLines.count > run.badLines.first.length ? `; and ${run.badLines.count - run.badLines.first.length} more` : "";
     warnings.push(`${run.badLines.count} input line(s) are not JSON objects and were skipped: ${named}${more}`);
   }

@@ -13,3 +13,152 @@ export function parseJsonOrUndefined(text: string): unknown {
 
 /** True for a JSON object (not an array, not null): what a parsed file's sections must be before their keys are read. */
 export const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** A JSON text, or why it is not JSON and where it stops being JSON (a 1-based column, for a text of one line). */
+export type JsonLineParse = { value: unknown } | { reason: string; col: number };
+
+/**
+ * Parses one line of JSON Lines; on failure says why and at which column, so a reader can name
+ * file:line:col. The column counts characters as an editor shows them (code points: an emoji is
+ * one, a byte order mark the caller stripped is none); the end of the line plus one when the line
+ * ends too early ("Unexpected end of JSON input").
+ * @example parseJsonLine('{"a": 1,}') // { reason: "Expected double-quoted property name", col: 9 }
+ */
+export function parseJsonLine(text: string): JsonLineParse {
+  try {
+    return { value: JSON.parse(text) };
+  } catch (e) {
+    const message = (e as Error).message;
+    return { reason: message.replace(POSITION_SUFFIX, ""), col: columnOf(text, jsonErrorOffset(text, message)) };
+  }
+}
+
+// V8's " in JSON at position 7" (" at position 7" after "…after JSON") and, in newer versions,
+// " (line 1 column 8)" after it: the column says where, in the reader's terms.
+const POSITION_SUFFIX = / (?:in JSON )?at position \d+(?: \(line \d+ column \d+\))?$/;
+
+/**
+ * The UTF-16 offset at which `text` stops being JSON, given JSON.parse's message for it: the
+ * position the message states, else (V8 states none for "Unexpected token 'x', …" nor for an
+ * early end) where a scan of the text finds the first character JSON cannot have there.
+ */
+export function jsonErrorOffset(text: string, message: string): number {
+  const position = / at position (\d+)/.exec(message);
+  if (position) return Number(position[1]);
+  const lineColumn = /\(line (\d+) column (\d+)\)/.exec(message);
+  if (lineColumn && lineColumn[1] === "1") return Number(lineColumn[2]) - 1;
+  return jsonSyntaxErrorOffset(text) ?? text.length;
+}
+
+/** 1-based column of a UTF-16 offset in a line, counted in code points (a surrogate pair is one character). */
+function columnOf(text: string, offset: number): number {
+  let col = 1;
+  for (const _ of text.slice(0, offset)) col++;
+  return col;
+}
+
+const isJsonSpace = (c: string | undefined) => c === " " || c === "\t" || c === "\n" || c === "\r";
+const isDigit = (c: string | undefined) => c !== undefined && c >= "0" && c <= "9";
+const isHexDigit = (c: string | undefined) => c !== undefined && /^[0-9a-fA-F]$/.test(c);
+
+/**
+ * Where a text stops being JSON (RFC 8259, as JSON.parse reads it): the offset of the first
+ * character no JSON text could have there, `text.length` when it ends too early, undefined when
+ * it is JSON. A loop with a stack of open containers, not recursion: a line may nest deeply.
+ */
+export function jsonSyntaxErrorOffset(text: string): number | undefined {
+  let i = 0;
+  const skipSpace = () => {
+    while (isJsonSpace(text[i])) i++;
+  };
+  const string = (): boolean => {
+    if (text[i] !== '"') return false;
+    i++;
+    for (;;) {
+      const c = text[i];
+      if (c === undefined || c < " ") return false;
+      if (c === '"') {
+        i++;
+        return true;
+      }
+      if (c !== "\\") {
+        i++;
+        continue;
+      }
+      i++;
+      if (text[i] === "u") {
+        i++;
+        for (let k = 0; k < 4; k++, i++) if (!isHexDigit(text[i])) return false;
+      } else if (text[i] !== undefined && '"\\/bfnrt'.includes(text[i])) i++;
+      else return false;
+    }
+  };
+  const digits = (): boolean => {
+    if (!isDigit(text[i])) return false;
+    while (isDigit(text[i])) i++;
+    return true;
+  };
+  const number = (): boolean => {
+    if (text[i] === "-") i++;
+    if (text[i] === "0") i++;
+    else if (!digits()) return false;
+    if (text[i] === ".") {
+      i++;
+      if (!digits()) return false;
+    }
+    if (text[i] === "e" || text[i] === "E") {
+      i++;
+      if (text[i] === "+" || text[i] === "-") i++;
+      if (!digits()) return false;
+    }
+    return true;
+  };
+  const literal = (): boolean => {
+    const word = ["true", "false", "null"].find((w) => w[0] === text[i]);
+    if (!word) return false;
+    for (const c of word) {
+      if (text[i] !== c) return false;
+      i++;
+    }
+    return true;
+  };
+  /** A member's key and colon, after `{` or `,`. */
+  const key = (): boolean => {
+    skipSpace();
+    if (!string()) return false;
+    skipSpace();
+    if (text[i] !== ":") return false;
+    i++;
+    return true;
+  };
+  const open: ("{" | "[")[] = [];
+  for (;;) {
+    // A value is expected here.
+    skipSpace();
+    const c = text[i];
+    if (c === "{" || c === "[") {
+      i++;
+      skipSpace();
+      if (text[i] === (c === "{" ? "}" : "]")) i++;
+      else {
+        open.push(c);
+        if (c === "{" && !key()) return i;
+        continue;
+      }
+    } else if (!(c === '"' ? string() : c === "-" || isDigit(c) ? number() : literal())) return i;
+    // A value ended: close what it ends, until a comma asks for the next value.
+    for (;;) {
+      skipSpace();
+      const container = open[open.length - 1];
+      if (container === undefined) return i === text.length ? undefined : i;
+      if (text[i] === ",") {
+        i++;
+        if (container === "{" && !key()) return i;
+        break;
+      }
+      if (text[i] !== (container === "{" ? "}" : "]")) return i;
+      open.pop();
+      i++;
+    }
+  }
+}

@@ -27,13 +27,13 @@ describe("score with bad lines", () => {
     const out = join(dir, "mixed-out.jsonl");
     const r = await cli(["score", RUBRIC, input, "-o", out, "-q"]);
     expect(r.code).toBe(3);
-    for (const line of [2, 4, 7]) expect(r.stderr).toContain(`${input}:${line}: `);
+    for (const where of ["2:2", "4:1", "7:1"]) expect(r.stderr).toContain(`${input}:${where}: `);
     expect(r.stderr).toContain("3 input line(s) are not samples");
     const lines = jsonLines(readFileSync(out, "utf8"));
     expect(lines.map((l) => l.index)).toEqual([0, 1, 2, 3, 4, 5]);
     expect(lines.map((l) => l.id ?? null)).toEqual([1, null, 2, null, 3, null]);
     expect(lines.filter((l) => l.reward === null).map((l) => (l.errors as { code: string }[])[0].code)).toEqual(["BAD_INPUT", "BAD_INPUT", "BAD_INPUT"]);
-    expect((lines[1].errors as { message: string }[])[0].message).toContain(`${input}:2: invalid JSON`);
+    expect((lines[1].errors as { message: string }[])[0].message).toContain(`${input}:2:2: invalid JSON: Expected property name or '}'`);
     expect(lines.filter((l) => typeof l.reward === "number")).toHaveLength(3);
   });
 

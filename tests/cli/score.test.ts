@@ -152,7 +152,7 @@ describe("rubricate score", () => {
     expect(r.stdout).toBe("");
   });
 
-  it("a missing samples file is exit 1; a bad JSON line is that line's error (exit 3), named by file and line", async () => {
+  it("a missing samples file is exit 1; a bad JSON line is that line's error (exit 3), named by file, line and column", async () => {
     const missing = await cliInProcess(["score", RUBRIC, join(dir, "nope.jsonl")]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain("rubricate: FILE_NOT_FOUND: no such file:");
@@ -160,7 +160,7 @@ describe("rubricate score", () => {
     writeFileSync(bad, '{"response": "{}"}\n\n[1, 2]\n');
     const r = await cliInProcess(["score", RUBRIC, bad, "-q"]);
     expect(r.code).toBe(3);
-    expect(r.stderr).toContain(`${bad}:3: each line must be a JSON object\n`);
+    expect(r.stderr).toContain(`${bad}:3:1: each line must be a JSON object\n`);
     expect(jsonLines(r.stdout).map((l) => [l.index, l.reward === null])).toEqual([[0, false], [1, true]]);
   });
 

@@ -63,8 +63,8 @@ describe("rubricate distill", () => {
     expect(code).toBe(3);
     expect(stdout.trim().split("\n")).toHaveLength(198);
     expect(stderr).toContain("2 input line(s) are not JSON objects and were skipped");
-    expect(stderr).toContain(`${input}:10: invalid JSON`);
-    expect(stderr).toContain(`${input}:150: each line must be a JSON object`);
+    expect(stderr).toContain(`${input}:10:2: invalid JSON: Expected property name or '}'`);
+    expect(stderr).toContain(`${input}:150:1: each line must be a JSON object`);
   });
 
   it("a reward that is a string or outside [0, 1] drops that row with its own reason, says so, and the run goes on", async () => {

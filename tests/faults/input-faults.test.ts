@@ -29,7 +29,7 @@ describe("input faults", () => {
     writeFileSync(job.samples, `\uFEFF${lines.join("\n")}\n`);
     const run = await startRun(job.args).done;
     expect(run.code, run.stderr).toBe(3);
-    for (const line of [5, 16, 30]) expect(run.stderr).toContain(`${job.samples}:${line}: `);
+    for (const [line, col] of [[5, 27], [16, 3], [30, 28]]) expect(run.stderr).toContain(`${job.samples}:${line}:${col}: `);
     const results = readResults(job.out);
     expect(results).toHaveLength(30);
     const good = results.filter((r) => r.reward !== null);

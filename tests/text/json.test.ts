@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseJsonOrUndefined } from "../../src/text/json.js";
+import { jsonErrorOffset, jsonSyntaxErrorOffset, parseJsonLine, parseJsonOrUndefined } from "../../src/text/json.js";
 
 describe("parseJsonOrUndefined", () => {
   it("parses JSON of any kind, falsy values included", () => {
@@ -11,5 +11,78 @@ describe("parseJsonOrUndefined", () => {
 
   it("is undefined for text that is not JSON, the empty text included", () => {
     for (const text of ["<html>proxy</html>", "", "{not json", "upstream connect error"]) expect(parseJsonOrUndefined(text)).toBeUndefined();
+  });
+});
+
+describe("parseJsonLine", () => {
+  const colOf = (text: string) => (parseJsonLine(text) as { col: number }).col;
+
+  it("parses a JSON line", () => {
+    expect(parseJsonLine('{"a": [1, "b"]}')).toEqual({ value: { a: [1, "b"] } });
+  });
+
+  it("says at which column (1-based) a line stops being JSON, with V8's reason minus its position", () => {
+    // V8 states a position
+    expect(parseJsonLine('{"a": 1,}')).toEqual({ reason: "Expected double-quoted property name", col: 9 });
+    expect(parseJsonLine('{"a":1}}')).toEqual({ reason: "Unexpected non-whitespace character after JSON", col: 8 });
+    // V8 states none ("Unexpected token 'x', …"): found by scanning
+    expect(parseJsonLine('{"x": x}')).toEqual({ reason: `Unexpected token 'x', "{"x": x}" is not valid JSON`, col: 7 });
+    expect(colOf('{"key": "value", "other": tru }')).toBe(30);
+    expect(colOf("NaN")).toBe(1);
+  });
+
+  it("an early end is the column after the last character", () => {
+    expect(parseJsonLine('{"a": ')).toEqual({ reason: "Unexpected end of JSON input", col: 7 });
+    expect(parseJsonLine("tru")).toEqual({ reason: "Unexpected end of JSON input", col: 4 });
+  });
+
+  it("counts characters as an editor does: an accented letter or an emoji is one column", () => {
+    expect(colOf('{"é": 1 x}')).toBe(9);
+    expect(colOf('{"😀": 1 x}')).toBe(9);
+    expect(colOf('["😀", x]')).toBe(7);
+  });
+
+  it("reads the newer V8 form 'at position N (line L column C)' as the same column", () => {
+    // What Node 22+ prints; the message is read, not the Node this test runs on.
+    expect(jsonErrorOffset('{"a": 1 x}', "Expected ',' or '}' after property value in JSON at position 8 (line 1 column 9)")).toBe(8);
+    expect(jsonErrorOffset('{"a": 1 x}', "Expected ',' or '}' after property value (line 1 column 9)")).toBe(8);
+    expect(jsonErrorOffset('{"a": 1 x}', "something else entirely")).toBe(8);
+  });
+});
+
+describe("jsonSyntaxErrorOffset", () => {
+  it("is undefined for JSON", () => {
+    for (const text of ['{"a": [1, -2.5e+3, true, false, null, "x\\u00e9\\n"]}', " [] ", "0", '""', "[[[[]]]]", '{"a":{"b":{}}}']) expect(jsonSyntaxErrorOffset(text), text).toBeUndefined();
+  });
+
+  it("finds the position V8 states, on thousands of broken lines", () => {
+    // Valid lines with one character deleted, replaced or inserted: wherever V8 names a position, the scan finds the same one.
+    const lines = ['{"id": 1, "response": "a \\"quoted\\" word", "tags": ["x", "y"], "score": -0.25e-3, "ok": true, "none": null}', '[{"a": {}}, [], "\\u00e9", 12, false]'];
+    const alphabet = ['"', "{", "}", "[", "]", ",", ":", " ", "\\", "-", "0", "1", ".", "e", "+", "x", "u", "t", "n", "\t"];
+    let compared = 0;
+    for (const line of lines)
+      for (let at = 0; at <= line.length; at++)
+        for (const variant of [line.slice(0, at) + line.slice(at + 1), ...alphabet.flatMap((c) => [line.slice(0, at) + c + line.slice(at + 1), line.slice(0, at) + c + line.slice(at)])]) {
+          let position: number | undefined;
+          let message = "";
+          try {
+            JSON.parse(variant);
+          } catch (e) {
+            message = (e as Error).message;
+            const stated = / at position (\d+)/.exec(message);
+            position = stated ? Number(stated[1]) : /Unexpected end of JSON input/.test(message) ? variant.length : -1;
+          }
+          if (position === -1) {
+            // "Unexpected token 'x', …": the scan must stop at that character.
+            const token = /^Unexpected token '(.)'/su.exec(message)?.[1];
+            const offset = jsonSyntaxErrorOffset(variant);
+            expect(offset, variant).toBeDefined();
+            if (token !== undefined) expect(variant[offset!], variant).toBe(token);
+            continue;
+          }
+          expect(jsonSyntaxErrorOffset(variant), variant).toBe(position);
+          compared++;
+        }
+    expect(compared).toBeGreaterThan(3000);
   });
 });

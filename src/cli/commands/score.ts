@@ -11,7 +11,7 @@ import { loadRubricSync } from "../../rubric/load.js";
 import type { CustomChecks } from "../../checks/custom.js";
 import type { Rubric } from "../../rubric/schema.js";
 import type { Sample, ScoreResult } from "../../types.js";
-import { type BadLine, BadLines, jsonlEntries } from "../../config/jsonl.js";
+import { type BadLine, BadLines, badLineWhere, jsonlEntries } from "../../config/jsonl.js";
 import { JsonlWriter, readJsonl, refuseOutputOverInput } from "../io.js";
 import { isRolloutRecord, sampleOfRollout, samplesOfRows } from "../../env/records.js";
 import { parseShard, takeShard } from "../../engine/shard.js";
@@ -400,7 +400,7 @@ function outputLine<R extends { index: number }>(result: R, index: number): R {
 
 /** The result line of an input line that is not a sample: no reward, the reason as its error. */
 function badLineResult(bad: BadLine): ScoreResult {
-  const message = `${bad.file}:${bad.line}: ${bad.message}`;
+  const message = `${badLineWhere(bad)}: ${bad.message}`;
   return { reward: null, passed: null, verdicts: [], errors: [{ criterion: "(input)", code: "BAD_INPUT", message }], feedback: `no reward: input line ${bad.line} is not a sample (${bad.message})` };
 }
 
