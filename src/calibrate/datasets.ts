@@ -9,6 +9,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { RubricateError } from "../errors.js";
+import { jsonLineValue } from "../config/jsonl.js";
 import type { AnnotatedItem } from "./agreement.js";
 import { majority } from "./agreement.js";
 import { type HumanLabel, type JudgeVerdict, type VerdictSet, readText } from "./inputs.js";
@@ -53,11 +54,7 @@ export function jsonl(path: string): Record<string, unknown>[] {
   const rows: Record<string, unknown>[] = [];
   for (const [i, line] of readText(path).split(/\r?\n/).entries()) {
     if (line.trim() === "") continue;
-    try {
-      rows.push(JSON.parse(line) as Record<string, unknown>);
-    } catch (e) {
-      throw new RubricateError("BAD_INPUT", "not valid JSON", { location: { file: path, line: i + 1 }, cause: e });
-    }
+    rows.push(jsonLineValue(line, path, i + 1) as Record<string, unknown>);
   }
   return rows;
 }

@@ -6,6 +6,7 @@ import { readFileSync } from "node:fs";
 import { basename, extname } from "node:path";
 import * as z from "zod";
 import { RubricateError } from "../errors.js";
+import { jsonLineValue } from "../config/jsonl.js";
 import { csvRecords } from "./csv.js";
 
 const LABEL_WORDS: Record<string, boolean> = { true: true, false: false, yes: true, no: false, "1": true, "0": false };
@@ -82,11 +83,7 @@ function jsonLines(text: string, file?: string): { value: unknown; line: number 
   const out: { value: unknown; line: number }[] = [];
   text.split(/\r?\n/).forEach((raw, i) => {
     if (raw.trim() === "") return;
-    try {
-      out.push({ value: JSON.parse(raw), line: i + 1 });
-    } catch (e) {
-      throw new RubricateError("BAD_INPUT", `not valid JSON: ${(e as Error).message}`, { location: { file, line: i + 1 }, cause: e });
-    }
+    out.push({ value: jsonLineValue(raw, file, i + 1), line: i + 1 });
   });
   return out;
 }

@@ -8,6 +8,7 @@ import { dirname, join, resolve } from "node:path";
 import { stringify } from "yaml";
 import { parseYamlSource } from "../config/yaml-source.js";
 import { RubricateError } from "../errors.js";
+import { jsonLineValue } from "../config/jsonl.js";
 import { readEnvManifest } from "../hub/package.js";
 import { loadRubricSync, parseRubric } from "../rubric/load.js";
 import type { Rubric } from "../rubric/schema.js";
@@ -69,12 +70,7 @@ export function readTaskLines(path: string): TaskLine[] {
     .split("\n")
     .forEach((text, i) => {
       if (text.trim() === "") return;
-      let raw: unknown;
-      try {
-        raw = JSON.parse(text);
-      } catch (e) {
-        throw new RubricateError("BAD_INPUT", `invalid JSON: ${(e as Error).message}`, { location: { file: path, line: i + 1 } });
-      }
+      const raw = jsonLineValue(text, path, i + 1);
       if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw new RubricateError("BAD_INPUT", "each task line is a JSON object", { location: { file: path, line: i + 1 } });
       const id = (raw as { id?: unknown }).id;
       out.push({ line: i + 1, id: String(id ?? out.length + 1), raw: raw as Record<string, unknown> });

@@ -3,6 +3,7 @@ import { dirname } from "node:path";
 import pLimit from "p-limit";
 import type { Engine } from "../engine/engine.js";
 import { RubricateError, toRubricateError } from "../errors.js";
+import { parseJsonLine } from "../text/json.js";
 import type { Judge } from "../judge/types.js";
 import type { ErrorPolicy } from "../score/aggregate.js";
 import type { Policy } from "./policy.js";
@@ -180,12 +181,13 @@ export function readRollouts(path: string, options: { repair?: boolean } = {}): 
     const line = lines[i];
     const last = i === lines.length - 1;
     if (line.trim() !== "") {
-      try {
-        out.push(JSON.parse(line) as RolloutRecord);
+      const parsed = parseJsonLine(line);
+      if ("value" in parsed) {
+        out.push(parsed.value as RolloutRecord);
         // A complete line missing only its newline: add it, or the next append would join it.
         if (last && options.repair) appendFileSync(path, "\n");
-      } catch (e) {
-        if (!last) throw new RubricateError("BAD_INPUT", `invalid rollout line: ${(e as Error).message}`, { location: { file: path, line: i + 1 } });
+      } else {
+        if (!last) throw new RubricateError("BAD_INPUT", `invalid rollout line: ${parsed.reason}`, { location: { file: path, line: i + 1, col: parsed.col } });
         if (options.repair) truncateSync(path, offset);
       }
     }

@@ -6,6 +6,7 @@ import { compileJsonSchema } from "../checks/compile.js";
 import { RubricateError, type SourceLocation } from "../errors.js";
 import { keysByName } from "../config/issues.js";
 import { failWith, parseConfig, readConfigText, type LocatedIssue } from "../config/load.js";
+import { jsonLineValue } from "../config/jsonl.js";
 import { loadRubricSync, parseRubric } from "../rubric/load.js";
 import type { Rubric } from "../rubric/schema.js";
 import { templateVariables } from "../text/template.js";
@@ -145,12 +146,7 @@ function readDataset(abs: string, shownPath: string, where: SourceLocation): Tas
   lines.forEach((line, i) => {
     if (line.trim() === "") return;
     const location = { file: shownPath, line: i + 1 };
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch (e) {
-      fail([{ message: `invalid JSON: ${(e as Error).message}`, location }], "BAD_INPUT");
-    }
+    const value = jsonLineValue(line, shownPath, i + 1);
     if (typeof value !== "object" || value === null || Array.isArray(value)) fail([{ message: "each task line is a JSON object", location }], "BAD_INPUT");
     const task = normaliseTask(value as Record<string, unknown>, tasks.length);
     if (typeof task === "string") fail([{ message: task, location }], "BAD_INPUT");

@@ -2,6 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { compareModels, taskMeans } from "../env/stats.js";
 import type { RolloutRecord } from "../env/types.js";
 import { RubricateError } from "../errors.js";
+import { jsonLineValue } from "../config/jsonl.js";
 import { rubricateVersion } from "./package.js";
 import { HUB_RESULT_SCHEMA, HubResultSchema, type HubResult } from "./results.js";
 
@@ -182,12 +183,7 @@ export function readPushFile(path: string, meta: HubResultMeta = {}): HubResult[
   const records: RolloutRecord[] = [];
   text.split("\n").forEach((line, i) => {
     if (!line.trim()) return;
-    let rec: unknown;
-    try {
-      rec = JSON.parse(line);
-    } catch (e) {
-      throw new RubricateError("BAD_INPUT", `not JSON (${(e as Error).message})`, { location: { file: path, line: i + 1, col: 1 } });
-    }
+    const rec = jsonLineValue(line, path, i + 1);
     const r = rec as Partial<RolloutRecord>;
     if (typeof r.model !== "string" || typeof r.task !== "string" || !Array.isArray(r.verdicts)) {
       throw new RubricateError("BAD_INPUT", `not a rollout record (needs model, task, verdicts): push an eval's rollouts JSONL or a .hub.json file`, { location: { file: path, line: i + 1, col: 1 } });

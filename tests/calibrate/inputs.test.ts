@@ -31,7 +31,7 @@ describe("labels from JSONL", () => {
   it("bad labels are BAD_INPUT with file and line", () => {
     expect(code(() => parseLabelsJsonl('{"id":"a","criterion":"c","label":true}\n{"id":"b","criterion":"c","label":"maybe"}', "l.jsonl"))).toMatch(/^BAD_INPUT: l\.jsonl:2: .*label must be/);
     expect(code(() => parseLabelsJsonl('{"criterion":"c","label":true}'))).toMatch(/needs an `id`/);
-    expect(code(() => parseLabelsJsonl("{not json"))).toMatch(/^BAD_INPUT: .*not valid JSON/);
+    expect(code(() => parseLabelsJsonl('{"id":"a","criterion":"c","label":true}\n{"id": bad}', "l.jsonl"))).toBe("BAD_INPUT: l.jsonl:2:8: invalid JSON: Unexpected token 'b', \"{\"id\": bad}\" is not valid JSON");
   });
 });
 

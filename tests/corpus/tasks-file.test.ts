@@ -47,7 +47,7 @@ describe("the tasks file", () => {
     ]);
     expect(readTaskLines(join(dir, "none.jsonl"))).toEqual([]);
     writeFileSync(path, '{"id": "a"}\n{oops\n');
-    expect(() => readTaskLines(path)).toThrow(expect.objectContaining({ location: { file: path, line: 2 } }));
+    expect(() => readTaskLines(path)).toThrow(expect.objectContaining({ location: { file: path, line: 2, col: 2 } }));
   });
 
   it("appends after a last line missing its newline, and rewrites through a rename", () => {

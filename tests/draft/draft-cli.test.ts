@@ -75,6 +75,14 @@ describe("rubricate draft (against a local OpenAI-compatible server)", () => {
     await expect(draft("-j", judgeFile, "--notes", join(dir, "notes.md"))).rejects.toMatchObject({ code: "SCHEMA", message: expect.stringMatching(/rejected after 1 repair/) });
   });
 
+  it("a labelled examples line that is not JSON is named file:line:col; one that is JSON but no object is a BAD_INPUT line, not a TypeError", async () => {
+    const examples = join(dir, "broken-examples.jsonl");
+    writeFileSync(examples, `${JSON.stringify({ response: "ok", label: "good" })}\n{"response": "x", "label": good}\n`);
+    await expect(draft("-j", judgeFile, "--examples", examples)).rejects.toMatchObject({ code: "BAD_INPUT", message: `${examples}:2:28: invalid JSON: Unexpected token 'g', ..." "label": good}" is not valid JSON` });
+    writeFileSync(examples, "null\n");
+    await expect(draft("-j", judgeFile, "--examples", examples)).rejects.toMatchObject({ code: "BAD_INPUT", message: `${examples}:1: each line needs "response" (a string) and "label": "good" or "bad"` });
+  });
+
   it("--per-sample writes each row with its own criteria", async () => {
     const data = join(dir, "data.jsonl");
     writeFileSync(data, [JSON.stringify({ id: 1, prompt: "Where is my refund?" }), JSON.stringify({ id: 2, prompt: "Refund for order 7?" })].join("\n"));

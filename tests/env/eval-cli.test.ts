@@ -121,8 +121,8 @@ describe("readRollouts", () => {
     writeFileSync(path, '{"task":"a","model":"m","rollout":0}');
     readRollouts(path, { repair: true });
     expect(readFileSync(path, "utf8")).toBe('{"task":"a","model":"m","rollout":0}\n');
-    writeFileSync(path, '{"task":"a"}\nnot json\n{"task":"c"}\n');
-    expect(() => readRollouts(path)).toThrow(/r\.jsonl:2/);
+    writeFileSync(path, '{"task":"a"}\n{"task": b}\n{"task":"c"}\n');
+    expect(() => readRollouts(path)).toThrow(`${path}:2:10: invalid rollout line: Unexpected token 'b'`);
   });
 });
 

@@ -81,10 +81,10 @@ describe("loadEnvironment", () => {
     expect(e.issues?.[1].message).toMatch(/hooks implement tool "extra", which harness.tools does not declare/);
   });
 
-  it("a bad dataset line names the dataset file and line", async () => {
-    const e = await loadError({ "env.yaml": `id: x\ndataset: tasks.jsonl\n${RUBRIC}`, "tasks.jsonl": '{"prompt": "ok"}\n{"prompt": \n' });
+  it("a bad dataset line names the dataset file, line and column", async () => {
+    const e = await loadError({ "env.yaml": `id: x\ndataset: tasks.jsonl\n${RUBRIC}`, "tasks.jsonl": '{"prompt": "ok"}\n{"prompt": "a" "b"}\n' });
     expect(e.code).toBe("BAD_INPUT");
-    expect(e.message).toMatch(/tasks\.jsonl:2: invalid JSON/);
+    expect(e.message).toMatch(/tasks\.jsonl:2:16: invalid JSON: Expected ',' or '}' after property value$/);
   });
 
   it("a prompt variable a task lacks, a missing rubric file and a missing hooks file are located", async () => {

@@ -210,7 +210,7 @@ describe("buildHubResults / readPushFile", () => {
     writeFileSync(join(dir, "bad.jsonl"), `${JSON.stringify(record("m", "1", 1))}\n{"hello": 1}\n{oops\n`);
     expect(messageOf("bad.jsonl")).toBe(`${join(dir, "bad.jsonl")}:2:1: not a rollout record (needs model, task, verdicts): push an eval's rollouts JSONL or a .hub.json file`);
     writeFileSync(join(dir, "cut.jsonl"), `${JSON.stringify(record("m", "1", 1))}\n{oops\n`);
-    expect(messageOf("cut.jsonl")).toMatch(new RegExp(`^${join(dir, "cut.jsonl")}:2:1: not JSON \\(`));
+    expect(messageOf("cut.jsonl")).toBe(`${join(dir, "cut.jsonl")}:2:2: invalid JSON: Expected property name or '}'`);
     writeFileSync(join(dir, "bad.hub.json"), JSON.stringify([{ schema: "rubricate.hub.result/1", model: "m" }]));
     expect(messageOf("bad.hub.json")).toMatch(new RegExp(`^${join(dir, "bad.hub.json")}: result 1 is not a hub result`));
   });

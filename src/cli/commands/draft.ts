@@ -2,6 +2,8 @@ import { readFileSync, writeFileSync } from "node:fs";
 import type { Command } from "commander";
 import pLimit from "p-limit";
 import { isRubricateError, RubricateError } from "../../errors.js";
+import { jsonLineValue } from "../../config/jsonl.js";
+import { isRecord } from "../../text/json.js";
 import { providerFor } from "../../judge/create.js";
 import { loadJudgeConfig } from "../../judge/load.js";
 import { draftRubric, type DraftInput, type DraftOptions, type DraftResponse } from "../../draft/draft.js";
@@ -92,12 +94,9 @@ function baseInput(options: DraftCliOptions): DraftInput {
   const labelled = readText(options.examples, "examples");
   labelled?.split("\n").forEach((line, i) => {
     if (line.trim() === "") return;
-    let row: { response?: unknown; label?: unknown; why?: unknown };
-    try {
-      row = JSON.parse(line);
-    } catch (e) {
-      throw new RubricateError("BAD_INPUT", `invalid JSON: ${(e as Error).message}`, { location: { file: options.examples, line: i + 1 } });
-    }
+    const value = jsonLineValue(line, options.examples, i + 1);
+    // `null` or a number is JSON too: its fields cannot be read.
+    const row: { response?: unknown; label?: unknown; why?: unknown } = isRecord(value) ? value : {};
     if (typeof row.response !== "string" || (row.label !== "good" && row.label !== "bad")) {
       throw new RubricateError("BAD_INPUT", 'each line needs "response" (a string) and "label": "good" or "bad"', { location: { file: options.examples, line: i + 1 } });
     }
