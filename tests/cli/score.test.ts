@@ -64,6 +64,22 @@ describe("rubricate score", () => {
     expect(noFile.stderr).toContain("--resume continues the results file of an interrupted run: give it with -o <file>");
   });
 
+  it("--resume says how many .partial lines it could not read (their samples are scored, and paid for, again), naming the first by file:line:col", async () => {
+    const out = join(dir, "resume-unreadable", "results.jsonl");
+    const full = jsonLines((await cliInProcess(["score", RUBRIC, SAMPLES, "-q"])).stdout);
+    await cliInProcess(["score", RUBRIC, SAMPLES, "-q", "-o", out]);
+    // A line damaged in the middle, one that is JSON but no result, and the last line cut short by a crash.
+    writeFileSync(`${out}.partial`, `${JSON.stringify(full[0])}\n{"index": 1, "reward": 1,, }\n{"note": "no index"}\n${JSON.stringify(full[2]).slice(0, 20)}`);
+    const r = await cliInProcess(["score", RUBRIC, SAMPLES, "-q", "-o", out, "--resume"]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe(`rubricate: --resume: 3 line(s) of ${out}.partial could not be read (first ${out}.partial:2:26: invalid JSON: Expected double-quoted property name); the samples they held are scored again\n`);
+    expect(jsonLines(readFileSync(out, "utf8"))).toEqual(full);
+    // Nothing unreadable: nothing said.
+    writeFileSync(`${out}.partial`, `${JSON.stringify(full[0])}\n`);
+    const clean = await cliInProcess(["score", RUBRIC, SAMPLES, "-q", "-o", out, "--resume"]);
+    expect(clean.stderr).toBe("");
+  });
+
   it("--order accepts only input or completed", async () => {
     const r = await cliInProcess(["score", RUBRIC, SAMPLES, "-q", "--order", "random"]);
     expect(r.code).toBe(2);

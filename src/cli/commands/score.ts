@@ -13,6 +13,7 @@ import type { Rubric } from "../../rubric/schema.js";
 import type { Sample, ScoreResult } from "../../types.js";
 import { type BadLine, BadLines, badLineWhere, jsonlEntries } from "../../config/jsonl.js";
 import { JsonlWriter, readJsonl, refuseOutputOverInput } from "../io.js";
+import { isRecord, parseJsonLine } from "../../text/json.js";
 import { isRolloutRecord, sampleOfRollout, samplesOfRows } from "../../env/records.js";
 import { parseShard, takeShard } from "../../engine/shard.js";
 import type { FleetMemberStats } from "../../providers/fleet.js";
@@ -175,7 +176,9 @@ interface RunOutcome {
  * interrupted one leaves `<output>.partial` for --resume. Closes the judge.
  */
 async function writeResults({ rubric, samplesPath, flags, judge, checks, queued }: ResultsRun): Promise<RunOutcome> {
-  const previous = flags.resume ? previousResults(`${flags.output}.partial`) : new Map<number, Record<string, unknown>>();
+  const resumed = flags.resume ? previousResults(`${flags.output}.partial`) : undefined;
+  if (resumed) warnUnreadablePartial(resumed.unreadable);
+  const previous = resumed?.done ?? new Map<number, Record<string, unknown>>();
   const writer = new JsonlWriter(flags.output);
   let groupReport: { groups: number; passAtK: Record<string, number> } | undefined;
   const summary = new SummaryBuilder();
@@ -408,18 +411,32 @@ async function* rowsOf<T>(items: AsyncIterable<{ row: T }>): AsyncGenerator<T> {
   for await (const item of items) yield item.row;
 }
 
-/** The result lines an interrupted run wrote, by sample index; a line cut off by a crash is dropped (and scored again). */
-function previousResults(path: string): Map<number, Record<string, unknown>> {
+/** The result lines an interrupted run wrote, by sample index, and its lines that are no result (each one a sample scored, and paid for, again). */
+interface PreviousResults {
+  done: Map<number, Record<string, unknown>>;
+  unreadable: BadLines;
+}
+
+/** The result lines an interrupted run wrote, by sample index; a line that is not a result (one cut off by a crash) is counted and its sample scored again. */
+function previousResults(path: string): PreviousResults {
   const done = new Map<number, Record<string, unknown>>();
-  if (!existsSync(path)) return done;
-  for (const text of readFileSync(path, "utf8").split("\n")) {
-    if (text.trim() === "") continue;
-    try {
-      const line = JSON.parse(text) as Record<string, unknown>;
-      if (typeof line.index === "number") done.set(line.index, line);
-    } catch {
-      // the last line of a crashed run may be cut short
-    }
-  }
-  return done;
+  const unreadable = new BadLines(1);
+  if (!existsSync(path)) return { done, unreadable };
+  readFileSync(path, "utf8")
+    .split("\n")
+    .forEach((text, i) => {
+      if (text.trim() === "") return;
+      const parsed = parseJsonLine(text);
+      if ("reason" in parsed) unreadable.add({ file: path, line: i + 1, col: parsed.col, message: `invalid JSON: ${parsed.reason}` });
+      else if (isRecord(parsed.value) && typeof parsed.value.index === "number") done.set(parsed.value.index, parsed.value);
+      else unreadable.add({ file: path, line: i + 1, message: "not a result line (no numeric `index`)" });
+    });
+  return { done, unreadable };
+}
+
+/** Says that --resume pays again for the samples of the .partial lines it could not read (the last line of a crashed run is often cut short). */
+function warnUnreadablePartial(unreadable: BadLines): void {
+  if (unreadable.count === 0) return;
+  const first = unreadable.first[0];
+  process.stderr.write(`rubricate: --resume: ${unreadable.count} line(s) of ${first.file} could not be read (first ${badLineWhere(first)}: ${first.message}); the samples they held are scored again\n`);
 }
