@@ -6,6 +6,7 @@
  */
 import type { CustomChecks } from "../checks/custom.js";
 import type { ErrorCode } from "../errors.js";
+import { NullCache } from "../engine/cache/memory.js";
 import type { EngineJudge } from "../judge/create.js";
 import type { Rubric } from "../rubric/schema.js";
 import type { ErrorPolicy } from "../score/aggregate.js";
@@ -40,10 +41,30 @@ const OUTAGE_CODES = new Set<ErrorCode>(["PROVIDER_HTTP", "PROVIDER_TIMEOUT", "P
 // Whatever --errors made of the reward: with "zero" an outage must not hide behind 0s.
 const isOutage = (r: ScoreResult) => r.errors.some((e) => OUTAGE_CODES.has(e.code));
 
-const deadlineResult = (ms: number): ScoreResult => ({
+/**
+ * What a retry of a failed request costs, as the 503, the 504 and a DEADLINE say it: the judge's
+ * answers are kept, or (`--no-cache`) every call is paid again; without a judge nothing was paid.
+ */
+type RetryCost = "cached" | "paid-again" | "no-judge";
+
+const retryCostOf = (judge: EngineJudge | undefined): RetryCost => (!judge ? "no-judge" : judge.engine.cache instanceof NullCache ? "paid-again" : "cached");
+
+const DEADLINE_RETRY: Record<RetryCost, string> = {
+  cached: "its judge calls go on and are cached, so a retry is cheap",
+  "paid-again": "its judge calls go on, but nothing is cached (--no-cache): a retry pays for them again",
+  "no-judge": "a retry scores it again",
+};
+
+const REQUEST_RETRY: Record<RetryCost, string> = {
+  cached: "answers already paid for are cached, so a retry is cheap",
+  "paid-again": "nothing is cached (--no-cache), so a retry pays for every judge call again",
+  "no-judge": "no judge call was paid, so a retry costs none",
+};
+
+const deadlineResult = (ms: number, cost: RetryCost): ScoreResult => ({
   reward: null,
   verdicts: [],
-  errors: [{ criterion: "*", code: "DEADLINE", message: `not scored within the request deadline of ${ms} ms (--timeout-ms); its judge calls go on and are cached, so a retry is cheap` }],
+  errors: [{ criterion: "*", code: "DEADLINE", message: `not scored within the request deadline of ${ms} ms (--timeout-ms); ${DEADLINE_RETRY[cost]}` }],
   feedback: "",
   usage: emptyUsage(),
 });
@@ -84,22 +105,23 @@ async function scoreByDeadline(samples: Sample[], signal: AbortSignal, o: Reques
  * request a 503 (or a 504 when nothing was scored in time).
  */
 export function requestScorer(o: RequestScoringOptions): ScoreRequest {
+  const cost = retryCostOf(o.judge);
   return async (samples, signal) => {
     refuseSamples(samples, o);
     o.stats.samplesStarted(samples.length);
     const done = await scoreByDeadline(samples, signal, o);
     const late = done.filter((r) => r === undefined).length;
-    const results = Array.from(done, (r) => r ?? deadlineResult(o.deadlineMs));
+    const results = Array.from(done, (r) => r ?? deadlineResult(o.deadlineMs, cost));
     o.stats.samplesDone(samples.length, results);
     const failed = results.filter((r) => r.reward === null).length;
     if (failed > 0) o.log(`${failed} of ${samples.length} sample(s) without a reward (${summarize(results)})`);
     if (late === samples.length && samples.length > 0) {
-      throw new HttpError(504, "TIMEOUT", `scoring took longer than ${o.deadlineMs} ms (--timeout-ms); answers already paid for are cached, so a retry is cheap`, undefined, { "retry-after": o.retryAfter });
+      throw new HttpError(504, "TIMEOUT", `scoring took longer than ${o.deadlineMs} ms (--timeout-ms); ${REQUEST_RETRY[cost]}`, undefined, { "retry-after": o.retryAfter });
     }
     const outages = results.filter(isOutage).length;
     if (samples.length > 0 && outages / samples.length > o.maxErrorShare) {
       o.log(`answering 503: ${outages} of ${samples.length} samples failed from a judge outage (more than --max-error-share ${o.maxErrorShare})`);
-      throw new HttpError(503, "JUDGE_UNAVAILABLE", `${outages} of ${samples.length} samples could not be scored because the judge failed (${summarize(results)}); retry later: answers already paid for are cached`, undefined, { "retry-after": o.retryAfter });
+      throw new HttpError(503, "JUDGE_UNAVAILABLE", `${outages} of ${samples.length} samples could not be scored because the judge failed (${summarize(results)}); retry later: ${REQUEST_RETRY[cost]}`, undefined, { "retry-after": o.retryAfter });
     }
     return results;
   };

@@ -32,7 +32,8 @@ export interface RewardServerOptions {
   /**
    * Per-request deadline (default 150,000 ms, under OpenRLHF's 180 s client timeout). Samples not
    * scored by then are failures (`DEADLINE`); their judge calls go on and are cached, so the
-   * trainer's retry is cheap. When nothing was scored the answer is a 504.
+   * trainer's retry is cheap (with a judge on no cache, `--no-cache`, the retry pays again, and
+   * the answer says so). When nothing was scored the answer is a 504.
    */
   timeoutMs?: number;
   /** Samples of one request scored at once (default 128); the judge's scheduler limits calls across requests. */

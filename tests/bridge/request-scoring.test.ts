@@ -3,6 +3,9 @@ import { HttpError } from "../../src/bridge/http.js";
 import { requestScorer, type RequestScoringOptions } from "../../src/bridge/request-scoring.js";
 import { StatsRecorder } from "../../src/bridge/stats.js";
 import { parseRubric } from "../../src/rubric/load.js";
+import { createJudge } from "../../src/judge/create.js";
+import { RubricateError } from "../../src/errors.js";
+import { createScriptedProvider } from "../../src/testing/index.js";
 
 const rubric = parseRubric("id: gated\ninputs: [response]\ncriteria:\n  - { id: said-ok, check: { custom: gate } }\n");
 
@@ -59,5 +62,42 @@ describe("requestScorer", () => {
     for (let i = 0; i < 200; i++) deep = [deep];
     const tooDeep = await refusal(scorer().score([{ response: "ok" }, { response: "ok", extra: deep }], new AbortController().signal));
     expect([tooDeep.status, tooDeep.code, tooDeep.field]).toEqual([400, "SAMPLE_TOO_DEEP", "samples.1"]);
+  });
+
+  describe("what a retry costs, as the 503, the 504 and a DEADLINE say it", () => {
+    const asked = parseRubric("id: asked\ninputs: [response]\ncriteria:\n  - { id: polite, question: Is the response polite? }\n  - { id: said-ok, check: { custom: gate } }\n");
+    /** A judge that is down (every call a 500), with a cache (`false`: memory) or none (`null`: --no-cache). */
+    const downJudge = (cache: false | null) =>
+      createJudge({ provider: "openai-compatible", base_url: "http://127.0.0.1:9/v1", model: "m", max_retries: 0 }, { cache, provider: createScriptedProvider(() => Promise.reject(new RubricateError("PROVIDER_HTTP", "500 from the judge", { retryable: true }))) });
+
+    it.each([
+      [false, "retry later: answers already paid for are cached, so a retry is cheap"],
+      [null, "retry later: nothing is cached (--no-cache), so a retry pays for every judge call again"],
+    ] as const)("a judge outage (cache %s): the 503 says what a retry costs", async (cache, said) => {
+      const judge = downJudge(cache);
+      try {
+        const e = await refusal(scorer({ rubric: asked, judge, maxErrorShare: 0.25, deadlineMs: 5_000 }).score([{ response: "ok" }], new AbortController().signal));
+        expect([e.status, e.code]).toEqual([503, "JUDGE_UNAVAILABLE"]);
+        expect(e.message.endsWith(said), e.message).toBe(true);
+      } finally {
+        await judge.close?.();
+      }
+    });
+
+    it("under --no-cache neither the 504 nor a DEADLINE promise a cheap retry; without a judge they promise nothing paid", async () => {
+      const judge = downJudge(null);
+      try {
+        const late = await refusal(scorer({ judge }).score([{ response: "wait" }], new AbortController().signal));
+        expect(late.message).toBe("scoring took longer than 50 ms (--timeout-ms); nothing is cached (--no-cache), so a retry pays for every judge call again");
+        const [, deadline] = await scorer({ judge }).score([{ response: "ok now" }, { response: "wait ok" }], new AbortController().signal);
+        expect(deadline.errors[0].message).toBe("not scored within the request deadline of 50 ms (--timeout-ms); its judge calls go on, but nothing is cached (--no-cache): a retry pays for them again");
+      } finally {
+        await judge.close?.();
+      }
+      open();
+      gate = new Promise<void>((r) => (open = r));
+      const noJudge = await refusal(scorer().score([{ response: "wait" }], new AbortController().signal));
+      expect(noJudge.message).toBe("scoring took longer than 50 ms (--timeout-ms); no judge call was paid, so a retry costs none");
+    });
   });
 });
