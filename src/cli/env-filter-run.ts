@@ -8,7 +8,7 @@ import { writeFileSync } from "node:fs";
 import { relative } from "node:path";
 import { openCache } from "../engine/cache/index.js";
 import { createEngine } from "../engine/engine.js";
-import { runEval } from "../env/eval.js";
+import { evalGridTooLarge, runEval } from "../env/eval.js";
 import { loadEnvironment } from "../env/load.js";
 import { createPolicy } from "../env/policy.js";
 import { envModels } from "../env/models.js";
@@ -18,7 +18,7 @@ import { decide, filterReportText, passRates, type Band, type FilterResult } fro
 import type { ErrorPolicy } from "../score/aggregate.js";
 import { appendTasks, envTarget, readTaskLines, removedTasksFile, rewriteTasks } from "../corpus/tasks-file.js";
 import { textOut, writeJsonResult } from "./io.js";
-import { cachePathOf, errorPolicyOf, EXIT, interruptSignal, warnCacheDegraded, warnIfBatchJudge } from "./run.js";
+import { cachePathOf, errorPolicyOf, EXIT, interruptSignal, usageError, warnCacheDegraded, warnIfBatchJudge } from "./run.js";
 
 /** The options of `env filter`, as commander parses them. */
 export interface FilterFlags {
@@ -42,6 +42,8 @@ export async function runFilter(envArg: string, flags: FilterFlags): Promise<num
   const target = envTarget(envArg);
   const env = await loadEnvironment(target.envFile);
   const lines = readTaskLines(target.tasksFile);
+  const tooLarge = evalGridTooLarge({ tasks: env.tasks.length, rollouts: flags.rollouts, models: 1 });
+  if (tooLarge) throw usageError(`-k/--rollouts ${flags.rollouts}: ${tooLarge}; lower -k`);
   const policy = createPolicy(flags.model, { defaults: env.policy });
   const engine = createEngine({ cache: openCache({ path: cachePathOf(flags.cache), onError: warnCacheDegraded }), limits: { maxConcurrency: 8, maxRetries: 5, timeoutMs: 120_000 } });
   const judgeRef = chooseJudge(flags.judge, env.rubric);

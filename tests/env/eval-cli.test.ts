@@ -2,7 +2,10 @@ import { cacheRows } from "../helpers/cache-db.js";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readRollouts, tripleKey } from "../../src/env/eval.js";
+import { evalGridTooLarge, MAX_EVAL_ROLLOUTS, readRollouts, runEval, tripleKey } from "../../src/env/eval.js";
+import { loadEnvironment } from "../../src/env/load.js";
+import { createPolicy } from "../../src/env/policy.js";
+import { createEngine } from "../../src/engine/engine.js";
 import type { RolloutRecord } from "../../src/env/types.js";
 import { nextGuess } from "../../examples/wordle/solver.js";
 import { spawnCli, tempDir, writeJudgeFile } from "../helpers/cli.js";
@@ -108,6 +111,34 @@ describe("rubricate eval: a cache it cannot open", () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain(`rubricate: warning: CACHE: cannot open cache ${join(notAFolder, "cache.db")}`);
     expect(r.stderr).toContain("running without a persistent cache");
+  });
+});
+
+describe("a grid past MAX_EVAL_ROLLOUTS", () => {
+  it("eval -k 1e11 exits 2 naming -k before any call, instead of building the whole grid in memory", async () => {
+    const dir = tempDir("rubricate-eval-grid-");
+    const out = join(dir, "r.jsonl");
+    const before = server.stats.requests;
+    const r = await runEvalCli(["examples/wordle/env.yaml", "--model", `openai-compatible:solver@${server.url}`, "-k", "100000000000", "--judge", writeJudgeFile(dir, server.url), "--out", out, "--no-cache", "-q"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(`rubricate: -k/--rollouts 100000000000: 6 task(s) × 100000000000 rollout(s) × 1 model(s) is 600,000,000,000 rollouts, more than the ${MAX_EVAL_ROLLOUTS.toLocaleString("en-US")} one eval holds (its grid and every record stay in memory); lower -k or -n/--tasks, or split the models over several runs\n`);
+    expect(server.stats.requests).toBe(before);
+    expect(existsSync(out)).toBe(false);
+    // At the limit it would run: the bound is on the product, not on -k alone.
+    expect(evalGridTooLarge({ tasks: 1, rollouts: MAX_EVAL_ROLLOUTS, models: 1 })).toBeUndefined();
+  });
+
+  it("env filter -k past it exits 2 too; runEval itself refuses such a grid (suites, workers, library callers)", async () => {
+    const dir = tempDir("rubricate-filter-grid-");
+    writeFileSync(join(dir, "env.yaml"), "id: tiny\ndataset: tasks.jsonl\nrubric:\n  id: r\n  criteria:\n    - id: ok\n      check: { contains: yes }\n");
+    writeFileSync(join(dir, "tasks.jsonl"), `${JSON.stringify({ id: "a", inputs: { prompt: "say yes" } })}\n`);
+    const before = server.stats.requests;
+    const r = await runCliInProcess(["env", "filter", join(dir, "env.yaml"), "-m", `openai-compatible:solver@${server.url}`, "-k", "300000", "--no-cache", "-q"], { env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(`rubricate: -k/--rollouts 300000: 1 task(s) × 300000 rollout(s) × 1 model(s) is 300,000 rollouts, more than the 200,000 one eval holds (its grid and every record stay in memory); lower -k\n`);
+    expect(server.stats.requests).toBe(before);
+    const loaded = await loadEnvironment(join(dir, "env.yaml"));
+    await expect(runEval(loaded, { policies: [createPolicy(`openai-compatible:solver@${server.url}`)], engine: createEngine({ limits: { maxConcurrency: 1, maxRetries: 0, timeoutMs: 1_000 } }), rollouts: 300_000 })).rejects.toMatchObject({ code: "BAD_INPUT", message: expect.stringContaining("300,000 rollouts, more than the 200,000 one eval holds") });
   });
 });
 

@@ -140,4 +140,15 @@ describe("runSuite", () => {
     expect(withModel.code).toBe(1);
     expect(withModel.stderr).toMatch(/is a suite: it names its models under models:; drop --model/);
   });
+
+  it("an environment whose grid is past what one eval holds is refused before the first environment plays (a later one failing after the earlier ones were paid)", async () => {
+    const judgeFile = writeJudgeFile(work, server.url);
+    const path = write("huge.yaml", ["suite: huge", "models:", `  good: openai-compatible:solver@${server.url}`, "environments:", `  - ${join(ROOT, "examples", "wordle")}`, `  - { env: ${join(ROOT, "examples", "wordle", "env.yaml")}, rollouts: 300000 }`, "tasks: 1", `judge: ${judgeFile}`, ""].join("\n"));
+    const before = server.stats.requests;
+    const r = await runCli(["eval", path, "--out", join(work, "huge-out"), "--no-cache", "-q"], { env: { RUBRICATE_TEST_KEY: "sk-test-suite" } });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(`rubricate: BAD_INPUT: ${path}: environment ${join(ROOT, "examples", "wordle", "env.yaml")}: 1 task(s) × 300000 rollout(s) × 1 model(s) is 300,000 rollouts, more than the 200,000 one eval holds (its grid and every record stay in memory); lower its tasks or rollouts\n`);
+    expect(server.stats.requests).toBe(before);
+    expect(existsSync(join(work, "huge-out"))).toBe(false);
+  });
 });

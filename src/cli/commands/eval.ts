@@ -4,7 +4,7 @@ import type { Command } from "commander";
 import { openCache } from "../../engine/cache/index.js";
 import { createEngine } from "../../engine/engine.js";
 import { evalMarkdown, evalReportHtml } from "../../env/report.js";
-import { runEval } from "../../env/eval.js";
+import { evalGridTooLarge, runEval } from "../../env/eval.js";
 import type { Environment } from "../../env/types.js";
 import { describePackage, packageLabel } from "../../hub/package.js";
 import { loadEnvironmentSpec } from "../../hub/resolve.js";
@@ -18,7 +18,7 @@ import { chooseJudge, createJudge, type EngineJudge } from "../../judge/create.j
 import { judgeFamilyWarning } from "../../judge/family.js";
 import type { ErrorPolicy } from "../../score/aggregate.js";
 import { Progress } from "../progress.js";
-import { EXIT, httpUrl, interruptSignal, nonNegativeInt, passThreshold, positiveInt, cachePathOf, errorPolicyOf, warnCacheDegraded, warnIfBatchJudge, exitAfterQueuedRun } from "../run.js";
+import { EXIT, httpUrl, interruptSignal, nonNegativeInt, passThreshold, positiveInt, cachePathOf, errorPolicyOf, usageError, warnCacheDegraded, warnIfBatchJudge, exitAfterQueuedRun } from "../run.js";
 import { cacheOption, collect, concurrencyOption, errorsOption, judgeOption, noCacheOption, queueOption, chunkSizeOption } from "../options.js";
 import { printReport } from "../io.js";
 import { buildHubResults, pushAll, type HubResultMeta } from "../../hub/push.js";
@@ -101,6 +101,9 @@ async function runEvalCommand(envArg: string, flags: EvalFlags): Promise<number>
   if (!flags.model?.length) throw new RubricateError("BAD_INPUT", "eval needs at least one --model (or a suite file that names its models)");
   const env = await loadEnvironmentSpec(envArg, { envsDir: flags.envsDir, onNotice: notice(flags) });
   if ((flags.step !== undefined || flags.series) && !flags.push) throw new RubricateError("BAD_INPUT", "--step and --series label results for a hub: pass --push <hub> too");
+  const tasks = Math.min(flags.tasks ?? env.tasks.length, env.tasks.length);
+  const tooLarge = evalGridTooLarge({ tasks, rollouts: flags.rollouts, models: flags.model.length });
+  if (tooLarge) throw usageError(`-k/--rollouts ${flags.rollouts}: ${tooLarge}; lower -k or -n/--tasks, or split the models over several runs`);
   const out = flags.out ?? defaultEvalOut(env.package ? packageLabel(env.package) : `${env.id}@${env.version}`, flags.model, flags.step);
   // Before any key is needed or any call made: an existing file is someone's paid-for work.
   if (existsSync(out) && !flags.resume) throw new RubricateError("BAD_INPUT", `${out} already exists: pass --resume to continue it, or remove it`);
@@ -117,7 +120,6 @@ async function runEvalCommand(envArg: string, flags: EvalFlags): Promise<number>
     const warning = judgeFamilyWarning(judge!, { model: p.model, provider: p.provider.name }, "policy");
     if (warning) process.stderr.write(`rubricate: warning: ${warning}\n`);
   }
-  const tasks = Math.min(flags.tasks ?? env.tasks.length, env.tasks.length);
   const progress = new Progress(tasks * flags.rollouts * policies.length, !flags.quiet);
   const interrupt = interruptSignal();
   const remote = spec
@@ -174,6 +176,12 @@ async function runSuiteCommand(path: string, flags: EvalFlags): Promise<number> 
     const out = join(outDir, `${labelFile(label)}.jsonl`);
     if (existsSync(out) && !flags.resume) throw new RubricateError("BAD_INPUT", `${out} already exists: pass --resume to continue it, or remove it`);
   }
+  // Each environment's grid is checked before the first one plays: a later one too large would fail after the earlier ones were paid.
+  envs.forEach((env, i) => {
+    const { spec, tasks, rollouts } = suite.environments[i];
+    const tooLarge = evalGridTooLarge({ tasks: Math.min(tasks ?? env.tasks.length, env.tasks.length), rollouts, models: suite.models.length });
+    if (tooLarge) throw new RubricateError("BAD_INPUT", `${path}: environment ${spec}: ${tooLarge}; lower its tasks or rollouts`);
+  });
   const engine = createEngine({ cache: openCache({ path: cachePathOf(flags.cache), onError: warnCacheDegraded }), limits: { maxConcurrency: 8, maxRetries: 5, timeoutMs: 120_000 } });
   const judges = new Map<string, EngineJudge>();
   const judgeFor = (env: Environment, ref: string | undefined) => {
