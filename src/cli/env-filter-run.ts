@@ -4,7 +4,6 @@
  * band and moves the others to `<tasks>.removed.jsonl` beside the tasks file (nothing is lost).
  * Imported when the command runs, so other commands do not load the engine, judge and eval.
  */
-import { writeFileSync } from "node:fs";
 import { relative } from "node:path";
 import { openCache } from "../engine/cache/index.js";
 import { createEngine } from "../engine/engine.js";
@@ -17,7 +16,7 @@ import { chooseJudge, createJudge } from "../judge/create.js";
 import { decide, filterReportText, passRates, type Band, type FilterResult } from "../corpus/filter.js";
 import type { ErrorPolicy } from "../score/aggregate.js";
 import { appendTasks, envTarget, readTaskLines, removedTasksFile, rewriteTasks } from "../corpus/tasks-file.js";
-import { textOut, writeJsonResult } from "./io.js";
+import { refuseUnwritableOutputs, textOut, writeJsonResult, writeOutputFile } from "./io.js";
 import { cachePathOf, errorPolicyOf, EXIT, interruptSignal, usageError, warnCacheDegraded, warnIfBatchJudge } from "./run.js";
 
 /** The options of `env filter`, as commander parses them. */
@@ -39,6 +38,7 @@ export interface FilterFlags {
 /** Runs `env filter` (the action of the command env-filter.ts registers); returns the exit code. */
 export async function runFilter(envArg: string, flags: FilterFlags): Promise<number> {
   errorPolicyOf(flags.errors);
+  refuseUnwritableOutputs({ "--out": flags.out, "--json": flags.json });
   const target = envTarget(envArg);
   const env = await loadEnvironment(target.envFile);
   const lines = readTaskLines(target.tasksFile);
@@ -91,6 +91,6 @@ export async function runFilter(envArg: string, flags: FilterFlags): Promise<num
   rewriteTasks(target.tasksFile, updated.filter((u) => u.kept).map((u) => u.line));
   const header = `env filter: ${env.id}, ${policy.id}, ${flags.rollouts} rollout(s) per task, pass threshold ${passThreshold}; ${relative(process.cwd(), target.tasksFile)} rewritten${result.removed ? `, removed tasks in ${relative(process.cwd(), removedFile)}` : ""}; calls ${calls.calls} paid, ${calls.cacheHits} from the cache`;
   textOut(flags.json, (t) => process.stdout.write(t))(`${filterReportText(result, header)}\n`);
-  if (flags.json) writeJsonResult(flags.json, { ...result, model: policy.id, rollouts: flags.rollouts, passThreshold, calls: { paid: calls.calls, cached: calls.cacheHits } } satisfies FilterResult & Record<string, unknown>, writeFileSync);
+  if (flags.json) writeJsonResult(flags.json, { ...result, model: policy.id, rollouts: flags.rollouts, passThreshold, calls: { paid: calls.calls, cached: calls.cacheHits } } satisfies FilterResult & Record<string, unknown>, writeOutputFile);
   return result.unrated > 0 ? EXIT.partial : EXIT.ok;
 }

@@ -3,8 +3,7 @@
  * the documents and appends them to the environment's tasks file; rejections go to a JSONL report.
  * Imported when the command runs, so other commands do not load the engine, judge and policies.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
-import { dirname, join, relative } from "node:path";
+import { join, relative } from "node:path";
 import { openCache } from "../engine/cache/index.js";
 import { createEngine } from "../engine/engine.js";
 import { createPolicy } from "../env/policy.js";
@@ -16,7 +15,7 @@ import { loadIndex } from "../corpus/search.js";
 import type { Chunk } from "../corpus/types.js";
 import { synthesizeTasks, type RejectReason, type SynthResult } from "../corpus/synth.js";
 import { appendTasks, envTarget, type EnvTarget, readTaskLines, removedTasksFile, taskQuestion } from "../corpus/tasks-file.js";
-import { textOut, writeJsonResult } from "./io.js";
+import { refuseUnwritableOutputs, textOut, writeJsonResult, writeOutputFile } from "./io.js";
 import { cachePathOf, EXIT, interruptSignal, warnCacheDegraded, warnIfBatchJudge } from "./run.js";
 
 /** The options of `env synth`, as commander parses them. */
@@ -39,6 +38,8 @@ export interface SynthFlags {
 /** Runs `env synth` (the action of the command env-synth.ts registers); returns the exit code. */
 export async function runSynth(envArg: string, flags: SynthFlags): Promise<number> {
   const target = envTarget(envArg);
+  const rejectedPath = flags.rejected ?? join(".rubricate", "synth", `${target.rubric.id}.rejected.jsonl`);
+  refuseUnwritableOutputs({ "--rejected": rejectedPath, "--json": flags.json });
   const chunks = await chunksToDraftFrom(target, flags.docs);
   // Tasks `env filter` removed count as existing too: a rerun must not draft them back in.
   const lines = [...readTaskLines(target.tasksFile), ...readTaskLines(removedTasksFile(target.tasksFile))];
@@ -73,12 +74,10 @@ export async function runSynth(envArg: string, flags: SynthFlags): Promise<numbe
     interrupt.dispose();
     await engine.close();
   }
-  const rejectedPath = flags.rejected ?? join(".rubricate", "synth", `${target.rubric.id}.rejected.jsonl`);
-  mkdirSync(dirname(rejectedPath), { recursive: true });
-  writeFileSync(rejectedPath, [...result.rejected, ...result.errors.map((e) => ({ ...e, reason: "error" }))].map((r) => `${JSON.stringify(r)}\n`).join(""));
+  writeOutputFile(rejectedPath, [...result.rejected, ...result.errors.map((e) => ({ ...e, reason: "error" }))].map((r) => `${JSON.stringify(r)}\n`).join(""));
   const out = textOut(flags.json, (t) => process.stdout.write(t));
   out(`${synthReportText(result, { tasksFile: relative(process.cwd(), target.tasksFile), rejectedFile: rejectedPath, paid: stats.calls, cached: stats.cacheHits })}\n`);
-  if (flags.json) writeJsonResult(flags.json, { ...result, tasksFile: target.tasksFile, rejectedFile: rejectedPath, calls: { paid: stats.calls, cached: stats.cacheHits } }, writeFileSync);
+  if (flags.json) writeJsonResult(flags.json, { ...result, tasksFile: target.tasksFile, rejectedFile: rejectedPath, calls: { paid: stats.calls, cached: stats.cacheHits } }, writeOutputFile);
   return result.errors.length > 0 ? EXIT.partial : EXIT.ok;
 }
 

@@ -1,5 +1,5 @@
-import { closeSync, createWriteStream, existsSync, fsyncSync, lstatSync, mkdirSync, openSync, realpathSync, renameSync, statSync, type WriteStream } from "node:fs";
-import { dirname, parse } from "node:path";
+import { accessSync, closeSync, constants, createWriteStream, existsSync, fsyncSync, lstatSync, mkdirSync, openSync, realpathSync, renameSync, statSync, writeFileSync, type WriteStream } from "node:fs";
+import { dirname, parse, resolve } from "node:path";
 import { type BadLine, badLineError, jsonlEntries } from "../config/jsonl.js";
 import { RubricateError } from "../errors.js";
 import { terminalText } from "../report/terminal.js";
@@ -48,6 +48,54 @@ export function ensureParentDir(path: string): void {
       if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw writeError(path, e);
     }
   }
+}
+
+/**
+ * Refuses, before any work and so before any paid call, an output file the run could not write
+ * at its end: a path that is a folder, one under something that is not a folder, or one in a
+ * folder this user cannot write to. Folders that do not exist yet are fine: `writeOutputFile`
+ * and `JsonlWriter` create them. Exit 2, naming the option.
+ * @param outputs each output option (as its flag, e.g. "--report") and its path; "-" (stdout) and unset ones are skipped
+ * @example refuseUnwritableOutputs({ "-o": flags.output, "--summary-json": flags.summaryJson })
+ */
+export function refuseUnwritableOutputs(outputs: Record<string, string | undefined>): void {
+  for (const [option, path] of Object.entries(outputs)) {
+    if (path === undefined || path === "-") continue;
+    const why = unwritableBecause(path);
+    if (why) throw usageError(`${option} ${path}: ${why}; the run would fail only after its work is done (and paid for)`);
+  }
+}
+
+/** Why a file could not be written at `path`, or undefined when it can (as far as the file system tells before trying). */
+function unwritableBecause(path: string): string | undefined {
+  let stats;
+  try {
+    stats = statSync(path);
+  } catch {
+    stats = undefined; // not there yet (or a dangling link, written through)
+  }
+  if (stats?.isDirectory()) return "it is a folder";
+  if (stats) return canAccess(path, constants.W_OK) ? undefined : "it is not writable";
+  // A new file: the nearest existing folder above it must take new entries (the rest are created).
+  let dir = dirname(resolve(path));
+  while (!existsSync(dir)) dir = dirname(dir);
+  if (!statSync(dir).isDirectory()) return `${dir} is not a folder`;
+  return canAccess(dir, constants.W_OK | constants.X_OK) ? undefined : `cannot create files in ${dir}`;
+}
+
+function canAccess(path: string, mode: number): boolean {
+  try {
+    accessSync(path, mode);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Writes a finished output file (a report, a summary, a JSON result), creating its folders as -o does. */
+export function writeOutputFile(path: string, text: string): void {
+  ensureParentDir(path);
+  writeFileSync(path, text);
 }
 
 /**

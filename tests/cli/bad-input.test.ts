@@ -4,9 +4,9 @@
  * code says some failed; a previous results file is never replaced by a failed run.
  */
 import { spawn } from "node:child_process";
-import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { jsonlEntries } from "../../src/config/jsonl.js";
 import { cliInProcess as cli, jsonLines } from "./helpers.js";
@@ -206,15 +206,59 @@ describe("score with a cache it cannot open", () => {
   });
 });
 
-describe("a system error on a secondary output", () => {
-  it("is one line with its code once (\"EISDIR: EISDIR: illegal operation…\" before), the results kept", async () => {
+describe("an output path the run could not write at its end", () => {
+  // Each paid command checks its output files before its first call: a report path that is a
+  // folder (or under a file) used to fail only once everything was paid for ("EISDIR" after the run).
+  it("is refused before any judge call, exit 2 naming the option, in every command that pays", async () => {
+    const server = await startOpenAIServer({ respond: judgeResponder(() => true), recordBodies: false });
+    try {
+      const work = join(dir, "outputs");
+      mkdirSync(work);
+      const rubric = join(work, "asked.yaml");
+      writeFileSync(rubric, "id: asked\nversion: 1\ninputs: [prompt, response]\ncriteria:\n  - id: polite\n    question: Is the response polite?\n");
+      const samples = join(work, "asked.jsonl");
+      writeFileSync(samples, `${JSON.stringify({ id: "s1", prompt: "Hi?", response: "Thank you!" })}\n`);
+      const labels = join(work, "labels.jsonl");
+      writeFileSync(labels, `${JSON.stringify({ sample: { id: "s1", prompt: "Hi?", response: "Thank you!" }, criterion: "polite", label: true })}\n`);
+      writeFileSync(join(work, "notes.md"), "Be polite.\n");
+      const judge = writeJudgeFile(work, server.url);
+      const tinyEnv = join(work, "env", "env.yaml");
+      mkdirSync(dirname(tinyEnv));
+      writeFileSync(tinyEnv, "id: tiny\ndataset: tasks.jsonl\nrubric:\n  id: r\n  criteria:\n    - id: polite\n      question: Is the response polite?\n");
+      writeFileSync(join(work, "env", "tasks.jsonl"), `${JSON.stringify({ id: "a", inputs: { prompt: "say hi" } })}\n`);
+      const notAFolder = join(work, "file.txt");
+      writeFileSync(notAFolder, "x\n");
+      const cases: [string, string[], string][] = [
+        ["score --summary-json", ["score", rubric, samples, "-j", judge, "--summary-json", work, "-q"], `--summary-json ${work}: it is a folder`],
+        ["score -o", ["score", rubric, samples, "-j", judge, "-o", join(notAFolder, "r.jsonl"), "-q"], `-o ${join(notAFolder, "r.jsonl")}: ${notAFolder} is not a folder`],
+        ["distill --report", ["distill", samples, "--rubric", rubric, "-j", judge, "-o", join(work, "sft.jsonl"), "--report", work, "-q"], `--report ${work}: it is a folder`],
+        ["probe --markdown", ["probe", rubric, samples, "-j", judge, "--markdown", work, "-q"], `--markdown ${work}: it is a folder`],
+        ["flips --json", ["flips", samples, "--rubric", rubric, "-j", judge, "--json", work], `--json ${work}: it is a folder`],
+        ["calibrate --report", ["calibrate", "--labels", labels, "--judge", judge, "--rubric", rubric, "--report", work, "-q"], `--report ${work}: it is a folder`],
+        ["draft -o", ["draft", "-j", judge, "--notes", join(work, "notes.md"), "-o", work], `-o ${work}: it is a folder`],
+        ["optimize question --markdown", ["optimize", "question", "--rubric", rubric, "--criterion", "polite", "-l", labels, "-r", judge, "-j", judge, "--markdown", work, "-q"], `--markdown ${work}: it is a folder`],
+        ["env filter --json", ["env", "filter", tinyEnv, "-m", `openai-compatible:solver@${server.url}`, "-j", judge, "--json", work, "-q"], `--json ${work}: it is a folder`],
+        ["eval --summary-md", ["eval", "examples/wordle/env.yaml", "-m", `openai-compatible:solver@${server.url}`, "-j", judge, "--out", join(work, "r.jsonl"), "--summary-md", work, "-q"], `--summary-md ${work}: it is a folder`],
+      ];
+      for (const [name, args, said] of cases) {
+        // draft keeps no cache; every other command is told to keep none.
+        const r = await cli(name.startsWith("draft") ? args : [...args, "--no-cache"], { env: { RUBRICATE_TEST_KEY: "sk-test-1234567890" } });
+        expect(r.code, `${name}: ${r.stderr}`).toBe(2);
+        expect(r.stderr, name).toBe(`rubricate: ${said}; the run would fail only after its work is done (and paid for)\n`);
+      }
+      expect(server.stats.requests).toBe(0);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("an output whose folders do not exist yet is written there (as -o always was), after the run", async () => {
     const input = join(dir, "sys.jsonl");
     writeFileSync(input, `${good(1)}\n`);
-    const out = join(dir, "sys-out.jsonl");
-    const r = await cli(["score", RUBRIC, input, "-o", out, "--summary-json", dir, "-q"]);
-    expect(r.code).toBe(1);
-    expect(r.stderr).toBe(`rubricate: EISDIR: illegal operation on a directory, open '${dir}'\n`);
-    expect(jsonLines(readFileSync(out, "utf8"))).toHaveLength(1);
+    const summary = join(dir, "not", "yet", "summary.json");
+    const r = await cli(["score", RUBRIC, input, "-o", join(dir, "sys-out.jsonl"), "--summary-json", summary, "-q"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(summary, "utf8"))).toMatchObject({ samples: 1, scored: 1 });
   });
 });
 

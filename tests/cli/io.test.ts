@@ -1,8 +1,8 @@
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { JsonlWriter, printReport } from "../../src/cli/io.js";
+import { JsonlWriter, printReport, refuseUnwritableOutputs, writeOutputFile } from "../../src/cli/io.js";
 
 describe("printReport", () => {
   afterEach(() => vi.restoreAllMocks());
@@ -60,5 +60,50 @@ describe("JsonlWriter", () => {
     expect(await cut.abandon()).toBe(join(dir, "cut.jsonl.partial"));
     expect(existsSync(join(dir, "cut.jsonl"))).toBe(false);
     expect(readFileSync(join(dir, "cut.jsonl.partial"), "utf8")).toBe(lines.slice(0, 5).map((l) => `${JSON.stringify(l)}\n`).join(""));
+  });
+});
+
+describe("refuseUnwritableOutputs", () => {
+  afterEach(() => vi.restoreAllMocks());
+  const dir = mkdtempSync(join(tmpdir(), "rubricate-outputs-"));
+
+  /** The one line a refusal prints, or "" when the outputs are accepted. */
+  function refusal(outputs: Record<string, string | undefined>): string {
+    let said = "";
+    vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => ((said += String(chunk)), true));
+    try {
+      refuseUnwritableOutputs(outputs);
+    } catch (e) {
+      expect((e as { exitCode?: number }).exitCode).toBe(2);
+    }
+    return said;
+  }
+
+  it("accepts a new file (its missing folders included), an existing file, stdout and options not given", () => {
+    writeFileSync(join(dir, "old.json"), "{}\n");
+    expect(refusal({ "--report": join(dir, "new", "deeper", "r.html"), "--json": join(dir, "old.json"), "--markdown": "-", "--summary-json": undefined, "-o": "/dev/null" })).toBe("");
+  });
+
+  it("refuses a folder, and a path under a file, naming the option (exit 2)", () => {
+    expect(refusal({ "--summary-json": dir })).toBe(`rubricate: --summary-json ${dir}: it is a folder; the run would fail only after its work is done (and paid for)\n`);
+    const file = join(dir, "a-file.txt");
+    writeFileSync(file, "x\n");
+    expect(refusal({ "--report": join(file, "sub", "r.html") })).toBe(`rubricate: --report ${join(file, "sub", "r.html")}: ${file} is not a folder; the run would fail only after its work is done (and paid for)\n`);
+  });
+
+  // Root may write anywhere: the permission bits cannot refuse it.
+  it.skipIf(process.getuid?.() === 0)("refuses a folder this user cannot write to", () => {
+    const locked = join(dir, "locked");
+    mkdirSync(locked);
+    chmodSync(locked, 0o555);
+    expect(refusal({ "--report": join(locked, "r.html") })).toContain(`cannot create files in ${locked}`);
+    chmodSync(locked, 0o755);
+  });
+
+  it("writeOutputFile creates the folders it accepted", () => {
+    const path = join(dir, "made", "for", "it.md");
+    writeOutputFile(path, "# done\n");
+    expect(readFileSync(path, "utf8")).toBe("# done\n");
+    expect(existsSync(join(dir, "made"))).toBe(true);
   });
 });

@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { Option, type Command } from "commander";
 import { type CalibrationResult, calibrate } from "../../calibrate/calibrate.js";
 import { LLMBAR_SUBSETS, PANDALM_JUDGES, defaultDatasetsDir, llmbarJudges, loadLlmbar, loadPandalm } from "../../calibrate/datasets.js";
@@ -15,7 +15,7 @@ import { loadTtcw, ttcwFigures, ttcwJudges, ttcwMarkdown, type TtcwFigures } fro
 import { RubricateError } from "../../errors.js";
 import { EXIT, positiveInt, cachePathOf, warnCacheDegraded, warnIfBatchJudge, nonNegativeInt } from "../run.js";
 import { cacheOption, collect, jsonOption, judgeOption, noCacheOption } from "../options.js";
-import { printReport, textOut, writeJsonResult } from "../io.js";
+import { printReport, refuseUnwritableOutputs, textOut, writeJsonResult, writeOutputFile } from "../io.js";
 
 /** The flags of `rubricate calibrate`. */
 export interface CalibrateFlags {
@@ -87,17 +87,18 @@ export interface CalibrateRun {
  * @example process.exitCode = await runCalibrate({ dataset: "llmbar:natural", storedJudge: ["gpt-4-vanilla"], verdicts: [], judge: [] })
  */
 export async function runCalibrate(flags: CalibrateFlags, out: (text: string) => void = printReport): Promise<number> {
+  refuseUnwritableOutputs({ "--markdown": flags.markdown, "--report": flags.report, "--write-thresholds": flags.writeThresholds, "--json": flags.json });
   const run = await computeCalibration(flags);
   if (!flags.quiet) textOut(flags.json, out)(run.markdown);
-  if (flags.markdown) writeFileSync(flags.markdown, run.markdown);
-  if (flags.report) writeFileSync(flags.report, calibrationHtml(run.results, { pairwise: run.pairwise, title: reportTitle(flags) }));
+  if (flags.markdown) writeOutputFile(flags.markdown, run.markdown);
+  if (flags.report) writeOutputFile(flags.report, calibrationHtml(run.results, { pairwise: run.pairwise, title: reportTitle(flags) }));
   if (flags.writeThresholds) {
     if (!flags.rubric || run.results.length !== 1) throw new RubricateError("BAD_INPUT", "--write-thresholds needs --rubric and exactly one judge");
     const thresholds = suggestedThresholds(run.results[0]);
     if (Object.keys(thresholds).length === 0) throw new RubricateError("BAD_INPUT", "no criterion has verdicts with probabilities and both label classes: nothing to threshold (use logprobs: true or probability: confidence | probe)");
-    writeFileSync(flags.writeThresholds, rubricWithThresholds(readFileSync(flags.rubric, "utf8"), thresholds, flags.rubric));
+    writeOutputFile(flags.writeThresholds, rubricWithThresholds(readFileSync(flags.rubric, "utf8"), thresholds, flags.rubric));
   }
-  if (flags.json) writeJsonResult(flags.json, { results: run.results, pairwise: run.pairwise, ...(run.comparison ? { comparison: run.comparison } : {}), ...(run.ttcw ? { ttcw: run.ttcw } : {}), ...(run.xstest ? { xstest: run.xstest } : {}), ...(run.summhay ? { summhay: run.summhay } : {}) }, writeFileSync);
+  if (flags.json) writeJsonResult(flags.json, { results: run.results, pairwise: run.pairwise, ...(run.comparison ? { comparison: run.comparison } : {}), ...(run.ttcw ? { ttcw: run.ttcw } : {}), ...(run.xstest ? { xstest: run.xstest } : {}), ...(run.summhay ? { summhay: run.summhay } : {}) }, writeOutputFile);
   // A judge asked now (--judge, the last results) that left labelled items without a verdict: the exit code says so, as score's does.
   const asked = run.results.slice(run.results.length - flags.judge.length).filter((r) => r.overall.errors > 0);
   for (const r of asked) process.stderr.write(`rubricate: judge ${r.judge}: ${r.overall.errors} labelled verdict(s) are errors, left out of the metrics\n`);

@@ -1,4 +1,3 @@
-import { writeFileSync } from "node:fs";
 import { Option, type Command } from "commander";
 import { distillHtml, distillMarkdown, reportHeadline, type DistillReport } from "../../distill/report.js";
 import { runDistill } from "../../distill/run.js";
@@ -21,7 +20,7 @@ import { Progress } from "../progress.js";
 import { runScore } from "./score.js";
 import { EXIT, interruptSignal, positiveInt, cachePathOf, errorPolicyOf, warnCacheDegraded, warnIfBatchJudge, finiteNumber, nonNegativeInt, exitAfterQueuedRun } from "../run.js";
 import { cacheOption, collectList, concurrencyOption, errorsOption, jsonOption, judgeOption, noCacheOption, outputOption, queueOption, chunkSizeOption } from "../options.js";
-import { refuseOutputOverInput, writeJsonResult } from "../io.js";
+import { refuseOutputOverInput, refuseUnwritableOutputs, writeJsonResult, writeOutputFile } from "../io.js";
 
 /** The flags of `rubricate distill`. */
 export interface DistillFlags {
@@ -121,6 +120,8 @@ export function register(program: Command): void {
     .addOption(chunkSizeOption("with --queue: input lines per chunk"))
     .action(async (input: string | undefined, flags: DistillFlags) => {
       try {
+        // Before the scoring --queue pays for, too.
+        refuseUnwritableOutputs({ "-o": flags.output, "--report": flags.report, "--markdown": flags.markdown, "--json": flags.json });
         if (flags.queue) {
           const scored = await scoreOnQueue(input, flags);
           if (scored !== EXIT.ok && scored !== EXIT.partial) {
@@ -228,9 +229,9 @@ async function runDistillCommand(input: string | undefined, flags: DistillFlags)
     await judge?.close?.();
     generation?.options.engine.close();
   }
-  if (flags.report) writeFileSync(flags.report, distillHtml(report));
-  if (flags.markdown) writeFileSync(flags.markdown, distillMarkdown(report));
-  if (flags.json) writeJsonResult(flags.json, report, writeFileSync);
+  if (flags.report) writeOutputFile(flags.report, distillHtml(report));
+  if (flags.markdown) writeOutputFile(flags.markdown, distillMarkdown(report));
+  if (flags.json) writeJsonResult(flags.json, report, writeOutputFile);
   if (!flags.quiet) {
     const funnel = report.funnel.map((s) => ({ stage: s.stage, unit: s.unit, in: s.in, out: s.out, dropped: Object.entries(s.dropped).map(([k, n]) => `${k} ${n}`).join(", ") || "-" }));
     const lines = [reportHeadline(report), markdownTable(funnel, [{ label: "stage", value: "stage" }, { label: "unit", value: "unit" }, { label: "in", value: "in", numeric: true }, { label: "kept", value: "out", numeric: true }, { label: "dropped", value: "dropped" }]), ...report.warnings.map((w) => `warning: ${w}`)];

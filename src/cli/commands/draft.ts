@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import type { Command } from "commander";
 import pLimit from "p-limit";
 import { isRubricateError, RubricateError } from "../../errors.js";
@@ -9,7 +9,7 @@ import { loadJudgeConfig } from "../../judge/load.js";
 import { draftRubric, type DraftInput, type DraftOptions, type DraftResponse } from "../../draft/draft.js";
 import { draftSampleCriteria } from "../../draft/samples.js";
 import { loadRubricSync } from "../../rubric/load.js";
-import { JsonlWriter, readJsonl } from "../io.js";
+import { JsonlWriter, readJsonl, refuseUnwritableOutputs, writeOutputFile } from "../io.js";
 import { EXIT, positiveInt } from "../run.js";
 import { concurrencyOption, judgeOption, outputOption } from "../options.js";
 
@@ -58,6 +58,7 @@ export function register(program: Command): void {
       "\nExamples:\n  rubricate draft -j openai-large --task task.txt --notes notes.md --examples labelled.jsonl -o rubrics/my-task.yaml\n  rubricate draft -j openai-large --per-sample data.jsonl --base rubrics/patient-medical-answer.yaml -o data.with-criteria.jsonl",
     )
     .action(async (options: DraftCliOptions) => {
+      refuseUnwritableOutputs({ "-o": options.output });
       const config = loadJudgeConfig(options.judge);
       const draftOptions: DraftOptions = {
         provider: providerFor(config),
@@ -71,7 +72,7 @@ export function register(program: Command): void {
         return;
       }
       const result = await draftRubric(base, draftOptions);
-      if (options.output) writeFileSync(options.output, result.yaml);
+      if (options.output) writeOutputFile(options.output, result.yaml);
       else process.stdout.write(result.yaml);
       const notes = result.findings.filter((f) => f.severity !== "info");
       process.stderr.write(`drafted ${result.rubric.criteria.length} criteria in ${result.attempts} call(s)${notes.length ? `; review: ${notes.map((f) => `${f.criterion} [${f.rule}]`).join(", ")}` : ""}\n`);

@@ -1,5 +1,5 @@
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import type { Command } from "commander";
 import { openCache } from "../../engine/cache/index.js";
 import { createEngine } from "../../engine/engine.js";
@@ -20,7 +20,7 @@ import type { ErrorPolicy } from "../../score/aggregate.js";
 import { Progress } from "../progress.js";
 import { EXIT, httpUrl, interruptSignal, nonNegativeInt, passThreshold, positiveInt, cachePathOf, errorPolicyOf, usageError, warnCacheDegraded, warnIfBatchJudge, exitAfterQueuedRun } from "../run.js";
 import { cacheOption, collect, concurrencyOption, errorsOption, judgeOption, noCacheOption, queueOption, chunkSizeOption } from "../options.js";
-import { printReport } from "../io.js";
+import { printReport, refuseUnwritableOutputs, writeOutputFile } from "../io.js";
 import { buildHubResults, pushAll, type HubResultMeta } from "../../hub/push.js";
 import type { RolloutRecord } from "../../env/types.js";
 
@@ -105,6 +105,7 @@ async function runEvalCommand(envArg: string, flags: EvalFlags): Promise<number>
   const tooLarge = evalGridTooLarge({ tasks, rollouts: flags.rollouts, models: flags.model.length });
   if (tooLarge) throw usageError(`-k/--rollouts ${flags.rollouts}: ${tooLarge}; lower -k or -n/--tasks, or split the models over several runs`);
   const out = flags.out ?? defaultEvalOut(env.package ? packageLabel(env.package) : `${env.id}@${env.version}`, flags.model, flags.step);
+  refuseUnwritableOutputs({ "--out": out, "--report": flags.report, "--summary-md": flags.summaryMd });
   // Before any key is needed or any call made: an existing file is someone's paid-for work.
   if (existsSync(out) && !flags.resume) throw new RubricateError("BAD_INPUT", `${out} already exists: pass --resume to continue it, or remove it`);
   const cachePath = cachePathOf(flags.cache);
@@ -152,8 +153,8 @@ async function runEvalCommand(envArg: string, flags: EvalFlags): Promise<number>
   const subtitle = `${envLine(env)} · ${result.records.length} rollouts (${result.resumed} resumed) · ${policies.length} model(s) · ${tasks} task(s) × ${flags.rollouts} rollout(s) · pass threshold ${passThreshold}`;
   const summary = evalMarkdown(result.records, { env: env.id, subtitle }, { passThreshold });
   printReport(summary);
-  if (flags.summaryMd) write(flags.summaryMd, summary);
-  if (flags.report) write(flags.report, evalReportHtml(result.records, { env: env.id, subtitle }, { passThreshold }));
+  if (flags.summaryMd) writeOutputFile(flags.summaryMd, summary);
+  if (flags.report) writeOutputFile(flags.report, evalReportHtml(result.records, { env: env.id, subtitle }, { passThreshold }));
   if (!flags.quiet) process.stderr.write(`rubricate: rollouts in ${out}${flags.report ? `, report in ${flags.report}` : ""}\n`);
   if (result.interrupted) return EXIT.interrupted;
   if (flags.push) await pushRecords(flags.push, result.records, pendingFileOf(out), { judge: judge?.id ?? judgeRef?.ref, passThreshold, step: flags.step, series: flags.series }, flags);
@@ -170,6 +171,7 @@ async function runSuiteCommand(path: string, flags: EvalFlags): Promise<number> 
   // Every environment is resolved (and installed) before any call is paid: a bad spec costs nothing.
   const envs: Environment[] = [];
   for (const e of suite.environments) envs.push(await loadEnvironmentSpec(e.spec, { envsDir: flags.envsDir, onNotice: notice(flags) }));
+  refuseUnwritableOutputs({ "--report": flags.report, "--summary-md": flags.summaryMd });
   const labels = envLabels(envs, suite.environments.map((e) => e.spec));
   const outDir = flags.out ?? join(".rubricate", "evals", suite.name);
   for (const label of labels) {
@@ -221,8 +223,8 @@ async function runSuiteCommand(path: string, flags: EvalFlags): Promise<number> 
   const subtitle = `${rollouts} rollouts · ${envs.length} environment(s) × ${suite.models.length} model(s)`;
   const summary = suiteMarkdown(suite, run.results, subtitle);
   printReport(summary);
-  if (flags.summaryMd) write(flags.summaryMd, summary);
-  if (flags.report) write(flags.report, suiteReportHtml(suite, run.results, subtitle));
+  if (flags.summaryMd) writeOutputFile(flags.summaryMd, summary);
+  if (flags.report) writeOutputFile(flags.report, suiteReportHtml(suite, run.results, subtitle));
   if (!flags.quiet) process.stderr.write(`rubricate: rollouts in ${outDir}${flags.report ? `, report in ${flags.report}` : ""}\n`);
   if (run.interrupted) return EXIT.interrupted;
   if (flags.push) {
@@ -259,9 +261,4 @@ function gridOf(env: Environment, tasks: number, rollouts: number, policies: Pol
   const grid: EvalCell[] = [];
   for (const task of env.tasks.slice(0, tasks)) for (let r = 0; r < rollouts; r++) for (const p of policies) grid.push({ task: task.id, model: p.id, rollout: r });
   return grid;
-}
-
-function write(path: string, text: string): void {
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, text);
 }

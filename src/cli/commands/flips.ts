@@ -1,11 +1,10 @@
-import { writeFileSync } from "node:fs";
 import type { Command } from "commander";
 import { chooseJudge, createJudge } from "../../judge/create.js";
 import { orderFlips, orderFlipsMarkdown } from "../../judge/order-flips.js";
 import { RubricateError } from "../../errors.js";
 import { loadRubric } from "../../rubric/load.js";
 import type { Sample } from "../../types.js";
-import { readJsonl, textOut, writeJsonResult } from "../io.js";
+import { readJsonl, refuseUnwritableOutputs, textOut, writeJsonResult, writeOutputFile } from "../io.js";
 import { EXIT, cachePathOf, positiveInt, warnCacheDegraded, warnIfBatchJudge } from "../run.js";
 import { cacheOption, concurrencyOption, jsonOption, judgeOption, noCacheOption } from "../options.js";
 
@@ -39,6 +38,7 @@ export function register(program: Command): void {
 
 /** Runs `rubricate flips`; prints the markdown table, returns the exit code. */
 export async function runFlips(samplesPath: string, flags: FlipsFlags, out: (text: string) => void = (t) => process.stdout.write(t)): Promise<number> {
+  refuseUnwritableOutputs({ "--json": flags.json });
   const rubric = await loadRubric(flags.rubric);
   const judgeRef = chooseJudge(flags.judge, rubric);
   if (!judgeRef) throw new RubricateError("NO_JUDGE", "flips needs a judge: --judge or the rubric's `judge`");
@@ -51,7 +51,7 @@ export async function runFlips(samplesPath: string, flags: FlipsFlags, out: (tex
   try {
     const f = await orderFlips(rubric, samples, { judge, concurrency: flags.concurrency });
     textOut(flags.json, out)(orderFlipsMarkdown(f));
-    if (flags.json) writeJsonResult(flags.json, f, writeFileSync);
+    if (flags.json) writeJsonResult(flags.json, f, writeOutputFile);
     // A judge that did not answer measured nothing: the exit code says so, as score's does.
     if (f.all.errors > 0) {
       process.stderr.write(`rubricate: ${f.all.errors} question(s) got no verdict in one of their three asks (the errors column); the table leaves them out\n`);

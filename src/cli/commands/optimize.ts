@@ -1,5 +1,5 @@
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { InvalidArgumentError, type Command } from "commander";
 import { readLabels } from "../../calibrate/inputs.js";
 import { openCache } from "../../engine/cache/index.js";
@@ -20,6 +20,7 @@ import type { Candidate, Evaluate, OptimizeOptions, OptimizeResult } from "../..
 import { loadRubric } from "../../rubric/load.js";
 import { EXIT, interruptSignal, positiveInt, cachePathOf, warnCacheDegraded, warnIfBatchJudge, nonNegativeInt } from "../run.js";
 import { cacheOption, collect, concurrencyOption, judgeOption, noCacheOption } from "../options.js";
+import { refuseUnwritableOutputs, writeOutputFile } from "../io.js";
 
 /** Flags both `optimize` targets share. */
 export interface OptimizeFlags {
@@ -139,6 +140,8 @@ function openEngine(flags: OptimizeFlags): Engine {
 /** Runs `optimize policy` with parsed flags; returns the exit code. */
 export async function runPolicy(flags: PolicyFlags): Promise<number> {
   const env = await loadEnvironment(flags.env);
+  const state = flags.state ?? join(".rubricate", "optimize", `${env.id}.policy.json`);
+  refuseUnwritableOptimizeOutputs(flags, state);
   const engine = openEngine(flags);
   try {
     const policy = createPolicy(flags.model, { defaults: env.policy });
@@ -150,10 +153,9 @@ export async function runPolicy(flags: PolicyFlags): Promise<number> {
     if (warning) process.stderr.write(`rubricate: warning: ${warning}\n`);
     const tasks = env.tasks.slice(0, flags.tasks ?? env.tasks.length);
     const target = policyPromptTarget({ env, policy, engine, judge, tasks, valFraction: flags.valFraction, splitSeed: flags.seed, rollouts: flags.rollouts, concurrency: flags.concurrency });
-    const state = flags.state ?? join(".rubricate", "optimize", `${env.id}.policy.json`);
     return await runGepa(flags, engine, { ...target, state, title: `GEPA: ${env.id} system prompt (${policy.id})` }, (result) => {
       const text = result.best.candidate.system;
-      if (flags.out) write(flags.out, text.endsWith("\n") ? text : `${text}\n`);
+      if (flags.out) writeOutputFile(flags.out, text.endsWith("\n") ? text : `${text}\n`);
       return text;
     });
   } finally {
@@ -164,6 +166,8 @@ export async function runPolicy(flags: PolicyFlags): Promise<number> {
 /** Runs `optimize question` with parsed flags; returns the exit code. */
 export async function runQuestion(flags: QuestionFlags): Promise<number> {
   const rubric = await loadRubric(flags.rubric);
+  const state = flags.state ?? join(".rubricate", "optimize", `${rubric.id}.${flags.criterion.join("+")}.question.json`);
+  refuseUnwritableOptimizeOutputs(flags, state);
   const judgeRef = chooseJudge(flags.judge, rubric);
   if (!judgeRef) throw new RubricateError("NO_JUDGE", "optimize question needs a judge: --judge or the rubric's `judge`");
   const engine = openEngine(flags);
@@ -171,14 +175,18 @@ export async function runQuestion(flags: QuestionFlags): Promise<number> {
     const judge = warnIfBatchJudge(createJudge(judgeRef, { engine }), "optimize");
     const target = judgeQuestionTarget({ rubric, labels: readLabels(flags.labels), judge, criteria: flags.criterion, valFraction: flags.valFraction, splitSeed: flags.seed, concurrency: flags.concurrency });
     for (const w of target.warnings) process.stderr.write(`rubricate: warning: ${w}\n`);
-    const state = flags.state ?? join(".rubricate", "optimize", `${rubric.id}.${flags.criterion.join("+")}.question.json`);
     return await runGepa(flags, engine, { ...target, state, title: `GEPA: ${rubric.id} question wording (${flags.criterion.join(", ")})` }, (result) => {
-      if (flags.out) write(flags.out, rewriteRubricQuestions(readFileSync(flags.rubric, "utf8"), result.best.candidate, flags.rubric));
+      if (flags.out) writeOutputFile(flags.out, rewriteRubricQuestions(readFileSync(flags.rubric, "utf8"), result.best.candidate, flags.rubric));
       return Object.entries(result.best.candidate).map(([id, q]) => `${id}: ${q}`).join("\n");
     });
   } finally {
     engine.close();
   }
+}
+
+/** The files an optimize run writes (its state after every iteration, the reports and the best text at the end), checked before the first call. */
+function refuseUnwritableOptimizeOutputs(flags: OptimizeFlags, state: string): void {
+  refuseUnwritableOutputs({ "--state": state, "--report": flags.report, "--markdown": flags.markdown, "-o": flags.out });
 }
 
 type TargetLike<I> = Pick<OptimizeOptions<I>, "trainset" | "valset" | "instanceText" | "makeReflectiveDataset" | "validateProposal"> & {
@@ -225,8 +233,8 @@ async function runGepa<I>(flags: OptimizeFlags, engine: Engine, t: TargetLike<I>
     interrupt.dispose();
   }
   const best = finish(result);
-  if (flags.report) write(flags.report, reportHtml(result, { title: t.title }));
-  if (flags.markdown) write(flags.markdown, reportMarkdown(result, { title: t.title }));
+  if (flags.report) writeOutputFile(flags.report, reportHtml(result, { title: t.title }));
+  if (flags.markdown) writeOutputFile(flags.markdown, reportMarkdown(result, { title: t.title }));
   const usage = engine.stats().usage;
   const seed = result.candidates[0].meanScore;
   say(
@@ -237,9 +245,4 @@ async function runGepa<I>(flags: OptimizeFlags, engine: Engine, t: TargetLike<I>
   );
   process.stdout.write(best.endsWith("\n") ? best : `${best}\n`);
   return result.stopReason === "aborted" ? EXIT.interrupted : EXIT.ok;
-}
-
-function write(path: string, text: string): void {
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, text);
 }

@@ -1,4 +1,3 @@
-import { writeFileSync } from "node:fs";
 import { InvalidArgumentError, type Command } from "commander";
 import { RubricateError } from "../../errors.js";
 import { chooseJudge, createJudge, type EngineJudge } from "../../judge/create.js";
@@ -10,7 +9,7 @@ import { probe, type ProbeResult } from "../../probe/run.js";
 import type { Rubric } from "../../rubric/schema.js";
 import { loadRubricSync } from "../../rubric/load.js";
 import type { Sample } from "../../types.js";
-import { readJsonl, textOut, writeJsonResult } from "../io.js";
+import { readJsonl, refuseUnwritableOutputs, textOut, writeJsonResult, writeOutputFile } from "../io.js";
 import { Progress } from "../progress.js";
 import { EXIT, interruptSignal, positiveInt, cachePathOf, warnCacheDegraded, warnIfBatchJudge } from "../run.js";
 import { cacheOption, collect, concurrencyOption, jsonOption, judgeOption, noCacheOption } from "../options.js";
@@ -74,6 +73,7 @@ export function register(program: Command): void {
 }
 
 async function runProbe(rubricPath: string, samplesPath: string, flags: ProbeFlags): Promise<number> {
+  refuseUnwritableOutputs({ "--report": flags.report, "--markdown": flags.markdown, "--json": flags.json });
   const rubric = loadRubricSync(rubricPath);
   if (flags.hacksOnly) return runHacksOnly(rubric, await readSamples(samplesPath), flags);
   const attacks = mergeAttacks(flags.builtin ? builtinAttacks() : [], ...flags.attacks.map((f) => loadAttacks(f)));
@@ -114,9 +114,9 @@ async function runProbe(rubricPath: string, samplesPath: string, flags: ProbeFla
     attacker?.close?.();
     await judge?.close?.();
   }
-  if (flags.markdown) writeFileSync(flags.markdown, probeMarkdown(result));
-  if (flags.report) writeFileSync(flags.report, probeHtml(result));
-  if (flags.json) writeJsonResult(flags.json, result, writeFileSync);
+  if (flags.markdown) writeOutputFile(flags.markdown, probeMarkdown(result));
+  if (flags.report) writeOutputFile(flags.report, probeHtml(result));
+  if (flags.json) writeJsonResult(flags.json, result, writeOutputFile);
   textOut(flags.json, (t) => process.stdout.write(t))(`${summaryText(result)}\n${hacksText(result.hacks)}\n`);
   if (flags.failAbove !== undefined && (result.worstReward > flags.failAbove || result.hacks.some((h) => h.passed))) return EXIT_PROBE_FAILED;
   return result.attacks.some((a) => a.errors > 0) || result.attackerErrors.length > 0 ? EXIT.partial : EXIT.ok;
@@ -141,7 +141,7 @@ async function runHacksOnly(rubric: Rubric, samples: Sample[], flags: ProbeFlags
   } finally {
     interrupt.dispose();
   }
-  if (flags.json) writeFileSync(flags.json, `${JSON.stringify({ rubric: { id: rubric.id, version: rubric.version }, samples: samples.length, hacks }, null, 2)}\n`);
+  if (flags.json) writeOutputFile(flags.json, `${JSON.stringify({ rubric: { id: rubric.id, version: rubric.version }, samples: samples.length, hacks }, null, 2)}\n`);
   process.stdout.write(`probe ${rubric.id} (check hacks only): ${samples.length} sample(s)\n${hacksText(hacks)}\n`);
   if (hacks.some((h) => h.passed)) return EXIT_PROBE_FAILED;
   return hacks.some((h) => h.error) ? EXIT.partial : EXIT.ok;

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { InvalidArgumentError, Option, type Command } from "commander";
 import { emptyEstimate, estimateSample } from "../../score/estimate.js";
 import { scoreStream, type IndexedResult } from "../../score/score.js";
@@ -12,7 +12,7 @@ import type { CustomChecks } from "../../checks/custom.js";
 import type { Rubric } from "../../rubric/schema.js";
 import type { Sample, ScoreResult } from "../../types.js";
 import { type BadLine, BadLines, badLineWhere, jsonlEntries } from "../../config/jsonl.js";
-import { JsonlWriter, readJsonl, refuseOutputOverInput } from "../io.js";
+import { JsonlWriter, readJsonl, refuseOutputOverInput, refuseUnwritableOutputs, writeOutputFile } from "../io.js";
 import { isRecord, parseJsonLine } from "../../text/json.js";
 import { isRolloutRecord, sampleOfRollout, samplesOfRows } from "../../env/records.js";
 import { parseShard, takeShard } from "../../engine/shard.js";
@@ -103,6 +103,7 @@ export function register(program: Command): void {
 export async function runScore(rubricPath: string, samplesPath: string, flags: ScoreFlags): Promise<number> {
   checkScoreFlags(flags);
   refuseOutputOverInput(flags.output, [samplesPath, rubricPath]);
+  refuseUnwritableOutputs({ "-o": flags.output, "--summary-json": flags.summaryJson });
   if (flags.unsafeNoSandbox) await runCodeUnsandboxed();
   const rubric = loadRubricSync(rubricPath);
   const checks = flags.checks ? await loadChecks(flags.checks) : undefined;
@@ -297,7 +298,7 @@ function reportRun({ finished, groupReport, interrupted }: RunOutcome, judge: En
     process.stderr.write(`fleet load: ${fleet.map((m) => `${m.baseURL} ${m.succeeded} ok / ${m.failed} failed${m.healthy ? "" : " (out)"}`).join("; ")}\n`);
   }
   if (flags.summaryJson) {
-    writeFileSync(flags.summaryJson, `${JSON.stringify(groupReport ? { ...finished, groups: groupReport } : finished, null, 2)}\n`);
+    writeOutputFile(flags.summaryJson, `${JSON.stringify(groupReport ? { ...finished, groups: groupReport } : finished, null, 2)}\n`);
   }
   if (interrupted) return EXIT.interrupted;
   // Exit 3 when some sample has no reward; errors an --errors policy turned into rewards are in the summary.
