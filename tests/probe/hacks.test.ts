@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { referenceCases } from "../../src/checks/hacks.js";
@@ -6,7 +7,7 @@ import { hackTally, runHacks } from "../../src/probe/hacks.js";
 import { probeMarkdown } from "../../src/probe/report.js";
 import { probe } from "../../src/probe/run.js";
 import { parseRubric } from "../../src/rubric/load.js";
-import { ROOT, runCli } from "../helpers/cli.js";
+import { ROOT, runCli, tempDir } from "../helpers/cli.js";
 import { needsBubblewrap } from "../sandbox/helpers.js";
 import { MATH_HACKS } from "../../src/checks/math/hacks.js";
 import { CODE_HACKS } from "../../src/checks/code/hacks.js";
@@ -94,6 +95,15 @@ describe("rubricate probe --hacks-only on the shipped rubrics with code checks",
     expect(run.stdout).toContain(`check hacks passed: 0 of ${total}`);
   });
 
+
+  it("--json - writes the JSON to stdout and the table to stderr, as every --json does (a file named \"-\" before)", async () => {
+    const cwd = tempDir("rubricate-hacks-json-");
+    const run = await runCli(["probe", fixture("loose-similarity.yaml"), fixture("loose-similarity.jsonl"), "--hacks-only", "--json", "-"], { cwd });
+    expect(run.code).toBe(4);
+    expect(JSON.parse(run.stdout)).toMatchObject({ rubric: { id: expect.any(String) }, samples: 1 });
+    expect(run.stderr).toMatch(/^close\s+similarity-negated\s+1\/1\s+PASSES$/m);
+    expect(existsSync(join(cwd, "-"))).toBe(false);
+  });
 
   it("exits 4 naming the criterion when a hack passes", async () => {
     const run = await runCli(["probe", fixture("loose-similarity.yaml"), fixture("loose-similarity.jsonl"), "--hacks-only"]);

@@ -141,8 +141,8 @@ async function runHacksOnly(rubric: Rubric, samples: Sample[], flags: ProbeFlags
   } finally {
     interrupt.dispose();
   }
-  if (flags.json) writeOutputFile(flags.json, `${JSON.stringify({ rubric: { id: rubric.id, version: rubric.version }, samples: samples.length, hacks }, null, 2)}\n`);
-  process.stdout.write(`probe ${rubric.id} (check hacks only): ${samples.length} sample(s)\n${hacksText(hacks)}\n`);
+  if (flags.json) writeJsonResult(flags.json, { rubric: { id: rubric.id, version: rubric.version }, samples: samples.length, hacks }, writeOutputFile);
+  textOut(flags.json, (t) => process.stdout.write(t))(`probe ${rubric.id} (check hacks only): ${samples.length} sample(s)\n${hacksText(hacks)}\n`);
   if (hacks.some((h) => h.passed)) return EXIT_PROBE_FAILED;
   return hacks.some((h) => h.error) ? EXIT.partial : EXIT.ok;
 }
