@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { jsonlEntries } from "../../src/config/jsonl.js";
-import { cliInProcess as cli, jsonLines } from "./helpers.js";
+import { cli as cliProcess, cliInProcess as cli, jsonLines } from "./helpers.js";
 import { cliEntry, ROOT, writeJudgeFile } from "../helpers/cli.js";
 import { startOpenAIServer } from "../../src/testing/servers/openai-server.js";
 import { judgeResponder } from "../../src/testing/servers/judge-responder.js";
@@ -104,6 +104,9 @@ describe("bad option values", () => {
     ["distill --min-reward", ["distill", "x.jsonl", "--min-reward", "abc"]],
     ["distill --max-chars", ["distill", "x.jsonl", "--max-chars", "-3"]],
     ["distill --near-threshold", ["distill", "x.jsonl", "--near-threshold", "much"]],
+    // Outside their range: refused deep in the run before (BAD_INPUT, exit 1).
+    ["distill --top-fraction (range)", ["distill", "x.jsonl", "--top-fraction", "1.5"]],
+    ["distill --near-threshold (range)", ["distill", "x.jsonl", "--near-threshold", "1"]],
     ["optimize --seed", ["optimize", "question", "--rubric", RUBRIC, "--criterion", "c", "-l", "x.jsonl", "-r", "openai-small", "--seed", "1.5"]],
     ["optimize --val-fraction", ["optimize", "question", "--rubric", RUBRIC, "--criterion", "c", "-l", "x.jsonl", "-r", "openai-small", "--val-fraction", "2"]],
     ["eval --pass-threshold", ["eval", "env.yaml", "-m", "openai:gpt-4.1-mini", "--pass-threshold", "1.5"]],
@@ -155,6 +158,68 @@ describe("bad option values", () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^error: option '[^']+' argument '[^']*' is invalid\. expected /);
     expect(r.stderr).not.toMatch(/unexpected error|\n\s+at /);
+  });
+});
+
+describe("contradictory options", () => {
+  // Accepted before (ignored, or found out only after the run had paid): now exit 2 in one line
+  // naming the options, before anything is read, loaded or called.
+  const cases: [string, string[], string][] = [
+    ["distill --min-chars above --max-chars", ["distill", "x.jsonl", "--min-chars", "5", "--max-chars", "2"], "--min-chars 5 is above --max-chars 2: every response would be dropped"],
+    ["distill --best-of with pairs", ["distill", "x.jsonl", "--format", "dpo", "--best-of", "2"], "--best-of does not apply to --format dpo (each prompt gives one pair: its best against its worst)"],
+    ["distill --rescore without --rubric", ["distill", "x.jsonl", "--rescore"], "--rescore needs --rubric"],
+    ["distill --checks without --rubric", ["distill", "x.jsonl", "--checks", "env.yaml"], "--checks are the custom checks --rubric names: pass --rubric too"],
+    ["distill --model without --env", ["distill", "x.jsonl", "--model", "openai:gpt-4.1-mini"], "--model and --tasks choose the teacher and the tasks of --env: pass --env <env> too, or drop them"],
+    ["distill --env without --model", ["distill", "--env", "env.yaml"], "--env needs --model <teacher>"],
+    ["distill --chunk-size without --queue", ["distill", "x.jsonl", "--chunk-size", "10"], "--chunk-size cuts the input for --queue: pass --queue <url> too, or drop it"],
+    ["distill --queue without --rubric", ["distill", "x.jsonl", "--queue", "redis://127.0.0.1:9/0", "-o", "o.jsonl"], "--queue scores the input with --rubric: give the rubric"],
+    ["distill --json - onto the rows", ["distill", "x.jsonl", "--json", "-"], "--json - needs stdout, which holds the exported rows: give -o <file>, or --json <file>"],
+    ["score --resume without -o", ["score", RUBRIC, "x.jsonl", "--resume", "--batch"], "--resume continues the results file of an interrupted run: give it with -o <file>"],
+    ["score --batch with --queue", ["score", RUBRIC, "x.jsonl", "--batch", "--queue", "redis://127.0.0.1:9/0", "-o", "o.jsonl"], "--queue and --batch do not combine: fill the cache with `score --batch` first, then queue the run (it finds every answer cached)"],
+    ["score --batch on stdin", ["score", RUBRIC, "-", "--batch"], "--batch reads the samples several times: give a file, not stdin"],
+    ["score --batch with --no-cache", ["score", RUBRIC, "x.jsonl", "--batch", "--no-cache"], "--batch keeps its answers in the cache for the scoring pass: drop --no-cache (every answer would be paid for in the batch, thrown away, then paid again live)"],
+    ["score --pass-k without --group-by", ["score", RUBRIC, "x.jsonl", "--pass-k", "2"], "--advantage, --pass-k and --length-penalty need --group-by <field>"],
+    ["score --length-field without --length-penalty", ["score", RUBRIC, "x.jsonl", "--group-by", "prompt", "--length-field", "n"], "--length-field gives --length-penalty its lengths: pass --length-penalty <weight> too"],
+    ["score --group-by with --shard", ["score", RUBRIC, "x.jsonl", "--group-by", "prompt", "--shard", "1/2"], "--group-by needs every response of a group: do not combine it with --shard"],
+    ["score --chunk-size without --queue", ["score", RUBRIC, "x.jsonl", "--chunk-size", "5"], "--chunk-size cuts the input for --queue: pass --queue <url> too, or drop it"],
+    ["eval --step without --push", ["eval", "env.yaml", "-m", "openai:gpt-4.1-mini", "--step", "3"], "--step and --series label results for a hub: pass --push <hub> too"],
+    ["eval --chunk-size without --queue", ["eval", "env.yaml", "-m", "openai:gpt-4.1-mini", "--chunk-size", "5"], "--chunk-size cuts the rollouts for --queue: pass --queue <url> too, or drop it"],
+    ["calibrate --compare with one judge", ["calibrate", "--labels", "l.jsonl", "--verdicts", "a.jsonl", "--compare"], "--compare needs exactly two judges (A then B); the options give 1"],
+    ["calibrate --compare with three stored judges", ["calibrate", "--dataset", "pandalm", "--stored-judge", "a", "--stored-judge", "b", "--stored-judge", "c", "--compare"], "--compare needs exactly two judges (A then B); the options give 3"],
+    ["calibrate --write-thresholds without --rubric", ["calibrate", "--labels", "l.jsonl", "--verdicts", "a.jsonl", "--write-thresholds", "t.yaml"], "--write-thresholds needs --rubric and exactly one judge"],
+    ["calibrate --write-thresholds with two judges", ["calibrate", "--labels", "l.jsonl", "--verdicts", "a.jsonl", "--verdicts", "b.jsonl", "--rubric", RUBRIC, "--write-thresholds", "t.yaml"], "--write-thresholds needs --rubric and exactly one judge"],
+    ["calibrate --judge without --rubric", ["calibrate", "--labels", "l.jsonl", "--judge", "j.yaml"], "--judge needs --rubric: the rubric whose criteria the labels answer"],
+    ["calibrate --stored-judge without --dataset", ["calibrate", "--labels", "l.jsonl", "--verdicts", "a.jsonl", "--stored-judge", "gpt-4-vanilla"], "--stored-judge picks the stored judges of --dataset: pass --dataset <name> too"],
+    ["calibrate --dataset with --labels", ["calibrate", "--dataset", "pandalm", "--labels", "l.jsonl"], "--dataset evaluates stored verdicts: do not combine it with --labels, --verdicts or --judge"],
+    ["serve --rubric with --env", ["serve", "--rubric", RUBRIC, "--env", "env.yaml"], "give --rubric or --env, not both: an environment brings its own rubric"],
+    ["serve --allow-sample-questions with --no-sample-criteria", ["serve", "--rubric", RUBRIC, "--allow-sample-questions", "--no-sample-criteria"], "--allow-sample-questions lets samples add questions, --no-sample-criteria refuses every sample criterion: pick one"],
+    ["serve --unsafe-no-sandbox without --env", ["serve", "--rubric", RUBRIC, "--unsafe-no-sandbox"], "--unsafe-no-sandbox and --allow-policy-host apply to the sessions and rollouts of --env: pass --env <env> too, or drop them"],
+    ["probe --hacks-only with a report", ["probe", RUBRIC, "x.jsonl", "--hacks-only", "--report", "r.html", "--attacks", "a.yaml"], "--hacks-only runs no attack and writes no report: drop --attacks, --report (or --hacks-only)"],
+    ["merge --from-cache without --cache", ["merge", "a.jsonl", "--from-cache", "a.db"], "--cache and --from-cache go together: --cache <merged.db> --from-cache <shard.db…>"],
+  ];
+  it.each(cases)("%s: exit 2, one line naming the options", async (_name, args, said) => {
+    // A --queue command ends its process a second after it returns (exitAfterQueuedRun): not this one.
+    const r = await (args.includes("--queue") ? cliProcess(args) : cli(args));
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(`rubricate: ${said}\n`);
+    expect(r.stdout).toBe("");
+  });
+
+  it("calibrate --compare with the wrong number of judges is refused before the judge is asked (after, before)", async () => {
+    const server = await startOpenAIServer({ respond: judgeResponder(() => true), recordBodies: false });
+    try {
+      const work = mkdtempSync(join(dir, "compare-"));
+      const rubric = join(work, "asked.yaml");
+      writeFileSync(rubric, "id: asked\nversion: 1\ninputs: [response]\ncriteria:\n  - id: polite\n    question: Is the response polite?\n");
+      const labels = join(work, "labels.jsonl");
+      writeFileSync(labels, `${JSON.stringify({ sample: { id: "s1", response: "Thank you!" }, criterion: "polite", label: true })}\n`);
+      const r = await cli(["calibrate", "--labels", labels, "--judge", writeJudgeFile(work, server.url), "--rubric", rubric, "--compare", "--no-cache"], { env: { RUBRICATE_TEST_KEY: "sk-test-1234567890" } });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe("rubricate: --compare needs exactly two judges (A then B); the options give 1\n");
+      expect(server.stats.requests).toBe(0);
+    } finally {
+      await server.close();
+    }
   });
 });
 

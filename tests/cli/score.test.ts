@@ -60,7 +60,7 @@ describe("rubricate score", () => {
     expect(lines[0]).toEqual(kept);
     expect(lines.slice(1)).toEqual(full.slice(1));
     const noFile = await cliInProcess(["score", RUBRIC, SAMPLES, "-q", "--resume"]);
-    expect(noFile.code).toBe(1);
+    expect(noFile.code).toBe(2);
     expect(noFile.stderr).toContain("--resume continues the results file of an interrupted run: give it with -o <file>");
   });
 

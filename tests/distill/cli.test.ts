@@ -114,7 +114,7 @@ describe("rubricate distill", () => {
     expect(format.code).toBe(2);
     expect(format.stderr).toContain("Allowed choices are openai, trl-messages, trl-prompt-completion, dpo, openai-dpo");
     const dpo = await runCliInProcess(["distill", input, "--format", "dpo", "--best-of", "2"]);
-    expect(dpo.code).toBe(1);
+    expect(dpo.code).toBe(2);
     expect(dpo.stderr).toContain("--best-of does not apply");
     const usage = await runCliInProcess(["distill", input, "--best-of", "zero"]);
     expect(usage.code).not.toBe(0);

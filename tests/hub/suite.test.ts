@@ -137,7 +137,7 @@ describe("runSuite", () => {
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/already exists: pass --resume/);
     const withModel = await runCli(["eval", path, "-m", "openai:x", "-q"], { env });
-    expect(withModel.code).toBe(1);
+    expect(withModel.code).toBe(2);
     expect(withModel.stderr).toMatch(/is a suite: it names its models under models:; drop --model/);
   });
 

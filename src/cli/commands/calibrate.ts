@@ -13,7 +13,7 @@ import { loadXstest, XSTEST_JUDGES, xstestAgreement, xstestMarkdown, type Xstest
 import { loadSummhay, summhayBias, summhayBiasMarkdown, summhayJudges, type SummhayBias } from "../../calibrate/summhay.js";
 import { loadTtcw, ttcwFigures, ttcwJudges, ttcwMarkdown, type TtcwFigures } from "../../calibrate/ttcw.js";
 import { RubricateError } from "../../errors.js";
-import { EXIT, positiveInt, cachePathOf, warnCacheDegraded, warnIfBatchJudge, nonNegativeInt } from "../run.js";
+import { EXIT, positiveInt, cachePathOf, usageError, warnCacheDegraded, warnIfBatchJudge, nonNegativeInt } from "../run.js";
 import { cacheOption, collect, jsonOption, judgeOption, noCacheOption } from "../options.js";
 import { printReport, refuseUnwritableOutputs, textOut, writeJsonResult, writeOutputFile } from "../io.js";
 
@@ -87,6 +87,7 @@ export interface CalibrateRun {
  * @example process.exitCode = await runCalibrate({ dataset: "llmbar:natural", storedJudge: ["gpt-4-vanilla"], verdicts: [], judge: [] })
  */
 export async function runCalibrate(flags: CalibrateFlags, out: (text: string) => void = printReport): Promise<number> {
+  checkCalibrateFlags(flags);
   refuseUnwritableOutputs({ "--markdown": flags.markdown, "--report": flags.report, "--write-thresholds": flags.writeThresholds, "--json": flags.json });
   const run = await computeCalibration(flags);
   if (!flags.quiet) textOut(flags.json, out)(run.markdown);
@@ -103,6 +104,20 @@ export async function runCalibrate(flags: CalibrateFlags, out: (text: string) =>
   const asked = run.results.slice(run.results.length - flags.judge.length).filter((r) => r.overall.errors > 0);
   for (const r of asked) process.stderr.write(`rubricate: judge ${r.judge}: ${r.overall.errors} labelled verdict(s) are errors, left out of the metrics\n`);
   return asked.length > 0 ? EXIT.partial : EXIT.ok;
+}
+
+/**
+ * Refuses flag combinations that cannot work (exit 2) before any judge is asked: --compare and
+ * --write-thresholds used to find out they had the wrong number of judges only after paying them.
+ */
+function checkCalibrateFlags(flags: CalibrateFlags): void {
+  if (flags.dataset && (flags.labels || flags.verdicts.length || flags.judge.length)) throw usageError("--dataset evaluates stored verdicts: do not combine it with --labels, --verdicts or --judge");
+  if (!flags.dataset && flags.storedJudge.length) throw usageError("--stored-judge picks the stored judges of --dataset: pass --dataset <name> too");
+  if (flags.judge.length && !flags.rubric) throw usageError("--judge needs --rubric: the rubric whose criteria the labels answer");
+  // How many judges the run compares, where the flags say it (a dataset without --stored-judge brings all of its own).
+  const judges = flags.dataset ? flags.storedJudge.length || undefined : flags.verdicts.length + flags.judge.length;
+  if (flags.compare && judges !== undefined && judges !== 2) throw usageError(`--compare needs exactly two judges (A then B); the options give ${judges}`);
+  if (flags.writeThresholds && (!flags.rubric || (judges !== undefined && judges !== 1))) throw usageError("--write-thresholds needs --rubric and exactly one judge");
 }
 
 function reportTitle(flags: CalibrateFlags): string {

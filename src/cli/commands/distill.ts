@@ -1,7 +1,7 @@
-import { Option, type Command } from "commander";
+import { InvalidArgumentError, Option, type Command } from "commander";
 import { distillHtml, distillMarkdown, reportHeadline, type DistillReport } from "../../distill/report.js";
 import { runDistill } from "../../distill/run.js";
-import { FORMATS, type ExportFormat, type FilterOptions } from "../../distill/types.js";
+import { FORMATS, isPreferenceFormat, type ExportFormat, type FilterOptions } from "../../distill/types.js";
 import { loadChecks } from "../../env/load.js";
 import { RubricateError } from "../../errors.js";
 import { chooseJudge, createJudge, type EngineJudge } from "../../judge/create.js";
@@ -18,7 +18,7 @@ import { loadEnvironmentSpec } from "../../hub/resolve.js";
 import { createPolicy } from "../../env/policy.js";
 import { Progress } from "../progress.js";
 import { runScore } from "./score.js";
-import { EXIT, interruptSignal, positiveInt, cachePathOf, errorPolicyOf, warnCacheDegraded, warnIfBatchJudge, finiteNumber, nonNegativeInt, exitAfterQueuedRun } from "../run.js";
+import { EXIT, interruptSignal, positiveInt, cachePathOf, errorPolicyOf, usageError, warnCacheDegraded, warnIfBatchJudge, finiteNumber, nonNegativeInt, exitAfterQueuedRun } from "../run.js";
 import { cacheOption, collectList, concurrencyOption, errorsOption, jsonOption, judgeOption, noCacheOption, outputOption, queueOption, chunkSizeOption } from "../options.js";
 import { refuseOutputOverInput, refuseUnwritableOutputs, writeJsonResult, writeOutputFile } from "../io.js";
 
@@ -69,6 +69,20 @@ export interface DistillFlags {
 }
 
 
+/** Parses --top-fraction: a share in (0, 1] (0 keeps nothing) or throws a usage error (exit 2). */
+function topFraction(value: string): number {
+  const n = finiteNumber(value);
+  if (!(n > 0 && n <= 1)) throw new InvalidArgumentError(`expected a fraction in (0, 1], got "${value}"`);
+  return n;
+}
+
+/** Parses --near-threshold: a similarity strictly between 0 and 1 (the MinHash banding needs one) or throws a usage error (exit 2). */
+function nearThreshold(value: string): number {
+  const n = finiteNumber(value);
+  if (!(n > 0 && n < 1)) throw new InvalidArgumentError(`expected a similarity between 0 and 1 (exclusive), got "${value}"`);
+  return n;
+}
+
 /** `rubricate distill <input>`: filter scored samples or rollouts and export SFT or preference data. */
 export function register(program: Command): void {
   program
@@ -96,13 +110,13 @@ export function register(program: Command): void {
     .option("--group-window <n>", "groups open at once: rows of a group may interleave with this many others (eval writes rollouts as they finish)", positiveInt, 64)
     .option("--sort", "sort the input by group key first (external sort via temporary files), for inputs whose groups are scattered")
     .option("--group-by <field>", "field holding the prompt key (default: task_id, prompt_id, rollout env/task, else a hash of the prompt)")
-    .option("--top-fraction <f>", "keep the top fraction (0–1] of rows (pairs: by chosen reward) over the whole run", finiteNumber)
+    .option("--top-fraction <f>", "keep the top fraction (0–1] of rows (pairs: by chosen reward) over the whole run", topFraction)
     .option("--margin <x>", "keep a prompt only when its best reward beats its worst by ≥ x (pairs: chosen − rejected)", finiteNumber)
     .option("--min-chars <n>", "drop responses shorter than n characters", nonNegativeInt)
     .option("--max-chars <n>", "drop responses longer than n characters", nonNegativeInt)
     .option("--max-tokens <n>", "drop completions over n tokens (usage.outputTokens, else ⌈chars/4⌉)", nonNegativeInt)
     .addOption(new Option("--dedup <mode>", "none, exact, or near (exact, then MinHash LSH)").choices(["none", "exact", "near"]).default("exact"))
-    .option("--near-threshold <t>", "Jaccard similarity of character n-grams that counts as a near-duplicate", finiteNumber, 0.8)
+    .option("--near-threshold <t>", "Jaccard similarity of character n-grams that counts as a near-duplicate (between 0 and 1)", nearThreshold, 0.8)
     .option("--ngram <n>", "characters per shingle for near-dedup", positiveInt, 5)
     .addOption(new Option("--dedup-on <what>", "conversation (prompt and completion) or completion").choices(["conversation", "completion"]).default("conversation"))
     .option("--max-per-tag <n>", "keep at most n rows (pairs) per tag", positiveInt)
@@ -121,9 +135,11 @@ export function register(program: Command): void {
     .action(async (input: string | undefined, flags: DistillFlags) => {
       try {
         // Before the scoring --queue pays for, too.
+        checkDistillFlags(input, flags);
         refuseUnwritableOutputs({ "-o": flags.output, "--report": flags.report, "--markdown": flags.markdown, "--json": flags.json });
         if (flags.queue) {
-          const scored = await scoreOnQueue(input, flags);
+          // checkDistillFlags made sure --queue has an input file and --rubric.
+          const scored = await scoreOnQueue(input!, flags as DistillFlags & { rubric: string });
           if (scored !== EXIT.ok && scored !== EXIT.partial) {
             process.exitCode = scored;
             return;
@@ -141,17 +157,32 @@ export function register(program: Command): void {
  * workers exactly as `score --queue` does (resumable; its results in <output>.scores.jsonl); the
  * filtering and export that follow are a streaming pass here, reading those results (--results).
  */
-async function scoreOnQueue(input: string | undefined, flags: DistillFlags): Promise<number> {
-  if (!input || flags.env) throw new RubricateError("BAD_INPUT", "--queue scores an input file: give one (not --env)");
-  if (!flags.rubric) throw new RubricateError("BAD_INPUT", "--queue scores the input with --rubric: give the rubric");
-  if (flags.results) throw new RubricateError("BAD_INPUT", "--queue writes the results itself: drop --results");
-  if (!flags.output || flags.output === "-") throw new RubricateError("BAD_INPUT", "--queue keeps the scores beside the export so a rerun resumes: give -o <file>");
+async function scoreOnQueue(input: string, flags: DistillFlags & { rubric: string }): Promise<number> {
   const scores = `${flags.output}.scores.jsonl`;
   const code = await runScore(flags.rubric, input, { output: scores, judge: flags.judge, checks: flags.checks, cache: flags.cache, concurrency: flags.concurrency, errors: flags.errors, order: "input", quiet: flags.quiet, queue: flags.queue, chunkSize: flags.chunkSize });
   // Every row now has its result: the rubric stays for reading rows (inputs, response field), never to score.
   flags.results = scores;
   flags.rescore = false;
   return code;
+}
+
+/** Refuses flag combinations that cannot work (exit 2), before anything is read, generated or scored. */
+function checkDistillFlags(input: string | undefined, flags: DistillFlags): void {
+  if ((input === undefined) === (flags.env === undefined)) throw usageError("give either an input file or --env (to generate with a teacher), not both or neither");
+  if (flags.env && !flags.model) throw usageError("--env needs --model <teacher>");
+  if (!flags.env && (flags.model !== undefined || flags.tasks !== undefined)) throw usageError("--model and --tasks choose the teacher and the tasks of --env: pass --env <env> too, or drop them");
+  if (flags.env && (flags.rubric || flags.results)) throw usageError("--env scores with the environment's rubric: drop --rubric/--results");
+  if (flags.rescore && !flags.rubric) throw usageError("--rescore needs --rubric");
+  if (flags.checks && !flags.rubric && !flags.env) throw usageError("--checks are the custom checks --rubric names: pass --rubric too");
+  if (flags.minChars !== undefined && flags.maxChars !== undefined && flags.minChars > flags.maxChars) throw usageError(`--min-chars ${flags.minChars} is above --max-chars ${flags.maxChars}: every response would be dropped`);
+  if (flags.bestOf !== undefined && isPreferenceFormat(flags.format as ExportFormat)) throw usageError(`--best-of does not apply to --format ${flags.format} (each prompt gives one pair: its best against its worst)`);
+  if (flags.json === "-" && (flags.output === undefined || flags.output === "-")) throw usageError("--json - needs stdout, which holds the exported rows: give -o <file>, or --json <file>");
+  if (flags.chunkSize !== undefined && !flags.queue) throw usageError("--chunk-size cuts the input for --queue: pass --queue <url> too, or drop it");
+  if (!flags.queue) return;
+  if (!input || flags.env) throw usageError("--queue scores an input file: give one (not --env)");
+  if (!flags.rubric) throw usageError("--queue scores the input with --rubric: give the rubric");
+  if (flags.results) throw usageError("--queue writes the results itself: drop --results");
+  if (!flags.output || flags.output === "-") throw usageError("--queue keeps the scores beside the export so a rerun resumes: give -o <file>");
 }
 
 /** Turns flags into filter options, rejecting contradictions before any work. */
@@ -176,20 +207,13 @@ export function filtersFromFlags(flags: DistillFlags): FilterOptions {
 }
 
 async function runDistillCommand(input: string | undefined, flags: DistillFlags): Promise<number> {
-  if ((input === undefined) === (flags.env === undefined)) throw new RubricateError("BAD_INPUT", "give either an input file or --env (to generate with a teacher), not both or neither");
-  if (flags.env && !flags.model) throw new RubricateError("BAD_INPUT", "--env needs --model <teacher>");
   refuseOutputOverInput(flags.output, [input, flags.results, flags.rubric]);
-  if (flags.env && (flags.rubric || flags.results)) throw new RubricateError("BAD_INPUT", "--env scores with the environment's rubric: drop --rubric/--results");
   if (!(FORMATS as readonly string[]).includes(flags.format)) throw new RubricateError("BAD_INPUT", `--format must be one of ${FORMATS.join(", ")}, not "${flags.format}"`);
   errorPolicyOf(flags.errors);
-  if (flags.json === "-" && (flags.output === undefined || flags.output === "-")) {
-    throw new RubricateError("BAD_INPUT", "--json - needs stdout, which holds the exported rows: give -o <file>, or --json <file>");
-  }
   const filters = filtersFromFlags(flags);
   const cachePath = cachePathOf(flags.cache);
   const generation = flags.env ? await teacher(flags, cachePath) : undefined;
   const rubric = flags.rubric ? loadRubricSync(flags.rubric) : undefined;
-  if (flags.rescore && !rubric) throw new RubricateError("BAD_INPUT", "--rescore needs --rubric");
   const judgeRef = chooseJudge(flags.judge, rubric);
   const needsJudge = rubric?.criteria.some((c) => c.question) ?? false;
   // Queued: the workers judged every row; this process calls no judge and needs no key.

@@ -96,11 +96,17 @@ const notice = (flags: EvalFlags) => (flags.quiet ? undefined : (line: string) =
 /** The environment line of summaries and reports: its package, version and integrity, or its YAML version. */
 const envLine = (env: Environment) => (env.package ? `environment ${describePackage(env.package)}` : `environment ${env.id} version ${env.version}`);
 
-async function runEvalCommand(envArg: string, flags: EvalFlags): Promise<number> {
+/** Refuses flag combinations that cannot work (exit 2), before an environment is loaded (or installed). */
+function checkEvalFlags(flags: EvalFlags): void {
   errorPolicyOf(flags.errors);
-  if (!flags.model?.length) throw new RubricateError("BAD_INPUT", "eval needs at least one --model (or a suite file that names its models)");
+  if ((flags.step !== undefined || flags.series) && !flags.push) throw usageError("--step and --series label results for a hub: pass --push <hub> too");
+  if (flags.chunkSize !== undefined && !flags.queue) throw usageError("--chunk-size cuts the rollouts for --queue: pass --queue <url> too, or drop it");
+}
+
+async function runEvalCommand(envArg: string, flags: EvalFlags): Promise<number> {
+  checkEvalFlags(flags);
+  if (!flags.model?.length) throw usageError("eval needs at least one --model (or a suite file that names its models)");
   const env = await loadEnvironmentSpec(envArg, { envsDir: flags.envsDir, onNotice: notice(flags) });
-  if ((flags.step !== undefined || flags.series) && !flags.push) throw new RubricateError("BAD_INPUT", "--step and --series label results for a hub: pass --push <hub> too");
   const tasks = Math.min(flags.tasks ?? env.tasks.length, env.tasks.length);
   const tooLarge = evalGridTooLarge({ tasks, rollouts: flags.rollouts, models: flags.model.length });
   if (tooLarge) throw usageError(`-k/--rollouts ${flags.rollouts}: ${tooLarge}; lower -k or -n/--tasks, or split the models over several runs`);
@@ -163,10 +169,9 @@ async function runEvalCommand(envArg: string, flags: EvalFlags): Promise<number>
 
 /** `rubricate eval suite.yaml`: every environment × every model, one combined table and report. */
 async function runSuiteCommand(path: string, flags: EvalFlags): Promise<number> {
-  errorPolicyOf(flags.errors);
-  if (flags.queue) throw new RubricateError("BAD_INPUT", `--queue plays one environment at a time: queue each environment of ${path} with its own eval`);
-  if (flags.model?.length) throw new RubricateError("BAD_INPUT", `${path} is a suite: it names its models under models:; drop --model`);
-  if ((flags.step !== undefined || flags.series) && !flags.push) throw new RubricateError("BAD_INPUT", "--step and --series label results for a hub: pass --push <hub> too");
+  checkEvalFlags(flags);
+  if (flags.queue) throw usageError(`--queue plays one environment at a time: queue each environment of ${path} with its own eval`);
+  if (flags.model?.length) throw usageError(`${path} is a suite: it names its models under models:; drop --model`);
   const suite = loadSuite(path);
   // Every environment is resolved (and installed) before any call is paid: a bad spec costs nothing.
   const envs: Environment[] = [];

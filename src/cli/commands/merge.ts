@@ -3,7 +3,7 @@ import { mergeCaches, mergeResults, type MergeReport } from "../../engine/merge.
 import { badLineError, jsonlEntries } from "../../config/jsonl.js";
 import { RubricateError } from "../../errors.js";
 import { JsonlWriter, refuseOutputOverInput } from "../io.js";
-import { EXIT } from "../run.js";
+import { EXIT, usageError } from "../run.js";
 
 /** `rubricate merge <results...> -o merged.jsonl [--cache c.db --from-cache a.db ...]`: joins shards' outputs and caches. */
 export function register(program: Command): void {
@@ -15,6 +15,8 @@ export function register(program: Command): void {
     .option("--cache <path>", "cache database to merge the shards' caches into")
     .option("--from-cache <paths...>", "shards' cache databases to copy into --cache")
     .action(async (files: string[], flags: { output?: string; cache?: string; fromCache?: string[] }) => {
+      // One without the other merged no cache and said nothing.
+      if (Boolean(flags.cache) !== Boolean(flags.fromCache?.length)) throw usageError("--cache and --from-cache go together: --cache <merged.db> --from-cache <shard.db…>");
       refuseOutputOverInput(flags.output, files);
       const report: MergeReport = { rows: 0, duplicates: 0, conflicts: 0, missing: 0 };
       const writer = new JsonlWriter(flags.output);

@@ -11,7 +11,7 @@ import { loadRubricSync } from "../../rubric/load.js";
 import type { Sample } from "../../types.js";
 import { readJsonl, refuseUnwritableOutputs, textOut, writeJsonResult, writeOutputFile } from "../io.js";
 import { Progress } from "../progress.js";
-import { EXIT, interruptSignal, positiveInt, cachePathOf, warnCacheDegraded, warnIfBatchJudge } from "../run.js";
+import { EXIT, interruptSignal, positiveInt, cachePathOf, usageError, warnCacheDegraded, warnIfBatchJudge } from "../run.js";
 import { cacheOption, collect, concurrencyOption, jsonOption, judgeOption, noCacheOption } from "../options.js";
 
 /** Exit code when an attack's mean reward is above `--fail-above` (distinct from errors and partial runs). */
@@ -73,6 +73,7 @@ export function register(program: Command): void {
 }
 
 async function runProbe(rubricPath: string, samplesPath: string, flags: ProbeFlags): Promise<number> {
+  checkProbeFlags(flags);
   refuseUnwritableOutputs({ "--report": flags.report, "--markdown": flags.markdown, "--json": flags.json });
   const rubric = loadRubricSync(rubricPath);
   if (flags.hacksOnly) return runHacksOnly(rubric, await readSamples(samplesPath), flags);
@@ -120,6 +121,13 @@ async function runProbe(rubricPath: string, samplesPath: string, flags: ProbeFla
   textOut(flags.json, (t) => process.stdout.write(t))(`${summaryText(result)}\n${hacksText(result.hacks)}\n`);
   if (flags.failAbove !== undefined && (result.worstReward > flags.failAbove || result.hacks.some((h) => h.passed))) return EXIT_PROBE_FAILED;
   return result.attacks.some((a) => a.errors > 0) || result.attackerErrors.length > 0 ? EXIT.partial : EXIT.ok;
+}
+
+/** Refuses flag combinations that cannot work (exit 2): --hacks-only runs no attack and writes no report, so what those options ask would silently not happen. */
+function checkProbeFlags(flags: ProbeFlags): void {
+  if (!flags.hacksOnly) return;
+  const ignored = [flags.attacker && "--attacker", flags.attacks.length > 0 && "--attacks", !flags.builtin && "--no-builtin", flags.report && "--report", flags.markdown && "--markdown"].filter(Boolean);
+  if (ignored.length) throw usageError(`--hacks-only runs no attack and writes no report: drop ${ignored.join(", ")} (or --hacks-only)`);
 }
 
 async function readSamples(samplesPath: string): Promise<Sample[]> {

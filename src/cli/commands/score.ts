@@ -101,7 +101,7 @@ export function register(program: Command): void {
 
 /** Runs `rubricate score` with parsed flags; returns the exit code (`distill --queue` scores through it). */
 export async function runScore(rubricPath: string, samplesPath: string, flags: ScoreFlags): Promise<number> {
-  checkScoreFlags(flags);
+  checkScoreFlags(flags, samplesPath);
   refuseOutputOverInput(flags.output, [samplesPath, rubricPath]);
   refuseUnwritableOutputs({ "-o": flags.output, "--summary-json": flags.summaryJson });
   if (flags.unsafeNoSandbox) await runCodeUnsandboxed();
@@ -120,16 +120,22 @@ export async function runScore(rubricPath: string, samplesPath: string, flags: S
     const code = await batchPass(rubric, samplesPath, judge, cachePath, flags);
     if (code !== undefined) return code;
   }
-  if (flags.resume && (!flags.output || flags.output === "-")) throw new RubricateError("BAD_INPUT", "--resume continues the results file of an interrupted run: give it with -o <file>");
   const run = await writeResults({ rubric, samplesPath, flags, judge, checks, queued });
   return reportRun(run, judge, flags);
 }
 
-/** Refuses flag combinations that cannot work, before anything is loaded. */
-function checkScoreFlags(flags: ScoreFlags): void {
+/** Refuses flag combinations that cannot work (exit 2), before anything is loaded or paid for. */
+function checkScoreFlags(flags: ScoreFlags, samplesPath: string): void {
   errorPolicyOf(flags.errors);
-  if (flags.groupBy === undefined && (flags.advantage || flags.passK || flags.lengthPenalty !== undefined)) throw new RubricateError("BAD_INPUT", "--advantage, --pass-k and --length-penalty need --group-by <field>");
-  if (flags.groupBy && flags.shard) throw new RubricateError("BAD_INPUT", "--group-by needs every response of a group: do not combine it with --shard");
+  if (flags.groupBy === undefined && (flags.advantage || flags.passK || flags.lengthPenalty !== undefined)) throw usageError("--advantage, --pass-k and --length-penalty need --group-by <field>");
+  if (flags.lengthField !== undefined && flags.lengthPenalty === undefined) throw usageError("--length-field gives --length-penalty its lengths: pass --length-penalty <weight> too");
+  if (flags.groupBy && flags.shard) throw usageError("--group-by needs every response of a group: do not combine it with --shard");
+  // Before batch mode pays for a whole batch.
+  if (flags.resume && (!flags.output || flags.output === "-")) throw usageError("--resume continues the results file of an interrupted run: give it with -o <file>");
+  if (flags.chunkSize !== undefined && !flags.queue) throw usageError("--chunk-size cuts the input for --queue: pass --queue <url> too, or drop it");
+  if (flags.batch && flags.queue) throw usageError("--queue and --batch do not combine: fill the cache with `score --batch` first, then queue the run (it finds every answer cached)");
+  if (flags.batch && samplesPath === "-") throw usageError("--batch reads the samples several times: give a file, not stdin");
+  if (flags.batch && flags.cache === false) throw usageError("--batch keeps its answers in the cache for the scoring pass: drop --no-cache (every answer would be paid for in the batch, thrown away, then paid again live)");
 }
 
 /**

@@ -15,7 +15,7 @@ import type { Environment } from "../../env/types.js";
 import { RedisCache } from "../../engine/cache/redis.js";
 import type { ErrorPolicy } from "../../score/aggregate.js";
 import { loadRubricSync } from "../../rubric/load.js";
-import { EXIT, parseBytes, positiveInt, cachePathOf, errorPolicyOf, warnCacheDegraded, warnIfBatchJudge, finiteNumber } from "../run.js";
+import { EXIT, parseBytes, positiveInt, cachePathOf, errorPolicyOf, usageError, warnCacheDegraded, warnIfBatchJudge, finiteNumber } from "../run.js";
 import { cacheOption, collect, concurrencyOption, errorsOption, judgeOption, noCacheOption } from "../options.js";
 
 interface ServeFlags {
@@ -123,8 +123,7 @@ async function runServe(flags: ServeFlags): Promise<number> {
   if (!isLoopback(flags.host) && !token) {
     throw new RubricateError("BAD_INPUT", `--host ${flags.host} makes the server reachable from other machines; refusing to start without a token (--token or RUBRICATE_TOKEN)`);
   }
-  if (!flags.rubric && !flags.env) throw new RubricateError("BAD_INPUT", "serve needs --rubric <file> or --env <file>");
-  if (flags.rubric && flags.env) throw new RubricateError("BAD_INPUT", "give --rubric or --env, not both: an environment brings its own rubric");
+  checkServeFlags(flags);
   // Without a sandbox a session's tool calls are shell commands on this machine: only token holders may send them.
   if (flags.env && flags.unsafeNoSandbox && !token) {
     throw new RubricateError("BAD_INPUT", "--unsafe-no-sandbox lets every client of /v1/sessions and /v1/rollouts run commands on this machine with your rights; refusing to start without a token (--token or RUBRICATE_TOKEN), so only its holders can");
@@ -225,6 +224,14 @@ async function runServe(flags: ServeFlags): Promise<number> {
   log(`rubric ${rubric.id} listening on ${url} (${token ? "token required" : "no token"}; OpenRLHF ${fields.join(", ")})`);
   await stopped;
   return EXIT.ok;
+}
+
+/** Refuses flag combinations that cannot work (exit 2), before anything is loaded or listens. */
+function checkServeFlags(flags: ServeFlags): void {
+  if (!flags.rubric && !flags.env) throw usageError("serve needs --rubric <file> or --env <file>");
+  if (flags.rubric && flags.env) throw usageError("give --rubric or --env, not both: an environment brings its own rubric");
+  if (flags.allowSampleQuestions && !flags.sampleCriteria) throw usageError("--allow-sample-questions lets samples add questions, --no-sample-criteria refuses every sample criterion: pick one");
+  if (!flags.env && (flags.unsafeNoSandbox || flags.allowPolicyHost)) throw usageError("--unsafe-no-sandbox and --allow-policy-host apply to the sessions and rollouts of --env: pass --env <env> too, or drop them");
 }
 
 /** The environment API: a session manager swept for idle sessions, and its routes. */
