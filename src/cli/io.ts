@@ -66,18 +66,21 @@ export function refuseUnwritableOutputs(outputs: Record<string, string | undefin
   }
 }
 
-/** Why a file could not be written at `path`, or undefined when it can (as far as the file system tells before trying). */
+/**
+ * Why a file could not be written at `path`, or undefined when it can (as far as the file system
+ * tells before trying). A regular file is replaced by a rename (`outputTarget`): its folder must
+ * take new entries, whatever the file's own mode; a device or FIFO is written through.
+ */
 function unwritableBecause(path: string): string | undefined {
-  let stats;
+  let target: ReturnType<typeof outputTarget>;
   try {
-    stats = statSync(path);
+    target = outputTarget(path);
   } catch {
-    stats = undefined; // not there yet (or a dangling link, written through)
+    return "it is a folder";
   }
-  if (stats?.isDirectory()) return "it is a folder";
-  if (stats) return canAccess(path, constants.W_OK) ? undefined : "it is not writable";
-  // A new file: the nearest existing folder above it must take new entries (the rest are created).
-  let dir = dirname(resolve(path));
+  if ("direct" in target && existsSync(target.direct)) return canAccess(target.direct, constants.W_OK) ? undefined : "it is not writable";
+  // The nearest existing folder above it must take new entries (the rest are created).
+  let dir = dirname(resolve("direct" in target ? target.direct : target.replace));
   while (!existsSync(dir)) dir = dirname(dir);
   if (!statSync(dir).isDirectory()) return `${dir} is not a folder`;
   return canAccess(dir, constants.W_OK | constants.X_OK) ? undefined : `cannot create files in ${dir}`;
@@ -92,10 +95,17 @@ function canAccess(path: string, mode: number): boolean {
   }
 }
 
-/** Writes a finished output file (a report, a summary, a JSON result), creating its folders as -o does. */
+/**
+ * Writes a finished output file (a report, a summary, a JSON result) as -o does: its folders
+ * created, a regular file replaced whole by a rename (a crash leaves the previous one), a device
+ * or FIFO written through (`outputTarget`).
+ */
 export function writeOutputFile(path: string, text: string): void {
   ensureParentDir(path);
-  writeFileSync(path, text);
+  const target = outputTarget(path);
+  if ("direct" in target) return writeFileSync(target.direct, text);
+  writeFileSync(target.tmp, text);
+  renameSync(target.tmp, target.replace);
 }
 
 /**

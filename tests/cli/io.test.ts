@@ -1,8 +1,10 @@
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { JsonlWriter, printReport, refuseUnwritableOutputs, writeOutputFile } from "../../src/cli/io.js";
+import { ROOT } from "../helpers/cli.js";
 
 describe("printReport", () => {
   afterEach(() => vi.restoreAllMocks());
@@ -91,14 +93,28 @@ describe("refuseUnwritableOutputs", () => {
     expect(refusal({ "--report": join(file, "sub", "r.html") })).toBe(`rubricate: --report ${join(file, "sub", "r.html")}: ${file} is not a folder; the run would fail only after its work is done (and paid for)\n`);
   });
 
-  // Root may write anywhere: the permission bits cannot refuse it.
-  it.skipIf(process.getuid?.() === 0)("refuses a folder this user cannot write to", () => {
-    const locked = join(dir, "locked");
+  // Root may write anywhere: as root, the permission cases run as nobody in a child process.
+  it("refuses a folder this user cannot write to, and accepts a read-only file in a folder it can write (replaced by a rename, as -o does)", () => {
+    const shared = mkdtempSync(join(tmpdir(), "rubricate-outputs-perm-"));
+    chmodSync(shared, 0o777);
+    const locked = join(shared, "locked");
     mkdirSync(locked);
     chmodSync(locked, 0o555);
-    expect(refusal({ "--report": join(locked, "r.html") })).toContain(`cannot create files in ${locked}`);
-    chmodSync(locked, 0o755);
-  });
+    const readOnly = join(shared, "old.json");
+    writeFileSync(readOnly, "{}\n");
+    chmodSync(readOnly, 0o444);
+    const script = `import { refuseUnwritableOutputs, writeOutputFile } from ${JSON.stringify(join(ROOT, "src", "cli", "io.ts"))};
+      const said = (o) => { try { refuseUnwritableOutputs(o); return ""; } catch (e) { return String(e.message); } };
+      const out = { locked: said({ "--report": ${JSON.stringify(join(locked, "r.html"))} }), readOnly: said({ "--json": ${JSON.stringify(readOnly)} }) };
+      writeOutputFile(${JSON.stringify(readOnly)}, "{\\"new\\": 1}\\n");
+      console.log(JSON.stringify(out));`;
+    const user = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
+    const result = JSON.parse(execFileSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { cwd: ROOT, encoding: "utf8", env: { ...process.env, HOME: shared }, ...user }));
+    expect(result.locked).toContain(`cannot create files in ${locked}`);
+    expect(result.readOnly).toBe("");
+    expect(readFileSync(readOnly, "utf8")).toBe('{"new": 1}\n');
+    expect(existsSync(`${readOnly}.partial`)).toBe(false);
+  }, 60_000);
 
   it("writeOutputFile creates the folders it accepted", () => {
     const path = join(dir, "made", "for", "it.md");

@@ -246,7 +246,7 @@ describe("batch mode needs a cache that keeps its answers", () => {
     const result = await runCli(["score", rubricPath, input, "--judge", judgePath, "--no-cache", "--batch", "-o", join(dir, "out.jsonl")]);
     expect(result.code).not.toBe(0);
     expect(result.stderr.trim().split("\n")).toHaveLength(1);
-    expect(result.stderr).toMatch(/batch mode .*cache/);
+    expect(result.stderr).toMatch(/--batch .*cache/);
     expect(Object.keys(s.calls)).toEqual([]);
   });
 
