@@ -17,7 +17,55 @@ function newAjv(linearOnly: boolean): Ajv {
   const addFormats = load("ajv-formats") as typeof addFormatsModule & { default?: typeof addFormatsModule };
   return ((addFormats.default ?? addFormats) as unknown as (ajv: Ajv) => Ajv)(new AjvClass(ajvOptionsOf(linearOnly)));
 }
-const ajvs: { trusted?: Ajv; linear?: Ajv } = {};
+
+/**
+ * Schema nodes (objects and arrays) one ajv instance compiles before a fresh instance takes over.
+ * ajv keeps every validator an instance compiled, with its schema and patterns (its scope, which
+ * `removeSchema` does not empty), for as long as the instance lives: a reward server receiving a
+ * new client schema per request grew ~22 MB per 1,000 small schemas until it ran out of memory.
+ * A retired instance is collected once no cached validator of its own is left (see `retire`).
+ */
+const AJV_INSTANCE_NODES = 8192;
+interface AjvSlot {
+  ajv: Ajv;
+  nodes: number;
+}
+const ajvs: { trusted?: AjvSlot; linear?: AjvSlot } = {};
+
+/** The shared instance that compiles a schema of `nodes` nodes: the current one, or a fresh one once the current has compiled its share. */
+function sharedAjv(linearOnly: boolean, nodes: number): Ajv {
+  const which = linearOnly ? "linear" : "trusted";
+  let slot = ajvs[which];
+  if (!slot || (slot.nodes > 0 && slot.nodes + nodes > AJV_INSTANCE_NODES)) {
+    if (slot) retire(slot.ajv);
+    slot = ajvs[which] = { ajv: newAjv(linearOnly), nodes: 0 };
+  }
+  slot.nodes += nodes;
+  return slot.ajv;
+}
+
+/**
+ * An instance stops compiling: cached validators of instances older than it are dropped (compiled
+ * again on a fresh instance when used), so at most it and the fresh one stay alive, whatever the
+ * order in which cached schemas are used.
+ */
+function retire(retiring: Ajv): void {
+  const live = new Set<Ajv>([retiring, ...[ajvs.trusted, ajvs.linear].flatMap((slot) => (slot ? [slot.ajv] : []))]);
+  for (const [key, entry] of validators) if (entry.shared && !live.has(entry.owner)) validators.delete(key);
+}
+
+/** Objects and arrays in a JSON value (a loop, not recursion): what an ajv instance compiles and keeps per schema. */
+export function schemaNodes(schema: unknown): number {
+  let nodes = 0;
+  const stack: unknown[] = [schema];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (!node || typeof node !== "object") continue;
+    nodes++;
+    for (const value of Object.values(node)) if (value && typeof value === "object") stack.push(value);
+  }
+  return nodes;
+}
 
 /** Options of `compileJsonSchema` and `compileRegex`. */
 export interface CompileOptions {
@@ -29,7 +77,14 @@ export interface CompileOptions {
  * long-running reward server may bring a new schema with every request.
  */
 export const COMPILE_CACHE_LIMIT = 1000;
-const validators = new Map<string, { validate: ValidateFunction; schema: Record<string, unknown>; owner: Ajv }>();
+/** A compiled schema: its validator, the copy ajv compiled, the instance that holds it, and whether that instance is a shared one (not one of its own, for an `$id` taken). */
+interface Compiled {
+  validate: ValidateFunction;
+  schema: Record<string, unknown>;
+  owner: Ajv;
+  shared: boolean;
+}
+const validators = new Map<string, Compiled>();
 
 /** The compiled validator for a JSON Schema, compiled once per distinct schema and reused. */
 export function compileJsonSchema(schema: Record<string, unknown>, options: CompileOptions = {}): ValidateFunction {
@@ -41,7 +96,7 @@ export function compileJsonSchema(schema: Record<string, unknown>, options: Comp
   } else {
     const copy = structuredClone(schema);
     try {
-      entry = compileWith(linearOnly ? (ajvs.linear ??= newAjv(true)) : (ajvs.trusted ??= newAjv(false)), copy, linearOnly);
+      entry = compileWith(sharedAjv(linearOnly, schemaNodes(copy)), copy, linearOnly);
       refuseAsync(entry);
     } catch (e) {
       if (isRubricateError(e, "REGEX_REFUSED")) throw e;
@@ -73,20 +128,20 @@ function explainSchemaError(message: string): { text: string; path: string[] } {
  * An `$async` schema's validator returns a Promise: a check would read it as a pass whatever the
  * data, and its rejection, unhandled, ends the process (a client's schema on a reward server).
  */
-function refuseAsync(entry: { validate: ValidateFunction; schema: Record<string, unknown>; owner: Ajv }): void {
+function refuseAsync(entry: Compiled): void {
   if (!(entry.validate as { $async?: boolean }).$async) return;
   entry.owner.removeSchema(entry.schema);
   throw new Error("$async schemas are not supported: a check validates the response synchronously");
 }
 
 /** Compiles on the shared instance; a schema whose `$id` another (different) schema already took gets an instance of its own. */
-function compileWith(shared: Ajv, schema: Record<string, unknown>, linearOnly: boolean): { validate: ValidateFunction; schema: Record<string, unknown>; owner: Ajv } {
+function compileWith(shared: Ajv, schema: Record<string, unknown>, linearOnly: boolean): Compiled {
   try {
-    return { validate: shared.compile(schema), schema, owner: shared };
+    return { validate: shared.compile(schema), schema, owner: shared, shared: true };
   } catch (e) {
     if (!/already exists/.test((e as Error).message)) throw e;
     const own = newAjv(linearOnly);
-    return { validate: own.compile(schema), schema, owner: own };
+    return { validate: own.compile(schema), schema, owner: own, shared: false };
   }
 }
 
