@@ -1,7 +1,8 @@
 import { createRequire } from "node:module";
-import type { Ajv, ValidateFunction } from "ajv";
+import type { Ajv, SchemaValidateFunction, ValidateFunction } from "ajv";
 import type addFormatsModule from "ajv-formats";
 import { isRubricateError, RubricateError } from "../errors.js";
+import { canonicalJson } from "../text/canonical-json.js";
 import { ajvLinearRegExp, ajvRegExp, compiledRegex, regexTextFault, type SafeRegex } from "./regex.js";
 
 // json_schema `pattern` and `patternProperties` run on the same safe engine as regex checks;
@@ -15,8 +16,31 @@ function newAjv(linearOnly: boolean): Ajv {
   const { Ajv: AjvClass } = load("ajv") as typeof import("ajv");
   // ajv-formats is CommonJS with a default export; required, the callable is the module itself.
   const addFormats = load("ajv-formats") as typeof addFormatsModule & { default?: typeof addFormatsModule };
-  return ((addFormats.default ?? addFormats) as unknown as (ajv: Ajv) => Ajv)(new AjvClass(ajvOptionsOf(linearOnly)));
+  const ajv = ((addFormats.default ?? addFormats) as unknown as (ajv: Ajv) => Ajv)(new AjvClass(ajvOptionsOf(linearOnly)));
+  return ajv.removeKeyword("uniqueItems").addKeyword({ keyword: "uniqueItems", type: "array", schemaType: "boolean", errors: true, validate: uniqueItems });
 }
+
+/**
+ * `uniqueItems` in time linear in the array: each item's canonical JSON (keys sorted, so items
+ * equal as JSON Schema defines it have the same text) in a set. ajv's own compares every pair of
+ * items that may be objects or arrays: 20,000 small objects (a 0.3 MB response) held the event
+ * loop ~10 s, and a response picks its array's length.
+ */
+const uniqueItems: SchemaValidateFunction = (schema: boolean, data: unknown[]): boolean => {
+  uniqueItems.errors = undefined;
+  if (!schema) return true;
+  const seen = new Map<string, number>();
+  for (const [i, item] of data.entries()) {
+    const text = canonicalJson(item);
+    const j = seen.get(text);
+    if (j !== undefined) {
+      uniqueItems.errors = [{ keyword: "uniqueItems", message: `must NOT have duplicate items (items ## ${j} and ${i} are identical)`, params: { i, j } }];
+      return false;
+    }
+    seen.set(text, i);
+  }
+  return true;
+};
 
 /**
  * Schema nodes (objects and arrays) one ajv instance compiles before a fresh instance takes over.
