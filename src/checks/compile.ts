@@ -8,7 +8,8 @@ import { ajvLinearRegExp, ajvRegExp, compiledRegex, regexTextFault, type SafeReg
 // json_schema `pattern` and `patternProperties` run on the same safe engine as regex checks;
 // a client's schema (linearOnly) on RE2 alone, through an ajv instance of its own.
 // ownProperties: `required: [constructor]` must not be met by Object.prototype's own `constructor` on `{}`.
-const ajvOptionsOf = (linearOnly: boolean) => ({ allErrors: true, strict: false, ownProperties: true, code: { regExp: linearOnly ? ajvLinearRegExp : ajvRegExp } }) as const;
+// A client's schema writes nothing to the server's log (ajv warns on the console about unknown formats and keywords).
+const ajvOptionsOf = (linearOnly: boolean) => ({ allErrors: true, strict: false, ownProperties: true, code: { regExp: linearOnly ? ajvLinearRegExp : ajvRegExp }, ...(linearOnly ? { logger: false as const } : {}) }) as const;
 
 /** A new ajv with the formats; ajv and ajv-formats load with the first JSON Schema, not on `import "rubricate"`. */
 function newAjv(linearOnly: boolean): Ajv {
@@ -230,7 +231,12 @@ function nestingDepth(data: unknown, limit: number): number {
   return deepest;
 }
 
-/** A readable one-line list of ajv's errors. */
+/** Problems a reasoning lists; the rest are counted (ajv reports one per failing item, and a response picks how many items fail). */
+const LISTED_ERRORS = 10;
+
+/** A readable one-line list of ajv's errors: the first ten, and how many more. */
 export function describeAjvErrors(validate: ValidateFunction): string {
-  return (validate.errors ?? []).map((e) => `${e.instancePath || "/"} ${e.message ?? "is invalid"}`).join("; ");
+  const errors = validate.errors ?? [];
+  const listed = errors.slice(0, LISTED_ERRORS).map((e) => `${e.instancePath || "/"} ${e.message ?? "is invalid"}`);
+  return errors.length > LISTED_ERRORS ? `${listed.join("; ")}; and ${(errors.length - LISTED_ERRORS).toLocaleString("en-US")} more` : listed.join("; ");
 }

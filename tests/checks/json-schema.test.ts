@@ -3,7 +3,7 @@
  * nesting past the stack of a recursive schema) is invalid, a no; an error there would be left out
  * of the reward by `--errors skip-criterion`. A schema that throws on any data stays an error.
  */
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { runCheck } from "../../src/checks/run.js";
 import { isRubricateError } from "../../src/errors.js";
 
@@ -61,5 +61,27 @@ describe("json_schema: uniqueItems", () => {
     const verdict = await runCheck({ json_schema: { type: "object", properties: { list: { uniqueItems: true } } } }, { response: JSON.stringify({ list: ["x", "y", "x"] }) });
     expect(verdict).toMatchObject({ pass: false, reasoning: expect.stringMatching(/\/list must NOT have duplicate items \(items ## 0 and 2 are identical\)/) });
     expect((await runCheck({ json_schema: { type: "array", uniqueItems: false } }, { response: "[1, 1]" })).pass).toBe(true);
+  });
+});
+
+describe("json_schema: what a client's schema makes the server write", () => {
+  it("a response failing every item gets the first problems and a count, not one line per item (0.4 MB of JSON answered with 9 MB of reasoning)", async () => {
+    const verdict = await runCheck({ json_schema: { type: "array", items: { type: "string" } } }, { response: JSON.stringify(Array.from({ length: 200_000 }, () => 1)) }, { fromClient: true });
+    expect(verdict.pass).toBe(false);
+    expect(verdict.reasoning).toMatch(/^schema violations: \/0 must be string; \/1 must be string; .*; and 199,990 more$/);
+    expect(verdict.reasoning!.length).toBeLessThan(1000);
+  });
+
+  it("a client's unknown format is not written to the server's log (ajv warns on the console for each)", async () => {
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
+    const log = vi.spyOn(console, "log").mockImplementation(() => undefined);
+    try {
+      await runCheck({ json_schema: { type: "string", format: `no-such-format-${Math.random()}` } }, { response: '"x"' }, { fromClient: true });
+      expect(warn).not.toHaveBeenCalled();
+      expect(log).not.toHaveBeenCalled();
+    } finally {
+      warn.mockRestore();
+      log.mockRestore();
+    }
   });
 });
