@@ -16,14 +16,21 @@ export type Example = z.infer<typeof ExampleSchema>;
 
 export const IdSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, "ids use letters, digits, '-', '_' and '.'");
 
+/**
+ * The largest `points` (either sign) and `weight` of a criterion. Sums of larger ones can overflow
+ * to Infinity, and the reward to NaN: a criterion a client added (points 1e308, twice) made a
+ * reward server's /get_reward a 500 for its whole batch.
+ */
+const MAX_POINTS = 1_000_000;
+
 /** One binary criterion: an LLM question or a code check. */
 export const CriterionSchema = z
   .strictObject({
     id: IdSchema,
     question: z.string().min(1).optional().describe("A yes/no question for the judge; {{var}} fills from the sample"),
     check: CheckSchema.optional(),
-    points: z.number().default(1).describe("Negative points mark a pitfall: 'yes' costs points"),
-    weight: z.number().positive().optional().describe("For the weighted method (default 1)"),
+    points: z.number().min(-MAX_POINTS).max(MAX_POINTS).default(1).describe("Negative points mark a pitfall: 'yes' costs points"),
+    weight: z.number().positive().max(MAX_POINTS).optional().describe("For the weighted method (default 1)"),
     required: z.boolean().default(false).describe("A gate: failing it makes the reward 0"),
     when: IdSchema.optional().describe("Ask only if this criterion passed"),
     tags: z.array(z.string()).optional(),

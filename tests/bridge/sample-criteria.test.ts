@@ -166,6 +166,17 @@ describe("client regexes never hold the event loop (High 3)", () => {
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
   });
 
+  it("a sample's criteria cannot make a reward that is not a number: points whose sum overflows are the sample's error, and /get_reward answers the batch (it was a 500 for every sample)", async () => {
+    const huge = [{ id: "a", check: { contains: "h" }, points: 1e308 }, { id: "b", check: { contains: "h" }, points: 1e308 }];
+    const res = await fetch(`${url}/get_reward`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ query: ["Say hello: hello", "Say hello: hello again"], prompts: ["Say hello: ", "Say hello: "], labels: [{ criteria: huge }, {}] }) });
+    expect(res.status).toBe(200);
+    const answer = (await res.json()) as { rewards: number[]; errors: (string | null)[] };
+    expect(answer.rewards).toEqual([0, 1]);
+    expect(answer.errors[0]).toMatch(/BAD_INPUT: sample criterion 1: points: .*1000000/);
+    const weighted = await post("/v1/score", { samples: [{ prompt: "p", response: "hello", criteria: [{ id: "w", check: { contains: "h" }, weight: 1e308 }] }] });
+    expect(weighted.json.errors[0]).toMatch(/weight: .*1000000/);
+  });
+
   it("the rubric's own lookaround patterns still run (the operator chose them)", async () => {
     const path = join(dir, "guard.yaml");
     writeFileSync(path, ["id: guard", "inputs: [response]", "criteria:", "  - { id: no-forbidden, check: { regex: '^(?![\\s\\S]*forbidden)' } }", ""].join("\n"));
