@@ -167,12 +167,11 @@ const NOT_LINEAR = "a client-supplied pattern must run in linear time (RE2): no 
 
 /**
  * True when RE2 runs the pattern (no lookaround, no backreference): it then takes linear time on
- * any text. An invalid pattern throws JavaScript's SyntaxError. The compiled pattern is kept in the
- * cache, where a client's check finds it (a reward server's samples often repeat one pattern).
+ * any text. An invalid pattern throws JavaScript's SyntaxError.
  */
 export function runsInLinearTime(pattern: string, flags = ""): boolean {
   try {
-    compiledRegex(pattern, flags, { linearOnly: true });
+    safeRegex(pattern, flags, { linearOnly: true }).release();
     return true;
   } catch (e) {
     if (e instanceof SyntaxError) throw e;

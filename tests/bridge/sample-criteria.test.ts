@@ -64,25 +64,6 @@ async function post(path: string, body: unknown): Promise<{ status: number; json
   return { status: res.status, json: await res.json() };
 }
 
-/**
- * `post`, and the longest the event loop went without a turn meanwhile (client and server share
- * this process: a /healthz sent then would have waited that long).
- */
-async function postTimed(path: string, body: unknown): Promise<{ status: number; json: any; stallMs: number }> {
-  let last = performance.now();
-  let stallMs = 0;
-  const ticker = setInterval(() => {
-    const now = performance.now();
-    stallMs = Math.max(stallMs, now - last);
-    last = now;
-  }, 1);
-  try {
-    return { ...(await post(path, body)), stallMs };
-  } finally {
-    clearInterval(ticker);
-  }
-}
-
 describe("a session's task criteria follow /v1/score's rule (High 1)", () => {
   it("a task's custom check (a server file, a FIFO) is refused before a session opens", async () => {
     for (const database of [secret, fifo, "/etc/passwd"]) {
@@ -165,14 +146,6 @@ describe("client regexes never hold the event loop (High 3)", () => {
     expect(task.status).toBe(400);
     expect(task.json.error).toMatchObject({ code: "SAMPLE_REGEX_REFUSED", field: "task.criteria.0.check" });
     expect(server.stats().samples.scored).toBe(scoredBefore);
-  });
-
-  it("a pattern every sample repeats is compiled once for the request, not once per sample (200 samples of ^.{0,280}$ held the event loop ~25 s)", async () => {
-    const samples = Array.from({ length: 200 }, (_, i) => ({ prompt: "p", response: "x".repeat(i), criteria: [{ id: "short", check: { regex: "^.{0,280}$" } }, { id: "json", check: { json_schema: { type: "string", pattern: "^.{0,280}$" } } }] }));
-    const res = await postTimed("/v1/score", { samples });
-    expect(res.status).toBe(200);
-    expect(res.json.results.map((r: { verdicts: { id: string; status: string }[] }) => r.verdicts.find((v) => v.id === "short")?.status)).toEqual(samples.map(() => "met"));
-    expect(res.stallMs).toBeLessThan(1500);
   });
 
   it("a linear pattern on a text too long for RE2 fails that criterion (the response's size, not an error a policy could use), never the backtracking engine", async () => {
