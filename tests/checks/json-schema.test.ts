@@ -41,12 +41,13 @@ describe("json_schema: an $async schema", () => {
 });
 
 describe("json_schema: uniqueItems", () => {
-  it("takes time linear in the array: 20,000 distinct objects are checked at once (ajv compared every pair: ~10 s of the event loop for a 0.3 MB response)", async () => {
-    const many = JSON.stringify(Array.from({ length: 20_000 }, (_, i) => ({ a: i, tags: [i % 7] })));
-    const started = performance.now();
-    const verdict = await runCheck({ json_schema: { type: "array", uniqueItems: true } }, { response: many }, { fromClient: true });
-    expect(performance.now() - started).toBeLessThan(2000);
-    expect(verdict.pass).toBe(true);
+  // The keyword's cost (linear here, every pair in ajv's: ~10 s for this response) is not asserted: tests assert no times.
+  it("20,000 distinct objects are unique, and one repeated at the end is found", async () => {
+    const items = Array.from({ length: 20_000 }, (_, i) => ({ a: i, tags: [i % 7] }));
+    const check = { json_schema: { type: "array", uniqueItems: true } };
+    expect((await runCheck(check, { response: JSON.stringify(items) }, { fromClient: true })).pass).toBe(true);
+    const repeated = await runCheck(check, { response: JSON.stringify([...items, { tags: [3], a: 3 }]) }, { fromClient: true });
+    expect(repeated).toMatchObject({ pass: false, reasoning: expect.stringMatching(/items ## 3 and 20000 are identical/) });
   });
 
   it("finds equal items as JSON Schema defines them: key order aside, 1 and 1.0 alike, arrays in order", async () => {
