@@ -80,8 +80,16 @@ const RE2_MODULE_FILE = /[\\/]node_modules[\\/]re2-wasm[\\/]/;
 
 function liveRe2(): Re2Instance {
   if (liveInstance) return liveInstance;
-  // Loaded anew (its CommonJS modules dropped from the cache) so a retired heap is not reused.
-  for (const id of Object.keys(requireOnFirstUse.cache)) if (RE2_MODULE_FILE.test(id)) delete requireOnFirstUse.cache[id];
+  // Loaded anew (its CommonJS modules dropped from the cache) so a retired heap is not reused; and
+  // dropped from the module that required them too, whose `children` list would keep every
+  // retired instance, 16 MB each, for the life of the process.
+  for (const id of Object.keys(requireOnFirstUse.cache)) {
+    if (!RE2_MODULE_FILE.test(id)) continue;
+    const loaded = requireOnFirstUse.cache[id];
+    const parent = (loaded as { parent?: NodeJS.Module | null } | undefined)?.parent;
+    if (parent) parent.children = parent.children.filter((child) => child !== loaded);
+    delete requireOnFirstUse.cache[id];
+  }
   return (liveInstance = { RE2: (requireOnFirstUse("re2-wasm") as typeof import("re2-wasm")).RE2 });
 }
 

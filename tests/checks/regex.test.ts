@@ -3,6 +3,7 @@
  * hard deadline on JavaScript's engine in a worker thread; a runaway pattern is an error, never a hang.
  */
 import fc from "fast-check";
+import { getHeapSnapshot } from "node:v8";
 import { describe, expect, it } from "vitest";
 import { compileJsonSchema } from "../../src/checks/compile.js";
 import { compiledRegex, forRe2, REGEX_DEADLINE_MS, safeRegex } from "../../src/checks/regex.js";
@@ -90,6 +91,20 @@ describe("linear-time regexes", () => {
     expect(early.test("early")).toBe(true);
     expect([held.test("x0"), held.test("x1")]).toEqual([true, false]);
   }, 60_000);
+
+  it("a retired RE2 instance is let go: its 16 MB heap does not stay with the process (the module loader kept every one)", async () => {
+    const fullGc = async () => {
+      for await (const _ of getHeapSnapshot()); // eslint-disable-line @typescript-eslint/no-unused-vars
+      return process.memoryUsage().external / 2 ** 20;
+    };
+    const big = (i: number) => `^y${i}$|${"q".repeat(20_000)}`;
+    compiledRegex("^warm$", "", { linearOnly: true });
+    const before = await fullGc();
+    // 30 patterns of over 1 MB each: the heap runs out three times or more (each kept: ~16 MB more).
+    for (let i = 0; i < 30; i++) compiledRegex(big(i), "", { linearOnly: true }).test(`y${i}`);
+    const after = await fullGc();
+    expect(after - before).toBeLessThan(24);
+  }, 120_000);
 
   it("a pattern that does not compile stays the rubric's error, whatever the response", async () => {
     await expect(runCheck({ regex: "(unclosed" }, { response: "a".repeat(100_000) })).rejects.toSatisfy((e) => isRubricateError(e, "SCHEMA"));
