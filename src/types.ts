@@ -107,3 +107,6 @@ export type ErrorPolicy = (typeof ERROR_POLICIES)[number];
  * timeout, a check that cannot run) is still left out.
  */
 export const RESPONSE_CAUSABLE_ERRORS: ReadonlySet<string> = new Set(["JUDGE_PARSE", "JUDGE_REFUSAL"]);
+
+/** Whether an error with this code withholds the reward under `policy` (rather than zeroing it, or leaving its criterion out). */
+export const withholdsReward = (policy: ErrorPolicy, code: string): boolean => policy === "null" || (policy === "skip-criterion" && RESPONSE_CAUSABLE_ERRORS.has(code));

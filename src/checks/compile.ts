@@ -80,7 +80,7 @@ function retire(retiring: Ajv): void {
 }
 
 /** Objects and arrays in a JSON value (a loop, not recursion): what an ajv instance compiles and keeps per schema. */
-export function schemaNodes(schema: unknown): number {
+function schemaNodes(schema: unknown): number {
   let nodes = 0;
   const stack: unknown[] = [schema];
   while (stack.length > 0) {

@@ -1,6 +1,6 @@
 import type { RubricateError } from "../errors.js";
 import type { Criterion, Scoring } from "../rubric/schema.js";
-import { RESPONSE_CAUSABLE_ERRORS, type CriterionResult, type ErrorPolicy, type ScoreResult, type Verdict } from "../types.js";
+import { withholdsReward, type CriterionResult, type ErrorPolicy, type ScoreResult, type Verdict } from "../types.js";
 import { buildFeedback } from "./feedback.js";
 
 export type { ErrorPolicy } from "../types.js";
@@ -24,7 +24,7 @@ export function aggregate(criteria: Criterion[], outcomes: Map<string, Outcome>,
   const gated = results.some((r) => r.required && (r.status === "met" || r.status === "unmet") && !isGood(r));
 
   let reward: number | null;
-  if (errors.length > 0 && (policy === "null" || (policy === "skip-criterion" && errors.some((e) => RESPONSE_CAUSABLE_ERRORS.has(e.code))))) reward = null;
+  if (errors.some((e) => withholdsReward(policy, e.code))) reward = null;
   else if (errors.length > 0 && policy === "zero") reward = 0;
   // skip-criterion leaves the errors out; when that leaves nothing to measure, there is no reward, not a 0.
   else if (errors.length > 0 && !gated && nothingMeasured(scoring.method, counted)) reward = null;

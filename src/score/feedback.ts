@@ -1,4 +1,4 @@
-import { RESPONSE_CAUSABLE_ERRORS, type CriterionResult, type ErrorPolicy, type ScoreResult } from "../types.js";
+import { withholdsReward, type CriterionResult, type ErrorPolicy, type ScoreResult } from "../types.js";
 
 /**
  * A plain-text account of what failed and why, one line per criterion that cost reward, for
@@ -15,7 +15,7 @@ export function buildFeedback(result: Pick<ScoreResult, "reward" | "verdicts" | 
     lines.push(`- ${label(r)} ${r.id} (${pointsText(r)}): ${what}${r.reasoning ? ` — ${r.reasoning}` : ""}`);
   }
   for (const e of result.errors) {
-    const what = policy === "zero" ? "reward set to 0" : policy === "skip-criterion" && !RESPONSE_CAUSABLE_ERRORS.has(e.code) ? "not counted" : policy === "skip-criterion" ? "reward withheld: the response may have caused it" : "reward withheld";
+    const what = policy === "zero" ? "reward set to 0" : !withholdsReward(policy, e.code) ? "not counted" : policy === "skip-criterion" ? "reward withheld: the response may have caused it" : "reward withheld";
     lines.push(`- ERROR ${e.criterion} [${e.code}] (${what}): ${e.message}`);
   }
   return lines.join("\n");
