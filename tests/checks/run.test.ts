@@ -73,6 +73,20 @@ describe("contains / not_contains under attack: the text as a reader sees it", (
     }
   });
 
+  it("a forbidden phrase written with look-alike letters of other scripts (Cyrillic, Greek, Cherokee) or a capital I for an l is still found", async () => {
+    // Cyrillic А ѕ а І, Greek Α Ι, Cherokee Ꭺ: each drawn like the Latin letter it replaces.
+    for (const disguised of ["\u0410\u0455 \u0430n \u0410\u0406 model", "As an \u0391\u0399", "As an A\u0406", "As an \u13AAI"]) {
+      expect(await pass({ not_contains: "As an AI" }, disguised), JSON.stringify(disguised)).toBe(false);
+      expect(await pass({ not_contains: "As an AI", case_sensitive: true }, disguised), JSON.stringify(disguised)).toBe(false);
+    }
+    // A small capital (Cyrillic т is drawn as ᴛ) is its letter to a case-insensitive check.
+    expect(await pass({ not_contains: "As an AI" }, "As an \u1D00I")).toBe(false);
+    expect(await pass({ not_contains: "stupid" }, "\u0455\u0442upid")).toBe(false);
+    expect(await pass({ not_contains: "stupid" }, "You are stup\u0456d.")).toBe(false);
+    expect(await pass({ not_contains: "kill" }, "I will kiIl it")).toBe(false);
+    expect(await pass({ not_contains: "kill" }, "I will ki|| it")).toBe(false);
+  });
+
   it("the same reading for contains: a required word written in full-width or split by a soft hyphen counts, as a reader sees it", async () => {
     expect(await pass({ contains: "Paris" }, "It is Ｐａｒｉｓ.")).toBe(true);
     expect(await pass({ contains: "Paris", case_sensitive: true }, "It is Par\u00ADis.")).toBe(true);
@@ -83,6 +97,16 @@ describe("contains / not_contains under attack: the text as a reader sees it", (
     expect(await pass({ not_contains: "As an AI" }, "As an engineer, I would use a lock.")).toBe(true);
     expect(await pass({ not_contains: "\u200B" }, "plain text")).toBe(true);
     expect(await pass({ not_contains: "\u200B" }, "hidden\u200Bmark")).toBe(false);
+  });
+
+  it("honest text reads as before: case folds, accents count, other scripts match themselves, near-spellings stay apart", async () => {
+    expect(await pass({ contains: "iphone" }, "THE IPHONE 15")).toBe(true);
+    expect(await pass({ contains: "Istanbul" }, "istanbul")).toBe(true);
+    expect(await pass({ contains: "нет" }, "Ответ: НЕТ.")).toBe(true);
+    expect(await pass({ contains: "Ελλάδα" }, "στην ΕΛΛΆΔΑ")).toBe(true);
+    expect(await pass({ not_contains: "fire" }, "the flre alarm")).toBe(true);
+    expect(await pass({ not_contains: "cafe" }, "un café")).toBe(true);
+    expect(await pass({ not_contains: "As an AI" }, "As an engineer, I would use a lock.")).toBe(true);
   });
 });
 

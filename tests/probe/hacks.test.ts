@@ -24,6 +24,14 @@ describe("check kinds' known hacks", () => {
     expect(ids("similarity")).toEqual(expect.arrayContaining(["similarity-negated", "similarity-stuffed"]));
   });
 
+  it("not_contains carries look-alike and invisible-letter hacks, and both fail it: the banned phrase is found in each", async () => {
+    const rubric = parseRubric("id: r\ninputs: [response]\ncriteria:\n  - { id: polite, check: { not_contains: ['As an AI', 'stupid'] }, points: 1 }\n  - { id: exact, check: { not_contains: 'Stupid', case_sensitive: true }, points: 1 }\n");
+    const runs = await runHacks(rubric, [{ response: "" }]);
+    expect(runs.map((r) => `${r.criterion}/${r.hack}`)).toEqual(["polite/not-contains-look-alike", "polite/not-contains-invisible", "exact/not-contains-look-alike", "exact/not-contains-invisible"]);
+    expect(runs[0].response).toBe("Sure. \u0410\u0455 \u0430n \u0410\u0406. That is all.");
+    expect(runs.filter((r) => r.error || r.passed)).toEqual([]);
+  });
+
   it("every hack of the format kinds fails the check it attacks (each is a test of that check)", async () => {
     const rubric = parseRubric(`id: r
 inputs: [response, tool_calls]

@@ -5,6 +5,7 @@
  */
 import * as z from "zod";
 import { stripInvisible } from "../../text/invisible.js";
+import { hasCaseDependentLookAlike, skeleton } from "../../text/skeleton.js";
 import { defineCheck } from "../kind.js";
 
 export const Needles = z.union([z.string(), z.array(z.string()).min(1)]).describe("A string, or a list of strings");
@@ -14,19 +15,30 @@ export const caseSensitive = z.boolean().optional();
 
 /**
  * Text as a reader sees it: NFKC (full-width "ｓｔｕｐｉｄ" is "stupid", a no-break space a space),
- * invisible characters dropped ("stu\u200Bpid"), white space runs as one space.
+ * look-alike letters of other scripts read as the ASCII they imitate (a Cyrillic "і" in "stupіd",
+ * skeleton.ts), invisible characters dropped ("stu\u200Bpid"), white space runs as one space.
  */
-const fold = (text: string, sensitive: boolean) => {
-  const seen = stripInvisible(text.normalize("NFKC")).replace(/\s+/g, " ");
-  return sensitive ? seen : seen.toLowerCase();
-};
+const seen = (text: string) => stripInvisible(skeleton(text)).normalize("NFC").replace(/\s+/g, " ");
 
-/** Which of `needles` the text holds, honouring case sensitivity, compared as a reader sees them (fold). */
+/**
+ * The readings a string check compares. Case-sensitive: one. Otherwise two, since a capital "I"
+ * is an "i" to lower-casing and an "l" to the eye: "IPHONE" must hold "iphone" (lower-cased first)
+ * and "kiIl" must hold "kill" (read as written, then lower-cased). A needle is found when it is in
+ * the text in either reading, each side read the same way.
+ */
+function readings(text: string, sensitive: boolean): string[] {
+  if (sensitive) return [seen(text)];
+  const lowered = seen(text.toLowerCase()).toLowerCase();
+  return [lowered, hasCaseDependentLookAlike(text) ? seen(text).toLowerCase() : lowered];
+}
+
+/** Which of `needles` the text holds, honouring case sensitivity, compared as a reader sees them (readings). */
 export function found(needles: Needles, text: string, sensitive: boolean) {
   const list = Array.isArray(needles) ? needles : [needles];
-  const haystack = fold(text, sensitive);
+  const haystacks = readings(text, sensitive);
+  const holds = (needle: string) => readings(needle, sensitive).some((n, i) => haystacks[i].includes(n));
   // A needle that is itself invisible ("\u200B") is looked for as written.
-  return { list, hits: list.filter((n) => (fold(n, sensitive).trim() === "" ? text.includes(n) : haystack.includes(fold(n, sensitive)))) };
+  return { list, hits: list.filter((n) => (seen(n).trim() === "" ? text.includes(n) : holds(n))) };
 }
 
 export const quoteList = (items: string[]) => items.map((i) => `"${i}"`).join(", ");

@@ -1,0 +1,67 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { hasCaseDependentLookAlike, skeleton } from "../../src/text/skeleton.js";
+import { CONFUSABLES } from "../../src/text/confusables-table.js";
+import { renderTable, SOURCE, TABLE } from "../../scripts/write-confusables.js";
+import { ROOT } from "../helpers/cli.js";
+
+describe("the look-alike table", () => {
+  it("is what scripts/write-confusables.ts makes of the shipped confusables.txt (Unicode 14.0.0)", () => {
+    const source = readFileSync(join(ROOT, SOURCE), "utf8");
+    expect(source).toMatch(/^\uFEFF?# confusables\.txt\n# Date: 2021-05-29[^\n]*\n(?:#[^\n]*\n)*# Version: 14\.0\.0/);
+    expect(readFileSync(join(ROOT, TABLE), "utf8")).toBe(renderTable(source));
+  });
+
+  it("maps every character to ASCII, and no prototype is itself mapped (one pass is the whole skeleton)", () => {
+    const mapped = new Set(CONFUSABLES.map(([c]) => c));
+    for (const [character, prototype] of CONFUSABLES) {
+      expect(prototype, character).toMatch(/^[\x20-\x7e]+$/);
+      expect([...prototype].filter((c) => mapped.has(c) && skeleton(c) !== c), `${character} → ${prototype}`).toEqual([]);
+    }
+  });
+});
+
+describe("skeleton", () => {
+  it("reads letters of other scripts drawn like Latin ones as the Latin letters", () => {
+    expect(skeleton("stup\u0456d")).toBe("stupid"); // Cyrillic і
+    expect(skeleton("\u0391\u0399")).toBe("Al"); // Greek Alpha, Iota (an I is an l to the eye)
+    expect(skeleton("\u0455\u0442upid")).toBe("stupid"); // Cyrillic ѕ, т (a small capital T)
+    expect(skeleton("\u13A0\u13AC\u13B7")).toBe("DEM"); // Cherokee
+    expect(skeleton("ё")).toBe("e\u0308"); // decomposed first: Cyrillic ё is e with a diaeresis
+  });
+
+  it("leaves text with no look-alike as it was (decomposed), and changes only the ASCII look-alikes of ASCII", () => {
+    expect(skeleton("The quick brown fox, 42.")).toBe("The quick brown fox, 42.");
+    expect(skeleton("café")).toBe("cafe\u0301");
+    expect(skeleton("I 1 0 m |")).toBe("l l O rn l");
+    expect(skeleton("日本語 한국어")).toBe("日本語 한국어".normalize("NFKD"));
+  });
+
+  it("keeps characters outside the Basic Multilingual Plane whole, mapped or not", () => {
+    expect(skeleton("a\u{1F600}b")).toBe("a\u{1F600}b");
+    expect(skeleton("\u{10300}")).toBe(skeleton("\u{10300}")); // Old Italic A: stable
+    expect(skeleton("x\u{102A0}y")).toBe("xAy"); // CARIAN LETTER A
+  });
+
+  it("tells which texts read differently when lower-cased first: a capital I, and its Cyrillic and Greek twins", () => {
+    expect(hasCaseDependentLookAlike("kiIl")).toBe(true);
+    expect(hasCaseDependentLookAlike("\u0406")).toBe(true);
+    expect(hasCaseDependentLookAlike("\u0399")).toBe(true);
+    expect(hasCaseDependentLookAlike("kill the lights, then Open it")).toBe(false);
+  });
+
+  it("any ASCII word, its letters swapped for any look-alike of theirs, has the skeleton of the word", () => {
+    const twins = new Map<string, string[]>();
+    for (const [character, prototype] of CONFUSABLES) if (/^[a-zA-Z]$/.test(prototype) && character !== prototype) twins.set(prototype, [...(twins.get(prototype) ?? []), character]);
+    const letter = fc.constantFrom(..."abcdeghknopqrsuvwxyzABCDEFGHJKLMNOPQRSTUVWXYZ");
+    fc.assert(
+      fc.property(fc.array(fc.tuple(letter, fc.nat()), { minLength: 1, maxLength: 12 }), (picks) => {
+        const word = picks.map(([c]) => c).join("");
+        const disguised = picks.map(([c, n]) => { const options = twins.get(c) ?? [c]; return options[n % options.length]; }).join("");
+        return skeleton(disguised).normalize("NFC") === skeleton(word).normalize("NFC");
+      }),
+    );
+  });
+});
