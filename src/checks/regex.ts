@@ -90,7 +90,27 @@ function liveRe2(): Re2Instance {
     if (parent) parent.children = parent.children.filter((child) => child !== loaded);
     delete requireOnFirstUse.cache[id];
   }
-  return (liveInstance = { RE2: (requireOnFirstUse("re2-wasm") as typeof import("re2-wasm")).RE2 });
+  return (liveInstance = { RE2: requireRe2Quietly().RE2 });
+}
+
+/**
+ * re2-wasm, its error printer filtered: emscripten prints "Cannot enlarge memory arrays…" to
+ * stderr when a heap runs out, which here is expected (a client's pattern filled it) and handled
+ * (the instance is retired), so a reward server's log would fill with a wall of text per
+ * retirement. The module binds `console.warn` as its printer when it loads; every other message
+ * still reaches the console.
+ */
+function requireRe2Quietly(): typeof import("re2-wasm") {
+  const warn = console.warn;
+  console.warn = (...args: unknown[]) => {
+    if (typeof args[0] === "string" && args[0].startsWith("Cannot enlarge memory arrays")) return;
+    warn.apply(console, args);
+  };
+  try {
+    return requireOnFirstUse("re2-wasm") as typeof import("re2-wasm");
+  } finally {
+    console.warn = warn;
+  }
 }
 
 /** Gives up an instance that failed, if it is still the live one; the regexes compiled in it compile again in the next when tested. */
