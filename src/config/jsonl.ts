@@ -5,8 +5,8 @@
  * `maxLineBytes` is a bad line, skipped without ever being held whole in memory.
  */
 import { createReadStream, fstatSync } from "node:fs";
-import { RubricateError } from "../errors.js";
-import { parseJsonLine } from "../text/json.js";
+import { RubricateError, type ErrorCode } from "../errors.js";
+import { parseJsonLine, parseJsonText } from "../text/json.js";
 
 /** Lines longer than this are bad lines (V8 cannot hold a string much past 512 MB, and JSON.parse of one needs several times that). */
 export const MAX_JSONL_LINE_BYTES = 64 * 1024 * 1024;
@@ -136,6 +136,18 @@ function stdinIsFolder(): boolean {
 export function jsonLineValue(text: string, file: string | undefined, line: number): unknown {
   const parsed = parseJsonLine(line === 1 && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
   if ("reason" in parsed) throw new RubricateError("BAD_INPUT", `invalid JSON: ${parsed.reason}`, { location: { file, line, col: parsed.col } });
+  return parsed.value;
+}
+
+/**
+ * A whole JSON file's text (a package.json, a saved state, an index): its value, or the error that
+ * names it file:line:col in the words a bad JSONL line gets ("invalid JSON: …"), then `hint` in
+ * parentheses (what the file is, what to do about it). BAD_INPUT unless the reader says otherwise (`code`).
+ * @example const state = jsonFileValue(readFileSync(file, "utf8"), file, { hint: "an optimizer state: remove it to start over" })
+ */
+export function jsonFileValue(text: string, file: string, options: { code?: ErrorCode; hint?: string } = {}): unknown {
+  const parsed = parseJsonText(text);
+  if ("reason" in parsed) throw new RubricateError(options.code ?? "BAD_INPUT", `invalid JSON: ${parsed.reason}${options.hint ? ` (${options.hint})` : ""}`, { location: { file, line: parsed.line, col: parsed.col } });
   return parsed.value;
 }
 

@@ -8,7 +8,9 @@
 import { createHash } from "node:crypto";
 import { readFile, writeFile } from "node:fs/promises";
 import MiniSearch, { type AsPlainObject, type Options } from "minisearch";
+import { jsonFileValue } from "../config/jsonl.js";
 import { RubricateError } from "../errors.js";
+import { isRecord } from "../text/json.js";
 import { termsOf } from "./language.js";
 import type { Chunk } from "./types.js";
 
@@ -119,13 +121,16 @@ export async function saveIndex(index: SearchIndex, file: string): Promise<void>
 
 /** Reads an index `saveIndex` wrote; a file of another format or version is an error naming it. */
 export async function loadIndex(file: string): Promise<SearchIndex> {
-  let data: Partial<IndexFile>;
+  let text: string;
   try {
-    data = JSON.parse(await readFile(file, "utf8")) as Partial<IndexFile>;
+    text = await readFile(file, "utf8");
   } catch (e) {
     const missing = (e as NodeJS.ErrnoException).code === "ENOENT";
     throw new RubricateError(missing ? "FILE_NOT_FOUND" : "BAD_INPUT", `${file}: ${missing ? "no such search index" : `not a search index: ${(e as Error).message}`}`, { cause: e });
   }
+  const value = jsonFileValue(text, file, { hint: "a search index: rebuild it" });
+  if (!isRecord(value)) throw new RubricateError("BAD_INPUT", `${file}: not a search index (no "format": "${FORMAT}")`);
+  const data = value as Partial<IndexFile>;
   if (data.format !== FORMAT || !Array.isArray(data.chunks) || !data.minisearch) throw new RubricateError("BAD_INPUT", `${file}: not a search index (no "format": "${FORMAT}")`);
   if (data.version !== FORMAT_VERSION) throw new RubricateError("BAD_INPUT", `${file}: search index version ${data.version}, this rubricate reads version ${FORMAT_VERSION}; rebuild it`);
   return { chunks: data.chunks, hash: data.hash ?? chunksHash(data.chunks), engine: MiniSearch.loadJS(data.minisearch, OPTIONS) };

@@ -4,7 +4,9 @@
  */
 import { closeSync, existsSync, fdatasyncSync, fstatSync, ftruncateSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
+import { jsonFileValue } from "../config/jsonl.js";
 import { RubricateError } from "../errors.js";
+import { isRecord } from "../text/json.js";
 
 /** A file written through a buffer; `bytes` counts everything written, flushed or not. */
 export class ByteCountingWriter {
@@ -82,15 +84,15 @@ export interface Checkpoint {
   bytes: number;
 }
 
-/** Reads a checkpoint, or undefined when there is none or it is unreadable. */
+/**
+ * Reads a checkpoint, or undefined when there is none or it is another kind of record (the run
+ * then starts over). One that is not JSON is a BAD_INPUT error naming file:line:col: starting over
+ * would throw away what the interrupted run wrote, which the checkpoint is there to keep.
+ */
 export function readCheckpoint(path: string): Checkpoint | undefined {
   if (!existsSync(path)) return undefined;
-  try {
-    const value = JSON.parse(readFileSync(path, "utf8")) as Checkpoint;
-    return value.version === 1 && typeof value.groupsDone === "number" && typeof value.bytes === "number" ? value : undefined;
-  } catch {
-    return undefined;
-  }
+  const value = jsonFileValue(readFileSync(path, "utf8"), path, { hint: "a distill checkpoint: remove it, or pass --no-resume, to start over" }) as Partial<Checkpoint> | null;
+  return isRecord(value) && value.version === 1 && typeof value.groupsDone === "number" && typeof value.bytes === "number" ? (value as Checkpoint) : undefined;
 }
 
 /** Writes a checkpoint atomically (temporary file, then rename). */

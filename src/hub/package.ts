@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { EnvPackage } from "../env/types.js";
+import { jsonFileValue } from "../config/jsonl.js";
 import { RubricateError } from "../errors.js";
 import { isRecord } from "../text/json.js";
 
@@ -25,15 +26,13 @@ export interface EnvManifest {
 const DEFAULT_ENV_FILE = "env.yaml";
 const DEFAULT_TESTS_FILE = "tests.yaml";
 
-/** Reads a package.json as JSON, or undefined when the folder has none. */
+/** Reads a package.json as JSON, or undefined when the folder has none; one that is not a JSON object is PACKAGE_INVALID naming file:line:col. */
 export function readPackageJson(dir: string): Record<string, unknown> | undefined {
   const file = join(dir, "package.json");
   if (!existsSync(file)) return undefined;
-  try {
-    return JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>;
-  } catch (e) {
-    throw new RubricateError("PACKAGE_INVALID", `not valid JSON: ${(e as Error).message}`, { location: { file } });
-  }
+  const pkg = jsonFileValue(readFileSync(file, "utf8"), file, { code: "PACKAGE_INVALID" });
+  if (!isRecord(pkg)) throw new RubricateError("PACKAGE_INVALID", "a package.json holds a JSON object", { location: { file } });
+  return pkg;
 }
 
 /**

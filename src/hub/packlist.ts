@@ -3,11 +3,11 @@
  * (the library `npm pack` itself uses) instead of a `npm pack --dry-run` child: an npm start costs
  * ~0.3–0.5 s of CPU, and `env check` and `env push` each asked once.
  */
-import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { basename, join, posix } from "node:path";
 import { RubricateError } from "../errors.js";
 import { npmError, runNpm } from "./npm.js";
+import { readPackageJson } from "./package.js";
 
 /** The part of an Arborist node npm-packlist reads for a package without bundled dependencies. */
 interface PackTree {
@@ -29,7 +29,8 @@ const loadPacklist = (): Packlist => (packlist ??= createRequire(import.meta.url
  * @example await packedFiles("times-env") // ["package.json", "env.yaml", "tasks.jsonl", …]
  */
 export async function packedFiles(dir: string): Promise<string[]> {
-  const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as Record<string, unknown>;
+  const pkg = readPackageJson(dir);
+  if (!pkg) throw new RubricateError("PACKAGE_INVALID", `${dir} has no package.json`);
   if (needsNpm(pkg)) return npmPackDryRun(dir);
   return loadPacklist()({ path: dir, package: { ...pkg, bin: normalizeBin(pkg) }, isProjectRoot: true, edgesOut: new Map() }, { path: dir });
 }

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { semverLib } from "./lazy.js";
 import { loadEnvironment } from "../env/load.js";
@@ -130,8 +130,8 @@ function findInProject(cwd: string, name: string): { dir: string; version: strin
   for (;;) {
     const pkgDir = join(dir, "node_modules", name);
     if (existsSync(join(pkgDir, "package.json"))) {
-      const version = (JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8")) as { version?: string }).version ?? "0.0.0";
-      return { dir: pkgDir, version, lockRoot: dir };
+      const version = readPackageJson(pkgDir)?.version;
+      return { dir: pkgDir, version: typeof version === "string" ? version : "0.0.0", lockRoot: dir };
     }
     const up = dirname(dir);
     if (up === dir) return undefined;

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import * as z from "zod";
+import { jsonFileValue } from "../config/jsonl.js";
 import { RubricateError } from "../errors.js";
 import type { MergeState } from "./merge.js";
 import type { SamplerState } from "./sampler.js";
@@ -88,12 +89,7 @@ export async function loadState(file: string): Promise<OptimizeState | undefined
     if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw new RubricateError("BAD_INPUT", `cannot read optimizer state ${file}: ${(e as Error).message}`, { cause: e });
   }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (e) {
-    throw new RubricateError("BAD_INPUT", `optimizer state ${file} is not valid JSON`, { cause: e });
-  }
+  const json = jsonFileValue(text, file, { hint: "an optimizer state: remove it to start over" });
   const parsed = stateSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

@@ -33,6 +33,31 @@ export function parseJsonLine(text: string): JsonLineParse {
   }
 }
 
+/** A whole JSON document, or why it is not JSON and where it stops being JSON (1-based line and column). */
+export type JsonTextParse = { value: unknown } | { reason: string; line: number; col: number };
+
+/**
+ * Parses a whole JSON document (a package.json, a saved state: a file of many lines); on failure
+ * says why and at which line and column, so a reader can name file:line:col as it does for a line
+ * of JSON Lines (`parseJsonLine`). A byte order mark opening the text is not part of it (an editor
+ * does not show one; columns count from the character after it). Columns count code points; the
+ * end of the text when it ends too early.
+ * @example parseJsonText('{\n  "a": 1,\n}') // { reason: "Expected double-quoted property name", line: 3, col: 1 }
+ */
+export function parseJsonText(text: string): JsonTextParse {
+  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  try {
+    return { value: JSON.parse(body) };
+  } catch (e) {
+    const message = (e as Error).message;
+    const offset = jsonErrorOffset(body, message);
+    const lineStart = body.lastIndexOf("\n", offset - 1) + 1;
+    let line = 1;
+    for (let i = body.indexOf("\n"); i !== -1 && i < lineStart; i = body.indexOf("\n", i + 1)) line++;
+    return { reason: message.replace(POSITION_SUFFIX, ""), line, col: columnOf(body.slice(lineStart), offset - lineStart) };
+  }
+}
+
 // V8's " in JSON at position 7" (" at position 7" after "…after JSON") and, in newer versions,
 // " (line 1 column 8)" after it: the column says where, in the reader's terms.
 const POSITION_SUFFIX = / (?:in JSON )?at position \d+(?: \(line \d+ column \d+\))?$/;

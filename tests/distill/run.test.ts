@@ -153,6 +153,22 @@ describe("streaming output and resume", () => {
     });
   }
 
+  it("a checkpoint that is not JSON stops the run naming it file:line:col, and what the interrupted run wrote is kept (started over, rewriting it, before)", async () => {
+    const dir = tempDir();
+    const input = writeJsonl(dir, "s.jsonl", samples(300));
+    const output = join(dir, "out.jsonl");
+    const controller = new AbortController();
+    const rubric = loadRubricSync(CHECKS);
+    await runDistill({ input, output, rubric, signal: controller.signal, checkpointMs: 0, onProgress: (p) => p.rows >= 1000 && controller.abort() });
+    const ckPath = `${output}.checkpoint.json`;
+    const written = readFileSync(`${output}.partial`, "utf8");
+    expect(written).not.toBe("");
+    writeFileSync(ckPath, readFileSync(ckPath, "utf8").slice(0, -1));
+    await expect(runDistill({ input, output, rubric })).rejects.toMatchObject({ code: "BAD_INPUT", location: { file: ckPath, line: 1 }, message: expect.stringContaining("invalid JSON: ") });
+    expect(readFileSync(`${output}.partial`, "utf8")).toBe(written);
+    expect(existsSync(ckPath)).toBe(true);
+  });
+
   it("a checkpoint of different options is ignored: the run starts over", async () => {
     const dir = tempDir();
     const input = writeJsonl(dir, "s.jsonl", samples(300));

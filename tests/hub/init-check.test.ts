@@ -120,11 +120,11 @@ describe("rubricate env check", () => {
     expect(f).toMatch(/^environment: .*env\.yaml:\d+:\d+: .*max_turns/);
   });
 
-  it("a package.json that is not JSON is named once (\"…/package.json: …/package.json is not valid JSON\" before)", async () => {
+  it("a package.json that is not JSON is named once, by file:line:col (\"…/package.json: …/package.json is not valid JSON\", then \"at position 2\" before)", async () => {
     const dir = join(work, "badjson");
     initEnvPackage("badjson-env", { dir });
     writeFileSync(join(dir, "package.json"), "{ bad");
-    expect(failures(await checkEnvPackage(dir))).toEqual([`package.json: ${join(dir, "package.json")}: not valid JSON: Expected property name or '}' in JSON at position 2`]);
+    expect(failures(await checkEnvPackage(dir))).toEqual([`package.json: ${join(dir, "package.json")}:1:3: invalid JSON: Expected property name or '}'`]);
   });
 
   it("the unsandboxed examples pass their own checks", async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { jsonErrorOffset, jsonSyntaxErrorOffset, parseJsonLine, parseJsonOrUndefined } from "../../src/text/json.js";
+import { jsonErrorOffset, jsonSyntaxErrorOffset, parseJsonLine, parseJsonOrUndefined, parseJsonText } from "../../src/text/json.js";
 
 describe("parseJsonOrUndefined", () => {
   it("parses JSON of any kind, falsy values included", () => {
@@ -47,6 +47,27 @@ describe("parseJsonLine", () => {
     expect(jsonErrorOffset('{"a": 1 x}', "Expected ',' or '}' after property value in JSON at position 8 (line 1 column 9)")).toBe(8);
     expect(jsonErrorOffset('{"a": 1 x}', "Expected ',' or '}' after property value (line 1 column 9)")).toBe(8);
     expect(jsonErrorOffset('{"a": 1 x}', "something else entirely")).toBe(8);
+  });
+});
+
+describe("parseJsonText", () => {
+  it("parses a whole document of many lines", () => {
+    expect(parseJsonText('{\n  "a": [1,\n    2]\n}\n')).toEqual({ value: { a: [1, 2] } });
+  });
+
+  it("says at which line and column (1-based) a document stops being JSON, with V8's reason minus its position", () => {
+    // V8 states a position (an offset into the whole text): turned into the line and its column.
+    expect(parseJsonText('{\n  "name": "x",\n  "version": "1.0.0",\n}\n')).toEqual({ reason: "Expected double-quoted property name", line: 4, col: 1 });
+    expect(parseJsonText('{\n  "a": "é😀" y\n}')).toEqual({ reason: "Expected ',' or '}' after property value", line: 2, col: 13 });
+    // V8 states none: found by scanning the whole text.
+    expect(parseJsonText('{\n  "a": [1, 2,\n   x]\n}')).toMatchObject({ line: 3, col: 4 });
+  });
+
+  it("an early end is after the last character; a byte order mark is not a column", () => {
+    expect(parseJsonText('{\n  "a": ')).toEqual({ reason: "Unexpected end of JSON input", line: 2, col: 8 });
+    expect(parseJsonText("")).toEqual({ reason: "Unexpected end of JSON input", line: 1, col: 1 });
+    expect(parseJsonText('\uFEFF{"a": 1}')).toEqual({ value: { a: 1 } });
+    expect(parseJsonText('\uFEFF{"a" 1}')).toMatchObject({ line: 1, col: 6 });
   });
 });
 
