@@ -5,7 +5,6 @@
  */
 import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { RubricateError } from "../errors.js";
 import { judgePath } from "../judge/load.js";
 import type { JudgeChoice } from "../judge/create.js";
 import type { Rubric } from "../rubric/schema.js";
@@ -13,6 +12,7 @@ import type { ErrorPolicy, Sample, ScoreResult } from "../types.js";
 import { DEFAULT_CACHE_PATH } from "../engine/cache/sqlite.js";
 import { scoreQueued } from "../queue/coordinator.js";
 import { fingerprintOf, isJudgeFileRef, portablePath, runKeyOf, type ScoreSpec } from "../queue/score-job.js";
+import { usageError } from "./run.js";
 
 /** Input lines per chunk: measured in BENCHMARKS.md ("Scale past one machine"). */
 export const DEFAULT_CHUNK_SIZE = 50;
@@ -41,14 +41,21 @@ interface QueueFlags {
   unsafeNoSandbox?: boolean;
 }
 
-/** Checks the flags a queued run can take and works out its spec and key. */
+/**
+ * Refuses what a queued run cannot take (exit 2, one line), before the rubric is loaded or the
+ * queue reached: `score` checks it with its other flags.
+ */
+export function checkQueueFlags(flags: QueueFlags, samplesPath: string): void {
+  if (!flags.output || flags.output === "-") throw usageError("--queue writes results to a file it can resume: give -o <file>");
+  if (samplesPath === "-") throw usageError("--queue reads the samples again when resumed: give a file, not stdin");
+  if (flags.batch) throw usageError("--queue and --batch do not combine: fill the cache with `score --batch` first, then queue the run (it finds every answer cached)");
+  if (flags.shard) throw usageError("--queue shares the work out itself: drop --shard");
+  if (flags.unsafeNoSandbox) throw usageError("--unsafe-no-sandbox is a worker's choice: start `rubricate worker --unsafe-no-sandbox` instead");
+}
+
+/** Works out a queued run's spec and key (its flags passed `checkQueueFlags`). */
 export function queuedRun(rubric: Rubric, rubricPath: string, samplesPath: string, judge: JudgeChoice | undefined, cache: string | null | undefined, flags: QueueFlags): QueuedRun {
   const url = flags.queue!;
-  if (!flags.output || flags.output === "-") throw new RubricateError("BAD_INPUT", "--queue writes results to a file it can resume: give -o <file>");
-  if (samplesPath === "-") throw new RubricateError("BAD_INPUT", "--queue reads the samples again when resumed: give a file, not stdin");
-  if (flags.batch) throw new RubricateError("BAD_INPUT", "--queue and --batch do not combine: fill the cache with `score --batch` first, then queue the run (it finds every answer cached)");
-  if (flags.shard) throw new RubricateError("BAD_INPUT", "--queue shares the work out itself: drop --shard");
-  if (flags.unsafeNoSandbox) throw new RubricateError("BAD_INPUT", "--unsafe-no-sandbox is a worker's choice: start `rubricate worker --unsafe-no-sandbox` instead");
   // The judge file as this folder resolves it (a rubric's `judge:` beside the rubric); chunks name it
   // relative to the folder, or by its packaged id.
   const judgeFile = judge ? judgePath(judge.ref, judge.baseDir ?? process.cwd()) : undefined;

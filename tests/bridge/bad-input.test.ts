@@ -107,9 +107,9 @@ describe("bad input gets a clear 4xx and the server keeps serving", () => {
 });
 
 describe("starting safely", () => {
-  it("refuses a non-loopback host without a token", async () => {
+  it("refuses a non-loopback host without a token: a usage error, exit 2 in one line (exit 1, a BAD_INPUT line, before)", async () => {
     const attempt = startServe(["--rubric", RUBRIC, "--judge", judgePath, "--port", "0", "--host", "0.0.0.0", "--cache", join(dir, "c2.db")], { RUBRICATE_TOKEN: "" });
-    await expect(attempt).rejects.toThrow(/exited \(1\)[\s\S]*refusing to start without a token/);
+    await expect(attempt).rejects.toThrow(/exited \(2\)[\s\S]*rubricate: --host 0\.0\.0\.0 makes the server reachable from other machines; refusing to start without a token/);
   });
 
   it("a request still scoring at --timeout-ms is a 504, and the server goes on", async () => {

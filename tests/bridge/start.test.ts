@@ -44,7 +44,7 @@ describe("serve --env --unsafe-no-sandbox (issue 27, Medium 6)", () => {
   const env = join(ROOT, "examples/ctf");
   it("refuses to start without a token, saying why", async () => {
     const attempt = startServe(["--env", env, "--unsafe-no-sandbox", "--port", "0", "--no-cache"], { RUBRICATE_TOKEN: "" });
-    await expect(attempt).rejects.toThrow(/exited \(1\)[\s\S]*--unsafe-no-sandbox lets every client .* run commands on this machine[\s\S]*without a token \(--token or RUBRICATE_TOKEN\)/);
+    await expect(attempt).rejects.toThrow(/exited \(2\)[\s\S]*rubricate: --unsafe-no-sandbox lets every client .* run commands on this machine[\s\S]*without a token \(--token or RUBRICATE_TOKEN\)/);
   });
 
   it("starts with a token, requires it, and warns what a token holder can do", async () => {

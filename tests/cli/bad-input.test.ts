@@ -205,6 +205,34 @@ describe("contradictory options", () => {
     expect(r.stdout).toBe("");
   });
 
+  // Exit 1 (a BAD_INPUT line, as if the run had failed) before, once the rubric was loaded.
+  const queued: [string, string[], string][] = [
+    ["score --queue without -o", ["score", RUBRIC, "x.jsonl", "--queue", "redis://127.0.0.1:9/0"], "--queue writes results to a file it can resume: give -o <file>"],
+    ["score --queue on stdin", ["score", RUBRIC, "-", "--queue", "redis://127.0.0.1:9/0", "-o", "o.jsonl"], "--queue reads the samples again when resumed: give a file, not stdin"],
+    ["score --queue with --shard", ["score", RUBRIC, "x.jsonl", "--queue", "redis://127.0.0.1:9/0", "-o", "o.jsonl", "--shard", "1/2"], "--queue shares the work out itself: drop --shard"],
+    ["score --queue with --unsafe-no-sandbox", ["score", RUBRIC, "x.jsonl", "--queue", "redis://127.0.0.1:9/0", "-o", "o.jsonl", "--unsafe-no-sandbox"], "--unsafe-no-sandbox is a worker's choice: start `rubricate worker --unsafe-no-sandbox` instead"],
+  ];
+  it.each(queued)("%s: exit 2, one line (exit 1 before)", async (_name, args, said) => {
+    // A --queue command ends its process a second after it returns (exitAfterQueuedRun): not this one.
+    const r = await cliProcess(args, { cwd: dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(`rubricate: ${said}\n`);
+  });
+
+  it("score with a judge file's mode: batch on stdin or with --no-cache: exit 2 naming the judge, before any call (exit 1, a BAD_INPUT line about --batch, before)", async () => {
+    const work = mkdtempSync(join(dir, "batch-judge-"));
+    const judge = writeJudgeFile(work, "http://127.0.0.1:9/v1", { mode: "batch", id: "night-judge" });
+    const samples = join(work, "s.jsonl");
+    writeFileSync(samples, `${good(1)}\n`);
+    const env = { RUBRICATE_TEST_KEY: "sk-test-1234567890" };
+    const onStdin = await cli(["score", RUBRIC, "-", "--judge", judge, "-q"], { env });
+    expect(onStdin.code).toBe(2);
+    expect(onStdin.stderr).toBe("rubricate: judge night-judge has mode: batch, which reads the samples several times: give a file, not stdin\n");
+    const uncached = await cli(["score", RUBRIC, samples, "--judge", judge, "--no-cache", "-q"], { env });
+    expect(uncached.code).toBe(2);
+    expect(uncached.stderr).toBe("rubricate: judge night-judge has mode: batch, which keeps its answers in the cache for the scoring pass: drop --no-cache (every answer would be paid for in the batch, thrown away, then paid again live)\n");
+  });
+
   it("calibrate --compare with the wrong number of judges is refused before the judge is asked (after, before)", async () => {
     const server = await startOpenAIServer({ respond: judgeResponder(() => true), recordBodies: false });
     try {

@@ -21,7 +21,7 @@ import { countLines, Progress } from "../progress.js";
 import { EXIT, finiteNumber, interruptSignal, positiveInt, cachePathOf, errorPolicyOf, usageError, warnCacheDegraded, exitAfterQueuedRun } from "../run.js";
 import { isRedisUrl } from "../../engine/cache/index.js";
 import { runInCappedWorker } from "../worker.js";
-import { DEFAULT_CHUNK_SIZE, queuedRun, queuedStream, type QueuedRun } from "../queued-score.js";
+import { checkQueueFlags, DEFAULT_CHUNK_SIZE, queuedRun, queuedStream, type QueuedRun } from "../queued-score.js";
 import { fillCacheByBatch } from "../../engine/batch/runner.js";
 import { openBatchJobStore } from "../../engine/batch/jobs.js";
 import { runCodeUnsandboxed } from "../../checks/code/spec.js";
@@ -133,7 +133,7 @@ function checkScoreFlags(flags: ScoreFlags, samplesPath: string): void {
   // Before batch mode pays for a whole batch.
   if (flags.resume && (!flags.output || flags.output === "-")) throw usageError("--resume continues the results file of an interrupted run: give it with -o <file>");
   if (flags.chunkSize !== undefined && !flags.queue) throw usageError("--chunk-size cuts the input for --queue: pass --queue <url> too, or drop it");
-  if (flags.batch && flags.queue) throw usageError("--queue and --batch do not combine: fill the cache with `score --batch` first, then queue the run (it finds every answer cached)");
+  if (flags.queue) checkQueueFlags(flags, samplesPath);
   if (flags.batch && samplesPath === "-") throw usageError("--batch reads the samples several times: give a file, not stdin");
   if (flags.batch && flags.cache === false) throw usageError("--batch keeps its answers in the cache for the scoring pass: drop --no-cache (every answer would be paid for in the batch, thrown away, then paid again live)");
 }
@@ -147,8 +147,12 @@ async function batchPass(rubric: Rubric, samplesPath: string, judge: EngineJudge
     await judge.close?.();
     throw batchCacheRefusal(cachePath);
   }
-  if (samplesPath === "-") throw new RubricateError("BAD_INPUT", "--batch reads the samples several times: give a file, not stdin");
-  if (cachePath === null) throw new RubricateError("BAD_INPUT", "batch mode keeps its answers in the cache for the scoring pass: drop --no-cache (every answer would be paid for in the batch, thrown away, then paid again live)");
+  // --batch was checked with the other flags (checkScoreFlags): here it is the judge file's `mode: batch`.
+  if (samplesPath === "-" || cachePath === null) {
+    await judge.close?.();
+    if (samplesPath === "-") throw usageError(`judge ${judge.id} has mode: batch, which reads the samples several times: give a file, not stdin`);
+    throw usageError(`judge ${judge.id} has mode: batch, which keeps its answers in the cache for the scoring pass: drop --no-cache (every answer would be paid for in the batch, thrown away, then paid again live)`);
+  }
   // Batch mode main.ts could not see from the command line (a judge inherited through `extends`):
   // the run goes on in a heap-capped worker (cli/worker.ts) and this thread waits for it.
   const code = await runInCappedWorker("batch run", (line) => flags.quiet || process.stderr.write(`batch: ${line}\n`));

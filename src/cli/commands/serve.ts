@@ -120,14 +120,7 @@ export function register(program: Command): void {
 async function runServe(flags: ServeFlags): Promise<number> {
   errorPolicyOf(flags.errors);
   const token = flags.token ?? (process.env.RUBRICATE_TOKEN || undefined);
-  if (!isLoopback(flags.host) && !token) {
-    throw new RubricateError("BAD_INPUT", `--host ${flags.host} makes the server reachable from other machines; refusing to start without a token (--token or RUBRICATE_TOKEN)`);
-  }
-  checkServeFlags(flags);
-  // Without a sandbox a session's tool calls are shell commands on this machine: only token holders may send them.
-  if (flags.env && flags.unsafeNoSandbox && !token) {
-    throw new RubricateError("BAD_INPUT", "--unsafe-no-sandbox lets every client of /v1/sessions and /v1/rollouts run commands on this machine with your rights; refusing to start without a token (--token or RUBRICATE_TOKEN), so only its holders can");
-  }
+  checkServeFlags(flags, token);
   // A path, an installed package name, name@version or a git URL (installed into .rubricate/envs), as for `eval`.
   const env = flags.env ? await loadEnvironmentSpec(flags.env, { onNotice: (line) => flags.quiet || process.stderr.write(`rubricate serve: ${line}\n`) }) : undefined;
   const rubric = env ? env.rubric : loadRubricSync(flags.rubric!);
@@ -227,11 +220,14 @@ async function runServe(flags: ServeFlags): Promise<number> {
 }
 
 /** Refuses flag combinations that cannot work (exit 2), before anything is loaded or listens. */
-function checkServeFlags(flags: ServeFlags): void {
+function checkServeFlags(flags: ServeFlags, token: string | undefined): void {
   if (!flags.rubric && !flags.env) throw usageError("serve needs --rubric <file> or --env <file>");
   if (flags.rubric && flags.env) throw usageError("give --rubric or --env, not both: an environment brings its own rubric");
   if (flags.allowSampleQuestions && !flags.sampleCriteria) throw usageError("--allow-sample-questions lets samples add questions, --no-sample-criteria refuses every sample criterion: pick one");
   if (!flags.env && (flags.unsafeNoSandbox || flags.allowPolicyHost)) throw usageError("--unsafe-no-sandbox and --allow-policy-host apply to the sessions and rollouts of --env: pass --env <env> too, or drop them");
+  if (!isLoopback(flags.host) && !token) throw usageError(`--host ${flags.host} makes the server reachable from other machines; refusing to start without a token (--token or RUBRICATE_TOKEN)`);
+  // Without a sandbox a session's tool calls are shell commands on this machine: only token holders may send them.
+  if (flags.unsafeNoSandbox && !token) throw usageError("--unsafe-no-sandbox lets every client of /v1/sessions and /v1/rollouts run commands on this machine with your rights; refusing to start without a token (--token or RUBRICATE_TOKEN), so only its holders can");
 }
 
 /** The environment API: a session manager swept for idle sessions, and its routes. */
