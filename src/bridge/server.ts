@@ -1,7 +1,7 @@
 import type { CustomChecks } from "../checks/custom.js";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import { toRubricateError } from "../errors.js";
+import { RubricateError, toRubricateError } from "../errors.js";
 import type { EngineJudge } from "../judge/create.js";
 import type { ErrorPolicy } from "../score/aggregate.js";
 import type { Rubric } from "../rubric/schema.js";
@@ -58,9 +58,13 @@ export interface RewardServerOptions {
   retryAfterS?: number;
   /** Extra `Host` names accepted besides the bound address (e.g. "reward.internal:8000"). */
   allowHosts?: string[];
-  /** A client must send its request headers within this (default 10,000 ms), its whole request within `requestTimeoutMs`. */
+  /**
+   * A client must send its request headers within this (default 10,000 ms, or `requestTimeoutMs`
+   * when that is lower), its whole request within `requestTimeoutMs`. Above a `requestTimeoutMs`
+   * also given, it is a BAD_INPUT error.
+   */
   headersTimeoutMs?: number;
-  /** Time to receive a whole request, body included (default 120,000 ms); scoring time is not counted. */
+  /** Time to receive a whole request, body included (default 120,000 ms, or `headersTimeoutMs` when that is higher); scoring time is not counted. */
   requestTimeoutMs?: number;
   /** Open connections at once (default 512); more are closed at once. */
   maxConnections?: number;
@@ -107,6 +111,10 @@ export interface RewardServer {
 export function createRewardServer(options: RewardServerOptions): RewardServer {
   const { rubric, judge } = options;
   const maxSamples = options.maxSamples ?? 16_384;
+  // The headers are part of the request: a default gives way to the other one given; both given must agree.
+  const headersTimeout = options.headersTimeoutMs ?? Math.min(10_000, options.requestTimeoutMs ?? 10_000);
+  const requestTimeout = options.requestTimeoutMs ?? Math.max(120_000, headersTimeout);
+  if (headersTimeout > requestTimeout) throw new RubricateError("BAD_INPUT", `headersTimeoutMs ${headersTimeout} is above requestTimeoutMs ${requestTimeout}, which bounds it: lower headersTimeoutMs or raise requestTimeoutMs`);
   const log = options.log ?? (() => undefined);
   const stats = new StatsRecorder(judge);
   let hosts: Set<string> | undefined;
@@ -137,7 +145,6 @@ export function createRewardServer(options: RewardServerOptions): RewardServer {
   const dispatch = requestDispatcher({ routes, options, stats, inFlight, maxBody: options.maxBodyBytes ?? 128 * 1024 * 1024, hosts: () => hosts, draining: () => draining, admitted: (socket) => admitted(socket) });
 
   let active = 0;
-  const headersTimeout = options.headersTimeoutMs ?? 10_000;
   const server = createServer({ connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor(headersTimeout / 2))) }, (req, res) => {
     active++;
     dispatch(req, res).finally(() => {
@@ -148,7 +155,7 @@ export function createRewardServer(options: RewardServerOptions): RewardServer {
   // Slow clients (slowloris) cannot hold sockets: headers within headersTimeout, the whole request
   // (body included, scoring not) within requestTimeout, and a cap on open connections.
   server.headersTimeout = headersTimeout;
-  server.requestTimeout = Math.max(headersTimeout, options.requestTimeoutMs ?? 120_000);
+  server.requestTimeout = requestTimeout;
   server.maxConnections = options.maxConnections ?? 512;
   // Sockets that have not shown the token share a small budget of their own (limitPendingSockets).
   const admitted = limitPendingSockets(server, options.maxPendingConnections ?? Math.max(1, Math.min(64, Math.floor(server.maxConnections / 4))));

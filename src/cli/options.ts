@@ -4,9 +4,9 @@
  * every command. A command passes its own description where the meaning narrows (what
  * `--concurrency` counts), never its own parser.
  */
-import { Option } from "commander";
+import { Option, type Command } from "commander";
 import { ERROR_POLICIES } from "../types.js";
-import { positiveInt } from "./run.js";
+import { positiveInt, usageError } from "./run.js";
 
 /** A repeatable option's accumulator: each use adds its value. */
 export const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
@@ -54,3 +54,33 @@ export const queueOption = (description: string) => new Option("--queue <url>", 
 
 /** `--chunk-size <n>`: with --queue, how much of the work one chunk holds. */
 export const chunkSizeOption = (description: string) => new Option("--chunk-size <n>", description).argParser(positiveInt);
+
+/** Whether the user gave an option (on the command line, or from the environment where it reads one) rather than leaving its default. */
+export function userGave(command: Command, flag: string): boolean {
+  const option = command.options.find((o) => o.long === flag);
+  const source = option ? command.getOptionValueSource(option.attributeName()) : undefined;
+  return source === "cli" || source === "env";
+}
+
+/**
+ * Two options of which the first must not exceed the second (a part within its whole: one
+ * session's bytes within all sessions', the headers' time within the whole request's). Both given
+ * and the part above the whole: a usage error naming both (exit 2). One given past the other's
+ * default: that default gives way to it, and `note` says so. Returns the two values to use.
+ * @example const [headers, request] = partWithin(command, "--headers-timeout-ms", "--request-timeout-ms", String, log)
+ */
+export function partWithin(command: Command, part: string, whole: string, show: (n: number) => string, note: (line: string) => void): [number, number] {
+  const valueOf = (flag: string) => command.getOptionValue(command.options.find((o) => o.long === flag)!.attributeName()) as number;
+  const p = valueOf(part);
+  const w = valueOf(whole);
+  if (p <= w) return [p, w];
+  const partGiven = userGave(command, part);
+  const wholeGiven = userGave(command, whole);
+  if (partGiven && wholeGiven) throw usageError(`${part} ${show(p)} is above ${whole} ${show(w)}, which bounds it: lower ${part} or raise ${whole}`);
+  if (wholeGiven) {
+    note(`${part} lowered from its default ${show(p)} to ${show(w)}: ${whole} ${show(w)} bounds it`);
+    return [w, w];
+  }
+  note(`${whole} raised from its default ${show(w)} to ${show(p)}: it bounds ${part} ${show(p)}`);
+  return [p, p];
+}

@@ -150,6 +150,21 @@ describe("slow clients cannot hold the server (item 11)", () => {
     expect(await closedWithin(s, 4000)).toBe(true);
   });
 
+  it("the headers are part of the request: a default timeout gives way to the other one given; both given and contradicting is BAD_INPUT (the request timeout raised past a lower one given, before)", () => {
+    const made = (options: Partial<RewardServerOptions>) => {
+      const srv = createRewardServer({ rubric, ...options });
+      running.push(srv);
+      return { headers: srv.server.headersTimeout, request: srv.server.requestTimeout };
+    };
+    expect(made({})).toEqual({ headers: 10_000, request: 120_000 });
+    expect(made({ headersTimeoutMs: 200_000 })).toEqual({ headers: 200_000, request: 200_000 });
+    // A whole request within 5 s has its headers within 5 s: the 10 s default of the headers gives way (the request timeout became 10 s before).
+    expect(made({ requestTimeoutMs: 5_000 })).toEqual({ headers: 5_000, request: 5_000 });
+    expect(() => createRewardServer({ rubric, headersTimeoutMs: 200_000, requestTimeoutMs: 100_000 })).toThrow(
+      expect.objectContaining({ code: "BAD_INPUT", message: "headersTimeoutMs 200000 is above requestTimeoutMs 100000, which bounds it: lower headersTimeoutMs or raise requestTimeoutMs" }),
+    );
+  });
+
   it("without the token the answer is a 401 before any of the body is read, and the connection is closed", async () => {
     const { port } = await start({ token: "t0ken-for-the-test" });
     const s = await raw(port);

@@ -194,6 +194,9 @@ describe("contradictory options", () => {
     ["serve --rubric with --env", ["serve", "--rubric", RUBRIC, "--env", "env.yaml"], "give --rubric or --env, not both: an environment brings its own rubric"],
     ["serve --allow-sample-questions with --no-sample-criteria", ["serve", "--rubric", RUBRIC, "--allow-sample-questions", "--no-sample-criteria"], "--allow-sample-questions lets samples add questions, --no-sample-criteria refuses every sample criterion: pick one"],
     ["serve --unsafe-no-sandbox without --env", ["serve", "--rubric", RUBRIC, "--unsafe-no-sandbox"], "--unsafe-no-sandbox and --allow-policy-host apply to the sessions and rollouts of --env: pass --env <env> too, or drop them"],
+    // A missing rubric: before, the contradiction went unseen and the run went on to load it (exit 1), or listened.
+    ["serve --headers-timeout-ms above --request-timeout-ms", ["serve", "--rubric", "missing.yaml", "--headers-timeout-ms", "200000", "--request-timeout-ms", "100000"], "--headers-timeout-ms 200000 is above --request-timeout-ms 100000, which bounds it: lower --headers-timeout-ms or raise --request-timeout-ms"],
+    ["serve --max-session-bytes above --max-sessions-bytes", ["serve", "--env", "missing.yaml", "--max-session-bytes", "1gb", "--max-sessions-bytes", "64mb"], "--max-session-bytes 1GB is above --max-sessions-bytes 64MB, which bounds it: lower --max-session-bytes or raise --max-sessions-bytes"],
     ["probe --hacks-only with a report", ["probe", RUBRIC, "x.jsonl", "--hacks-only", "--report", "r.html", "--attacks", "a.yaml"], "--hacks-only runs no attack and writes no report: drop --attacks, --report (or --hacks-only)"],
     ["merge --from-cache without --cache", ["merge", "a.jsonl", "--from-cache", "a.db"], "--cache and --from-cache go together: --cache <merged.db> --from-cache <shard.db…>"],
   ];
@@ -248,6 +251,22 @@ describe("contradictory options", () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe("a limit given past the default of the limit that bounds it", () => {
+  // Silently (the request timeout raised; the session budget left above the total, so a session
+  // past the total got a retryable 429 instead of its 413) before. The note comes before anything
+  // loads: a missing rubric or environment ends these runs after it.
+  it.each([
+    ["serve --headers-timeout-ms alone", ["serve", "--rubric", "missing.yaml", "--headers-timeout-ms", "200000"], "--request-timeout-ms raised from its default 120000 to 200000: it bounds --headers-timeout-ms 200000"],
+    ["serve --request-timeout-ms alone", ["serve", "--rubric", "missing.yaml", "--request-timeout-ms", "5000"], "--headers-timeout-ms lowered from its default 10000 to 5000: --request-timeout-ms 5000 bounds it"],
+    ["serve --max-session-bytes alone", ["serve", "--env", "missing.yaml", "--max-session-bytes", "1gb"], "--max-sessions-bytes raised from its default 512MB to 1GB: it bounds --max-session-bytes 1GB"],
+    ["serve --max-sessions-bytes alone", ["serve", "--env", "missing.yaml", "--max-sessions-bytes", "16mb"], "--max-session-bytes lowered from its default 32MB to 16MB: --max-sessions-bytes 16MB bounds it"],
+  ])("%s: that default gives way, said in a note", async (_name, args, said) => {
+    const r = await cli(args, { cwd: dir });
+    expect(r.stderr.split("\n")[0]).toBe(`rubricate serve: note: ${said}`);
+    expect(r.code).toBe(1);
   });
 });
 

@@ -1,3 +1,4 @@
+import bytes from "bytes";
 import { InvalidArgumentError, type Command } from "commander";
 import { isLoopback } from "../../bridge/auth.js";
 import { defaultMapping, unfedInputs } from "../../bridge/protocol.js";
@@ -16,7 +17,7 @@ import { RedisCache } from "../../engine/cache/redis.js";
 import type { ErrorPolicy } from "../../score/aggregate.js";
 import { loadRubricSync } from "../../rubric/load.js";
 import { EXIT, parseBytes, positiveInt, cachePathOf, errorPolicyOf, usageError, warnCacheDegraded, warnIfBatchJudge, finiteNumber } from "../run.js";
-import { cacheOption, collect, concurrencyOption, errorsOption, judgeOption, noCacheOption } from "../options.js";
+import { cacheOption, collect, concurrencyOption, errorsOption, judgeOption, noCacheOption, partWithin } from "../options.js";
 
 interface ServeFlags {
   rubric?: string;
@@ -65,6 +66,12 @@ const share = (value: string) => {
 
 const list = (value: string, previous: string[] = []) => [...previous, ...value.split(",").map((v) => v.trim()).filter(Boolean)];
 
+/** A byte count as a size option takes it ("32MB"), or the count itself when no unit says it exactly. */
+const size = (n: number) => {
+  const text = bytes.format(n);
+  return text !== null && bytes.parse(text) === n ? text : String(n);
+};
+
 const port = (value: string) => {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError(`expected a port 0-65535, got "${value}"`);
@@ -112,15 +119,19 @@ export function register(program: Command): void {
     .option("--request-timeout-ms <ms>", "a client must send its whole request (body included) within this", positiveInt, 120_000)
     .option("--shutdown-grace-ms <ms>", "on SIGTERM, requests in flight get this long to finish; then they are aborted (stalled rollouts too)", positiveInt, 30_000)
     .option("-q, --quiet", "no log lines on stderr")
-    .action(async (flags: ServeFlags) => {
-      process.exitCode = await runServe(flags);
+    .action(async (flags: ServeFlags, command: Command) => {
+      process.exitCode = await runServe(flags, command);
     });
 }
 
-async function runServe(flags: ServeFlags): Promise<number> {
+async function runServe(flags: ServeFlags, command: Command): Promise<number> {
   errorPolicyOf(flags.errors);
   const token = flags.token ?? (process.env.RUBRICATE_TOKEN || undefined);
   checkServeFlags(flags, token);
+  const log = (line: string) => flags.quiet || process.stderr.write(`rubricate serve: ${line}\n`);
+  // A limit within another: both given and contradicting is exit 2; one given past the other's default moves that default, said.
+  [flags.headersTimeoutMs, flags.requestTimeoutMs] = partWithin(command, "--headers-timeout-ms", "--request-timeout-ms", String, (line) => log(`note: ${line}`));
+  [flags.maxSessionBytes, flags.maxSessionsBytes] = partWithin(command, "--max-session-bytes", "--max-sessions-bytes", size, (line) => flags.env && log(`note: ${line}`));
   // A path, an installed package name, name@version or a git URL (installed into .rubricate/envs), as for `eval`.
   const env = flags.env ? await loadEnvironmentSpec(flags.env, { onNotice: (line) => flags.quiet || process.stderr.write(`rubricate serve: ${line}\n`) }) : undefined;
   const rubric = env ? env.rubric : loadRubricSync(flags.rubric!);
@@ -142,7 +153,6 @@ async function runServe(flags: ServeFlags): Promise<number> {
         `pass --prompt-field ${unfed[0]} (OpenRLHF prompts), --label-field ${unfed[0]} (labels), or --label-fields ${unfed.join(",")} (labels that are JSON objects carrying them)`,
     );
   }
-  const log = (line: string) => flags.quiet || process.stderr.write(`rubricate serve: ${line}\n`);
   if (envUnfed.length > 0) log(`note: /get_reward cannot feed ${envUnfed.map((n) => `"${n}"`).join(", ")} (the environment's episodes do): use the sessions and rollouts routes for this environment`);
   for (const [flag, name] of [["--prompt-field", flags.promptField], ["--label-field", flags.labelField]] as const) {
     if (name && !rubric.inputs.includes(name)) log(`warning: ${flag} ${name} is not an input of rubric ${rubric.id}; the judge will not see it`);
