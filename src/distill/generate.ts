@@ -5,6 +5,8 @@
  * cache, so a re-run (a resumed distill) replays them for free.
  */
 import type { Engine } from "../engine/engine.js";
+import { RubricateError } from "../errors.js";
+import { MAX_EVAL_ROLLOUTS } from "../env/eval.js";
 import type { Policy } from "../env/policy.js";
 import { rollout } from "../env/rollout.js";
 import type { Environment } from "../env/types.js";
@@ -31,6 +33,20 @@ export interface GenerateOptions {
 }
 
 /**
+ * Most rollouts one generation plays: one eval's bound (`MAX_EVAL_ROLLOUTS`). Rows stream, so it
+ * is not memory that runs out here but the teacher's bill and the days: `--rollouts 1e9` is a
+ * typo, refused before the first call instead of played until someone notices.
+ */
+export const MAX_GENERATED_ROLLOUTS = MAX_EVAL_ROLLOUTS;
+
+/** Why a generation of this size cannot run (past `MAX_GENERATED_ROLLOUTS`), or undefined when it can. */
+export function generationTooLarge(size: { tasks: number; rollouts: number }): string | undefined {
+  const n = size.tasks * size.rollouts;
+  if (n <= MAX_GENERATED_ROLLOUTS) return undefined;
+  return `${size.tasks} task(s) × ${size.rollouts} rollout(s) is ${n.toLocaleString("en-US")} rollouts, more than the ${MAX_GENERATED_ROLLOUTS.toLocaleString("en-US")} one generation plays (one eval's bound)`;
+}
+
+/**
  * Teacher rollouts as distill rows: the rollout record plus what an export needs and the record
  * lacks: the rendered `system` prompt, the declared `tools`, and the task's `tags` input.
  * @example await runDistill({ input: () => generateRollouts({ env, policy, engine, judge, rollouts: 8 }), sourceId: "env@teacher", output: "sft.jsonl" })
@@ -38,6 +54,8 @@ export interface GenerateOptions {
 export async function* generateRollouts(o: GenerateOptions): AsyncGenerator<Record<string, unknown>> {
   const k = o.rollouts ?? 8;
   const tasks = o.env.tasks.slice(0, o.tasks ?? o.env.tasks.length);
+  const tooLarge = generationTooLarge({ tasks: tasks.length, rollouts: k });
+  if (tooLarge) throw new RubricateError("BAD_INPUT", tooLarge);
   const width = Math.max(1, o.concurrency ?? 8);
   const harness = o.env.harness;
   const tools = harness.tools.length > 0 ? harness.tools.map((t) => ({ type: "function", function: { name: t.name, ...(t.description ? { description: t.description } : {}), parameters: t.parameters } })) : undefined;

@@ -171,6 +171,10 @@ describe("contradictory options", () => {
     ["distill --checks without --rubric", ["distill", "x.jsonl", "--checks", "env.yaml"], "--checks are the custom checks --rubric names: pass --rubric too"],
     ["distill --model without --env", ["distill", "x.jsonl", "--model", "openai:gpt-4.1-mini"], "--model and --tasks choose the teacher and the tasks of --env: pass --env <env> too, or drop them"],
     ["distill --env without --model", ["distill", "--env", "env.yaml"], "--env needs --model <teacher>"],
+    // Options with a default, refused only when typed without their partner (ignored before, exit 1 on the missing x.jsonl).
+    ["distill --near-threshold without --dedup near", ["distill", "x.jsonl", "--near-threshold", "0.9"], "--near-threshold tunes --dedup near: pass --dedup near too, or drop it"],
+    ["distill --near-threshold and --ngram with --dedup exact", ["distill", "x.jsonl", "--dedup", "exact", "--ngram", "3", "--near-threshold", "0.9"], "--near-threshold and --ngram tune --dedup near: pass --dedup near too, or drop them"],
+    ["distill --rollouts without --env", ["distill", "x.jsonl", "--rollouts", "4"], "--rollouts is how many times the teacher of --env plays each task: pass --env <env> too, or drop it"],
     ["distill --chunk-size without --queue", ["distill", "x.jsonl", "--chunk-size", "10"], "--chunk-size cuts the input for --queue: pass --queue <url> too, or drop it"],
     ["distill --queue without --rubric", ["distill", "x.jsonl", "--queue", "redis://127.0.0.1:9/0", "-o", "o.jsonl"], "--queue scores the input with --rubric: give the rubric"],
     ["distill --json - onto the rows", ["distill", "x.jsonl", "--json", "-"], "--json - needs stdout, which holds the exported rows: give -o <file>, or --json <file>"],

@@ -2,6 +2,10 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { FORMAT_SCHEMAS } from "../../src/distill/formats.js";
+import { generateRollouts, generationTooLarge } from "../../src/distill/generate.js";
+import type { Engine } from "../../src/engine/engine.js";
+import { loadEnvironment } from "../../src/env/load.js";
+import type { Policy } from "../../src/env/policy.js";
 import type { TestServer } from "../../src/testing/servers/common.js";
 import { judgeResponder } from "../../src/testing/servers/judge-responder.js";
 import { startOpenAIServer } from "../../src/testing/servers/openai-server.js";
@@ -119,6 +123,24 @@ describe("rubricate distill", () => {
     const usage = await runCliInProcess(["distill", input, "--best-of", "zero"]);
     expect(usage.code).not.toBe(0);
     expect(usage.stderr).toContain('expected a positive integer, got "zero"');
+    // With their partner, the options that tune it are taken.
+    const near = await runCliInProcess(["distill", input, "--dedup", "near", "--ngram", "3", "--near-threshold", "0.9", "-q"]);
+    expect(near.code, near.stderr).toBe(0);
+  });
+
+  it("--rollouts past 200,000 rollouts in all (tasks × rollouts, as eval bounds its grid) exits 2 naming it, before the teacher is called (played until stopped, before)", async () => {
+    const server = await startOpenAIServer({ respond: () => "The capital of France is Paris." });
+    servers.push(server as TestServer<unknown>);
+    const out = join(tempDir(), "sft.jsonl");
+    const r = await runCliInProcess(["distill", "--env", "examples/distill/env.yaml", "--model", `openai-compatible:teacher@${server.url}`, "--rollouts", "100000", "-c", "1", "--no-cache", "-o", out]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe("rubricate: --rollouts 100000: 8 task(s) × 100000 rollout(s) is 800,000 rollouts, more than the 200,000 one generation plays (one eval's bound); lower --rollouts or --tasks\n");
+    expect(server.stats.requests).toBe(0);
+    expect(existsSync(out)).toBe(false);
+    // The library refuses it too: the bound is on the product, so 25,000 rollouts of the 8 tasks would run.
+    const env = await loadEnvironment("examples/distill/env.yaml");
+    await expect(generateRollouts({ env, policy: {} as Policy, engine: {} as Engine, rollouts: 25_001 }).next()).rejects.toMatchObject({ code: "BAD_INPUT", message: "8 task(s) × 25001 rollout(s) is 200,008 rollouts, more than the 200,000 one generation plays (one eval's bound)" });
+    expect(generationTooLarge({ tasks: 8, rollouts: 25_000 })).toBeUndefined();
   });
 
   it("SIGKILL mid-run, re-run: same file as an uninterrupted run, and the judge is paid once per question", async () => {

@@ -12,14 +12,14 @@ import { markdownTable } from "../../report/markdown.js";
 import { terminalText } from "../../report/terminal.js";
 import { openCache } from "../../engine/cache/index.js";
 import { createEngine } from "../../engine/engine.js";
-import { generateRollouts } from "../../distill/generate.js";
+import { generateRollouts, generationTooLarge } from "../../distill/generate.js";
 import { hashHex } from "../../distill/hash.js";
 import { loadEnvironmentSpec } from "../../hub/resolve.js";
 import { createPolicy } from "../../env/policy.js";
 import { Progress } from "../progress.js";
 import { runScore } from "./score.js";
 import { EXIT, interruptSignal, positiveInt, cachePathOf, errorPolicyOf, usageError, warnCacheDegraded, warnIfBatchJudge, finiteNumber, nonNegativeInt, exitAfterQueuedRun } from "../run.js";
-import { cacheOption, collectList, concurrencyOption, errorsOption, jsonOption, judgeOption, noCacheOption, outputOption, queueOption, chunkSizeOption } from "../options.js";
+import { cacheOption, collectList, concurrencyOption, errorsOption, jsonOption, judgeOption, noCacheOption, outputOption, queueOption, chunkSizeOption, userGave } from "../options.js";
 import { refuseOutputOverInput, refuseUnwritableOutputs, writeJsonResult, writeOutputFile } from "../io.js";
 
 /** The flags of `rubricate distill`. */
@@ -132,10 +132,10 @@ export function register(program: Command): void {
     .option("-q, --quiet", "no progress and no summary on stderr")
     .addOption(queueOption("with --rubric: score the input on `rubricate worker`s (a Redis queue, as `score --queue`) into <output>.scores.jsonl, then filter and export here"))
     .addOption(chunkSizeOption("with --queue: input lines per chunk"))
-    .action(async (input: string | undefined, flags: DistillFlags) => {
+    .action(async (input: string | undefined, flags: DistillFlags, command: Command) => {
       try {
         // Before the scoring --queue pays for, too.
-        checkDistillFlags(input, flags);
+        checkDistillFlags(input, flags, command);
         refuseUnwritableOutputs({ "-o": flags.output, "--report": flags.report, "--markdown": flags.markdown, "--json": flags.json });
         if (flags.queue) {
           // checkDistillFlags made sure --queue has an input file and --rubric.
@@ -167,10 +167,14 @@ async function scoreOnQueue(input: string, flags: DistillFlags & { rubric: strin
 }
 
 /** Refuses flag combinations that cannot work (exit 2), before anything is read, generated or scored. */
-function checkDistillFlags(input: string | undefined, flags: DistillFlags): void {
+function checkDistillFlags(input: string | undefined, flags: DistillFlags, command: Command): void {
   if ((input === undefined) === (flags.env === undefined)) throw usageError("give either an input file or --env (to generate with a teacher), not both or neither");
   if (flags.env && !flags.model) throw usageError("--env needs --model <teacher>");
   if (!flags.env && (flags.model !== undefined || flags.tasks !== undefined)) throw usageError("--model and --tasks choose the teacher and the tasks of --env: pass --env <env> too, or drop them");
+  // Options with a default: only one the user gave is a mistake without its partner.
+  if (!flags.env && userGave(command, "--rollouts")) throw usageError("--rollouts is how many times the teacher of --env plays each task: pass --env <env> too, or drop it");
+  const nearOnly = ["--near-threshold", "--ngram"].filter((flag) => userGave(command, flag));
+  if (flags.dedup !== "near" && nearOnly.length > 0) throw usageError(`${nearOnly.join(" and ")} tune${nearOnly.length > 1 ? "" : "s"} --dedup near: pass --dedup near too, or drop ${nearOnly.length > 1 ? "them" : "it"}`);
   if (flags.env && (flags.rubric || flags.results)) throw usageError("--env scores with the environment's rubric: drop --rubric/--results");
   if (flags.rescore && !flags.rubric) throw usageError("--rescore needs --rubric");
   if (flags.checks && !flags.rubric && !flags.env) throw usageError("--checks are the custom checks --rubric names: pass --rubric too");
@@ -276,6 +280,9 @@ async function runDistillCommand(input: string | undefined, flags: DistillFlags)
 async function teacher(flags: DistillFlags, cachePath: string | null | undefined) {
   // Resolved as eval resolves it: a file or folder, a package name (installed into .rubricate/envs), name@version, a git URL.
   const env = await loadEnvironmentSpec(flags.env!, { onNotice: (line) => process.stderr.write(`rubricate: ${line}\n`) });
+  // Before the teacher is built or called (generateRollouts refuses it too, for library callers).
+  const tooLarge = generationTooLarge({ tasks: Math.min(flags.tasks ?? env.tasks.length, env.tasks.length), rollouts: flags.rollouts });
+  if (tooLarge) throw usageError(`--rollouts ${flags.rollouts}: ${tooLarge}; lower --rollouts or --tasks`);
   const policy = createPolicy(flags.model!, { defaults: env.policy });
   const engine = createEngine({ cache: openCache({ path: cachePath, onError: warnCacheDegraded }), limits: { maxConcurrency: 8, maxRetries: 5, timeoutMs: 120_000 } });
   const needsJudge = env.rubric.criteria.some((c) => c.question) || env.tasks.some((t) => t.criteria?.some((c) => typeof c === "object" && c !== null && "question" in c));
