@@ -1,7 +1,8 @@
 /**
  * Lint rules about code checks (issue 19's kinds): a judge question that a check answers
  * better, a check reading an input the rubric does not declare, a threshold that lets anything
- * through, and an answer check that grades the reasoning instead of the answer.
+ * through, an answer check that grades the reasoning instead of the answer, and a regex pitfall
+ * that look-alike letters escape.
  */
 import { kindOf } from "../checks/registry.js";
 import type { LintFinding, LintRule } from "./lint-rules.js";
@@ -48,6 +49,15 @@ export function checkFindings(rubric: Pick<Rubric, "criteria"> & Partial<Pick<Ru
     }
     // A kind names its own rules (the built-in kinds use the ones listed in LintRule).
     for (const finding of named?.kind.lint?.(named.spec) ?? []) findings.push({ criterion: c.id, ...finding, rule: finding.rule as LintRule });
+    if (c.points < 0 && named?.kind.key === "regex") {
+      findings.push({
+        criterion: c.id,
+        rule: "regex-pitfall-as-written",
+        severity: "warning",
+        message: "a regex pitfall reads the text as written: a response escapes the penalty by writing what it matches with look-alike letters of another script (a Cyrillic і in stupіd) or a zero-width space between letters",
+        suggestion: "For words or phrases, make the pitfall a `contains:` check (or the requirement a `not_contains:`): they read the text as a reader sees it. Keep a regex pitfall for shapes a reader cannot be shown otherwise (a pattern of digits, a URL).",
+      });
+    }
     if (c.reasoning && c.reasoning !== "strip" && named?.kind.gradesAnswer) {
       findings.push({
         criterion: c.id,

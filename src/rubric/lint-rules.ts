@@ -36,7 +36,8 @@ export type LintRule =
   | "check-input-undeclared"
   | "loose-threshold"
   | "grades-reasoning"
-  | "lexical-only-reward";
+  | "lexical-only-reward"
+  | "regex-pitfall-as-written";
 
 /** What a question rule sees. */
 export interface QuestionInput {

@@ -1,8 +1,9 @@
+import { runCheck } from "../../src/checks/run.js";
 import { describe, expect, it } from "vitest";
 import { lintRubric } from "../../src/rubric/lint.js";
 import { parseRubric } from "../../src/rubric/load.js";
 
-const rules = (yaml: string) => lintRubric(parseRubric(`id: r\n${yaml}`, { filename: "r.yaml" })).filter((f) => ["question-for-check", "check-input-undeclared", "loose-threshold", "grades-reasoning"].includes(f.rule)).map((f) => [f.criterion, f.rule, f.severity]);
+const rules = (yaml: string) => lintRubric(parseRubric(`id: r\n${yaml}`, { filename: "r.yaml" })).filter((f) => ["question-for-check", "check-input-undeclared", "loose-threshold", "grades-reasoning", "regex-pitfall-as-written"].includes(f.rule)).map((f) => [f.criterion, f.rule, f.severity]);
 
 describe("lint knows the code checks", () => {
   it("suggests a check for questions code answers exactly", () => {
@@ -22,6 +23,14 @@ describe("lint knows the code checks", () => {
   });
   it("warns when an answer check grades the reasoning", () => {
     expect(rules("criteria:\n  - id: m\n    check: { math: { expected: 4 } }\n    reasoning: keep\n  - id: t\n    check: { tags: { required: [think] } }\n    reasoning: keep\n")).toEqual([["m", "grades-reasoning", "warning"]]);
+  });
+  it("warns on a regex pitfall, which look-alike letters escape, and not on a regex requirement or a contains pitfall", async () => {
+    const rubric = "criteria:\n  - { id: rude, check: { regex: { pattern: stupid, flags: i } }, points: -2 }\n  - { id: shape, check: { regex: '^\\d+$' }, points: 1 }\n  - { id: rude2, check: { contains: stupid }, points: -2 }\n";
+    expect(rules(rubric)).toEqual([["rude", "regex-pitfall-as-written", "warning"]]);
+    // Why: the same disguise that the regex misses, contains catches.
+    const disguised = { response: "that is stup\u0456d" };
+    expect((await runCheck({ regex: { pattern: "stupid", flags: "i" } }, disguised)).pass).toBe(false);
+    expect((await runCheck({ contains: "stupid" }, disguised)).pass).toBe(true);
   });
 });
 
