@@ -220,13 +220,27 @@ const JS_LINE_END = "\\n\\r\\u2028\\u2029";
 
 /**
  * The pattern with JavaScript's meaning of `\s`, `\S` and `.` spelled out for RE2; undefined when
- * that cannot be done faithfully (`\S` inside a class), so the backtracking engine runs it.
+ * that cannot be done faithfully (`\S` inside a negated class), so the backtracking engine runs it.
+ * A class with `\S` (`[\s\S]`, `[\S,]`) becomes the rest of the class or a non-space:
+ * `(?:[\s,]|[^ …])`, since RE2's `\S` in a class is ASCII's.
  */
 export function forRe2(pattern: string, flags: string): string | undefined {
   let out = "";
   let inClass = false;
   for (let i = 0; i < pattern.length; i++) {
     const c = pattern[i];
+    if (c === "[" && !inClass) {
+      const nonSpace = classWithNonSpace(pattern, i);
+      if (nonSpace === null) return undefined;
+      if (nonSpace !== undefined) {
+        // A rest that starts with "^" is that character, not a negation.
+        const rest = nonSpace.rest === "" ? "" : forRe2(`[${nonSpace.rest.startsWith("^") ? "\\" : ""}${nonSpace.rest}]`, flags);
+        if (rest === undefined) return undefined;
+        out += rest === "" ? `[^${JS_SPACE}]` : `(?:${rest}|[^${JS_SPACE}])`;
+        i = nonSpace.end;
+        continue;
+      }
+    }
     if (c === "\\") {
       const next = pattern[i + 1] ?? "";
       i++;
@@ -256,6 +270,29 @@ export function forRe2(pattern: string, flags: string): string | undefined {
     out += c;
   }
   return out;
+}
+
+/**
+ * The class opening at `start` when it holds `\S`: where it ends and the rest of its body. Null for
+ * a negated one (`[^\S…]`: left to the other engine), undefined for a class without `\S`.
+ */
+function classWithNonSpace(pattern: string, start: number): { end: number; rest: string } | null | undefined {
+  const negated = pattern[start + 1] === "^";
+  let rest = "";
+  let found = false;
+  for (let i = start + (negated ? 2 : 1); i < pattern.length; i++) {
+    const c = pattern[i];
+    if (c === "]") return !found ? undefined : negated ? null : { end: i, rest };
+    if (c === "\\") {
+      const next = pattern[i + 1] ?? "";
+      i++;
+      if (next === "S") found = true;
+      else rest += `\\${next}`;
+      continue;
+    }
+    rest += c;
+  }
+  return undefined; // unterminated: JavaScript's parse has already refused it
 }
 
 /** The backtracking engine's worker: its heap is capped (a text is copied there), and it starts on the first pattern RE2 cannot run. */

@@ -137,6 +137,8 @@ describe("same answers as JavaScript's RegExp", () => {
     ["\\d+(\\.\\d+)?\\s*(USD|EUR)", "i", ["12.5 usd", "12 eur", "twelve"]],
     ["^\\s*####", "m", ["x\n  #### 42", "## 42"]],
     ["\\u00e9", "", ["é", "e"]],
+    ["^[\\s\\S]{0,5}$", "", ["ab\u00a0cd", "a\nb", "abcdef", ""]],
+    ["^[\\S^,]+$", "", ["a^,b", "a b", "a\u00a0b", "^"]],
   ];
   it.each(cases)("/%s/%s", (pattern, flags, inputs) => {
     const ours = safeRegex(pattern, flags);
@@ -144,7 +146,7 @@ describe("same answers as JavaScript's RegExp", () => {
   });
 
   it("on random texts, for patterns RE2 runs", () => {
-    const patterns = [["\\s", ""], [".", ""], ["^.$", "m"], ["[a\\s]+b", "i"], ["\\S\\s\\S", ""], ["x.*y", "s"]] as const;
+    const patterns = [["\\s", ""], [".", ""], ["^.$", "m"], ["[a\\s]+b", "i"], ["\\S\\s\\S", ""], ["x.*y", "s"], ["^[\\s\\S]{2}$", ""], ["[\\Sx]\\s", "i"]] as const;
     for (const [p, f] of patterns) expect(safeRegex(p, f).engine).toBe("re2");
     const chars = fc.constantFrom("a", "b", "x", "y", " ", "\n", "\r", "\t", "\u00a0", "\u2028", "é", "A", "\v");
     fc.assert(
@@ -157,9 +159,15 @@ describe("same answers as JavaScript's RegExp", () => {
   });
 
   it("leaves to JavaScript's engine what RE2 would read differently", () => {
-    expect(forRe2("[\\S]", "")).toBeUndefined();
+    expect(forRe2("[^\\S]", "")).toBeUndefined();
     expect(forRe2("[]a", "")).toBeUndefined();
+    expect(safeRegex("[^\\S\\n]x").engine).toBe("backtracking");
+  });
+
+  it("runs a class with \\S on RE2 ([\\s\\S] for any character: a client's only way to write it, since its patterns never reach the other engine)", () => {
+    for (const [p, f] of [["[\\s\\S]{0,280}", ""], ["[\\S]x", ""], ["[,\\S]", "i"]]) expect(safeRegex(p, f, { linearOnly: true }).engine).toBe("re2");
     expect(safeRegex("[\\S]x").test("ax")).toBe(true);
+    expect(safeRegex("[\\S]x").test("\u00a0x")).toBe(false);
   });
 });
 
