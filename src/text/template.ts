@@ -14,12 +14,28 @@ export function templateVariables(text: string): string[] {
  */
 export function renderTemplate(text: string, vars: Record<string, unknown>): string {
   return text.replace(VARIABLE, (_whole, name: string) => {
-    const value = lookup(vars, name);
-    if (value === undefined || value === null) {
-      throw new RubricateError("TEMPLATE_MISSING_VAR", `template variable {{${name}}} is not in the sample`);
-    }
-    return typeof value === "string" ? value : JSON.stringify(value);
+    const value = variableText(vars, name);
+    if (value === undefined) throw new RubricateError("TEMPLATE_MISSING_VAR", `template variable {{${name}}} is not in the sample`);
+    return value;
   });
+}
+
+/**
+ * The length `renderTemplate(text, vars)` would have, without building it: `length(name)` says how
+ * long a variable renders (so a caller can measure each once). A reward server sizes a client's
+ * `{{variable}}` checks with it before running them.
+ * @example templateLength("{{a}}-{{a}}", () => 3) // 7
+ */
+export function templateLength(text: string, length: (name: string) => number): number {
+  let total = text.length;
+  for (const m of text.matchAll(VARIABLE)) total += length(m[1]) - m[0].length;
+  return total;
+}
+
+/** What `{{name}}` renders from `vars`: the value's text, or its JSON; undefined when the variable is missing. */
+export function variableText(vars: Record<string, unknown>, name: string): string | undefined {
+  const value = lookup(vars, name);
+  return value === undefined || value === null ? undefined : typeof value === "string" ? value : JSON.stringify(value);
 }
 
 function lookup(vars: Record<string, unknown>, name: string): unknown {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { RubricateError } from "../../src/errors.js";
-import { renderTemplate, templateVariables } from "../../src/text/template.js";
+import { renderTemplate, templateLength, templateVariables, variableText } from "../../src/text/template.js";
 
 describe("renderTemplate", () => {
   it("fills {{var}} (spaces allowed inside the braces)", () => {
@@ -52,5 +52,21 @@ describe("renderTemplate", () => {
   it("templateVariables lists names in first-use order", () => {
     expect(templateVariables("{{b}} {{a.x}} {{ b }} {{c}}")).toEqual(["b", "a.x", "c"]);
     expect(templateVariables("no vars {single} {{ }}")).toEqual([]);
+  });
+});
+
+describe("templateLength", () => {
+  it("is the length renderTemplate gives, without rendering; each use of a variable counts", () => {
+    const vars = { a: "x".repeat(1000), n: 42, o: { k: [1, 2] }, nested: { name: "Ada" } };
+    for (const text of ["{{a}}", "{{a}}-{{ a }}-{{n}}", "plain", "{{o}} and {{nested.name}}", ""]) {
+      const lengths: string[] = [];
+      const length = templateLength(text, (name) => (lengths.push(name), variableText(vars, name)!.length));
+      expect([text, length]).toEqual([text, renderTemplate(text, vars).length]);
+      expect(lengths.length).toBe(templateVariables(text).length === 0 ? 0 : [...text.matchAll(/\{\{/g)].length);
+    }
+  });
+
+  it("variableText is what {{name}} renders to: the text, or the JSON; undefined when missing", () => {
+    expect([variableText({ a: "x" }, "a"), variableText({ n: 1 }, "n"), variableText({ a: { b: [1] } }, "a.b"), variableText({}, "a"), variableText({ a: null }, "a")]).toEqual(["x", "1", "[1]", undefined, undefined]);
   });
 });
