@@ -67,6 +67,7 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
 const REASON_HINTS: Record<string, string> = {
   BODY_TOO_LARGE: "raise rubricate serve --max-body",
   TOO_MANY_SAMPLES: "raise rubricate serve --max-samples",
+  SAMPLE_CRITERIA_TOO_LARGE: "smaller client criteria, or fewer samples per request",
   JUDGE_UNAVAILABLE: "judge outage, retry later",
   TIMEOUT: "scoring deadline passed, retry (answers are cached)",
   UNSUPPORTED_MEDIA_TYPE: "send Content-Type: application/json",

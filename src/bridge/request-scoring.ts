@@ -72,12 +72,12 @@ const deadlineResult = (ms: number, cost: RetryCost): ScoreResult => ({
 /** Deeper samples are refused: the judge's prompt and cache key are built by recursion, which such a sample would overflow. */
 const MAX_SAMPLE_DEPTH = 128;
 
-/** Refuses a request's samples before any is scored: too many, nested too deeply, or adding criteria the server does not allow. */
+/** Refuses a request's samples before any is scored: too many, nested too deeply, or adding criteria the server does not allow or that cost too much. */
 function refuseSamples(samples: Sample[], o: RequestScoringOptions): void {
   if (samples.length > o.maxSamples) throw new HttpError(413, "TOO_MANY_SAMPLES", `${samples.length} samples in one request; the limit is ${o.maxSamples}: start rubricate serve with a larger --max-samples, or split the batch`);
   const tooDeep = samples.findIndex((s) => nestingDepth(s) > MAX_SAMPLE_DEPTH);
   if (tooDeep >= 0) throw new HttpError(400, "SAMPLE_TOO_DEEP", `samples.${tooDeep}: nested deeper than ${MAX_SAMPLE_DEPTH} levels of objects and arrays; a sample is its inputs, a few levels at most (a transcript's tool calls are 6)`, `samples.${tooDeep}`);
-  const refused = refusedSampleCriterion(samples, o.sampleCriteria);
+  const refused = refusedSampleCriterion(samples, o.sampleCriteria, { responseField: o.rubric.response_field });
   if (refused) throw refused;
 }
 

@@ -13,9 +13,17 @@
  *   (RE2: no lookaround, no backreferences); at scoring they never fall back to the backtracking
  *   engine (`ScoreOptions.clientCriteria`).
  * - LLM questions cost the operator money: off unless `--allow-sample-questions`.
+ * - What they cost is sized before anything compiles or runs (`CLIENT_CRITERIA_LIMITS`): how many
+ *   a sample adds, what RE2 would build for each pattern (checks/regex-cost.ts), a schema's size as
+ *   validated with its `$ref`s inlined and its enum/const values (checks/schema-shape.ts), and a
+ *   request's work: the characters its client criteria read, summed over its samples. Past a bound,
+ *   400 (one criterion, one sample) or 413 (the request's total) `SAMPLE_CRITERIA_TOO_LARGE`.
  */
 import { pureCheckKinds } from "../checks/registry.js";
 import { runsInLinearTime } from "../checks/regex.js";
+import { regexCost } from "../checks/regex-cost.js";
+import { schemaShape, type SchemaShape } from "../checks/schema-shape.js";
+import { templateLength, variableText } from "../text/template.js";
 import { HttpError } from "./http.js";
 
 /** "off": no sample criteria; "checks": pure checks only (default); "questions": pure checks and LLM questions. */
@@ -27,33 +35,100 @@ export type SampleCriteriaPolicy = "off" | "checks" | "questions";
  */
 export const PURE_CHECK_KINDS: readonly string[] = Object.freeze(pureCheckKinds());
 
+/**
+ * What a client's criteria may cost, sized before anything compiles or runs (docs/serving-rewards.md).
+ * Measured on a loaded 2-core machine; each bound sits well above what legitimate criteria need.
+ */
+export const CLIENT_CRITERIA_LIMITS = Object.freeze({
+  /** Criteria one sample (or a session's task) adds; the rubric's own are not counted. A reasoning rubric has a dozen. */
+  perSample: 64,
+  /** RE2 program units (checks/regex-cost.ts) of one pattern, ~7–35 µs each to compile: `^.{0,280}$` is ~7,800. */
+  regexUnits: 16_384,
+  /** RE2 program units of a request's distinct patterns (each counts at least `patternOverhead`): about a second of compiling at most. */
+  regexUnitsPerRequest: 65_536,
+  /** What compiling any pattern costs at least, in RE2 units (~0.8 ms measured for `\bword\b`). */
+  patternOverhead: 64,
+  /** Objects and arrays of one schema with its `$ref`s inlined: what validating one value can visit. */
+  schemaNodes: 4_096,
+  /** `enum` entries and `const` values of one schema (refs inlined): each validated value is compared with every one. */
+  schemaValues: 1_024,
+  /** Characters of those values' JSON. */
+  schemaValueChars: 65_536,
+  /** Objects and arrays ajv compiles for a request's distinct schemas (~0.2 ms each), each schema at least `schemaOverhead`: one ajv instance's share (checks/compile.ts). */
+  schemaNodesPerRequest: 8_192,
+  schemaOverhead: 8,
+  /**
+   * Work units of a request's client criteria: each reads its text (a `tag` once more), a
+   * `contains` needle costs 16 and a 32nd of the text (a substring search), a `{{variable}}`
+   * what it renders to, twice (rendered, then normalized), and a json_schema one pass more per 64
+   * nodes and values of its schema. ~10–50 ns a unit: a few seconds of the event loop at most.
+   */
+  workPerRequest: 64 * 1024 * 1024,
+});
+
 /** Keys of a check that modify its kind rather than name one. */
 const CHECK_MODIFIERS = new Set(["field", "tag", "match", "case_sensitive", "normalize", "args"]);
 
-/** The 400 for the first sample criterion the policy refuses, or undefined. */
-export function refusedSampleCriterion(samples: unknown[], policy: SampleCriteriaPolicy): HttpError | undefined {
+/** A client pattern to test for linear time once every criterion of the request is sized. */
+interface PatternAt {
+  pattern: string;
+  flags: string;
+  at: string;
+  where: string;
+}
+
+/** A request's running totals: the distinct patterns and schemas it compiles, and its criteria's work. */
+class RequestTally {
+  readonly patterns = new Set<string>();
+  regexUnits = 0;
+  readonly schemas = new Map<string, SchemaShape>();
+  schemaNodes = 0;
+  work = 0;
+  /** Distinct patterns, with where each first appears, for the linear-time test. */
+  readonly linear: PatternAt[] = [];
+}
+
+/** What the sample a criterion reads offers it: each field's length and each variable's, measured once. */
+interface SampleText {
+  length(field: string | undefined): number;
+  variable(name: string): number;
+}
+
+/**
+ * The 400 (or 413) for the first sample criterion the policy refuses or the limits size out, or
+ * undefined. Every criterion of the request is sized before any pattern compiles.
+ */
+export function refusedSampleCriterion(samples: unknown[], policy: SampleCriteriaPolicy, options: { responseField?: string } = {}): HttpError | undefined {
+  const tally = new RequestTally();
   for (const [i, sample] of samples.entries()) {
     if (!sample || typeof sample !== "object" || !("criteria" in sample)) continue;
-    const refused = refusedCriteria((sample as { criteria: unknown }).criteria, `samples.${i}.criteria`, policy);
+    const refused = sizedCriteria((sample as { criteria: unknown }).criteria, `samples.${i}.criteria`, policy, tally, sampleText(sample as Record<string, unknown>, options.responseField ?? "response"));
     if (refused) return refused;
   }
-  return undefined;
+  return refusedNonLinear(tally);
 }
 
 /**
  * The 400 for the first criterion of a client's list (at `field`, e.g. `task.criteria`) the
- * policy refuses, or undefined. A malformed list is left to scoring, which reports it.
+ * policy refuses or the limits size out, or undefined. A malformed list is left to scoring, which
+ * reports it. Without a sample (a session's task, before its transcript exists) no work is counted.
  */
 export function refusedCriteria(criteria: unknown, field: string, policy: SampleCriteriaPolicy): HttpError | undefined {
+  const tally = new RequestTally();
+  return sizedCriteria(criteria, field, policy, tally, undefined) ?? refusedNonLinear(tally);
+}
+
+function sizedCriteria(criteria: unknown, field: string, policy: SampleCriteriaPolicy, tally: RequestTally, text: SampleText | undefined): HttpError | undefined {
   if (criteria === undefined) return undefined;
   if (policy === "off") return new HttpError(400, "SAMPLE_CRITERIA_REFUSED", `${field}: this server scores only its rubric's criteria (started with --no-sample-criteria)`, field);
   if (!Array.isArray(criteria)) return undefined;
+  if (criteria.length > CLIENT_CRITERIA_LIMITS.perSample) return tooLarge(400, field, `${criteria.length.toLocaleString("en-US")} criteria; a sample adds at most ${CLIENT_CRITERIA_LIMITS.perSample} of its own (the rubric's are not counted)`);
   for (const [j, criterion] of criteria.entries()) {
     if (!criterion || typeof criterion !== "object") continue;
     const at = `${field}.${j}`;
     const check = (criterion as { check?: unknown }).check;
     if (check && typeof check === "object") {
-      const refused = refusedCheck(check as Record<string, unknown>, `${at}.check`);
+      const refused = refusedCheck(check as Record<string, unknown>, `${at}.check`) ?? sizedCheck(check as Record<string, unknown>, at, tally, text);
       if (refused) return refused;
     }
     if ("question" in criterion && policy !== "questions") {
@@ -70,7 +145,87 @@ function refusedCheck(check: Record<string, unknown>, at: string): HttpError | u
     const why = impure === "custom" || impure === undefined ? "clients may not run server code (custom checks can read server files)" : `"${impure}" is not a pure check (clients may not run code, start processes or open files on this server)`;
     return new HttpError(400, "SAMPLE_CHECK_REFUSED", `${at}.${impure ?? "args"}: ${why}; use a pure check (${PURE_CHECK_KINDS.join(", ")})`, at);
   }
+  return undefined;
+}
+
+const tooLarge = (status: 400 | 413, field: string, why: string) => new HttpError(status, "SAMPLE_CRITERIA_TOO_LARGE", `${field}: ${why}`, field);
+const count = (n: number) => (n >= Number.MAX_SAFE_INTEGER ? "more than 9e15" : Math.round(n).toLocaleString("en-US"));
+
+/** Sizes one client check (at `at`, the criterion): its schema, its patterns, and (with a sample) its work. */
+function sizedCheck(check: Record<string, unknown>, at: string, tally: RequestTally, text: SampleText | undefined): HttpError | undefined {
+  const L = CLIENT_CRITERIA_LIMITS;
+  let shape: SchemaShape | undefined;
+  const schema = check.json_schema;
+  if (schema && typeof schema === "object") {
+    const key = JSON.stringify(schema);
+    shape = tally.schemas.get(key);
+    if (!shape) {
+      shape = schemaShape(schema);
+      const where = `${at}.check.json_schema`;
+      if (shape.outsideRef !== undefined) return new HttpError(400, "SAMPLE_CHECK_REFUSED", `${where}: $ref "${shape.outsideRef.slice(0, 80)}" points outside the schema; a client's $ref must point inside its own schema (#/definitions/…, or an $id or $anchor in it)`, where);
+      if (shape.expanded > L.schemaNodes) return tooLarge(400, where, `the schema has ${count(shape.expanded)} objects and arrays with its $refs inlined (each validated value can visit them all; a $ref used twice counts twice); a client's schema may have at most ${L.schemaNodes.toLocaleString("en-US")}`);
+      if (shape.values > L.schemaValues) return tooLarge(400, where, `the schema's enum and const hold ${count(shape.values)} values with its $refs inlined (each validated value is compared with every one); at most ${L.schemaValues.toLocaleString("en-US")}`);
+      if (shape.valueChars > L.schemaValueChars) return tooLarge(400, where, `the schema's enum and const values are ${count(shape.valueChars)} characters of JSON with its $refs inlined; at most ${L.schemaValueChars.toLocaleString("en-US")}`);
+      tally.schemaNodes += shape.nodes + L.schemaOverhead;
+      if (tally.schemaNodes > L.schemaNodesPerRequest) return tooLarge(413, where, `the request's distinct schemas would compile ${count(tally.schemaNodes)} objects and arrays (each schema at least ${L.schemaOverhead}); at most ${L.schemaNodesPerRequest.toLocaleString("en-US")} a request: send fewer samples per request, or the same schema in each`);
+      tally.schemas.set(key, shape);
+    }
+  }
   for (const { pattern, flags, where } of patternsOf(check)) {
+    const key = `${flags}/${pattern}`;
+    if (tally.patterns.has(key)) continue;
+    const field = `${at}.check.${where}`;
+    const units = regexCost(pattern, flags);
+    if (units > L.regexUnits) return tooLarge(400, field, `/${pattern.slice(0, 80)}/ would compile to ~${count(units)} RE2 instructions (repetition counts multiply through nesting, and a class counts its ranges); a client's pattern may have at most ${L.regexUnits.toLocaleString("en-US")}: check a text's length with a length check, not a repetition`);
+    tally.regexUnits += Math.max(units, L.patternOverhead);
+    if (tally.regexUnits > L.regexUnitsPerRequest) return tooLarge(413, field, `the request's distinct patterns would compile to ~${count(tally.regexUnits)} RE2 instructions (each at least ${L.patternOverhead}); at most ${L.regexUnitsPerRequest.toLocaleString("en-US")} a request: send fewer samples per request, or the same patterns in each`);
+    tally.patterns.add(key);
+    tally.linear.push({ pattern, flags, at: `${at}.check`, where });
+  }
+  if (!text) return undefined;
+  tally.work += criterionWork(check, text, shape);
+  if (tally.work > L.workPerRequest) return tooLarge(413, at, `the request's client criteria would read ~${count(tally.work)} characters (each criterion its text, a contains needle a 32nd of it, a {{variable}} what it renders to, a json_schema once more per 64 nodes); at most ${L.workPerRequest.toLocaleString("en-US")} a request: send fewer samples per request, or fewer criteria`);
+  return undefined;
+}
+
+/** Work units of one client check on its sample (see `CLIENT_CRITERIA_LIMITS.workPerRequest`). */
+function criterionWork(check: Record<string, unknown>, text: SampleText, shape: SchemaShape | undefined): number {
+  const length = text.length(typeof check.field === "string" ? check.field : undefined);
+  let units = typeof check.tag === "string" ? 2 * length : length;
+  const templated = (spec: unknown) => (typeof spec === "string" ? 2 * templateLength(spec, (name) => text.variable(name)) : 0);
+  for (const needles of [check.contains, check.not_contains]) {
+    if (needles === undefined) continue;
+    for (const needle of Array.isArray(needles) ? needles : [needles]) units += 16 + Math.ceil(length / 32) + 2 * (typeof needle === "string" ? needle.length : 0);
+  }
+  units += templated(check.equals);
+  const expected = check.number && typeof check.number === "object" ? (check.number as { expected?: unknown }).expected : undefined;
+  units += templated(expected);
+  if (shape) units *= 1 + Math.floor((shape.expanded + shape.values) / 64);
+  return units;
+}
+
+/** Lengths of a sample's fields (a non-string one as JSON, as checks read it) and variables, each measured once. */
+function sampleText(sample: Record<string, unknown>, responseField: string): SampleText {
+  const fields = new Map<string, number>();
+  const variables = new Map<string, number>();
+  const measure = (value: unknown) => (value === undefined || value === null ? 0 : typeof value === "string" ? value.length : (JSON.stringify(value)?.length ?? 0));
+  return {
+    length(field = responseField) {
+      let n = fields.get(field);
+      if (n === undefined) fields.set(field, (n = Object.hasOwn(sample, field) ? measure(sample[field]) : 0));
+      return n;
+    },
+    variable(name) {
+      let n = variables.get(name);
+      if (n === undefined) variables.set(name, (n = variableText(sample, name)?.length ?? 0));
+      return n;
+    },
+  };
+}
+
+/** The 400 for the first of the request's distinct patterns that needs the backtracking engine, compiled once each (and kept for scoring). */
+function refusedNonLinear(tally: RequestTally): HttpError | undefined {
+  for (const { pattern, flags, at, where } of tally.linear) {
     let linear = false;
     try {
       linear = runsInLinearTime(pattern, flags);
@@ -84,7 +239,7 @@ function refusedCheck(check: Record<string, unknown>, at: string): HttpError | u
   return undefined;
 }
 
-/** Every regular expression a check carries: its `regex`, and `pattern`/`patternProperties` anywhere in its json_schema. */
+/** Every regular expression a check carries, with where it is in the check: its `regex`, and `pattern`/`patternProperties` anywhere in its json_schema. */
 function patternsOf(check: Record<string, unknown>): { pattern: string; flags: string; where: string }[] {
   const found: { pattern: string; flags: string; where: string }[] = [];
   const regex = check.regex;
@@ -95,14 +250,14 @@ function patternsOf(check: Record<string, unknown>): { pattern: string; flags: s
   }
   // Any "pattern" string or "patternProperties" key in the schema, however deep (a loop, not
   // recursion): conservative, since a property named "pattern" holds an object, not a string.
-  const stack: unknown[] = [check.json_schema];
+  const stack: [unknown, string][] = [[check.json_schema, "json_schema"]];
   while (stack.length > 0) {
-    const node = stack.pop();
+    const [node, path] = stack.pop()!;
     if (!node || typeof node !== "object") continue;
     for (const [key, value] of Object.entries(node)) {
-      if (key === "pattern" && typeof value === "string") found.push({ pattern: value, flags: "u", where: "json_schema…pattern" });
-      if (key === "patternProperties" && value && typeof value === "object") for (const p of Object.keys(value)) found.push({ pattern: p, flags: "u", where: "json_schema…patternProperties" });
-      stack.push(value);
+      if (key === "pattern" && typeof value === "string") found.push({ pattern: value, flags: "u", where: `${path}.pattern` });
+      if (key === "patternProperties" && value && typeof value === "object") for (const p of Object.keys(value)) found.push({ pattern: p, flags: "u", where: `${path}.patternProperties` });
+      stack.push([value, `${path}.${key}`]);
     }
   }
   return found;

@@ -159,8 +159,14 @@ function refuseAsync(entry: Compiled): void {
   throw new Error("$async schemas are not supported: a check validates the response synchronously");
 }
 
+let schemaCompiles = 0;
+
+/** How many schemas ajv has been asked to compile in this process: for tests that a refused schema never compiled. */
+export const schemaCompileCount = (): number => schemaCompiles;
+
 /** Compiles on the shared instance; a schema whose `$id` another (different) schema already took gets an instance of its own. */
 function compileWith(shared: Ajv, schema: Record<string, unknown>, linearOnly: boolean): Compiled {
+  schemaCompiles++;
   try {
     return { validate: shared.compile(schema), schema, owner: shared, shared: true };
   } catch (e) {

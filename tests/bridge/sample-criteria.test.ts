@@ -8,7 +8,9 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRewardServer, type RewardServer } from "../../src/bridge/server.js";
-import { PURE_CHECK_KINDS } from "../../src/bridge/sample-criteria.js";
+import { CLIENT_CRITERIA_LIMITS, PURE_CHECK_KINDS, refusedSampleCriterion } from "../../src/bridge/sample-criteria.js";
+import { schemaCompileCount } from "../../src/checks/compile.js";
+import { re2CompileCount } from "../../src/checks/regex.js";
 import { sessionRoutes } from "../../src/bridge/sessions.js";
 import { createEngine } from "../../src/engine/engine.js";
 import { loadEnvironment } from "../../src/env/load.js";
@@ -188,5 +190,133 @@ describe("client regexes never hold the event loop (High 3)", () => {
     } finally {
       await own.close();
     }
+  });
+});
+
+/** `a0: { allOf: [$ref a1, $ref a1] }, …`: a few dozen nodes as written, 2^depth steps per validated value (the audit's depth 20: ~3.7 s a value). */
+const fanOut = (depth: number) => {
+  const definitions: Record<string, unknown> = { [`a${depth}`]: { type: "string" } };
+  for (let i = 0; i < depth; i++) definitions[`a${i}`] = { allOf: [{ $ref: `#/definitions/a${i + 1}` }, { $ref: `#/definitions/a${i + 1}` }] };
+  return { $ref: "#/definitions/a0", definitions };
+};
+
+describe("a client's criteria are sized before anything compiles or runs (they could hold the event loop for minutes within the default limits)", () => {
+  const refusedBeforeCompiling = async (body: unknown) => {
+    const [regexes, schemas, scored] = [re2CompileCount(), schemaCompileCount(), server.stats().samples.scored];
+    const res = await post("/v1/score", body);
+    expect([re2CompileCount(), schemaCompileCount(), server.stats().samples.scored]).toEqual([regexes, schemas, scored]);
+    return res;
+  };
+
+  it("a short pattern whose RE2 program is enormous (nested counted repetitions, large classes) is a 400 naming the field and the limit, before it compiles (~20 s for the audit's 72 characters)", async () => {
+    for (const [pattern, field] of [
+      ["[a-h]{1,1000}x", "samples.0.criteria.1.check.regex"],
+      ["(?:(?:(?:a{1,1000}){1,1000}){1,1000})", "samples.0.criteria.1.check.regex"],
+    ]) {
+      const res = await refusedBeforeCompiling({ samples: [{ prompt: "p", response: "hello", criteria: [{ id: "ok", check: { regex: "^h" } }, { id: "big", check: { regex: pattern } }] }] });
+      expect(res.status).toBe(400);
+      expect(res.json.error).toMatchObject({ code: "SAMPLE_CRITERIA_TOO_LARGE", field });
+      expect(res.json.error.message).toContain("16,384");
+    }
+    const inSchema = await refusedBeforeCompiling({ samples: [{ prompt: "p", response: "{}", criteria: [{ id: "s", check: { json_schema: { type: "object", properties: { a: { type: "string", pattern: "\\p{L}{7}" } } } } }] }] });
+    expect(inSchema.json.error).toMatchObject({ code: "SAMPLE_CRITERIA_TOO_LARGE", field: "samples.0.criteria.0.check.json_schema.properties.a.pattern" });
+  });
+
+  it("a request whose distinct patterns would together compile too long is a 413 at the pattern past the bound; a pattern every sample repeats is compiled once for the request", async () => {
+    // Each ~15,000 units (a negated class 1,000 times): under the per-pattern bound, five over the request's.
+    const samples = ["a", "b", "c", "d", "e"].map((c) => ({ prompt: "p", response: "hello", criteria: [{ id: "r", check: { regex: `[^${c}]{1000}` } }] }));
+    const res = await refusedBeforeCompiling({ samples });
+    expect(res.status).toBe(413);
+    expect(res.json.error).toMatchObject({ code: "SAMPLE_CRITERIA_TOO_LARGE", field: "samples.4.criteria.0.check.regex" });
+    expect(res.json.error.message).toContain("65,536");
+
+    const before = re2CompileCount();
+    const pattern = "^[\\s\\S]{0,280}$|once-per-request";
+    const repeated = await post("/v1/score", { samples: Array.from({ length: 50 }, (_, i) => ({ prompt: "p", response: "x".repeat(i * 7), criteria: [{ id: "short", check: { regex: pattern } }, { id: "json", check: { json_schema: { type: "string", pattern } } }] })) });
+    expect(repeated.status).toBe(200);
+    expect(repeated.json.results.map((r: { verdicts: { id: string; status: string }[] }) => r.verdicts.find((v) => v.id === "short")?.status)).toEqual(Array.from({ length: 50 }, (_, i) => (i * 7 <= 280 ? "met" : "unmet")));
+    // Once per flags ("" for the regex check, "u" for the schema's) for the linear-time test at
+    // admission; every check of the 50 samples, and ajv compiling the schema, found it in the cache.
+    expect(re2CompileCount() - before).toBe(2);
+  });
+
+  it("more than 64 criteria on a sample (the audit sent 20,000 contains, ~252 s) is a 400 naming the sample's criteria", async () => {
+    const criteria = Array.from({ length: CLIENT_CRITERIA_LIMITS.perSample + 1 }, (_, i) => ({ id: `c${i}`, check: { contains: "hello" } }));
+    const res = await refusedBeforeCompiling({ samples: [{ prompt: "p", response: "hello", criteria }] });
+    expect(res.status).toBe(400);
+    expect(res.json.error).toMatchObject({ code: "SAMPLE_CRITERIA_TOO_LARGE", field: "samples.0.criteria" });
+    expect(res.json.error.message).toContain("at most 64");
+    const opened = sessions.stats().opened;
+    const task = await post("/v1/sessions", { task: { inputs: { prompt: "hello" }, criteria } });
+    expect(task.json.error).toMatchObject({ code: "SAMPLE_CRITERIA_TOO_LARGE", field: "task.criteria" });
+    expect(sessions.stats().opened).toBe(opened);
+  });
+
+  it("criteria whose work on the text passes the request's budget are a 413 before any runs: 17,000 contains needles on a 130,000-character response", async () => {
+    const needles = Array.from({ length: 17_000 }, (_, i) => `needle-${i}`);
+    const res = await refusedBeforeCompiling({ samples: [{ prompt: "p", response: "hello ".repeat(130_000 / 6), criteria: [{ id: "many", check: { contains: needles } }] }] });
+    expect(res.status).toBe(413);
+    expect(res.json.error).toMatchObject({ code: "SAMPLE_CRITERIA_TOO_LARGE", field: "samples.0.criteria.0" });
+    expect(res.json.error.message).toContain("67,108,864");
+  });
+
+  it("a json_schema with a huge enum, or $refs that fan out, is a 400 before it compiles (the audit's: ~175 s, and ~3.7 s per validated value); a $ref outside the schema is refused", async () => {
+    const bigEnum = { type: "array", items: { enum: Array.from({ length: CLIENT_CRITERIA_LIMITS.schemaValues + 1 }, (_, i) => `v${i}`) } };
+    for (const schema of [bigEnum, fanOut(16)]) {
+      const res = await refusedBeforeCompiling({ samples: [{ prompt: "p", response: '"x"', criteria: [{ id: "s", check: { json_schema: schema } }] }] });
+      expect(res.status).toBe(400);
+      expect(res.json.error).toMatchObject({ code: "SAMPLE_CRITERIA_TOO_LARGE", field: "samples.0.criteria.0.check.json_schema" });
+    }
+    const outside = await refusedBeforeCompiling({ samples: [{ prompt: "p", response: '"x"', criteria: [{ id: "s", check: { json_schema: { $ref: "https://example.com/other.json#/definitions/a" } } }] }] });
+    expect(outside.json.error).toMatchObject({ code: "SAMPLE_CHECK_REFUSED", field: "samples.0.criteria.0.check.json_schema" });
+    // The reason phrase carries the code and what to do (trainers log only that).
+    const res = await fetch(`${url}/v1/score`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ samples: [{ prompt: "p", response: "x", criteria: [{ id: "s", check: { json_schema: fanOut(16) } }] }] }) });
+    expect(res.statusText).toBe("Bad Request (SAMPLE_CRITERIA_TOO_LARGE: smaller client criteria, or fewer samples per request)");
+  });
+
+  it("a legitimate request is scored: a few criteria, ordinary patterns, a schema with a 20-value enum, {{variables}}", async () => {
+    const colours = Array.from({ length: 20 }, (_, i) => `colour-${i}`);
+    const criteria = [
+      { id: "phone", check: { regex: "\\d{3}-\\d{4}" } },
+      { id: "short", check: { regex: "^[\\s\\S]{0,280}$" } },
+      { id: "tweet", check: { regex: { pattern: "^.{0,280}$", flags: "s" } } },
+      { id: "shape", check: { json_schema: { type: "object", required: ["colour", "phone"], properties: { colour: { enum: colours }, phone: { type: "string", pattern: "^\\d{3}-\\d{4}$" } } } } },
+      { id: "words", check: { contains: ["colour", "phone"], match: "all" } },
+      { id: "no-apology", check: { not_contains: ["sorry", "as an AI"] } },
+      { id: "exact-colour", check: { equals: "{{expected}}", field: "colour_field" } },
+      { id: "count", check: { number: { expected: "{{n}}" }, field: "n_field" } },
+      { id: "brief", check: { length: { max: 100 } } },
+    ];
+    const response = JSON.stringify({ colour: "colour-3", phone: "555-1234" });
+    const res = await post("/v1/score", { samples: [{ prompt: "p", response, expected: "colour-3", colour_field: "Colour-3", n: 7, n_field: "it is 7", criteria }] });
+    expect(res.status).toBe(200);
+    expect(res.json.results[0].verdicts.map((v: { id: string; status: string }) => `${v.id}:${v.status}`)).toEqual(["says-hello:unmet", ...criteria.map((c) => `${c.id}:met`)]);
+  });
+});
+
+describe("the request's budget is summed over its samples, counting what {{variables}} render to", () => {
+  const sample = (response: string, criteria: object[], extra: object = {}) => ({ response, criteria, ...extra });
+  it("each sample within the budget, the request over it: refused at the sample that passes it", () => {
+    // 64 criteria reading 300,000 characters: ~19 M units a sample; the fourth passes 64 Mi.
+    const criteria = Array.from({ length: 64 }, (_, i) => ({ id: `l${i}`, check: { length: { max: 10 } } }));
+    const samples = Array.from({ length: 4 }, () => sample("x".repeat(300_000), criteria));
+    expect(refusedSampleCriterion(samples.slice(0, 3), "checks")).toBeUndefined();
+    // 3 × 19.2 M + 32 × 300,000 > 64 Mi: the 32nd criterion of the fourth sample.
+    expect(refusedSampleCriterion(samples, "checks")).toMatchObject({ status: 413, code: "SAMPLE_CRITERIA_TOO_LARGE", field: "samples.3.criteria.31" });
+  });
+
+  it("an equals check counts its rendered {{variables}}: 400 copies of a 100,000-character variable is 40 M characters to render and normalize", () => {
+    const template = "{{answer}}".repeat(400);
+    const refused = refusedSampleCriterion([sample("short", [{ id: "e", check: { equals: template } }], { answer: "a".repeat(100_000) })], "checks");
+    expect(refused).toMatchObject({ status: 413, code: "SAMPLE_CRITERIA_TOO_LARGE", field: "samples.0.criteria.0" });
+    expect(refusedSampleCriterion([sample("short", [{ id: "e", check: { equals: "{{answer}}" } }], { answer: "a".repeat(100_000) })], "checks")).toBeUndefined();
+  });
+
+  it("a non-string field a check reads counts as its JSON", () => {
+    const data = { rows: Array.from({ length: 30_000 }, (_, i) => ({ id: i, name: `row ${i}` })) };
+    const criteria = Array.from({ length: 64 }, (_, i) => ({ id: `c${i}`, check: { contains: "row 7", field: "data" } }));
+    const refused = refusedSampleCriterion(Array.from({ length: 2 }, () => sample("x", criteria, { data })), "checks", { responseField: "response" });
+    expect(refused).toMatchObject({ status: 413, code: "SAMPLE_CRITERIA_TOO_LARGE" });
+    expect(refused!.field).toMatch(/^samples\.1\.criteria\.\d+$/);
   });
 });
