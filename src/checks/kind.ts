@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { Sample } from "../types.js";
 import type { CustomChecks } from "./custom.js";
+import type { CheckMemo } from "./memo.js";
 
 /** What a check kind sees: the text it grades (already read from its field, reasoning and tags applied) and the sample. */
 export interface CheckInput {
@@ -14,6 +15,8 @@ export interface CheckInput {
   checks?: CustomChecks;
   /** The check came from a client (per-sample criteria): its patterns run on RE2 only (`linearOnly`). */
   fromClient?: boolean;
+  /** Work the sample's checks share (a text folded once for all its `contains` criteria); absent, each check does its own. */
+  memo?: CheckMemo;
 }
 
 /** A check's answer: pass or not, why, and for partial credit the share met (tests passed, similarity). */

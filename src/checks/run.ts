@@ -2,6 +2,7 @@ import { RubricateError, toRubricateError } from "../errors.js";
 import type { Check } from "./schema.js";
 import type { Sample, Verdict } from "../types.js";
 import type { CustomChecks } from "./custom.js";
+import type { CheckMemo } from "./memo.js";
 import { kindOf } from "./registry.js";
 import { tagContent } from "./format.js";
 
@@ -19,6 +20,8 @@ export interface RunCheckOptions {
    * json_schema patterns run on RE2 only, so no text can hold the server's event loop.
    */
   fromClient?: boolean;
+  /** Work the checks of one sample share (score.ts passes one per sample): a non-string input's JSON, a text folded once. */
+  memo?: CheckMemo;
 }
 
 /**
@@ -32,7 +35,7 @@ export async function runCheck(check: Check, sample: Sample, options: RunCheckOp
   if (value === undefined || value === null) {
     throw new RubricateError("MISSING_INPUT", `the sample has no "${field}" input for this check`);
   }
-  const text = typeof value === "string" ? value : JSON.stringify(value);
+  const text = typeof value === "string" ? value : options.memo ? options.memo.jsonOf(value) : JSON.stringify(value);
   try {
     const outcome = await evaluate(check, text, sample, options);
     const forfeit = outcome.forfeit === true && !outcome.pass ? { forfeit: true } : {};
@@ -53,5 +56,5 @@ async function evaluate(check: Check, text: string, sample: Sample, options: Run
     if (content === undefined) return { pass: false, reasoning: `no <${check.tag}>…</${check.tag}> in the text` };
     text = content;
   }
-  return named.kind.run(named.spec, { text, sample, options: named.options, rubricDir: options.rubricDir, checks: options.checks, fromClient: options.fromClient });
+  return named.kind.run(named.spec, { text, sample, options: named.options, rubricDir: options.rubricDir, checks: options.checks, fromClient: options.fromClient, memo: options.memo });
 }

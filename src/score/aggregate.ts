@@ -53,7 +53,8 @@ function combine(method: Scoring["method"], counted: CriterionResult[], criteria
   if (counted.length === 0) return 0;
   if (method === "all") return counted.every(isGood) ? 1 : 0;
   if (method === "mean") return counted.reduce((sum, r) => sum + credit(r), 0) / counted.length;
-  const weight = (id: string) => criteria.find((c) => c.id === id)?.weight ?? 1;
+  const weights = new Map(criteria.map((c) => [c.id, c.weight ?? 1]));
+  const weight = (id: string) => weights.get(id) ?? 1;
   const total = counted.reduce((sum, r) => sum + weight(r.id), 0);
   return counted.reduce((sum, r) => sum + weight(r.id) * credit(r), 0) / total;
 }

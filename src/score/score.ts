@@ -1,4 +1,5 @@
 import { RubricateError, toRubricateError } from "../errors.js";
+import { CheckMemo } from "../checks/memo.js";
 import { runCheck } from "../checks/run.js";
 import type { CustomChecks } from "../checks/custom.js";
 import type { Judge, JudgeQuestion } from "../judge/types.js";
@@ -93,10 +94,14 @@ async function scoreOne(rubric: Rubric, sample: Sample, options: Omit<ScoreOptio
     if (!view) views.set(mode, (view = reasoningView(sample, responseField, mode)));
     return view;
   };
+  // The sample's own criteria are the client's (a reward server); looked up in a set, not a list per criterion.
+  const rubricOwn = options.clientCriteria === true ? new Set(rubric.criteria) : undefined;
+  // Work the sample's checks share: a text folded for contains once, an input's JSON once.
+  const memo = new CheckMemo();
   const runCriterionCheck = async (criterion: Criterion, check: NonNullable<Criterion["check"]>): Promise<void> => {
     try {
-      const fromClient = options.clientCriteria === true && !rubric.criteria.includes(criterion);
-      const verdict = await runCheck(check, viewOf(criterion.reasoning), { defaultField: rubric.response_field, rubricDir, checks: options.checks, fromClient });
+      const fromClient = rubricOwn !== undefined && !rubricOwn.has(criterion);
+      const verdict = await runCheck(check, viewOf(criterion.reasoning), { defaultField: rubric.response_field, rubricDir, checks: options.checks, fromClient, memo });
       // A check the response made unable to answer is a no; for a pitfall that would spare the
       // response its penalty, so there it counts as hit: the failure never earns anything.
       const forfeited = verdict.forfeit === true && criterion.points < 0 ? { ...verdict, pass: true, reasoning: `${verdict.reasoning ?? "the response made the check unable to answer"}; a pitfall counts that as hit` } : verdict;
@@ -109,7 +114,8 @@ async function scoreOne(rubric: Rubric, sample: Sample, options: Omit<ScoreOptio
   while (pending.length > 0) {
     const ready = pending.filter((c) => c.when === undefined || outcomes.has(c.when));
     if (ready.length === 0) throw new RubricateError("WHEN_CYCLE", `criteria ${pending.map((c) => c.id).join(", ")} wait on each other`);
-    pending = pending.length === ready.length ? [] : pending.filter((c) => !ready.includes(c));
+    const readySet = new Set(ready);
+    pending = pending.length === ready.length ? [] : pending.filter((c) => !readySet.has(c));
     // Questions are gathered in order, synchronously; only code checks run (and are awaited) in parallel.
     const asks: JudgeQuestion[] = [];
     const askViews: Sample[] = [];

@@ -7,6 +7,7 @@ import * as z from "zod";
 import { stripInvisible } from "../../text/invisible.js";
 import { hasCaseDependentLookAlike, skeleton } from "../../text/skeleton.js";
 import { defineCheck } from "../kind.js";
+import type { CheckMemo } from "../memo.js";
 
 export const Needles = z.union([z.string(), z.array(z.string()).min(1)]).describe("A string, or a list of strings");
 export type Needles = z.infer<typeof Needles>;
@@ -26,16 +27,20 @@ const seen = (text: string) => stripInvisible(skeleton(text)).normalize("NFC").r
  * and "kiIl" must hold "kill" (read as written, then lower-cased). A needle is found when it is in
  * the text in either reading, each side read the same way.
  */
-function readings(text: string, sensitive: boolean): string[] {
-  if (sensitive) return [seen(text)];
-  const lowered = seen(text.toLowerCase()).toLowerCase();
-  return [lowered, hasCaseDependentLookAlike(text) ? seen(text).toLowerCase() : lowered];
+function readings(text: string, sensitive: boolean, memo?: CheckMemo): string[] {
+  const once = (name: string, read: (text: string) => string) => (memo ? memo.text(name, text, read) : read(text));
+  if (sensitive) return [once("contains-seen", seen)];
+  const lowered = once("contains-seen-lowered", (t) => seen(t.toLowerCase()).toLowerCase());
+  return [lowered, hasCaseDependentLookAlike(text) ? once("contains-seen-then-lowered", (t) => seen(t).toLowerCase()) : lowered];
 }
 
-/** Which of `needles` the text holds, honouring case sensitivity, compared as a reader sees them (readings). */
-export function found(needles: Needles, text: string, sensitive: boolean) {
+/**
+ * Which of `needles` the text holds, honouring case sensitivity, compared as a reader sees them
+ * (readings). With a memo, the text is read once for all the sample's criteria.
+ */
+export function found(needles: Needles, text: string, sensitive: boolean, memo?: CheckMemo) {
   const list = Array.isArray(needles) ? needles : [needles];
-  const haystacks = readings(text, sensitive);
+  const haystacks = readings(text, sensitive, memo);
   const holds = (needle: string) => readings(needle, sensitive).some((n, i) => haystacks[i].includes(n));
   // A needle that is itself invisible ("\u200B") is looked for as written.
   return { list, hits: list.filter((n) => (seen(n).trim() === "" ? text.includes(n) : holds(n))) };
@@ -51,11 +56,12 @@ export const contains = defineCheck<Needles>({
   pure: true,
   keywords: (spec) => (Array.isArray(spec) ? spec : [spec]),
   fix: (_spec, { criterionId }) => `Code check "${criterionId}" only looks for strings, which keyword stuffing supplies: pair it with an LLM question about whether the strings are used meaningfully, or make it \`when:\` a correctness gate.`,
-  run(spec, { text, options }) {
-    const { list, hits } = found(spec, text, options.case_sensitive === true);
+  run(spec, { text, options, memo }) {
+    const { list, hits } = found(spec, text, options.case_sensitive === true, memo);
     const all = options.match === "all";
     const pass = all ? hits.length === list.length : hits.length > 0;
-    const missing = list.filter((n) => !hits.includes(n));
+    const hit = new Set(hits);
+    const missing = list.filter((n) => !hit.has(n));
     return { pass, reasoning: pass ? `contains ${quoteList(hits)}` : `missing ${quoteList(all ? missing : list)}` };
   },
 });

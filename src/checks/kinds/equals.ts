@@ -25,9 +25,11 @@ export const equals = defineCheck<EqualsSpec>({
   pure: true,
   gradesAnswer: true,
   keywords: (spec) => [String(spec)],
-  run(spec, { text, sample, options }) {
+  run(spec, { text, sample, options, memo }) {
     const expected = typeof spec === "string" ? renderTemplate(spec, sample) : String(spec);
-    const pass = options.normalize !== false ? normalizeText(text) === normalizeText(expected) : text === expected;
+    // The text is normalized once for all the sample's equals criteria (the expected values differ).
+    const normalized = () => (memo ? memo.text("equals-normalize", text, normalizeText) : normalizeText(text));
+    const pass = options.normalize !== false ? normalized() === normalizeText(expected) : text === expected;
     return { pass, reasoning: pass ? "equals the expected value" : `expected "${truncate(expected)}", got "${truncate(text)}"` };
   },
 });

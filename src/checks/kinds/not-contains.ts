@@ -49,8 +49,8 @@ export const notContains = defineCheck<Needles>({
   pure: true,
   passesEmpty: () => true,
   hacks,
-  run(spec, { text, options }) {
-    const { list, hits } = found(spec, text, options.case_sensitive === true);
+  run(spec, { text, options, memo }) {
+    const { list, hits } = found(spec, text, options.case_sensitive === true, memo);
     return { pass: hits.length === 0, reasoning: hits.length ? `contains ${quoteList(hits)}` : `contains none of ${quoteList(list)}` };
   },
 });
