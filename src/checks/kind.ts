@@ -15,7 +15,10 @@ export interface CheckInput {
   checks?: CustomChecks;
   /** The check came from a client (per-sample criteria): its patterns run on RE2 only (`linearOnly`). */
   fromClient?: boolean;
-  /** Work the sample's checks share (a text folded once for all its `contains` criteria); absent, each check does its own. */
+  /**
+   * Work the sample's checks share (a text folded once for all its `contains` criteria); absent, each check does its own.
+   * @internal
+   */
   memo?: CheckMemo;
 }
 

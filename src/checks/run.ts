@@ -20,7 +20,10 @@ export interface RunCheckOptions {
    * json_schema patterns run on RE2 only, so no text can hold the server's event loop.
    */
   fromClient?: boolean;
-  /** Work the checks of one sample share (score.ts passes one per sample): a non-string input's JSON, a text folded once. */
+  /**
+   * Work the checks of one sample share (score.ts passes one per sample): a non-string input's JSON, a text folded once.
+   * @internal
+   */
   memo?: CheckMemo;
 }
 
