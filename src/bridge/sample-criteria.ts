@@ -58,10 +58,11 @@ export const CLIENT_CRITERIA_LIMITS = Object.freeze({
   schemaNodesPerRequest: 8_192,
   schemaOverhead: 8,
   /**
-   * Work units of a request's client criteria: each reads its text (a `tag` once more), a
-   * `contains` needle costs 16 and a 32nd of the text (a substring search), a `{{variable}}`
-   * what it renders to, twice (rendered, then normalized), and a json_schema one pass more per 64
-   * nodes and values of its schema. ~10–50 ns a unit: a few seconds of the event loop at most.
+   * Work units of a request's client criteria: each reads its text (a `tag` once more), except
+   * that contains' fold and equals' normalization of a text count once per sample (scoring does
+   * them once); a `contains` needle costs 16 and a 32nd of the text (a substring search), a
+   * `{{variable}}` what it renders to, twice (rendered, then normalized), and a json_schema one
+   * pass more per 64 nodes and values of its schema. ~10–50 ns a unit: a few seconds at most.
    */
   workPerRequest: 64 * 1024 * 1024,
 });
@@ -92,6 +93,8 @@ class RequestTally {
 interface SampleText {
   length(field: string | undefined): number;
   variable(name: string): number;
+  /** True the first time `key` (a text and what is done to it) is read in this sample. */
+  firstRead(key: string): boolean;
 }
 
 /**
@@ -128,7 +131,8 @@ function sizedCriteria(criteria: unknown, field: string, policy: SampleCriteriaP
     const at = `${field}.${j}`;
     const check = (criterion as { check?: unknown }).check;
     if (check && typeof check === "object") {
-      const refused = refusedCheck(check as Record<string, unknown>, `${at}.check`) ?? sizedCheck(check as Record<string, unknown>, at, tally, text);
+      const reasoning = (criterion as { reasoning?: unknown }).reasoning;
+      const refused = refusedCheck(check as Record<string, unknown>, `${at}.check`) ?? sizedCheck(check as Record<string, unknown>, at, tally, text && { text, view: typeof reasoning === "string" ? reasoning : "" });
       if (refused) return refused;
     }
     if ("question" in criterion && policy !== "questions") {
@@ -152,7 +156,7 @@ const tooLarge = (status: 400 | 413, field: string, why: string) => new HttpErro
 const count = (n: number) => (n >= Number.MAX_SAFE_INTEGER ? "more than 9e15" : Math.round(n).toLocaleString("en-US"));
 
 /** Sizes one client check (at `at`, the criterion): its schema, its patterns, and (with a sample) its work. */
-function sizedCheck(check: Record<string, unknown>, at: string, tally: RequestTally, text: SampleText | undefined): HttpError | undefined {
+function sizedCheck(check: Record<string, unknown>, at: string, tally: RequestTally, read: { text: SampleText; view: string } | undefined): HttpError | undefined {
   const L = CLIENT_CRITERIA_LIMITS;
   let shape: SchemaShape | undefined;
   const schema = check.json_schema;
@@ -182,25 +186,36 @@ function sizedCheck(check: Record<string, unknown>, at: string, tally: RequestTa
     tally.patterns.add(key);
     tally.linear.push({ pattern, flags, at: `${at}.check`, where });
   }
-  if (!text) return undefined;
-  tally.work += criterionWork(check, text, shape);
+  if (!read) return undefined;
+  tally.work += criterionWork(check, read.text, read.view, shape);
   if (tally.work > L.workPerRequest) return tooLarge(413, at, `the request's client criteria would read ~${count(tally.work)} characters (each criterion its text, a contains needle a 32nd of it, a {{variable}} what it renders to, a json_schema once more per 64 nodes); at most ${L.workPerRequest.toLocaleString("en-US")} a request: send fewer samples per request, or fewer criteria`);
   return undefined;
 }
 
-/** Work units of one client check on its sample (see `CLIENT_CRITERIA_LIMITS.workPerRequest`). */
-function criterionWork(check: Record<string, unknown>, text: SampleText, shape: SchemaShape | undefined): number {
-  const length = text.length(typeof check.field === "string" ? check.field : undefined);
-  let units = typeof check.tag === "string" ? 2 * length : length;
+/**
+ * Work units of one client check on its sample (see `CLIENT_CRITERIA_LIMITS.workPerRequest`), as
+ * scoring does the work: a text that contains folds, or equals normalizes, is counted the first
+ * time the sample's criteria read it (the same field, tag, reasoning view and case), as
+ * score.ts's memo transforms it once; every other check reads its text itself.
+ */
+function criterionWork(check: Record<string, unknown>, text: SampleText, view: string, shape: SchemaShape | undefined): number {
+  const field = typeof check.field === "string" ? check.field : undefined;
+  const tag = typeof check.tag === "string" ? check.tag : undefined;
+  const length = text.length(field);
+  const once = (what: string) => (text.firstRead([what, field ?? "", tag ?? "", view].join("\u0000")) ? length : 0);
   const templated = (spec: unknown) => (typeof spec === "string" ? 2 * templateLength(spec, (name) => text.variable(name)) : 0);
-  for (const needles of [check.contains, check.not_contains]) {
-    if (needles === undefined) continue;
+  // Finding the tag's section is a pass of its own, for each criterion.
+  let units = tag === undefined ? 0 : length;
+  const needles = check.contains ?? check.not_contains;
+  if (needles !== undefined) {
+    units += once(`fold:${check.case_sensitive === true}`);
     for (const needle of Array.isArray(needles) ? needles : [needles]) units += 16 + Math.ceil(length / 32) + 2 * (typeof needle === "string" ? needle.length : 0);
+  } else if (check.equals !== undefined) {
+    units += (check.normalize === false ? length : once("normalize")) + templated(check.equals);
+  } else {
+    const expected = check.number && typeof check.number === "object" ? (check.number as { expected?: unknown }).expected : undefined;
+    units += length * (shape ? 1 + Math.floor((shape.expanded + shape.values) / 64) : 1) + templated(expected);
   }
-  units += templated(check.equals);
-  const expected = check.number && typeof check.number === "object" ? (check.number as { expected?: unknown }).expected : undefined;
-  units += templated(expected);
-  if (shape) units *= 1 + Math.floor((shape.expanded + shape.values) / 64);
   return units;
 }
 
@@ -208,6 +223,7 @@ function criterionWork(check: Record<string, unknown>, text: SampleText, shape: 
 function sampleText(sample: Record<string, unknown>, responseField: string): SampleText {
   const fields = new Map<string, number>();
   const variables = new Map<string, number>();
+  const read = new Set<string>();
   const measure = (value: unknown) => (value === undefined || value === null ? 0 : typeof value === "string" ? value.length : (JSON.stringify(value)?.length ?? 0));
   return {
     length(field = responseField) {
@@ -219,6 +235,11 @@ function sampleText(sample: Record<string, unknown>, responseField: string): Sam
       let n = variables.get(name);
       if (n === undefined) variables.set(name, (n = variableText(sample, name)?.length ?? 0));
       return n;
+    },
+    firstRead(key) {
+      if (read.has(key)) return false;
+      read.add(key);
+      return true;
     },
   };
 }

@@ -305,6 +305,16 @@ describe("the request's budget is summed over its samples, counting what {{varia
     expect(refusedSampleCriterion(samples, "checks")).toMatchObject({ status: 413, code: "SAMPLE_CRITERIA_TOO_LARGE", field: "samples.3.criteria.31" });
   });
 
+  it("contains' fold of a text counts once per sample, field and case, as scoring folds it once; each needle counts", () => {
+    const text = "lorem ipsum ".repeat(25_000);
+    const contains = (n: number, extra: object = {}) => Array.from({ length: n }, (_, i) => ({ id: `c${i}`, check: { contains: "ipsum", ...extra } }));
+    // 64 criteria on 300,000 characters, four samples: ~3.6 M units (each criterion apart, 79 M).
+    expect(refusedSampleCriterion(Array.from({ length: 4 }, () => sample(text, contains(64))), "checks")).toBeUndefined();
+    // The same needle 2,200 times in one criterion: each is a search of the text (~21 M units a sample; the fourth passes 64 Mi).
+    const needles = { id: "n", check: { contains: Array.from({ length: 2_200 }, () => "ipsum") } };
+    expect(refusedSampleCriterion(Array.from({ length: 8 }, () => sample(text, [needles])), "checks")).toMatchObject({ status: 413, field: "samples.3.criteria.0" });
+  });
+
   it("an equals check counts its rendered {{variables}}: 400 copies of a 100,000-character variable is 40 M characters to render and normalize", () => {
     const template = "{{answer}}".repeat(400);
     const refused = refusedSampleCriterion([sample("short", [{ id: "e", check: { equals: template } }], { answer: "a".repeat(100_000) })], "checks");
@@ -314,7 +324,7 @@ describe("the request's budget is summed over its samples, counting what {{varia
 
   it("a non-string field a check reads counts as its JSON", () => {
     const data = { rows: Array.from({ length: 30_000 }, (_, i) => ({ id: i, name: `row ${i}` })) };
-    const criteria = Array.from({ length: 64 }, (_, i) => ({ id: `c${i}`, check: { contains: "row 7", field: "data" } }));
+    const criteria = Array.from({ length: 64 }, (_, i) => ({ id: `c${i}`, check: { length: { min: i }, field: "data" } }));
     const refused = refusedSampleCriterion(Array.from({ length: 2 }, () => sample("x", criteria, { data })), "checks", { responseField: "response" });
     expect(refused).toMatchObject({ status: 413, code: "SAMPLE_CRITERIA_TOO_LARGE" });
     expect(refused!.field).toMatch(/^samples\.1\.criteria\.\d+$/);
