@@ -59,7 +59,7 @@ function packageEntries(): Record<string, string> {
 
 export default defineConfig({
   // Besides the package's entries, the guarded workers of the math check and of regexes (src/checks/guarded-worker.ts finds each beside the chunk that starts it).
-  entry: { ...packageEntries(), "math-worker": "src/checks/math/compare-worker.ts", "regex-worker": "src/checks/regex-worker.ts" },
+  entry: { ...packageEntries(), "math-worker": "src/checks/math/compare-worker.ts", "regex-worker": "src/checks/regex-worker.ts", "client-checks-worker": "src/checks/client-checks-worker.ts" },
   format: ["esm", "cjs"],
   // The type declarations are built apart, by tsc and rollup-plugin-dts (scripts/build-types.mjs):
   // tsup's dts took ~4x the CPU for the same bundles.

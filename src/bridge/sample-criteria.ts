@@ -18,9 +18,9 @@
  *   validated with its `$ref`s inlined and its enum/const values (checks/schema-shape.ts), and a
  *   request's work: the characters its client criteria read, summed over its samples. Past a bound,
  *   400 (one criterion, one sample) or 413 (the request's total) `SAMPLE_CRITERIA_TOO_LARGE`.
- *
- * Not yet priced: an RE2 match whose automaton RE2 cannot cache (`a[ab]{28}x`) runs on its slowest
- * engine, ~300 ms per 10,000 characters here, on the event loop (docs/serving-rewards.md).
+ * - At scoring, a sample's client checks run in a worker thread under a CPU limit
+ *   (checks/off-thread.ts): RE2's slowest engine (`a.{20}x` on a/b text, ~1.4 s per 10,000
+ *   characters here) never runs on the event loop.
  */
 import { pureCheckKinds } from "../checks/registry.js";
 import { runsInLinearTime } from "../checks/regex.js";

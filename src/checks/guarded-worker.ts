@@ -74,6 +74,8 @@ const cpuMs = (used: NodeJS.CpuUsage): number => (used.user + used.system) / 100
  */
 export class GuardedWorker {
   #running: Running | undefined;
+  /** The last `callAsync` in line: the next waits for it. */
+  #asyncTail: Promise<void> = Promise.resolve();
 
   /** `start` makes a worker; `startupMs` bounds the wait for it to load (not counted against a request). */
   constructor(
@@ -99,6 +101,36 @@ export class GuardedWorker {
     return "over-limit";
   }
 
+  /**
+   * `call` without blocking the caller's thread: the event loop runs while the worker computes
+   * (a reward server keeps answering). Calls are answered one at a time, in order. Use one
+   * GuardedWorker for either kind of call, not both.
+   */
+  async callAsync(payload: unknown, ms: number): Promise<{ value: unknown } | "over-limit"> {
+    const previous = this.#asyncTail;
+    let done!: () => void;
+    this.#asyncTail = new Promise<void>((resolve) => (done = resolve));
+    await previous;
+    try {
+      const running = await this.#loadedAsync();
+      const clock = running.clock!;
+      const seq = ++running.sent;
+      const cpuAtStart = clock.read() ?? 0;
+      running.port.postMessage({ seq, payload });
+      const started = performance.now();
+      for (const multiple of WALL_MULTIPLES) {
+        const waited = await waitForAsync(running.flags, seq, started + ms * multiple, clock);
+        if (waited === "answered") return readReply(running.port, seq);
+        const cpu = clock.read();
+        if (waited === "gone" || cpu === undefined || cpu - cpuAtStart >= ms / 2) break;
+      }
+      this.#replace(running);
+      return "over-limit";
+    } finally {
+      done();
+    }
+  }
+
   /** Ends the worker (a new one starts on the next call). */
   close(): void {
     if (this.#running) stop(this.#running);
@@ -118,6 +150,13 @@ export class GuardedWorker {
     const reply = receiveMessageOnPort(running.port)?.message as Reply | undefined;
     const why = reply && !reply.ok ? reply.error : `it did not start within ${this.startupMs / 1000} s`;
     throw new Error(`the time-limited worker could not load: ${why}`);
+  }
+
+  /** `#loaded` without blocking: the event loop runs while the worker loads. */
+  async #loadedAsync(): Promise<Running> {
+    const running = (this.#running ??= this.#spawn());
+    if (Atomics.load(running.flags, READY) === 0) await waitAsync(running.flags, READY, 0, this.startupMs);
+    return this.#loaded();
   }
 
   #spawn(): Running {
@@ -242,6 +281,37 @@ function waitFor(flags: Int32Array, seq: number, until: number, clock: CpuClock)
   }
 }
 
+/** `waitFor` without blocking: the event loop runs while the worker computes. */
+async function waitForAsync(flags: Int32Array, seq: number, until: number, clock: CpuClock): Promise<"answered" | "late" | "gone"> {
+  for (;;) {
+    const seen = Atomics.load(flags, ANSWERED);
+    if (seen >= seq) return "answered";
+    const left = until - performance.now();
+    if (left <= 0) return "late";
+    if ((await waitAsync(flags, ANSWERED, seen, Math.min(left, LIVENESS_MS))) === "timed-out" && clock.read() === undefined) return "gone";
+  }
+}
+
+/** `Atomics.waitAsync` (Node 16+; TypeScript's lib has it from ES2024). */
+interface AtomicsWaitAsync {
+  waitAsync(array: Int32Array, index: number, value: number, ms: number): { async: false; value: "not-equal" | "timed-out" } | { async: true; value: Promise<"ok" | "timed-out"> };
+}
+
+/**
+ * `Atomics.waitAsync`, holding the process open meanwhile: its promise alone does not, so a program
+ * waiting on nothing else would exit with a check unanswered.
+ */
+async function waitAsync(flags: Int32Array, index: number, value: number, ms: number): Promise<"ok" | "not-equal" | "timed-out"> {
+  const wait = (Atomics as unknown as AtomicsWaitAsync).waitAsync(flags, index, value, ms);
+  if (!wait.async) return wait.value;
+  const open = setTimeout(() => undefined, ms + 1_000);
+  try {
+    return await wait.value;
+  } finally {
+    clearTimeout(open);
+  }
+}
+
 /**
  * The reply to request `seq` from the port (posted before the flag was raised), as a result or a
  * thrown Error. It is the only message there: one request is in flight at a time, and a worker
@@ -256,7 +326,8 @@ function readReply(port: MessagePort, seq: number): { value: unknown } {
 
 /**
  * The worker's side: loads its job, says it is ready (or why it could not load), then answers
- * each request in turn. A job that throws answers with its message, which the caller throws.
+ * each request in turn (a job may return a promise: its value is the answer). A job that throws
+ * answers with its message, which the caller throws.
  */
 export async function serveRequests(channel: WorkerChannel, load: () => Promise<(payload: unknown) => unknown> | ((payload: unknown) => unknown)): Promise<void> {
   const flags = new Int32Array(channel.flags);
@@ -270,16 +341,22 @@ export async function serveRequests(channel: WorkerChannel, load: () => Promise<
     return;
   }
   Atomics.store(flags, THREAD, threadId());
-  channel.port.on("message", ({ seq, payload }: { seq: number; payload: unknown }) => {
-    let reply: Reply;
-    try {
-      reply = { seq, ok: true, value: job(payload) };
-    } catch (e) {
-      reply = { seq, ok: false, error: e instanceof Error ? e.message : String(e) };
-    }
+  const answer = (reply: Reply) => {
     channel.port.postMessage(reply);
-    Atomics.store(flags, ANSWERED, seq);
+    Atomics.store(flags, ANSWERED, reply.seq);
     Atomics.notify(flags, ANSWERED);
+  };
+  const failed = (seq: number, e: unknown): Reply => ({ seq, ok: false, error: e instanceof Error ? e.message : String(e) });
+  channel.port.on("message", ({ seq, payload }: { seq: number; payload: unknown }) => {
+    let value: unknown;
+    try {
+      value = job(payload);
+    } catch (e) {
+      return answer(failed(seq, e));
+    }
+    // A job may answer later (an async check): the caller waits on the flag either way.
+    if (value instanceof Promise) value.then((v: unknown) => answer({ seq, ok: true, value: v }), (e: unknown) => answer(failed(seq, e)));
+    else answer({ seq, ok: true, value });
   });
   Atomics.store(flags, READY, LOADED);
   Atomics.notify(flags, READY);

@@ -1,6 +1,7 @@
 import { RubricateError, toRubricateError } from "../errors.js";
 import { CheckMemo } from "../checks/memo.js";
 import { runCheck } from "../checks/run.js";
+import { runClientChecksOffThread } from "../checks/off-thread.js";
 import type { CustomChecks } from "../checks/custom.js";
 import type { Judge, JudgeQuestion } from "../judge/types.js";
 import type { JudgeConfigInput } from "../judge/config.js";
@@ -14,7 +15,7 @@ import { buildFeedback } from "./feedback.js";
 import { reasoningView, type ReasoningMode } from "./reasoning-view.js";
 import { attachGroups, groupMemberOf, type GroupBy, type GroupFields, type GroupSummary } from "./group.js";
 import { dirname } from "node:path";
-import { addUsage, emptyUsage, type Sample, type ScoreResult } from "../types.js";
+import { addUsage, emptyUsage, type Sample, type ScoreResult, type Verdict } from "../types.js";
 
 /** Options of `score`, `scoreStream` and `scoreSample`: judge, checks, concurrency, error policy, groups. */
 export interface ScoreOptions {
@@ -42,10 +43,13 @@ export interface ScoreOptions {
    */
   group?: GroupBy;
   /**
-   * The samples' own `criteria` come from clients (a reward server): their regexes run on RE2
-   * only (linear time), never the backtracking engine. The rubric's criteria are unaffected.
+   * The samples' own `criteria` come from clients (a reward server): their checks run in a worker
+   * thread, awaited, under a CPU limit (`clientCheckCpuMs`), and their regexes on RE2 only (linear
+   * time), never the backtracking engine. The rubric's criteria are unaffected.
    */
   clientCriteria?: boolean;
+  /** CPU a sample's client checks may spend together before each is a forfeited no (default 1,000 ms). */
+  clientCheckCpuMs?: number;
 }
 
 /** A result with the position of its sample in the input. */
@@ -98,16 +102,33 @@ async function scoreOne(rubric: Rubric, sample: Sample, options: Omit<ScoreOptio
   const rubricOwn = options.clientCriteria === true ? new Set(rubric.criteria) : undefined;
   // Work the sample's checks share: a text folded for contains once, an input's JSON once.
   const memo = new CheckMemo();
+  const record = (criterion: Criterion, verdict: Verdict): void => {
+    // A check the response made unable to answer is a no; for a pitfall that would spare the
+    // response its penalty, so there it counts as hit: the failure never earns anything.
+    const forfeited = verdict.forfeit === true && criterion.points < 0 ? { ...verdict, pass: true, reasoning: `${verdict.reasoning ?? "the response made the check unable to answer"}; a pitfall counts that as hit` } : verdict;
+    outcomes.set(criterion.id, { verdict: forfeited });
+  };
   const runCriterionCheck = async (criterion: Criterion, check: NonNullable<Criterion["check"]>): Promise<void> => {
     try {
-      const fromClient = rubricOwn !== undefined && !rubricOwn.has(criterion);
-      const verdict = await runCheck(check, viewOf(criterion.reasoning), { defaultField: rubric.response_field, rubricDir, checks: options.checks, fromClient, memo });
-      // A check the response made unable to answer is a no; for a pitfall that would spare the
-      // response its penalty, so there it counts as hit: the failure never earns anything.
-      const forfeited = verdict.forfeit === true && criterion.points < 0 ? { ...verdict, pass: true, reasoning: `${verdict.reasoning ?? "the response made the check unable to answer"}; a pitfall counts that as hit` } : verdict;
-      outcomes.set(criterion.id, { verdict: forfeited });
+      record(criterion, await runCheck(check, viewOf(criterion.reasoning), { defaultField: rubric.response_field, rubricDir, checks: options.checks, memo }));
     } catch (e) {
       outcomes.set(criterion.id, { error: toRubricateError(e, "CHECK_FAILED") });
+    }
+  };
+  // A client's checks run in a worker, awaited: whatever pattern and text it sends, the event loop goes on.
+  const runClientCriteria = async (group: Criterion[]): Promise<void> => {
+    for (const view of new Set(group.map((c) => viewOf(c.reasoning)))) {
+      const same = group.filter((c) => viewOf(c.reasoning) === view);
+      try {
+        const answers = await runClientChecksOffThread(view, same.map((c) => c.check!), { defaultField: rubric.response_field, cpuMs: options.clientCheckCpuMs });
+        same.forEach((criterion, i) => {
+          const answer = answers[i];
+          if (answer instanceof RubricateError) outcomes.set(criterion.id, { error: answer });
+          else record(criterion, answer);
+        });
+      } catch (e) {
+        for (const criterion of same) outcomes.set(criterion.id, { error: toRubricateError(e, "CHECK_FAILED") });
+      }
     }
   };
   let pending = criteria;
@@ -120,6 +141,7 @@ async function scoreOne(rubric: Rubric, sample: Sample, options: Omit<ScoreOptio
     const asks: JudgeQuestion[] = [];
     const askViews: Sample[] = [];
     const checks: Promise<void>[] = [];
+    const clientChecks: Criterion[] = [];
     for (const criterion of ready) {
       const condition = criterion.when === undefined ? undefined : outcomes.get(criterion.when);
       if (condition && !("verdict" in condition && condition.verdict.pass)) {
@@ -127,7 +149,8 @@ async function scoreOne(rubric: Rubric, sample: Sample, options: Omit<ScoreOptio
         continue;
       }
       if (criterion.check) {
-        checks.push(runCriterionCheck(criterion, criterion.check));
+        if (rubricOwn !== undefined && !rubricOwn.has(criterion)) clientChecks.push(criterion);
+        else checks.push(runCriterionCheck(criterion, criterion.check));
         continue;
       }
       try {
@@ -141,6 +164,7 @@ async function scoreOne(rubric: Rubric, sample: Sample, options: Omit<ScoreOptio
         outcomes.set(criterion.id, { error: toRubricateError(e) });
       }
     }
+    if (clientChecks.length > 0) checks.push(runClientCriteria(clientChecks));
     if (checks.length > 0) await Promise.all(checks);
     // One judge call per view of the sample (usually one: every question sees the stripped answer).
     if (asks.length > 0 && askViews.every((view) => view === askViews[0])) await askJudge(rubric, askViews[0], asks, outcomes, usage, options);

@@ -17,6 +17,7 @@ import { loadEnvironment } from "../../src/env/load.js";
 import { createSessionManager, type SessionManager } from "../../src/env/sessions.js";
 import type { Environment } from "../../src/env/types.js";
 import { loadRubricSync } from "../../src/rubric/load.js";
+import { score } from "../../src/score/score.js";
 import { tempDir } from "../helpers/cli.js";
 
 const dir = tempDir();
@@ -149,6 +150,31 @@ describe("client regexes never hold the event loop (High 3)", () => {
     expect(task.json.error).toMatchObject({ code: "SAMPLE_REGEX_REFUSED", field: "task.criteria.0.check" });
     expect(server.stats().samples.scored).toBe(scoredBefore);
   });
+
+  it("a linear pattern RE2 can only run on its slowest engine (a.{20}x on a/b text, seconds per criterion on the event loop before) runs in a worker under a CPU limit: the loop turns meanwhile, and past the limit the criterion is a forfeited no, a pitfall hit", async () => {
+    let seed = 7;
+    const text = Array.from({ length: 40_000 }, () => ((seed = (seed * 1103515245 + 12345) % 2147483648) < 1073741824 ? "a" : "b")).join("");
+    const sample = { prompt: "p", response: text, criteria: [{ id: "slow", check: { regex: "a.{20}x" } }, { id: "slow-pitfall", check: { regex: "b.{20}x" }, points: -1 }, { id: "quick", check: { contains: "ab" } }] };
+    let turns = 0;
+    let scoring = true;
+    const turn = () => {
+      turns++;
+      if (scoring) setImmediate(turn);
+    };
+    setImmediate(turn);
+    const [result] = await score(env.rubric, [sample], { clientCriteria: true, clientCheckCpuMs: 200 });
+    scoring = false;
+    // On the event loop, the match held it: no turn until it ended.
+    expect(turns).toBeGreaterThan(10);
+    const verdict = (id: string) => result.verdicts.find((v) => v.id === id);
+    expect(verdict("slow")).toMatchObject({ status: "unmet", reasoning: expect.stringMatching(/ran past their limit \(200 ms of CPU\)/) });
+    expect(verdict("slow-pitfall")).toMatchObject({ status: "met", earned: -1 });
+    expect(result.errors).toEqual([]);
+    // The server's default limit, through /v1/score: answered, with the same forfeits.
+    const res = await post("/v1/score", { samples: [sample] });
+    expect(res.status).toBe(200);
+    expect(res.json.results[0].verdicts.find((v: { id: string }) => v.id === "slow")).toMatchObject({ status: "unmet", reasoning: expect.stringMatching(/ran past their limit \(1000 ms of CPU\)/) });
+  }, 60_000);
 
   it("a linear pattern on a text too long for RE2 fails that criterion (the response's size, not an error a policy could use), never the backtracking engine", async () => {
     // (a+)+$ is RE2's (linear) but catastrophic on JavaScript's engine, where texts over RE2's size used to go.

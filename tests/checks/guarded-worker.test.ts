@@ -92,3 +92,35 @@ describe("GuardedWorker", () => {
     expect(() => guarded(jobsWorker({}, missing)).call({ kind: "answer", value: 1 }, 200)).toThrow(/could not load: .*no-such-worker/);
   });
 });
+
+describe("GuardedWorker.callAsync", () => {
+  it("answers without blocking: calls made together are answered one at a time, in order, and a job may answer with a promise", async () => {
+    const guard = guarded();
+    const answers = await Promise.all([guard.callAsync({ kind: "answer", value: 1 }, 200), guard.callAsync({ kind: "later", value: 2 }, 200), guard.callAsync({ kind: "answer", value: 3 }, 200)]);
+    expect(answers).toEqual([{ value: 1 }, { value: 2 }, { value: 3 }]);
+  });
+
+  it("the event loop runs while the worker computes, and a job past its limit is stopped; the next call gets a fresh worker", async () => {
+    const guard = guarded();
+    await guard.callAsync({ kind: "answer", value: "loaded" }, 200);
+    let turns = 0;
+    let spinning = true;
+    const turn = () => {
+      turns++;
+      if (spinning) setImmediate(turn);
+    };
+    setImmediate(turn);
+    const spin = await guard.callAsync({ kind: "spin" }, 30);
+    spinning = false;
+    expect(spin).toBe("over-limit");
+    // The synchronous call would have held the loop: not one turn until it returned.
+    expect(turns).toBeGreaterThan(0);
+    expect(await guard.callAsync({ kind: "answer", value: "again" }, 200)).toEqual({ value: "again" });
+  });
+
+  it("a job that throws is an error for its caller only", async () => {
+    const guard = guarded();
+    await expect(guard.callAsync({ kind: "throw", message: "no such job" }, 200)).rejects.toThrow("no such job");
+    expect(await guard.callAsync({ kind: "answer", value: "next" }, 200)).toEqual({ value: "next" });
+  });
+});

@@ -5,6 +5,7 @@
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { CheckMemo } from "../../src/checks/memo.js";
+import { runClientChecks } from "../../src/checks/client-checks-worker.js";
 import { parseRubric } from "../../src/rubric/load.js";
 import { score } from "../../src/score/score.js";
 
@@ -25,7 +26,7 @@ describe("CheckMemo", () => {
   });
 });
 
-describe("scoring shares the work of a sample's checks", () => {
+describe("scoring shares the work of a sample's checks (a client's run in a worker: runClientChecks, the worker's job, shares it too)", () => {
   const response = `The answer is Paris. ${"filler words ".repeat(5000)}`;
   const rubric = parseRubric("id: r\ninputs: [response]\ncriteria:\n  - { id: own, check: { contains: paris } }\n");
   const contains = (n: number, extra: object = {}) => Array.from({ length: n }, (_, i) => ({ id: `c${i}`, check: { contains: [`word-${i}`, "paris"], ...extra } }));
@@ -36,7 +37,7 @@ describe("scoring shares the work of a sample's checks", () => {
       { response, criteria: contains(64) },
       { response: `${response}!`, criteria: [...contains(30), ...contains(30, { case_sensitive: true }).map((c) => ({ ...c, id: `s${c.id}` }))] },
     ];
-    const results = await score(rubric, samples, { clientCriteria: true });
+    const results = await score(rubric, samples, {});
     expect(results.map((r) => r.verdicts.filter((v) => v.status === "met").length)).toEqual([65, 31]);
     // A fold decomposes the whole text (NFKD, src/text/skeleton.ts), lower-cased first when the check is case-insensitive.
     const foldsOf = (text: string) => normalize.mock.calls.filter(([form], i) => form === "NFKD" && String(normalize.mock.contexts[i]).toLowerCase() === text.toLowerCase()).length;
@@ -48,7 +49,7 @@ describe("scoring shares the work of a sample's checks", () => {
     const data = { rows: Array.from({ length: 200 }, (_, i) => ({ id: i, name: `row ${i}` })) };
     const stringify = vi.spyOn(JSON, "stringify");
     const criteria = Array.from({ length: 10 }, (_, i) => ({ id: `d${i}`, check: { contains: `row ${i}`, field: "data" } }));
-    const [result] = await score(rubric, [{ response, data, criteria }], { clientCriteria: true });
+    const [result] = await score(rubric, [{ response, data, criteria }], {});
     expect(result.verdicts.filter((v) => v.status === "met")).toHaveLength(11);
     expect(stringify.mock.calls.filter(([value]) => value === data)).toHaveLength(1);
   });
@@ -56,10 +57,21 @@ describe("scoring shares the work of a sample's checks", () => {
   it("equals normalizes the text once for all of a sample's equals criteria", async () => {
     const normalize = vi.spyOn(String.prototype, "normalize");
     const criteria = Array.from({ length: 20 }, (_, i) => ({ id: `e${i}`, check: { equals: `answer ${i}` } }));
-    const [result] = await score(rubric, [{ response, criteria }], { clientCriteria: true });
+    const [result] = await score(rubric, [{ response, criteria }], {});
     expect(result.verdicts.filter((v) => v.status === "unmet")).toHaveLength(20);
     // One fold for the rubric's contains (NFKD of the lower-cased text), one normalization (NFKC) for the twenty equals.
     const calls = (form: string, text: string) => normalize.mock.calls.filter(([f], i) => f === form && String(normalize.mock.contexts[i]) === text).length;
     expect([calls("NFKD", response.toLowerCase()), calls("NFKC", response)]).toEqual([1, 1]);
+  });
+});
+
+describe("a client's checks in their worker share the work too", () => {
+  it("runClientChecks (the worker's job) folds a response once for all of a sample's contains criteria", async () => {
+    const normalize = vi.spyOn(String.prototype, "normalize");
+    const response = `The answer is Paris. ${"filler words ".repeat(5000)}`;
+    const checks = Array.from({ length: 64 }, (_, i) => ({ contains: [`word-${i}`, "paris"] }));
+    const outcomes = await runClientChecks({ sample: { response }, checks });
+    expect(outcomes.filter((o) => "verdict" in o && o.verdict.pass)).toHaveLength(64);
+    expect(normalize.mock.calls.filter(([form], i) => form === "NFKD" && String(normalize.mock.contexts[i]) === response.toLowerCase())).toHaveLength(1);
   });
 });
