@@ -150,7 +150,10 @@ export function safeRegex(pattern: string, flags = "", options: SafeRegexOptions
   new RegExp(pattern, clean);
   const deadlineMs = options.deadlineMs ?? REGEX_DEADLINE_MS;
   const guarded = options.linearOnly ? (text: string) => refuseBacktracking(pattern, clean, text) : (text: string) => guardedTest(pattern, clean, text, deadlineMs);
-  const translated = forRe2(pattern, clean);
+  // A rubric's pattern that plainly needs backtracking skips RE2, which would refuse it anyway: a
+  // program whose patterns all do then never loads RE2's wasm (~15 ms of a CLI's start-up). A
+  // client's pattern is always put to RE2, which alone decides what it refuses.
+  const translated = !options.linearOnly && plainlyBacktracking(pattern) ? undefined : forRe2(pattern, clean);
   const re2Flags = clean.includes("u") ? clean : `${clean}u`;
   let compiled: { instance: Re2Instance; re2: RE2 } | undefined;
   const compileIn = (instance: Re2Instance) => {
@@ -221,6 +224,25 @@ function refuseBacktracking(pattern: string, flags: string, text: string): never
   // A text too long, or with \r under the m flag, is the response's: a no.
   const why = text.length > RE2_MAX_TEXT_CHARS ? `the text has ${text.length} characters, more than the linear-time engine takes (${RE2_MAX_TEXT_CHARS})` : "with the m flag, ^ and $ on a text with \\r, U+2028 or U+2029 need the backtracking engine";
   throw textError("REGEX_REFUSED", `/${pattern}/${flags}: a client-supplied pattern runs only in linear time, and ${why}`, `the response cannot be tested against /${pattern}/${flags} in linear time: ${why}`);
+}
+
+/**
+ * True when the pattern has a lookaround (`(?=`, `(?!`, `(?<=`, `(?<!`) or a numbered or named
+ * backreference outside a character class: syntax RE2 does not run.
+ */
+export function plainlyBacktracking(pattern: string): boolean {
+  let inClass = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    if (c === "\\") {
+      const next = pattern[i + 1] ?? "";
+      if (!inClass && (/[1-9]/.test(next) || (next === "k" && pattern[i + 2] === "<"))) return true;
+      i++;
+    } else if (inClass) inClass = c !== "]";
+    else if (c === "[") inClass = true;
+    else if (c === "(" && pattern[i + 1] === "?" && (/[=!]/.test(pattern[i + 2] ?? "") || (pattern[i + 2] === "<" && /[=!]/.test(pattern[i + 3] ?? "")))) return true;
+  }
+  return false;
 }
 
 /** JavaScript's `\s`: what RE2's ASCII `\s` lacks is added so a pattern means the same on both engines. */

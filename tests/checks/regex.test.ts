@@ -6,7 +6,7 @@ import fc from "fast-check";
 import { getHeapSnapshot } from "node:v8";
 import { describe, expect, it, vi } from "vitest";
 import { compileJsonSchema } from "../../src/checks/compile.js";
-import { compiledRegex, forRe2, REGEX_DEADLINE_MS, safeRegex } from "../../src/checks/regex.js";
+import { compiledRegex, forRe2, plainlyBacktracking, re2CompileCount, REGEX_DEADLINE_MS, safeRegex } from "../../src/checks/regex.js";
 import { runCheck } from "../../src/checks/run.js";
 import { isRubricateError } from "../../src/errors.js";
 
@@ -186,4 +186,21 @@ describe("in scoring", () => {
     const fine = await scoreSample(rubric, { response: "aaaa" });
     expect(fine.reward).toBe(1);
   }, 30_000);
+});
+
+describe("plainlyBacktracking: a rubric pattern that needs backtracking skips RE2", () => {
+  it("finds lookaround and backreferences outside classes, and nothing in classes or escapes", () => {
+    for (const p of ["a(?=b)", "a(?!b)", "(?<=a)b", "(?<!a)b", "(a)\\1", "(?<x>a)\\k<x>", "\\boxed|=\\d(?![\\s\\S]*\\d)"]) expect(plainlyBacktracking(p), p).toBe(true);
+    for (const p of ["a(?:b)", "(?<name>a)", "[(?=]", "\\(?=", "[\\1]", "a\\\\1", "[]](?:x)", "^[\\s\\S]{0,280}$"]) expect(plainlyBacktracking(p), p).toBe(false);
+  });
+
+  it("such a rubric pattern never compiles in RE2 and answers as before; a client's still goes to RE2, which refuses it", async () => {
+    const before = re2CompileCount();
+    const pattern = "=\\s*\\d+(?![\\s\\S]*\\d)";
+    expect(safeRegex(pattern, "m").engine).toBe("backtracking");
+    expect([safeRegex(pattern).test("so x = 7."), safeRegex(pattern).test("x = 7, then 8")]).toEqual([true, false]);
+    expect(re2CompileCount()).toBe(before);
+    await expect(runCheck({ regex: pattern }, { response: "x = 7" }, { fromClient: true })).rejects.toSatisfy((e) => isRubricateError(e, "REGEX_REFUSED"));
+    expect(re2CompileCount()).toBeGreaterThan(before);
+  });
 });
