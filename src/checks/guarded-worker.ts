@@ -85,19 +85,13 @@ export class GuardedWorker {
 
   /** The worker's answer to `payload`, or "over-limit" when it computed past `ms` (the worker is then replaced). */
   call(payload: unknown, ms: number): { value: unknown } | "over-limit" {
-    const running = this.#loaded();
-    const clock = running.clock!;
-    const seq = ++running.sent;
-    const cpuAtStart = clock.read() ?? 0;
-    running.port.postMessage({ seq, payload });
-    const started = performance.now();
+    const request = post(this.#loaded(), payload);
     for (const multiple of WALL_MULTIPLES) {
-      const waited = waitFor(running.flags, seq, started + ms * multiple, clock);
-      if (waited === "answered") return readReply(running.port, seq);
-      const cpu = clock.read();
-      if (waited === "gone" || cpu === undefined || cpu - cpuAtStart >= ms / 2) break;
+      const waited = waitFor(request.running.flags, request.seq, request.started + ms * multiple, request.clock);
+      if (waited === "answered") return readReply(request.running.port, request.seq);
+      if (!worthWaiting(waited, request, ms)) break;
     }
-    this.#replace(running);
+    this.#replace(request.running);
     return "over-limit";
   }
 
@@ -112,19 +106,13 @@ export class GuardedWorker {
     this.#asyncTail = new Promise<void>((resolve) => (done = resolve));
     await previous;
     try {
-      const running = await this.#loadedAsync();
-      const clock = running.clock!;
-      const seq = ++running.sent;
-      const cpuAtStart = clock.read() ?? 0;
-      running.port.postMessage({ seq, payload });
-      const started = performance.now();
+      const request = post(await this.#loadedAsync(), payload);
       for (const multiple of WALL_MULTIPLES) {
-        const waited = await waitForAsync(running.flags, seq, started + ms * multiple, clock);
-        if (waited === "answered") return readReply(running.port, seq);
-        const cpu = clock.read();
-        if (waited === "gone" || cpu === undefined || cpu - cpuAtStart >= ms / 2) break;
+        const waited = await waitForAsync(request.running.flags, request.seq, request.started + ms * multiple, request.clock);
+        if (waited === "answered") return readReply(request.running.port, request.seq);
+        if (!worthWaiting(waited, request, ms)) break;
       }
-      this.#replace(running);
+      this.#replace(request.running);
       return "over-limit";
     } finally {
       done();
@@ -176,6 +164,29 @@ export class GuardedWorker {
     stop(running);
     if (this.#running === running) this.#running = this.#spawn();
   }
+}
+
+/** A request sent to a loaded worker: its number, and the worker's CPU and the wall clock when it left. */
+interface Posted {
+  running: Running;
+  clock: CpuClock;
+  seq: number;
+  cpuAtStart: number;
+  started: number;
+}
+
+function post(running: Running, payload: unknown): Posted {
+  const clock = running.clock!;
+  const seq = ++running.sent;
+  const cpuAtStart = clock.read() ?? 0;
+  running.port.postMessage({ seq, payload });
+  return { running, clock, seq, cpuAtStart, started: performance.now() };
+}
+
+/** After an allowance passed unanswered: the next is given while the worker is there and has spent under half the limit in CPU. */
+function worthWaiting(waited: "late" | "gone", request: Posted, ms: number): boolean {
+  const cpu = request.clock.read();
+  return waited !== "gone" && cpu !== undefined && cpu - request.cpuAtStart < ms / 2;
 }
 
 function stop(running: Running): void {

@@ -19,6 +19,7 @@ import type { Environment } from "../../src/env/types.js";
 import { loadRubricSync } from "../../src/rubric/load.js";
 import { score } from "../../src/score/score.js";
 import { tempDir } from "../helpers/cli.js";
+import { loopTurnsDuring } from "../helpers/event-loop.js";
 
 const dir = tempDir();
 // A server file a client would like to read, and a FIFO that would freeze a synchronous read.
@@ -155,15 +156,7 @@ describe("client regexes never hold the event loop (High 3)", () => {
     let seed = 7;
     const text = Array.from({ length: 40_000 }, () => ((seed = (seed * 1103515245 + 12345) % 2147483648) < 1073741824 ? "a" : "b")).join("");
     const sample = { prompt: "p", response: text, criteria: [{ id: "slow", check: { regex: "a.{20}x" } }, { id: "slow-pitfall", check: { regex: "b.{20}x" }, points: -1 }, { id: "quick", check: { contains: "ab" } }] };
-    let turns = 0;
-    let scoring = true;
-    const turn = () => {
-      turns++;
-      if (scoring) setImmediate(turn);
-    };
-    setImmediate(turn);
-    const [result] = await score(env.rubric, [sample], { clientCriteria: true, clientCheckCpuMs: 200 });
-    scoring = false;
+    const { result: [result], turns } = await loopTurnsDuring(() => score(env.rubric, [sample], { clientCriteria: true, clientCheckCpuMs: 200 }));
     // On the event loop, the match held it: no turn until it ended.
     expect(turns).toBeGreaterThan(10);
     const verdict = (id: string) => result.verdicts.find((v) => v.id === id);

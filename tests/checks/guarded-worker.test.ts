@@ -2,6 +2,7 @@ import { Worker } from "node:worker_threads";
 import { afterEach, describe, expect, it } from "vitest";
 import { GuardedWorker, workerBootstrap, type StartWorker } from "../../src/checks/guarded-worker.js";
 import { tsxLoaderURL } from "../../src/config/tsx-loader.js";
+import { loopTurnsDuring } from "../helpers/event-loop.js";
 
 const ENTRY = new URL("./fixtures/jobs-worker.ts", import.meta.url).href;
 
@@ -103,15 +104,7 @@ describe("GuardedWorker.callAsync", () => {
   it("the event loop runs while the worker computes, and a job past its limit is stopped; the next call gets a fresh worker", async () => {
     const guard = guarded();
     await guard.callAsync({ kind: "answer", value: "loaded" }, 200);
-    let turns = 0;
-    let spinning = true;
-    const turn = () => {
-      turns++;
-      if (spinning) setImmediate(turn);
-    };
-    setImmediate(turn);
-    const spin = await guard.callAsync({ kind: "spin" }, 30);
-    spinning = false;
+    const { result: spin, turns } = await loopTurnsDuring(() => guard.callAsync({ kind: "spin" }, 30));
     expect(spin).toBe("over-limit");
     // The synchronous call would have held the loop: not one turn until it returned.
     expect(turns).toBeGreaterThan(0);
