@@ -153,13 +153,19 @@ describe("streaming output and resume", () => {
     });
   }
 
-  it("a checkpoint that is not JSON stops the run naming it file:line:col, and what the interrupted run wrote is kept (started over, rewriting it, before)", async () => {
+  /** A run of 300 samples interrupted after 1,000 rows, leaving its checkpoint. */
+  async function interruptedRun() {
     const dir = tempDir();
     const input = writeJsonl(dir, "s.jsonl", samples(300));
     const output = join(dir, "out.jsonl");
     const controller = new AbortController();
     const rubric = loadRubricSync(CHECKS);
     await runDistill({ input, output, rubric, signal: controller.signal, checkpointMs: 0, onProgress: (p) => p.rows >= 1000 && controller.abort() });
+    return { input, output, rubric };
+  }
+
+  it("a checkpoint that is not JSON stops the run naming it file:line:col, and what the interrupted run wrote is kept (started over, rewriting it, before)", async () => {
+    const { input, output, rubric } = await interruptedRun();
     const ckPath = `${output}.checkpoint.json`;
     const written = readFileSync(`${output}.partial`, "utf8");
     expect(written).not.toBe("");
@@ -170,12 +176,7 @@ describe("streaming output and resume", () => {
   });
 
   it("a checkpoint of different options is ignored: the run starts over", async () => {
-    const dir = tempDir();
-    const input = writeJsonl(dir, "s.jsonl", samples(300));
-    const output = join(dir, "out.jsonl");
-    const controller = new AbortController();
-    const rubric = loadRubricSync(CHECKS);
-    await runDistill({ input, output, rubric, signal: controller.signal, checkpointMs: 0, onProgress: (p) => p.rows >= 1000 && controller.abort() });
+    const { input, output, rubric } = await interruptedRun();
     const again = await runDistill({ input, output, rubric, filters: { minReward: 0.9 } });
     expect(again.resumedGroups).toBe(0);
     expect(readLines(output).length).toBe(again.report.kept);
