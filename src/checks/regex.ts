@@ -279,6 +279,9 @@ export function forRe2(pattern: string, flags: string): string | undefined {
       else if (next === "S") {
         if (inClass) return undefined;
         out += `[^${JS_SPACE}]`;
+      } else if ((next === "p" || next === "P") && !flags.includes("u")) {
+        // Without the u flag JavaScript reads \p{L} as "p{L}"; RE2 would read a Unicode property.
+        out += next;
       } else out += `\\${next}`;
       continue;
     }

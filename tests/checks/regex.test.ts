@@ -124,6 +124,11 @@ describe("linear-time regexes", () => {
 describe("same answers as JavaScript's RegExp", () => {
   const cases: [string, string, string[]][] = [
     ["\\s+", "", ["a b", "a\u00a0b", "a\u2028b", "ab", "a\vb", "\ufeff"]],
+    // Without the u flag, \p is a plain p to JavaScript (and {L} literal braces); with it, a Unicode property.
+    ["^\\p{L}+$", "", ["p{L}", "abc", "p{LL}"]],
+    ["[\\p{L}]", "", ["L", "x", "{"]],
+    ["^\\p{L}+$", "u", ["abc", "p{L}", "日本"]],
+    ["^\\P{L}+$", "", ["P{L}", "123"]],
     ["^\\S+$", "", ["abc", "a\u00a0c", "a c"]],
     ["[\\s,]+", "", ["a, b", "a\u3000b", "ab"]],
     ["a.b", "", ["a\nb", "a\rb", "a\u2028b", "axb"]],
