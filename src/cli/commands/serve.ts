@@ -17,7 +17,7 @@ import { RedisCache } from "../../engine/cache/redis.js";
 import type { ErrorPolicy } from "../../score/aggregate.js";
 import { loadRubricSync } from "../../rubric/load.js";
 import { EXIT, parseBytes, positiveInt, cachePathOf, errorPolicyOf, usageError, warnCacheDegraded, warnIfBatchJudge, finiteNumber } from "../run.js";
-import { cacheOption, collect, concurrencyOption, errorsOption, judgeOption, noCacheOption, partWithin } from "../options.js";
+import { cacheOption, collect, concurrencyOption, errorsOption, judgeOption, noCacheOption, partWithin, userGave } from "../options.js";
 
 interface ServeFlags {
   rubric?: string;
@@ -127,7 +127,7 @@ export function register(program: Command): void {
 async function runServe(flags: ServeFlags, command: Command): Promise<number> {
   errorPolicyOf(flags.errors);
   const token = flags.token ?? (process.env.RUBRICATE_TOKEN || undefined);
-  checkServeFlags(flags, token);
+  checkServeFlags(flags, token, command);
   const log = (line: string) => flags.quiet || process.stderr.write(`rubricate serve: ${line}\n`);
   // A limit within another: both given and contradicting is exit 2; one given past the other's default moves that default, said.
   [flags.headersTimeoutMs, flags.requestTimeoutMs] = partWithin(command, "--headers-timeout-ms", "--request-timeout-ms", String, (line) => log(`note: ${line}`));
@@ -229,12 +229,18 @@ async function runServe(flags: ServeFlags, command: Command): Promise<number> {
   return EXIT.ok;
 }
 
+/** The options with defaults that only the sessions and rollouts of --env read. */
+const ENV_ONLY_OPTIONS = ["--max-sessions", "--max-session-bytes", "--max-sessions-bytes", "--session-idle-ms", "--max-group"];
+
 /** Refuses flag combinations that cannot work (exit 2), before anything is loaded or listens. */
-function checkServeFlags(flags: ServeFlags, token: string | undefined): void {
+function checkServeFlags(flags: ServeFlags, token: string | undefined, command: Command): void {
   if (!flags.rubric && !flags.env) throw usageError("serve needs --rubric <file> or --env <file>");
   if (flags.rubric && flags.env) throw usageError("give --rubric or --env, not both: an environment brings its own rubric");
   if (flags.allowSampleQuestions && !flags.sampleCriteria) throw usageError("--allow-sample-questions lets samples add questions, --no-sample-criteria refuses every sample criterion: pick one");
   if (!flags.env && (flags.unsafeNoSandbox || flags.allowPolicyHost)) throw usageError("--unsafe-no-sandbox and --allow-policy-host apply to the sessions and rollouts of --env: pass --env <env> too, or drop them");
+  // Options with a default: only one the user typed is a mistake without --env (ignored before).
+  const sessionOnly = ENV_ONLY_OPTIONS.filter((flag) => userGave(command, flag));
+  if (!flags.env && sessionOnly.length > 0) throw usageError(`${sessionOnly.join(", ")} ${sessionOnly.length > 1 ? "apply" : "applies"} to the sessions and rollouts of --env: pass --env <env> too, or drop ${sessionOnly.length > 1 ? "them" : "it"}`);
   if (!isLoopback(flags.host) && !token) throw usageError(`--host ${flags.host} makes the server reachable from other machines; refusing to start without a token (--token or RUBRICATE_TOKEN)`);
   // Without a sandbox a session's tool calls are shell commands on this machine: only token holders may send them.
   if (flags.unsafeNoSandbox && !token) throw usageError("--unsafe-no-sandbox lets every client of /v1/sessions and /v1/rollouts run commands on this machine with your rights; refusing to start without a token (--token or RUBRICATE_TOKEN), so only its holders can");
