@@ -2,7 +2,8 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { compareModels, taskMeans } from "../env/stats.js";
 import type { RolloutRecord } from "../env/types.js";
 import { RubricateError } from "../errors.js";
-import { jsonLineValue } from "../config/jsonl.js";
+import { jsonFileValue, jsonLineValue } from "../config/jsonl.js";
+import { parseJsonText } from "../text/json.js";
 import { rubricateVersion } from "./package.js";
 import { HUB_RESULT_SCHEMA, HubResultSchema, type HubResult } from "./results.js";
 
@@ -155,6 +156,15 @@ export async function pushAll(hub: string, results: HubResult[], pendingFile: st
   return answers;
 }
 
+/** A .hub.json file's entries, each checked against the hub result schema. */
+function hubResults(items: unknown[], path: string): HubResult[] {
+  return items.map((item, i) => {
+    const checked = HubResultSchema.safeParse(item);
+    if (!checked.success) throw new RubricateError("SCHEMA", `result ${i + 1} is not a hub result: ${checked.error.issues.map((x) => `${x.path.join(".")}: ${x.message}`).join("; ")}`, { location: { file: path } });
+    return checked.data;
+  });
+}
+
 /**
  * Results to push from a file: saved `HubResult`s (a `.hub.json` file a failed push left, one
  * result or an array), or an eval's rollouts JSONL (results built from it with `meta`).
@@ -164,21 +174,12 @@ export function readPushFile(path: string, meta: HubResultMeta = {}): HubResult[
   // A byte order mark (Windows editors) is not part of the first line, as `score` reads it.
   const text = readFileSync(path, "utf8").replace(/^\uFEFF/, "");
   const trimmed = text.trim();
-  if (trimmed.startsWith("[") || (trimmed.startsWith("{") && !trimmed.includes("\n"))) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(trimmed);
-    } catch {
-      parsed = undefined;
-    }
-    const items = Array.isArray(parsed) ? parsed : parsed && (parsed as { schema?: unknown }).schema === HUB_RESULT_SCHEMA ? [parsed] : undefined;
-    if (items) {
-      return items.map((item, i) => {
-        const checked = HubResultSchema.safeParse(item);
-        if (!checked.success) throw new RubricateError("SCHEMA", `result ${i + 1} is not a hub result: ${checked.error.issues.map((x) => `${x.path.join(".")}: ${x.message}`).join("; ")}`, { location: { file: path } });
-        return checked.data;
-      });
-    }
+  // A JSON array is a .hub.json file (no rollout line starts with "["): its errors are the file's, at file:line:col.
+  if (trimmed.startsWith("[")) return hubResults(jsonFileValue(text, path, { hint: "a .hub.json file: an array of hub results" }) as unknown[], path);
+  // One result, on one line or pretty-printed; an object that is not one is the first line of a rollouts JSONL.
+  if (trimmed.startsWith("{")) {
+    const whole = parseJsonText(text);
+    if ("value" in whole && (whole.value as { schema?: unknown } | null)?.schema === HUB_RESULT_SCHEMA) return hubResults([whole.value], path);
   }
   const records: RolloutRecord[] = [];
   text.split("\n").forEach((line, i) => {

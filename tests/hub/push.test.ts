@@ -197,6 +197,22 @@ describe("buildHubResults / readPushFile", () => {
     expect(() => readPushFile(join(dir, "bad.hub.json"))).toThrow(/result 1 is not a hub result/);
   });
 
+  it("reads a pretty-printed .hub.json result as one result, and names file:line:col inside a broken array (per-line JSONL errors before)", () => {
+    const dir = tempDir("rubricate-push-file-");
+    const [result] = buildHubResults([record("m", "1", 1)]);
+    writeFileSync(join(dir, "one.hub.json"), `${JSON.stringify(result, null, 2)}\n`);
+    expect(readPushFile(join(dir, "one.hub.json"))).toEqual([result]);
+    writeFileSync(join(dir, "cut.hub.json"), `[\n  ${JSON.stringify(result)},\n  {"schema": \n]\n`);
+    let message = "";
+    try {
+      readPushFile(join(dir, "cut.hub.json"));
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    expect(message.startsWith(`${join(dir, "cut.hub.json")}:4:1: invalid JSON: `)).toBe(true);
+    expect(message.endsWith("(a .hub.json file: an array of hub results)")).toBe(true);
+  });
+
   it("says where a bad line or entry is once (\"f:2:1: f:2:1: …\" before)", () => {
     const dir = tempDir("rubricate-push-file-");
     const messageOf = (file: string) => {
