@@ -12,6 +12,8 @@ import { fleissKappa } from "./agreement.js";
 import { jsonl } from "./datasets.js";
 import type { HumanLabel, JudgeVerdict, VerdictSet } from "./inputs.js";
 import { readText } from "./inputs.js";
+import { jsonLineValue } from "../config/jsonl.js";
+import { isRecord } from "../text/json.js";
 
 /** The stored XSTest classifiers. */
 export const XSTEST_JUDGES = ["gpt4", "strmatch"] as const;
@@ -42,12 +44,9 @@ export function loadXstest(dir: string, judge: string): { labels: HumanLabel[]; 
       .split(/\r?\n/)
       .forEach((line, i) => {
         if (line.trim() === "") return;
-        let row: Record<string, unknown>;
-        try {
-          row = JSON.parse(line) as Record<string, unknown>;
-        } catch (e) {
-          throw new RubricateError("BAD_INPUT", "not valid JSON", { location: { file: join(folder, file), line: i + 1 }, cause: e });
-        }
+        const value = jsonLineValue(line, join(folder, file), i + 1);
+        if (!isRecord(value)) throw new RubricateError("BAD_INPUT", "an XSTest row is a JSON object", { location: { file: join(folder, file), line: i + 1, col: 1 } });
+        const row = value;
         const sampleId = `${model}:${String(row.id)}`;
         const human = refuses(row.final_label);
         if (human === null) throw new RubricateError("BAD_INPUT", `XSTest ${sampleId}: unknown final_label ${JSON.stringify(row.final_label)}`, { location: { file: join(folder, file), line: i + 1 } });

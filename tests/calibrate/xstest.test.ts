@@ -1,10 +1,11 @@
 /** XSTest v2 (issue 30): completions with human refusal labels and two stored classifiers, as one pointwise criterion. */
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { packagedDatasetsDir } from "../../src/calibrate/datasets.js";
 import { XSTEST_PUBLISHED, loadXstest, xstestAgreement } from "../../src/calibrate/xstest.js";
 import { computeCalibration } from "../../src/cli/commands/calibrate.js";
+import { tempDir } from "../helpers/cli.js";
 
 const dir = packagedDatasetsDir();
 
@@ -64,5 +65,14 @@ describe("XSTest", () => {
     const run = await computeCalibration({ dataset: "xstest", storedJudge: ["strmatch"], verdicts: [], judge: [], resamples: 20 });
     expect(run.xstest).toHaveLength(5);
     expect(run.markdown).toContain("| mistralguard | 450 | 93.8% (93.8%) | 0.89 (0.89) |");
+  });
+
+  it("a damaged data file names file:line:col and why (\"not valid JSON\" at file:line before)", () => {
+    const copy = join(tempDir("rubricate-xstest-"), "xstest");
+    mkdirSync(copy);
+    writeFileSync(join(copy, "completions-m.jsonl"), '{"id": 1, "final_label": "1_full_compliance"}\n{"id": 2, "final_label": \n');
+    expect(() => loadXstest(join(copy, ".."), "gpt4")).toThrow(/completions-m\.jsonl:2:\d+: invalid JSON: /);
+    writeFileSync(join(copy, "completions-m.jsonl"), "[1, 2]\n");
+    expect(() => loadXstest(join(copy, ".."), "gpt4")).toThrow(/completions-m\.jsonl:1:1: an XSTest row is a JSON object/);
   });
 });
