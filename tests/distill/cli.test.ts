@@ -143,6 +143,15 @@ describe("rubricate distill", () => {
     expect(generationTooLarge({ tasks: 8, rollouts: 25_000 })).toBeUndefined();
   });
 
+  it("--rollouts past the bound on its own (or with --tasks) is refused before the environment is even loaded: a package that does not exist is never looked for", async () => {
+    const r = await runCliInProcess(["distill", "--env", "no-such-package-rubricate-test", "--model", "openai-compatible:teacher@http://127.0.0.1:9", "--rollouts", "300000", "--no-cache", "-o", join(tempDir(), "sft.jsonl")]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe("rubricate: --rollouts 300000: 1 task(s) × 300000 rollout(s) is 300,000 rollouts, more than the 200,000 one generation plays (one eval's bound); lower --rollouts or --tasks\n");
+    const withTasks = await runCliInProcess(["distill", "--env", "no-such-package-rubricate-test", "--model", "openai-compatible:teacher@http://127.0.0.1:9", "--tasks", "4", "--rollouts", "60000", "--no-cache", "-o", join(tempDir(), "sft.jsonl")]);
+    expect(withTasks.code).toBe(2);
+    expect(withTasks.stderr).toContain("4 task(s) × 60000 rollout(s) is 240,000 rollouts");
+  });
+
   it("SIGKILL mid-run, re-run: same file as an uninterrupted run, and the judge is paid once per question", async () => {
     const server = await startOpenAIServer({ respond: judgeResponder((_q, view) => view.sample.includes("Please")), latencyMs: 10 });
     servers.push(server as TestServer<unknown>);

@@ -173,6 +173,9 @@ function checkDistillFlags(input: string | undefined, flags: DistillFlags, comma
   if (!flags.env && (flags.model !== undefined || flags.tasks !== undefined)) throw usageError("--model and --tasks choose the teacher and the tasks of --env: pass --env <env> too, or drop them");
   // Options with a default: only one the user gave is a mistake without its partner.
   if (!flags.env && userGave(command, "--rollouts")) throw usageError("--rollouts is how many times the teacher of --env plays each task: pass --env <env> too, or drop it");
+  // What can be told before the environment loads (maybe installs): --tasks × --rollouts, or --rollouts alone (one task at least).
+  const atLeast = generationTooLarge({ tasks: flags.tasks ?? 1, rollouts: flags.rollouts });
+  if (flags.env && atLeast) throw usageError(`--rollouts ${flags.rollouts}: ${atLeast}; lower --rollouts or --tasks`);
   const nearOnly = ["--near-threshold", "--ngram"].filter((flag) => userGave(command, flag));
   if (flags.dedup !== "near" && nearOnly.length > 0) throw usageError(`${nearOnly.join(" and ")} tune${nearOnly.length > 1 ? "" : "s"} --dedup near: pass --dedup near too, or drop ${nearOnly.length > 1 ? "them" : "it"}`);
   if (flags.env && (flags.rubric || flags.results)) throw usageError("--env scores with the environment's rubric: drop --rubric/--results");
