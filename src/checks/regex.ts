@@ -206,8 +206,9 @@ const NOT_LINEAR = "a client-supplied pattern must run in linear time (RE2): no 
 
 /**
  * True when RE2 runs the pattern (no lookaround, no backreference): it then takes linear time on
- * any text. An invalid pattern throws JavaScript's SyntaxError. The compiled pattern is kept in the
- * cache, where a client's check finds it (a reward server's samples often repeat one pattern).
+ * any text. An invalid pattern throws JavaScript's SyntaxError. The compiled pattern is kept in this
+ * thread's cache, so a reward server's requests, which often repeat one pattern, compile it once to
+ * admit it (scoring compiles it again, in the client checks' worker: checks/off-thread.ts).
  */
 export function runsInLinearTime(pattern: string, flags = ""): boolean {
   try {

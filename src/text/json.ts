@@ -25,12 +25,8 @@ export type JsonLineParse = { value: unknown } | { reason: string; col: number }
  * @example parseJsonLine('{"a": 1,}') // { reason: "Expected double-quoted property name", col: 9 }
  */
 export function parseJsonLine(text: string): JsonLineParse {
-  try {
-    return { value: JSON.parse(text) };
-  } catch (e) {
-    const message = (e as Error).message;
-    return { reason: message.replace(POSITION_SUFFIX, ""), col: columnOf(text, jsonErrorOffset(text, message)) };
-  }
+  const parsed = parseJsonAt(text);
+  return "reason" in parsed ? { reason: parsed.reason, col: parsed.col } : parsed;
 }
 
 /** A whole JSON document, or why it is not JSON and where it stops being JSON (1-based line and column). */
@@ -45,7 +41,11 @@ export type JsonTextParse = { value: unknown } | { reason: string; line: number;
  * @example parseJsonText('{\n  "a": 1,\n}') // { reason: "Expected double-quoted property name", line: 3, col: 1 }
  */
 export function parseJsonText(text: string): JsonTextParse {
-  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  return parseJsonAt(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+}
+
+/** `JSON.parse`, or its reason and the line and column (code points) where the text stops being JSON. */
+function parseJsonAt(body: string): JsonTextParse {
   try {
     return { value: JSON.parse(body) };
   } catch (e) {

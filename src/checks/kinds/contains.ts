@@ -31,7 +31,8 @@ function readings(text: string, sensitive: boolean, memo?: CheckMemo): string[] 
   const once = (name: string, read: (text: string) => string) => (memo ? memo.text(name, text, read) : read(text));
   if (sensitive) return [once("contains-seen", seen)];
   const lowered = once("contains-seen-lowered", (t) => seen(t.toLowerCase()).toLowerCase());
-  return [lowered, hasCaseDependentLookAlike(text) ? once("contains-seen-then-lowered", (t) => seen(t).toLowerCase()) : lowered];
+  // The second reading only differs where the text has a capital I or a twin of one (looked for once, with the memo).
+  return [lowered, once("contains-seen-then-lowered", (t) => (hasCaseDependentLookAlike(t) ? seen(t).toLowerCase() : lowered))];
 }
 
 /**
