@@ -33,8 +33,17 @@ export interface RequestScoringOptions {
   log: (line: string) => void;
 }
 
+/**
+ * Where the k-th sample sits in the request's body, as an error's `field` names it: `samples.3`
+ * by default; `sample` on /v1/score/one; `labels.5` on /get_reward, whose samples are the rows that
+ * mapped (their criteria and nested values come from the label).
+ */
+export type SampleField = (k: number) => string;
+
 /** Scores one request's samples, or throws the HttpError the request is answered with. */
-export type ScoreRequest = (samples: Sample[], signal: AbortSignal) => Promise<ScoreResult[]>;
+export type ScoreRequest = (samples: Sample[], signal: AbortSignal, fieldOf?: SampleField) => Promise<ScoreResult[]>;
+
+const samplesField: SampleField = (k) => `samples.${k}`;
 
 /** Error codes that mean the judge is out (or too slow), not that the sample is bad. */
 const OUTAGE_CODES = new Set<ErrorCode>(["PROVIDER_HTTP", "PROVIDER_TIMEOUT", "PROVIDER_NETWORK", "RATE_LIMITED", "MISSING_API_KEY", "CACHE", "INTERNAL", "DEADLINE"]);
@@ -73,11 +82,11 @@ const deadlineResult = (ms: number, cost: RetryCost): ScoreResult => ({
 const MAX_SAMPLE_DEPTH = 128;
 
 /** Refuses a request's samples before any is scored: too many, nested too deeply, or adding criteria the server does not allow or that cost too much. */
-function refuseSamples(samples: Sample[], o: RequestScoringOptions): void {
+function refuseSamples(samples: Sample[], o: RequestScoringOptions, fieldOf: SampleField): void {
   if (samples.length > o.maxSamples) throw new HttpError(413, "TOO_MANY_SAMPLES", `${samples.length} samples in one request; the limit is ${o.maxSamples}: start rubricate serve with a larger --max-samples, or split the batch`);
   const tooDeep = samples.findIndex((s) => nestingDepth(s) > MAX_SAMPLE_DEPTH);
-  if (tooDeep >= 0) throw new HttpError(400, "SAMPLE_TOO_DEEP", `samples.${tooDeep}: nested deeper than ${MAX_SAMPLE_DEPTH} levels of objects and arrays; a sample is its inputs, a few levels at most (a transcript's tool calls are 6)`, `samples.${tooDeep}`);
-  const refused = refusedSampleCriterion(samples, o.sampleCriteria, { responseField: o.rubric.response_field });
+  if (tooDeep >= 0) throw new HttpError(400, "SAMPLE_TOO_DEEP", `${fieldOf(tooDeep)}: nested deeper than ${MAX_SAMPLE_DEPTH} levels of objects and arrays; a sample is its inputs, a few levels at most (a transcript's tool calls are 6)`, fieldOf(tooDeep));
+  const refused = refusedSampleCriterion(samples, o.sampleCriteria, { responseField: o.rubric.response_field, fieldOf });
   if (refused) throw refused;
 }
 
@@ -106,8 +115,8 @@ async function scoreByDeadline(samples: Sample[], signal: AbortSignal, o: Reques
  */
 export function requestScorer(o: RequestScoringOptions): ScoreRequest {
   const cost = retryCostOf(o.judge);
-  return async (samples, signal) => {
-    refuseSamples(samples, o);
+  return async (samples, signal, fieldOf = samplesField) => {
+    refuseSamples(samples, o, fieldOf);
     o.stats.samplesStarted(samples.length);
     const done = await scoreByDeadline(samples, signal, o);
     const late = done.filter((r) => r === undefined).length;

@@ -82,7 +82,7 @@ export function rewardRoutes(o: RewardRoutesOptions): Record<string, Route> {
       auth: true,
       handle: async (body, signal) => {
         const { sample } = parseRequest(ScoreOneRequestSchema, body);
-        const [result] = await o.scoreRequest([sample as Sample], signal);
+        const [result] = await o.scoreRequest([sample as Sample], signal, () => "sample");
         return { reward: result.reward, error: errorText(result), result: wireResult(result), usage: result.usage };
       },
     },
@@ -96,9 +96,11 @@ async function getReward(o: RewardRoutesOptions, criterionIds: string[], body: u
   if (request.query.length > o.maxSamples) throw new HttpError(413, "TOO_MANY_SAMPLES", `${request.query.length} queries in one request; the limit is ${o.maxSamples}: start rubricate serve with a larger --max-samples`);
   const rows = openrlhfSamples(request, o.mapping);
   const scorable = rows.flatMap((row, i) => ("sample" in row ? [{ i, sample: row.sample }] : []));
+  // A mapped row's criteria and nested values come from its label: an error names `labels.<query index>`.
   const results = await o.scoreRequest(
     scorable.map((s) => s.sample),
     signal,
+    (k) => `labels.${scorable[k].i}`,
   );
   const merged: RowOutcome[] = rows.map((row) => ("error" in row ? row.error : ""));
   scorable.forEach((s, k) => (merged[s.i] = results[k]));

@@ -104,11 +104,12 @@ interface SampleText {
  * The 400 (or 413) for the first sample criterion the policy refuses or the limits size out, or
  * undefined. Every criterion of the request is sized before any pattern compiles.
  */
-export function refusedSampleCriterion(samples: unknown[], policy: SampleCriteriaPolicy, options: { responseField?: string } = {}): HttpError | undefined {
+export function refusedSampleCriterion(samples: unknown[], policy: SampleCriteriaPolicy, options: { responseField?: string; fieldOf?: (k: number) => string } = {}): HttpError | undefined {
+  const fieldOf = options.fieldOf ?? ((k: number) => `samples.${k}`);
   const tally = new RequestTally();
   for (const [i, sample] of samples.entries()) {
     if (!sample || typeof sample !== "object" || !("criteria" in sample)) continue;
-    const refused = sizedCriteria((sample as { criteria: unknown }).criteria, `samples.${i}.criteria`, policy, tally, sampleText(sample as Record<string, unknown>, options.responseField ?? "response"));
+    const refused = sizedCriteria((sample as { criteria: unknown }).criteria, `${fieldOf(i)}.criteria`, policy, tally, sampleText(sample as Record<string, unknown>, options.responseField ?? "response"));
     if (refused) return refused;
   }
   return refusedNonLinear(tally);

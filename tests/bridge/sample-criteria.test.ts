@@ -259,6 +259,22 @@ describe("a client's criteria are sized before anything compiles or runs (they c
     expect(re2CompileCount() - before).toBe(2);
   });
 
+  it("the refusal's field is where the client wrote it: /get_reward names the label by its query's index (not the index among the rows that mapped), /v1/score/one the sample", async () => {
+    const tooMany = Array.from({ length: CLIENT_CRITERIA_LIMITS.perSample + 1 }, (_, i) => ({ id: `c${i}`, check: { contains: "hello" } }));
+    const tooDeep = { criteria: [] as unknown[], nested: JSON.parse(`${"[".repeat(200)}${"]".repeat(200)}`) as unknown };
+    // Query 0 does not start with its prompt, so it maps to no sample: the labels at 1 and 2 are the first and second that did.
+    const reward = (labels: unknown[]) => fetch(`${url}/get_reward`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ query: ["unrelated", "Say hello: hello", "Say hello: hi"], prompts: ["Say hello: ", "Say hello: ", "Say hello: "], labels }) });
+    const counted = await reward([{}, {}, { criteria: tooMany }]);
+    expect(counted.status).toBe(400);
+    expect(((await counted.json()) as { error: { field: string; message: string } }).error).toMatchObject({ code: "SAMPLE_CRITERIA_TOO_LARGE", field: "labels.2.criteria", message: expect.stringMatching(/^labels\.2\.criteria: /) });
+    const deep = await reward([{}, {}, tooDeep]);
+    expect(((await deep.json()) as { error: { field: string } }).error).toMatchObject({ code: "SAMPLE_TOO_DEEP", field: "labels.2" });
+    const one = await post("/v1/score/one", { sample: { prompt: "p", response: "hello", criteria: tooMany } });
+    expect(one.json.error).toMatchObject({ code: "SAMPLE_CRITERIA_TOO_LARGE", field: "sample.criteria" });
+    const refused = await post("/v1/score/one", { sample: { prompt: "p", response: "hello", criteria: [{ id: "look", check: { regex: "(?=h)h" } }] } });
+    expect(refused.json.error).toMatchObject({ code: "SAMPLE_REGEX_REFUSED", field: "sample.criteria.0.check" });
+  });
+
   it("more than 64 criteria on a sample (the audit sent 20,000 contains, ~252 s) is a 400 naming the sample's criteria", async () => {
     const criteria = Array.from({ length: CLIENT_CRITERIA_LIMITS.perSample + 1 }, (_, i) => ({ id: `c${i}`, check: { contains: "hello" } }));
     const res = await refusedBeforeCompiling({ samples: [{ prompt: "p", response: "hello", criteria }] });
