@@ -76,6 +76,8 @@ export interface Checkpoint {
   version: 1;
   /** Identifies the input and options; a different fingerprint means start over. */
   fingerprint: string;
+  /** A hash of each part of the fingerprint (input, filters, rubric, …), to name what changed when it no longer fits. */
+  parts?: Record<string, string>;
   /** 1: filtering (writing the output, or the spill with --top-fraction); 2: the top-fraction pass over the spill. */
   phase: 1 | 2;
   /** Groups closed (rows, without grouping): their units are in the file. */

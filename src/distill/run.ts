@@ -68,6 +68,11 @@ export interface DistillRunOptions {
   resume?: boolean;
   /** Milliseconds between checkpoints (default 2000). */
   checkpointMs?: number;
+  /**
+   * Called once, before anything is written, when `<output>.checkpoint.json` exists but another
+   * input or other options wrote it: the run starts over, and the line says why.
+   */
+  onStartOver?: (line: string) => void;
   /** Called every 1000 input rows. */
   onProgress?: (p: { rows: number; kept: number; replaying: boolean }) => void;
 }
@@ -151,26 +156,51 @@ async function* scoreRows(rows: AsyncIterable<Raw>, o: DistillRunOptions): Async
   while (queue.length > 0) yield await queue.shift()!;
 }
 
-/** What identifies a run for resuming: input file (path, size, mtime), results, rubric, every option. */
-function fingerprint(o: DistillRunOptions): string {
+/** What identifies a run for resuming, part by part: input file (path, size, mtime), results, rubric, every option. */
+function fingerprintParts(o: DistillRunOptions): Record<string, unknown> {
   const stat = (p?: string) => (p && existsSync(p) ? { p, size: statSync(p).size, mtime: statSync(p).mtimeMs } : p);
-  return hashHex(
-    JSON.stringify({
-      v: 1,
-      input: typeof o.input === "string" ? stat(o.input) : null,
-      source: o.sourceId ?? null,
-      results: stat(o.results),
-      format: o.format ?? "openai",
-      meta: o.withMetadata ?? false,
-      filters: o.filters ?? {},
-      rows: o.rows ?? {},
-      rubric: o.rubric ? { id: o.rubric.id, version: o.rubric.version, criteria: o.rubric.criteria } : null,
-      rescore: o.rescore ?? false,
-      errors: o.errors ?? "null",
-      window: o.groupWindow ?? 64,
-      sort: o.sort ?? false,
-    }),
-  );
+  return {
+    v: 1,
+    input: typeof o.input === "string" ? stat(o.input) : null,
+    source: o.sourceId ?? null,
+    results: stat(o.results),
+    format: o.format ?? "openai",
+    meta: o.withMetadata ?? false,
+    filters: o.filters ?? {},
+    rows: o.rows ?? {},
+    rubric: o.rubric ? { id: o.rubric.id, version: o.rubric.version, criteria: o.rubric.criteria } : null,
+    rescore: o.rescore ?? false,
+    errors: o.errors ?? "null",
+    window: o.groupWindow ?? 64,
+    sort: o.sort ?? false,
+  };
+}
+
+/** How a start-over names a fingerprint part that changed. */
+const PART_NAMES: Record<string, string> = {
+  input: "the input file (its path, size or modification time)",
+  source: "the rollouts' source (--env, --model, --tasks, --rollouts)",
+  results: "the --results file",
+  format: "--format",
+  meta: "--with-metadata",
+  filters: "the filters",
+  rows: "--group-by, --tag-field, --prompt-template or --response-field",
+  rubric: "the rubric",
+  rescore: "--rescore",
+  errors: "--errors",
+  window: "--group-window",
+  sort: "--sort",
+};
+
+/** Each part's hash, kept in the checkpoint so that a start-over can say what changed. */
+const partHashes = (parts: Record<string, unknown>) => Object.fromEntries(Object.entries(parts).map(([k, v]) => [k, hashHex(JSON.stringify(v ?? null)).slice(0, 16)]));
+
+/** Why a checkpoint does not fit this run, naming the parts that changed when the checkpoint kept them. */
+function startOverReason(ck: Checkpoint, parts: Record<string, string>): string {
+  // A part the checkpoint does not have (kept by another release) is not named: it is not known to have changed.
+  const kept = ck.parts ?? {};
+  const changed = Object.keys(parts).filter((k) => k !== "v" && k in kept && kept[k] !== parts[k]);
+  return changed.length > 0 ? `changed since it was written: ${changed.map((k) => PART_NAMES[k] ?? k).join(", ")}` : "it was written by a run with another input or options";
 }
 
 /**
@@ -188,9 +218,16 @@ export async function runDistill(o: DistillRunOptions): Promise<DistillRunResult
   const partialPath = `${o.output}.partial`;
   const spilling = filters.topFraction !== undefined;
   const spillPath = toFile ? `${o.output}.spill.jsonl` : join(tmpdir(), `rubricate-distill-${process.pid}-${randomUUID()}.jsonl`);
-  const fp = resumable ? fingerprint(o) : "";
+  const fpParts = resumable ? fingerprintParts(o) : {};
+  // The hash of the whole, as before parts were kept: a checkpoint of an earlier release still resumes.
+  const fp = resumable ? hashHex(JSON.stringify(fpParts)) : "";
+  const parts = partHashes(fpParts);
   let ck = resumable && o.resume !== false ? readCheckpoint(ckPath) : undefined;
-  if (ck && ck.fingerprint !== fp) ck = undefined;
+  if (ck && ck.fingerprint !== fp) {
+    // What the interrupted run wrote is thrown away (its judge answers stay in the cache): said, not silent.
+    o.onStartOver?.(`${ckPath}: ${startOverReason(ck, parts)}; starting over`);
+    ck = undefined;
+  }
   if (toFile && !ck) removeFiles(ckPath, spillPath);
 
   // Units of the first `skipGroups` groups to close were written before the interruption.
@@ -223,7 +260,7 @@ export async function runDistill(o: DistillRunOptions): Promise<DistillRunResult
     // Never during a replay: the file holds more than the replay has re-emitted.
     if (!resumable || !phase1 || distiller.closedCount < skipGroups) return;
     phase1.sync();
-    writeCheckpoint(ckPath, { version: 1, fingerprint: fp, phase, groupsDone: distiller.closedCount, bytes: phase1.bytes } satisfies Checkpoint);
+    writeCheckpoint(ckPath, { version: 1, fingerprint: fp, parts, phase, groupsDone: distiller.closedCount, bytes: phase1.bytes } satisfies Checkpoint);
   };
   const badLines = new BadLines(5);
   const source = typeof o.input === "string" ? jsonl(o.input, badLines) : typeof o.input === "function" ? fromIterable(o.input()) : fromIterable(o.input);

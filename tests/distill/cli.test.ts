@@ -152,6 +152,17 @@ describe("rubricate distill", () => {
     expect(withTasks.stderr).toContain("4 task(s) × 60000 rollout(s) is 240,000 rollouts");
   });
 
+  it("a checkpoint another run wrote is not resumed in silence: one line on stderr, even with -q, names it and what changed", async () => {
+    const dir = tempDir();
+    const input = writeJsonl(dir, "s.jsonl", samples(5));
+    const out = join(dir, "out.jsonl");
+    writeFileSync(`${out}.checkpoint.json`, JSON.stringify({ version: 1, fingerprint: "another run", parts: { filters: "another" }, phase: 1, groupsDone: 3, bytes: 0 }));
+    const r = await runCliInProcess(["distill", input, "-o", out, "--rubric", "tests/fixtures/distill/checks-rubric.yaml", "--best-of", "1", "-q"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toBe(`rubricate distill: ${out}.checkpoint.json: changed since it was written: the filters; starting over (pass the same input and options to resume)\n`);
+    expect(readLines(out)).toHaveLength(5);
+  });
+
   it("SIGKILL mid-run, re-run: same file as an uninterrupted run, and the judge is paid once per question", async () => {
     const server = await startOpenAIServer({ respond: judgeResponder((_q, view) => view.sample.includes("Please")), latencyMs: 10 });
     servers.push(server as TestServer<unknown>);

@@ -175,11 +175,39 @@ describe("streaming output and resume", () => {
     expect(existsSync(ckPath)).toBe(true);
   });
 
-  it("a checkpoint of different options is ignored: the run starts over", async () => {
+  it("a checkpoint of different options is not resumed: the run says why, naming what changed, and starts over", async () => {
     const { input, output, rubric } = await interruptedRun();
-    const again = await runDistill({ input, output, rubric, filters: { minReward: 0.9 } });
+    const said: string[] = [];
+    const again = await runDistill({ input, output, rubric, filters: { minReward: 0.9 }, onStartOver: (line) => said.push(line) });
     expect(again.resumedGroups).toBe(0);
     expect(readLines(output).length).toBe(again.report.kept);
+    expect(said).toEqual([`${output}.checkpoint.json: changed since it was written: the filters; starting over`]);
+  });
+
+  it("a checkpoint that fits resumes without a word; one from a release that kept no parts still resumes, and on a change says only that something changed", async () => {
+    const quiet: string[] = [];
+    const fits = await interruptedRun();
+    const resumed = await runDistill({ ...fits, onStartOver: (line) => quiet.push(line) });
+    expect(resumed.resumedGroups).toBeGreaterThan(0);
+    expect(quiet).toEqual([]);
+
+    const withoutParts = (ckPath: string) => {
+      const { parts, ...older } = JSON.parse(readFileSync(ckPath, "utf8")) as Record<string, unknown>;
+      expect(parts).toBeDefined();
+      writeFileSync(ckPath, JSON.stringify(older));
+    };
+    const old = await interruptedRun();
+    withoutParts(`${old.output}.checkpoint.json`);
+    expect((await runDistill({ ...old, onStartOver: (line) => quiet.push(line) })).resumedGroups).toBeGreaterThan(0);
+    expect(quiet).toEqual([]);
+
+    const { input, output, rubric } = await interruptedRun();
+    const ckPath = `${output}.checkpoint.json`;
+    withoutParts(ckPath);
+    const changed: string[] = [];
+    const started = await runDistill({ input, output, rubric, format: "trl-messages", onStartOver: (line) => changed.push(line) });
+    expect(started.resumedGroups).toBe(0);
+    expect(changed).toEqual([`${ckPath}: it was written by a run with another input or options; starting over`]);
   });
 });
 

@@ -250,6 +250,7 @@ async function runDistillCommand(input: string | undefined, flags: DistillFlags)
       checkpointMs: flags.checkpointMs,
       groupWindow: flags.groupWindow,
       sort: flags.sort,
+      onStartOver: (line) => process.stderr.write(`rubricate distill: ${terminalText(line)} (pass the same input and options to resume)\n`),
       onProgress: (p) => progress.update(p.rows, `kept ${p.kept}${p.replaying ? " (replaying what an earlier run wrote)" : ""}`),
     });
     report = result.report;
