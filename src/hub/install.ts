@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { RubricateError } from "../errors.js";
+import { parseJsonText } from "../text/json.js";
 import { npmPackageArg } from "./lazy.js";
 import { installFailure, projectNpmrc, runNpm } from "./npm.js";
 import { linkRubricatePeer, readEnvManifest, type EnvPackage } from "./package.js";
@@ -103,16 +104,22 @@ function describeInstall(root: string, name: string): InstalledEnv {
   return { name, version: pkg.version, dir, root, ...(lock?.integrity ? { integrity: lock.integrity } : {}), ...(lock?.resolved ? { resolved: lock.resolved } : {}) };
 }
 
-/** The lockfile entry of node_modules/<name> under `root`: package-lock.json, else npm's hidden lockfile. */
-export function readLockEntry(root: string, name: string): { version?: string; integrity?: string; resolved?: string } | undefined {
+/**
+ * The lockfile entry of node_modules/<name> under `root`: package-lock.json, else npm's hidden
+ * lockfile. A lockfile that is not JSON (a merge left its conflict markers) costs only the
+ * integrity stamp of the rollouts, so it does not stop the run: `onUnreadable` gets one line naming
+ * it file:line:col, and the next lockfile is read.
+ */
+export function readLockEntry(root: string, name: string, onUnreadable?: (line: string) => void): { version?: string; integrity?: string; resolved?: string } | undefined {
   for (const file of [join(root, "package-lock.json"), join(root, "node_modules", ".package-lock.json")]) {
     if (!existsSync(file)) continue;
-    try {
-      const entry = (JSON.parse(readFileSync(file, "utf8")) as { packages?: Record<string, { version?: string; integrity?: string; resolved?: string }> }).packages?.[`node_modules/${name}`];
-      if (entry) return entry;
-    } catch {
-      // an unreadable lockfile only costs the integrity stamp
+    const parsed = parseJsonText(readFileSync(file, "utf8"));
+    if ("reason" in parsed) {
+      onUnreadable?.(`warning: ${file}:${parsed.line}:${parsed.col}: not JSON (${parsed.reason}); ${name}'s integrity is not recorded in the rollouts`);
+      continue;
     }
+    const entry = (parsed.value as { packages?: Record<string, { version?: string; integrity?: string; resolved?: string }> } | null)?.packages?.[`node_modules/${name}`];
+    if (entry) return entry;
   }
   return undefined;
 }

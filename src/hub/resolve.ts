@@ -119,7 +119,7 @@ function withManifest(dir: string, pkg: EnvPackage, options: ResolveOptions): Om
 
 function fromPackageDir(dir: string, from: ResolvedEnv["from"], lockRoot: string, options: ResolveOptions): ResolvedEnv {
   const m = readEnvManifest(dir);
-  const lock = readLockEntry(lockRoot, m.name);
+  const lock = readLockEntry(lockRoot, m.name, options.onNotice);
   const pkg: EnvPackage = { name: m.name, version: m.version, ...(lock?.integrity ? { integrity: lock.integrity } : {}), ...(lock?.resolved ? { resolved: lock.resolved } : {}) };
   return { ...withManifest(dir, pkg, options), from };
 }

@@ -97,6 +97,25 @@ describe("resolveEnvSpec", () => {
     expect(readdirSync(join(work, "envs-a"))).toEqual([]);
   });
 
+  it("a project lockfile that is not JSON (a merge's conflict markers) is named file:line:col in one notice; npm's hidden lockfile still gives the integrity", async () => {
+    const project = join(work, "conflicted");
+    wordleCopy(join(project, "node_modules", "@acme", "wordle-env"), "@acme/wordle-env", "2.3.4");
+    const lockfile = join(project, "package-lock.json");
+    writeFileSync(lockfile, '{\n  "lockfileVersion": 3,\n<<<<<<< HEAD\n  "packages": {}\n=======\n  "packages": {}\n>>>>>>> theirs\n}\n');
+    const notices: string[] = [];
+    const bare = await resolveEnvSpec("@acme/wordle-env", { cwd: project, onNotice: (line) => notices.push(line) });
+    expect(bare.package).toEqual({ name: "@acme/wordle-env", version: "2.3.4" });
+    expect(notices).toHaveLength(1);
+    expect(notices[0].startsWith(`warning: ${lockfile}:3:1: not JSON (`)).toBe(true);
+    expect(notices[0]).toMatch(/\); @acme\/wordle-env's integrity is not recorded in the rollouts$/);
+
+    const integrity = "sha512-" + "B".repeat(86) + "==";
+    writeFileSync(join(project, "node_modules", ".package-lock.json"), JSON.stringify({ lockfileVersion: 3, packages: { "node_modules/@acme/wordle-env": { version: "2.3.4", integrity } } }));
+    const hidden = await resolveEnvSpec("@acme/wordle-env", { cwd: project, onNotice: (line) => notices.push(line) });
+    expect(hidden.package).toEqual({ name: "@acme/wordle-env", version: "2.3.4", integrity });
+    expect(notices).toHaveLength(2);
+  });
+
   it("an exact version already in the environments folder is used without npm", async () => {
     const envsDir = join(work, "envs-b");
     const root = join(envsDir, installFolderName("@acme/wordle-env", "1.2.3"));
