@@ -19,6 +19,12 @@ interface Table {
 }
 
 let table: Table | undefined;
+
+const ASCII_ONLY = /^[\x00-\x7f]*$/;
+/** The ASCII characters confusables.txt gives an ASCII prototype ("0" → "O", "m" → "rn"); tests/text/skeleton.test.ts checks this against the table. */
+export const ASCII_LOOK_ALIKES: Readonly<Record<string, string>> = { "0": "O", "1": "l", I: "l", m: "rn", "|": "l" };
+const ASCII_LOOK_ALIKE = /[01Im|]/g;
+const asciiPrototype = (c: string) => ASCII_LOOK_ALIKES[c];
 const UTF16 = new TextDecoder("utf-16le");
 
 /** Built on first use: a program that never runs a string check never builds it. */
@@ -44,6 +50,8 @@ function confusables(): Table {
  * @example skeleton("stup\u0456d") // "stupid"
  */
 export function skeleton(text: string): string {
+  // Most text a check reads is ASCII, which NFKD leaves as it is and which has five look-alikes.
+  if (ASCII_ONLY.test(text)) return text.replace(ASCII_LOOK_ALIKE, asciiPrototype);
   const { bmp, astral, longest } = table ?? confusables();
   const decomposed = text.normalize("NFKD");
   let out: Uint16Array | undefined;

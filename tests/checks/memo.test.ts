@@ -27,7 +27,8 @@ describe("CheckMemo", () => {
 });
 
 describe("scoring shares the work of a sample's checks (a client's run in a worker: runClientChecks, the worker's job, shares it too)", () => {
-  const response = `The answer is Paris. ${"filler words ".repeat(5000)}`;
+  // Not ASCII (the café): ASCII takes a shortcut that never normalizes, so these counts would say nothing.
+  const response = `The answer is Paris, by the café. ${"filler words ".repeat(5000)}`;
   const rubric = parseRubric("id: r\ninputs: [response]\ncriteria:\n  - { id: own, check: { contains: paris } }\n");
   const contains = (n: number, extra: object = {}) => Array.from({ length: n }, (_, i) => ({ id: `c${i}`, check: { contains: [`word-${i}`, "paris"], ...extra } }));
 
@@ -68,7 +69,7 @@ describe("scoring shares the work of a sample's checks (a client's run in a work
 describe("a client's checks in their worker share the work too", () => {
   it("runClientChecks (the worker's job) folds a response once for all of a sample's contains criteria", async () => {
     const normalize = vi.spyOn(String.prototype, "normalize");
-    const response = `The answer is Paris. ${"filler words ".repeat(5000)}`;
+    const response = `The answer is Paris, by the café. ${"filler words ".repeat(5000)}`;
     const checks = Array.from({ length: 64 }, (_, i) => ({ contains: [`word-${i}`, "paris"] }));
     const outcomes = await runClientChecks({ sample: { response }, checks });
     expect(outcomes.filter((o) => "verdict" in o && o.verdict.pass)).toHaveLength(64);

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { hasCaseDependentLookAlike, skeleton } from "../../src/text/skeleton.js";
+import { ASCII_LOOK_ALIKES, hasCaseDependentLookAlike, skeleton } from "../../src/text/skeleton.js";
 import { CONFUSABLES } from "../../src/text/confusables-table.js";
 import { renderTable, SOURCE, TABLE } from "../../scripts/write-confusables.js";
 import { ROOT } from "../helpers/cli.js";
@@ -37,6 +37,16 @@ describe("skeleton", () => {
     expect(skeleton("café")).toBe("cafe\u0301");
     expect(skeleton("I 1 0 m |")).toBe("l l O rn l");
     expect(skeleton("日本語 한국어")).toBe("日本語 한국어".normalize("NFKD"));
+  });
+
+  it("reads ASCII through its own five look-alikes (a shortcut): exactly the table's ASCII rows, and the same skeleton as the table's path gives", () => {
+    expect(Object.entries(ASCII_LOOK_ALIKES).sort()).toEqual(CONFUSABLES.filter(([c]) => c.charCodeAt(0) < 0x80).sort());
+    // A non-ASCII character anywhere sends the text down the table's path: the ASCII around it must read the same.
+    fc.assert(
+      fc.property(fc.string({ unit: "binary-ascii", maxLength: 40 }), (ascii) => {
+        expect(skeleton(ascii)).toBe(skeleton(`${ascii}é`).slice(0, -2));
+      }),
+    );
   });
 
   it("keeps characters outside the Basic Multilingual Plane whole, mapped or not", () => {

@@ -19,7 +19,9 @@ export const caseSensitive = z.boolean().optional();
  * look-alike letters of other scripts read as the ASCII they imitate (a Cyrillic "і" in "stupіd",
  * skeleton.ts), invisible characters dropped ("stu\u200Bpid"), white space runs as one space.
  */
-const seen = (text: string) => stripInvisible(skeleton(text)).normalize("NFC").replace(/\s+/g, " ");
+const seen = (text: string) => (ASCII_ONLY.test(text) ? skeleton(text) : stripInvisible(skeleton(text)).normalize("NFC")).replace(/\s+/g, " ");
+// ASCII has no invisible characters and is its own NFC: only its look-alikes and white space change.
+const ASCII_ONLY = /^[\x00-\x7f]*$/;
 
 /**
  * The readings a string check compares. Case-sensitive: one. Otherwise two, since a capital "I"
@@ -42,9 +44,26 @@ function readings(text: string, sensitive: boolean, memo?: CheckMemo): string[] 
 export function found(needles: Needles, text: string, sensitive: boolean, memo?: CheckMemo) {
   const list = Array.isArray(needles) ? needles : [needles];
   const haystacks = readings(text, sensitive, memo);
-  const holds = (needle: string) => readings(needle, sensitive).some((n, i) => haystacks[i].includes(n));
-  // A needle that is itself invisible ("\u200B") is looked for as written.
-  return { list, hits: list.filter((n) => (seen(n).trim() === "" ? text.includes(n) : holds(n))) };
+  const holds = (needle: string) => {
+    const read = needleReadings(needle, sensitive);
+    // A needle that is itself invisible ("\u200B") is looked for as written.
+    return read === undefined ? text.includes(needle) : read.some((n, i) => haystacks[i].includes(n));
+  };
+  return { list, hits: list.filter(holds) };
+}
+
+/** Needles' readings by case sensitivity and text: a rubric's needles are the same for every sample. */
+const needleMemo = new Map<string, string[] | undefined>();
+
+/** The needle's readings, or undefined for a needle a reader does not see (looked for as written). */
+function needleReadings(needle: string, sensitive: boolean): string[] | undefined {
+  const key = `${sensitive ? "s" : "i"}${needle}`;
+  if (needleMemo.has(key)) return needleMemo.get(key);
+  // Bounded: a client's criteria bring needles of their own.
+  if (needleMemo.size >= 4096) needleMemo.clear();
+  const read = seen(needle).trim() === "" ? undefined : readings(needle, sensitive);
+  needleMemo.set(key, read);
+  return read;
 }
 
 export const quoteList = (items: string[]) => items.map((i) => `"${i}"`).join(", ");
