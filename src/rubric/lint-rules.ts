@@ -37,7 +37,8 @@ export type LintRule =
   | "loose-threshold"
   | "grades-reasoning"
   | "lexical-only-reward"
-  | "regex-pitfall-as-written";
+  | "regex-pitfall-as-written"
+  | "regex-slow-on-long-text";
 
 /** What a question rule sees. */
 export interface QuestionInput {

@@ -34,6 +34,22 @@ describe("lint knows the code checks", () => {
   });
 });
 
+describe("regex-slow-on-long-text", () => {
+  const slow = (pattern: string, flags = "") =>
+    lintRubric(parseRubric(`id: r\ncriteria:\n  - id: c\n    check: { regex: { pattern: ${JSON.stringify(pattern)}, flags: "${flags}" } }\n`, { filename: "r.yaml" }))
+      .filter((f) => f.rule === "regex-slow-on-long-text")
+      .map((f) => [f.criterion, f.severity]);
+  it("warns on an unanchored pattern whose counted repetitions make RE2's program large (seconds on a long response)", () => {
+    for (const pattern of [".{0,500}\\d{3}", "(?:\\S+\\s+){0,100}answer", "(?:\\w+\\W+){0,300}conclusion"]) expect(slow(pattern), pattern).toEqual([["c", "warning"]]);
+    // ^ does not anchor each line with m, nor an alternative after a |.
+    expect(slow("^.{0,500}\\d{3}", "m")).toEqual([["c", "warning"]]);
+    expect(slow("^x|.{0,500}\\d{3}")).toEqual([["c", "warning"]]);
+  });
+  it("is quiet on small programs and on patterns anchored at the start (RE2 tries one position)", () => {
+    for (const pattern of ["^.{0,280}$", "^[\\s\\S]{0,280}$", "^.{0,500}\\d{3}", "Answer:.{0,40}\\d", "\\b(?:paris|lyon)\\b", "[A-Z][^.]{0,200}\\."]) expect(slow(pattern), pattern).toEqual([]);
+  });
+});
+
 describe("lexical-only-reward (issue 28)", () => {
   const lexical = (yaml: string) => lintRubric(parseRubric(`id: r\ninputs: [response, reference]\n${yaml}`, { filename: "r.yaml" })).filter((f) => f.rule === "lexical-only-reward");
   const similar = "  - { id: close, check: { similarity: { reference: '{{reference}}', metric: rouge-l, min: 0.5 } }, points: 2 }\n";

@@ -8,10 +8,21 @@ import * as z from "zod";
 import { compileRegex } from "../compile.js";
 import { defineCheck } from "../kind.js";
 import { regexTextFault } from "../regex.js";
+import { regexCost } from "../regex-cost.js";
 import { schemaProblem } from "./problems.js";
 
 export const RegexSpec = z.union([z.string(), z.strictObject({ pattern: z.string(), flags: z.string().regex(/^[gimsuy]*$/).optional() })]);
 export type RegexSpec = z.infer<typeof RegexSpec>;
+
+/**
+ * RE2 program units (regex-cost.ts) from which an unanchored pattern is slow on long texts. Measured
+ * on 64,000 characters of prose: `.{0,500}\d{3}` (~17,000 units) ~2 s, `(?:\S+\s+){0,100}answer`
+ * (~13,500) ~0.7 s, `(?:\w+\W+){0,50}conclusion` (~2,500) ~0.1 s.
+ */
+const SLOW_UNITS = 8192;
+
+/** Anchored at the text's start (no m flag, no alternative that escapes the ^): RE2 tries one start, not every position. */
+const anchoredAtStart = (pattern: string, flags: string) => pattern.startsWith("^") && !flags.includes("m") && !pattern.includes("|");
 
 const parts = (spec: RegexSpec) => (typeof spec === "string" ? { pattern: spec, flags: "" } : { pattern: spec.pattern, flags: spec.flags ?? "" });
 
@@ -31,6 +42,19 @@ export const regex = defineCheck<RegexSpec>({
     } catch {
       return false;
     }
+  },
+  lint(spec) {
+    const { pattern, flags } = parts(spec);
+    const units = regexCost(pattern, flags);
+    if (units < SLOW_UNITS || anchoredAtStart(pattern, flags)) return [];
+    return [
+      {
+        rule: "regex-slow-on-long-text",
+        severity: "warning",
+        message: `RE2's program for /${pattern.length > 60 ? `${pattern.slice(0, 60)}…` : pattern}/ is ~${units.toLocaleString("en-US")} units: searched for anywhere in a long response, a counted repetition this large can take seconds (\`.{0,500}\\d{3}\` took ~2 s on 64,000 characters of prose), and a reward server answers nothing else meanwhile`,
+        suggestion: "Lower the repetition's bound, anchor the pattern (^…), or gate the criterion with `when:` a `length` check so long responses never reach it.",
+      },
+    ];
   },
   fix: (_spec, { criterionId }) => `Code check "${criterionId}" matches the form, not the content: anchor the pattern to the expected answer or gate it with \`when:\` a correctness criterion.`,
   run(spec, { text, fromClient }) {
