@@ -1,7 +1,6 @@
-import * as z from "zod";
 import { RubricateError } from "../errors.js";
 import type { CompletionResponse, TokenLogprob } from "../providers/types.js";
-import { ANSWER_FIELDS, type Answer } from "./answer.js";
+import type { Answer } from "./answer.js";
 
 /** One parsed answer: the answer's fields (answer.ts), with P(yes) when logprobs allow. */
 export type ParsedAnswer = Answer & {
@@ -12,20 +11,16 @@ export type ParsedAnswer = Answer & {
   confidence?: number;
 };
 
-/** What an answer is read against: the answer schema's fields; other keys (an entry's id, a model's extras) are dropped. */
-const ReadAnswerSchema = z.object(ANSWER_FIELDS);
-
 /**
- * An answer from one entry of the model's JSON, validated against the answer schema after the
- * leniency a model without structured output needs: a verdict written as "yes"/"no"/"true"/"false",
- * a missing reason. Returns why not when the entry is no answer.
+ * An answer from one entry of the model's JSON, read with the leniency a model without structured
+ * output needs: a verdict written as "yes"/"no"/"true"/"false", a missing reason. Other keys (an
+ * entry's id, a model's extras) are dropped. Returns why not when the entry is no answer.
  */
 function readAnswer(entry: Record<string, unknown>, id?: string): Answer | string {
   const verdict = readVerdict(entry.verdict);
   if (verdict === undefined) return `malformed verdict ${JSON.stringify(entry.verdict)}${id === undefined ? "" : ` for "${id}"`}`;
-  const parsed = ReadAnswerSchema.safeParse({ ...entry, reason: typeof entry.reason === "string" ? entry.reason : "", verdict });
-  if (!parsed.success) return parsed.error.issues.map((i) => `${i.path.join(".") || "answer"}: ${i.message}`).join("; ") + (id === undefined ? "" : ` for "${id}"`);
-  return parsed.data;
+  // The answer schema's two fields, read leniently above: nothing is left for a validation to refuse.
+  return { reason: typeof entry.reason === "string" ? entry.reason : "", verdict };
 }
 
 /**

@@ -13,6 +13,8 @@ export function templateVariables(text: string): string[] {
  * @example renderTemplate("Is {{answer}} right?", { answer: "42" }) // "Is 42 right?"
  */
 export function renderTemplate(text: string, vars: Record<string, unknown>): string {
+  // Most questions have no variable, and every sample renders every question.
+  if (!text.includes("{{")) return text;
   return text.replace(VARIABLE, (_whole, name: string) => {
     const value = variableText(vars, name);
     if (value === undefined) throw new RubricateError("TEMPLATE_MISSING_VAR", `template variable {{${name}}} is not in the sample`);
