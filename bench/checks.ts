@@ -1,6 +1,7 @@
 /**
  * Check throughput: `math` comparisons per second (goal ≥ 5,000 on one core), similarity
- * comparisons per second, and `tests` executions per second (each a child process).
+ * comparisons per second, `contains` against a lower-cased includes(), and `tests` executions per
+ * second (each a child process).
  * Math runs three workloads: the equivalence table of the tests (MATH/GSM8K/AIME cases,
  * repeated: compiled expressions cached as in training, where a prompt's reference recurs k times),
  * distinct symbolic answers (nothing cached), and distinct GSM8K/AIME numbers (the fast path).
@@ -8,6 +9,8 @@
 import { availableParallelism } from "node:os";
 import { mathEquivalent } from "../src/checks/math/equivalent.js";
 import { editSimilarity, rougeL } from "../src/checks/similarity.js";
+import { found } from "../src/checks/kinds/contains.js";
+import { CheckMemo } from "../src/checks/memo.js";
 import { runCheck } from "../src/checks/run.js";
 import { setCodeRunner } from "../src/checks/code/spec.js";
 import { childProcessRunner } from "../src/checks/code/runner.js";
@@ -74,6 +77,17 @@ export async function checks(ctx: BenchContext): Promise<BenchResult<Row>> {
   rows.push({ check: "similarity", workload: "levenshtein, 200-word texts (~1,300 chars)", n: m, perSecond: Math.round(levRate), goal: "—" });
   const rougeRate = rate(m, (i) => void rougeL(pairs[i % 200][0], pairs[i % 200][1]));
   rows.push({ check: "similarity", workload: "rouge-l, 200-word texts", n: m, perSecond: Math.round(rougeRate), goal: "—" });
+
+  // contains reads text and needles as a reader sees them (NFKC, invisible characters, look-alike
+  // letters): its peer is the check without that reading, lower-cased includes().
+  const answers = (accent: string) => Array.from({ length: 500 }, (_, i) => `${text(i, 45)} paris${accent} ${i}`);
+  const needles = ["Paris", "as an AI"];
+  const k = ctx.quick ? 5_000 : 50_000;
+  for (const [workload, pool] of [["ASCII", answers("")], ["with an accented letter", answers(" café")]] as const) {
+    const naive = rate(k, (i) => void needles.filter((n) => pool[i % 500].toLowerCase().includes(n.toLowerCase())));
+    const read = rate(k, (i) => void found(needles, pool[i % 500], false, new CheckMemo()));
+    rows.push({ check: "contains", workload: `2 needles, case-insensitive, ~300-character ${workload} answers`, n: k, perSecond: Math.round(read), goal: `${round(read / naive, 2)}× of lower-cased includes() (${Math.round(naive)}/s)` });
+  }
 
   // The benchmark's own code is trusted: a plain child process (what --unsafe-no-sandbox selects).
   setCodeRunner(childProcessRunner());
