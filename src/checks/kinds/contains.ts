@@ -54,16 +54,24 @@ export function found(needles: Needles, text: string, sensitive: boolean, memo?:
 
 /** Needles' readings by case sensitivity and text: a rubric's needles are the same for every sample. */
 const needleMemo = new Map<string, string[] | undefined>();
+/**
+ * Bounds of the memo: a reward server's clients bring needles of their own, request after
+ * request, so it keeps at most this many, and none longer than a phrase (a longer one is read
+ * each time): 4,096 × 256 characters at most, whatever the clients send.
+ */
+const MEMO_NEEDLES = 4096;
+const MEMO_NEEDLE_CHARS = 256;
 
 /** The needle's readings, or undefined for a needle a reader does not see (looked for as written). */
 function needleReadings(needle: string, sensitive: boolean): string[] | undefined {
+  const read = (): string[] | undefined => (seen(needle).trim() === "" ? undefined : readings(needle, sensitive));
+  if (needle.length > MEMO_NEEDLE_CHARS) return read();
   const key = `${sensitive ? "s" : "i"}${needle}`;
   if (needleMemo.has(key)) return needleMemo.get(key);
-  // Bounded: a client's criteria bring needles of their own.
-  if (needleMemo.size >= 4096) needleMemo.clear();
-  const read = seen(needle).trim() === "" ? undefined : readings(needle, sensitive);
-  needleMemo.set(key, read);
-  return read;
+  if (needleMemo.size >= MEMO_NEEDLES) needleMemo.clear();
+  const value = read();
+  needleMemo.set(key, value);
+  return value;
 }
 
 export const quoteList = (items: string[]) => items.map((i) => `"${i}"`).join(", ");
