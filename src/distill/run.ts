@@ -179,7 +179,7 @@ function fingerprintParts(o: DistillRunOptions): Record<string, unknown> {
 /** How a start-over names a fingerprint part that changed. */
 const PART_NAMES: Record<string, string> = {
   input: "the input file (its path, size or modification time)",
-  source: "the rollouts' source (--env, --model, --tasks, --rollouts)",
+  source: "the rollouts' source (the environment, --model, --tasks or --rollouts)",
   results: "the --results file",
   format: "--format",
   meta: "--with-metadata",
