@@ -13,7 +13,7 @@ import type { ErrorPolicy } from "../score/aggregate.js";
 import { score } from "../score/score.js";
 import { emptyUsage, type Sample, type ScoreResult } from "../types.js";
 import { HttpError } from "./http.js";
-import { refusedSampleCriterion, type SampleCriteriaPolicy } from "./sample-criteria.js";
+import { refusedSampleCriterion, samplesField, type SampleCriteriaPolicy } from "./sample-criteria.js";
 import type { StatsRecorder } from "./stats.js";
 
 /** What the scoring of a request needs (the server's options, resolved). */
@@ -42,8 +42,6 @@ export type SampleField = (k: number) => string;
 
 /** Scores one request's samples, or throws the HttpError the request is answered with. */
 export type ScoreRequest = (samples: Sample[], signal: AbortSignal, fieldOf?: SampleField) => Promise<ScoreResult[]>;
-
-const samplesField: SampleField = (k) => `samples.${k}`;
 
 /** Error codes that mean the judge is out (or too slow), not that the sample is bad. */
 const OUTAGE_CODES = new Set<ErrorCode>(["PROVIDER_HTTP", "PROVIDER_TIMEOUT", "PROVIDER_NETWORK", "RATE_LIMITED", "MISSING_API_KEY", "CACHE", "INTERNAL", "DEADLINE"]);

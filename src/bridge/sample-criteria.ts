@@ -100,12 +100,15 @@ interface SampleText {
   firstRead(key: string): boolean;
 }
 
+/** Where the k-th sample of a `/v1/score` body is, as an error's `field` names it. */
+export const samplesField = (k: number): string => `samples.${k}`;
+
 /**
  * The 400 (or 413) for the first sample criterion the policy refuses or the limits size out, or
  * undefined. Every criterion of the request is sized before any pattern compiles.
  */
 export function refusedSampleCriterion(samples: unknown[], policy: SampleCriteriaPolicy, options: { responseField?: string; fieldOf?: (k: number) => string } = {}): HttpError | undefined {
-  const fieldOf = options.fieldOf ?? ((k: number) => `samples.${k}`);
+  const fieldOf = options.fieldOf ?? samplesField;
   const tally = new RequestTally();
   for (const [i, sample] of samples.entries()) {
     if (!sample || typeof sample !== "object" || !("criteria" in sample)) continue;

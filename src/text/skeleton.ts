@@ -21,10 +21,14 @@ interface Table {
 let table: Table | undefined;
 
 const ASCII_ONLY = /^[\x00-\x7f]*$/;
+/** True when every character of the text is ASCII (which NFKD and NFC leave as it is). */
+export const isAscii = (text: string): boolean => ASCII_ONLY.test(text);
 /** The ASCII characters confusables.txt gives an ASCII prototype ("0" → "O", "m" → "rn"); tests/text/skeleton.test.ts checks this against the table. */
 export const ASCII_LOOK_ALIKES: Readonly<Record<string, string>> = { "0": "O", "1": "l", I: "l", m: "rn", "|": "l" };
 const ASCII_LOOK_ALIKE = /[01Im|]/g;
 const asciiPrototype = (c: string) => ASCII_LOOK_ALIKES[c];
+/** `skeleton` of a text known to be ASCII (`isAscii`): its five look-alikes replaced, nothing else. */
+export const asciiSkeleton = (text: string): string => text.replace(ASCII_LOOK_ALIKE, asciiPrototype);
 const UTF16 = new TextDecoder("utf-16le");
 
 /** Built on first use: a program that never runs a string check never builds it. */
@@ -51,7 +55,7 @@ function confusables(): Table {
  */
 export function skeleton(text: string): string {
   // Most text a check reads is ASCII, which NFKD leaves as it is and which has five look-alikes.
-  if (ASCII_ONLY.test(text)) return text.replace(ASCII_LOOK_ALIKE, asciiPrototype);
+  if (isAscii(text)) return asciiSkeleton(text);
   const { bmp, astral, longest } = table ?? confusables();
   const decomposed = text.normalize("NFKD");
   let out: Uint16Array | undefined;

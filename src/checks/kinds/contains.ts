@@ -5,7 +5,7 @@
  */
 import * as z from "zod";
 import { stripInvisible } from "../../text/invisible.js";
-import { hasCaseDependentLookAlike, skeleton } from "../../text/skeleton.js";
+import { asciiSkeleton, hasCaseDependentLookAlike, isAscii, skeleton } from "../../text/skeleton.js";
 import { defineCheck } from "../kind.js";
 import type { CheckMemo } from "../memo.js";
 
@@ -19,9 +19,8 @@ export const caseSensitive = z.boolean().optional();
  * look-alike letters of other scripts read as the ASCII they imitate (a Cyrillic "і" in "stupіd",
  * skeleton.ts), invisible characters dropped ("stu\u200Bpid"), white space runs as one space.
  */
-const seen = (text: string) => (ASCII_ONLY.test(text) ? skeleton(text) : stripInvisible(skeleton(text)).normalize("NFC")).replace(/\s+/g, " ");
 // ASCII has no invisible characters and is its own NFC: only its look-alikes and white space change.
-const ASCII_ONLY = /^[\x00-\x7f]*$/;
+const seen = (text: string) => (isAscii(text) ? asciiSkeleton(text) : stripInvisible(skeleton(text)).normalize("NFC")).replace(/\s+/g, " ");
 
 /**
  * The readings a string check compares. Case-sensitive: one. Otherwise two, since a capital "I"
