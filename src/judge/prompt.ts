@@ -186,23 +186,35 @@ function judgeMessages(rubricPart: string, samplePart: string): ChatMessage[] {
   return [{ role: "user", content }];
 }
 
-/** A rubric's prompt parts by questions and style, with the rubric fields they were built from. */
+/** A rubric's prompt parts by slot (see `rubricPart`), with the rubric fields they were built from. */
 interface RubricParts {
   id: string;
   description?: string;
   context?: string;
-  parts: Map<string, string>;
+  parts: Map<string, BuiltPart>;
+}
+
+/** A rubric-level part and the questions it was built for: each one's id, text and quote flag. */
+interface BuiltPart {
+  questions: [id: string, question: string, quote: boolean][];
+  part: string;
 }
 
 const rubricParts = new WeakMap<PromptRubric, RubricParts>();
-/** Parts kept per rubric; past it the map starts again (a templated question can vary per sample). */
+/** Slots kept per rubric; past it the map starts again. */
 const MAX_PARTS = 1024;
 
 /**
  * `rubricBlock` and the blank line after it, built once per rubric, questions and style: every
  * sample of the rubric asks the same questions, and single mode asks one per call, so building it
  * per call was per-call work and memory held by every queued call. Questions with worked examples
- * are built each time (their text is not in the key).
+ * are built each time (their text is not compared).
+ *
+ * A part is found by a short slot (mode, style, how many questions, the first one's id), then its
+ * questions are compared one by one with the asked ones. A rubric's questions come back as the
+ * same strings for every sample, so the comparison is nearly free, where a key spelling out every
+ * question's text was a JSON string built and hashed per call. A templated question, whose text
+ * varies per sample, replaces the part in its slot.
  */
 function rubricPart(rubric: PromptRubric, questions: JudgeQuestion[], batched: boolean, style: AnswerStyle): string {
   if (questions.some((q) => q.examples?.length)) return `${rubricBlock(rubric, questions, batched, style)}\n\n`;
@@ -210,15 +222,22 @@ function rubricPart(rubric: PromptRubric, questions: JudgeQuestion[], batched: b
   if (!known || known.id !== rubric.id || known.description !== rubric.description || known.context !== rubric.context) {
     rubricParts.set(rubric, (known = { id: rubric.id, description: rubric.description, context: rubric.context, parts: new Map() }));
   }
-  // JSON, not joined text: a templated question carries sample text, and no text may make one
-  // question list's key equal to another's.
-  const key = JSON.stringify([batched, style.reasoning, style.quoteEvidence, style.confidence, ...questions.map((q) => [q.id, q.question, q.quote === true])]);
-  let part = known.parts.get(key);
-  if (part === undefined) {
-    if (known.parts.size >= MAX_PARTS) known.parts.clear();
-    known.parts.set(key, (part = `${rubricBlock(rubric, questions, batched, style)}\n\n`));
-  }
+  const slot = `${batched}|${style.reasoning}|${style.quoteEvidence}|${style.confidence}|${questions.length}|${questions[0]?.id}`;
+  const built = known.parts.get(slot);
+  if (built && builtFor(built, questions)) return built.part;
+  if (!built && known.parts.size >= MAX_PARTS) known.parts.clear();
+  const part = `${rubricBlock(rubric, questions, batched, style)}\n\n`;
+  known.parts.set(slot, { questions: questions.map((q) => [q.id, q.question, q.quote === true]), part });
   return part;
+}
+
+/** Whether `built` was built for exactly these questions, in this order. */
+function builtFor(built: BuiltPart, questions: JudgeQuestion[]): boolean {
+  if (built.questions.length !== questions.length) return false;
+  return questions.every((q, i) => {
+    const [id, question, quote] = built.questions[i];
+    return q.id === id && q.question === question && (q.quote === true) === quote;
+  });
 }
 
 /** The full request for some questions about one sample: everything the same for every sample first, the sample last. */

@@ -40,6 +40,11 @@ describe("judge prompt", () => {
     const two = ask([{ id: "a", question: "A" }, { id: "b", question: "B" }]);
     expect(ask([{ id: "a", question: "A\u0001false\u0000b\u0001B" }])).not.toBe(two);
     expect(ask([{ id: "a", question: 'A",false],["b","B' }])).not.toBe(two);
+    // Lists that share their length and first question, and differ after it, each get their own part.
+    expect(ask([{ id: "a", question: "A" }, { id: "b", question: "C" }])).toContain("question: C");
+    expect(ask([{ id: "a", question: "A" }, { id: "c", question: "B" }])).toContain("id: c");
+    expect(ask([{ id: "a", question: "A" }, { id: "b", question: "B", quote: true }])).toContain("quote: required");
+    expect(ask([{ id: "a", question: "A" }, { id: "b", question: "B" }])).toBe(two);
     own.description = "second";
     expect(ask([{ id: "a", question: "Is it so?" }])).toContain("Rubric: r2 — second");
     expect(ask([{ id: "a", question: "Is it so?" }])).toBe(`${rubricBlock(own, [{ id: "a", question: "Is it so?" }], false)}\n\n`);

@@ -138,6 +138,24 @@ describe("the direct call's answer", () => {
     expect(getEventListeners(ac.signal, "abort")).toHaveLength(0);
   });
 
+  it("reads a completion whose headers are written in any case, among many, as the SDK does", async () => {
+    const completion = { id: "c1", object: "chat.completion", created: 0, model: "m", choices: [{ index: 0, message: { role: "assistant", content: "yes" }, finish_reason: "stop" }], usage: { prompt_tokens: 3, completion_tokens: 1, total_tokens: 4 } };
+    const body = JSON.stringify(completion);
+    const many = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`X-Ratelimit-Extra-${i}`, String(i)]));
+    const shouting = await serve((res) => {
+      res.writeHead(200, { ...many, "Content-Type": "application/json; charset=utf-8", "Content-Length": String(Buffer.byteLength(body)) });
+      res.end(body);
+    });
+    try {
+      const d = await direct(shouting.url).complete(ask);
+      // Read as text (its content type missed), the answer would be no completion at all.
+      expect(d.text).toBe("yes");
+      expect(d).toEqual(await viaSdk(shouting.url).complete(ask));
+    } finally {
+      await new Promise<void>((resolve) => shouting.server.close(() => resolve()));
+    }
+  });
+
   it("stops reading a body over RUBRICATE_MAX_RESPONSE_MB, not retryable, as through the SDK", async () => {
     vi.stubEnv("RUBRICATE_MAX_RESPONSE_MB", "0.001");
     srv.setBehavior({ respond: () => "y".repeat(5000) });
