@@ -210,11 +210,11 @@ const MAX_PARTS = 1024;
  * per call was per-call work and memory held by every queued call. Questions with worked examples
  * are built each time (their text is not compared).
  *
- * A part is found by a short slot (mode, style, how many questions, the first one's id), then its
+ * A part is found by a short slot (mode, style and the questions' ids in order), then its
  * questions are compared one by one with the asked ones. A rubric's questions come back as the
  * same strings for every sample, so the comparison is nearly free, where a key spelling out every
  * question's text was a JSON string built and hashed per call. A templated question, whose text
- * varies per sample, replaces the part in its slot.
+ * varies per sample, replaces the part in its slot; a vote's shuffled order has a slot of its own.
  */
 function rubricPart(rubric: PromptRubric, questions: JudgeQuestion[], batched: boolean, style: AnswerStyle): string {
   if (questions.some((q) => q.examples?.length)) return `${rubricBlock(rubric, questions, batched, style)}\n\n`;
@@ -222,7 +222,7 @@ function rubricPart(rubric: PromptRubric, questions: JudgeQuestion[], batched: b
   if (!known || known.id !== rubric.id || known.description !== rubric.description || known.context !== rubric.context) {
     rubricParts.set(rubric, (known = { id: rubric.id, description: rubric.description, context: rubric.context, parts: new Map() }));
   }
-  const slot = `${batched}|${style.reasoning}|${style.quoteEvidence}|${style.confidence}|${questions.length}|${questions[0]?.id}`;
+  const slot = `${batched}|${style.reasoning}|${style.quoteEvidence}|${style.confidence}|${questions.map((q) => q.id).join("\u0000")}`;
   const built = known.parts.get(slot);
   if (built && builtFor(built, questions)) return built.part;
   if (!built && known.parts.size >= MAX_PARTS) known.parts.clear();

@@ -40,7 +40,8 @@ describe("judge prompt", () => {
     const two = ask([{ id: "a", question: "A" }, { id: "b", question: "B" }]);
     expect(ask([{ id: "a", question: "A\u0001false\u0000b\u0001B" }])).not.toBe(two);
     expect(ask([{ id: "a", question: 'A",false],["b","B' }])).not.toBe(two);
-    // Lists that share their length and first question, and differ after it, each get their own part.
+    // Lists with the same ids in the same order that differ in a question's text or quote flag, or
+    // lists that differ after their first question, each get their own part.
     expect(ask([{ id: "a", question: "A" }, { id: "b", question: "C" }])).toContain("question: C");
     expect(ask([{ id: "a", question: "A" }, { id: "c", question: "B" }])).toContain("id: c");
     expect(ask([{ id: "a", question: "A" }, { id: "b", question: "B", quote: true }])).toContain("quote: required");
