@@ -7,8 +7,8 @@
  * calls × latency ÷ concurrency (2,000 × 0.05 / 64 = 1.56 s), so 1.0 means no time lost to
  * start-up or the library's own work. Between them, the floor: the CLI's own request bodies posted
  * by a bare node:http client from a fresh node (bench/lib/floor.ts), the ratio the machine allows.
- * The server is warmed first (the same requests once, unmeasured), as the other throughput
- * benchmarks warm theirs. Builds dist/ first when it is missing.
+ * The server is warmed first (a round's worth of batched requests for other samples, unmeasured),
+ * as the other throughput benchmarks warm theirs. Builds dist/ first when it is missing.
  *   npx tsx bench/run.ts cli-batched
  */
 import { spawn } from "node:child_process";
@@ -78,7 +78,8 @@ export async function cliBatched(ctx: BenchContext): Promise<BenchResult<Row>> {
     writeFileSync(join(dir, "rubric.yaml"), readFileSync(join(ROOT, "tests/fixtures/rubrics/ten-questions.yaml")));
     writeFileSync(join(dir, "judge.yaml"), `provider: openai-compatible\nmodel: bench-judge\nbase_url: ${server.url}\nmode: batched\nmax_concurrency: ${CONCURRENCY}\nmax_retries: 5\ntimeout_ms: 30000\n`);
     // The server child starts cold. Unwarmed, it answered the first client of round 1 (always
-    // rubricate) more slowly than every client after it: the same requests once, not measured.
+    // rubricate) more slowly than every client after it: a round's worth of batched requests for
+    // other samples, posted by the bare client, not measured.
     await bareClientRun(server.url, await judgeBodies(rubric, samples(n, 600), "batched"), CONCURRENCY);
     let from = 0;
     for (let r = 1; r <= rounds; r++) {
@@ -122,7 +123,7 @@ export async function cliBatched(ctx: BenchContext): Promise<BenchResult<Row>> {
     notes: [
       "Target (issue 31): the batched CLI ≥ 0.8 of ideal including start-up. Each figure is one process from spawn to exit; the rounds alternate rubricate and autoevals against the same server process.",
       "The server child shares the machine's cores: under load every ratio falls; compare them within a round.",
-      "The server is warmed before round 1 (the floor's requests once, unmeasured). Until round 20 it was not: rubricate, the first client of a cold server, met a server using about twice its later CPU per request, and its round 1 was the lowest of its run in all four runs of 2026-12-04 that came before the change.",
+      "The server is warmed before round 1 (a round's worth of batched requests for other samples, posted by the bare client, unmeasured). Until round 20 it was not: rubricate, the first client of a cold server, met a server using about twice its later CPU per request, and its round 1 was the lowest of its run in all four runs of 2026-12-04 that came before the change.",
       "Of the floor: the run's ratio over the floor's in the same round (the floor's time over the run's), which moves less with the machine's speed than the ratio of ideal does.",
       `Peak in flight: the most requests the server held at once in that run; a run above ${CONCURRENCY} fails the benchmark, since the ideal assumes that limit.`,
       "The floor row posts the CLI's own request bodies for the same samples (captured before the clock starts) from a fresh node process with a bare node:http client that only sends them and parses the answers (bench/floor-client.mjs): what start-up of node, the fake judge, the loopback and Node's http leave of the ideal here.",
