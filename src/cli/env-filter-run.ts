@@ -16,7 +16,7 @@ import { chooseJudge, createJudge } from "../judge/create.js";
 import { decide, filterReportText, passRates, type Band, type FilterResult } from "../corpus/filter.js";
 import type { ErrorPolicy } from "../score/aggregate.js";
 import { appendTasks, envTarget, readTaskLines, removedTasksFile, rewriteTasks } from "../corpus/tasks-file.js";
-import { refuseUnwritableOutputs, textOut, writeJsonResult, writeOutputFile } from "./io.js";
+import { existingFile, refuseUnwritableOutputs, textOut, writeJsonResult, writeOutputFile } from "./io.js";
 import { cachePathOf, errorPolicyOf, EXIT, interruptSignal, usageError, warnCacheDegraded, warnIfBatchJudge } from "./run.js";
 
 /** The options of `env filter`, as commander parses them. */
@@ -38,8 +38,8 @@ export interface FilterFlags {
 /** Runs `env filter` (the action of the command env-filter.ts registers); returns the exit code. */
 export async function runFilter(envArg: string, flags: FilterFlags): Promise<number> {
   errorPolicyOf(flags.errors);
-  refuseUnwritableOutputs({ "--out": flags.out, "--json": flags.json });
   const target = envTarget(envArg);
+  refuseUnwritableOutputs({ "--out": flags.out, "--json": flags.json }, { "the environment file": target.envFile, "the tasks file": target.tasksFile, "--judge": existingFile(flags.judge), "--cache": cachePathOf(flags.cache) });
   const env = await loadEnvironment(target.envFile);
   const lines = readTaskLines(target.tasksFile);
   const tooLarge = evalGridTooLarge({ tasks: env.tasks.length, rollouts: flags.rollouts, models: 1 });

@@ -15,7 +15,7 @@ import { loadIndex } from "../corpus/search.js";
 import type { Chunk } from "../corpus/types.js";
 import { synthesizeTasks, type RejectReason, type SynthResult } from "../corpus/synth.js";
 import { appendTasks, envTarget, type EnvTarget, readTaskLines, removedTasksFile, taskQuestion } from "../corpus/tasks-file.js";
-import { refuseUnwritableOutputs, textOut, writeJsonResult, writeOutputFile } from "./io.js";
+import { existingFile, refuseUnwritableOutputs, textOut, writeJsonResult, writeOutputFile } from "./io.js";
 import { cachePathOf, EXIT, interruptSignal, warnCacheDegraded, warnIfBatchJudge } from "./run.js";
 
 /** The options of `env synth`, as commander parses them. */
@@ -39,7 +39,7 @@ export interface SynthFlags {
 export async function runSynth(envArg: string, flags: SynthFlags): Promise<number> {
   const target = envTarget(envArg);
   const rejectedPath = flags.rejected ?? join(".rubricate", "synth", `${target.rubric.id}.rejected.jsonl`);
-  refuseUnwritableOutputs({ "--rejected": rejectedPath, "--json": flags.json });
+  refuseUnwritableOutputs({ "--rejected": rejectedPath, "--json": flags.json }, { "the environment file": target.envFile, "the tasks file": target.tasksFile, "--judge": existingFile(flags.judge), "--cache": cachePathOf(flags.cache) });
   const chunks = await chunksToDraftFrom(target, flags.docs);
   // Tasks `env filter` removed count as existing too: a rerun must not draft them back in.
   const lines = [...readTaskLines(target.tasksFile), ...readTaskLines(removedTasksFile(target.tasksFile))];

@@ -1,5 +1,5 @@
 import { accessSync, closeSync, constants, createWriteStream, existsSync, fsyncSync, lstatSync, mkdirSync, openSync, realpathSync, renameSync, statSync, writeFileSync, type WriteStream } from "node:fs";
-import { dirname, parse, resolve } from "node:path";
+import { basename, dirname, join, parse, resolve } from "node:path";
 import { type BadLine, badLineError, jsonlEntries } from "../config/jsonl.js";
 import { RubricateError } from "../errors.js";
 import { terminalText } from "../report/terminal.js";
@@ -52,17 +52,59 @@ export function ensureParentDir(path: string): void {
 
 /**
  * Refuses, before any work and so before any paid call, an output file the run could not write
- * at its end: a path that is a folder, one under something that is not a folder, or one in a
- * folder this user cannot write to. Folders that do not exist yet are fine: `writeOutputFile`
- * and `JsonlWriter` create them. Exit 2, naming the option.
+ * at its end, or should not: a path that is a folder, one under something that is not a folder,
+ * one in a folder this user cannot write to, one that names a file the command reads (`reads`),
+ * or one that another of its outputs names. The last two would replace, at the end of the run, a
+ * file the user still needs: `score s.jsonl --summary-json s.jsonl` left the samples file holding
+ * the summary, `--cache c.db -o c.db` a cache of paid answers holding JSONL, `probe r.yaml …
+ * --json r.yaml` a hand-written rubric holding JSON. Folders that do not exist yet are fine:
+ * `writeOutputFile` and `JsonlWriter` create them. Exit 2, naming the options.
  * @param outputs each output option (as its flag, e.g. "--report") and its path; "-" (stdout) and unset ones are skipped
- * @example refuseUnwritableOutputs({ "-o": flags.output, "--summary-json": flags.summaryJson })
+ * @param reads each file the command reads (as the user names it: "the samples", "--cache") and its path; unset, false, "-" and URLs are skipped
+ * @example refuseUnwritableOutputs({ "-o": flags.output, "--summary-json": flags.summaryJson }, { "the samples file": samplesPath })
  */
-export function refuseUnwritableOutputs(outputs: Record<string, string | undefined>): void {
+export function refuseUnwritableOutputs(outputs: Record<string, string | undefined>, reads: Record<string, ReadPaths> = {}): void {
+  const read = Object.entries(reads).flatMap(([name, paths]) => [paths].flat().flatMap((path) => (typeof path === "string" ? [[name, path] as const] : [])));
+  const written: (readonly [string, string])[] = [];
   for (const [option, path] of Object.entries(outputs)) {
     if (path === undefined || path === "-") continue;
+    const clash = read.find(([, other]) => samePlace(path, other)) ?? written.find(([, other]) => samePlace(path, other));
+    if (clash) {
+      const role = read.includes(clash) ? "which this command reads" : "another output of this command";
+      throw usageError(`${option} ${path} is also ${clash[0]} (${clash[1]}), ${role}: writing it would replace that file; write to another file`);
+    }
+    written.push([option, path]);
     const why = unwritableBecause(path);
     if (why) throw usageError(`${option} ${path}: ${why}; the run would fail only after its work is done (and paid for)`);
+  }
+}
+
+/** The file or files an input option names (a list for a repeatable option); unset, false (`--no-cache`) and null are none. */
+export type ReadPaths = string | false | null | undefined | readonly (string | undefined)[];
+
+/** `path` when something is there, else undefined: a `--judge` may name a packaged judge (`openai-small`) and an environment a package, not a file. */
+export function existingFile(path: string | undefined): string | undefined {
+  return path !== undefined && existsSync(path) ? path : undefined;
+}
+
+/**
+ * Whether two paths name the same file once links and relative parts are resolved, the file
+ * existing or not. Standard streams and devices (`-`, /dev/…, /proc/…) and URLs (a redis://
+ * cache) name no file here: two outputs may both go to /dev/null.
+ */
+function samePlace(a: string, b: string): boolean {
+  const names = (p: string) => p !== "-" && p !== "" && !/^\/(dev|proc)\//.test(p) && !/^[a-z][a-z0-9+.-]*:\/\//i.test(p);
+  return names(a) && names(b) && canonicalPath(a) === canonicalPath(b);
+}
+
+/** The real path of `path`, or, when it does not exist yet, the real path of its nearest existing folder joined with the rest. */
+function canonicalPath(path: string): string {
+  const absolute = resolve(path);
+  try {
+    return realpathSync(absolute);
+  } catch {
+    const parent = dirname(absolute);
+    return parent === absolute ? absolute : join(canonicalPath(parent), basename(absolute));
   }
 }
 

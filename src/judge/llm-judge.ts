@@ -67,7 +67,7 @@ export function createLLMJudge(configInput: JudgeConfigInput | JudgeConfig, deps
       let last: RubricateError | undefined;
       for (let attempt = firstAttempt; attempt < PARSE_ATTEMPTS; attempt++) {
         try {
-          const parsed = withSource(parseSingle(await call([question], false, voteIndex, attempt)));
+          const parsed = withSource(parseSingle(await call([question], false, voteIndex, attempt), question.id));
           const problem = badQuote(question, parsed);
           // Asked again (a new attempt is a new cache key), like an unreadable answer.
           if (problem) throw new RubricateError("JUDGE_PARSE", problem, { retryable: true });

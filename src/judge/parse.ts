@@ -67,15 +67,34 @@ export function parseBatched(response: CompletionResponse, ids: string[]): { ans
   return { answers, problems };
 }
 
-/** Reads a single-question answer; throws `JUDGE_PARSE` (retryable by the judge) when it cannot. */
-export function parseSingle(response: CompletionResponse): ParsedAnswer {
+/**
+ * Reads a single-question answer; throws `JUDGE_PARSE` (retryable by the judge) when it cannot,
+ * and when it reads two ways: an entry that names another question than `id` (the asked one), or
+ * a `"verdict"` key written twice (`JSON.parse` would keep the last one, a guess at the judge's
+ * meaning).
+ */
+export function parseSingle(response: CompletionResponse, id?: string): ParsedAnswer {
   refuseRefusal(response);
   const data = parseJsonText(response.text);
   const entry = isObject(data) && isObject(data.answers) ? data.answers : isObject(data) && Array.isArray(data.answers) && data.answers.length === 1 ? data.answers[0] : data;
   const read = isObject(entry) ? readAnswer(entry) : undefined;
-  if (read === undefined || typeof read === "string") {
-    throw new RubricateError("JUDGE_PARSE", `cannot read a verdict from the judge's answer${response.finishReason === "length" ? " (output truncated)" : ""}: ${preview(response.text)}`, { retryable: true });
-  }
+  const cannot = (why: string) => new RubricateError("JUDGE_PARSE", `${why}${response.finishReason === "length" ? " (output truncated)" : ""}: ${preview(response.text)}`, { retryable: true });
+  if (read === undefined || typeof read === "string") throw cannot("cannot read a verdict from the judge's answer");
+  if (id !== undefined && typeof entry.id === "string" && entry.id !== id) throw cannot(`the judge answered "${entry.id}", not the question asked ("${id}")`);
+  if (verdictKeys(response.text) > 1) throw cannot("the judge's answer gives more than one verdict");
+  return withExtras(read, entry, response);
+}
+
+/**
+ * How many `"verdict"` keys a text writes. One inside a string (a reason quoting JSON) is escaped,
+ * `\"verdict\"`, and not counted.
+ */
+function verdictKeys(text: string): number {
+  return text.match(/(?<!\\)"verdict"\s*:/g)?.length ?? 0;
+}
+
+/** The answer with what the entry and the response add to it: a quote, a stated confidence, P(yes) from the logprobs. */
+function withExtras(read: Answer, entry: Record<string, unknown>, response: CompletionResponse): ParsedAnswer {
   const answer: ParsedAnswer = read;
   if (typeof entry.quote === "string") answer.quote = entry.quote;
   if (isProbability(entry.confidence)) answer.confidence = entry.confidence;

@@ -413,4 +413,36 @@ describe("an output that is the input", () => {
     expect(r.stderr).toBe(`rubricate: -o ${input} is the input ${input}: its results would replace it; write them to another file\n`);
     expect(readFileSync(input, "utf8")).toBe(text);
   });
+
+  // Each of these exited 0 having replaced the file: the samples with a summary, a cache of paid
+  // answers with JSONL, a hand-written rubric with JSON.
+  it.each([
+    ["score --summary-json <its samples>", (f: Files) => ["score", RUBRIC, f.samples, "--summary-json", f.samples, "-q", "--no-cache"], "samples", "the samples file"],
+    ["score -o <its cache>", (f: Files) => ["score", RUBRIC, f.samples, "--cache", f.cache, "-o", f.cache, "-q"], "cache", "--cache"],
+    ["score -o and --summary-json on one file", (f: Files) => ["score", RUBRIC, f.samples, "-o", f.out, "--summary-json", f.out, "-q", "--no-cache"], "out", "-o"],
+    ["distill --report <its input>", (f: Files) => ["distill", f.samples, "-o", f.out, "--report", f.samples, "-q"], "samples", "the input file"],
+    ["probe --json <its rubric>", (f: Files) => ["probe", f.rubric, f.samples, "--no-cache", "--json", f.rubric, "-q"], "rubric", "the rubric file"],
+    ["merge -o <the merged cache>", (f: Files) => ["merge", f.samples, "-o", f.cache, "--cache", f.cache, "--from-cache", f.out], "cache", "-o"],
+  ] as const)("%s exits 2 naming both, and leaves the file as it was", async (_name, args, kept, named) => {
+    const f: Files = { samples: join(dir, "clash-samples.jsonl"), rubric: join(dir, "clash-rubric.yaml"), cache: join(dir, "clash-cache.db"), out: join(dir, "clash-out.jsonl") };
+    const texts = {
+      samples: `${JSON.stringify({ index: 0, id: 1, prompt: "p", response: JSON.stringify({ name: "Ada", email: "ada@example.org" }), reward: 1 })}\n`,
+      rubric: readFileSync(RUBRIC, "utf8"),
+      cache: "not touched\n",
+      out: "earlier results\n",
+    };
+    for (const key of Object.keys(texts) as (keyof Files)[]) writeFileSync(f[key], texts[key]);
+    const r = await cli([...args(f)]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(new RegExp(`^rubricate: \\S+ \\S+ is also ${named.replace(/-/g, "\\-")} \\(`));
+    expect(r.stderr).toContain("writing it would replace that file");
+    expect(readFileSync(f[kept], "utf8")).toBe(texts[kept]);
+  });
 });
+
+interface Files {
+  samples: string;
+  rubric: string;
+  cache: string;
+  out: string;
+}

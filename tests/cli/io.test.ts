@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -70,11 +70,11 @@ describe("refuseUnwritableOutputs", () => {
   const dir = mkdtempSync(join(tmpdir(), "rubricate-outputs-"));
 
   /** The one line a refusal prints, or "" when the outputs are accepted. */
-  function refusal(outputs: Record<string, string | undefined>): string {
+  function refusal(outputs: Record<string, string | undefined>, reads: Parameters<typeof refuseUnwritableOutputs>[1] = {}): string {
     let said = "";
     vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => ((said += String(chunk)), true));
     try {
-      refuseUnwritableOutputs(outputs);
+      refuseUnwritableOutputs(outputs, reads);
     } catch (e) {
       expect((e as { exitCode?: number }).exitCode).toBe(2);
     }
@@ -84,6 +84,30 @@ describe("refuseUnwritableOutputs", () => {
   it("accepts a new file (its missing folders included), an existing file, stdout and options not given", () => {
     writeFileSync(join(dir, "old.json"), "{}\n");
     expect(refusal({ "--report": join(dir, "new", "deeper", "r.html"), "--json": join(dir, "old.json"), "--markdown": "-", "--summary-json": undefined, "-o": "/dev/null" })).toBe("");
+  });
+
+  it("refuses an output over a file the command reads, through a link or a relative path too, naming both (exit 2)", () => {
+    const samples = join(dir, "samples.jsonl");
+    writeFileSync(samples, "{}\n");
+    symlinkSync(samples, join(dir, "link.jsonl"));
+    expect(refusal({ "--summary-json": samples }, { "the samples file": samples })).toBe(
+      `rubricate: --summary-json ${samples} is also the samples file (${samples}), which this command reads: writing it would replace that file; write to another file\n`,
+    );
+    expect(refusal({ "--report": join(dir, "link.jsonl") }, { "the samples file": samples })).toContain("is also the samples file");
+    expect(refusal({ "--json": join(dir, "new", "..", "samples.jsonl") }, { "the samples file": samples })).toContain("is also the samples file");
+    // A cache not made yet is still the cache: the run creates it, then the output would replace it.
+    expect(refusal({ "-o": join(dir, "fresh.db") }, { "--cache": join(dir, ".", "fresh.db") })).toContain(`-o ${join(dir, "fresh.db")} is also --cache`);
+    // Every file of a repeatable option counts.
+    expect(refusal({ "--json": samples }, { "--verdicts": [join(dir, "other.jsonl"), samples] })).toContain("is also --verdicts");
+  });
+
+  it("refuses two outputs on one file, and accepts ones that name no file (stdout, devices, no cache, a URL)", () => {
+    const out = join(dir, "out.jsonl");
+    expect(refusal({ "-o": out, "--summary-json": out })).toBe(
+      `rubricate: --summary-json ${out} is also -o (${out}), another output of this command: writing it would replace that file; write to another file\n`,
+    );
+    expect(refusal({ "-o": "-", "--json": "-", "--report": "/dev/null", "--markdown": "/dev/null" }, { "the samples file": "-", "--cache": false, "--judge": undefined, "--queue": "redis://127.0.0.1:6379/0" })).toBe("");
+    expect(refusal({ "-o": join(dir, "a.jsonl") }, { "the samples file": join(dir, "b.jsonl"), "--cache": null })).toBe("");
   });
 
   it("refuses a folder, and a path under a file, naming the option (exit 2)", () => {

@@ -69,6 +69,17 @@ describe("batched judging", () => {
     expect(server.requests).toHaveLength(3);
   });
 
+  it("re-asks a single question answered under another id, then reports JUDGE_PARSE: never that answer as the asked question's", async () => {
+    const server = await startOpenAIServer({ respond: () => JSON.stringify({ answers: [{ id: "other", reason: "about b", verdict: true }] }) });
+    servers.push(server as TestServer<unknown>);
+    const rubric = parseRubric("id: one\ncriteria:\n  - id: a\n    question: Is it right?\n", { filename: "one.yaml" });
+    const result = await scoreSample(rubric, { response: "x" }, { judge: judgeFor(server.url) });
+    expect(result.verdicts[0]).toMatchObject({ status: "error", error: { code: "JUDGE_PARSE" } });
+    expect(result.verdicts[0].error!.message).toMatch(/the judge answered "other", not the question asked \("a"\).*\(after 3 attempts\)/s);
+    expect(result.reward).toBeNull();
+    expect(server.requests).toHaveLength(3);
+  });
+
   it("a response that makes the judge refuse does not escape the question under skip-criterion: the reward is withheld, not the code checks' alone", async () => {
     // The judge refuses whatever carries the trigger (a response written to derail it); it answers "no" otherwise.
     const server = await startOpenAIServer({ respond: (body) => (JSON.stringify(body).includes("TRIGGER") ? { refusal: "I can't help with that." } : judgeResponder(() => false)(body)) });

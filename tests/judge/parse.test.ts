@@ -164,6 +164,27 @@ describe("parseSingle", () => {
     expect(parseSingle(reply('{"answers": [{"id": "q", "verdict": true}]}'))).toEqual({ reason: "", verdict: true });
     expect(() => parseSingle(reply('{"reason": "long', { finishReason: "length" }))).toThrow(/output truncated/);
   });
+
+  // Each was scored: the first as the asked question's "yes", the second as "no" (the last key).
+  it("refuses, retryably, an answer to another question and an answer with two verdicts; a reason quoting JSON is no second verdict", () => {
+    const refused = (text: string, id?: string) => {
+      try {
+        parseSingle(reply(text), id);
+      } catch (e) {
+        expect((e as RubricateError).code).toBe("JUDGE_PARSE");
+        expect((e as RubricateError).retryable).toBe(true);
+        return (e as RubricateError).message;
+      }
+      return "read";
+    };
+    expect(refused('{"answers": [{"id": "other", "verdict": true}]}', "asked")).toMatch(/^the judge answered "other", not the question asked \("asked"\)/);
+    expect(refused('{"answers": {"id": "other", "verdict": true}}', "asked")).toMatch(/not the question asked/);
+    expect(refused('{"verdict": true, "verdict": false}')).toMatch(/^the judge's answer gives more than one verdict/);
+    expect(refused('{"reason": "x", "verdict" : "yes", "verdict":"no"}')).toMatch(/more than one verdict/);
+    expect(refused('{"answers": [{"id": "asked", "verdict": true}]}', "asked")).toBe("read");
+    expect(refused('{"answers": [{"verdict": true}]}', "asked")).toBe("read");
+    expect(parseSingle(reply(JSON.stringify({ reason: 'it wrote {"verdict": false} first', verdict: true })), "asked")).toEqual({ reason: 'it wrote {"verdict": false} first', verdict: true });
+  });
 });
 
 describe("long outputs", () => {

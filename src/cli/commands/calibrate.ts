@@ -15,7 +15,7 @@ import { loadTtcw, ttcwFigures, ttcwJudges, ttcwMarkdown, type TtcwFigures } fro
 import { RubricateError } from "../../errors.js";
 import { EXIT, positiveInt, cachePathOf, usageError, warnCacheDegraded, warnIfBatchJudge, nonNegativeInt } from "../run.js";
 import { cacheOption, collect, jsonOption, judgeOption, noCacheOption } from "../options.js";
-import { printReport, refuseUnwritableOutputs, textOut, writeJsonResult, writeOutputFile } from "../io.js";
+import { existingFile, printReport, refuseUnwritableOutputs, textOut, writeJsonResult, writeOutputFile } from "../io.js";
 
 /** The flags of `rubricate calibrate`. */
 export interface CalibrateFlags {
@@ -88,7 +88,10 @@ export interface CalibrateRun {
  */
 export async function runCalibrate(flags: CalibrateFlags, out: (text: string) => void = printReport): Promise<number> {
   checkCalibrateFlags(flags);
-  refuseUnwritableOutputs({ "--markdown": flags.markdown, "--report": flags.report, "--write-thresholds": flags.writeThresholds, "--json": flags.json });
+  refuseUnwritableOutputs(
+    { "--markdown": flags.markdown, "--report": flags.report, "--write-thresholds": flags.writeThresholds, "--json": flags.json },
+    { "--labels": flags.labels, "--verdicts": flags.verdicts, "--rubric": flags.rubric, "--judge": flags.judge.map(existingFile), "--cache": cachePathOf(flags.cache) },
+  );
   const run = await computeCalibration(flags);
   if (!flags.quiet) textOut(flags.json, out)(run.markdown);
   if (flags.markdown) writeOutputFile(flags.markdown, run.markdown);

@@ -20,7 +20,7 @@ import { Progress } from "../progress.js";
 import { runScore } from "./score.js";
 import { EXIT, interruptSignal, positiveInt, cachePathOf, errorPolicyOf, usageError, warnCacheDegraded, warnIfBatchJudge, finiteNumber, nonNegativeInt, exitAfterQueuedRun } from "../run.js";
 import { cacheOption, collectList, concurrencyOption, errorsOption, jsonOption, judgeOption, noCacheOption, outputOption, queueOption, chunkSizeOption, userGave } from "../options.js";
-import { refuseOutputOverInput, refuseUnwritableOutputs, writeJsonResult, writeOutputFile } from "../io.js";
+import { existingFile, refuseOutputOverInput, refuseUnwritableOutputs, writeJsonResult, writeOutputFile } from "../io.js";
 
 /** The flags of `rubricate distill`. */
 export interface DistillFlags {
@@ -136,7 +136,11 @@ export function register(program: Command): void {
       try {
         // Before the scoring --queue pays for, too.
         checkDistillFlags(input, flags, command);
-        refuseUnwritableOutputs({ "-o": flags.output, "--report": flags.report, "--markdown": flags.markdown, "--json": flags.json });
+        refuseOutputOverInput(flags.output, [input, flags.results, flags.rubric]);
+        refuseUnwritableOutputs(
+          { "-o": flags.output, "--report": flags.report, "--markdown": flags.markdown, "--json": flags.json },
+          { "the input file": input, "--results": flags.results, "--rubric": flags.rubric, "--checks": flags.checks, "--judge": existingFile(flags.judge), "--cache": cachePathOf(flags.cache) },
+        );
         if (flags.queue) {
           // checkDistillFlags made sure --queue has an input file and --rubric.
           const scored = await scoreOnQueue(input!, flags as DistillFlags & { rubric: string });
@@ -214,7 +218,6 @@ export function filtersFromFlags(flags: DistillFlags): FilterOptions {
 }
 
 async function runDistillCommand(input: string | undefined, flags: DistillFlags): Promise<number> {
-  refuseOutputOverInput(flags.output, [input, flags.results, flags.rubric]);
   if (!(FORMATS as readonly string[]).includes(flags.format)) throw new RubricateError("BAD_INPUT", `--format must be one of ${FORMATS.join(", ")}, not "${flags.format}"`);
   errorPolicyOf(flags.errors);
   const filters = filtersFromFlags(flags);

@@ -9,7 +9,7 @@ import { loadJudgeConfig } from "../../judge/load.js";
 import { draftRubric, type DraftInput, type DraftOptions, type DraftResponse } from "../../draft/draft.js";
 import { draftSampleCriteria } from "../../draft/samples.js";
 import { loadRubricSync } from "../../rubric/load.js";
-import { JsonlWriter, readJsonl, refuseUnwritableOutputs, writeOutputFile } from "../io.js";
+import { existingFile, JsonlWriter, readJsonl, refuseUnwritableOutputs, writeOutputFile } from "../io.js";
 import { EXIT, positiveInt } from "../run.js";
 import { concurrencyOption, judgeOption, outputOption } from "../options.js";
 
@@ -58,7 +58,10 @@ export function register(program: Command): void {
       "\nExamples:\n  rubricate draft -j openai-large --task task.txt --notes notes.md --examples labelled.jsonl -o rubrics/my-task.yaml\n  rubricate draft -j openai-large --per-sample data.jsonl --base rubrics/patient-medical-answer.yaml -o data.with-criteria.jsonl",
     )
     .action(async (options: DraftCliOptions) => {
-      refuseUnwritableOutputs({ "-o": options.output });
+      refuseUnwritableOutputs(
+        { "-o": options.output },
+        { "--task": options.task, "--notes": options.notes, "--reference": options.reference, "--good": options.good, "--bad": options.bad, "--examples": options.examples, "--per-sample": options.perSample, "--base": options.base, "--judge": existingFile(options.judge) },
+      );
       const config = loadJudgeConfig(options.judge);
       const draftOptions: DraftOptions = {
         provider: providerFor(config),

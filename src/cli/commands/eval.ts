@@ -20,7 +20,7 @@ import type { ErrorPolicy } from "../../score/aggregate.js";
 import { Progress } from "../progress.js";
 import { EXIT, httpUrl, interruptSignal, nonNegativeInt, passThreshold, positiveInt, cachePathOf, errorPolicyOf, usageError, warnCacheDegraded, warnIfBatchJudge, exitAfterQueuedRun } from "../run.js";
 import { cacheOption, collect, concurrencyOption, errorsOption, judgeOption, noCacheOption, queueOption, chunkSizeOption } from "../options.js";
-import { printReport, refuseUnwritableOutputs, writeOutputFile } from "../io.js";
+import { existingFile, printReport, refuseUnwritableOutputs, writeOutputFile } from "../io.js";
 import { buildHubResults, pushAll, type HubResultMeta } from "../../hub/push.js";
 import type { RolloutRecord } from "../../env/types.js";
 
@@ -111,7 +111,7 @@ async function runEvalCommand(envArg: string, flags: EvalFlags): Promise<number>
   const tooLarge = evalGridTooLarge({ tasks, rollouts: flags.rollouts, models: flags.model.length });
   if (tooLarge) throw usageError(`-k/--rollouts ${flags.rollouts}: ${tooLarge}; lower -k or -n/--tasks, or split the models over several runs`);
   const out = flags.out ?? defaultEvalOut(env.package ? packageLabel(env.package) : `${env.id}@${env.version}`, flags.model, flags.step);
-  refuseUnwritableOutputs({ "--out": out, "--report": flags.report, "--summary-md": flags.summaryMd });
+  refuseUnwritableOutputs({ "--out": out, "--report": flags.report, "--summary-md": flags.summaryMd }, { "the environment file": existingFile(envArg), "--judge": existingFile(flags.judge), "--cache": cachePathOf(flags.cache) });
   // Before any key is needed or any call made: an existing file is someone's paid-for work.
   if (existsSync(out) && !flags.resume) throw new RubricateError("BAD_INPUT", `${out} already exists: pass --resume to continue it, or remove it`);
   const cachePath = cachePathOf(flags.cache);
@@ -176,7 +176,7 @@ async function runSuiteCommand(path: string, flags: EvalFlags): Promise<number> 
   // Every environment is resolved (and installed) before any call is paid: a bad spec costs nothing.
   const envs: Environment[] = [];
   for (const e of suite.environments) envs.push(await loadEnvironmentSpec(e.spec, { envsDir: flags.envsDir, onNotice: notice(flags) }));
-  refuseUnwritableOutputs({ "--report": flags.report, "--summary-md": flags.summaryMd });
+  refuseUnwritableOutputs({ "--report": flags.report, "--summary-md": flags.summaryMd }, { "the suite file": path, "--judge": existingFile(flags.judge), "--cache": cachePathOf(flags.cache) });
   const labels = envLabels(envs, suite.environments.map((e) => e.spec));
   const outDir = flags.out ?? join(".rubricate", "evals", suite.name);
   for (const label of labels) {

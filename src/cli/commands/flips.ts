@@ -4,7 +4,7 @@ import { orderFlips, orderFlipsMarkdown } from "../../judge/order-flips.js";
 import { RubricateError } from "../../errors.js";
 import { loadRubric } from "../../rubric/load.js";
 import type { Sample } from "../../types.js";
-import { readJsonl, refuseUnwritableOutputs, textOut, writeJsonResult, writeOutputFile } from "../io.js";
+import { existingFile, readJsonl, refuseUnwritableOutputs, textOut, writeJsonResult, writeOutputFile } from "../io.js";
 import { EXIT, cachePathOf, positiveInt, warnCacheDegraded, warnIfBatchJudge } from "../run.js";
 import { cacheOption, concurrencyOption, jsonOption, judgeOption, noCacheOption } from "../options.js";
 
@@ -38,7 +38,7 @@ export function register(program: Command): void {
 
 /** Runs `rubricate flips`; prints the markdown table, returns the exit code. */
 export async function runFlips(samplesPath: string, flags: FlipsFlags, out: (text: string) => void = (t) => process.stdout.write(t)): Promise<number> {
-  refuseUnwritableOutputs({ "--json": flags.json });
+  refuseUnwritableOutputs({ "--json": flags.json }, { "the samples file": samplesPath, "--rubric": flags.rubric, "--judge": existingFile(flags.judge), "--cache": cachePathOf(flags.cache) });
   const rubric = await loadRubric(flags.rubric);
   const judgeRef = chooseJudge(flags.judge, rubric);
   if (!judgeRef) throw new RubricateError("NO_JUDGE", "flips needs a judge: --judge or the rubric's `judge`");

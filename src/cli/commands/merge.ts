@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { mergeCaches, mergeResults, type MergeReport } from "../../engine/merge.js";
 import { badLineError, jsonlEntries } from "../../config/jsonl.js";
 import { RubricateError } from "../../errors.js";
-import { JsonlWriter, refuseOutputOverInput } from "../io.js";
+import { JsonlWriter, refuseOutputOverInput, refuseUnwritableOutputs } from "../io.js";
 import { EXIT, usageError } from "../run.js";
 
 /** `rubricate merge <results...> -o merged.jsonl [--cache c.db --from-cache a.db ...]`: joins shards' outputs and caches. */
@@ -18,6 +18,8 @@ export function register(program: Command): void {
       // One without the other merged no cache and said nothing.
       if (Boolean(flags.cache) !== Boolean(flags.fromCache?.length)) throw usageError("--cache and --from-cache go together: --cache <merged.db> --from-cache <shard.db…>");
       refuseOutputOverInput(flags.output, files);
+      // The merged cache is written too: -o over it would replace the paid answers with JSONL.
+      refuseUnwritableOutputs({ "-o": flags.output, "--cache": flags.cache }, { "the results files": files, "--from-cache": flags.fromCache });
       const report: MergeReport = { rows: 0, duplicates: 0, conflicts: 0, missing: 0 };
       const writer = new JsonlWriter(flags.output);
       for await (const row of mergeResults(files.map(resultRows), report, files)) await writer.write(row);

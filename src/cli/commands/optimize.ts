@@ -20,7 +20,7 @@ import type { Candidate, Evaluate, OptimizeOptions, OptimizeResult } from "../..
 import { loadRubric } from "../../rubric/load.js";
 import { EXIT, interruptSignal, positiveInt, cachePathOf, warnCacheDegraded, warnIfBatchJudge, nonNegativeInt } from "../run.js";
 import { cacheOption, collect, concurrencyOption, judgeOption, noCacheOption } from "../options.js";
-import { refuseUnwritableOutputs, writeOutputFile } from "../io.js";
+import { existingFile, refuseUnwritableOutputs, writeOutputFile, type ReadPaths } from "../io.js";
 
 /** Flags both `optimize` targets share. */
 export interface OptimizeFlags {
@@ -141,7 +141,7 @@ function openEngine(flags: OptimizeFlags): Engine {
 export async function runPolicy(flags: PolicyFlags): Promise<number> {
   const env = await loadEnvironment(flags.env);
   const state = flags.state ?? join(".rubricate", "optimize", `${env.id}.policy.json`);
-  refuseUnwritableOptimizeOutputs(flags, state);
+  refuseUnwritableOptimizeOutputs(flags, state, { "--env": existingFile(flags.env) });
   const engine = openEngine(flags);
   try {
     const policy = createPolicy(flags.model, { defaults: env.policy });
@@ -167,7 +167,8 @@ export async function runPolicy(flags: PolicyFlags): Promise<number> {
 export async function runQuestion(flags: QuestionFlags): Promise<number> {
   const rubric = await loadRubric(flags.rubric);
   const state = flags.state ?? join(".rubricate", "optimize", `${rubric.id}.${flags.criterion.join("+")}.question.json`);
-  refuseUnwritableOptimizeOutputs(flags, state);
+  // -o writes the improved rubric beside the one read, not over it (the docs' r.best.yaml).
+  refuseUnwritableOptimizeOutputs(flags, state, { "--rubric": flags.rubric, "--labels": flags.labels });
   const judgeRef = chooseJudge(flags.judge, rubric);
   if (!judgeRef) throw new RubricateError("NO_JUDGE", "optimize question needs a judge: --judge or the rubric's `judge`");
   const engine = openEngine(flags);
@@ -184,9 +185,13 @@ export async function runQuestion(flags: QuestionFlags): Promise<number> {
   }
 }
 
-/** The files an optimize run writes (its state after every iteration, the reports and the best text at the end), checked before the first call. */
-function refuseUnwritableOptimizeOutputs(flags: OptimizeFlags, state: string): void {
-  refuseUnwritableOutputs({ "--state": state, "--report": flags.report, "--markdown": flags.markdown, "-o": flags.out });
+/**
+ * The files an optimize run writes (its state after every iteration, the reports and the best text
+ * at the end), checked before the first call, also against the files it reads (`reads`, the judge
+ * and the cache).
+ */
+function refuseUnwritableOptimizeOutputs(flags: OptimizeFlags, state: string, reads: Record<string, ReadPaths>): void {
+  refuseUnwritableOutputs({ "--state": state, "--report": flags.report, "--markdown": flags.markdown, "-o": flags.out }, { ...reads, "--judge": existingFile(flags.judge), "--cache": cachePathOf(flags.cache) });
 }
 
 type TargetLike<I> = Pick<OptimizeOptions<I>, "trainset" | "valset" | "instanceText" | "makeReflectiveDataset" | "validateProposal"> & {

@@ -9,7 +9,7 @@ import { probe, type ProbeResult } from "../../probe/run.js";
 import type { Rubric } from "../../rubric/schema.js";
 import { loadRubricSync } from "../../rubric/load.js";
 import type { Sample } from "../../types.js";
-import { readJsonl, refuseUnwritableOutputs, textOut, writeJsonResult, writeOutputFile } from "../io.js";
+import { existingFile, readJsonl, refuseUnwritableOutputs, textOut, writeJsonResult, writeOutputFile } from "../io.js";
 import { Progress } from "../progress.js";
 import { EXIT, interruptSignal, positiveInt, cachePathOf, usageError, warnCacheDegraded, warnIfBatchJudge } from "../run.js";
 import { cacheOption, collect, concurrencyOption, jsonOption, judgeOption, noCacheOption } from "../options.js";
@@ -74,7 +74,10 @@ export function register(program: Command): void {
 
 async function runProbe(rubricPath: string, samplesPath: string, flags: ProbeFlags): Promise<number> {
   checkProbeFlags(flags);
-  refuseUnwritableOutputs({ "--report": flags.report, "--markdown": flags.markdown, "--json": flags.json });
+  refuseUnwritableOutputs(
+    { "--report": flags.report, "--markdown": flags.markdown, "--json": flags.json },
+    { "the rubric file": rubricPath, "the samples file": samplesPath, "--judge": existingFile(flags.judge), "--attacks": flags.attacks, "--cache": cachePathOf(flags.cache) },
+  );
   const rubric = loadRubricSync(rubricPath);
   if (flags.hacksOnly) return runHacksOnly(rubric, await readSamples(samplesPath), flags);
   const attacks = mergeAttacks(flags.builtin ? builtinAttacks() : [], ...flags.attacks.map((f) => loadAttacks(f)));

@@ -12,7 +12,7 @@ import type { CustomChecks } from "../../checks/custom.js";
 import type { Rubric } from "../../rubric/schema.js";
 import type { Sample, ScoreResult } from "../../types.js";
 import { type BadLine, BadLines, badLineWhere, jsonlEntries } from "../../config/jsonl.js";
-import { JsonlWriter, readJsonl, refuseOutputOverInput, refuseUnwritableOutputs, writeOutputFile } from "../io.js";
+import { JsonlWriter, readJsonl, existingFile, refuseOutputOverInput, refuseUnwritableOutputs, writeOutputFile } from "../io.js";
 import { isRecord, parseJsonLine } from "../../text/json.js";
 import { isRolloutRecord, sampleOfRollout, samplesOfRows } from "../../env/records.js";
 import { parseShard, takeShard } from "../../engine/shard.js";
@@ -103,7 +103,7 @@ export function register(program: Command): void {
 export async function runScore(rubricPath: string, samplesPath: string, flags: ScoreFlags): Promise<number> {
   checkScoreFlags(flags, samplesPath);
   refuseOutputOverInput(flags.output, [samplesPath, rubricPath]);
-  refuseUnwritableOutputs({ "-o": flags.output, "--summary-json": flags.summaryJson });
+  refuseUnwritableOutputs({ "-o": flags.output, "--summary-json": flags.summaryJson }, { "the samples file": samplesPath, "the rubric file": rubricPath, "--judge": existingFile(flags.judge), "--checks": flags.checks, "--cache": cachePathOf(flags.cache) });
   if (flags.unsafeNoSandbox) await runCodeUnsandboxed();
   const rubric = loadRubricSync(rubricPath);
   const checks = flags.checks ? await loadChecks(flags.checks) : undefined;

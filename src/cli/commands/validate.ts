@@ -22,7 +22,7 @@ export function register(program: Command): void {
       for (const file of files) {
         try {
           if (options.judge) {
-            const summary = judgeFileSummary(file);
+            const summary = existingFileSummary(file);
             if (!options.quiet) process.stdout.write(`ok ${file}${summary}\n`);
           } else {
             const rubric = loadRubricSync(file);
@@ -55,7 +55,7 @@ function otherKindHint(file: string, judge: boolean): string {
 }
 
 /** Loads a judge file as what it is, a judge or a panel (every member file too); " (panel of n: …)" for a panel. */
-function judgeFileSummary(file: string): string {
+function existingFileSummary(file: string): string {
   const panel = readJudgeFile(file).kind === "panel";
   const members = judgeConfigsOf(file);
   return panel ? ` (panel of ${members.length}: ${members.map((m) => m.ref).join(", ")})` : "";
