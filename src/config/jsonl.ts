@@ -2,11 +2,14 @@
  * JSON Lines input, one object a line, located by line number. A bad line is reported, not
  * fatal: callers decide whether to stop at it (`readJsonl` without `onBadLine`) or to go on with
  * the good lines and report every bad one. A UTF-8 byte order mark is accepted; a line longer than
- * `maxLineBytes` is a bad line, skipped without ever being held whole in memory.
+ * `maxLineBytes` is a bad line, skipped without ever being held whole in memory; so is a line that
+ * is not UTF-8 text (named at its first invalid byte) and one whose `id` is a whole number too
+ * large to read exactly.
  */
 import { createReadStream, fstatSync } from "node:fs";
 import { RubricateError, type ErrorCode } from "../errors.js";
 import { parseJsonLine, parseJsonText } from "../text/json.js";
+import { decodeUtf8, invalidUtf8Message } from "../text/utf8.js";
 
 /** Lines longer than this are bad lines (V8 cannot hold a string much past 512 MB, and JSON.parse of one needs several times that). */
 export const MAX_JSONL_LINE_BYTES = 64 * 1024 * 1024;
@@ -31,17 +34,21 @@ export interface JsonlReadOptions {
 
 const NEWLINE = 0x0a;
 
-/** Raw lines of a byte stream, split on "\n" (a trailing "\r" dropped); an over-long line comes back as its length only. */
-async function* splitLines(input: AsyncIterable<Buffer | string>, maxLineBytes: number): AsyncGenerator<{ text: string } | { tooLong: number }> {
+/** A raw line: its text; or, for a line over the limit, its length only; or where a line that is not UTF-8 text stops being it. */
+type RawLine = { text: string } | { tooLong: number } | { notUtf8: { col: number; byte: number } };
+
+/** Raw lines of a byte stream, split on "\n" (a trailing "\r" dropped). */
+async function* splitLines(input: AsyncIterable<Buffer | string>, maxLineBytes: number): AsyncGenerator<RawLine> {
   let pending: Buffer[] = [];
   let pendingBytes = 0;
   let skipping = false;
-  const take = (last: Buffer) => {
+  const take = (last: Buffer): RawLine => {
     const whole = pending.length ? Buffer.concat([...pending, last]) : last;
     pending = [];
     pendingBytes = 0;
     const end = whole.length > 0 && whole[whole.length - 1] === 0x0d ? whole.length - 1 : whole.length;
-    return whole.toString("utf8", 0, end);
+    const read = decodeUtf8(whole.subarray(0, end));
+    return "bad" in read ? { notUtf8: read.bad } : read;
   };
   for await (const raw of input) {
     const chunk = typeof raw === "string" ? Buffer.from(raw) : raw;
@@ -66,13 +73,13 @@ async function* splitLines(input: AsyncIterable<Buffer | string>, maxLineBytes: 
         pendingBytes = 0;
         skipping = false;
       } else {
-        yield { text: take(piece) };
+        yield take(piece);
       }
       start = nl + 1;
     }
   }
   if (skipping) yield { tooLong: pendingBytes };
-  else if (pendingBytes > 0) yield { text: take(Buffer.alloc(0)) };
+  else if (pendingBytes > 0) yield take(Buffer.alloc(0));
 }
 
 /**
@@ -94,6 +101,10 @@ export async function* jsonlEntries(path: string, options: JsonlReadOptions = {}
         yield { line, bad: { file, line, message: `line is ${piece.tooLong} bytes, over the ${maxLineBytes}-byte limit` } };
         continue;
       }
+      if ("notUtf8" in piece) {
+        yield { line, bad: { file, line, col: piece.notUtf8.col, message: invalidUtf8Message(piece.notUtf8.byte) } };
+        continue;
+      }
       let text = piece.text;
       // An editor does not show the mark: columns count from the character after it.
       if (line === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
@@ -108,6 +119,11 @@ export async function* jsonlEntries(path: string, options: JsonlReadOptions = {}
         yield { line, bad: { file, line, col: text.search(/\S/) + 1, message: "each line must be a JSON object" } };
         continue;
       }
+      const roundedId = roundedIdColumn(value as Record<string, unknown>, text);
+      if (roundedId !== undefined) {
+        yield { line, bad: { file, line, col: roundedId, message: `id ${JSON.stringify((value as Record<string, unknown>).id)} is a whole number past 2^53: JSON numbers that large are read rounded, so two samples could share an id; write it as a string` } };
+        continue;
+      }
       yield { line, value: value as Record<string, unknown> };
     }
   } catch (e) {
@@ -117,6 +133,18 @@ export async function* jsonlEntries(path: string, options: JsonlReadOptions = {}
   } finally {
     if (path !== "-") (input as ReturnType<typeof createReadStream>).destroy();
   }
+}
+
+/**
+ * The column of a line's `"id"` key when its id is a whole number past 2^53, else undefined.
+ * JSON.parse reads 1234567890123456789 and …790 both as 1234567890123456800: results could no
+ * longer be joined back to their samples. Other numbers are measurements, where the nearest
+ * double is what JSON means.
+ */
+function roundedIdColumn(value: Record<string, unknown>, text: string): number | undefined {
+  const id = value.id;
+  if (typeof id !== "number" || !Number.isInteger(id) || Number.isSafeInteger(id)) return undefined;
+  return Math.max(text.indexOf('"id"'), 0) + 1;
 }
 
 function stdinIsFolder(): boolean {

@@ -10,6 +10,7 @@ import type { z } from "zod";
 import { RubricateError, type ErrorCode, type SourceLocation } from "../errors.js";
 import { explainIssues, type ExplainOptions, type PathIssue } from "./issues.js";
 import { joinIssues, MAX_YAML_BYTES, parseYamlSource, type YamlSource } from "./yaml-source.js";
+import { decodeUtf8, invalidUtf8Message } from "../text/utf8.js";
 
 /** A problem with its place in a file. */
 export interface LocatedIssue {
@@ -88,11 +89,15 @@ export function readConfigText(path: string, options: { what: string; shown?: st
     cannotRead(e);
   }
   if (size > maxBytes) throw new RubricateError("YAML_TOO_LARGE", `file is ${size} bytes; the limit is ${maxBytes}`, { location: { file: shown } });
+  let bytes: Buffer;
   try {
-    return readFileSync(path, "utf8");
+    bytes = readFileSync(path);
   } catch (e) {
     return cannotRead(e);
   }
+  const read = decodeUtf8(bytes);
+  if ("bad" in read) throw new RubricateError("BAD_INPUT", invalidUtf8Message(read.bad.byte), { location: { file: shown, line: read.bad.line, col: read.bad.col } });
+  return read.text;
 }
 
 /**

@@ -55,6 +55,26 @@ describe("score with bad lines", () => {
     expect(jsonLines(r.stdout).map((l) => l.id)).toEqual([1, 2]);
   });
 
+  // Each was scored before: the Latin-1 text as "caf\uFFFD", the two ids as one rounded number.
+  it("a line saved as Latin-1 and an id past 2^53 are bad lines at file:line:col, kept in place without a reward", async () => {
+    const input = join(dir, "latin1.jsonl");
+    const latin1 = Buffer.concat([Buffer.from('{"id": 2, "response": "caf'), Buffer.from([0xe9]), Buffer.from('"}')]);
+    writeFileSync(input, Buffer.concat([Buffer.from(`${good(1)}\n`), latin1, Buffer.from('\n{"id": 1234567890123456789, "response": "x"}\n')]));
+    const r = await cli(["score", RUBRIC, input, "-q"]);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain(`${input}:2:27: byte 0xE9 is not UTF-8 text`);
+    expect(r.stderr).toContain(`${input}:3:2: id 1234567890123456800 is a whole number past 2^53`);
+    expect(jsonLines(r.stdout).map((l) => l.reward === null)).toEqual([false, true, true]);
+  });
+
+  it("a rubric saved as Latin-1 is refused at file:line:col before anything is scored", async () => {
+    const rubric = join(dir, "latin1.yaml");
+    writeFileSync(rubric, Buffer.concat([Buffer.from("id: cafe\ncriteria:\n  - id: names\n    question: Does it name the caf"), Buffer.from([0xe9]), Buffer.from("?\n")]));
+    const r = await cli(["validate", rubric]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`${rubric}:4:35: byte 0xE9 is not UTF-8 text`);
+  });
+
   it("a previous complete results file is not replaced by a failed run", async () => {
     const out = join(dir, "kept.jsonl");
     writeFileSync(out, "previous complete results\n");

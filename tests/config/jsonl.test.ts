@@ -34,6 +34,26 @@ describe("jsonlEntries", () => {
     expect(withMark).toMatchObject({ line: 1, col: 9 });
   });
 
+  it("a line that is not UTF-8 is a bad line at its first invalid byte's column; the other lines are read", async () => {
+    const path = join(dir, "latin1.jsonl");
+    writeFileSync(path, Buffer.concat([Buffer.from('{"id": 1, "response": "ok"}\n{"id": 2, "response": "caf'), Buffer.from([0xe9]), Buffer.from('"}\n{"id": 3, "response": "\uFFFD is text"}\n')]));
+    const entries = [];
+    for await (const entry of jsonlEntries(path)) entries.push(entry);
+    expect(entries.map((e) => ("bad" in e ? e.bad : e.value.id))).toEqual([
+      1,
+      { file: path, line: 2, col: 27, message: "byte 0xE9 is not UTF-8 text (was the file saved as Latin-1 or Windows-1252? save it as UTF-8)" },
+      3,
+    ]);
+  });
+
+  // JSON.parse read both ids as 1234567890123456800: two samples, one id.
+  it("an id too large to read exactly is a bad line at the id; a quoted one and a safe one are read", async () => {
+    const [rounded, roundedToo] = await badLines(['{"id": 1234567890123456789, "response": "a"}', '{"response": "b", "id": 1234567890123456790}', '{"id": "1234567890123456789"}', '{"id": 9007199254740991}', '{"id": 1.5e300}'].join("\n"));
+    expect(rounded).toMatchObject({ line: 1, col: 2, message: expect.stringMatching(/^id 1234567890123456800 is a whole number past 2\^53: .*write it as a string$/) });
+    expect(roundedToo).toMatchObject({ line: 2, col: 19 });
+    expect(await badLines('{"id": 1.5}\n{"id": -9007199254740991}\n')).toEqual([]);
+  });
+
   it("prints file:line:col wherever a bad line is reported", async () => {
     const [bad] = await badLines('{"a": 1,}\n');
     const path = join(dir, "in.jsonl");

@@ -49,6 +49,18 @@ describe("readConfigText", () => {
     expect(thrown(() => readConfigText(join(dir, "none.yaml"), { what: "test" })).code).toBe("FILE_NOT_FOUND");
     expect(thrown(() => readConfigText(file, { what: "test", maxBytes: 3 })).code).toBe("YAML_TOO_LARGE");
   });
+
+  // Read as it was, the question reached the judge as "Does it name the caf\uFFFD?".
+  it("refuses a file that is not UTF-8 (Latin-1 saved) at file:line:col of its first invalid byte; a real U+FFFD is text", () => {
+    const latin1 = join(dir, "latin1.yaml");
+    writeFileSync(latin1, Buffer.concat([Buffer.from("id: x\ncriteria:\n  - question: Does it name the caf"), Buffer.from([0xe9]), Buffer.from("?\n")]));
+    const e = thrown(() => readConfigText(latin1, { what: "rubric", shown: "r.yaml" }));
+    expect(e.code).toBe("BAD_INPUT");
+    expect(e.message).toBe("r.yaml:3:35: byte 0xE9 is not UTF-8 text (was the file saved as Latin-1 or Windows-1252? save it as UTF-8)");
+    const replacement = join(dir, "fffd.yaml");
+    writeFileSync(replacement, "note: \uFFFD\n");
+    expect(readConfigText(replacement, { what: "test" })).toBe("note: \uFFFD\n");
+  });
 });
 
 describe("packagedDir", () => {
