@@ -7,9 +7,11 @@
  * to that token is "not found" here, and so are its results.
  */
 import { Hono, type Context } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { bodyLimit } from "hono/body-limit";
 import { getCookie, setCookie, deleteCookie } from "hono/cookie";
 import { csrf } from "hono/csrf";
+import { HTTPException } from "hono/http-exception";
 import { secureHeaders, NONCE } from "hono/secure-headers";
 import { createHash } from "node:crypto";
 import type { IncomingMessage } from "node:http";
@@ -60,6 +62,27 @@ class HttpError extends Error {
   constructor(readonly status: 400 | 401 | 404 | 409 | 413 | 422 | 429 | 503, readonly code: ErrorCode, message: string) {
     super(message);
   }
+}
+
+/** The codes of hono's own refusals (its middleware throws an HTTPException) by status; other 4xx are INVALID_REQUEST. */
+const REFUSAL_CODES: Partial<Record<number, ErrorCode>> = {
+  401: "UNAUTHORIZED",
+  // The only 403 hono raises here is the CSRF check's.
+  403: "CROSS_ORIGIN",
+  404: "NOT_FOUND",
+  405: "METHOD_NOT_ALLOWED",
+  413: "BODY_TOO_LARGE",
+  415: "UNSUPPORTED_MEDIA_TYPE",
+  429: "RATE_LIMITED",
+};
+
+/** What a refusal of hono's says: its own message, or (the CSRF check gives none) why the hub refuses it. */
+function refusalMessage(err: HTTPException): string {
+  if (err.message) return err.message;
+  if (err.status === 403) {
+    return "refused: a form or text body is taken only from this hub's own pages (same Origin), so another site cannot act with a visitor's sign-in; API clients send Content-Type: application/json";
+  }
+  return `refused (HTTP ${err.status})`;
 }
 
 /** The visitor's registry token: `Authorization: Bearer …`, else the sign-in cookie. */
@@ -213,18 +236,20 @@ export function createHubApp(options: HubAppOptions): Hono<{ Variables: { secure
     await next();
   });
 
+  /** The hub's shape of an error: `{"error": {code, message}}` under /api, the error page elsewhere. */
+  const errorAnswer = (c: Context, status: ContentfulStatusCode, code: ErrorCode, message: string) =>
+    c.req.path.startsWith("/api/") ? c.json({ error: { code, message } }, status) : c.html(layout("Error", messagePage("Error", message)), status);
+
   app.onError((err, c) => {
-    const api = c.req.path.startsWith("/api/");
-    if (err instanceof HttpError) {
-      return api ? c.json({ error: { code: err.code, message: err.message } }, err.status) : c.html(layout("Error", messagePage("Error", err.message)), err.status);
-    }
+    if (err instanceof HttpError) return errorAnswer(c, err.status, err.code, err.message);
+    // hono's middleware (the CSRF check) refuses by throwing: the visitor's mistake, not the hub's, so no log line.
+    if (err instanceof HTTPException && err.status < 500) return errorAnswer(c, err.status, REFUSAL_CODES[err.status] ?? "INVALID_REQUEST", refusalMessage(err));
     const known = isRubricateError(err) && err.code === "REGISTRY_DOWN";
     // The log names the request and the error, never a header: the token stays out of it.
     log(`${c.req.method} ${c.req.path}: ${isRubricateError(err) ? `${err.code}: ${err.message}` : (err.stack ?? String(err))}`);
     const status = known ? 503 : 500;
     const message = known ? (err as RubricateError).message : "internal error (see the hub's log)";
-    const code = known ? "REGISTRY_DOWN" : "INTERNAL";
-    return api ? c.json({ error: { code, message } }, status) : c.html(layout("Error", messagePage("Error", message)), status);
+    return errorAnswer(c, status, known ? "REGISTRY_DOWN" : "INTERNAL", message);
   });
   app.notFound((c) => (c.req.path.startsWith("/api/") ? c.json({ error: { code: "NOT_FOUND", message: `no route ${c.req.method} ${c.req.path}` } }, 404) : c.html(layout("Not found", messagePage("Not found", "No such page.")), 404)));
 
