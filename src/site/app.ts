@@ -25,7 +25,7 @@ import { curvesOf, curvesSvg, seriesEnvs } from "./curves.js";
 import { EVALUATE_SCRIPT, envPage, layout, listPage, loginPage, messagePage, seriesPage, type EnvView } from "./pages.js";
 import { renderReadme } from "./readme.js";
 import { sha256Hex } from "../text/sha256.js";
-import { RegistryClient, type Packument } from "./registry.js";
+import { RegistryClient, versionDoc, type Packument } from "./registry.js";
 import type { ResultStore } from "./store.js";
 import type { EvalRunner } from "./evals.js";
 import { addressKey, DEFAULT_UNKNOWN_TOKENS_PER_MINUTE, DEFAULT_WRITES_PER_MINUTE, MinuteLimit } from "./limits.js";
@@ -195,14 +195,16 @@ export function createHubApp(options: HubAppOptions): Hono<{ Variables: { secure
 
   /** Task count and criteria read from the version's own files (YAML only; nothing of it runs). */
   const describeVersion = async (doc: Packument, version: string, token: string | undefined) => {
-    const integrity = doc.versions[version]?.dist.integrity;
+    const vdoc = versionDoc(doc, version);
+    if (!vdoc) return undefined;
+    const integrity = vdoc.dist.integrity;
     const cached = integrity ? descriptions.get(integrity) : undefined;
     if (cached) return cached;
     const tgz = await registries.tarball(doc, version, token);
     if (!tgz || (integrity && `sha512-${createHash("sha512").update(tgz).digest("base64")}` !== integrity)) return undefined;
     const files = await tarballTextFiles(tgz).catch(() => undefined);
     if (!files) return undefined;
-    const { tasks, criteria } = describeEnvironment(files, doc.versions[version].rubricate);
+    const { tasks, criteria } = describeEnvironment(files, vdoc.rubricate);
     const description = { ...(tasks !== undefined ? { tasks } : {}), criteria: criteria.map((c) => c.id) };
     if (integrity) descriptions.set(integrity, description);
     return description;
@@ -270,7 +272,7 @@ export function createHubApp(options: HubAppOptions): Hono<{ Variables: { secure
     const doc = await packumentOrThrow(c, name);
     const versions = versionsOf(doc);
     const version = wanted ?? doc["dist-tags"]?.latest ?? versions.at(-1)?.version;
-    const vdoc = version ? doc.versions[version] : undefined;
+    const vdoc = version ? versionDoc(doc, version) : undefined;
     if (!version || !vdoc) throw new HttpError(404, "UNKNOWN_VERSION", `${name} has no version ${wanted}`);
     const all = store.forEnv(name);
     const results = all.filter((r) => r.result.env.version === version);
@@ -399,7 +401,7 @@ export function createHubApp(options: HubAppOptions): Hono<{ Variables: { secure
     if (problems.length) throw new HttpError(422, "INVALID_REQUEST", `the result's numbers disagree: ${problems.slice(0, 5).join("; ")}`);
     const { name, version, integrity } = result.env;
     const doc = await registries.packument(name, token);
-    const published = doc?.versions[version];
+    const published = doc && versionDoc(doc, version);
     if (!published) throw new HttpError(422, "UNKNOWN_VERSION", `${name}@${version} is not published on this hub's registries (or not visible to your token)`);
     if (!integrity) throw new HttpError(422, "INVALID_REQUEST", `${name}@${version}: the result names no env.integrity; a published version's results must carry the tarball's hash`);
     if (integrity !== published.dist.integrity) {
@@ -419,7 +421,7 @@ export function createHubApp(options: HubAppOptions): Hono<{ Variables: { secure
     const unknown = (body.models as string[]).filter((m) => !options.evals!.models.includes(m));
     if (unknown.length || body.models.length === 0) throw new HttpError(422, "INVALID_REQUEST", `models must be some of ${options.evals.models.join(", ")}${unknown.length ? `; unknown: ${unknown.join(", ")}` : ""}`);
     const doc = await registries.packument(body.env, token);
-    const published = doc?.versions[body.version];
+    const published = doc && versionDoc(doc, body.version);
     if (!published) throw new HttpError(422, "UNKNOWN_VERSION", `${body.env}@${body.version} is not published (or not visible to your token)`);
     const busy = options.evals.busy({ env: body.env, version: body.version });
     if (busy) throw new HttpError(409, "EVAL_BUSY", busy);

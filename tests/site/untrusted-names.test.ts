@@ -27,6 +27,8 @@ function expectPrototypeUntouched(): void {
 const result = (model: string, criterion = "correct", version = "1.0.0") =>
   hubResult({ name: "demo-env", version, integrity: DEMO_INTEGRITY, model, perTask: { t1: 1, t2: 0 }, criteria: [{ id: criterion, rate: 0.5 }] });
 
+const INHERITED = ["constructor", "__proto__", "toString", "hasOwnProperty"];
+
 afterEach(restorePrototype);
 
 describe("hub serve: names from results and visitors are data, never keys of Object.prototype", () => {
@@ -72,6 +74,36 @@ describe("hub serve: names from results and visitors are data, never keys of Obj
     }
     expect(await (await app.request("/envs/demo-env")).text()).toContain("isAdmin");
     expectPrototypeUntouched();
+    expect(log).toEqual([]);
+  });
+
+  it("a version named like an inherited property (constructor, __proto__, toString, hasOwnProperty) is not found on any route: 404 or 422, never 500", async () => {
+    const evals = { models: ["mini"], busy: () => undefined, start: async () => "id-1", progress: () => undefined };
+    const { app, log } = demoHub({ evals });
+    const post = (path: string, body: unknown) => app.request(path, { method: "POST", headers: { "content-type": "application/json", authorization: "Bearer alice-token" }, body: JSON.stringify(body) });
+    const codeOf = async (res: Response) => ((await res.json()) as { error: { code: string } }).error.code;
+    for (const version of INHERITED) {
+      const q = encodeURIComponent(version);
+      for (const path of [`/api/envs/demo-env?version=${q}`, `/api/envs/demo-env/${q}/results`, `/api/envs/demo-env/${q}/compare?a=x&b=y`]) {
+        const res = await app.request(path);
+        expect({ path, status: res.status }).toEqual({ path, status: 404 });
+        expect(await codeOf(res)).toBe("UNKNOWN_VERSION");
+      }
+      const page = await app.request(`/envs/demo-env?version=${q}`);
+      expect(page.status).toBe(404);
+      expect(await page.text()).toContain(`demo-env has no version ${version}`);
+
+      const pushed = await post("/api/results", result("model-a", "correct", version));
+      expect({ version, status: pushed.status }).toEqual({ version, status: 422 });
+      expect(await codeOf(pushed)).toBe("UNKNOWN_VERSION");
+      const started = await post("/api/evals", { env: "demo-env", version, models: ["mini"] });
+      expect({ version, status: started.status }).toEqual({ version, status: 422 });
+      expect(await codeOf(started)).toBe("UNKNOWN_VERSION");
+    }
+    // The published version still works on the same routes.
+    expect((await app.request("/api/envs/demo-env?version=1.0.0")).status).toBe(200);
+    expect((await post("/api/results", result("model-a"))).status).toBe(201);
+    expect((await post("/api/evals", { env: "demo-env", version: "1.0.0", models: ["mini"] })).status).toBe(202);
     expect(log).toEqual([]);
   });
 });
