@@ -8,6 +8,16 @@ import * as z from "zod";
 /** Bumped when a field changes meaning; the hub refuses schemas it does not know. */
 export const HUB_RESULT_SCHEMA = "rubricate.hub.result/1";
 
+/**
+ * Names JavaScript gives every object. The hub files results under their model names and
+ * criterion ids; keys like these have reached `Object.prototype` through a plain object before,
+ * so they are refused at the door as well as kept out of harm in the code that files them.
+ */
+export const RESERVED_NAMES = ["__proto__", "constructor", "prototype"] as const;
+
+/** A model name or criterion id: any text but the reserved names. */
+const Name = z.string().refine((s) => !(RESERVED_NAMES as readonly string[]).includes(s), { message: `a reserved name (${RESERVED_NAMES.join(", ")}): use another` });
+
 const Interval = z.object({ n: z.number().int().nonnegative(), mean: z.number(), low: z.number(), high: z.number() });
 
 export const HubResultSchema = z
@@ -19,7 +29,7 @@ export const HubResultSchema = z
       /** The registry tarball's `sha512-…`; required for a published package. */
       integrity: z.string().min(1).optional(),
     }),
-    model: z.string().min(1),
+    model: Name.min(1),
     /** The judge model id(s) the rubric was scored with, as the eval summary names them. */
     judge: z.string().optional(),
     rubricateVersion: z.string().min(1),
@@ -37,7 +47,7 @@ export const HubResultSchema = z
       reward: Interval.optional(),
       passRate: z.number().min(0).max(1).optional(),
       passAtK: z.record(z.string().regex(/^\d+$/), z.number().min(0).max(1)),
-      criteria: z.array(z.object({ id: z.string(), answered: z.number().int().nonnegative(), ok: z.number().int().nonnegative(), rate: z.number().min(0).max(1).nullable() })),
+      criteria: z.array(z.object({ id: Name, answered: z.number().int().nonnegative(), ok: z.number().int().nonnegative(), rate: z.number().min(0).max(1).nullable() })),
       costUsd: z.number().nonnegative(),
       /** Per task mean reward, so the hub can pair two models task by task. */
       perTask: z.record(z.string(), z.number()).optional(),

@@ -7,9 +7,11 @@
  * to that token is "not found" here, and so are its results.
  */
 import { Hono, type Context } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { bodyLimit } from "hono/body-limit";
 import { getCookie, setCookie, deleteCookie } from "hono/cookie";
 import { csrf } from "hono/csrf";
+import { HTTPException } from "hono/http-exception";
 import { secureHeaders, NONCE } from "hono/secure-headers";
 import { createHash } from "node:crypto";
 import type { IncomingMessage } from "node:http";
@@ -23,7 +25,7 @@ import { curvesOf, curvesSvg, seriesEnvs } from "./curves.js";
 import { EVALUATE_SCRIPT, envPage, layout, listPage, loginPage, messagePage, seriesPage, type EnvView } from "./pages.js";
 import { renderReadme } from "./readme.js";
 import { sha256Hex } from "../text/sha256.js";
-import { RegistryClient, type Packument } from "./registry.js";
+import { RegistryClient, versionDoc, type Packument } from "./registry.js";
 import type { ResultStore } from "./store.js";
 import type { EvalRunner } from "./evals.js";
 import { addressKey, DEFAULT_UNKNOWN_TOKENS_PER_MINUTE, DEFAULT_WRITES_PER_MINUTE, MinuteLimit } from "./limits.js";
@@ -60,6 +62,27 @@ class HttpError extends Error {
   constructor(readonly status: 400 | 401 | 404 | 409 | 413 | 422 | 429 | 503, readonly code: ErrorCode, message: string) {
     super(message);
   }
+}
+
+/** The codes of hono's own refusals (its middleware throws an HTTPException) by status; other 4xx are INVALID_REQUEST. */
+const REFUSAL_CODES: Partial<Record<number, ErrorCode>> = {
+  401: "UNAUTHORIZED",
+  // The only 403 hono raises here is the CSRF check's.
+  403: "CROSS_ORIGIN",
+  404: "NOT_FOUND",
+  405: "METHOD_NOT_ALLOWED",
+  413: "BODY_TOO_LARGE",
+  415: "UNSUPPORTED_MEDIA_TYPE",
+  429: "RATE_LIMITED",
+};
+
+/** What a refusal of hono's says: its own message, or (the CSRF check gives none) why the hub refuses it. */
+function refusalMessage(err: HTTPException): string {
+  if (err.message) return err.message;
+  if (err.status === 403) {
+    return "refused: a form or text body is taken only from this hub's own pages (same Origin), so another site cannot act with a visitor's sign-in; API clients send Content-Type: application/json";
+  }
+  return `refused (HTTP ${err.status})`;
 }
 
 /** The visitor's registry token: `Authorization: Bearer …`, else the sign-in cookie. */
@@ -172,14 +195,16 @@ export function createHubApp(options: HubAppOptions): Hono<{ Variables: { secure
 
   /** Task count and criteria read from the version's own files (YAML only; nothing of it runs). */
   const describeVersion = async (doc: Packument, version: string, token: string | undefined) => {
-    const integrity = doc.versions[version]?.dist.integrity;
+    const vdoc = versionDoc(doc, version);
+    if (!vdoc) return undefined;
+    const integrity = vdoc.dist.integrity;
     const cached = integrity ? descriptions.get(integrity) : undefined;
     if (cached) return cached;
     const tgz = await registries.tarball(doc, version, token);
     if (!tgz || (integrity && `sha512-${createHash("sha512").update(tgz).digest("base64")}` !== integrity)) return undefined;
     const files = await tarballTextFiles(tgz).catch(() => undefined);
     if (!files) return undefined;
-    const { tasks, criteria } = describeEnvironment(files, doc.versions[version].rubricate);
+    const { tasks, criteria } = describeEnvironment(files, vdoc.rubricate);
     const description = { ...(tasks !== undefined ? { tasks } : {}), criteria: criteria.map((c) => c.id) };
     if (integrity) descriptions.set(integrity, description);
     return description;
@@ -213,18 +238,20 @@ export function createHubApp(options: HubAppOptions): Hono<{ Variables: { secure
     await next();
   });
 
+  /** The hub's shape of an error: `{"error": {code, message}}` under /api, the error page elsewhere. */
+  const errorAnswer = (c: Context, status: ContentfulStatusCode, code: ErrorCode, message: string) =>
+    c.req.path.startsWith("/api/") ? c.json({ error: { code, message } }, status) : c.html(layout("Error", messagePage("Error", message)), status);
+
   app.onError((err, c) => {
-    const api = c.req.path.startsWith("/api/");
-    if (err instanceof HttpError) {
-      return api ? c.json({ error: { code: err.code, message: err.message } }, err.status) : c.html(layout("Error", messagePage("Error", err.message)), err.status);
-    }
+    if (err instanceof HttpError) return errorAnswer(c, err.status, err.code, err.message);
+    // hono's middleware (the CSRF check) refuses by throwing: the visitor's mistake, not the hub's, so no log line.
+    if (err instanceof HTTPException && err.status < 500) return errorAnswer(c, err.status, REFUSAL_CODES[err.status] ?? "INVALID_REQUEST", refusalMessage(err));
     const known = isRubricateError(err) && err.code === "REGISTRY_DOWN";
     // The log names the request and the error, never a header: the token stays out of it.
     log(`${c.req.method} ${c.req.path}: ${isRubricateError(err) ? `${err.code}: ${err.message}` : (err.stack ?? String(err))}`);
     const status = known ? 503 : 500;
     const message = known ? (err as RubricateError).message : "internal error (see the hub's log)";
-    const code = known ? "REGISTRY_DOWN" : "INTERNAL";
-    return api ? c.json({ error: { code, message } }, status) : c.html(layout("Error", messagePage("Error", message)), status);
+    return errorAnswer(c, status, known ? "REGISTRY_DOWN" : "INTERNAL", message);
   });
   app.notFound((c) => (c.req.path.startsWith("/api/") ? c.json({ error: { code: "NOT_FOUND", message: `no route ${c.req.method} ${c.req.path}` } }, 404) : c.html(layout("Not found", messagePage("Not found", "No such page.")), 404)));
 
@@ -245,7 +272,7 @@ export function createHubApp(options: HubAppOptions): Hono<{ Variables: { secure
     const doc = await packumentOrThrow(c, name);
     const versions = versionsOf(doc);
     const version = wanted ?? doc["dist-tags"]?.latest ?? versions.at(-1)?.version;
-    const vdoc = version ? doc.versions[version] : undefined;
+    const vdoc = version ? versionDoc(doc, version) : undefined;
     if (!version || !vdoc) throw new HttpError(404, "UNKNOWN_VERSION", `${name} has no version ${wanted}`);
     const all = store.forEnv(name);
     const results = all.filter((r) => r.result.env.version === version);
@@ -374,7 +401,7 @@ export function createHubApp(options: HubAppOptions): Hono<{ Variables: { secure
     if (problems.length) throw new HttpError(422, "INVALID_REQUEST", `the result's numbers disagree: ${problems.slice(0, 5).join("; ")}`);
     const { name, version, integrity } = result.env;
     const doc = await registries.packument(name, token);
-    const published = doc?.versions[version];
+    const published = doc && versionDoc(doc, version);
     if (!published) throw new HttpError(422, "UNKNOWN_VERSION", `${name}@${version} is not published on this hub's registries (or not visible to your token)`);
     if (!integrity) throw new HttpError(422, "INVALID_REQUEST", `${name}@${version}: the result names no env.integrity; a published version's results must carry the tarball's hash`);
     if (integrity !== published.dist.integrity) {
@@ -394,7 +421,7 @@ export function createHubApp(options: HubAppOptions): Hono<{ Variables: { secure
     const unknown = (body.models as string[]).filter((m) => !options.evals!.models.includes(m));
     if (unknown.length || body.models.length === 0) throw new HttpError(422, "INVALID_REQUEST", `models must be some of ${options.evals.models.join(", ")}${unknown.length ? `; unknown: ${unknown.join(", ")}` : ""}`);
     const doc = await registries.packument(body.env, token);
-    const published = doc?.versions[body.version];
+    const published = doc && versionDoc(doc, body.version);
     if (!published) throw new HttpError(422, "UNKNOWN_VERSION", `${body.env}@${body.version} is not published (or not visible to your token)`);
     const busy = options.evals.busy({ env: body.env, version: body.version });
     if (busy) throw new HttpError(409, "EVAL_BUSY", busy);

@@ -6,6 +6,16 @@
 import { pairedBootstrap, MIN_PAIRED_TASKS } from "../env/stats.js";
 import type { StoredResult } from "./store.js";
 
+/**
+ * An empty dictionary for keys that come from pushed results (model names, criterion ids, task
+ * ids). It has no prototype: on a plain `{}`, a key `__proto__` reaches `Object.prototype`
+ * (writing there changes every object in the process) and `constructor` reads an inherited value.
+ * Still a plain object to `JSON.stringify`, so the API shows it as before.
+ */
+function dictionary<V>(): Record<string, V> {
+  return Object.create(null) as Record<string, V>;
+}
+
 /** `submittedBy` of results the hub's own Evaluate runs stored (followed by the visitor who asked). */
 export const HUB_EVAL_PREFIX = "hub-eval:";
 
@@ -74,12 +84,12 @@ export function criterionRates(results: StoredResult[]): CriterionRates {
   const rows = leaderboard(results);
   const byId = new Map(results.map((r) => [r.id, r.result]));
   const criteria: string[] = [];
-  const rates: Record<string, Record<string, number | null>> = {};
+  const rates = dictionary<Record<string, number | null>>();
   for (const row of rows) {
     for (const c of byId.get(row.resultId)!.stats.criteria) {
       if (!rates[c.id]) {
         criteria.push(c.id);
-        rates[c.id] = {};
+        rates[c.id] = dictionary();
       }
       rates[c.id][row.model] = c.rate;
     }
@@ -112,7 +122,8 @@ export function compareModels(results: StoredResult[], a: string, b: string): Co
   const tb = perTask(b);
   const empty = { a, b, tasks: [], diff: null, low: null, high: null, p: null, significant: false };
   if (!ta || !tb) return { ...empty, note: `${!ta ? a : b} has no per-task rewards on this version, so the two cannot be paired` };
-  const tasks = Object.keys(ta).filter((t) => t in tb).sort().map((task) => ({ task, a: ta[task], b: tb[task] }));
+  // Own keys only: a task id like `constructor` is not "shared" because every object inherits one.
+  const tasks = Object.keys(ta).filter((t) => Object.hasOwn(tb, t)).sort().map((task) => ({ task, a: ta[task], b: tb[task] }));
   if (tasks.length === 0) return { ...empty, note: "the two models share no task" };
   const cmp = pairedBootstrap(new Map(Object.entries(ta)), new Map(Object.entries(tb)));
   return {
@@ -139,9 +150,9 @@ export function history(results: StoredResult[], versionOrder: string[]): Histor
   const byVersion = new Map<string, StoredResult[]>();
   for (const r of results) byVersion.set(r.result.env.version, [...(byVersion.get(r.result.env.version) ?? []), r]);
   const versions = versionOrder.filter((v) => byVersion.has(v));
-  const means: Record<string, Record<string, number | null>> = {};
+  const means = dictionary<Record<string, number | null>>();
   for (const v of versions) {
-    for (const row of leaderboard(byVersion.get(v)!)) (means[row.model] ??= {})[v] = row.reward?.mean ?? null;
+    for (const row of leaderboard(byVersion.get(v)!)) (means[row.model] ??= dictionary())[v] = row.reward?.mean ?? null;
   }
   return { versions, models: Object.keys(means).sort(), means };
 }

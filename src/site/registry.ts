@@ -30,6 +30,15 @@ export interface Packument {
   registry: string;
 }
 
+/**
+ * One version's document, or undefined when the package does not publish that version. Own keys
+ * only: a version a visitor names (`?version=constructor`, `toString`) must not find what every
+ * object inherits.
+ */
+export function versionDoc(doc: Pick<Packument, "versions">, version: string): VersionDoc | undefined {
+  return Object.hasOwn(doc.versions, version) ? doc.versions[version] : undefined;
+}
+
 /** A line of the environment list. */
 export interface EnvListing {
   name: string;
@@ -114,7 +123,7 @@ export class RegistryClient {
             if (lookups-- <= 0) continue;
             // The search API does not return arbitrary package.json fields: read the document.
             const doc = await this.packument(p.name, token);
-            const latest = doc?.versions[doc["dist-tags"]?.latest ?? p.version];
+            const latest = doc && versionDoc(doc, doc["dist-tags"]?.latest ?? p.version);
             if (!latest || !isEnvironment(latest)) continue;
           }
           found.set(p.name, { name: p.name, version: p.version, description: p.description ?? "", registry });
@@ -130,7 +139,7 @@ export class RegistryClient {
    * registry (a visitor's token goes to the registry and nowhere else).
    */
   async tarball(doc: Packument, version: string, token?: string, maxBytes = MAX_TARBALL_BYTES): Promise<Buffer | undefined> {
-    const url = doc.versions[version]?.dist.tarball;
+    const url = versionDoc(doc, version)?.dist.tarball;
     if (!url || !URL.canParse(url) || new URL(url).origin !== new URL(doc.registry).origin) return undefined;
     let res: Response;
     try {

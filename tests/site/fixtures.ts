@@ -1,7 +1,10 @@
-/** Builders for the hub tests: a HubResult from per-task rewards, and environment packages in a test registry. */
+/** Builders for the hub tests: a HubResult from per-task rewards, environment packages in a test registry, a hub over an in-memory one. */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { HUB_RESULT_SCHEMA, type HubResult } from "../../src/hub/results.js";
+import { createHubApp, type HubAppOptions } from "../../src/site/app.js";
+import { RegistryClient } from "../../src/site/registry.js";
+import { ResultStore } from "../../src/site/store.js";
 import { meanWithInterval } from "../../src/stats/interval.js";
 import { packDirs, publishTarball } from "../helpers/npm-seed.js";
 
@@ -48,3 +51,33 @@ export async function publishEnv(registryUrl: string, token: string, work: strin
 
 /** Tasks t01 … tNN with rewards from `f(i)`. */
 export const tasks = (n: number, f: (i: number) => number): Record<string, number> => Object.fromEntries(Array.from({ length: n }, (_, i) => [`t${String(i + 1).padStart(2, "0")}`, f(i)]));
+
+/** The integrity `demoHub`'s registry publishes for demo-env@1.0.0. */
+export const DEMO_INTEGRITY = "sha512-demo";
+const DEMO_REGISTRY = "http://registry.test/";
+
+/**
+ * A hub app over an in-memory registry (no network): one package, `demo-env@1.0.0`, whose integrity
+ * is `DEMO_INTEGRITY`, and one token it accepts (`alice-token`, user alice). `log` collects the
+ * hub's log lines.
+ */
+export function demoHub(options: Partial<HubAppOptions> = {}) {
+  const doc = {
+    name: "demo-env",
+    "dist-tags": { latest: "1.0.0" },
+    versions: { "1.0.0": { name: "demo-env", version: "1.0.0", keywords: ["rubricate-env"], dist: { integrity: DEMO_INTEGRITY } } },
+    time: { "1.0.0": "2026-01-01T00:00:00.000Z" },
+  };
+  const fetch = (async (url: string | URL, init?: RequestInit) => {
+    const path = String(url).slice(DEMO_REGISTRY.length);
+    const alice = new Headers(init?.headers).get("authorization") === "Bearer alice-token";
+    if (path === "-/whoami") return alice ? Response.json({ username: "alice" }) : new Response("{}", { status: 401 });
+    if (path === "demo-env") return Response.json(doc);
+    if (path.startsWith("-/v1/search")) return Response.json({ objects: [{ package: { name: "demo-env", version: "1.0.0", keywords: ["rubricate-env"] } }] });
+    return new Response("{}", { status: 404 });
+  }) as typeof globalThis.fetch;
+  const log: string[] = [];
+  const store = new ResultStore(":memory:");
+  const app = createHubApp({ registries: new RegistryClient({ registries: [DEMO_REGISTRY], fetch }), store, log: (line) => log.push(line), ...options });
+  return { app, store, log, doc };
+}
