@@ -6,7 +6,7 @@
  */
 import { Option, type Command } from "commander";
 import { ERROR_POLICIES } from "../types.js";
-import { positiveInt, usageError } from "./run.js";
+import { filePath, positiveInt, usageError } from "./run.js";
 
 /** A repeatable option's accumulator: each use adds its value. */
 export const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
@@ -24,7 +24,7 @@ export const collectList = (value: string, previous: string[] = []): string[] =>
 export const judgeOption = (description = "judge file or packaged judge id (default: the rubric's `judge`)") => new Option("-j, --judge <judge>", description);
 
 /** `--cache <path>` (read back with `cachePathOf`; add `noCacheOption` beside it). */
-export const cacheOption = (description = "cache database") => new Option("--cache <path>", description).default(".rubricate/cache.db");
+export const cacheOption = (description = "cache database") => new Option("--cache <path>", description).argParser(filePath).default(".rubricate/cache.db");
 
 /** `--no-cache`: no cache read or written. */
 export const noCacheOption = (description = "do not read or write any cache (every call is paid)") => new Option("--no-cache", description);
@@ -40,14 +40,14 @@ export const errorsOption = (description = "what a criterion error makes of the 
   new Option("--errors <policy>", description).choices(ERROR_POLICIES).default("null");
 
 /** `-o, --output <file>`: where the command's main output goes instead of stdout. */
-export const outputOption = (description: string) => new Option("-o, --output <file>", description);
+export const outputOption = (description: string) => new Option("-o, --output <file>", description).argParser(filePath);
 
 /**
  * `--json <file>`, one meaning in every command: the command's full result as JSON, to `file`, or
  * to stdout for `-` (the text report then goes to stderr). `lint --json` is `--json -`: lint
  * keeps its bare flag, as it has no file form.
  */
-export const jsonOption = (what = "the full result") => new Option("--json <file>", `write ${what} as JSON to <file> (- for stdout; the text report then goes to stderr)`);
+export const jsonOption = (what = "the full result") => new Option("--json <file>", `write ${what} as JSON to <file> (- for stdout; the text report then goes to stderr)`).argParser(filePath);
 
 /** `--queue <url>`: the Redis database of a work queue (`score`/`eval`/`distill --queue`, `worker`); what goes on it is the command's. */
 export const queueOption = (description: string) => new Option("--queue <url>", description);

@@ -118,6 +118,15 @@ export function positiveInt(value: string): number {
   return n;
 }
 
+/**
+ * A file path option's value, refused when empty: `--cache "$CACHE"` with the variable unset used
+ * a throwaway database (every answer paid again on the next run), and `-o ""` wrote to stdout.
+ */
+export function filePath(value: string): string {
+  if (value.trim() === "") throw new InvalidArgumentError("expected a file path, got an empty one (an unset variable?)");
+  return value;
+}
+
 /** Parses the URL of a hub or registry option (http or https) or throws a usage error (exit 2). */
 export function httpUrl(value: string): string {
   let protocol: string | undefined;

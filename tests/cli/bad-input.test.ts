@@ -149,6 +149,11 @@ describe("bad option values", () => {
     ["env list --registry", ["env", "list", "--registry", "notaurl"]],
     ["env search --registry", ["env", "search", "q", "--registry", "notaurl"]],
     ["env info --registry", ["env", "info", "p", "--registry", "notaurl"]],
+    // An empty path (an unset variable): a throwaway cache before (every answer paid again next run), stdout for -o.
+    ["score --cache (empty)", ["score", RUBRIC, "x.jsonl", "--cache", ""]],
+    ["score -o (empty)", ["score", RUBRIC, "x.jsonl", "-o", " "]],
+    ["distill --json (empty)", ["distill", "x.jsonl", "--json", ""]],
+    ["merge --cache (empty)", ["merge", "x.jsonl", "--cache", "", "--from-cache", "y.db"]],
   ];
   // An option of fixed values given another: exit 2 listing them, as `--errors bogus` ("BAD_INPUT", exit 1, before).
   const choices: [string, string[]][] = [

@@ -3,7 +3,7 @@ import { mergeCaches, mergeResults, type MergeReport } from "../../engine/merge.
 import { badLineError, jsonlEntries } from "../../config/jsonl.js";
 import { RubricateError } from "../../errors.js";
 import { JsonlWriter, refuseOutputOverInput, refuseUnwritableOutputs } from "../io.js";
-import { EXIT, usageError } from "../run.js";
+import { EXIT, filePath, usageError } from "../run.js";
 
 /** `rubricate merge <results...> -o merged.jsonl [--cache c.db --from-cache a.db ...]`: joins shards' outputs and caches. */
 export function register(program: Command): void {
@@ -11,8 +11,8 @@ export function register(program: Command): void {
     .command("merge")
     .description("Join the results (and caches) of `score --shard i/n` runs into one file in input order")
     .argument("<results...>", "results JSONL files written by `rubricate score --shard`")
-    .option("-o, --output <file>", "merged results (default: stdout)")
-    .option("--cache <path>", "cache database to merge the shards' caches into")
+    .option("-o, --output <file>", "merged results (default: stdout)", filePath)
+    .option("--cache <path>", "cache database to merge the shards' caches into", filePath)
     .option("--from-cache <paths...>", "shards' cache databases to copy into --cache")
     .action(async (files: string[], flags: { output?: string; cache?: string; fromCache?: string[] }) => {
       // One without the other merged no cache and said nothing.
