@@ -43,6 +43,9 @@ export function csvRecords(text: string, file?: string): { record: Record<string
   const rows = readRows(text, file);
   if (rows.length === 0) return [];
   const header = rows[0].fields.map((h) => h.trim());
+  // Two columns of one name: the record would keep the last one's value without a word.
+  const twice = header.find((h, i) => header.indexOf(h) !== i);
+  if (twice !== undefined) throw new RubricateError("BAD_INPUT", `the CSV header names the column "${twice}" twice`, { location: { file, line: rows[0].line } });
   return rows.slice(1).map(({ fields, line }, i) => {
     if (fields.length !== header.length) {
       throw new RubricateError("BAD_INPUT", `CSV row ${i + 2} has ${fields.length} fields, the header has ${header.length}`, { location: { file, line } });

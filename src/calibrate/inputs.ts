@@ -8,6 +8,7 @@ import * as z from "zod";
 import { RubricateError } from "../errors.js";
 import { jsonLineValue } from "../config/jsonl.js";
 import { csvRecords } from "./csv.js";
+import { decodeUtf8, invalidUtf8Message } from "../text/utf8.js";
 
 const LABEL_WORDS: Record<string, boolean> = { true: true, false: false, yes: true, no: false, "1": true, "0": false };
 
@@ -145,7 +146,10 @@ export function parseLabelsCsv(text: string, file?: string): HumanLabel[] {
  */
 export function readLabels(path: string): HumanLabel[] {
   const text = readText(path);
-  return extname(path).toLowerCase() === ".csv" ? parseLabelsCsv(text, path) : parseLabelsJsonl(text, path);
+  const labels = extname(path).toLowerCase() === ".csv" ? parseLabelsCsv(text, path) : parseLabelsJsonl(text, path);
+  // An empty or header-only file calibrated nothing and said so only as cells of "—".
+  if (labels.length === 0) throw new RubricateError("BAD_INPUT", `${path} holds no labels`, { location: { file: path } });
+  return labels;
 }
 
 /**
@@ -184,12 +188,16 @@ export function readVerdicts(spec: string): VerdictSet {
   return { judge: name ?? basename(path, extname(path)), ...parsed };
 }
 
-/** Reads a UTF-8 file; a missing one is `FILE_NOT_FOUND`. */
+/** Reads a UTF-8 file; a missing one is `FILE_NOT_FOUND`, one that is not UTF-8 (a spreadsheet saved as Windows-1252) `BAD_INPUT` at its first invalid byte. */
 export function readText(path: string): string {
+  let bytes: Buffer;
   try {
-    return readFileSync(path, "utf8");
+    bytes = readFileSync(path);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code === "ENOENT" ? "FILE_NOT_FOUND" : "BAD_INPUT";
     throw new RubricateError(code, `cannot read ${path}: ${(e as Error).message}`, { location: { file: path }, cause: e });
   }
+  const read = decodeUtf8(bytes);
+  if ("bad" in read) throw new RubricateError("BAD_INPUT", invalidUtf8Message(read.bad.byte), { location: { file: path, line: read.bad.line, col: read.bad.col } });
+  return read.text;
 }

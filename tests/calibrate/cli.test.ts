@@ -56,6 +56,14 @@ describe("rubricate calibrate: files", () => {
     expect(json.results[0].criteria[0].humanTies).toBe(1);
     expect(json.results[0].costUsd).toBeCloseTo(0.03, 12);
   });
+  // A report of "—" cells with exit 0 before: the labels' criterion is "C", the verdicts' "c".
+  it("refuses verdicts that no label meets, naming a label and a verdict to compare", async () => {
+    const other = join(dir, "other-case.csv");
+    writeFileSync(other, "id,criterion,label\ns1,C,yes\ns2,C,no\n");
+    const e = await runCalibrate({ ...base, labels: other, verdicts: [join(dir, "a.jsonl")] }, () => {}).catch((x: unknown) => x);
+    expect(isRubricateError(e) && e.code).toBe("BAD_INPUT");
+    expect((e as Error).message).toBe(`no label of ${other} meets a verdict of a: labels join verdicts on sample id and criterion id, exactly (labels: 2, e.g. sample "s1", criterion "C"; verdicts: 3, e.g. sample "s1", criterion "c")`);
+  });
   it("--json - puts the JSON on stdout and the text report on stderr (one meaning of --json)", async () => {
     const stdout: string[] = [];
     const stderr: string[] = [];

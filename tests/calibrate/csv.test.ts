@@ -38,4 +38,8 @@ describe("csvRecords", () => {
   it("a ragged row names the file and line it ends on, past a quoted field that spans lines", () => {
     expect(() => csvRecords('id,label\n"s\n1",yes\ns2\n', "l.csv")).toThrow(/l\.csv:4/);
   });
+  // The record kept the last column's value: "no" here, read as the label.
+  it("a header that names a column twice is BAD_INPUT at the header's line", () => {
+    expect(() => csvRecords("\nid,label,label\ns1,yes,no\n", "l.csv")).toThrow(/^l\.csv:2: the CSV header names the column "label" twice$/);
+  });
 });

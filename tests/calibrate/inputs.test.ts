@@ -74,4 +74,14 @@ describe("verdicts from a results JSONL", () => {
     expect(readLabels(join(dir, "labels.csv"))).toHaveLength(1);
     expect(code(() => readLabels(join(dir, "nope.jsonl")))).toMatch(/^FILE_NOT_FOUND/);
   });
+  // Each calibrated nothing and reported cells of "—" with exit 0; the Latin-1 one read "caf\uFFFD" as a sample id.
+  it("refuses a labels file that holds no labels (empty, header only) and one that is not UTF-8, naming the file", () => {
+    const dir = mkdtempSync(join(tmpdir(), "cal-"));
+    writeFileSync(join(dir, "empty.jsonl"), "");
+    writeFileSync(join(dir, "header.csv"), "id,criterion,label\n");
+    writeFileSync(join(dir, "latin1.csv"), Buffer.concat([Buffer.from("id,criterion,label\ncaf"), Buffer.from([0xe9]), Buffer.from(",c,yes\n")]));
+    expect(code(() => readLabels(join(dir, "empty.jsonl")))).toBe(`BAD_INPUT: ${join(dir, "empty.jsonl")}: ${join(dir, "empty.jsonl")} holds no labels`);
+    expect(code(() => readLabels(join(dir, "header.csv")))).toMatch(/holds no labels$/);
+    expect(code(() => readLabels(join(dir, "latin1.csv")))).toMatch(new RegExp(`^BAD_INPUT: ${join(dir, "latin1.csv")}:2:4: byte 0xE9 is not UTF-8 text`));
+  });
 });

@@ -123,6 +123,22 @@ function checkCalibrateFlags(flags: CalibrateFlags): void {
   if (flags.writeThresholds && (!flags.rubric || (judges !== undefined && judges !== 1))) throw usageError("--write-thresholds needs --rubric and exactly one judge");
 }
 
+/** Labelled items that found a verdict of the judge, whatever it was (errors and skips too: the run says how many, exit 3). */
+function joined(g: { n: number; errors: number; skipped: number; humanTies: number }): number {
+  return g.n + g.errors + g.skipped + g.humanTies;
+}
+
+/**
+ * The error of a judge none of whose verdicts meets a label: a report of empty cells
+ * (exit 0) before. Labels join verdicts on sample id and criterion id, exactly, so it names one
+ * of each side for the user to compare (`Polite` against `polite`, `7` against `s7`).
+ */
+function nothingJoined(labelsPath: string, labels: readonly HumanLabel[], set: VerdictSet): RubricateError {
+  const shown = (x: { sampleId: string; criterion: string }) => `sample ${JSON.stringify(x.sampleId)}, criterion ${JSON.stringify(x.criterion)}`;
+  const verdicts = set.verdicts.length ? `e.g. ${shown(set.verdicts[0])}` : "none";
+  return new RubricateError("BAD_INPUT", `no label of ${labelsPath} meets a verdict of ${set.judge}: labels join verdicts on sample id and criterion id, exactly (labels: ${labels.length}, e.g. ${shown(labels[0])}; verdicts: ${set.verdicts.length}, ${verdicts})`);
+}
+
 function reportTitle(flags: CalibrateFlags): string {
   return flags.dataset ? `Judge calibration on ${flags.dataset}` : "Judge calibration";
 }
@@ -150,7 +166,9 @@ export async function computeCalibration(flags: CalibrateFlags): Promise<Calibra
     if (flags.judge.length) sets.push(...(await scoreWithJudges(flags, labels)));
     for (const set of sets) {
       compared.push({ labels, set });
-      results.push(calibrate({ labels, verdicts: set, ...opts }));
+      const result = calibrate({ labels, verdicts: set, ...opts });
+      if (result.overall.missingVerdicts > 0 && joined(result.overall) === 0) throw nothingJoined(flags.labels, labels, set);
+      results.push(result);
     }
   }
   let markdown = calibrationMarkdown(results, { pairwise, title: reportTitle(flags) });
