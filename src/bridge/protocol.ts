@@ -5,6 +5,7 @@
 import * as z from "zod";
 import type { Rubric } from "../rubric/schema.js";
 import type { Sample, ScoreResult } from "../types.js";
+import { refuseTooDeep } from "./depth.js";
 import { HttpError } from "./http.js";
 
 const SampleSchema = z.record(z.string(), z.unknown());
@@ -150,6 +151,8 @@ export function openrlhfSamples(request: z.infer<typeof OpenRLHFRequestSchema>, 
   if (request.prompts !== undefined && request.prompts.length !== n) throw new HttpError(400, "INVALID_REQUEST", `prompts: ${request.prompts.length} prompts for ${n} queries; send one per query`, "prompts");
   const labels = request.labels ?? undefined;
   if (labels !== undefined && labels.length !== n) throw new HttpError(400, "INVALID_REQUEST", `labels: ${labels.length} labels for ${n} queries; send one per query`, "labels");
+  // Before anything walks a label by recursion (JSON.stringify of a non-object label would overflow the stack).
+  if (labels !== undefined) refuseTooDeep(labels, (i) => `labels.${i}`);
   return request.query.map((query, i): MappedRow => {
     const prompt = request.prompts?.[i];
     const response = responseOf(query, prompt, mapping.stripSuffixes);

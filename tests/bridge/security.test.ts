@@ -97,6 +97,15 @@ describe("a deeply nested sample (issue 27, Low)", () => {
     expect(res.body.error).toMatchObject({ code: "SAMPLE_TOO_DEEP", field: "samples.1" });
     expect(srv.stats().samples.scored).toBe(0);
   });
+
+  it("a /get_reward label that is no object is measured before it becomes JSON text: a 400 naming it (a 500 stack overflow before)", async () => {
+    const { srv, port } = await start();
+    const deep = `${"[".repeat(20_000)}"Paris"${"]".repeat(20_000)}`;
+    const res = await send(port, "/get_reward", { body: `{"query":["q Paris","q Paris"],"prompts":["q","q"],"labels":["Paris",${deep}]}` });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: "SAMPLE_TOO_DEEP", field: "labels.1" });
+    expect(srv.stats().samples.scored).toBe(0);
+  });
 });
 
 describe("browsers cannot use the loopback server (item 7)", () => {
