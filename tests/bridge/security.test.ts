@@ -108,6 +108,55 @@ describe("a deeply nested sample (issue 27, Low)", () => {
   });
 });
 
+/** Sends `text` as is over a new socket; resolves with all the server wrote before it closed. */
+function rawExchange(port: number, text: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const s = connect(port, "127.0.0.1", () => s.write(text));
+    sockets.push(s);
+    let answer = "";
+    s.on("data", (d) => (answer += d));
+    s.on("error", reject);
+    s.on("close", () => resolve(answer));
+  });
+}
+
+/** The status and JSON body of a raw HTTP answer. */
+function parseAnswer(answer: string): { status: number; body: any } {
+  const [head, body] = answer.split("\r\n\r\n");
+  return { status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1]), body: JSON.parse(body) };
+}
+
+describe("a request the server cannot parse does not end it", () => {
+  it("a request target that is no URL (//[, http://a:99999/x) is a JSON 400, and the next request is served (the process exited before)", async () => {
+    const { port } = await start({ token: "s3cret" });
+    for (const target of ["//[", "http://[", "//a:99999", "http://a:99999/x"]) {
+      const answer = parseAnswer(await rawExchange(port, `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`));
+      expect(answer.status, target).toBe(400);
+      expect(answer.body.error, target).toMatchObject({ code: "INVALID_REQUEST" });
+    }
+    const scored = await send(port, "/v1/score", { headers: { authorization: "Bearer s3cret" }, body: JSON.stringify({ samples: [good] }) });
+    expect(scored.status).toBe(200);
+    expect(scored.body.rewards).toEqual([1]);
+  });
+
+  it("a throw outside the dispatch's own handling (here the embedder's dynamicRoutes) is a JSON 500 without a stack, logged, and the server goes on", async () => {
+    const logged: string[] = [];
+    const { port } = await start({
+      log: (line) => logged.push(line),
+      dynamicRoutes: (_method, path) => {
+        if (path === "/boom") throw new Error("dynamic routes failed");
+        return undefined;
+      },
+    });
+    const failed = await send(port, "/boom", { method: "GET" });
+    expect(failed.status).toBe(500);
+    expect(failed.body.error).toEqual({ code: "INTERNAL", message: expect.any(String) });
+    expect(JSON.stringify(failed.body)).not.toMatch(/dynamic routes failed|at .*\.ts/);
+    expect(logged.join("\n")).toMatch(/dynamic routes failed/);
+    expect((await send(port, "/v1/score", { body: JSON.stringify({ samples: [good] }) })).status).toBe(200);
+  });
+});
+
 describe("browsers cannot use the loopback server (item 7)", () => {
   it("a text/plain POST (what a page can send without a preflight) is a 415 and scores nothing", async () => {
     const { srv, port } = await start();
