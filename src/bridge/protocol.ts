@@ -99,26 +99,50 @@ const ANCHORS = [64, 24, 8];
  * OpenRLHF cuts prompts longer than its budget from the LEFT (keeping their last tokens), so the
  * query may start with only the prompt's end, possibly after a few undecodable characters. The
  * longest head of the query that is a suffix of the prompt wins (chat templates repeat markers,
- * so a shorter match can be a false one).
+ * so a shorter match can be a false one): the first anchor length (64, 24, 8 characters, at most
+ * the prompt) that some head after 0 to CUT_SLACK skipped characters reaches decides, and among
+ * those heads the one ending furthest in wins.
+ *
+ * Linear in the prompt: each skip's longest head is one KMP pass. Trying every occurrence of an
+ * anchor against the prompt's end instead was quadratic, and a client's 250,000-character prompt
+ * held the event loop for ~19 s.
  */
 export function promptEnd(query: string, prompt: string): number {
   if (query.startsWith(prompt)) return prompt.length;
-  if (prompt.length === 0) return 0;
+  const heads = Array.from({ length: CUT_SLACK + 1 }, (_, skip) => longestHeadEndingText(query.slice(skip, skip + prompt.length), prompt));
   for (const size of ANCHORS) {
-    const anchor = prompt.slice(-Math.min(size, prompt.length));
+    const anchor = Math.min(size, prompt.length);
     let best = -1;
-    for (let at = query.indexOf(anchor); at >= 0 && at + anchor.length <= prompt.length + CUT_SLACK; at = query.indexOf(anchor, at + 1)) {
-      const end = at + anchor.length;
-      for (let skip = 0; skip <= Math.min(CUT_SLACK, at); skip++) {
-        if (prompt.endsWith(query.slice(skip, end))) {
-          best = end;
-          break;
-        }
-      }
-    }
+    heads.forEach((head, skip) => {
+      if (head >= anchor) best = Math.max(best, skip + head);
+    });
     if (best >= 0) return best;
   }
   return -1;
+}
+
+/**
+ * The length of the longest prefix of `candidate` that is a suffix of `text` (Knuth-Morris-Pratt:
+ * the prefix function of `candidate`, then one pass over the end of `text` it could overlap).
+ * Works on UTF-16 code units, as `startsWith`/`endsWith` do; no separator character is assumed
+ * absent from either string.
+ */
+function longestHeadEndingText(candidate: string, text: string): number {
+  const m = candidate.length;
+  if (m === 0) return 0;
+  const border = new Int32Array(m);
+  for (let i = 1, k = 0; i < m; i++) {
+    while (k > 0 && candidate.charCodeAt(i) !== candidate.charCodeAt(k)) k = border[k - 1];
+    if (candidate.charCodeAt(i) === candidate.charCodeAt(k)) k++;
+    border[i] = k;
+  }
+  let matched = 0;
+  for (let i = Math.max(0, text.length - m); i < text.length; i++) {
+    if (matched === m) matched = border[m - 1];
+    while (matched > 0 && text.charCodeAt(i) !== candidate.charCodeAt(matched)) matched = border[matched - 1];
+    if (text.charCodeAt(i) === candidate.charCodeAt(matched)) matched++;
+  }
+  return matched;
 }
 
 /** The response inside an OpenRLHF query: the text after its prompt (or the prompt's kept end), end markers and padding removed. */
