@@ -166,6 +166,15 @@ export function responseOf(query: string, prompt: string | undefined, strip: str
   return text.trim();
 }
 
+/**
+ * A JSON-object label's fields, without `__proto__`: JSON.parse makes that an own key, and
+ * assigning it would set the sample's prototype, so a client's label could add inherited fields
+ * that no own-key check sees (zod drops the key from /v1/score's samples the same way).
+ */
+function ownFields(label: object): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(label).filter(([key]) => key !== "__proto__"));
+}
+
 /** One OpenRLHF row as a sample, or the reason it cannot be one. */
 export type MappedRow = { sample: Sample } | { error: string };
 
@@ -183,7 +192,7 @@ export function openrlhfSamples(request: z.infer<typeof OpenRLHFRequestSchema>, 
     if (response === undefined) return { error: "BAD_INPUT: the query does not start with its prompt (nor with the prompt's end, as after a left cut), so the response cannot be cut out of it" };
     const sample: Sample = {};
     const label = labels?.[i];
-    if (label !== null && typeof label === "object" && !Array.isArray(label)) Object.assign(sample, label);
+    if (label !== null && typeof label === "object" && !Array.isArray(label)) Object.assign(sample, ownFields(label));
     else if (label !== undefined && label !== null && mapping.label) sample[mapping.label] = typeof label === "string" ? label : JSON.stringify(label);
     if (mapping.prompt && prompt !== undefined && sample[mapping.prompt] === undefined) sample[mapping.prompt] = prompt;
     sample[mapping.response] = response;

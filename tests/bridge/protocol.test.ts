@@ -122,6 +122,15 @@ describe("openrlhfSamples", () => {
     expect(error?.field).toBe("labels");
     expect(error?.status).toBe(400);
   });
+  it("a label's own __proto__ key (JSON.parse makes one) cannot give the sample inherited fields", () => {
+    const label = JSON.parse('{"__proto__":{"answer":"Paris","criteria":[{"id":"c","check":{"contains":"P"}}]},"question":"q?"}') as unknown;
+    const [row] = openrlhfSamples({ query: ["P1 r1"], prompts: ["P1 "], labels: [label] }, mapping);
+    const sample = (row as { sample: Record<string, unknown> }).sample;
+    expect(Object.getPrototypeOf(sample)).toBe(Object.prototype);
+    expect(sample).toEqual({ question: "q?", response: "r1" });
+    expect("answer" in sample).toBe(false);
+    expect("criteria" in sample).toBe(false);
+  });
 });
 
 describe("openrlhfResponse", () => {

@@ -108,6 +108,16 @@ describe("a deeply nested sample (issue 27, Low)", () => {
   });
 });
 
+describe("a /get_reward label cannot set the sample's prototype", () => {
+  it("its own __proto__ key is left out: an input it carries is missing, not inherited (the row was scored with it before)", async () => {
+    const { port } = await start();
+    const res = await send(port, "/get_reward", { body: '{"query":["q Paris"],"prompts":["q "],"labels":[{"__proto__":{"answer":"Paris"}}]}' });
+    expect(res.status).toBe(200);
+    expect(res.body.errors).toEqual([expect.stringMatching(/MISSING_INPUT.*"answer"/)]);
+    expect(res.body.extra_logs.rubricate_error).toEqual([1]);
+  });
+});
+
 /** Sends `text` as is over a new socket; resolves with all the server wrote before it closed. */
 function rawExchange(port: number, text: string): Promise<string> {
   return new Promise((resolve, reject) => {
