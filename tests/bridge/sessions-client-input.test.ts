@@ -18,6 +18,8 @@ const dir = tempDir();
 const envFile = join(dir, "env.yaml");
 writeFileSync(envFile, ["id: echo-env", "dataset: [{ id: t1, inputs: { prompt: hello } }]", "harness: { prompt: '{{prompt}}', max_turns: 2 }", "rubric:", "  id: echo", "  inputs: [prompt, response]", "  criteria:", "    - { id: says-hello, check: { contains: hello } }", ""].join("\n"));
 
+/** A policy endpoint the operator allows; nothing listens there, and the refusals below come before any call. */
+const POLICY_HOST = "127.0.0.1:9";
 let server: RewardServer;
 let sessions: SessionManager;
 let url: string;
@@ -26,7 +28,7 @@ beforeAll(async () => {
   const env = await loadEnvironment(envFile);
   const engine = createEngine({ cache: openCache({ path: false }), limits: { maxConcurrency: 4, maxRetries: 0, timeoutMs: 10_000 } });
   sessions = createSessionManager({ env, engine });
-  server = createRewardServer({ rubric: env.rubric, dynamicRoutes: sessionRoutes({ env, sessions, engine }), onClose: () => sessions.closeAll() });
+  server = createRewardServer({ rubric: env.rubric, dynamicRoutes: sessionRoutes({ env, sessions, engine, allowPolicyHosts: [POLICY_HOST] }), onClose: () => sessions.closeAll() });
   url = await server.listen(0);
 });
 afterAll(async () => {
@@ -75,5 +77,15 @@ describe("client input to serve --env", () => {
       expect(res.error!.message, body).toMatch(/\{\{prompt\}\}/);
     }
     expect(sessions.size).toBe(open);
+  });
+
+  it("/v1/rollouts answers a client's task the same way: too deep, or missing the prompt's input, is a 400 before any policy call", async () => {
+    const policy = `"policy":{"base_url":"http://${POLICY_HOST}/v1","model":"m"}`;
+    const deepTask = await post("/v1/rollouts", `{"task":{"id":"x","inputs":{"prompt":${deep(20_000)}}},${policy}}`);
+    expect(deepTask.status).toBe(400);
+    expect(deepTask.error).toMatchObject({ code: "SAMPLE_TOO_DEEP", field: "task" });
+    const missing = await post("/v1/rollouts", `{"task":{},${policy}}`);
+    expect(missing.status).toBe(400);
+    expect(missing.error).toMatchObject({ code: "TEMPLATE_MISSING_VAR", field: "task.inputs" });
   });
 });
