@@ -5,6 +5,7 @@
 import * as z from "zod";
 import type { Rubric } from "../rubric/schema.js";
 import type { Sample, ScoreResult } from "../types.js";
+import { refuseTooDeep } from "./depth.js";
 import { HttpError } from "./http.js";
 
 const SampleSchema = z.record(z.string(), z.unknown());
@@ -98,26 +99,50 @@ const ANCHORS = [64, 24, 8];
  * OpenRLHF cuts prompts longer than its budget from the LEFT (keeping their last tokens), so the
  * query may start with only the prompt's end, possibly after a few undecodable characters. The
  * longest head of the query that is a suffix of the prompt wins (chat templates repeat markers,
- * so a shorter match can be a false one).
+ * so a shorter match can be a false one): the first anchor length (64, 24, 8 characters, at most
+ * the prompt) that some head after 0 to CUT_SLACK skipped characters reaches decides, and among
+ * those heads the one ending furthest in wins.
+ *
+ * Linear in the prompt: each skip's longest head is one KMP pass. Trying every occurrence of an
+ * anchor against the prompt's end instead was quadratic, and a client's 250,000-character prompt
+ * held the event loop for ~19 s.
  */
 export function promptEnd(query: string, prompt: string): number {
   if (query.startsWith(prompt)) return prompt.length;
-  if (prompt.length === 0) return 0;
+  const heads = Array.from({ length: CUT_SLACK + 1 }, (_, skip) => longestHeadEndingText(query.slice(skip, skip + prompt.length), prompt));
   for (const size of ANCHORS) {
-    const anchor = prompt.slice(-Math.min(size, prompt.length));
+    const anchor = Math.min(size, prompt.length);
     let best = -1;
-    for (let at = query.indexOf(anchor); at >= 0 && at + anchor.length <= prompt.length + CUT_SLACK; at = query.indexOf(anchor, at + 1)) {
-      const end = at + anchor.length;
-      for (let skip = 0; skip <= Math.min(CUT_SLACK, at); skip++) {
-        if (prompt.endsWith(query.slice(skip, end))) {
-          best = end;
-          break;
-        }
-      }
-    }
+    heads.forEach((head, skip) => {
+      if (head >= anchor) best = Math.max(best, skip + head);
+    });
     if (best >= 0) return best;
   }
   return -1;
+}
+
+/**
+ * The length of the longest prefix of `candidate` that is a suffix of `text` (Knuth-Morris-Pratt:
+ * the prefix function of `candidate`, then one pass over the end of `text` it could overlap).
+ * Works on UTF-16 code units, as `startsWith`/`endsWith` do; no separator character is assumed
+ * absent from either string.
+ */
+function longestHeadEndingText(candidate: string, text: string): number {
+  const m = candidate.length;
+  if (m === 0) return 0;
+  const border = new Int32Array(m);
+  for (let i = 1, k = 0; i < m; i++) {
+    while (k > 0 && candidate.charCodeAt(i) !== candidate.charCodeAt(k)) k = border[k - 1];
+    if (candidate.charCodeAt(i) === candidate.charCodeAt(k)) k++;
+    border[i] = k;
+  }
+  let matched = 0;
+  for (let i = Math.max(0, text.length - m); i < text.length; i++) {
+    if (matched === m) matched = border[m - 1];
+    while (matched > 0 && text.charCodeAt(i) !== candidate.charCodeAt(matched)) matched = border[matched - 1];
+    if (text.charCodeAt(i) === candidate.charCodeAt(matched)) matched++;
+  }
+  return matched;
 }
 
 /** The response inside an OpenRLHF query: the text after its prompt (or the prompt's kept end), end markers and padding removed. */
@@ -141,6 +166,15 @@ export function responseOf(query: string, prompt: string | undefined, strip: str
   return text.trim();
 }
 
+/**
+ * A JSON-object label's fields, without `__proto__`: JSON.parse makes that an own key, and
+ * assigning it would set the sample's prototype, so a client's label could add inherited fields
+ * that no own-key check sees (zod drops the key from /v1/score's samples the same way).
+ */
+function ownFields(label: object): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(label).filter(([key]) => key !== "__proto__"));
+}
+
 /** One OpenRLHF row as a sample, or the reason it cannot be one. */
 export type MappedRow = { sample: Sample } | { error: string };
 
@@ -150,13 +184,15 @@ export function openrlhfSamples(request: z.infer<typeof OpenRLHFRequestSchema>, 
   if (request.prompts !== undefined && request.prompts.length !== n) throw new HttpError(400, "INVALID_REQUEST", `prompts: ${request.prompts.length} prompts for ${n} queries; send one per query`, "prompts");
   const labels = request.labels ?? undefined;
   if (labels !== undefined && labels.length !== n) throw new HttpError(400, "INVALID_REQUEST", `labels: ${labels.length} labels for ${n} queries; send one per query`, "labels");
+  // Before anything walks a label by recursion (JSON.stringify of a non-object label would overflow the stack).
+  if (labels !== undefined) refuseTooDeep(labels, (i) => `labels.${i}`);
   return request.query.map((query, i): MappedRow => {
     const prompt = request.prompts?.[i];
     const response = responseOf(query, prompt, mapping.stripSuffixes);
     if (response === undefined) return { error: "BAD_INPUT: the query does not start with its prompt (nor with the prompt's end, as after a left cut), so the response cannot be cut out of it" };
     const sample: Sample = {};
     const label = labels?.[i];
-    if (label !== null && typeof label === "object" && !Array.isArray(label)) Object.assign(sample, label);
+    if (label !== null && typeof label === "object" && !Array.isArray(label)) Object.assign(sample, ownFields(label));
     else if (label !== undefined && label !== null && mapping.label) sample[mapping.label] = typeof label === "string" ? label : JSON.stringify(label);
     if (mapping.prompt && prompt !== undefined && sample[mapping.prompt] === undefined) sample[mapping.prompt] = prompt;
     sample[mapping.response] = response;

@@ -12,6 +12,7 @@ import type { Rubric } from "../rubric/schema.js";
 import type { ErrorPolicy } from "../score/aggregate.js";
 import { score } from "../score/score.js";
 import { emptyUsage, type Sample, type ScoreResult } from "../types.js";
+import { refuseTooDeep } from "./depth.js";
 import { HttpError } from "./http.js";
 import { refusedSampleCriterion, samplesField, type SampleCriteriaPolicy } from "./sample-criteria.js";
 import type { StatsRecorder } from "./stats.js";
@@ -76,14 +77,11 @@ const deadlineResult = (ms: number, cost: RetryCost): ScoreResult => ({
   usage: emptyUsage(),
 });
 
-/** Deeper samples are refused: the judge's prompt and cache key are built by recursion, which such a sample would overflow. */
-const MAX_SAMPLE_DEPTH = 128;
-
 /** Refuses a request's samples before any is scored: too many, nested too deeply, or adding criteria the server does not allow or that cost too much. */
 function refuseSamples(samples: Sample[], o: RequestScoringOptions, fieldOf: SampleField): void {
   if (samples.length > o.maxSamples) throw new HttpError(413, "TOO_MANY_SAMPLES", `${samples.length} samples in one request; the limit is ${o.maxSamples}: start rubricate serve with a larger --max-samples, or split the batch`);
-  const tooDeep = samples.findIndex((s) => nestingDepth(s) > MAX_SAMPLE_DEPTH);
-  if (tooDeep >= 0) throw new HttpError(400, "SAMPLE_TOO_DEEP", `${fieldOf(tooDeep)}: nested deeper than ${MAX_SAMPLE_DEPTH} levels of objects and arrays; a sample is its inputs, a few levels at most (a transcript's tool calls are 6)`, fieldOf(tooDeep));
+  // The judge's prompt and cache key are built by recursion, which a deeper sample would overflow.
+  refuseTooDeep(samples, fieldOf);
   const refused = refusedSampleCriterion(samples, o.sampleCriteria, { responseField: o.rubric.response_field, fieldOf });
   if (refused) throw refused;
 }
@@ -132,20 +130,6 @@ export function requestScorer(o: RequestScoringOptions): ScoreRequest {
     }
     return results;
   };
-}
-
-/** How deeply objects and arrays nest in a JSON value (a loop, not recursion: the value may be 100,000 levels deep). */
-function nestingDepth(value: unknown): number {
-  let deepest = 0;
-  const stack: [unknown, number][] = [[value, 0]];
-  while (stack.length > 0) {
-    const [node, depth] = stack.pop()!;
-    if (node === null || typeof node !== "object") continue;
-    deepest = Math.max(deepest, depth + 1);
-    if (deepest > MAX_SAMPLE_DEPTH) return deepest;
-    for (const child of Object.values(node)) if (child !== null && typeof child === "object") stack.push([child, depth + 1]);
-  }
-  return deepest;
 }
 
 /** "3 JUDGE_PARSE, 1 DEADLINE: first message" for log lines and 503 bodies. */

@@ -68,7 +68,8 @@ export function rewardRoutes(o: RewardRoutesOptions): Record<string, Route> {
       handle: async (body, signal) => {
         const { samples, group_by: groupBy, advantage } = parseRequest(ScoreRequestSchema, body);
         if (groupBy !== undefined) {
-          const missing = samples.findIndex((s) => s[groupBy] === undefined);
+          // Own fields only: "toString" or "constructor" are on every object's prototype, in no sample.
+          const missing = samples.findIndex((s) => !Object.hasOwn(s, groupBy));
           if (missing >= 0) throw new HttpError(400, "INVALID_REQUEST", `samples.${missing}.${groupBy}: group_by names a field every sample must have`, `samples.${missing}.${groupBy}`);
         }
         const results = await o.scoreRequest(samples as Sample[], signal);

@@ -147,9 +147,11 @@ export function createRewardServer(options: RewardServerOptions): RewardServer {
   let active = 0;
   const server = createServer({ connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor(headersTimeout / 2))) }, (req, res) => {
     active++;
-    dispatch(req, res).finally(() => {
-      if (--active === 0) for (const done of idle.splice(0)) done();
-    });
+    dispatch(req, res)
+      .catch((e) => answerUnexpected(req, res, e, log))
+      .finally(() => {
+        if (--active === 0) for (const done of idle.splice(0)) done();
+      });
   });
   server.keepAliveTimeout = 65_000;
   // Slow clients (slowloris) cannot hold sockets: headers within headersTimeout, the whole request
@@ -218,12 +220,13 @@ interface DispatchContext {
  */
 function requestDispatcher({ routes, options, stats, inFlight, maxBody, hosts, draining, admitted }: DispatchContext): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   return async (req: IncomingMessage, res: ServerResponse) => {
-    const path = new URL(req.url ?? "/", "http://localhost").pathname.replace(/\/+$/, "") || "/";
-    const route = (Object.hasOwn(routes, path) ? routes[path] : undefined) ?? options.dynamicRoutes?.(req.method ?? "GET", path);
+    const path = pathOf(req.url ?? "/");
+    const route = path === undefined ? undefined : ((Object.hasOwn(routes, path) ? routes[path] : undefined) ?? options.dynamicRoutes?.(req.method ?? "GET", path));
     // Dynamic routes carry ids in their paths: their stats go under the route's label, not each path.
-    const end = stats.begin(route ? ((route as { label?: string }).label ?? path) : "other");
+    const end = stats.begin(route === undefined || path === undefined ? "other" : ((route as { label?: string }).label ?? path));
     res.on("close", () => end(res.statusCode));
     try {
+      if (path === undefined) throw new HttpError(400, "INVALID_REQUEST", "the request target is not a URL path; send a path such as /get_reward");
       // Order matters: nothing of the body is read before the request is known to be ours and allowed.
       guardRequest(req, hosts());
       if (!route) throw new HttpError(404, "NOT_FOUND", `no route ${req.method} ${path}; try ${Object.entries(routes).map(([p, r]) => `${r.method} ${p}`).join(", ")}`);
@@ -263,6 +266,40 @@ function requestDispatcher({ routes, options, stats, inFlight, maxBody, hosts, d
       if (headers.connection === "close") res.once("finish", () => req.socket.destroySoon());
     }
   };
+}
+
+/**
+ * The path a request targets, trailing slashes dropped; undefined when the target is no URL at
+ * all. Node's parser accepts any target without spaces (`//[`, `http://a:99999/x`), which
+ * `new URL` refuses by throwing: thrown outside the dispatch's error handling, one such request
+ * ended the server.
+ */
+function pathOf(target: string): string | undefined {
+  if (!URL.canParse(target, "http://localhost")) return undefined;
+  return new URL(target, "http://localhost").pathname.replace(/\/+$/, "") || "/";
+}
+
+/**
+ * The backstop under every request: a throw the dispatch did not answer (a bug, or a failing
+ * `dynamicRoutes` of the embedding code) is a 500 in the usual JSON shape, or a closed socket when
+ * the answer had begun; never an unhandled rejection, which would end the process. The client
+ * gets no stack; the operator's log gets the error.
+ */
+function answerUnexpected(req: IncomingMessage, res: ServerResponse, error: unknown, log: (line: string) => void): void {
+  try {
+    if (res.headersSent) res.destroy();
+    else {
+      sendError(res, new HttpError(500, "INTERNAL", "the server failed to answer this request; the operator's log has the reason"), { connection: "close" });
+      res.once("finish", () => req.socket.destroySoon());
+    }
+  } catch {
+    res.destroy();
+  }
+  try {
+    log(`unexpected error answering ${req.method} ${JSON.stringify(req.url)}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  } catch {
+    // The log is the operator's function: its failure must not end the server either.
+  }
 }
 
 /**

@@ -23,6 +23,7 @@ import { taskFromRef, type SessionManager, type TaskRef } from "../env/sessions.
 import type { Environment, RolloutRecord } from "../env/types.js";
 import type { ChatMessage, ToolCall } from "../providers/types.js";
 import type { ErrorPolicy } from "../types.js";
+import { MAX_SAMPLE_DEPTH, nestingDepth, tooDeep } from "./depth.js";
 import { HttpError } from "./http.js";
 import { parseRequest, wireResult } from "./protocol.js";
 import { StepToolCallSchema, toolCallsInText, type WireToolCall } from "./tool-calls.js";
@@ -90,8 +91,40 @@ const guard =
     }
   };
 
+/**
+ * Refuses a body with a field nested past the limit, before anything walks it by recursion: a
+ * task's inputs render into the prompt, tool arguments are measured and passed on as JSON text,
+ * and 20,000 levels of either overflowed the stack (a 500) instead of being the client's 400.
+ */
+function refuseDeepFields(body: unknown): void {
+  if (body === null || typeof body !== "object") return;
+  for (const [field, value] of Object.entries(body)) if (nestingDepth(value) > MAX_SAMPLE_DEPTH) throw tooDeep(field);
+}
+
 /** A POST route that needs the token, its failures mapped to HTTP answers. */
-const authedPost = <T>(fn: (body: unknown, signal: AbortSignal) => Promise<T>): ExtraRoute => ({ method: "POST", auth: true, handle: guard(fn) });
+const authedPost = <T>(fn: (body: unknown, signal: AbortSignal) => Promise<T>): ExtraRoute => ({
+  method: "POST",
+  auth: true,
+  handle: guard((body, signal) => {
+    refuseDeepFields(body);
+    return fn(body, signal);
+  }),
+});
+
+/**
+ * Runs `fn` for a task reference; when the client sent its own task, a template variable its
+ * inputs lack is the client's mistake (400, naming `task.inputs`), not the server's 500. For the
+ * operator's own tasks it stays a 500: their environment is broken.
+ */
+async function withClientTask<T>(task: unknown, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    const err = toRubricateError(e);
+    if (task !== undefined && err.code === "TEMPLATE_MISSING_VAR") throw new HttpError(400, "TEMPLATE_MISSING_VAR", `task.inputs: ${err.message}; send it in task.inputs`, "task.inputs");
+    throw e;
+  }
+}
 
 let callCounter = 0;
 const toolCall = (c: WireToolCall): ToolCall => ({
@@ -178,7 +211,7 @@ export function sessionRoutes(options: SessionRoutesOptions): (method: string, p
     POST: authedPost(async (body) => {
       const ref = parseRequest(OpenSchema, body) as TaskRef;
       refuseTaskCriteria(ref.task);
-      const { id, episode } = await sessions.open(ref);
+      const { id, episode } = await withClientTask(ref.task, () => sessions.open(ref));
       return describe(id, episode);
     }),
     GET: { method: "GET", auth: true, handle: async () => sessions.stats() },
@@ -190,7 +223,7 @@ export function sessionRoutes(options: SessionRoutesOptions): (method: string, p
     // The same task rules as sessions (client criteria refused unless the operator allowed them).
     const resolved = taskFromRef(env, { task_id, task_index, task }, { allowTaskCriteria: options.allowTaskCriteria });
     // Each rollout holds a sandbox as a session does: they share the --max-sessions cap.
-    const records = await sessions.hold(k, () => runRemoteRollouts(env, resolved, k, policy, { engine: options.engine, judge: options.judge, errors: options.errors, signal, allowHosts: options.allowPolicyHosts }));
+    const records = await withClientTask(task, () => sessions.hold(k, () => runRemoteRollouts(env, resolved, k, policy, { engine: options.engine, judge: options.judge, errors: options.errors, signal, allowHosts: options.allowPolicyHosts })));
     return { env: { id: env.id, version: env.version }, task_id: resolved.id, rollouts: records.map(rolloutBody), rewards: records.map((r) => r.reward) };
   });
 

@@ -46,4 +46,15 @@ describe("/v1/score with group_by", () => {
     expect(bad.status).toBe(400);
     expect(bad.json.error.field).toBe("samples.1.prompt");
   });
+
+  it("a field every object inherits (toString, constructor, __proto__) is no sample's field: a 400 (it grouped every sample by a function before)", async () => {
+    for (const groupBy of ["toString", "constructor", "__proto__", "hasOwnProperty"]) {
+      const bad = await post({ samples: [{ response: "yes" }, { response: "no" }], group_by: groupBy });
+      expect(bad.status, groupBy).toBe(400);
+      expect(bad.json.error, groupBy).toMatchObject({ code: "INVALID_REQUEST", field: `samples.0.${groupBy}` });
+    }
+    const own = await post({ samples: [{ constructor: "a", response: "yes" }, { constructor: "a", response: "no" }], group_by: "constructor" });
+    expect(own.status).toBe(200);
+    expect(own.json.advantages).toHaveLength(2);
+  });
 });

@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { isLoopback, tokenMatches } from "../../src/bridge/auth.js";
 import { HttpError } from "../../src/bridge/http.js";
@@ -45,6 +46,52 @@ describe("left-cut prompts (current OpenRLHF keeps only a long prompt's last tok
   });
 });
 
+/** promptEnd as it was before it became linear (quadratic: every anchor occurrence against the prompt's end): the oracle. */
+function naivePromptEnd(query: string, prompt: string): number {
+  if (query.startsWith(prompt)) return prompt.length;
+  if (prompt.length === 0) return 0;
+  for (const size of [64, 24, 8]) {
+    const anchor = prompt.slice(-Math.min(size, prompt.length));
+    let best = -1;
+    for (let at = query.indexOf(anchor); at >= 0 && at + anchor.length <= prompt.length + 4; at = query.indexOf(anchor, at + 1)) {
+      const end = at + anchor.length;
+      for (let skip = 0; skip <= Math.min(4, at); skip++) {
+        if (prompt.endsWith(query.slice(skip, end))) {
+          best = end;
+          break;
+        }
+      }
+    }
+    if (best >= 0) return best;
+  }
+  return -1;
+}
+
+describe("promptEnd in linear time (a client's long prompt held the server ~19 s)", () => {
+  // A tiny alphabet makes repeats, borders and near-misses common. Queries are random, or the
+  // prompt's end after a few junk characters (reaching all three anchor lengths); periodic prompts
+  // give heads at several skips at once, where the longer anchor must win over a further end.
+  const text = (maxLength: number, size: fc.SizeForArbitrary = "max") => fc.string({ unit: fc.constantFrom("a", "b", "\u0000"), maxLength, size });
+  const periodic = fc.tuple(text(6, "small"), fc.string({ unit: fc.constantFrom("a", "b"), minLength: 1, maxLength: 4 }), fc.integer({ min: 1, max: 90 })).map(([head, unit, n]) => head + unit.repeat(Math.ceil(n / unit.length)));
+  const cutFrom = (prompt: string) => fc.tuple(text(5, "small"), fc.nat({ max: prompt.length }), text(20, "small")).map(([junk, keep, rest]) => junk + prompt.slice(prompt.length - keep) + rest);
+  const promptAndQuery = fc.oneof(text(90), periodic).chain((prompt) => fc.tuple(fc.constant(prompt), fc.oneof(text(100), cutFrom(prompt))));
+
+  it("gives exactly the old definition's answer", () => {
+    fc.assert(
+      fc.property(promptAndQuery, ([prompt, query]) => {
+        expect(promptEnd(query, prompt)).toBe(naivePromptEnd(query, prompt));
+      }),
+      { numRuns: 10_000 },
+    );
+  });
+
+  it("finishes on the audit's 300,000-character prompt that the query does not start with", () => {
+    const n = 300_000;
+    expect(promptEnd(`${"a".repeat(n)} Paris`, `b${"a".repeat(n)}`)).toBe(n);
+    expect(responseOf(`${"a".repeat(n)} Paris`, `b${"a".repeat(n)}`, [])).toBe("Paris");
+  });
+});
+
 describe("responseOf", () => {
   it("cuts the prompt off the query and strips end markers and padding", () => {
     expect(responseOf("<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\nHello!<|im_end|>", "<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n", DEFAULT_STRIP_SUFFIXES)).toBe("Hello!");
@@ -74,6 +121,15 @@ describe("openrlhfSamples", () => {
     })();
     expect(error?.field).toBe("labels");
     expect(error?.status).toBe(400);
+  });
+  it("a label's own __proto__ key (JSON.parse makes one) cannot give the sample inherited fields", () => {
+    const label = JSON.parse('{"__proto__":{"answer":"Paris","criteria":[{"id":"c","check":{"contains":"P"}}]},"question":"q?"}') as unknown;
+    const [row] = openrlhfSamples({ query: ["P1 r1"], prompts: ["P1 "], labels: [label] }, mapping);
+    const sample = (row as { sample: Record<string, unknown> }).sample;
+    expect(Object.getPrototypeOf(sample)).toBe(Object.prototype);
+    expect(sample).toEqual({ question: "q?", response: "r1" });
+    expect("answer" in sample).toBe(false);
+    expect("criteria" in sample).toBe(false);
   });
 });
 

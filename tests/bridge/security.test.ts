@@ -97,6 +97,74 @@ describe("a deeply nested sample (issue 27, Low)", () => {
     expect(res.body.error).toMatchObject({ code: "SAMPLE_TOO_DEEP", field: "samples.1" });
     expect(srv.stats().samples.scored).toBe(0);
   });
+
+  it("a /get_reward label that is no object is measured before it becomes JSON text: a 400 naming it (a 500 stack overflow before)", async () => {
+    const { srv, port } = await start();
+    const deep = `${"[".repeat(20_000)}"Paris"${"]".repeat(20_000)}`;
+    const res = await send(port, "/get_reward", { body: `{"query":["q Paris","q Paris"],"prompts":["q","q"],"labels":["Paris",${deep}]}` });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({ code: "SAMPLE_TOO_DEEP", field: "labels.1" });
+    expect(srv.stats().samples.scored).toBe(0);
+  });
+});
+
+describe("a /get_reward label cannot set the sample's prototype", () => {
+  it("its own __proto__ key is left out: an input it carries is missing, not inherited (the row was scored with it before)", async () => {
+    const { port } = await start();
+    const res = await send(port, "/get_reward", { body: '{"query":["q Paris"],"prompts":["q "],"labels":[{"__proto__":{"answer":"Paris"}}]}' });
+    expect(res.status).toBe(200);
+    expect(res.body.errors).toEqual([expect.stringMatching(/MISSING_INPUT.*"answer"/)]);
+    expect(res.body.extra_logs.rubricate_error).toEqual([1]);
+  });
+});
+
+/** Sends `text` as is over a new socket; resolves with all the server wrote before it closed. */
+function rawExchange(port: number, text: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const s = connect(port, "127.0.0.1", () => s.write(text));
+    sockets.push(s);
+    let answer = "";
+    s.on("data", (d) => (answer += d));
+    s.on("error", reject);
+    s.on("close", () => resolve(answer));
+  });
+}
+
+/** The status and JSON body of a raw HTTP answer. */
+function parseAnswer(answer: string): { status: number; body: any } {
+  const [head, body] = answer.split("\r\n\r\n");
+  return { status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1]), body: JSON.parse(body) };
+}
+
+describe("a request the server cannot parse does not end it", () => {
+  it("a request target that is no URL (//[, http://a:99999/x) is a JSON 400, and the next request is served (the process exited before)", async () => {
+    const { port } = await start({ token: "s3cret" });
+    for (const target of ["//[", "http://[", "//a:99999", "http://a:99999/x"]) {
+      const answer = parseAnswer(await rawExchange(port, `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`));
+      expect(answer.status, target).toBe(400);
+      expect(answer.body.error, target).toMatchObject({ code: "INVALID_REQUEST" });
+    }
+    const scored = await send(port, "/v1/score", { headers: { authorization: "Bearer s3cret" }, body: JSON.stringify({ samples: [good] }) });
+    expect(scored.status).toBe(200);
+    expect(scored.body.rewards).toEqual([1]);
+  });
+
+  it("a throw outside the dispatch's own handling (here the embedder's dynamicRoutes) is a JSON 500 without a stack, logged, and the server goes on", async () => {
+    const logged: string[] = [];
+    const { port } = await start({
+      log: (line) => logged.push(line),
+      dynamicRoutes: (_method, path) => {
+        if (path === "/boom") throw new Error("dynamic routes failed");
+        return undefined;
+      },
+    });
+    const failed = await send(port, "/boom", { method: "GET" });
+    expect(failed.status).toBe(500);
+    expect(failed.body.error).toEqual({ code: "INTERNAL", message: expect.any(String) });
+    expect(JSON.stringify(failed.body)).not.toMatch(/dynamic routes failed|at .*\.ts/);
+    expect(logged.join("\n")).toMatch(/dynamic routes failed/);
+    expect((await send(port, "/v1/score", { body: JSON.stringify({ samples: [good] }) })).status).toBe(200);
+  });
 });
 
 describe("browsers cannot use the loopback server (item 7)", () => {
