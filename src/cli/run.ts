@@ -1,6 +1,7 @@
 import bytes from "bytes";
 import { CommanderError, InvalidArgumentError } from "commander";
 import { isRubricateError, RubricateError } from "../errors.js";
+import { FinishInFlight } from "../engine/abort.js";
 export { packageVersion } from "../config/load.js";
 import type { ErrorPolicy } from "../score/aggregate.js";
 import type { EngineJudge } from "../judge/create.js";
@@ -68,13 +69,17 @@ export function quietOnClosedPipe(): void {
   }
 }
 
-/** An AbortSignal fired by the first Ctrl-C or SIGTERM; a second Ctrl-C exits at once. */
+/**
+ * An AbortSignal fired by the first Ctrl-C or SIGTERM: no call is sent after it, and the calls
+ * already sent finish and go to the cache (`FinishInFlight`: aborting them lost answers that may
+ * have been paid, up to the judge's concurrency of them). A second Ctrl-C exits at once.
+ */
 export function interruptSignal(): { signal: AbortSignal; dispose(): void } {
   const controller = new AbortController();
   const onSignal = (name: NodeJS.Signals) => {
     if (controller.signal.aborted) process.exit(EXIT.interrupted);
-    process.stderr.write(`\nrubricate: ${name}: stopping; answers already paid for are in the cache (Ctrl-C again to quit now)\n`);
-    controller.abort();
+    process.stderr.write(`\nrubricate: ${name}: stopping; no new calls, and the calls in flight finish into the cache (Ctrl-C again to quit now)\n`);
+    controller.abort(new FinishInFlight(`${name}: stopped`));
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);

@@ -45,3 +45,32 @@ export function abortedError(signal?: AbortSignal): RubricateError {
   if (reason instanceof RubricateError && reason.code === "ABORTED") return reason;
   return new RubricateError("ABORTED", "aborted", { cause: reason });
 }
+
+const LETS_FINISH = Symbol.for("rubricate.finishInFlight");
+
+/**
+ * The reason of a stop that lets calls already sent finish: the first Ctrl-C of a run. A call's
+ * answer may be paid for from the moment it is sent (the provider goes on generating when the
+ * client hangs up), so one in flight is let finish and kept in the cache; one not sent yet is
+ * not sent, and one that fails is not retried. Aborting with any other reason cuts calls in
+ * flight too.
+ * @example controller.abort(new FinishInFlight("SIGINT: stopping"))
+ */
+export class FinishInFlight extends RubricateError {
+  /** Told by a brand, as RubricateError is (whose `instanceof` every subclass inherits): across copies of the package too. */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[LETS_FINISH] === true;
+  }
+
+  declare readonly [LETS_FINISH]: true;
+
+  constructor(message = "stopped: calls in flight were let finish") {
+    super("ABORTED", message);
+    Object.defineProperty(this, LETS_FINISH, { value: true });
+  }
+}
+
+/** Whether `signal` stopped the run with calls in flight let finish (`FinishInFlight`). */
+export function finishesInFlight(signal: AbortSignal | undefined): boolean {
+  return signal?.aborted === true && signal.reason instanceof FinishInFlight;
+}

@@ -1,5 +1,5 @@
 import { RubricateError } from "../errors.js";
-import { AbortCallbacks, abortedError as aborted } from "./abort.js";
+import { AbortCallbacks, abortedError as aborted, finishesInFlight } from "./abort.js";
 import type { CompletionRequest, CompletionResponse, Provider } from "../providers/types.js";
 import { addUsage, emptyUsage, type Usage } from "../types.js";
 import { NullCache, type CacheStats } from "./cache/memory.js";
@@ -90,6 +90,8 @@ interface Flight {
   promise: Promise<Paid & { paid: boolean }>;
   controller: AbortController;
   waiters: number;
+  /** Waiters whose run stopped letting calls in flight finish (`FinishInFlight`): they stay for the answer. */
+  finishing: number;
 }
 
 /**
@@ -177,7 +179,7 @@ export function createEngine(options: EngineOptions): Engine {
       if (inflight.get(key) === flight) inflight.delete(key);
     });
     promise.catch(() => {}); // every waiter may have left; the rejection is theirs, not unhandled
-    flight = { key, promise, controller, waiters: 0 };
+    flight = { key, promise, controller, waiters: 0, finishing: 0 };
     inflight.set(key, flight);
     const { response, usage: callUse, paid } = await join(flight, signal);
     if (!paid) usage.cacheHits++;
@@ -205,6 +207,13 @@ export function createEngine(options: EngineOptions): Engine {
     if (!signal) return flight.promise;
     return new Promise((resolve, reject) => {
       const onAbort = () => {
+        // The run stopped letting calls in flight finish: this waiter stays for its answer. Once
+        // every waiter's run has so stopped, the call is stopped the same way: sent, it finishes
+        // (and is cached); still queued, it is never sent.
+        if (finishesInFlight(signal)) {
+          if (++flight.finishing === flight.waiters) flight.controller.abort(signal.reason);
+          return;
+        }
         if (--flight.waiters === 0) {
           if (inflight.get(flight.key) === flight) inflight.delete(flight.key); // newcomers start afresh
           flight.controller.abort(aborted(signal));

@@ -1,5 +1,5 @@
 import { RubricateError, toRubricateError } from "../errors.js";
-import { AbortCallbacks, abortedError } from "./abort.js";
+import { AbortCallbacks, abortedError, finishesInFlight } from "./abort.js";
 import { TokenBucket } from "./bucket.js";
 import { systemClock, type Clock } from "./clock.js";
 import { Fifo } from "./queue.js";
@@ -237,6 +237,11 @@ export class Scheduler {
       this.counts.failed++;
       return this.finish(job, err);
     }
+    // A call let finish after its run stopped (finishesInFlight) is not sent again.
+    if (job.signal?.aborted) {
+      this.counts.failed++;
+      return this.finish(job, abortedError(job.signal));
+    }
     this.counts.retries++;
     job.state = "backoff";
     this.backingOff++;
@@ -260,6 +265,8 @@ export class Scheduler {
 
   private abort(job: Job): void {
     const err = abortedError(job.signal);
+    // Sent already: it may be paid for, so it finishes and its answer reaches the caller (and the cache).
+    if (job.state === "running" && finishesInFlight(job.signal)) return;
     if (job.state === "queued") {
       this.queued--; // the queue entry is skipped lazily by next()
       if (this.queued === 0) this.disarmPump();

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { MemoryCache, openCache } from "../../src/engine/cache/index.js";
+import { FinishInFlight } from "../../src/engine/abort.js";
 import { createEngine } from "../../src/engine/engine.js";
 import { cacheKey } from "../../src/engine/key.js";
 import type { SchedulerLimits } from "../../src/engine/types.js";
@@ -178,6 +179,25 @@ describe("engine", () => {
     // A newcomer after everyone left starts a fresh call rather than joining the aborted one.
     expect((await engine.complete(q, req("other"))).cached).toBe(false);
     expect(q.calls).toBe(2);
+  });
+
+  // The first Ctrl-C used to abort calls in flight: answers maybe paid, never kept.
+  it("a stop that lets calls in flight finish: the sent call answers and is cached, a new call is refused, with the cache on and off", async () => {
+    for (const cache of [new MemoryCache(100), openCache({ path: null })]) {
+      const engine = createEngine({ cache, limits });
+      const gate = deferred<void>();
+      const p = fakeProvider(async () => (await gate.promise, answer("paid")));
+      const stop = new AbortController();
+      const inFlight = engine.complete(p, req(), { signal: stop.signal });
+      await new Promise((r) => setImmediate(r));
+      stop.abort(new FinishInFlight("SIGINT: stopped"));
+      await expect(engine.complete(p, req("new"), { signal: stop.signal })).rejects.toMatchObject({ code: "ABORTED" });
+      expect(p.signals[0].aborted).toBe(false);
+      gate.resolve();
+      expect((await inFlight).response.text).toBe("paid");
+      expect(p.calls).toBe(1);
+      if (cache instanceof MemoryCache) expect((await engine.complete(p, req())).cached).toBe(true);
+    }
   });
 
   it("keeps separate schedulers (and limits) per id", async () => {

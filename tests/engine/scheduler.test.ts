@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { RubricateError } from "../../src/errors.js";
 import { ManualClock } from "../../src/engine/clock.js";
 import { Scheduler } from "../../src/engine/scheduler.js";
+import { FinishInFlight } from "../../src/engine/abort.js";
 import type { SchedulerLimits } from "../../src/engine/types.js";
 
 const limits = (over: Partial<SchedulerLimits> = {}): SchedulerLimits => ({ maxConcurrency: 4, maxRetries: 3, timeoutMs: 60_000, backoffBaseMs: 100, backoffMaxMs: 1000, ...over });
@@ -292,6 +293,31 @@ describe("Scheduler", () => {
     await clock.advance(5000);
     expect(t.calls).toBe(1);
     expect(s.stats).toMatchObject({ inFlight: 0, queued: 0, failed: 2 });
+    expect(clock.pendingTimers).toBe(0);
+    await expect(s.run(task(1), { signal: ac.signal })).rejects.toMatchObject({ code: "ABORTED" });
+  });
+
+  // Aborted before (the first Ctrl-C): the answer of a call already sent, maybe paid, was lost.
+  it("a stop that lets calls in flight finish: the sent call answers, the queued one never runs, a failing one is not sent again", async () => {
+    const clock = new ManualClock();
+    const s = new Scheduler(limits({ maxConcurrency: 2 }), { clock, random: () => 0.5 });
+    const { t, task } = tracker(clock);
+    const ac = new AbortController();
+    const running = s.run(task(1000), { signal: ac.signal });
+    const failing = s.run(task(500, http500), { signal: ac.signal });
+    const queued = s.run(task(1000), { signal: ac.signal });
+    await clock.advance(10);
+    expect(t.calls).toBe(2);
+    const settled = Promise.allSettled([running, failing, queued]);
+    ac.abort(new FinishInFlight("SIGINT: stopped"));
+    await clock.advance(1000);
+    const [ran, failed, notSent] = await settled;
+    expect(ran).toEqual({ status: "fulfilled", value: "ok" });
+    expect(failed).toMatchObject({ status: "rejected", reason: { code: "ABORTED" } });
+    expect(notSent).toMatchObject({ status: "rejected", reason: { code: "ABORTED", message: "SIGINT: stopped" } });
+    await clock.advance(10_000);
+    expect(t.calls).toBe(2);
+    expect(s.stats).toMatchObject({ inFlight: 0, queued: 0 });
     expect(clock.pendingTimers).toBe(0);
     await expect(s.run(task(1), { signal: ac.signal })).rejects.toMatchObject({ code: "ABORTED" });
   });
