@@ -1,6 +1,7 @@
 /** The judge engine: one cached, scheduled, retried call layer (scheduler, rate limits, cache backends). */
 export { createEngine, type CompleteOptions, type CompleteResult, type Engine, type EngineOptions, type EngineStats } from "./engine.js";
 export { costUsd, type TokenPrice } from "./usage.js";
+export { FinishInFlight } from "./abort.js";
 export {
   DEFAULT_CACHE_PATH,
   LayeredCache,
