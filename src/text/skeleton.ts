@@ -14,7 +14,9 @@ interface Table {
   astral: Map<number, string>;
   /** The longest prototype, in UTF-16 units ("rn" for "m", "''" for a double quote). */
   longest: number;
-  /** The characters whose skeleton changes when lower-cased first: "I" is an "i" lower-cased and an "l" to the eye. */
+  /** The same, for `skeletonKeepingDigits`: digits read as digits, letters never as digits. */
+  digitsKept: { bmp: (string | undefined)[]; astral: Map<number, string> };
+  /** The characters whose reading (`skeletonKeepingDigits`) changes when lower-cased first: "I" is an "i" lower-cased and an "l" to the eye. */
   caseDependent: RegExp;
 }
 
@@ -29,6 +31,21 @@ const ASCII_LOOK_ALIKE = /[01Im|]/g;
 const asciiPrototype = (c: string) => ASCII_LOOK_ALIKES[c];
 /** `skeleton` of a text known to be ASCII (`isAscii`): its five look-alikes replaced, nothing else. */
 export const asciiSkeleton = (text: string): string => text.replace(ASCII_LOOK_ALIKE, asciiPrototype);
+/** `skeletonKeepingDigits` of a text known to be ASCII: its three letter look-alikes replaced ("I", "m", "|"), its digits kept. */
+export const asciiSkeletonKeepingDigits = (text: string): string => text.replace(ASCII_LETTER_LOOK_ALIKE, asciiPrototype);
+const ASCII_LETTER_LOOK_ALIKE = /[Im|]/g;
+
+/** The letter each digit that `skeletonKeepingDigits` keeps is drawn like: `ASCII_LOOK_ALIKES`' digit rows. */
+export const DIGIT_LOOK_ALIKES: Readonly<Record<string, string>> = { "0": "O", "1": "l" };
+const LOOK_ALIKE_DIGIT = /[01]/g;
+const digitAsLetter = (c: string) => DIGIT_LOOK_ALIKES[c];
+const digitAsLowerLetter = (c: string) => DIGIT_LOOK_ALIKES[c].toLowerCase();
+/**
+ * A `skeletonKeepingDigits` reading with its digits read as the letters they are drawn like
+ * ("L0nd0n" → "LOndOn"), character for character, so positions in one are positions in the
+ * other. `lowerCase` for a reading that was lower-cased ("l0nd0n" → "london").
+ */
+export const digitsAsLetters = (reading: string, lowerCase: boolean): string => reading.replace(LOOK_ALIKE_DIGIT, lowerCase ? digitAsLowerLetter : digitAsLetter);
 const UTF16 = new TextDecoder("utf-16le");
 
 /** Built on first use: a program that never runs a string check never builds it. */
@@ -41,9 +58,9 @@ function confusables(): Table {
     else astral.set(code, prototype);
   }
   const longest = Math.max(...CONFUSABLES.map(([, prototype]) => prototype.length));
-  table = { bmp, astral, longest, caseDependent: /$^/ };
+  table = { bmp, astral, longest, digitsKept: digitsKeptTable(), caseDependent: /$^/ };
   const upper = [...CONFUSABLES.map(([c]) => c), ..."ABCDEFGHIJKLMNOPQRSTUVWXYZ"];
-  const dependent = upper.filter((c) => skeleton(c.toLowerCase()).toLowerCase() !== skeleton(c).toLowerCase());
+  const dependent = upper.filter((c) => skeletonKeepingDigits(c.toLowerCase()).toLowerCase() !== skeletonKeepingDigits(c).toLowerCase());
   table.caseDependent = new RegExp(`[${dependent.map((c) => `\\u{${c.codePointAt(0)!.toString(16)}}`).join("")}]`, "u");
   return table;
 }
@@ -56,8 +73,45 @@ function confusables(): Table {
 export function skeleton(text: string): string {
   // Most text a check reads is ASCII, which NFKD leaves as it is and which has five look-alikes.
   if (isAscii(text)) return asciiSkeleton(text);
-  const { bmp, astral, longest } = table ?? confusables();
-  const decomposed = text.normalize("NFKD");
+  const { bmp, astral } = table ?? confusables();
+  return rewrite(text.normalize("NFKD"), bmp, astral);
+}
+
+/**
+ * `skeleton`, except that digits are read as digits and letters never as digits: a "0" stays a
+ * "0" (and a digit of another script drawn like one, "०" or "١", is that digit), a letter drawn
+ * like an "O" or an "l" (Greek "Ο", an Arabic "ا") is that letter, and a letter drawn like a digit
+ * (Cyrillic "З" and "б") is read as written. A string check compares these readings: a needle
+ * "10" must find a number, never "lo" or "IO" (nor an Arabic "اه"), yet a "0" in the text may
+ * still stand for the "o" of a needle ("L0nd0n" is "London": `digitsAsLetters` reads it so).
+ * @example skeletonKeepingDigits("I0 З") // "l0 З"
+ */
+export function skeletonKeepingDigits(text: string): string {
+  if (isAscii(text)) return asciiSkeletonKeepingDigits(text);
+  const { bmp, astral } = (table ?? confusables()).digitsKept;
+  return rewrite(text.normalize("NFKD"), bmp, astral);
+}
+
+const NUMBER = /^\p{N}$/u;
+const DIGIT_OF_LETTER: Readonly<Record<string, string>> = { O: "0", o: "0", l: "1" };
+
+/** The table of `skeletonKeepingDigits`: confusables.txt with its digits and its letters kept apart. */
+function digitsKeptTable(): Table["digitsKept"] {
+  const bmp: (string | undefined)[] = new Array(0x10000);
+  const astral = new Map<number, string>();
+  for (const [character, prototype] of CONFUSABLES) {
+    const reading = NUMBER.test(character) ? (DIGIT_OF_LETTER[prototype] ?? prototype) : /[0-9]/.test(prototype) ? undefined : prototype;
+    if (reading === undefined || reading === character) continue;
+    const code = character.codePointAt(0)!;
+    if (code < 0x10000) bmp[code] = reading;
+    else astral.set(code, reading);
+  }
+  return { bmp, astral };
+}
+
+/** The decomposed text with every character the table maps replaced by its prototype. */
+function rewrite(decomposed: string, bmp: (string | undefined)[], astral: Map<number, string>): string {
+  const { longest } = table ?? confusables();
   let out: Uint16Array | undefined;
   let length = 0;
   for (let i = 0; i < decomposed.length; i++) {

@@ -3,7 +3,9 @@
  * nesting past the stack of a recursive schema) is invalid, a no; an error there would be left out
  * of the reward by `--errors skip-criterion`. A schema that throws on any data stays an error.
  */
+import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
+import { ambiguity } from "../../src/checks/kinds/json-schema.js";
 import { runCheck } from "../../src/checks/run.js";
 import { isRubricateError } from "../../src/errors.js";
 
@@ -84,5 +86,54 @@ describe("json_schema: what a client's schema makes the server write", () => {
       warn.mockRestore();
       log.mockRestore();
     }
+  });
+});
+
+describe("json_schema: JSON whose parsed value is not what it says", () => {
+  const capped = { type: "object", required: ["answer"], properties: { answer: { type: "integer", maximum: 100 } } };
+  const check = async (schema: Record<string, unknown>, response: string) => runCheck({ json_schema: schema }, { response });
+
+  it("a key twice in one object fails, naming it: JSON.parse would keep the last and hide the first", async () => {
+    expect(await check(capped, '{"answer": 1000, "answer": 5}')).toMatchObject({ pass: false, reasoning: 'ambiguous JSON: the key "answer" appears twice in one object' });
+    expect(await check(capped, '```json\n{"answer": 1000, "answer": 5}\n```')).toMatchObject({ pass: false, reasoning: expect.stringContaining("ambiguous JSON") });
+    // The same key spelled with an escape is the same key.
+    expect(await check(capped, '{"answer": 1000, "\\u0061nswer": 5}')).toMatchObject({ pass: false, reasoning: expect.stringContaining('the key "answer"') });
+    expect(await check({ type: "array" }, '[{"a": 1}, {"b": {"c": 1, "c": 2}}]')).toMatchObject({ pass: false, reasoning: expect.stringContaining('the key "c"') });
+    expect(await check({ type: "object" }, '{"a": {"x": 1}, "a": 2}')).toMatchObject({ pass: false, reasoning: expect.stringContaining('the key "a"') });
+  });
+
+  it("the same key in different objects, or a key written as a value, is not a repeat", async () => {
+    expect(await check(capped, '{"answer": 5, "steps": [{"answer": 1}, {"answer": 2}], "detail": {"answer": 3}}')).toMatchObject({ pass: true });
+    expect(await check({ type: "object" }, '{"a": "b", "b": ["a", {"a": "b"}], "c": "\\"}{,\\"a\\"", "d": {}}')).toMatchObject({ pass: true });
+    expect(await check({ type: "object" }, '{"": 1, " ": 2, "a\\u0000": 3, "a": 4}')).toMatchObject({ pass: true });
+  });
+
+  it("a number past the range of a double fails: it parses as Infinity, which integer and minimum accept", async () => {
+    const natural = { type: "object", required: ["n"], properties: { n: { type: "integer", minimum: 0 } } };
+    expect(await check(natural, '{"n": 1e400}')).toMatchObject({ pass: false, reasoning: "ambiguous JSON: the number 1e400 is too large for a number (it reads as Infinity)" });
+    expect(await check({ type: "number", maximum: 0 }, "-1E+999")).toMatchObject({ pass: false, reasoning: expect.stringContaining("-1E+999") });
+    expect(await check({ type: "array" }, `[1, 2, ${"9".repeat(400)}]`)).toMatchObject({ pass: false, reasoning: expect.stringContaining("too large") });
+    expect(await check(natural, '{"n": 1e308}')).toMatchObject({ pass: true });
+    expect(await check({ type: "number" }, "1e-400")).toMatchObject({ pass: true }); // a tiny number is 0, still finite
+  });
+
+  it("JSON that JSON.stringify writes is never ambiguous; the same text with a key repeated always is", () => {
+    fc.assert(fc.property(fc.jsonValue(), (value) => ambiguity(JSON.stringify(value)) === undefined));
+    const object = fc.dictionary(fc.string(), fc.jsonValue(), { minKeys: 1, maxKeys: 6 });
+    fc.assert(
+      fc.property(object, fc.nat(), fc.jsonValue(), (value, pick, extra) => {
+        const keys = Object.keys(value);
+        const repeated = keys[pick % keys.length];
+        const text = `${JSON.stringify(value).slice(0, -1)},${JSON.stringify(repeated)}:${JSON.stringify(extra)}}`;
+        return ambiguity(text) === `the key ${JSON.stringify(repeated.length > 40 ? `${repeated.slice(0, 40)}…` : repeated)} appears twice in one object`;
+      }),
+    );
+  });
+
+  it("reads a large response in one pass: 100,000 keys, 200,000 levels of arrays", async () => {
+    const keys = Object.fromEntries(Array.from({ length: 100_000 }, (_, i) => [`k${i}`, i]));
+    expect(await check({ type: "object" }, JSON.stringify(keys))).toMatchObject({ pass: true });
+    expect(await check({ type: "object" }, `${JSON.stringify(keys).slice(0, -1)},"k99999":0}`)).toMatchObject({ pass: false, reasoning: expect.stringContaining('"k99999"') });
+    expect(ambiguity("[".repeat(200_000) + "]".repeat(200_000))).toBeUndefined();
   });
 });

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { ASCII_LOOK_ALIKES, hasCaseDependentLookAlike, skeleton } from "../../src/text/skeleton.js";
+import { ASCII_LOOK_ALIKES, digitsAsLetters, hasCaseDependentLookAlike, skeleton, skeletonKeepingDigits } from "../../src/text/skeleton.js";
 import { CONFUSABLES } from "../../src/text/confusables-table.js";
 import { renderTable, SOURCE, TABLE } from "../../scripts/write-confusables.js";
 import { ROOT } from "../helpers/cli.js";
@@ -71,6 +71,32 @@ describe("skeleton", () => {
         const word = picks.map(([c]) => c).join("");
         const disguised = picks.map(([c, n]) => { const options = twins.get(c) ?? [c]; return options[n % options.length]; }).join("");
         return skeleton(disguised).normalize("NFC") === skeleton(word).normalize("NFC");
+      }),
+    );
+  });
+});
+
+describe("skeletonKeepingDigits", () => {
+  it("reads look-alike letters as skeleton does, but keeps digits as digits", () => {
+    expect(skeletonKeepingDigits("I 1 0 m |")).toBe("l 1 0 rn l");
+    expect(skeletonKeepingDigits("stup\u0456d 2010")).toBe("stupid 2010");
+    expect(skeletonKeepingDigits("\uFF11\uFF10 \u{1D7CF}")).toBe("10 1"); // full-width and mathematical digits (NFKD)
+    expect(skeletonKeepingDigits("1\u0966 \u0661")).toBe("10 1"); // Devanagari zero, Arabic-Indic one: digits drawn like 0 and 1
+  });
+
+  it("never reads a letter (or any character that is not a number) as a digit", () => {
+    expect(skeletonKeepingDigits("\u0417\u043B\u043E \u0431")).toBe("\u0417\u043B\u043E \u0431".normalize("NFKD").replace("\u043E", "o")); // Cyrillic З and б read as written
+    expect(skeletonKeepingDigits("\u0627\u0647 \u0399\u039F")).toBe("lo lO"); // Arabic alef and heh, Greek iota and omicron: letters
+    const misread = CONFUSABLES.filter(([c]) => !/^\p{N}$/u.test(c)).filter(([c]) => /[0-9]/.test(skeletonKeepingDigits(c)));
+    expect(misread).toEqual([]);
+  });
+
+  it("with its digits read as letters, is skeleton's reading of ASCII", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: "binary-ascii", maxLength: 40 }), (ascii) => {
+        expect(digitsAsLetters(skeletonKeepingDigits(ascii), false)).toBe(skeleton(ascii));
+        expect(digitsAsLetters(skeletonKeepingDigits(ascii.toLowerCase()), true)).toBe(skeleton(ascii.toLowerCase()).toLowerCase());
+        expect(skeletonKeepingDigits(ascii)).toBe(skeletonKeepingDigits(`${ascii}é`).slice(0, -2));
       }),
     );
   });

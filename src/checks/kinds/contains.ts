@@ -5,7 +5,7 @@
  */
 import * as z from "zod";
 import { stripInvisible } from "../../text/invisible.js";
-import { asciiSkeleton, hasCaseDependentLookAlike, isAscii, skeleton } from "../../text/skeleton.js";
+import { asciiSkeletonKeepingDigits, digitsAsLetters, hasCaseDependentLookAlike, isAscii, skeletonKeepingDigits } from "../../text/skeleton.js";
 import { defineCheck } from "../kind.js";
 import type { CheckMemo } from "../memo.js";
 
@@ -17,42 +17,136 @@ export const caseSensitive = z.boolean().optional();
 /**
  * Text as a reader sees it: NFKC (full-width "ｓｔｕｐｉｄ" is "stupid", a no-break space a space),
  * look-alike letters of other scripts read as the ASCII they imitate (a Cyrillic "і" in "stupіd",
- * skeleton.ts), invisible characters dropped ("stu\u200Bpid"), white space runs as one space.
+ * skeleton.ts), digits kept as digits, invisible characters dropped ("stu\u200Bpid"), white space
+ * runs as one space.
  */
 // ASCII has no invisible characters and is its own NFC: only its look-alikes and white space change.
-const seen = (text: string) => (isAscii(text) ? asciiSkeleton(text) : stripInvisible(skeleton(text)).normalize("NFC")).replace(/\s+/g, " ");
+const seen = (text: string) => (isAscii(text) ? asciiSkeletonKeepingDigits(text) : stripInvisible(skeletonKeepingDigits(text)).normalize("NFC")).replace(/\s+/g, " ");
 
 /**
  * The readings a string check compares. Case-sensitive: one. Otherwise two, since a capital "I"
  * is an "i" to lower-casing and an "l" to the eye: "IPHONE" must hold "iphone" (lower-cased first)
  * and "kiIl" must hold "kill" (read as written, then lower-cased). A needle is found when it is in
- * the text in either reading, each side read the same way.
+ * the text in either reading, each side read the same way (see holds).
  */
-function readings(text: string, sensitive: boolean, memo?: CheckMemo): string[] {
-  const once = (name: string, read: (text: string) => string) => (memo ? memo.text(name, text, read) : read(text));
+function readings(text: string, sensitive: boolean, memo?: CheckMemo): { name: string; reading: string }[] {
+  const once = (name: string, read: (text: string) => string) => ({ name, reading: memo ? memo.text(name, text, read) : read(text) });
   if (sensitive) return [once("contains-seen", seen)];
   const lowered = once("contains-seen-lowered", (t) => seen(t.toLowerCase()).toLowerCase());
   // The second reading only differs where the text has a capital I or a twin of one (looked for once, with the memo).
-  return [lowered, once("contains-seen-then-lowered", (t) => (hasCaseDependentLookAlike(t) ? seen(t).toLowerCase() : lowered))];
+  const second = once("contains-seen-then-lowered", (t) => (hasCaseDependentLookAlike(t) ? seen(t).toLowerCase() : lowered.reading));
+  return [lowered, second.reading === lowered.reading ? lowered : second];
+}
+
+/** A reading of the text, and what holds needs of it, made when first asked for. */
+interface Haystack {
+  /** The reading: digits as digits. */
+  kept: string;
+  /** The reading with its digits read as the letters they are drawn like ("l0nd0n" → "london"). */
+  folded: () => string;
+  /** For each position, where the run of letter-like digits ("0", "1") starting there ends (the position itself if none). */
+  digitRunEnds: () => Int32Array;
+}
+
+function haystack({ name, reading }: { name: string; reading: string }, sensitive: boolean, text: string, memo?: CheckMemo): Haystack {
+  let folded: string | undefined;
+  let ends: Int32Array | undefined;
+  const fold = () => digitsAsLetters(reading, !sensitive);
+  return {
+    kept: reading,
+    folded: () => (folded ??= memo ? memo.text(`${name}-digits-as-letters`, text, fold) : fold()),
+    digitRunEnds: () => (ends ??= letterLikeDigitRunEnds(reading)),
+  };
+}
+
+/** A reading of a needle, kept (see needleReadings) for every sample the rubric scores. */
+interface NeedleReading {
+  kept: string;
+  folded: string;
+  /** The [start, end) runs of letter-like digits ("0", "1") in `kept`: each must fall on digits of the text. */
+  digitRuns: [number, number][];
+  /** True when `kept` has a letter a digit is drawn like ("o", "O", "l"), which a digit of the text may stand for. */
+  hasLetterOfDigit: boolean;
+}
+
+/** Runs of the digits `digitsAsLetters` reads as letters, and the letters they become (either case). */
+const LETTER_LIKE_DIGITS = /[01]+/g;
+const LETTER_OF_DIGIT = /[Ool]/;
+
+function needleReading(kept: string, sensitive: boolean): NeedleReading {
+  const digitRuns = [...kept.matchAll(LETTER_LIKE_DIGITS)].map((m): [number, number] => [m.index, m.index + m[0].length]);
+  return { kept, folded: digitsAsLetters(kept, !sensitive), digitRuns, hasLetterOfDigit: LETTER_OF_DIGIT.test(kept) };
+}
+
+function letterLikeDigitRunEnds(reading: string): Int32Array {
+  const ends = new Int32Array(reading.length + 1);
+  ends[reading.length] = reading.length;
+  for (let i = reading.length - 1; i >= 0; i--) {
+    const unit = reading.charCodeAt(i);
+    ends[i] = unit === 0x30 || unit === 0x31 ? ends[i + 1] : i;
+  }
+  return ends;
+}
+
+/**
+ * Whether a needle's reading is in the text's. A letter of the needle meets its own letter or a
+ * digit drawn like it (a needle "London" is in "L0nd0n", so the disguise does not hide it from
+ * `not_contains`); a digit of the needle meets only a digit (a needle "10" is not in "lo", "IO"
+ * or "hello": letters are never read as digits, so they earn no `contains` and trip no
+ * `not_contains`).
+ */
+function holds(text: Haystack, needle: NeedleReading): boolean {
+  // A needle without letter-like digits: each of the text's digits may be read as its letter.
+  if (needle.digitRuns.length === 0) return text.folded().includes(needle.folded);
+  if (text.kept.includes(needle.kept)) return true;
+  // Nothing a digit of the text could stand for, or no place where the letters match: not there.
+  if (!needle.hasLetterOfDigit || !text.folded().includes(needle.folded)) return false;
+  // Both kinds ("Windows 10" in "Wind0ws 10"): where the letters match, the needle's digits must fall on digits.
+  const ends = text.digitRunEnds();
+  return someOccurrence(text.folded(), needle.folded, (at) => needle.digitRuns.every(([start, end]) => ends[at + start] >= at + end));
+}
+
+/**
+ * Whether `accept` holds at some position where `pattern` occurs in `text`, trying every
+ * occurrence, overlapping ones included, in time linear in the two lengths (Knuth–Morris–Pratt:
+ * calling indexOf again after each one could take their product).
+ */
+export function someOccurrence(text: string, pattern: string, accept: (at: number) => boolean): boolean {
+  const fallback = new Int32Array(pattern.length);
+  for (let i = 1, k = 0; i < pattern.length; i++) {
+    while (k > 0 && pattern.charCodeAt(i) !== pattern.charCodeAt(k)) k = fallback[k - 1];
+    if (pattern.charCodeAt(i) === pattern.charCodeAt(k)) k++;
+    fallback[i] = k;
+  }
+  for (let i = 0, k = 0; i < text.length; i++) {
+    while (k > 0 && text.charCodeAt(i) !== pattern.charCodeAt(k)) k = fallback[k - 1];
+    if (text.charCodeAt(i) === pattern.charCodeAt(k)) k++;
+    if (k === pattern.length) {
+      if (accept(i - k + 1)) return true;
+      k = fallback[k - 1];
+    }
+  }
+  return false;
 }
 
 /**
  * Which of `needles` the text holds, honouring case sensitivity, compared as a reader sees them
- * (readings). With a memo, the text is read once for all the sample's criteria.
+ * (readings, holds). With a memo, the text is read once for all the sample's criteria.
  */
 export function found(needles: Needles, text: string, sensitive: boolean, memo?: CheckMemo) {
   const list = Array.isArray(needles) ? needles : [needles];
-  const haystacks = readings(text, sensitive, memo);
-  const holds = (needle: string) => {
-    const read = needleReadings(needle, sensitive);
+  const read = readings(text, sensitive, memo);
+  const haystacks = read.map((r) => haystack(r, sensitive, text, memo));
+  const holdsNeedle = (needle: string) => {
+    const needleRead = needleReadings(needle, sensitive);
     // A needle that is itself invisible ("\u200B") is looked for as written.
-    return read === undefined ? text.includes(needle) : read.some((n, i) => haystacks[i].includes(n));
+    return needleRead === undefined ? text.includes(needle) : needleRead.some((n, i) => holds(haystacks[i], n));
   };
-  return { list, hits: list.filter(holds) };
+  return { list, hits: list.filter(holdsNeedle) };
 }
 
 /** Needles' readings by case sensitivity and text: a rubric's needles are the same for every sample. */
-const needleMemo = new Map<string, string[] | undefined>();
+const needleMemo = new Map<string, NeedleReading[] | undefined>();
 /**
  * Bounds of the memo: a reward server's clients bring needles of their own, request after
  * request, so it keeps at most this many, and none longer than a phrase (a longer one is read
@@ -62,8 +156,8 @@ const MEMO_NEEDLES = 4096;
 const MEMO_NEEDLE_CHARS = 256;
 
 /** The needle's readings, or undefined for a needle a reader does not see (looked for as written). */
-function needleReadings(needle: string, sensitive: boolean): string[] | undefined {
-  const read = (): string[] | undefined => (seen(needle).trim() === "" ? undefined : readings(needle, sensitive));
+function needleReadings(needle: string, sensitive: boolean): NeedleReading[] | undefined {
+  const read = (): NeedleReading[] | undefined => (seen(needle).trim() === "" ? undefined : readings(needle, sensitive).map(({ reading }) => needleReading(reading, sensitive)));
   if (needle.length > MEMO_NEEDLE_CHARS) return read();
   const key = `${sensitive ? "s" : "i"}${needle}`;
   if (needleMemo.has(key)) return needleMemo.get(key);

@@ -4,7 +4,7 @@
  * rubric:  check: { length: { max: 150, unit: words } }
  */
 import * as z from "zod";
-import { WORD_SEPARATOR } from "../../text/invisible.js";
+import { stripInvisible, WORD_SEPARATOR } from "../../text/invisible.js";
 import { defineCheck } from "../kind.js";
 
 export const LengthSpec = z
@@ -25,8 +25,23 @@ export const length = defineCheck<LengthSpec>({
     // Words are separated by white space and by characters that show as nothing or as a space
     // without being white space to \s (a zero-width space, the Braille blank, a Hangul filler):
     // else a long answer joined by them would count as one word under a `max`.
-    const size = unit === "words" ? text.split(WORD_SEPARATOR).filter(Boolean).length : [...text].length;
+    const size = unit === "words" ? text.split(WORD_SEPARATOR).filter(Boolean).length : visibleChars(text);
     const pass = (spec.min === undefined || size >= spec.min) && (spec.max === undefined || size <= spec.max);
     return { pass, reasoning: `${size} ${unit} (allowed ${spec.min ?? 0}–${spec.max ?? "∞"})` };
   },
 });
+
+/** Combining marks: an accent is part of the letter it sits on, however many are stacked. */
+const MARKS = /\p{M}/gu;
+
+/**
+ * The characters (code points) a reader sees: invisible ones and combining marks not counted,
+ * each run of white space one, none at either end. Else `min` would be met by padding: "ok" and
+ * 300 spaces, zero-width spaces or stacked accents.
+ */
+export function visibleChars(text: string): number {
+  const shown = stripInvisible(text).replace(MARKS, "").replace(/\s+/g, " ").trim();
+  let count = 0;
+  for (const _character of shown) count++;
+  return count;
+}

@@ -1,0 +1,60 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { tagSpans, type TagSpan } from "../../../src/checks/format.js";
+import { overlaps } from "../../../src/checks/kinds/tags.js";
+import { runCheck } from "../../../src/checks/run.js";
+
+/** The definition overlaps() once computed directly, comparing every pair: the oracle. */
+function overlapsPairwise(found: { name: string; span: TagSpan }[]): string[] {
+  const problems = new Set<string>();
+  for (const a of found) {
+    for (const b of found) {
+      if (a.name === b.name || a.span.start > b.span.start) continue;
+      if (b.span.start < a.span.end) problems.add(b.span.end <= a.span.end ? `<${b.name}> is inside <${a.name}>` : `<${a.name}> and <${b.name}> overlap`);
+    }
+  }
+  return [...problems];
+}
+
+const span = fc.tuple(fc.nat({ max: 30 }), fc.integer({ min: 1, max: 12 })).map(([start, length]): TagSpan => ({ start, end: start + length, content: "x" }));
+const name = fc.constantFrom("reasoning", "answer", "Answer", "a");
+
+describe("tags: sections inside or overlapping others", () => {
+  it("are the problems, in the order, that comparing every pair gives: any sections, any names", () => {
+    fc.assert(
+      fc.property(fc.array(fc.record({ name, span }), { maxLength: 12 }), (found) => {
+        expect(overlaps(found)).toEqual(overlapsPairwise(found));
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  it("are the same on texts of random tags, as the check finds them", () => {
+    const token = fc.constantFrom("<r>", "</r>", "<a>", "</a>", "<b>", "</b>", "x", " ");
+    fc.assert(
+      fc.property(fc.array(token, { maxLength: 24 }), (tokens) => {
+        const text = tokens.join("");
+        const found = ["r", "a", "b"].flatMap((n) => tagSpans(text, n).map((s) => ({ name: n, span: s })));
+        expect(overlaps(found)).toEqual(overlapsPairwise(found));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("reads the sections a number of times that grows as n log n, not with every pair (n²)", () => {
+    let reads = 0;
+    const counted = (name: string, start: number, end: number) => ({ get name() { reads++; return name; }, span: { get start() { reads++; return start; }, get end() { reads++; return end; }, content: "x" } });
+    const n = 4000;
+    const found = [counted("r", 0, 10), ...Array.from({ length: n }, (_, i) => counted("a", 10 + 8 * i, 18 + 8 * i))];
+    expect(overlaps(found)).toEqual([]);
+    // Sorting takes about n log2 n comparisons of two starts; comparing every pair reads a name n² = 16,000,000 times.
+    expect(reads).toBeLessThan(8 * n * Math.log2(n));
+  });
+
+  it("a response of 60,000 sections is checked (comparing every pair took seconds on the main thread)", async () => {
+    const response = "<r>x</r>" + "<a>1</a>".repeat(60_000);
+    expect(await runCheck({ tags: { required: ["r", "a"] } }, { response })).toMatchObject({ pass: false, reasoning: "<a> appears 60000 times" });
+    const nested = `<r>${"<a>1</a>".repeat(60_000)}</r>`;
+    expect(await runCheck({ tags: { required: ["r", "a"], once: false } }, { response: nested })).toMatchObject({ pass: false, reasoning: "<a> is inside <r>" });
+  });
+});
