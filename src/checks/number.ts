@@ -8,6 +8,8 @@
  * "3,14" is 3.14, "0,0625" is 0.0625). A run like "1,2,3" is a list, not a number: its parts are
  * read one by one.
  */
+import { lastBoxed } from "./math/extract.js";
+
 // A minus sign counts only where it cannot be a hyphen joining two numbers ("2024-01-05", "3-4").
 const SIGN = "(?:(?<![\\w.])[-−])?";
 const DECIMAL_COMMA = "(?<![\\d,.])\\d+,(?:\\d{1,2}|\\d{4,})(?![\\d,.])";
@@ -29,26 +31,89 @@ export function parseNumber(written: string): number {
 }
 
 /**
+ * A number written in scientific notation: "1.5 \times 10^{3}", "1.5 × 10^3", "6 \cdot 10^{-2}".
+ * Starting only where a number starts keeps the scan linear on a long run of digits.
+ */
+const SCIENTIFIC = /(?<![\d.])([-−]?\d+(?:\.\d+)?)\s*(?:\\times|\\cdot|×|·)\s*10\s*\^\s*(?:\{\s*([-−+]?\d+)\s*\}|([-−+]?\d+))/g;
+/** LaTeX text in a box: a unit or a connective (`\text{ m}`, `\text{ or }`) is dropped, a number in it (`\text{3,000,000}`) kept. */
+const TEXT_IN_BOX = /\\(?:text|textrm|textbf|textnormal|mbox|mathrm)\s*\{([^{}]*)\}/g;
+/** Words that, in a box, hedge or deny its number: `\boxed{3 \text{ or more}}`, `\boxed{\text{not } 3}`. */
+const BOX_HEDGE = /\b(?:or|nor|not|no|maybe|perhaps|either|than|least|most|fewer|more|less|wrong|incorrect)\b/i;
+
+/** LaTeX number notation read as plain text: `\frac{3}{4}` as 3/4, `1{,}000` as 1,000, `1.5 \times 10^{3}` as 1.5e3. */
+function plainNumbers(text: string): string {
+  return (
+    text
+      // LaTeX fractions (\frac{3}{4}, \dfrac, \tfrac) as written fractions, so "\boxed{\frac{3}{4}}" is 0.75, not 4.
+      .replace(/\\[dt]?frac\{\s*([-−]?[\d.,]+)\s*\}\s*\{\s*([\d.,]+)\s*\}/g, "$1/$2")
+      // Thousands written "1{,}000" or "1\,000", and "32,\!349".
+      .replace(/\{,\}/g, ",")
+      .replace(/(\d)\\,(?=\d{3}(?!\d))/g, "$1,")
+      .replace(/\\!/g, "")
+      .replace(SCIENTIFIC, (_m, mantissa: string, braced: string | undefined, bare: string | undefined) => `${mantissa}e${(braced ?? bare)!.replace("−", "-")}`)
+  );
+}
+
+/**
  * The answer number in a text: the last `\boxed{…}` if any ("boxed"), else the first or last number written.
- * A box is one answer: exponents and subscripts in it are not read (`\boxed{5 m^2}` is 5), and a
- * box holding several different numbers or a ± (`\boxed{3 or 5}`, `\boxed{\pm 5}`) is a hedge, NaN.
+ * A box is one answer: exponents and subscripts in it are not read (`\boxed{5 m^2}` is 5), nor a
+ * unit in `\text{}` (`\boxed{5\text{ m}}` is 5), and a box holding several different numbers, a ±
+ * or a hedging word (`\boxed{3 or 5}`, `\boxed{5 \text{ or } 3}`, `\boxed{\pm 5}`, `\boxed{3 or more}`)
+ * is a hedge, NaN. Its braces are matched, so `\boxed{1{,}000}` is 1000.
  * @example extractNumber("so x = 12, and the answer is \\boxed{1,024}") // 1024
  */
 export function extractNumber(text: string, pick: "last" | "first" | "boxed" | undefined): number | undefined {
-  // LaTeX fractions (\frac{3}{4}, \dfrac, \tfrac) as written fractions, so "\boxed{\frac{3}{4}}" is 0.75, not 4.
-  text = text.replace(/\\[dt]?frac\{\s*([-−]?[\d.,]+)\s*\}\s*\{\s*([\d.,]+)\s*\}/g, "$1/$2");
-  const boxed = [...text.matchAll(/\\boxed\{([^{}]*)\}/g)].map((m) => m[1]);
-  if (boxed.length > 0 && pick !== "first" && pick !== "last") {
-    const box = boxed.at(-1)!;
-    const inside = [...box.matchAll(NUMBER)].filter((m) => !/[_^]\s*$/.test(box.slice(Math.max(0, m.index - 16), m.index))).map((m) => parseNumber(m[0]));
-    if (inside.length === 0) return undefined;
-    if (/[±∓]|\\(?:pm|mp)(?![a-zA-Z])/.test(box) || inside.some((v) => v !== inside[0])) return Number.NaN;
-    return inside[0];
-  }
+  const found = answerNumber(text, pick);
+  return found === undefined ? undefined : found.value;
+}
+
+/** A number as read, with its spelling ("1,234"): NaN for a box that hedges. */
+export interface ReadNumber {
+  value: number;
+  written: string;
+}
+
+/** extractNumber, with the number as written: what a comparison of integers past 2^53 needs. */
+export function answerNumber(text: string, pick: "last" | "first" | "boxed" | undefined): ReadNumber | undefined {
+  text = plainNumbers(text);
+  const box = pick === "first" || pick === "last" ? undefined : lastBoxed(text);
+  if (box !== undefined) return boxNumber(box);
   if (pick === "boxed") return undefined;
   const all = text.match(NUMBER);
   if (!all) return undefined;
-  const chosen = pick === "first" ? all[0] : all.at(-1)!;
-  const value = parseNumber(chosen);
-  return Number.isNaN(value) ? undefined : value;
+  const written = pick === "first" ? all[0] : all.at(-1)!;
+  const value = parseNumber(written);
+  return Number.isNaN(value) ? undefined : { value, written };
+}
+
+/** The one number a box holds, NaN when it hedges, undefined when it holds none. */
+function boxNumber(box: string): ReadNumber | undefined {
+  const inside = box.replace(TEXT_IN_BOX, (_m, words: string) => (/\d/.test(words) ? ` ${words} ` : " "));
+  const numbers = [...inside.matchAll(NUMBER)].filter((m) => !/[_^]\s*$/.test(inside.slice(Math.max(0, m.index - 16), m.index))).map((m) => m[0]);
+  if (numbers.length === 0) return undefined;
+  const values = numbers.map(parseNumber);
+  const hedged = /[±∓]|\\(?:pm|mp)(?![a-zA-Z])/.test(box) || BOX_HEDGE.test(box.replace(/\\[a-zA-Z]+/g, " ")) || values.some((v) => v !== values[0]);
+  return { value: hedged ? Number.NaN : values[0], written: numbers[0] };
+}
+
+/** A number written as an integer ("2,148,000", "−12"), in one spelling ("2148000", "-12"); undefined otherwise. */
+function integerSpelling(written: string): string | undefined {
+  const text = written.replace(/[,\s]/g, "").replace("−", "-");
+  const m = /^(-?)(\d+)$/.exec(text);
+  if (!m) return undefined;
+  const digits = m[2].replace(/^0+/, "");
+  return digits === "" ? "0" : m[1] + digits;
+}
+
+/**
+ * Whether two numbers as read are the same value: integers exactly, by their digits (floats carry
+ * 16 digits, and a relative 1e-9 took 1234567891 for 1234567890), others within a relative 1e-9
+ * (a float error, not a rounding); against 0, within 1e-9.
+ */
+export function sameNumber(got: ReadNumber, expected: ReadNumber): boolean {
+  const [a, b] = [integerSpelling(got.written), integerSpelling(expected.written)];
+  if (a !== undefined && b !== undefined) return a === b && !Number.isNaN(got.value);
+  if (!Number.isFinite(got.value) || !Number.isFinite(expected.value)) return false;
+  const scale = expected.value === 0 ? 1 : Math.max(Math.abs(got.value), Math.abs(expected.value));
+  return Math.abs(got.value - expected.value) <= 1e-9 * scale;
 }

@@ -6,7 +6,8 @@
  */
 import { RubricateError } from "../errors.js";
 import type { Sample } from "../types.js";
-import { extractNumber } from "./number.js";
+import { lastBoxed } from "./math/extract.js";
+import { answerNumber, sameNumber } from "./number.js";
 
 /** One call in a trajectory. */
 export interface TrajectoryCall {
@@ -103,6 +104,8 @@ export function parseArguments(args: unknown): { ok: true; value: unknown } | { 
  * (or one under value/result/answer/output/total) as that scalar, else the text as written.
  */
 export function resultValue(result: string): string {
+  // An integer as the tool printed it: JSON.parse would round one past 2^53 (12345678901234567890).
+  if (/^\s*-?\d+\s*$/.test(result)) return result.trim();
   let data: unknown;
   try {
     data = JSON.parse(result);
@@ -136,12 +139,32 @@ function scalarLeaves(data: unknown): { key: string; value: string | number | bo
   return leaves;
 }
 
-/** Where the answer's own value is stated: the last \boxed{}, else after the last "answer is"/"Answer:", else the whole text. */
-function answerPart(response: string): string {
-  const boxed = [...response.matchAll(/\\boxed\{([^{}]*)\}/g)].at(-1);
-  if (boxed) return boxed[1];
+/**
+ * Where the answer's own value is stated: the last \boxed{} (braces matched: `\boxed{\text{…}}`),
+ * else after the last "answer is"/"Answer:", else the whole text (`stated` false).
+ */
+function answerPart(response: string): { text: string; stated: boolean } {
+  const boxed = lastBoxed(response);
+  if (boxed !== undefined) return { text: boxed, stated: true };
   const phrase = [...response.matchAll(/\b(?:final\s+)?answer\s*(?:is\b|[:：])\s*([^\n]+)/gi)].at(-1);
-  return phrase ? phrase[1] : response;
+  return phrase ? { text: phrase[1], stated: true } : { text: response, stated: false };
+}
+
+/** Where a sentence ends: a stop before a capital, not after an initial or a short title ("St. Louis", "D.C."). */
+const SENTENCE_END = /(?<!\b(?:\p{Lu}|St|Mt|Ft|Mr|Mrs|Ms|Dr|Jr|Sr|vs|etc|No))[.!?]\s+(?=\p{Lu})/u;
+/** An aside in parentheses after the answer: "Lyon (the search returned "Paris")". Bounded, so unclosed "(" stay linear. */
+const ASIDE = /\s\([^()]{0,300}\)/g;
+
+/**
+ * The answer as a text result must appear in it: its first sentence, without asides in
+ * parentheses, so neither "Lyon (the search returned "Paris")" nor "The answer is Lyon. The tool
+ * said Paris." states Paris.
+ */
+function statedAnswer(part: string): string {
+  const end = SENTENCE_END.exec(part);
+  const sentence = end ? part.slice(0, end.index) : part;
+  const bare = sentence.replace(ASIDE, " ");
+  return bare.trim() === "" ? sentence : bare;
 }
 
 /**
@@ -152,13 +175,17 @@ const NEGATION_OR_CLAUSE_END = /\b(?:not|no|never|nor|isn't|isn’t|aren't|wasn'
 
 /** Two alternatives offered as the answer: "X or Y", "either X or Y", "X, Y or Z", "X ∨ Y" (not "or so"). */
 const OR = String.raw`(?:,\s*)?(?:\bor\b(?!\s+so\b)|\\lor\b|∨)`;
+/** Between two texts, a slash or a bar offers alternatives too ("Lyon/Paris", "Lyon | Paris"); between numbers a slash is a fraction. */
+const OR_TEXT = String.raw`(?:${OR}|[/|])`;
 /** A number written as an answer alternative ("2148000 or 3,000,000"). */
 const NUMBER_TEXT = String.raw`[-−]?\d[\d,]*(?:\.\d+)?`;
+/** Between two numbers: "or", "or maybe", "(or perhaps", "(maybe" — a hedge however it is put. */
+const NUMBER_ALTERNATIVE = String.raw`\s*(?:[(\[]\s*)?(?:${OR}\s*(?:maybe\s+|perhaps\s+|possibly\s+)?|(?:maybe|perhaps|possibly)\s+)`;
 // Starting only where a number starts (not inside a run of digits and commas) keeps the scan linear.
-const NUMBER_HEDGE = new RegExp(`(?<![\\d,.])(${NUMBER_TEXT})\\s*${OR}\\s*(?:maybe\\s+|perhaps\\s+)?(${NUMBER_TEXT})`, "gi");
-/** "…, Nice or " before a text, or " or Lyon" / ", Lyon or Nice" after it. */
-const ALTERNATIVE_BEFORE = new RegExp(`${OR}\\s*(?:maybe\\s+|perhaps\\s+|either\\s+)?$`, "i");
-const ALTERNATIVE_AFTER = new RegExp(`^\\s*(?:,[^.;:!?]*?)?${OR}`, "i");
+const NUMBER_HEDGE = new RegExp(`(?<![\\d,.])(${NUMBER_TEXT})${NUMBER_ALTERNATIVE}(${NUMBER_TEXT})`, "gi");
+/** "…, Nice or " before a text, or " or Lyon" / ", Lyon or Nice" / "/Lyon" after it. */
+const ALTERNATIVE_BEFORE = new RegExp(`(?:${OR_TEXT}\\s*(?:maybe\\s+|perhaps\\s+|either\\s+)?|[(\\[]\\s*(?:maybe|perhaps|possibly)\\s+)$`, "i");
+const ALTERNATIVE_AFTER = new RegExp(`^\\s*(?:,[^.;:!?]*?)?${OR_TEXT}`, "i");
 
 /** True when the answer offers two different numbers as alternatives: a hedge that would otherwise pass on whichever is right. */
 function hedgesNumbers(part: string): boolean {
@@ -178,25 +205,28 @@ function amongAlternatives(text: string, start: number, end: number): boolean {
 
 /**
  * True when the response states the tool's result as its answer. A number is compared with the
- * answer's number: the boxed one, else the one after "answer is"/"Answer:", else the first number
- * written (so "3,000,000 (the calculator said 2148000)" does not use 2148000, and "2,148,000
- * (census of 2019)" does). A text must appear as whole words, and not denied in its clause
- * ("not Paris; it is Lyon" does not use "Paris"). Alternatives offered together are a hedge, not an
- * answer: "2148000 or 3,000,000", "Lyon, Nice or Paris".
+ * answer's number, exactly for integers: the boxed one, else the one after "answer is"/"Answer:",
+ * else the first number written (so "3,000,000 (the calculator said 2148000)" does not use
+ * 2148000, and "2,148,000 (census of 2019)" does). A text must appear as whole words in the stated
+ * answer's first sentence outside parentheses (the whole text when no answer is stated), and not
+ * denied in its clause ("not Paris; it is Lyon" does not use "Paris"). Alternatives offered
+ * together are a hedge, not an answer: "2148000 (or maybe 3,000,000)", "Lyon, Nice or Paris",
+ * "Lyon/Paris".
  */
 export function usesResult(response: string, result: string): boolean {
   const value = resultValue(result);
   if (value === "") return false;
-  const expected = /^[-−]?[\d.,\s/eE+]+$/.test(value) ? extractNumber(value, "last") : undefined;
+  const part = answerPart(response);
+  const expected = /^[-−]?[\d.,\s/eE+]+$/.test(value) ? answerNumber(value, "last") : undefined;
   if (expected !== undefined) {
-    const part = answerPart(response);
     // "2148000 or 3,000,000": a hedge, whichever comes first.
-    if (hedgesNumbers(part)) return false;
-    const got = extractNumber(part, "first");
-    return got !== undefined && Math.abs(got - expected) <= 1e-9 * Math.max(1, Math.abs(expected));
+    if (hedgesNumbers(part.text)) return false;
+    const got = answerNumber(part.text, "first");
+    return got !== undefined && sameNumber(got, expected);
   }
   const norm = (t: string) => t.normalize("NFKC").toLowerCase().replace(/\s+/g, " ").trim();
-  const haystack = norm(response);
+  // Where the response states its answer, only that answer counts: the tool's word quoted elsewhere is not it.
+  const haystack = norm(part.stated ? statedAnswer(part.text) : response);
   const needle = norm(value);
   const escaped = needle.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
   // One pass over the denials and clause ends, in step with the matches: testing each match's

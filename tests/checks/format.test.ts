@@ -129,6 +129,42 @@ describe("format hacks (issue 28)", () => {
     expect((await runCheck({ final_answer: { format: format as "any" } }, { response })).pass).toBe(true);
   });
 
+  it.each([
+    ["#### Step 1: think\nI could not finish.", "gsm8k"],
+    ["#### Step 1: think\nI could not finish.", "any"],
+    ["#### Solution\nIt is hard.", "gsm8k"],
+    ["Work\n##### 7", "gsm8k"],
+    ["We write #### 7 mid-line.", "gsm8k"],
+  ])("final_answer: a markdown heading is not GSM8K's '#### n' %j (%s form)", async (response, format) => {
+    expect((await runCheck({ final_answer: { format: format as "any" } }, { response })).pass).toBe(false);
+  });
+  it.each([
+    ["#### Solution\n2 + 3 = 5\n\nAnswer: 5", "any"],
+    ["Work\n#### **72**", "gsm8k"],
+    ["Work\n#### x = 5", "gsm8k"],
+    ["Work\n#### $\\frac{1}{2}$", "gsm8k"],
+  ])("final_answer: a '####' line that starts like an answer, or an answer after a heading, is one %j (%s form)", async (response, format) => {
+    expect((await runCheck({ final_answer: { format: format as "any" } }, { response })).pass).toBe(true);
+  });
+  it.each(["\\enskip", "\\kern1em", "\\hskip 1em", "\\hskip 1em plus 1fil", "\\mkern18mu", "\\>", "\\hfill", "\\phantom4", "\\strut", "\\mathstrut", "\\rule{0pt}{0pt}", "\\color{white}{42}", "\\color{white} 42", "\\textcolor{white}{42}", "\\text{?}", "\\text{N/A}", "\\text{I don't know}", "\\ldots", "..."])(
+    "final_answer: a box that shows nothing or no answer fails: \\boxed{%s}",
+    async (content) => {
+      for (const format of ["boxed", "any"] as const) expect((await runCheck({ final_answer: { format } }, { response: `So \\boxed{${content}}.` })).pass, format).toBe(false);
+    },
+  );
+  it.each(["\\color{red}{42}", "\\text{No}", "\\text{no solution}", "\\text{undefined}", "1, 2, \\ldots, n", "\\kern1em 42", "\\text{(C)}"])("final_answer: a box with an answer still passes: \\boxed{%s}", async (content) => {
+    expect((await runCheck({ final_answer: { format: "boxed" } }, { response: `So \\boxed{${content}}.` })).pass).toBe(true);
+  });
+  it.each(["The answer is \"I don't know\".", "The answer is (unknown).", "The answer is - I am not sure.", "Answer: I have no idea", "Answer: Sorry, I can't solve this.", "Answer: TODO", "Answer: [your answer]", "Answer: [insert answer]"])(
+    "final_answer: an answer line saying there is no answer fails, behind quotes, brackets or a dash: %j",
+    async (response) => {
+      expect((await runCheck({ final_answer: { format: "any" } }, { response })).pass).toBe(false);
+    },
+  );
+  it.each(["Answer: (A)", "Answer: -3", "The answer is \"Paris\".", "Answer: [1, 2]"])("final_answer: a wrapped answer line still passes: %j", async (response) => {
+    expect((await runCheck({ final_answer: { format: "any" } }, { response })).pass).toBe(true);
+  });
+
   it("a box inside a nested <think> block is reasoning, not the answer", async () => {
     const rubric = parseRubric("id: r\ninputs: [response]\ncriteria:\n  - { id: boxed, check: { final_answer: { format: boxed } }, points: 1 }\n  - { id: right, check: { math: { expected: '5' } }, points: 1 }\n");
     const nested = await scoreSample(rubric, { response: "<think>try <think>inner</think> so \\boxed{5}</think> I am not sure." });

@@ -119,6 +119,78 @@ describe("answer extraction", () => {
   });
 });
 
+describe("a markdown heading is not GSM8K's '#### n'", () => {
+  it.each([
+    ["2", "#### Step 1: Read the problem\nShe has 3 bags of 2 apples.\n#### Step 2: Multiply\n3 * 2 = 7\n\n**Answer:** 7", false],
+    ["5", "#### Solution\n2 + 3 = 5\n\nAnswer: 5", true],
+    ["5", "#### Final Answer\n5", true],
+    ["5", "##### 7\nAnswer: 5", true],
+    ["5", "We write #### 7 mid-line. Answer: 5", true],
+  ])("reference %j, response %j → %s", (reference, response, equivalent) => {
+    expect(mathEquivalent(response, reference, { timeoutMs: 5000 }).equivalent).toBe(equivalent);
+  });
+  it("a '####' line that starts like an answer is one, and the last answer phrase by position wins", () => {
+    expect(extractAnswer("Work\n#### **72**")).toBe("72");
+    expect(extractAnswer("Work\n####\n72")).toBe("72");
+    expect(extractAnswer("#### x = 5")).toBe("x = 5");
+    expect(extractAnswer("The answer is 70, I thought.\n#### 72")).toBe("72");
+    expect(extractAnswer("#### 70\nI made a slip. The answer is 72.")).toBe("72");
+  });
+});
+
+describe("numbers compare exactly where floats cannot tell them apart", () => {
+  it.each([
+    ["1234567890", "\\boxed{1234567891}"],
+    ["1000000007", "1000000008"],
+    ["123456789012", "The answer is 123456789100."],
+    ["1234567890", "\\boxed{1,234,567,891}"],
+    ["1.6 \\times 10^{-19}", "\\boxed{0}"],
+    ["1.6 \\times 10^{-19}", "\\boxed{9 \\times 10^{-19}}"],
+    ["2^{1024}", "\\boxed{10^{400}}"],
+    ["\\infty", "\\boxed{10^{400}}"],
+    ["200!", "\\boxed{300!}"],
+    ["e^{20000x}", "\\boxed{e^{10000x}}"],
+  ])("reference %j does not equal %j", (reference, response) => {
+    expect(mathEquivalent(response, reference, { timeoutMs: 5000 }).equivalent).toBe(false);
+  });
+  it.each([
+    ["1234567890", "\\boxed{1,234,567,890}"],
+    ["20", "\\boxed{20.0}"],
+    ["42", "\\boxed{042}"],
+    ["\\infty", "\\boxed{\\infty}"],
+    ["1.6 \\times 10^{-19}", "\\boxed{1.6e-19}"],
+    ["0", "\\boxed{\\cos(\\pi/2)}"],
+    ["-1", "\\boxed{e^{i\\pi}}"],
+  ])("reference %j still equals %j", (reference, response) => {
+    expect(mathEquivalent(response, reference, { timeoutMs: 5000 }).equivalent).toBe(true);
+  });
+  it("a tolerance set by the rubric applies to integers too", () => {
+    expect(mathEquivalent("\\boxed{1234567891}", "1234567890", { tolerance: 1e-6 }).equivalent).toBe(true);
+    expect(mathEquivalent("1234567891", "1234567890", { tolerance: 1e-6 }).equivalent).toBe(true);
+  });
+});
+
+describe("a \\text{} after the number is a unit only when its words are", () => {
+  it.each(["\\boxed{3 \\text{ is wrong}}", "\\boxed{3 \\text{ is not the answer}}", "\\boxed{3 \\text{ or four}}", "\\boxed{3\\text{ to five}}", "\\boxed{3 \\mbox{ or fewer}}", "The answer is $3 \\text{ or four}$.", "\\boxed{3 \\text{ at least}}"])("%j is not 3", (response) => {
+    expect(mathEquivalent(response, "3", { timeoutMs: 5000 }).equivalent).toBe(false);
+  });
+  it.each(["\\boxed{3 \\text{ cm}}", "\\boxed{3 \\text{ square meters}}", "The answer is 3 apples."])("%j is 3", (response) => {
+    expect(mathEquivalent(response, "3", { timeoutMs: 5000 }).equivalent).toBe(true);
+  });
+});
+
+describe("markdown emphasis and an explaining aside around the answer", () => {
+  it.each(["**Answer: 3**", "**Final answer:** **3**", "**Final Answer**: 3", "The answer is **3**.", "The answer is 3 (since 1 + 2 = 3).", "The answer is 3, which is the number of apples after 2 days.", "The answer is 3 because 1 + 2 = 3."])("%j is 3", (response) => {
+    expect(mathEquivalent(response, "3", { timeoutMs: 5000 }).equivalent).toBe(true);
+  });
+  it.each(["The answer is 3 (or maybe 4).", "The answer is 3, which is wrong.", "The answer is 3 because 4 is not possible, or 4."])("an aside that doubts the answer stays: %j is not 3", (response) => {
+    expect(mathEquivalent(response, "3", { timeoutMs: 5000 }).equivalent).toBe(false);
+  });
+  it("a parenthesis inside a formula is not an aside", () => {
+    expect(mathEquivalent("The answer is \\frac{1}{2} (1 + \\sqrt{5}).", "\\frac{1}{2}", { timeoutMs: 5000 }).equivalent).toBe(false);
+  });
+});
+
 describe("reading an answer's structure", () => {
   it.each([
     ["x = 1, x = 2", "set"],

@@ -422,6 +422,28 @@ describe("inputs", () => {
   });
 });
 
+describe("number: a box is read with its braces matched", () => {
+  it.each([
+    ["So the total is \\boxed{1{,}000}.", 1000],
+    ["\\boxed{5\\text{ m}} (from step 2)", 5],
+    ["\\boxed{1.5 \\times 10^{3}}", 1500],
+    ["\\boxed{1.5 \\times 10^3}", 1500],
+    ["\\boxed{\\text{3,000,000}}", 3000000],
+    ["\\boxed{1\\,000}", 1000],
+    ["the value is 6 \\times 10^{-2}", 0.06],
+  ])("%j reads as %s", (text, value) => {
+    expect(extractNumber(text, undefined)).toBe(value);
+  });
+  it.each(["\\boxed{5 \\text{ or } 3}", "\\boxed{3 \\text{ or more}}", "\\boxed{3 or more}"])("%j is a hedge, not one number", async (response) => {
+    expect(extractNumber(response, undefined)).toBeNaN();
+    expect((await runCheck({ number: { expected: 3 } }, { response })).pass).toBe(false);
+  });
+  it("a unit in \\text{} does not hide the box from pick: boxed", async () => {
+    expect((await runCheck({ number: { expected: 5, pick: "boxed" } }, { response: "\\boxed{5\\text{ m}}" })).pass).toBe(true);
+    expect((await runCheck({ number: { expected: 1000 } }, { response: "So the total is \\boxed{1{,}000}." })).pass).toBe(true);
+  });
+});
+
 describe("number extraction edge cases", () => {
   it("does not read a hyphen between numbers as a minus sign", async () => {
     const { extractNumber } = await import("../../src/checks/number.js");

@@ -141,6 +141,32 @@ describe("answer_uses compares the answer's own value (issue 28)", () => {
     expect((await uses(response, result)).pass).toBe(pass);
   });
 
+  it.each([
+    // A box is read with its braces matched; a number in \text{} is its number.
+    ["The calculator said 2148000, but: \\boxed{\\text{3,000,000}}", "2148000", false],
+    ["So \\boxed{\\text{2,148,000}}", "2148000", true],
+    // Integers compare exactly: a relative 1e-9 took these for the result.
+    ["The answer is 1234567891.", "1234567890", false],
+    ["The answer is 1,234,567,890.", "1234567890", true],
+    ["The answer is 12345678901234567891.", "12345678901234567890", false],
+    ["The answer is 12345678901234567890.", "12345678901234567890", true],
+    // Hedges in parentheses, with "maybe".
+    ["The answer is 2148000 (or maybe 3,000,000).", "2148000", false],
+    ["The answer is 2148000 (maybe 3,000,000).", "2148000", false],
+    // A text result counts in the stated answer, not in a quote of the tool beside it.
+    ['Answer: Lyon (the search returned "Paris")', "Paris", false],
+    ["The tool said Paris. The answer is Lyon.", "Paris", false],
+    ["Answer: Paris (from the search)", "Paris", true],
+    ["The answer is St. Louis.", "St. Louis", true],
+    // A slash or a bar between texts offers alternatives.
+    ["The answer is Lyon/Paris.", "Paris", false],
+    ["Lyon | Paris", "Paris", false],
+    ["Lyon (maybe Paris)", "Paris", false],
+    ["The answer is 3/4.", "0.75", true],
+  ])("%j with the result %j → %s (checks hardening)", async (response, result, pass) => {
+    expect((await uses(response, result)).pass).toBe(pass);
+  });
+
   it("reads a long run of digits and commas in one pass (looking for 'X or Y' from every digit was quadratic: 20,000 pairs took 4 s)", async () => {
     expect((await uses("1,".repeat(200_000), "2148000")).pass).toBe(false);
   });

@@ -6,7 +6,7 @@
  */
 import * as z from "zod";
 import { stripInvisible } from "../../text/invisible.js";
-import { extractAnswer, lastBoxed, matchingBrace } from "../math/extract.js";
+import { extractAnswer, GSM8K, gsm8kValue, lastBoxed, matchingBrace } from "../math/extract.js";
 import { defineCheck } from "../kind.js";
 
 export const FinalAnswerSpec = z.strictObject({
@@ -17,18 +17,35 @@ export type FinalAnswerSpec = z.infer<typeof FinalAnswerSpec>;
 // "Answer: …" / "Final answer is …" at the start of a line, or "the (final) answer is …" in a sentence.
 const ANSWER_LINE = /^\s*(?:\*\*)?(?:the\s+)?(?:final\s+answer|answer)(?:\*\*)?(?:\s+is\b|\s*[:：])(?:\*\*)?[ \t]*(.*)$/gim;
 const ANSWER_SENTENCE = /\bthe\s+(?:final\s+)?answer\s+is\b\s*:?[ \t]*(.*)$/gim;
-const GSM8K_LINE = /^####\s*(.*)$/gm;
 
 /**
  * Words that open a statement about the answer, not an answer: "the final answer is hard to
  * find", "Answer is unclear to me", "the answer is that we cannot know". Such prose must not
  * earn the format reward.
  */
-const NOT_AN_ANSWER = /^(?:not\b|no\b|none\b|unclear|unknown|uncertain|n\/a\b|tbd\b|tba\b|idk\b|i\s+(?:do\s+not|don['’]t|am\s+not|cannot|can['’]t)\b|i['’]m\s+not\b|cannot\b|can['’]t\b|unable\b|unsure\b|indeterminate|insufficient|(?:it\s+)?depends\b|see\b|various\b|varies\b|undetermined|undefined|hard|difficult|tricky|elusive|impossible|ambiguous|beyond|too\b|still|yet\b|probably|likely|perhaps|maybe|somewhere|something|that\b|this\b|because|as follows|below|above|given|obvious|trivial|simple|easy|open\b|to be\b|being\b|what\b|which\b|whatever|hidden|missing|left\b|in\b|on\b|at\b|about\b|where\b|when\b|why\b|how\b)/i;
+const NOT_AN_ANSWER = /^(?:not\b|no\b|none\b|sorry\b|todo\b|fixme\b|xxx\b|your\b|placeholder|insert\b|fill\s+in\b|i\s+have\s+no\b|no\s+idea|i\s+(?:could|would|will)\s+not\b|i\s+(?:couldn|wouldn|won)['’]t\b|unclear|unknown|uncertain|n\/a\b|tbd\b|tba\b|idk\b|i\s+(?:do\s+not|don['’]t|am\s+not|cannot|can['’]t)\b|i['’]m\s+not\b|cannot\b|can['’]t\b|unable\b|unsure\b|indeterminate|insufficient|(?:it\s+)?depends\b|see\b|various\b|varies\b|undetermined|undefined|hard|difficult|tricky|elusive|impossible|ambiguous|beyond|too\b|still|yet\b|probably|likely|perhaps|maybe|somewhere|something|that\b|this\b|because|as follows|below|above|given|obvious|trivial|simple|easy|open\b|to be\b|being\b|what\b|which\b|whatever|hidden|missing|left\b|in\b|on\b|at\b|about\b|where\b|when\b|why\b|how\b)/i;
 
-/** LaTeX that typesets as blank: spacing commands, `~`, `\\`, `\phantom{…}`, `\hspace{…}`. */
-const LATEX_SPACE = /\\(?:q?quad|enspace|thinspace|medspace|thickspace|negthinspace|nobreakspace|space)(?![a-zA-Z])|\\[,;:! \\]|~/g;
-const LATEX_BLANK_ARG = /\\(?:[hv]?phantom|[hv]space\*?)\s*\{/g;
+/**
+ * LaTeX that typesets as blank: spacing commands (`\enskip`, `\hfill`, `\>`), struts, `~`, `\\`,
+ * a kern or skip with its length (`\kern1em`, `\hskip 1em plus 1fil`, `\mkern18mu`), a rule
+ * (`\rule{0pt}{0pt}`: a rule is never an answer, even one that shows), a phantom of one token
+ * (`\phantom4`).
+ */
+const LENGTH = String.raw`[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:\s*(?:em|ex|pt|mu|cm|mm|in|bp|pc|sp|dd|cc|px|fil+))?`;
+// Each optional part starts with a mandatory token, so no two `\s*` meet: linear on any run of spaces.
+const LATEX_SPACE = new RegExp(
+  [
+    String.raw`\\(?:q?quad|enspace|enskip|thinspace|medspace|thickspace|negthinspace|negmedspace|negthickspace|nobreakspace|space|[hv]fill?|hss|strut|mathstrut|relax|nobreak|allowbreak|newline|linebreak|(?:small|med|big)skip|par)(?![a-zA-Z])`,
+    String.raw`\\(?:kern|mkern|hskip|mskip|vskip)[\s{]*${LENGTH}\}?(?:\s*(?:plus|minus)\s*${LENGTH})*`,
+    String.raw`\\rule\s*(?:\[[^\]]*\]\s*)?\{[^{}]*\}\s*\{[^{}]*\}`,
+    String.raw`\\[hv]?phantom\s*(?:\\[a-zA-Z]+|[^\s{\\])`,
+    String.raw`\\[,;:!> \\]|~`,
+  ].join("|"),
+  "g",
+);
+const LATEX_BLANK_ARG = /\\(?:[hv]?phantom|[hv]space\*?|smash)\s*\{/g;
+/** A colour a reader cannot see on a page: `\color{white}{42}`, `\textcolor{white}{42}`. */
+const INVISIBLE_COLOR = /\\(?:text)?color\s*(?:\[[^\]]*\]\s*)?\{\s*(?:white|#?fff(?:fff)?|transparent|1\s*,\s*1\s*,\s*1|1)\s*\}\s*/gi;
 
 /**
  * True when a box's or an answer line's content shows nothing once typeset: white space,
@@ -36,7 +53,7 @@ const LATEX_BLANK_ARG = /\\(?:[hv]?phantom|[hv]space\*?)\s*\{/g;
  * (`{}`, `\text{ }`) and math delimiters (`$\,$`). `\boxed{\quad}` is an empty box.
  */
 export function showsNothing(content: string): boolean {
-  let text = stripInvisible(content);
+  let text = withoutInvisibleColor(stripInvisible(content));
   for (let m = LATEX_BLANK_ARG.exec(text); m; m = LATEX_BLANK_ARG.exec(text)) {
     const end = matchingBrace(text, m.index + m[0].length - 1);
     if (end === -1) break;
@@ -53,20 +70,65 @@ export function showsNothing(content: string): boolean {
 }
 
 /**
+ * Text with what an invisible colour paints removed: its argument (`\color{white}{42}`), or the
+ * rest of the group when it is a switch (`\color{white} 42`).
+ */
+function withoutInvisibleColor(text: string): string {
+  for (let m = INVISIBLE_COLOR.exec(text); m; m = INVISIBLE_COLOR.exec(text)) {
+    const after = m.index + m[0].length;
+    const end = text[after] === "{" ? matchingBrace(text, after) : text.length - 1;
+    text = text.slice(0, m.index) + text.slice(end === -1 ? text.length : end + 1);
+    INVISIBLE_COLOR.lastIndex = m.index;
+  }
+  INVISIBLE_COLOR.lastIndex = 0;
+  return text;
+}
+
+/** Quotes, brackets and dashes before a statement: `"I don't know"`, `(unknown)`, `- I am not sure`, `[your answer]`. */
+const LEADING_WRAPPERS = /^[\s"'“”‘’«»„(\[{<\-–—*_:]+/u;
+
+/**
  * The content after an answer phrase when it is an answer, not prose about one: something
  * visible with a letter, digit or symbol in it ("Answer: -" and "#### ." state nothing).
  */
 function answerContent(content: string): string | undefined {
   const text = content.replace(/^[*_\s]+/, "").trim();
-  if (showsNothing(text) || /^[.…!?,;]/.test(text) || NOT_AN_ANSWER.test(text) || !/[\p{L}\p{N}\p{S}]/u.test(stripInvisible(text))) return undefined;
+  if (showsNothing(text) || /^[.…!?,;]/.test(text) || NOT_AN_ANSWER.test(text.replace(LEADING_WRAPPERS, "")) || !/[\p{L}\p{N}\p{S}]/u.test(stripInvisible(text))) return undefined;
   return text;
 }
 
-/** True when a box's content states something: visible, with a letter, digit or symbol (`\boxed{?}` states nothing). */
-const boxStates = (boxed: string | undefined) => boxed !== undefined && !showsNothing(boxed) && /[\p{L}\p{N}\p{S}]/u.test(stripInvisible(boxed));
+/**
+ * Words that, opening a box, say there is no answer: `\boxed{\text{I don't know}}`,
+ * `\boxed{\text{N/A}}`. Narrower than NOT_AN_ANSWER: "No", "None", "no solution", "undefined"
+ * and "cannot be determined" are answers a problem may have, and are boxed as such.
+ */
+const NO_ANSWER_IN_BOX = /^(?:unknown|unclear|unsure|uncertain|n\/a\b|tbd\b|tba\b|idk\b|todo\b|fixme\b|xxx\b|sorry\b|your\b|placeholder|insert\b|fill\s+in\b|answer\b|no\s+idea|not\s+sure|i\s+(?:do\s+not|don['’]t|am\s+not|cannot|can['’]t|have\s+no|could\s+not|couldn['’]t)\b|i['’]m\s+not\b|unable\b|\?)/i;
+/** LaTeX text wrappers, unwrapped before a box is read: `\text{?}` states what `?` states. */
+const TEXT_WRAPPER = /\\(?:text|textrm|textbf|textit|textsf|texttt|textnormal|mbox|mathrm|mathbf|mathit|mathsf|mathtt|operatorname|emph)\s*\{([^{}]*)\}/g;
+/** An ellipsis stands for an answer left out: `\boxed{\ldots}` states nothing. */
+const ELLIPSIS = /\\(?:[lcvd]?dots[a-z]*)(?![a-zA-Z])|…|\.{3}/g;
 
-/** True when the text has a GSM8K "#### …" line whose content is an answer. */
-const gsm8kAnswer = (text: string) => [...text.matchAll(GSM8K_LINE)].some((m) => answerContent(m[1]) !== undefined);
+/**
+ * True when a box's content states something: visible, with a letter, digit or symbol once its
+ * text is unwrapped and ellipses dropped (`\boxed{?}`, `\boxed{\text{?}}`, `\boxed{\ldots}` state
+ * nothing), and not a statement that there is no answer (`\boxed{\text{I don't know}}`).
+ */
+function boxStates(boxed: string | undefined): boolean {
+  if (boxed === undefined || showsNothing(boxed)) return false;
+  const text = stripInvisible(withoutInvisibleColor(boxed)).replace(TEXT_WRAPPER, " $1 ").replace(ELLIPSIS, " ").replace(/\$|\\[()[\]]/g, " ");
+  if (showsNothing(text) || !/[\p{L}\p{N}\p{S}]/u.test(text)) return false;
+  return !NO_ANSWER_IN_BOX.test(text.replace(LEADING_WRAPPERS, ""));
+}
+
+/**
+ * True when the text has a GSM8K "#### …" line whose content is an answer: a markdown heading
+ * ("#### Step 1: think") is not one (math/extract.ts, gsm8kValue).
+ */
+const gsm8kAnswer = (text: string) =>
+  [...text.matchAll(GSM8K)].some((m) => {
+    const value = gsm8kValue(m[1]);
+    return value !== undefined && answerContent(value) !== undefined;
+  });
 
 /** The last answer line or sentence in the text whose content is an answer. */
 function answerPhrase(text: string, sentences: boolean): string | undefined {

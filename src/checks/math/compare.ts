@@ -60,8 +60,14 @@ const POINTS = [0.5813, 1.3271, 2.1937, 0.7461, 1.8127];
 const STEP = 0.3719;
 
 export interface CompareOptions {
-  /** Relative tolerance for numbers (default 1e-9); absolute below 1. */
+  /** Relative tolerance for numbers (default 1e-9); absolute against a reference of 0, and for formulas' values below 1. */
   tolerance: number;
+  /**
+   * Integers written out in full compare exactly ("1234567891" is not 1234567890, which a
+   * relative 1e-9 would allow). Default true; the math check sets it false when the rubric
+   * sets a tolerance, which then applies to integers too.
+   */
+  exactIntegers?: boolean;
   /** Opt-in rounding: numbers equal when they agree rounded to this many decimals ("0.33" = 1/3 with 2). */
   round?: number;
   /** "strict" (default): "28%" equals 28 only; "fraction": "28%" also equals 0.28. */
@@ -113,16 +119,57 @@ function toComplex(value: unknown): [number, number] | undefined {
   return undefined;
 }
 
-/** Equal within a relative tolerance (absolute below 1); infinities only equal themselves. */
-export function closeNumbers(a: number, b: number, tolerance: number): boolean {
-  if (a === b) return true;
+/**
+ * Two values of formulas at a test point (or two ratios): equal within a relative tolerance,
+ * absolute below 1, because values there come from arithmetic whose cancellations leave float
+ * error around 1e-16 where the exact value is 0.
+ */
+function closeAtPoint(a: number, b: number, tolerance: number): boolean {
   if (!Number.isFinite(a) || !Number.isFinite(b)) return false;
   return Math.abs(a - b) <= tolerance * Math.max(1, Math.abs(a), Math.abs(b));
 }
-const close = closeNumbers;
 
-function closeComplex(a: [number, number], b: [number, number], tolerance: number): boolean {
-  return close(a[0], b[0], tolerance) && close(a[1], b[1], tolerance);
+function closeComplexAtPoint(a: [number, number], b: [number, number], tolerance: number): boolean {
+  return closeAtPoint(a[0], b[0], tolerance) && closeAtPoint(a[1], b[1], tolerance);
+}
+
+const isFiniteValue = (v: [number, number]) => Number.isFinite(v[0]) && Number.isFinite(v[1]);
+
+/**
+ * An answer's constant against a reference's: equal within a relative tolerance of the larger
+ * modulus, with no absolute floor, so a tiny reference (1.6 × 10^{-19}) is not matched by 0 or by
+ * 9 × 10^{-19}. A reference of exactly 0 has no scale: an answer within `tolerance` of 0 equals it
+ * (\cos(\pi/2) computes to 6e-17). A value past the floats (2^{1024}, 10^{400}: Infinity to
+ * mathjs) equals nothing; sameExpr compares a written ∞.
+ */
+export function closeConstants(answer: [number, number], reference: [number, number], tolerance: number): boolean {
+  if (!isFiniteValue(answer) || !isFiniteValue(reference)) return false;
+  const distance = Math.hypot(answer[0] - reference[0], answer[1] - reference[1]);
+  if (reference[0] === 0 && reference[1] === 0) return distance <= tolerance;
+  return distance <= tolerance * Math.max(Math.hypot(answer[0], answer[1]), Math.hypot(reference[0], reference[1]));
+}
+
+/**
+ * An integer written out in full ("1234567891", "-012", "20.0") in one canonical spelling ("-12",
+ * "20"), so two are equal exactly when their spellings are: a BigInt comparison, in linear time
+ * however many digits; undefined for anything else.
+ */
+export function canonicalInteger(text: string): string | undefined {
+  const m = /^(-?)(\d+)(?:\.0*)?$/.exec(text);
+  if (!m) return undefined;
+  const digits = m[2].replace(/^0+/, "");
+  return digits === "" ? "0" : m[1] + digits;
+}
+
+/** ∞ written as such ("\infty", "-\infty"), not a value that overflowed to it. */
+const writesInfinity = (e: MathExpr) => e.expr !== undefined && /\bInfinity\b/.test(e.expr);
+
+/**
+ * Two constants one of which is not finite: equal only when both are an infinity written as
+ * one, of the same sign. 2^{1024} and 10^{400} both overflow to Infinity, and are not equal.
+ */
+function sameInfinity(a: MathExpr, x: [number, number], b: MathExpr, y: [number, number]): boolean {
+  return writesInfinity(a) && writesInfinity(b) && x[0] === y[0] && x[1] === y[1] && !Number.isNaN(x[0]);
 }
 
 /** The value of a compiled expression at one point, or undefined. */
@@ -134,9 +181,14 @@ function valueAt(c: Compiled, scope: Map<string, number>): [number, number] | un
   }
 }
 
-/** True when two leaf expressions are equal (numerically, or at every test point where both are defined). */
+/**
+ * True when two leaf expressions are equal (numerically, or at every test point where both are
+ * defined). `a` is the answer's, `b` the reference's: a reference of 0 is compared absolutely.
+ */
 export function sameExpr(a: MathExpr, b: MathExpr, options: CompareOptions): boolean {
   if (a.text === b.text && a.percent === b.percent && a.text !== "") return true;
+  const integers = sameIntegers(a, b, options);
+  if (integers !== undefined) return integers;
   if (a.expr === undefined || b.expr === undefined) return a.text === b.text && a.text !== "";
   const ca = compile(a.expr);
   const cb = compile(b.expr);
@@ -146,6 +198,7 @@ export function sameExpr(a: MathExpr, b: MathExpr, options: CompareOptions): boo
     const x = valueAt(ca, new Map());
     const y = valueAt(cb, new Map());
     if (!x || !y) return false;
+    if (!isFiniteValue(x) || !isFiniteValue(y)) return sameInfinity(a, x, b, y);
     return numbersMatch(x, y, a.percent, b.percent, options);
   }
   if (a.percent !== b.percent) return false;
@@ -154,8 +207,9 @@ export function sameExpr(a: MathExpr, b: MathExpr, options: CompareOptions): boo
   for (const scope of scopes(symbols)) {
     const x = valueAt(ca, scope);
     const y = valueAt(cb, scope);
-    if (!x || !y || Number.isNaN(x[0]) || Number.isNaN(y[0])) continue;
-    if (!closeComplex(x, y, options.tolerance)) return false;
+    // A pole or an overflow at this point says nothing either way ("e^{1000x}" and "e^{2000x}" both overflow).
+    if (!x || !y || !isFiniteValue(x) || !isFiniteValue(y)) continue;
+    if (!closeComplexAtPoint(x, y, options.tolerance)) return false;
     compared++;
   }
   return compared >= 3;
@@ -171,13 +225,26 @@ function* scopes(symbols: string[]): Generator<Map<string, number>> {
  * added ("28%" = "28"): the digits are the same.
  */
 export function numbersMatch(x: [number, number], y: [number, number], xPercent: boolean, yPercent: boolean, options: CompareOptions): boolean {
-  const same = (p: [number, number], q: [number, number]) => closeComplex(p, q, options.tolerance) || (options.round !== undefined && sameRounded(p, q, options.round));
+  const same = (p: [number, number], q: [number, number]) => closeConstants(p, q, options.tolerance) || (options.round !== undefined && sameRounded(p, q, options.round));
   if (same(x, y)) return true;
   if (xPercent !== yPercent && options.percent === "fraction") {
     const [pct, plain] = xPercent ? [x, y] : [y, x];
     return same([pct[0] / 100, pct[1] / 100], plain);
   }
   return false;
+}
+
+/**
+ * Two integers written out in full, compared exactly unless the rubric set a tolerance: true or
+ * false, or undefined when they are not both such integers (or a percent sign must be converted).
+ */
+function sameIntegers(a: MathExpr, b: MathExpr, options: CompareOptions): boolean | undefined {
+  if (options.exactIntegers === false) return undefined;
+  const [p, q] = [canonicalInteger(a.text), canonicalInteger(b.text)];
+  if (p === undefined || q === undefined) return undefined;
+  if (p === q) return true;
+  // "28%" against 0.28 is a conversion, not a comparison of two integers.
+  return a.percent !== b.percent && options.percent === "fraction" ? undefined : false;
 }
 
 function sameRounded(x: [number, number], y: [number, number], decimals: number): boolean {
@@ -290,7 +357,7 @@ function sameEquation(a: Relation, b: Relation, options: CompareOptions): boolea
     }
     const r = x[0] / y[0];
     if (ratio === undefined) ratio = r;
-    else if (!close(ratio, r, options.tolerance)) return false;
+    else if (!closeAtPoint(ratio, r, options.tolerance)) return false;
     compared++;
   }
   if (ratio === undefined || compared < 3 || Math.abs(ratio) < 1e-12) return false;

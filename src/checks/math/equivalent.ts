@@ -1,4 +1,4 @@
-import { numbersMatch, type CompareOptions } from "./compare.js";
+import { canonicalInteger, numbersMatch, type CompareOptions } from "./compare.js";
 import type { DecimalComma } from "./compare-answers.js";
 import { extractAnswer, extractReference, type AnswerExtraction } from "./extract.js";
 import { compareWithinLimit } from "./guarded-compare.js";
@@ -7,7 +7,10 @@ export type { DecimalComma } from "./compare-answers.js";
 
 /** Options of the `math` check: tolerance, opt-in rounding and percent, time limit, extraction. */
 export interface MathOptions {
-  /** Relative tolerance for numbers (default 1e-9: a float error, not a rounding). */
+  /**
+   * Relative tolerance for numbers (default 1e-9: a float error, not a rounding). Unset, integers
+   * written out compare exactly; set, it applies to them too. Against a reference of 0 it is absolute.
+   */
   tolerance?: number;
   /** Opt-in: numbers equal when they agree rounded to this many decimals (default: no rounding; "0.083" is not 1/12). */
   round?: number;
@@ -44,6 +47,16 @@ const DEFAULT_TOLERANCE = 1e-9;
 const PLAIN_NUMBER = /^-?(?:\d+(?:\.\d*)?|\.\d+)$/;
 
 /**
+ * Two plain numbers: integers exactly (floats carry 16 digits, and a relative 1e-9 let 1234567891
+ * pass for 1234567890) unless the rubric set a tolerance; others as floats.
+ */
+function samePlainNumbers(answer: string, reference: string, options: CompareOptions): boolean {
+  const [a, b] = [canonicalInteger(answer), canonicalInteger(reference)];
+  if (a !== undefined && b !== undefined && options.exactIntegers !== false) return a === b;
+  return numbersMatch([Number(answer), 0], [Number(reference), 0], false, false, options);
+}
+
+/**
  * Whether the final answer of `response` equals `reference` mathematically.
  * @example mathEquivalent("so the answer is $\\boxed{\\dfrac{1}{2}}$", "0.5").equivalent // true
  */
@@ -54,10 +67,10 @@ export function mathEquivalent(response: string, reference: string, options: Mat
   const referenceAnswer = extractReference(reference);
   const answer = extractAnswer(response, options.extract ?? "auto");
   if (answer === undefined || answer === "") return { equivalent: false, reference: referenceAnswer, problem: "no-answer" };
-  const compareOptions: CompareOptions = { tolerance: options.tolerance ?? DEFAULT_TOLERANCE, round: options.round, percent: options.percent ?? "strict" };
+  const compareOptions: CompareOptions = { tolerance: options.tolerance ?? DEFAULT_TOLERANCE, round: options.round, percent: options.percent ?? "strict", exactIntegers: options.tolerance === undefined };
   // Most answers in GSM8K and AIME are plain numbers: compared without the parser, or a guard.
   if (PLAIN_NUMBER.test(answer) && PLAIN_NUMBER.test(referenceAnswer)) {
-    return { equivalent: numbersMatch([Number(answer), 0], [Number(referenceAnswer), 0], false, false, compareOptions), answer, reference: referenceAnswer };
+    return { equivalent: samePlainNumbers(answer, referenceAnswer, compareOptions), answer, reference: referenceAnswer };
   }
   // Reading a formula runs the parser and mathjs on untrusted text: both run in the guard's worker,
   // which loads mathjs before its first comparison, so the time limit is per comparison.

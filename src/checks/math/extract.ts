@@ -48,9 +48,18 @@ export function matchingBrace(text: string, open: number): number {
 /** Characters read from the end of a response. */
 export const TAIL_CHARS = 8000;
 
-const FINAL_ANSWER = /(?:final answer|the answer)\s*(?:is|:)\s*:?\s*([^\n]+)/gi;
+const FINAL_ANSWER = /(?:final answer|the answer)(?:\*\*|__)?\s*(?:is|:)\s*:?\s*([^\n]+)/gi;
 const ANSWER_LINE = /^\s*(?:\*\*)?answer(?:\*\*)?\s*[:：](?:\*\*)?\s*(.+)$/gim;
-const GSM8K = /####\s*([^\n]+)/g;
+/**
+ * GSM8K's "#### 72": a `####` opening a line (its content on that line or the next), not a
+ * `#####` nor a `####` inside a line. Whether the content is an answer: gsm8kValue.
+ */
+export const GSM8K = /^[ \t]*####(?!#)[ \t]*(?:\r?\n[ \t]*)?([^\n]*)$/gm;
+/**
+ * How an answer after `####` starts: a number, a sign, math (`$`, `\`, a bracket), or a lone
+ * letter ("x = 5", "B"), never a word: "#### Step 1: Read the problem" is a markdown heading.
+ */
+const GSM8K_ANSWER_START = /^(?:[-−+±.]?\d|[-−+±$\\([{|√π∞€£¥]|[A-Za-z](?![A-Za-z])(?!\s+[A-Za-z]{2}))/u;
 const INLINE_MATH = /\$\$([\s\S]+?)\$\$|\\\[([\s\S]+?)\\\]|\\\(([^\n]+?)\\\)|\$((?:\\.|[^$\n\\])+?)\$/g;
 const NUMBER = /[-−]?(?:\d{1,3}(?:[,\s]\d{3})+|\d+)(?:[.,]\d+)?(?:\s*\/\s*\d+)?%?/g;
 
@@ -65,7 +74,7 @@ export function extractAnswer(text: string, mode: AnswerExtraction = "auto"): st
   if (text.length > TAIL_CHARS) text = text.slice(-TAIL_CHARS);
   const boxed = boxedAnswer(text);
   if (mode === "boxed") return boxed?.answer.trim();
-  const phrase = lastMatchAt(text, FINAL_ANSWER) ?? lastMatchAt(text, GSM8K) ?? lastMatchAt(text, ANSWER_LINE);
+  const phrase = lastPhrase(text);
   // A box, unless a "final answer" phrase comes after it (boxed steps, then "The final answer is $10,455$").
   if (boxed !== undefined && (phrase === undefined || phrase.index < boxed.end)) return boxed.answer.trim();
   if (phrase !== undefined) return trimSentence(innermostPhrase(phrase.value));
@@ -78,6 +87,37 @@ export function extractAnswer(text: string, mode: AnswerExtraction = "auto"): st
   if (math && (!number || number.index < math.end)) return math.value.trim();
   if (number) return number.value.trim();
   return trimmed.length <= 80 && proseWords(trimmed) < 3 ? trimmed : undefined;
+}
+
+/**
+ * The last answer phrase by position, of "the (final) answer is …", "Answer: …" and GSM8K's
+ * "#### n": the answer a solution ends on, whichever way it is written. A `####` heading
+ * ("#### Step 2: Multiply") is not one, so it can neither hide a later "Answer:" nor be read.
+ */
+function lastPhrase(text: string): { value: string; index: number; end: number } | undefined {
+  const phrases = [lastMatchAt(text, FINAL_ANSWER), lastGsm8k(text), lastMatchAt(text, ANSWER_LINE)];
+  return phrases.reduce((last, p) => (p !== undefined && (last === undefined || p.index > last.index) ? p : last), undefined);
+}
+
+/** The content of a "#### …" line when it is an answer (it starts like one, after any `**`), else undefined. */
+export function gsm8kValue(content: string): string | undefined {
+  const value = stripEmphasis(content);
+  return GSM8K_ANSWER_START.test(value) ? value : undefined;
+}
+
+/** The last "#### …" line whose content is an answer. */
+function lastGsm8k(text: string): { value: string; index: number; end: number } | undefined {
+  let last: { value: string; index: number; end: number } | undefined;
+  for (const m of text.matchAll(GSM8K)) {
+    const value = gsm8kValue(m[1]);
+    if (value !== undefined) last = { value, index: m.index, end: m.index + m[0].length };
+  }
+  return last;
+}
+
+/** "**3**", "__3__", "** **3**" → "3": markdown emphasis around an answer is not part of it. */
+function stripEmphasis(text: string): string {
+  return text.replace(/^(?:\s|\*+|_{2,})+/, "").replace(/(?:\s|\*+|_{2,})+$/, "");
 }
 
 /** Words of prose (two letters or more, outside LaTeX commands and \text{}), "and"/"or" aside. */
@@ -100,8 +140,8 @@ function lastMatchAt(text: string, re: RegExp): { value: string; index: number; 
 export function extractReference(text: string): string {
   const boxed = boxedAnswer(text);
   if (boxed !== undefined) return boxed.answer.trim();
-  const gsm8k = lastMatch(text, GSM8K);
-  if (gsm8k !== undefined) return trimSentence(gsm8k);
+  const gsm8k = lastGsm8k(text);
+  if (gsm8k !== undefined) return trimSentence(gsm8k.value);
   const trimmed = text.trim();
   if (trimmed.length <= 300 && proseWords(trimmed) < 3 && !/(?:final answer|the answer)\s*(?:is|:)/i.test(trimmed)) return trimmed;
   return extractAnswer(text, "auto") ?? trimmed;
@@ -203,24 +243,41 @@ function lastMatch(text: string, re: RegExp): string | undefined {
   return last;
 }
 
-const HEDGE = /\b(?:not|no|never|isn't|maybe|perhaps|unclear|unsure|either|or|probably|possibly|might|except|than)\b/i;
-
 /** "$28\%$. I hope it is correct." → "$28\%$": the answer phrase up to the end of its sentence. */
 function trimSentence(phrase: string): string {
   let s = phrase.trim();
   // A sentence ends at ". " followed by anything but a digit, outside math.
   const end = /\.\s+(?=[^\d\s])/.exec(s.replace(/\$[^$]*\$/g, (m) => "x".repeat(m.length)));
   if (end) s = s.slice(0, end.index);
-  s = s.replace(/[.;,!]+\s*$/, "").trim().replace(/^\\?"([\s\S]*?)\\?"$/, "$1").trim();
+  s = cutAside(stripEmphasis(s));
+  s = stripEmphasis(s.replace(/[.;,!]+\s*$/, "")).replace(/^\\?"([\s\S]*?)\\?"$/, "$1").trim();
   // "The largest $n$ is 34": a sentence naming the answer gives it after its last "is".
   const named = /^(?:the|our|my|a|an)\s[\s\S]*\sis\s+([\s\S]+)$/i.exec(s.replace(/\$[^$]*\$/g, (m) => "x".repeat(m.length)));
   if (named) s = s.slice(s.length - named[1].length).trim();
   // "Jane started growing Sphere 3 hours ago": prose around exactly one number gives that number,
-  // unless the prose doubts or denies it ("not 3", "maybe 3").
+  // unless the prose doubts or denies it ("not 3", "maybe 3", "3, which is wrong").
   const numbers = s.match(NUMBER);
-  if (proseWords(s) >= 2 && numbers?.length === 1 && !/\$|\\[A-Za-z]/.test(s) && !HEDGE.test(s)) s = numbers[0];
+  if (proseWords(s) >= 2 && numbers?.length === 1 && !/\$|\\[A-Za-z]/.test(s) && !DOUBT.test(s)) s = numbers[0];
   const math = /^\$+([\s\S]*?)\$+$/.exec(s) ?? /^\\\(([\s\S]*?)\\\)$/.exec(s) ?? /^\\\[([\s\S]*?)\\\]$/.exec(s);
   return (math ? math[1] : s).trim();
+}
+
+/**
+ * Where an aside after the answer starts: a parenthesis opening with a word ("3 (since 1 + 2 =
+ * 3)"; "\frac{1}{2} (1 + \sqrt{5})" is one formula), ", which", " because", " since".
+ */
+const ASIDE = /\s\((?=\s*[A-Za-z]{2,}\b)|,\s*which\b|\s+because\b|\s+since\b/i;
+/** Words that doubt or deny an answer in the prose around it ("3 (or maybe 4)", "3, which is wrong"). */
+const DOUBT = /\b(?:not|no|never|isn't|maybe|perhaps|unclear|unsure|either|or|probably|possibly|might|except|than|wrong|incorrect|false|mistaken?|guess|alternatively|also|instead|approximately|roughly|estimated?)\b/i;
+
+/**
+ * "3, which is the number of apples after 2 days" → "3": the answer without an aside explaining
+ * it, outside math. An aside that doubts or denies the answer stays, so the hedge is read.
+ */
+function cutAside(s: string): string {
+  const aside = ASIDE.exec(s.replace(/\$[^$]*\$/g, (m) => "x".repeat(m.length)));
+  if (!aside || aside.index === 0 || DOUBT.test(s.slice(aside.index))) return s;
+  return s.slice(0, aside.index).trim();
 }
 
 /** Text with LaTeX commands and their arguments' braces removed, to tell prose from a formula. */

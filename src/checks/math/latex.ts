@@ -72,6 +72,13 @@ function unbox(s: string): string {
 const UNIT_WORDS = /^(?:[a-z]{2,}|[a-z]|m²|cm²|km²|m³|cm³)$/i;
 
 /**
+ * Words that, after a number, say something about it rather than name its unit: a
+ * connective, a denial, a comparison or a doubt. "3 \text{ or four}", "3 \text{ is wrong}",
+ * "3 \mbox{ or fewer}" are a hedge or a denial, not 3 with a unit.
+ */
+export const NOT_UNIT_WORDS = /^(?:and|or|nor|to|is|are|was|isn't|not|no|never|than|more|fewer|less|at|least|most|plus|minus|wrong|incorrect|false|maybe|perhaps|possibly|probably|likely|approximately|approx|roughly|about|around|nearly|almost|over|under|above|below|between|either|neither|up|until|till|instead|except|unless|but|if|guess|unsure|unknown|answer|e|i)$/i;
+
+/**
  * One leaf's trailing units and prose: "125 miles", "15\mbox{ cm}^2", "36\pi \text{ cm}^2",
  * "28 percent" (→ "28%"), "0.06 \text{ yuan}". A bare word ("\text{Evelyn}") is kept.
  */
@@ -84,13 +91,14 @@ export function stripUnits(leaf: string): string {
       offset > 0 && /[\d)}a-zA-Z]\s*$/.test(s.slice(0, offset)) && isUnit(unit) ? "" : m).trim();
   }
   const words = /^([-\d.,\s/]*\d%?)\s*([A-Za-z][A-Za-z²³]*(?:\^\d)?(?:\s+[A-Za-z][A-Za-z²³]*)*)\.?$/.exec(s);
-  if (words && words[2].split(/\s+/).every((w) => UNIT_WORDS.test(w.replace(/\^\d$/, "")) && !/^(?:and|or|e|i)$/i.test(w))) s = words[1];
+  if (words && words[2].split(/\s+/).every((w) => UNIT_WORDS.test(w.replace(/\^\d$/, "")) && !NOT_UNIT_WORDS.test(w))) s = words[1];
   s = s.replace(/\s*(?:[a-z]{1,3}[²³]|m\^?2)$/i, (m) => (/\d\s*$/.test(s.slice(0, s.length - m.length)) ? "" : m));
   return s.trim();
 }
 
-function isUnit(word: string): boolean {
-  return word.trim() !== "" && word.trim().split(/\s+/).every((w) => UNIT_WORDS.test(w));
+/** True when the words of a `\text{…}` after a value are its unit ("cm", "square meters"), not prose about it ("or four"). */
+function isUnit(words: string): boolean {
+  return words.trim() !== "" && words.trim().split(/\s+/).every((w) => UNIT_WORDS.test(w) && !NOT_UNIT_WORDS.test(w));
 }
 
 /** Lower-case text with LaTeX wrappers, spaces and outer parentheses removed: the last resort comparison. */
