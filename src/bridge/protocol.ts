@@ -5,6 +5,7 @@
 import * as z from "zod";
 import type { Rubric } from "../rubric/schema.js";
 import type { Sample, ScoreResult } from "../types.js";
+import { failureFunction, kmpStep } from "../text/kmp.js";
 import { refuseTooDeep } from "./depth.js";
 import { HttpError } from "./http.js";
 
@@ -128,20 +129,10 @@ export function promptEnd(query: string, prompt: string): number {
  * absent from either string.
  */
 function longestHeadEndingText(candidate: string, text: string): number {
-  const m = candidate.length;
-  if (m === 0) return 0;
-  const border = new Int32Array(m);
-  for (let i = 1, k = 0; i < m; i++) {
-    while (k > 0 && candidate.charCodeAt(i) !== candidate.charCodeAt(k)) k = border[k - 1];
-    if (candidate.charCodeAt(i) === candidate.charCodeAt(k)) k++;
-    border[i] = k;
-  }
+  if (candidate.length === 0) return 0;
+  const border = failureFunction(candidate);
   let matched = 0;
-  for (let i = Math.max(0, text.length - m); i < text.length; i++) {
-    if (matched === m) matched = border[m - 1];
-    while (matched > 0 && text.charCodeAt(i) !== candidate.charCodeAt(matched)) matched = border[matched - 1];
-    if (text.charCodeAt(i) === candidate.charCodeAt(matched)) matched++;
-  }
+  for (let i = Math.max(0, text.length - candidate.length); i < text.length; i++) matched = kmpStep(candidate, border, matched, text.charCodeAt(i));
   return matched;
 }
 

@@ -5,6 +5,7 @@
  */
 import * as z from "zod";
 import { stripInvisible } from "../../text/invisible.js";
+import { failureFunction, kmpStep } from "../../text/kmp.js";
 import { asciiSkeletonKeepingDigits, digitsAsLetters, hasCaseDependentLookAlike, isAscii, skeletonKeepingDigits } from "../../text/skeleton.js";
 import { defineCheck } from "../kind.js";
 import type { CheckMemo } from "../memo.js";
@@ -112,19 +113,11 @@ function holds(text: Haystack, needle: NeedleReading): boolean {
  * calling indexOf again after each one could take their product).
  */
 export function someOccurrence(text: string, pattern: string, accept: (at: number) => boolean): boolean {
-  const fallback = new Int32Array(pattern.length);
-  for (let i = 1, k = 0; i < pattern.length; i++) {
-    while (k > 0 && pattern.charCodeAt(i) !== pattern.charCodeAt(k)) k = fallback[k - 1];
-    if (pattern.charCodeAt(i) === pattern.charCodeAt(k)) k++;
-    fallback[i] = k;
-  }
+  if (pattern.length === 0) return false;
+  const border = failureFunction(pattern);
   for (let i = 0, k = 0; i < text.length; i++) {
-    while (k > 0 && text.charCodeAt(i) !== pattern.charCodeAt(k)) k = fallback[k - 1];
-    if (text.charCodeAt(i) === pattern.charCodeAt(k)) k++;
-    if (k === pattern.length) {
-      if (accept(i - k + 1)) return true;
-      k = fallback[k - 1];
-    }
+    k = kmpStep(pattern, border, k, text.charCodeAt(i));
+    if (k === pattern.length && accept(i - k + 1)) return true;
   }
   return false;
 }
