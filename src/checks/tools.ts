@@ -8,6 +8,7 @@ import { RubricateError } from "../errors.js";
 import type { Sample } from "../types.js";
 import { lastBoxed } from "./math/extract.js";
 import { answerNumber, sameNumber } from "./number.js";
+import { ambiguity } from "../text/json.js";
 
 /** One call in a trajectory. */
 export interface TrajectoryCall {
@@ -92,11 +93,15 @@ export const list = (v: string | string[] | undefined) => (v === undefined ? [] 
 
 export function parseArguments(args: unknown): { ok: true; value: unknown } | { ok: false; error: string } {
   if (typeof args !== "string") return { ok: true, value: args };
+  let value: unknown;
   try {
-    return { ok: true, value: JSON.parse(args) };
+    value = JSON.parse(args);
   } catch (e) {
     return { ok: false, error: (e as Error).message };
   }
+  // `{"city": "Lyon", "city": "Paris"}` would be checked as Paris while the tool may read Lyon.
+  const doubt = ambiguity(args);
+  return doubt === undefined ? { ok: true, value } : { ok: false, error: `ambiguous JSON: ${doubt}` };
 }
 
 /**

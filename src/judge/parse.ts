@@ -1,4 +1,5 @@
 import { RubricateError } from "../errors.js";
+import { ambiguity } from "../text/json.js";
 import type { CompletionResponse, TokenLogprob } from "../providers/types.js";
 import type { Answer } from "./answer.js";
 
@@ -31,10 +32,17 @@ export function parseBatched(response: CompletionResponse, ids: string[]): { ans
   const answers = new Map<string, ParsedAnswer>();
   const problems = new Map<string, string>();
   refuseRefusal(response);
-  const data = parseJsonText(response.text);
+  const read = readJson(response.text);
+  const data = read?.value;
   const list = isObject(data) && Array.isArray(data.answers) ? data.answers : Array.isArray(data) ? data : undefined;
   if (!list) {
     for (const id of ids) problems.set(id, `the judge's answer has no "answers" list${response.finishReason === "length" ? " (output truncated)" : ""}`);
+    return { answers, problems };
+  }
+  // A key twice (`"verdict": true, "verdict": false`): JSON.parse keeps the last, a guess at what the judge meant.
+  const doubt = ambiguity(read!.json);
+  if (doubt !== undefined) {
+    for (const id of ids) problems.set(id, `the judge's answer reads two ways: ${doubt}`);
     return { answers, problems };
   }
   const probabilities = verdictProbabilities(response.logprobs);
@@ -70,27 +78,21 @@ export function parseBatched(response: CompletionResponse, ids: string[]): { ans
 /**
  * Reads a single-question answer; throws `JUDGE_PARSE` (retryable by the judge) when it cannot,
  * and when it reads two ways: an entry that names another question than `id` (the asked one), or
- * a `"verdict"` key written twice (`JSON.parse` would keep the last one, a guess at the judge's
- * meaning).
+ * a key written twice (`"verdict": true, "verdict": false`: `JSON.parse` would keep the last one,
+ * a guess at the judge's meaning).
  */
 export function parseSingle(response: CompletionResponse, id?: string): ParsedAnswer {
   refuseRefusal(response);
-  const data = parseJsonText(response.text);
+  const json = readJson(response.text);
+  const data = json?.value;
   const entry = isObject(data) && isObject(data.answers) ? data.answers : isObject(data) && Array.isArray(data.answers) && data.answers.length === 1 ? data.answers[0] : data;
   const read = isObject(entry) ? readAnswer(entry) : undefined;
   const cannot = (why: string) => new RubricateError("JUDGE_PARSE", `${why}${response.finishReason === "length" ? " (output truncated)" : ""}: ${preview(response.text)}`, { retryable: true });
   if (read === undefined || typeof read === "string") throw cannot("cannot read a verdict from the judge's answer");
   if (id !== undefined && typeof entry.id === "string" && entry.id !== id) throw cannot(`the judge answered "${entry.id}", not the question asked ("${id}")`);
-  if (verdictKeys(response.text) > 1) throw cannot("the judge's answer gives more than one verdict");
+  const doubt = ambiguity(json!.json);
+  if (doubt !== undefined) throw cannot(`the judge's answer reads two ways: ${doubt}`);
   return withExtras(read, entry, response);
-}
-
-/**
- * How many `"verdict"` keys a text writes. One inside a string (a reason quoting JSON) is escaped,
- * `\"verdict\"`, and not counted.
- */
-function verdictKeys(text: string): number {
-  return text.match(/(?<!\\)"verdict"\s*:/g)?.length ?? 0;
 }
 
 /** The answer with what the entry and the response add to it: a quote, a stated confidence, P(yes) from the logprobs. */
@@ -111,14 +113,19 @@ function refuseRefusal(response: CompletionResponse): void {
 
 /** JSON from a text that may wrap it in a code fence or prose; undefined when there is none. */
 export function parseJsonText(text: string): unknown {
+  return readJson(text)?.value;
+}
+
+/** The JSON a text holds (whole, in a code fence, or between its outer braces), and the JSON text it was read from. */
+function readJson(text: string): { value: unknown; json: string } | undefined {
   // The next reading is cut out only when the previous one failed: a model with JSON output
   // (every answer of a structured-output judge) parses at the first.
   const readings = [() => text, () => fencedBlock(text), () => sliceBraces(text)];
   for (const reading of readings) {
-    const candidate = reading();
+    const candidate = reading()?.trim();
     if (candidate === undefined) continue;
     try {
-      return JSON.parse(candidate.trim());
+      return { value: JSON.parse(candidate), json: candidate };
     } catch {
       // try the next reading
     }

@@ -104,6 +104,16 @@ describe("tool_calls under attack", () => {
     expect((await runCheck(check, { response: "x", tool_calls: [{ name: "search", arguments: JSON.stringify(JSON.stringify({ q: "x" })) }] })).pass).toBe(false);
   });
 
+  // The schema saw the last value (a city it allows) while the tool may have read the first.
+  it("arguments that read two ways (a key twice, a number past a double) fail the arguments condition", async () => {
+    const check = { tool_calls: { arguments: { tool: "search", schema: { type: "object", properties: { city: { enum: ["Paris"] }, n: { type: "integer", maximum: 10 } } } } } };
+    const twice = await runCheck(check, { response: "x", tool_calls: [{ name: "search", arguments: '{"city": "Lyon", "city": "Paris"}' }] });
+    expect(twice).toMatchObject({ pass: false, reasoning: expect.stringMatching(/^call 1 \(search\): arguments are not JSON \(ambiguous JSON: the key "city" appears twice in one object\)/) });
+    const huge = await runCheck(check, { response: "x", tool_calls: [{ name: "search", arguments: '{"city": "Paris", "n": -1e400}' }] });
+    expect(huge).toMatchObject({ pass: false, reasoning: expect.stringContaining("too large") });
+    expect((await runCheck(check, { response: "x", tool_calls: [{ name: "search", arguments: '{"city": "Paris", "n": 3}' }] })).pass).toBe(true);
+  });
+
   it("held: a denied result hidden by a zero-width space is still denied", async () => {
     const sample = { response: "Not P\u200Baris; it is Lyon.", tool_calls: [{ name: "calculator", arguments: "{}", result: "Paris" }] };
     expect((await runCheck(uses, sample)).pass).toBe(false);

@@ -86,6 +86,18 @@ describe("the answer schema and the JSON Schema sent to providers", () => {
 });
 
 describe("parseBatched", () => {
+  // JSON.parse kept the last verdict, "no", as if the judge had meant it.
+  it("an answer with a key twice reads two ways: every id is a problem, asked again alone", () => {
+    const text = '{"answers": [{"id": "a", "verdict": true, "verdict": false}, {"id": "b", "verdict": true}]}';
+    const parsed = parseBatched(reply(text), ["a", "b"]);
+    expect(parsed.answers.size).toBe(0);
+    expect([...parsed.problems]).toEqual([
+      ["a", `the judge's answer reads two ways: the key "verdict" appears twice in one object`],
+      ["b", `the judge's answer reads two ways: the key "verdict" appears twice in one object`],
+    ]);
+    expect(parseBatched(reply('{"answers": [{"id": "a", "verdict": true}, {"id": "b", "verdict": false}]}'), ["a", "b"]).problems.size).toBe(0);
+  });
+
   it("never guesses: every id is answered from its own well-formed entry or named a problem, whatever the model wrote", () => {
     const entry = fc.record(
       {
@@ -179,8 +191,8 @@ describe("parseSingle", () => {
     };
     expect(refused('{"answers": [{"id": "other", "verdict": true}]}', "asked")).toMatch(/^the judge answered "other", not the question asked \("asked"\)/);
     expect(refused('{"answers": {"id": "other", "verdict": true}}', "asked")).toMatch(/not the question asked/);
-    expect(refused('{"verdict": true, "verdict": false}')).toMatch(/^the judge's answer gives more than one verdict/);
-    expect(refused('{"reason": "x", "verdict" : "yes", "verdict":"no"}')).toMatch(/more than one verdict/);
+    expect(refused('{"verdict": true, "verdict": false}')).toMatch(/^the judge's answer reads two ways: the key "verdict" appears twice in one object/);
+    expect(refused('Sure: {"reason": "x", "verdict" : "yes", "verdict":"no"}')).toMatch(/reads two ways/);
     expect(refused('{"answers": [{"id": "asked", "verdict": true}]}', "asked")).toBe("read");
     expect(refused('{"answers": [{"verdict": true}]}', "asked")).toBe("read");
     expect(parseSingle(reply(JSON.stringify({ reason: 'it wrote {"verdict": false} first', verdict: true })), "asked")).toEqual({ reason: 'it wrote {"verdict": false} first', verdict: true });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { jsonErrorOffset, jsonSyntaxErrorOffset, parseJsonLine, parseJsonOrUndefined, parseJsonText } from "../../src/text/json.js";
+import fc from "fast-check";
+import { ambiguity, jsonErrorOffset, jsonSyntaxErrorOffset, parseJsonLine, parseJsonOrUndefined, parseJsonText } from "../../src/text/json.js";
 
 describe("parseJsonOrUndefined", () => {
   it("parses JSON of any kind, falsy values included", () => {
@@ -105,5 +106,20 @@ describe("jsonSyntaxErrorOffset", () => {
           compared++;
         }
     expect(compared).toBeGreaterThan(3000);
+  });
+});
+
+describe("ambiguity", () => {
+  it("JSON that JSON.stringify writes is never ambiguous; the same text with a key repeated always is", () => {
+    fc.assert(fc.property(fc.jsonValue(), (value) => ambiguity(JSON.stringify(value)) === undefined));
+    const object = fc.dictionary(fc.string(), fc.jsonValue(), { minKeys: 1, maxKeys: 6 });
+    fc.assert(
+      fc.property(object, fc.nat(), fc.jsonValue(), (value, pick, extra) => {
+        const keys = Object.keys(value);
+        const repeated = keys[pick % keys.length];
+        const text = `${JSON.stringify(value).slice(0, -1)},${JSON.stringify(repeated)}:${JSON.stringify(extra)}}`;
+        return ambiguity(text) === `the key ${JSON.stringify(repeated.length > 40 ? `${repeated.slice(0, 40)}…` : repeated)} appears twice in one object`;
+      }),
+    );
   });
 });
