@@ -3,7 +3,6 @@
  * nesting past the stack of a recursive schema) is invalid, a no; an error there would be left out
  * of the reward by `--errors skip-criterion`. A schema that throws on any data stays an error.
  */
-import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
 import { ambiguity } from "../../src/text/json.js";
 import { runCheck } from "../../src/checks/run.js";
