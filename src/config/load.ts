@@ -78,7 +78,10 @@ export function readConfigText(path: string, options: { what: string; shown?: st
   const shown = options.shown ?? path;
   const maxBytes = options.maxBytes ?? MAX_YAML_BYTES;
   const cannotRead = (e: unknown): never => {
-    throw new RubricateError("FILE_NOT_FOUND", `cannot read ${options.what} file ${shown}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { cause: e });
+    const why = (e as NodeJS.ErrnoException).code;
+    // Only a path with nothing there is "not found": a folder or a device is there, and the wrong thing.
+    const code = why === "ENOENT" || why === "ENOTDIR" ? "FILE_NOT_FOUND" : "BAD_INPUT";
+    throw new RubricateError(code, `cannot read ${options.what} file ${shown}: ${why === "EISDIR" ? "it is a folder" : (why ?? (e as Error).message)}`, { cause: e });
   };
   let size = 0;
   try {

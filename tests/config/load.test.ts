@@ -45,7 +45,8 @@ describe("readConfigText", () => {
     const file = join(dir, "a.yaml");
     writeFileSync(file, "name: x\n");
     expect(readConfigText(file, { what: "test" })).toBe("name: x\n");
-    expect(thrown(() => readConfigText(dir, { what: "test", shown: "the-dir" })).message).toBe("cannot read test file the-dir: EISDIR");
+    expect(thrown(() => readConfigText(dir, { what: "test", shown: "the-dir" })).message).toBe("cannot read test file the-dir: it is a folder");
+    expect(thrown(() => readConfigText(dir, { what: "test" })).code).toBe("BAD_INPUT");
     expect(thrown(() => readConfigText(join(dir, "none.yaml"), { what: "test" })).code).toBe("FILE_NOT_FOUND");
     expect(thrown(() => readConfigText(file, { what: "test", maxBytes: 3 })).code).toBe("YAML_TOO_LARGE");
   });

@@ -15,7 +15,7 @@ describe("readJudgeFile", () => {
   });
 
   it("refuses what is not a regular file, naming it", () => {
-    expect(() => readJudgeFile(dir)).toThrow(expect.objectContaining({ code: "FILE_NOT_FOUND" }));
+    expect(() => readJudgeFile(dir)).toThrow(expect.objectContaining({ code: "BAD_INPUT", message: expect.stringContaining("it is a folder") }));
   });
 
   it("reads a panel file and a packaged judge id", () => {
