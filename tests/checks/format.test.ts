@@ -41,6 +41,11 @@ describe("final_answer", () => {
     ["Answer choices are listed above, I pick one.", "line", false],
     ["Final answer is 7", "line", true],
     ["\\boxed{}", "boxed", false],
+    // "No" is the answer to a yes/no question; "no idea" and "no answer" state none.
+    ["Is 91 prime?\nAnswer: No", "line", true],
+    ["Answer: no.", "line", true],
+    ["Answer: no idea", "line", false],
+    ["The answer is no answer", "line", false],
   ])("%j in %s form → %s", async (response, format, pass) => {
     expect((await runCheck({ final_answer: { format: format as "any" } }, { response })).pass).toBe(pass);
   });
