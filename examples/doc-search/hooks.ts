@@ -1,6 +1,6 @@
 /**
  * Search and read tools over a folder of documents (the env's `config.corpus`: Markdown, text,
- * HTML or PDF), and the check that the answer cites a document the policy actually read. Search is
+ * HTML or PDF), and the check that the answer cites exactly the task's document, which the policy read. Search is
  * BM25 over chunks (rubricate/corpus); swap the folder for your own.
  */
 import { basename, resolve } from "node:path";
@@ -50,12 +50,24 @@ export const tools = {
   },
 };
 
-/** The response names the task's source document, and the policy read that document. */
+/** The documents a response cites, as `(source: <doc>)` (several may share one parenthesis, comma-separated). */
+export function citedSources(text: string): string[] {
+  return [...text.matchAll(/\(sources?:\s*([^)]*)\)/gi)].flatMap((m) => m[1].split(/[,;]\s*|\s+and\s+/)).map((s) => s.trim()).filter(Boolean);
+}
+
+/**
+ * The response cites exactly the task's source document, as `(source: <doc>)`, and the policy read
+ * that document. Exactly: the corpus is small enough to read whole within `max_tool_calls`, and
+ * citing every document read (or naming them all in the text) would cover the right one without
+ * choosing it.
+ */
 export const checks: Record<string, CheckFunction> = {
   "cites-document": (text, { sample }) => {
     const source = String(sample.source);
     const read = (sample.read_docs as string[] | undefined) ?? [];
-    if (!text.includes(source)) return { pass: false, reasoning: `does not name ${source}` };
+    const cited = citedSources(text);
+    if (!cited.includes(source)) return { pass: false, reasoning: `does not cite ${source} as (source: ${source})` };
+    if (cited.length > 1) return { pass: false, reasoning: `cites ${cited.length} documents (${cited.join(", ")}), not the one that answers` };
     if (!read.includes(source)) return { pass: false, reasoning: `names ${source} without having read it` };
     return { pass: true, reasoning: `cites ${source}, which it read` };
   },

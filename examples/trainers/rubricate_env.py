@@ -21,6 +21,7 @@ as a silent 0.0. A dataset row naming a task the environment lacks is an error (
 
 from __future__ import annotations
 
+import email.utils
 import json
 import keyword
 import logging
@@ -44,6 +45,21 @@ class RubricateEnvError(RuntimeError):
         super().__init__(f"rubricate env server: {status} {code}: {message}")
         self.status = status
         self.code = code
+
+
+def retry_after(value: Optional[str], default: float) -> float:
+    """Seconds a Retry-After header asks to wait: delay-seconds or an HTTP date (RFC 9110), never
+    negative; ``default`` when absent or unreadable (a proxy's header must not end the run)."""
+    if not value:
+        return default
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        return max(0.0, email.utils.parsedate_to_datetime(value).timestamp() - time.time())
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return default
 
 
 class EnvClient:
@@ -82,7 +98,7 @@ class EnvClient:
                 retryable = e.code == 429 or e.code >= 500
                 if not retryable or attempt == self.retries:
                     raise RubricateEnvError(e.code, err.get("code", "HTTP_ERROR"), err.get("message", str(e))) from None
-                wait = float(e.headers.get("retry-after") or delay)
+                wait = retry_after(e.headers.get("retry-after"), delay)
             except (urllib.error.URLError, ConnectionError, TimeoutError) as e:
                 if attempt == self.retries:
                     raise RubricateEnvError(0, "UNREACHABLE", f"{self.url}: {e}") from None

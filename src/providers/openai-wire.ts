@@ -8,6 +8,7 @@ import type {
   ChatCompletionCreateParamsNonStreaming,
   ChatCompletionMessageParam,
 } from "openai/resources/chat/completions";
+import { randomUUID } from "node:crypto";
 import { joinText } from "./call.js";
 import { malformedResponse } from "./errors.js";
 import type { CompletionRequest, CompletionResponse, TokenLogprob, ToolCall } from "./types.js";
@@ -63,16 +64,32 @@ export function toOpenAIBody(req: CompletionRequest, name: string): ChatCompleti
   return body;
 }
 
+/**
+ * One tool call of a chat completion as the neutral `ToolCall`. Servers other than OpenAI's write
+ * them out of spec (llama.cpp, Ollama and some vLLM parsers: `arguments` as a JSON object, or
+ * null; no `id`; no `type`): such a call is still a call, with its arguments as JSON text and an id
+ * of its own, so the tool answers it (bad arguments become a result the model reads) and the next
+ * request pairs the result with it. A `type` other than "function" (a custom tool) is left out.
+ */
+function wireToolCall(c: unknown, index: number): ToolCall | undefined {
+  if (typeof c !== "object" || c === null) return undefined;
+  const { id, type, function: fn } = c as { id?: unknown; type?: unknown; function?: unknown };
+  if ((type !== undefined && type !== "function") || typeof fn !== "object" || fn === null) return undefined;
+  const { name, arguments: args } = fn as { name?: unknown; arguments?: unknown };
+  return {
+    id: typeof id === "string" && id !== "" ? id : `call_${index}_${randomUUID().slice(0, 8)}`,
+    name: typeof name === "string" ? name : "",
+    arguments: typeof args === "string" ? args : args === undefined || args === null ? "" : JSON.stringify(args),
+  };
+}
+
 /** Maps a chat completion to the neutral response; a body that is not one is a retryable error. */
 export function fromOpenAIResponse(res: ChatCompletion, name: string): CompletionResponse {
   if (typeof res !== "object" || res === null) throw malformedResponse(name, "body is not a JSON object");
   const choice = Array.isArray(res.choices) ? res.choices[0] : undefined;
   if (!choice?.message) throw malformedResponse(name, "no choices[0].message");
   const msg = choice.message;
-  const toolCalls: ToolCall[] = [];
-  for (const c of msg.tool_calls ?? []) {
-    if (c.type === "function") toolCalls.push({ id: c.id, name: c.function.name, arguments: c.function.arguments });
-  }
+  const toolCalls: ToolCall[] = (Array.isArray(msg.tool_calls) ? msg.tool_calls : []).flatMap((c, i) => wireToolCall(c, i) ?? []);
   const logprobs: TokenLogprob[] | undefined = choice.logprobs?.content?.map((t) => ({
     token: t.token,
     logprob: t.logprob,
