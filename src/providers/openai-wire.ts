@@ -8,7 +8,7 @@ import type {
   ChatCompletionCreateParamsNonStreaming,
   ChatCompletionMessageParam,
 } from "openai/resources/chat/completions";
-import { randomUUID } from "node:crypto";
+import { sha256Hex } from "../text/sha256.js";
 import { joinText } from "./call.js";
 import { malformedResponse } from "./errors.js";
 import type { CompletionRequest, CompletionResponse, TokenLogprob, ToolCall } from "./types.js";
@@ -69,17 +69,22 @@ export function toOpenAIBody(req: CompletionRequest, name: string): ChatCompleti
  * them out of spec (llama.cpp, Ollama and some vLLM parsers: `arguments` as a JSON object, or
  * null; no `id`; no `type`): such a call is still a call, with its arguments as JSON text and an id
  * of its own, so the tool answers it (bad arguments become a result the model reads) and the next
- * request pairs the result with it. A `type` other than "function" (a custom tool) is left out.
+ * request pairs the result with it. The id is made from the answer itself (`answerText`), not at
+ * random: a resumed rollout reads the same answer from the cache and must send the same next
+ * request, or its cache key differs and the call is paid again. A `type` other than "function"
+ * (a custom tool) is left out.
  */
-function wireToolCall(c: unknown, index: number): ToolCall | undefined {
+function wireToolCall(c: unknown, index: number, answerText: string): ToolCall | undefined {
   if (typeof c !== "object" || c === null) return undefined;
   const { id, type, function: fn } = c as { id?: unknown; type?: unknown; function?: unknown };
   if ((type !== undefined && type !== "function") || typeof fn !== "object" || fn === null) return undefined;
   const { name, arguments: args } = fn as { name?: unknown; arguments?: unknown };
+  const text = typeof args === "string" ? args : args === undefined || args === null ? "" : JSON.stringify(args);
+  const callName = typeof name === "string" ? name : "";
   return {
-    id: typeof id === "string" && id !== "" ? id : `call_${index}_${randomUUID().slice(0, 8)}`,
-    name: typeof name === "string" ? name : "",
-    arguments: typeof args === "string" ? args : args === undefined || args === null ? "" : JSON.stringify(args),
+    id: typeof id === "string" && id !== "" ? id : `call_${index}_${sha256Hex(`${index}\u0000${callName}\u0000${text}\u0000${answerText}`).slice(0, 12)}`,
+    name: callName,
+    arguments: text,
   };
 }
 
@@ -89,7 +94,10 @@ export function fromOpenAIResponse(res: ChatCompletion, name: string): Completio
   const choice = Array.isArray(res.choices) ? res.choices[0] : undefined;
   if (!choice?.message) throw malformedResponse(name, "no choices[0].message");
   const msg = choice.message;
-  const toolCalls: ToolCall[] = (Array.isArray(msg.tool_calls) ? msg.tool_calls : []).flatMap((c, i) => wireToolCall(c, i) ?? []);
+  const calls: unknown[] = Array.isArray(msg.tool_calls) ? msg.tool_calls : [];
+  // Only an answer with a call lacking its id pays for hashing the answer's text.
+  const answerText = calls.some((c) => typeof (c as { id?: unknown } | null)?.id !== "string") ? JSON.stringify(msg) : "";
+  const toolCalls: ToolCall[] = calls.flatMap((c, i) => wireToolCall(c, i, answerText) ?? []);
   const logprobs: TokenLogprob[] | undefined = choice.logprobs?.content?.map((t) => ({
     token: t.token,
     logprob: t.logprob,
