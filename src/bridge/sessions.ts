@@ -69,7 +69,7 @@ const ToolSchema = z.strictObject({ id: z.string().min(1).max(256).optional(), a
 const FinishSchema = z.strictObject({ response: z.string().optional() });
 const RolloutSchema = z.strictObject({ ...TaskRefShape, k: z.number().int().positive().default(1), policy: RemotePolicySchema });
 
-const STATUS: Partial<Record<ErrorCode, number>> = { BAD_INPUT: 400, SESSION_NOT_FOUND: 404, SESSION_TOO_LARGE: 413, SESSION_LIMIT: 429, ABORTED: 499 };
+const STATUS: Partial<Record<ErrorCode, number>> = { BAD_INPUT: 400, SESSION_NOT_FOUND: 404, SESSION_BUSY: 409, SESSION_TOO_LARGE: 413, SESSION_LIMIT: 429, ABORTED: 499 };
 
 /** Bytes of what a client sends into a session with one call (its text and tool arguments), charged to the memory budgets. */
 const sentBytes = (...parts: unknown[]): number => parts.reduce<number>((n, p) => n + (p === undefined ? 0 : Buffer.byteLength(typeof p === "string" ? p : JSON.stringify(p))), 0);
@@ -230,7 +230,7 @@ export function sessionRoutes(options: SessionRoutesOptions): (method: string, p
   const one = (id: string, action: string | undefined, toolName: string | undefined): Record<string, ExtraRoute> | undefined => {
     if (action === undefined) {
       return {
-        GET: { method: "GET", auth: true, handle: guard(() => sessions.use(id, async (ep) => describe(id, ep))) },
+        GET: { method: "GET", auth: true, handle: guard(() => sessions.use(id, async (ep) => describe(id, ep), 0, true)) },
         DELETE: { method: "DELETE", auth: true, handle: async () => ({ session_id: id, closed: sessions.close(id) }) },
       };
     }

@@ -70,6 +70,8 @@ interface Entry {
   lastUsed: number;
   /** Calls in progress: a session is never expired under a running call. */
   busy: number;
+  /** A call that changes the session (a step, a tool call, the finish) is running: another is refused. */
+  changing: boolean;
   /** Bytes the client sent into it, kept in its messages until it closes. */
   bytes: number;
 }
@@ -86,8 +88,12 @@ export interface SessionManager {
    * Runs `fn` on an open session (a `SESSION_NOT_FOUND` error when it is not open), keeping it
    * alive meanwhile. `bytes` is what the client sends with this call: charged to the session's and
    * the server's memory budgets first (`SESSION_TOO_LARGE`, or `SESSION_LIMIT` when all sessions together are full).
+   * A call that changes the session runs alone (`SESSION_BUSY` while another runs): a client's
+   * retry of a step still in progress (its request timed out at a proxy, say) would run the turn's
+   * tool calls twice and interleave the two turns in the transcript the rubric scores. `reads`
+   * marks a call that only looks (a session's description), which may run beside one.
    */
-  use<T>(id: string, fn: (session: Session) => Promise<T>, bytes?: number): Promise<T>;
+  use<T>(id: string, fn: (session: Session) => Promise<T>, bytes?: number, reads?: boolean): Promise<T>;
   /** Closes a session; true when it was open. */
   close(id: string): boolean;
   /** Closes sessions idle past `idleMs`; returns how many. */
@@ -152,16 +158,19 @@ export function createSessionManager(options: SessionManagerOptions): SessionMan
       try {
         const episode = await startSession(env, task, { engine: options.engine, judge: options.judge, errors: options.errors, unsafeNoSandbox: options.unsafeNoSandbox });
         const id = randomUUID();
-        open.set(id, { episode, lastUsed: now(), busy: 0, bytes: 0 });
+        open.set(id, { episode, lastUsed: now(), busy: 0, changing: false, bytes: 0 });
         opened++;
         return { id, episode };
       } finally {
         pending--;
       }
     },
-    async use(id, fn, bytes = 0) {
+    async use(id, fn, bytes = 0, reads = false) {
       const entry = open.get(id);
       if (!entry) throw new RubricateError("SESSION_NOT_FOUND", `no open session "${id}" (closed, expired after ${Math.round(idleMs / 1000)} s idle, or the server restarted)`);
+      if (!reads && entry.changing) {
+        throw new RubricateError("SESSION_BUSY", `session "${id}" is running another step, tool call or finish: one at a time (a retry of a call still running would run it twice); wait for its answer`);
+      }
       if (entry.bytes + bytes > maxSessionBytes) {
         throw new RubricateError("SESSION_TOO_LARGE", `session "${id}" would hold ${entry.bytes + bytes} bytes of client messages, over its ${maxSessionBytes}-byte budget (--max-session-bytes); finish it, or send shorter turns`);
       }
@@ -172,11 +181,13 @@ export function createSessionManager(options: SessionManagerOptions): SessionMan
       entry.bytes += bytes;
       totalBytes += bytes;
       entry.busy++;
+      if (!reads) entry.changing = true;
       entry.lastUsed = now();
       try {
         return await fn(entry.episode);
       } finally {
         entry.busy--;
+        if (!reads) entry.changing = false;
         entry.lastUsed = now();
       }
     },

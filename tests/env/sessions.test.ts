@@ -32,6 +32,22 @@ describe("session manager", () => {
     expect(sessions.stats()).toMatchObject({ open: 0, opened: 2, closed: 2, expired: 2 });
   });
 
+  // Ran both: a retried step's tool calls twice (a refund issued twice), the two turns interleaved.
+  it("runs one changing call at a time in a session (SESSION_BUSY beside it); reads, and other sessions, go on", async () => {
+    const sessions = createSessionManager({ env, engine });
+    const a = await sessions.open({ task_index: 0 });
+    const b = await sessions.open({ task_index: 1 });
+    let release!: () => void;
+    const step = sessions.use(a.id, () => new Promise<string>((r) => (release = () => r("first"))), 10);
+    await expect(sessions.use(a.id, async () => "second", 10)).rejects.toMatchObject({ code: "SESSION_BUSY", message: expect.stringMatching(/one at a time/) });
+    await expect(sessions.use(a.id, async () => "look", 0, true)).resolves.toBe("look");
+    await expect(sessions.use(b.id, async () => "other")).resolves.toBe("other");
+    release();
+    await expect(step).resolves.toBe("first");
+    await expect(sessions.use(a.id, async () => "after")).resolves.toBe("after");
+    sessions.closeAll();
+  });
+
   it("resolves tasks by id, index or object, and says what is wrong with a bad reference", () => {
     expect(taskFromRef(env, { task_id: "late-return" }).id).toBe("late-return");
     expect(taskFromRef(env, { task_index: 2 }).id).toBe(env.tasks[2].id);
