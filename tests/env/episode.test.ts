@@ -54,7 +54,7 @@ print("held", held)
 bwrap.describe("an episode's end", () => python.describe("with a Python REPL", () => {
   it("stops the agent's REPL, and all it started, before the final-state checks archive its work folder", async () => {
     const env = await parseEnvironment(ENV, { baseDir: process.cwd() });
-    const engine = createEngine({ cache: openCache({ path: false }) });
+    const engine = createEngine({ cache: openCache({ path: false }), limits: { maxConcurrency: 1, maxRetries: 0, timeoutMs: 10_000, backoffBaseMs: 5, backoffMaxMs: 20 } });
     const episode = await openEpisode(env, env.tasks[0], { engine });
     try {
       const cell = await episode.runTool({ id: "c1", name: "python", arguments: JSON.stringify({ code: LEAVE_BEHIND }) });
