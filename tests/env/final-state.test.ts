@@ -74,6 +74,21 @@ bwrap.describe("final-state checks", () => {
 });
 
 bwrap.describe("final-state checks the agent makes impossible", () => {
+  it("a check a limit ended says nothing: what it printed before the agent's FIFO (or code) held it is not its output", async () => {
+    const agent = await createSandbox({ limits: { commandTimeoutMs: 5000 } });
+    try {
+      expect((await agent.exec("mkfifo answer.txt && printf 'while True: pass\\n' > solve.py")).exitCode).toBe(0);
+      const fields = await runChecks(agent, {
+        fifo: { run: "echo PASS; cat answer.txt", timeout_ms: 500 },
+        spin: { run: "echo PASS; python3 solve.py", timeout_ms: 500 },
+        read: { file: "answer.txt" },
+      });
+      expect(fields).toEqual({ fifo: "", fifo_exit_code: -1, spin: "", spin_exit_code: -1, read: "" });
+    } finally {
+      await agent.destroy();
+    }
+  }, 60_000);
+
   it("a work folder the agent locked (`chmod 000 /work`, `chmod 300 /work`) is still copied: its checks run on its files, not an error that leaves the rollout without a reward", async () => {
     for (const mode of ["000", "300"]) {
       const agent = await createSandbox({ limits: { commandTimeoutMs: 5000 } });
