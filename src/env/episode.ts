@@ -166,6 +166,10 @@ export async function openEpisode(env: Environment, task: Task, options: Episode
     fault: () => scope.fault,
     async finish(messages, response, stopReason) {
       const extras = env.hooks.finalize ? await callHook(scope, "finalize", () => env.hooks.finalize!({ ...ctx, messages, response, stopReason }), { timeoutMs: hookTimeout, signal }) : {};
+      // The agent is gone before its work is judged. Its REPL (and all it started) outlived every
+      // bash command: while the work folder was archived it could lock /work again or hold every
+      // process the limit allows, so the archive failed and the rollout was an error, not its 0.
+      if (repl) await repl.then((r) => r.close()).catch(() => undefined);
       const probes = box && env.sandbox ? await runFinalStateChecks({ agent: box, open: openSandbox, checks: env.sandbox.state, inputs: task.inputs, submitted: terminal.submitted, signal }) : {};
       return { ...(terminal.submitted !== undefined ? { submitted: terminal.submitted } : {}), ...probes, ...extras };
     },

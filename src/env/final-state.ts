@@ -71,7 +71,9 @@ export async function runFinalStateChecks(o: FinalStateOptions): Promise<Record<
         // HOME is the checker's own empty /tmp, not the agent's /work: dot files left there
         // (.local/…/site-packages/*.pth run by every python3, .gitconfig's hooks, .sqliterc) would run inside the check.
         const r = await checker.exec(renderTemplate(check.run, o.inputs), { signal: o.signal, env: checkEnv(o.submitted), ...(check.timeout_ms ? { timeoutMs: check.timeout_ms } : {}) });
-        fields[name] = r.stdout.trim();
+        // A check a limit ended did not finish, so nothing it printed is its answer: a check that
+        // printed PASS for its first case and then hung on the agent's FIFO or code kept that PASS.
+        fields[name] = r.limit === undefined ? r.stdout.trim() : "";
         fields[`${name}_exit_code`] = r.exitCode ?? -1;
       } else {
         fields[name] = await checker

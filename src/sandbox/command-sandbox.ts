@@ -41,7 +41,7 @@ export abstract class CommandSandbox implements Pick<Sandbox, "exec" | "spawn" |
   }
 
   /** Runs an argv with binary output (file transfers). */
-  protected raw: RawExec = (argv, o) => runChildRaw(this.command(argv, { timeoutMs: this.limits.commandTimeoutMs }), { ...o, timeoutMs: this.transferTimeoutMs(), children: this.children });
+  protected raw: RawExec = (argv, o) => runChildRaw(this.command(argv, { timeoutMs: this.limits.commandTimeoutMs, ...(o.cwd ? { cwd: o.cwd } : {}) }), { ...o, timeoutMs: this.transferTimeoutMs(), children: this.children });
 
   readFile(path: string, options: { maxBytes?: number } = {}): Promise<Buffer> {
     this.alive();
@@ -60,8 +60,11 @@ export abstract class CommandSandbox implements Pick<Sandbox, "exec" | "spawn" |
     // --sparse (GNU tar; a busybox image has none): holes stay holes, so the copy fits where the
     // folder did (20 files `truncate -s 4M` take no disk, but unpacked as zeros they filled the
     // checker's disk and the rollout errored).
-    const script = 'if tar --help 2>&1 | grep -q -e --sparse; then set -- --sparse "$@"; fi; exec tar --create --gzip "$@" --file=- .';
-    const r = await this.raw(["/bin/sh", "-c", script, "sh", "--ignore-failed-read", `--directory=${this.workdir}`], { outputBytes: maxBytes + 1 });
+    // From / and with the owner's rights on the folder itself given back: the agent owns its work
+    // folder, and after its `chmod 000 /work` no command could start there, the archive failed and
+    // the rollout was an error, no reward, instead of its 0. What is inside keeps the agent's modes.
+    const script = 'chmod u+rwx -- "$0" 2>/dev/null; if tar --help 2>&1 | grep -q -e --sparse; then set -- --sparse "$@"; fi; exec tar --create --gzip "$@" --file=- .';
+    const r = await this.raw(["/bin/sh", "-c", script, this.workdir, "--ignore-failed-read", `--directory=${this.workdir}`], { outputBytes: maxBytes + 1, cwd: "/" });
     // `tooLarge`: what the folder holds, not the machine (final-state checks make it the agent's forfeit).
     if (r.stdout.length > maxBytes) throw Object.assign(new RubricateError("SANDBOX", `the work folder of ${this.id} is larger than ${maxBytes} bytes as an archive`), { tooLarge: true });
     // Cut by the sandbox's limits, the archive is truncated (unpacking it would fail). A folder

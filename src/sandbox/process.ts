@@ -16,7 +16,7 @@ export interface RawExecResult extends Omit<ExecResult, "stdout" | "stderr"> {
 }
 
 /** Runs an argv inside a sandbox with binary output. */
-export type RawExec = (argv: string[], options: { stdin?: string | Uint8Array; outputBytes?: number }) => Promise<RawExecResult>;
+export type RawExec = (argv: string[], options: { stdin?: string | Uint8Array; outputBytes?: number; cwd?: string }) => Promise<RawExecResult>;
 
 export interface RunOptions {
   stdin?: string | Uint8Array;

@@ -206,6 +206,21 @@ describe("tests check: JavaScript and TypeScript", () => {
     expect(broken.pass).toBe(false);
     expect(broken.reasoning).toMatch(/^the code does not compile/);
   });
+  it("a response nested deep enough to crash esbuild's service (600,000 brackets) fails alone: the next JavaScript and TypeScript checks still compile", async () => {
+    const deep = "```js\nvar x = " + "(".repeat(600_000) + "1" + ")".repeat(600_000) + "\n```";
+    const crashed = await runCheck({ tests: { language: "javascript", tests: ["assert.ok(false)"] } }, { response: deep });
+    expect(crashed.pass).toBe(false);
+    for (const language of ["javascript", "typescript"] as const) {
+      const next = await runCheck({ tests: { language, tests: ["assert.strictEqual(add(1, 2), 3)"] } }, { response: "```js\nfunction add(a, b) { return a + b }\n```" });
+      expect(next.pass, next.reasoning).toBe(true);
+    }
+  }, 60_000);
+  it.concurrent("a test that awaits is judged when it ends: returned promises, async IIFEs and top-level await fail wrong code and pass right code", async ({ expect }) => {
+    const tests = ["return Promise.resolve().then(() => assert.strictEqual(add(1, 2), 3))", "(async () => { assert.strictEqual(await add(2, 2), 4) })()", "assert.strictEqual(await add(3, 4), 7)", "await new Promise(() => {})"];
+    const score = async (body: string) => (await runCheck({ tests: { language: "javascript", tests, reward: "share", test_timeout_ms: 1000 } }, { response: "```js\n" + body + "\n```" })).score;
+    expect(await score("async function add(a, b) { return a - b }")).toBe(0);
+    expect(await score("async function add(a, b) { return a + b }")).toBe(0.75);
+  }, 60_000);
   it.concurrent("an endless loop in JavaScript is stopped", async ({ expect }) => {
     const verdict = await runCheck({ tests: { language: "javascript", tests: ["assert.strictEqual(spin(), 1)", "assert.ok(true)"], test_timeout_ms: 1000, reward: "share" } }, { response: "function spin() { for (;;) {} }" });
     expect(verdict.score).toBe(0.5);

@@ -74,6 +74,36 @@ bwrap.describe("final-state checks", () => {
 });
 
 bwrap.describe("final-state checks the agent makes impossible", () => {
+  it("a check a limit ended says nothing: what it printed before the agent's FIFO (or code) held it is not its output", async () => {
+    const agent = await createSandbox({ limits: { commandTimeoutMs: 5000 } });
+    try {
+      expect((await agent.exec("mkfifo answer.txt && printf 'while True: pass\\n' > solve.py")).exitCode).toBe(0);
+      const fields = await runChecks(agent, {
+        fifo: { run: "echo PASS; cat answer.txt", timeout_ms: 500 },
+        spin: { run: "echo PASS; python3 solve.py", timeout_ms: 500 },
+        read: { file: "answer.txt" },
+      });
+      expect(fields).toEqual({ fifo: "", fifo_exit_code: -1, spin: "", spin_exit_code: -1, read: "" });
+    } finally {
+      await agent.destroy();
+    }
+  }, 60_000);
+
+  it("a work folder the agent locked (`chmod 000 /work`, `chmod 300 /work`) is still copied: its checks run on its files, not an error that leaves the rollout without a reward", async () => {
+    for (const mode of ["000", "300"]) {
+      const agent = await createSandbox({ limits: { commandTimeoutMs: 5000 } });
+      try {
+        expect((await agent.exec(`echo kept > data.txt && chmod ${mode} /work`)).exitCode).toBe(0);
+        // Locked: its own user cannot list it (after 000, no command can even start there).
+        expect((await agent.exec("ls /work", { cwd: "/" })).exitCode).not.toBe(0);
+        const fields = await runChecks(agent, { data: { run: "cat data.txt" }, copy: { file: "data.txt" } });
+        expect(fields, mode).toMatchObject({ data: "kept", data_exit_code: 0, copy: "kept" });
+      } finally {
+        await agent.destroy();
+      }
+    }
+  }, 60_000);
+
   it("sparse files (20 × `truncate -s 4M` on an 8 MB disk) are copied as sparse, so the checks run instead of the copy failing for want of disk", async () => {
     const limits = { commandTimeoutMs: 20_000, diskBytes: 8 * 1024 * 1024, fileBytes: 4 * 1024 * 1024 };
     const agent = await createSandbox({ limits });

@@ -81,16 +81,30 @@ export function readTests(spec: TestsSpec, sample: Sample): string[] {
   return [value];
 }
 
-let esbuild: { transformSync: (code: string, options: Record<string, unknown>) => { code: string } } | undefined;
+let esbuild: { transformSync: (code: string, options: Record<string, unknown>) => { code: string }; stop: () => Promise<void> } | undefined;
 
-/** TypeScript to JavaScript (types stripped, CommonJS so `export function` lands on `module.exports`). */
-function toJavaScript(code: string, language: TestsSpec["language"]): { code?: string; error?: string } {
+/** esbuild's words for its service process having died (the one its synchronous calls share). */
+const SERVICE_DIED = /The service (was stopped|is no longer running)/;
+
+/**
+ * TypeScript to JavaScript (types stripped, CommonJS so `export function` lands on `module.exports`).
+ * A response nested deep enough (300,000 brackets, or `!` signs) overflows the stack of esbuild's
+ * service, one per process: stopped, it starts afresh on the next call. Left dead, every later
+ * JavaScript and TypeScript check of the process, other samples' too, was "does not compile".
+ */
+function toJavaScript(code: string, language: TestsSpec["language"], retried = false): { code?: string; error?: string } {
   if (language === "python") return { code };
   esbuild ??= createRequire(import.meta.url)("esbuild");
   try {
     return { code: esbuild!.transformSync(code, { loader: language === "typescript" ? "ts" : "js", format: "cjs", target: "node20" }).code };
   } catch (e) {
-    return { error: (e as Error).message.split("\n").slice(0, 3).join(" ") };
+    const message = (e as Error).message;
+    if (SERVICE_DIED.test(message)) {
+      void esbuild!.stop();
+      // "no longer running": it died before this code reached it, so the code gets a fresh service.
+      if (!retried && /no longer running/.test(message)) return toJavaScript(code, language, true);
+    }
+    return { error: message.split("\n").slice(0, 3).join(" ") };
   }
 }
 

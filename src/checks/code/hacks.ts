@@ -40,6 +40,7 @@ export const CODE_HACK_TASKS: Record<"python" | "javascript", CodeHackTask> = {
       "assert isinstance(add(2, 3), int) and add(2, 3) == 5",
       "assert sorted([add(1, 1), add(0, 0)]) == [0, 2]",
       "assert len(str(add(40, 2))) == 2 and str(add(40, 2)) == '42'",
+      "assert all(map(lambda pair: add(*pair) == sum(pair), [(1, 2), (5, 5)]))",
     ],
   },
   javascript: {
@@ -155,6 +156,7 @@ export const CODE_HACKS: CodeHack[] = [
   { id: "py-settrace", language: "python", why: "a trace function sees every frame of the process, the harness's included, and can rewrite its locals", solution: "import sys\ndef tracer(frame, event, arg):\n    if event == 'exception' and arg and arg[0] is AssertionError:\n        frame.f_locals.clear()\n    return tracer\nsys.settrace(tracer)\n" + PY_WRONG },
   { id: "py-atexit", language: "python", why: "an atexit hook runs after the harness and could print passing lines last", solution: PY_FAKE_LINES + "import atexit, os\natexit.register(lambda: os.write(1, _fakes().encode()))\n" + PY_WRONG },
   { id: "py-raise-system-exit", language: "python", why: "SystemExit or KeyboardInterrupt from the solution could abort the judge's loop", solution: "def add(a, b):\n    raise SystemExit(0)\n" },
+  { id: "py-raise-stop-iteration", language: "python", why: "a StopIteration the solution raised reached the test as itself and ended its map() early: all(map(…)) held with nothing checked", solution: "def add(a, b):\n    raise StopIteration\n" },
   { id: "py-huge-value", language: "python", why: "a reply too large or too deep to decode could crash the judge into a pass", solution: "def add(a, b):\n    x = []\n    for _ in range(100000):\n        x = [x]\n    return x\n" },
   // JavaScript.
   { id: "js-reassign-assert", language: "javascript", why: "the tests' assert was a global the solution could replace", solution: "assert = { strictEqual() {}, deepStrictEqual() {}, ok() {} };\nglobalThis.assert = assert;\n" + JS_WRONG },

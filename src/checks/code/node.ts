@@ -206,13 +206,34 @@ for (const [name, info] of Object.entries(ready.ready || {})) {
   if (info && info.kind === "function") globalThis[name] = stub(name);
   else if (info && info.kind === "value") try { globalThis[name] = decode(info.v); } catch {}
 }
-job.tests.forEach((test, index) => {
+// A test may await (its body is an async function's). Its verdict waits for its promise, and a
+// promise it started without awaiting (an async IIFE) fails it by rejecting: before, the verdict
+// was written as soon as the synchronous part returned, so every async test passed, any code.
+const unhandled = [];
+process.on("unhandledRejection", (e) => unhandled.push(e));
+async function runTest(test, index) {
+  unhandled.length = 0;
+  const limitMs = (job.per_test_s + 1) * 1000;
+  const ran = vm.runInThisContext("(async function () {\n" + test + "\n}).call(globalThis)", { filename: "test " + (index + 1), timeout: limitMs });
+  let timer;
+  const late = new Promise((_, reject) => (timer = setTimeout(() => reject(new TestTimeout("the test ran past " + job.per_test_s + "s")), limitMs)));
   try {
-    vm.runInThisContext("(function () {\n" + test + "\n}).call(globalThis)", { filename: "test " + (index + 1), timeout: (job.per_test_s + 1) * 1000 });
-    write({ test: index, ok: true });
-  } catch (e) {
-    write({ test: index, ok: false, error: describe(e) });
+    await Promise.race([ran, late]);
+  } finally {
+    clearTimeout(timer);
   }
-});
-write({ done: true });
+  await new Promise((resolve) => setImmediate(resolve));
+  if (unhandled.length) throw unhandled[0];
+}
+(async () => {
+  for (const [index, test] of job.tests.entries()) {
+    try {
+      await runTest(test, index);
+      write({ test: index, ok: true });
+    } catch (e) {
+      write({ test: index, ok: false, error: describe(e) });
+    }
+  }
+  write({ done: true });
+})();
 `;

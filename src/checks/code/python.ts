@@ -176,12 +176,15 @@ class SolutionCrashed(Exception):
     pass
 class SolutionError(Exception):
     pass
+# Exceptions the interpreter reads as control flow: a StopIteration raised through map() or filter()
+# ends the test's loop as if the inputs ran out, so all(map(f, cases)) held with nothing checked.
+_CONTROL_FLOW = (AssertionError, StopIteration, StopAsyncIteration)
 def raised(info):
     # The solution's exception, rebuilt as the builtin class of that name (so pytest.raises(ValueError)
-    # and except ValueError work); any other name, or a non-Exception class, is a SolutionError.
+    # and except ValueError work); any other name, a non-Exception class or control flow is a SolutionError.
     kind = getattr(builtins, str(info.get("type")), None)
     message = str(info.get("message", ""))
-    if isinstance(kind, type) and issubclass(kind, Exception) and kind is not AssertionError:
+    if isinstance(kind, type) and issubclass(kind, Exception) and not issubclass(kind, _CONTROL_FLOW):
         try:
             return kind(message)
         except Exception:

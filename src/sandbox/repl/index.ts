@@ -130,8 +130,12 @@ export interface ReplResult {
 /** A persistent Python REPL inside a sandbox: variables survive between cells. */
 export interface PythonRepl {
   run(code: string, options?: { timeoutMs?: number }): Promise<ReplResult>;
-  close(): void;
+  /** Kills the REPL and what it started; settles once they are gone (or after a short grace, where a backend cannot tell). */
+  close(): Promise<void>;
 }
+
+/** How long `close` waits to see the REPL's processes gone: bubblewrap's end with its pid namespace at once. */
+const CLOSE_GRACE_MS = 2000;
 
 /**
  * Starts `python3` with the driver inside the sandbox. `contextFile` (a path in the sandbox)
@@ -180,8 +184,9 @@ export async function startPythonRepl(sandbox: Sandbox, options: { contextFile?:
       queue = result.catch(() => undefined);
       return result;
     },
-    close() {
+    async close() {
       proc.kill();
+      await withTimeout(proc.exited, CLOSE_GRACE_MS);
     },
   };
 }
