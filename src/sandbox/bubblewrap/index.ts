@@ -7,6 +7,7 @@ import { killGroup, type ChildCommand } from "../process.js";
 import { CommandSandbox } from "../command-sandbox.js";
 import { cgroupParent, SandboxCgroup } from "./cgroup.js";
 import { resolveLimits, type ExecOptions, type Sandbox, type SandboxBackend, type SandboxLimits, type SandboxOptions } from "../types.js";
+import { UidPool } from "./uids.js";
 
 /** Where commands see their work folder. */
 export const WORKDIR = "/work";
@@ -25,31 +26,8 @@ const bwrapBinary = () => process.env.RUBRICATE_BWRAP ?? "bwrap";
 
 const isRoot = () => process.getuid?.() === 0;
 
-/**
- * User ids of sandboxes: 1000 per process id, for pids below 2,000,000 (pid_max is 32768, or
- * 4194304 where raised), all below 2^31: bwrap cannot map a user id above it ("setting up uid map").
- */
-const UID_BASE = 1_000_000;
-const UIDS_PER_PID = 1000;
-const PID_SLOTS = 2_000_000;
-let uidCounter = 0;
-/** The user ids of this process's live sandboxes. */
-const uidsInUse = new Set<number>();
-/**
- * A user id of its own per sandbox (as root): RLIMIT_NPROC counts per user, and root ignores it.
- * Two live sandboxes never share one. Before, the counter wrapped onto a live sandbox's uid after
- * 1000 others, and processes whose pids agree modulo 1000 drew from one range: a fork bomb in one
- * sample's sandbox then left another sample's sandbox not one process to start.
- */
-function nextUid(): number {
-  const base = UID_BASE + (process.pid % PID_SLOTS) * UIDS_PER_PID;
-  for (let tried = 0; tried < UIDS_PER_PID; tried++) {
-    uidCounter = (uidCounter + 1) % UIDS_PER_PID;
-    if (!uidsInUse.has(base + uidCounter)) break;
-  }
-  uidsInUse.add(base + uidCounter);
-  return base + uidCounter;
-}
+/** User ids of this process's sandboxes (as root). */
+const uids = new UidPool();
 
 /** Every live sandbox of this process, destroyed synchronously if the process exits first. */
 const live = new Set<BubblewrapSandbox>();
@@ -204,7 +182,7 @@ class BubblewrapSandbox extends CommandSandbox implements Sandbox {
     this.id = `bwrap-${process.pid}-${++sandboxCounter}`;
     writeFileSync(join(this.dir, "owner.pid"), String(process.pid));
     created.push(this.dir);
-    this.uid = isRoot() ? nextUid() : undefined;
+    this.uid = isRoot() ? uids.take() : undefined;
     const uid = this.uid ?? process.getuid?.() ?? 1000;
     const gid = this.uid ?? process.getgid?.() ?? 1000;
     let mounted = false;
@@ -282,7 +260,7 @@ class BubblewrapSandbox extends CommandSandbox implements Sandbox {
     for (const child of this.children) killGroup(child);
     this.children.clear();
     this.cgroup?.remove();
-    if (this.uid !== undefined) uidsInUse.delete(this.uid);
+    if (this.uid !== undefined) uids.release(this.uid);
     if (this.mounted) {
       const fs = join(this.dir, "fs");
       const r = spawnSync("umount", [fs], { stdio: "ignore" });
