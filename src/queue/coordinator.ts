@@ -108,8 +108,16 @@ export async function* runChunks<Spec, Row, Out>(chunks: AsyncIterable<Chunk<Row
   const window: Pending<Row>[] = [];
   const report = () => options.onProgress?.(written + window.reduce((n, p) => n + Math.min(progress.get(p.id) ?? 0, p.rows.length), 0));
 
-  const add = (chunk: Pending<Row>) =>
-    guard.call("queue a chunk", () =>
+  const add = async (chunk: Pending<Row>) => {
+    // A chunk an earlier run of this command gave up on (its attempts spent) is kept a week under
+    // the same id, and BullMQ's add keeps an existing job: without this, the run could never
+    // resume, even once the workers are fixed. This run tries it afresh.
+    const stale = await guard.call("read a chunk's state", () => queue.getJob(chunk.id));
+    if (stale && (await guard.call("read a chunk's state", () => stale.getState())) === "failed") {
+      log(`chunk ${chunk.n + 1} failed in an earlier run (${stale.failedReason}): tried again`);
+      await guard.call("requeue a failed chunk", () => stale.remove());
+    }
+    return guard.call("queue a chunk", () =>
       queue.add(options.kind as never, { spec: options.spec, rows: chunk.rows } as never, {
         jobId: chunk.id,
         attempts: 3,
@@ -119,6 +127,7 @@ export async function* runChunks<Spec, Row, Out>(chunks: AsyncIterable<Chunk<Row
         removeOnFail: { age: 7 * 24 * 3600 },
       }),
     );
+  };
 
   try {
     await guard.call("connect", () => events.waitUntilReady());

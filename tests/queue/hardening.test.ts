@@ -1,0 +1,82 @@
+/**
+ * `score --queue` under a hostile environment (queue hardening, round 21): what a run leaves on
+ * the queue must neither block nor leak into the next run of the same command. A real
+ * redis-server; the judge a local OpenAI-wire server that counts what it was paid for.
+ */
+import { type ChildProcess } from "node:child_process";
+import { copyFileSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
+import { ROOT, runCli, spawnCli, tempDir, writeJudgeFile, writeJsonl } from "../helpers/cli.js";
+import { redisServer, startRedis, type LiveRedis } from "../helpers/redis.js";
+import { judgeResponder } from "../../src/testing/servers/judge-responder.js";
+import { paidCounts as paidCountsOf } from "../bridge/helpers.js";
+import { startOpenAIServer, type TestServer } from "../../src/testing/servers/openai-server.js";
+
+const KEY = { RUBRICATE_TEST_KEY: "sk-queue-hardening" };
+let redis: LiveRedis;
+let judge: TestServer<unknown>;
+const children: ChildProcess[] = [];
+
+const samples = (run: string, n: number) => Array.from({ length: n }, (_, i) => ({ question: `${run} question ${i}?`, answer: String(i), response: i % 3 === 0 ? `It is ${i}.` : "No idea." }));
+const decide = (_q: unknown, view: { sample: string }) => /It is (\d+)\./.test(view.sample);
+const paidCounts = (run: string) => paidCountsOf(judge, `${run} question`);
+
+function project(run: string, n: number) {
+  const dir = tempDir("rubricate-queue-hard-");
+  copyFileSync(join(ROOT, "tests/bridge/fixtures/one-question.yaml"), join(dir, "rubric.yaml"));
+  writeJudgeFile(dir, judge.url, { max_retries: 0, max_concurrency: 4 });
+  writeJsonl(dir, "samples.jsonl", samples(run, n));
+  return dir;
+}
+
+function startWorker(dir: string, url: string, env: Record<string, string> = KEY) {
+  const child = spawnCli(["worker", "--queue", url, "--lock-ms", "2000"], { cwd: dir, env });
+  let log = "";
+  child.stderr!.setEncoding("utf8").on("data", (d: string) => (log += d));
+  children.push(child);
+  const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
+  return { child, exited, log: () => log };
+}
+
+const coordinator = (dir: string, url: string, extra: string[] = []) =>
+  runCli(["score", "rubric.yaml", "samples.jsonl", "-o", "out.jsonl", "--judge", "judge.yaml", "--queue", url, "--chunk-size", "10", ...extra], { cwd: dir, env: { RUBRICATE_TEST_KEY: "" } });
+const lines = (path: string) => readFileSync(path, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { index: number; reward: number | null });
+
+redisServer.describe("score --queue: what a run leaves on the queue", () => {
+  const database = (db: number) => redis.url.replace(/\/0$/, `/${db}`);
+  beforeAll(async () => {
+    redis = await startRedis();
+    judge = (await startOpenAIServer({ respond: judgeResponder(decide) })) as TestServer<unknown>;
+  });
+  afterEach(async () => {
+    for (const c of children.splice(0)) {
+      if (c.exitCode === null && c.signalCode === null) {
+        c.kill("SIGKILL");
+        await new Promise((r) => c.once("exit", r));
+      }
+    }
+  });
+  afterAll(async () => {
+    await judge?.close();
+    await redis?.stop();
+  });
+
+  it("a chunk that failed on every attempt does not fail the same command again once the workers are fixed", async () => {
+    const dir = project("poison", 12);
+    const url = database(1);
+    // A worker without the judge's key: every attempt at the chunks fails.
+    const broken = startWorker(dir, url, { RUBRICATE_TEST_KEY: "" });
+    const first = await coordinator(dir, url);
+    expect(first.code).toBe(1);
+    expect(first.stderr).toMatch(/failed on the workers after 3 attempt/);
+    broken.child.kill("SIGKILL");
+    await broken.exited;
+    // The key is given; the same command, run again, resumes.
+    startWorker(dir, url);
+    const second = await coordinator(dir, url);
+    expect(second.code, second.stderr).toBe(0);
+    expect(lines(join(dir, "out.jsonl")).map((l) => l.index)).toEqual(Array.from({ length: 12 }, (_, i) => i));
+    expect(paidCounts("poison").every((n) => n === 1)).toBe(true);
+  }, 180_000);
+});
