@@ -11,7 +11,7 @@ import { judgePath } from "../judge/load.js";
 import type { Provider } from "../providers/types.js";
 import { chunksBy, runChunks } from "../queue/coordinator.js";
 import { envFingerprint, portableSpec, type EvalSpec } from "../queue/eval-job.js";
-import { runKeyOf } from "../queue/score-job.js";
+import { chunkCacheUrl, runKeyOf } from "../queue/score-job.js";
 import type { ErrorPolicy } from "../types.js";
 
 /** Rollouts per chunk: a rollout is many calls, so chunks are small. */
@@ -47,7 +47,7 @@ export function evalSpecOf(envArg: string, env: Environment, flags: QueueEvalFla
     models: (flags.model ?? []).map(portableSpec),
     envModels: flags.envModel,
     ...(flags.judge ? { judge: portableSpec(flags.judge), origin: "user" as const } : { origin: "rubric" as const }),
-    cache: cache === null ? null : cache === undefined || cache === DEFAULT_CACHE_PATH ? url : cache,
+    cache: chunkCacheUrl(cache === null ? null : cache === undefined || cache === DEFAULT_CACHE_PATH ? url : cache, url),
     errors: flags.errors,
     ...(flags.concurrency ? { concurrency: flags.concurrency } : {}),
     fingerprint: envFingerprint(env, flags.judge ? judgePath(flags.judge, process.cwd()) : undefined),

@@ -11,7 +11,7 @@ import type { Rubric } from "../rubric/schema.js";
 import type { ErrorPolicy, Sample, ScoreResult } from "../types.js";
 import { DEFAULT_CACHE_PATH } from "../engine/cache/sqlite.js";
 import { scoreQueued } from "../queue/coordinator.js";
-import { fingerprintOf, isJudgeFileRef, portablePath, runKeyOf, type ScoreSpec } from "../queue/score-job.js";
+import { chunkCacheUrl, fingerprintOf, isJudgeFileRef, portablePath, runKeyOf, type ScoreSpec } from "../queue/score-job.js";
 import { usageError } from "./run.js";
 
 /** Input lines per chunk: measured in BENCHMARKS.md ("Scale past one machine"). */
@@ -65,7 +65,8 @@ export function queuedRun(rubric: Rubric, rubricPath: string, samplesPath: strin
     ...(judge && judgeFile ? { judge: packaged ? judge.ref : portablePath(judgeFile), origin: judge.origin } : { origin: "rubric" as const }),
     ...(flags.checks ? { checks: portablePath(flags.checks) } : {}),
     // Every worker must share one cache for "nothing paid twice": by default the queue's own database.
-    cache: cache === null ? null : cache === undefined || cache === DEFAULT_CACHE_PATH ? url : cache,
+    // (Without the queue's password: chunks live in Redis, and workers have it in their own --queue.)
+    cache: chunkCacheUrl(cache === null ? null : cache === undefined || cache === DEFAULT_CACHE_PATH ? url : cache, url),
     errors: flags.errors,
     ...(flags.concurrency ? { concurrency: flags.concurrency } : {}),
     fingerprint: fingerprintOf(rubric, judgeFile, flags.checks ? resolve(flags.checks) : undefined),

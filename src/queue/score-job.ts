@@ -99,3 +99,39 @@ export function runKeyOf(spec: unknown, input: string, chunkSize: number): strin
 
 /** True when a judge reference names a file (a path, or a .yaml name) rather than a packaged judge id. */
 export const isJudgeFileRef = (ref: string): boolean => /[\\/]|\.ya?ml$/i.test(ref);
+
+/**
+ * The shared cache as chunks carry it. Chunks are stored in Redis (and readable by whoever reads
+ * the queue's database), so a password of the queue's own server is left out: every worker has it
+ * in its own `--queue` URL and puts it back (`workerCacheUrl`). Another server's password stays, as
+ * workers could not know it otherwise.
+ * @example chunkCacheUrl("redis://:pw@10.0.0.5:6379/0", "redis://:pw@10.0.0.5:6379/0") // "redis://10.0.0.5:6379/0"
+ */
+export function chunkCacheUrl(cache: string | null, queueUrl: string): string | null {
+  const target = redisUrl(cache);
+  const queue = redisUrl(queueUrl);
+  if (!target || !queue || !target.password || !sameServer(target, queue) || target.password !== queue.password) return cache;
+  target.username = "";
+  target.password = "";
+  return target.href;
+}
+
+/** A chunk's cache URL with the credentials of the worker's own queue put back (when it names the queue's server without them). */
+export function workerCacheUrl(cache: string | null, queueUrl: string): string | null {
+  const target = redisUrl(cache);
+  const queue = redisUrl(queueUrl);
+  if (!target || !queue || target.username || target.password || !queue.password || !sameServer(target, queue)) return cache;
+  target.username = queue.username;
+  target.password = queue.password;
+  return target.href;
+}
+
+const redisUrl = (value: string | null): URL | undefined => {
+  if (value === null || !/^rediss?:\/\//i.test(value)) return undefined;
+  try {
+    return new URL(value);
+  } catch {
+    return undefined;
+  }
+};
+const sameServer = (a: URL, b: URL) => a.protocol === b.protocol && a.hostname === b.hostname && (a.port || "6379") === (b.port || "6379");

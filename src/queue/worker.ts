@@ -26,7 +26,7 @@ import { createPolicy } from "../env/policy.js";
 import type { Environment } from "../env/types.js";
 import { loadEnvironmentSpec } from "../hub/resolve.js";
 import { envFingerprint, type EvalChunk, type EvalChunkResult, type EvalSpec } from "./eval-job.js";
-import { fingerprintOf, isJudgeFileRef, pathInside, type ScoreChunk, type ScoreChunkResult, type ScoreSpec } from "./score-job.js";
+import { fingerprintOf, isJudgeFileRef, pathInside, workerCacheUrl, type ScoreChunk, type ScoreChunkResult, type ScoreSpec } from "./score-job.js";
 
 /** Options of `startQueueWorker`. */
 export interface QueueWorkerOptions {
@@ -98,7 +98,7 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
 
   const scoreChunk = async (job: Job<ScoreChunk, ScoreChunkResult>): Promise<ScoreChunkResult> => {
     const { spec, rows } = job.data;
-    const { rubric, judge, checks } = await once("score", spec, () => loadSpec(spec, root));
+    const { rubric, judge, checks } = await once("score", spec, () => loadSpec({ ...spec, cache: workerCacheUrl(spec.cache, options.url) }, root));
     const results: ScoreChunkResult["results"] = [];
     let reported = 0;
     for await (const { index, ...result } of scoreStream(rubric, rows.map((r) => r.sample), { judge, checks, errors: spec.errors, concurrency: spec.concurrency })) {
@@ -114,7 +114,7 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
 
   const evalChunk = async (job: Job<EvalChunk, EvalChunkResult>): Promise<EvalChunkResult> => {
     const { spec, rows } = job.data;
-    const loadedEval = await once("eval", spec, () => loadEvalSpec(spec, root, options.envsDir, unsafeNoSandbox));
+    const loadedEval = await once("eval", spec, () => loadEvalSpec({ ...spec, cache: workerCacheUrl(spec.cache, options.url) }, root, options.envsDir, unsafeNoSandbox));
     // The grid runEval walks must reach every cell asked for: rollouts up to the highest index.
     const rollouts = Math.max(...rows.map((r) => r.rollout)) + 1;
     const result = await runEval(loadedEval.env, { ...loadedEval.run, rollouts, only: new Set(rows.map(cellKey)), concurrency: spec.concurrency, errors: spec.errors });

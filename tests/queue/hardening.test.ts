@@ -12,6 +12,7 @@ import { redisServer, startRedis, type LiveRedis } from "../helpers/redis.js";
 import { judgeResponder } from "../../src/testing/servers/judge-responder.js";
 import { paidCounts as paidCountsOf } from "../bridge/helpers.js";
 import { startOpenAIServer, type TestServer } from "../../src/testing/servers/openai-server.js";
+import { Redis } from "ioredis";
 
 const KEY = { RUBRICATE_TEST_KEY: "sk-queue-hardening" };
 let redis: LiveRedis;
@@ -79,4 +80,47 @@ redisServer.describe("score --queue: what a run leaves on the queue", () => {
     expect(lines(join(dir, "out.jsonl")).map((l) => l.index)).toEqual(Array.from({ length: 12 }, (_, i) => i));
     expect(paidCounts("poison").every((n) => n === 1)).toBe(true);
   }, 180_000);
+
+  it("the queue's Redis password is not written into the chunks, and workers still share the cache with it", async () => {
+    const own = await startRedis();
+    const password = "pw-hardening-21";
+    const admin = new Redis(own.url);
+    try {
+      await admin.config("SET", "requirepass", password);
+      await admin.auth(password);
+      const url = own.url.replace("redis://", `redis://:${password}@`);
+      const dir = project("password", 12);
+      // A worker without the judge's key: the chunks fail and stay on the queue to be read.
+      const broken = startWorker(dir, url, { RUBRICATE_TEST_KEY: "" });
+      expect((await coordinator(dir, url)).code).toBe(1);
+      broken.child.kill("SIGKILL");
+      await broken.exited;
+      expect(await storedText(admin)).not.toContain(password);
+      startWorker(dir, url);
+      const second = await coordinator(dir, url);
+      expect(second.code, second.stderr).toBe(0);
+      // The workers put the password back: their answers are in the queue's database.
+      expect(await admin.keys("rubricate:answer:*")).toHaveLength(12);
+      expect(await storedText(admin)).not.toContain(password);
+    } finally {
+      admin.disconnect();
+      await own.stop();
+    }
+  }, 180_000);
 });
+
+/** Every value of the database, as text (hashes, strings, lists, sets, streams). */
+async function storedText(redis: Redis): Promise<string> {
+  const parts: string[] = [];
+  for (const key of await redis.keys("*")) {
+    const type = await redis.type(key);
+    if (type === "hash") parts.push(JSON.stringify(await redis.hgetall(key)));
+    else if (type === "string") parts.push(String(await redis.get(key)));
+    else if (type === "list") parts.push(JSON.stringify(await redis.lrange(key, 0, -1)));
+    else if (type === "zset") parts.push(JSON.stringify(await redis.zrange(key, 0, -1)));
+    else if (type === "set") parts.push(JSON.stringify(await redis.smembers(key)));
+    else if (type === "stream") parts.push(JSON.stringify(await redis.xrange(key, "-", "+")));
+  }
+  expect(parts.length).toBeGreaterThan(0);
+  return parts.join("\n");
+}

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { queueConnection } from "../../src/queue/connection.js";
-import { chunkId, fingerprintOf, pathInside, portablePath, runKeyOf, type ScoreSpec } from "../../src/queue/score-job.js";
+import { chunkCacheUrl, chunkId, fingerprintOf, pathInside, portablePath, runKeyOf, workerCacheUrl, type ScoreSpec } from "../../src/queue/score-job.js";
 import { parseRubric } from "../../src/rubric/load.js";
 
 describe("queueConnection", () => {
@@ -61,5 +61,21 @@ describe("fingerprints and ids", () => {
     expect(runKeyOf(spec("f".repeat(64)), "/in.jsonl|100|1", 10)).not.toBe(key);
     expect(chunkId("score", "f".repeat(64), key, 3)).not.toContain(":"); // BullMQ refuses ids with ":"
     expect(chunkId("score", "f".repeat(64), key, 3)).not.toBe(chunkId("score", "f".repeat(64), key, 4));
+  });
+});
+
+describe("the shared cache a chunk names", () => {
+  it("leaves out the queue's own password (chunks are stored in Redis); a worker puts its own back", () => {
+    const queue = "redis://:s3cret@10.0.0.5:6379/0";
+    const carried = chunkCacheUrl(queue, queue)!;
+    expect(carried).not.toContain("s3cret");
+    expect(workerCacheUrl(carried, queue)).toBe(queue);
+    // Another database of the same server: the same credentials.
+    expect(workerCacheUrl(chunkCacheUrl("redis://:s3cret@10.0.0.5/3", queue), queue)).toBe("redis://:s3cret@10.0.0.5/3");
+    // Another server's password stays (workers could not know it); no cache, or a file, as given.
+    expect(chunkCacheUrl("redis://:other@10.0.0.6:6379/0", queue)).toBe("redis://:other@10.0.0.6:6379/0");
+    expect(workerCacheUrl("redis://10.0.0.6:6379/0", queue)).toBe("redis://10.0.0.6:6379/0");
+    expect(chunkCacheUrl(null, queue)).toBeNull();
+    expect(workerCacheUrl(".rubricate/cache.db", queue)).toBe(".rubricate/cache.db");
   });
 });
