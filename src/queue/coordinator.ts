@@ -193,7 +193,7 @@ export async function* runChunks<Spec, Row, Out>(chunks: AsyncIterable<Chunk<Row
 }
 
 /** The promise's value or error, or "slow" when it has not settled within `ms`. */
-function settleWithin<T>(promise: Promise<T>, ms: number): Promise<{ value: T } | { error: Error } | "slow"> {
+export function settleWithin<T>(promise: Promise<T>, ms: number): Promise<{ value: T } | { error: Error } | "slow"> {
   return new Promise((resolve) => {
     const timer = setTimeout(() => resolve("slow"), ms);
     promise.then(

@@ -16,6 +16,7 @@ import { scoreStream } from "../score/score.js";
 import { loadChecks } from "../env/load.js";
 import type { CheckFunction } from "../checks/types.js";
 import { QUEUE_NAME, bullConnection, loadBullMQ, queueConnection } from "./connection.js";
+import { settleWithin } from "./coordinator.js";
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { openCache } from "../engine/cache/index.js";
@@ -123,10 +124,16 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
   };
 
   const handlers: Record<string, (job: Job) => Promise<unknown>> = { score: scoreChunk, eval: evalChunk };
-  const dispatch = (job: Job) => {
+  let inHand = 0;
+  const dispatch = async (job: Job) => {
     const handler = handlers[job.name];
     if (!handler) throw new RubricateError("BAD_INPUT", `this worker does not know chunks of kind "${job.name}" (a newer coordinator?)`);
-    return handler(job);
+    inHand++;
+    try {
+      return await handler(job);
+    } finally {
+      inHand--;
+    }
   };
 
   const { Worker } = await loadBullMQ();
@@ -163,7 +170,19 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
       return finished;
     },
     close: async (force = false) => {
-      await worker.close(force);
+      // BullMQ's close waits on Redis (a Redis that is down makes it wait forever), and a second
+      // close only returns the first one's promise (a graceful one waits for the chunks in hand).
+      // So: a forced close, or a graceful one with no chunk in hand, drops the connections once
+      // the close has had 2 s; the chunks in hand go back to the queue when their locks lapse.
+      const closing = worker.close(force);
+      for (;;) {
+        const bounded = force || inHand === 0;
+        if ((await settleWithin(closing, bounded ? 2_000 : 1_000)) !== "slow") break;
+        if (bounded) {
+          await settleWithin(worker.disconnect(), 2_000);
+          break;
+        }
+      }
       for (const entry of loaded.values()) await entry.then((l) => l.close()).catch(() => undefined);
     },
   };

@@ -107,7 +107,50 @@ redisServer.describe("score --queue: what a run leaves on the queue", () => {
       await own.stop();
     }
   }, 180_000);
+
+  it("a worker whose Redis is down stops on SIGTERM (nothing in hand), instead of waiting for Redis forever", async () => {
+    const own = await startRedis();
+    const dir = project("down", 1);
+    const worker = startWorker(dir, own.url);
+    try {
+      await waitUntil(() => /worker on/.test(worker.log()), "the worker to start");
+      await own.stop();
+      await waitUntil(() => /waiting for it/.test(worker.log()), "the worker to see Redis gone");
+      worker.child.kill("SIGTERM");
+      expect(await worker.exited).toBe(0);
+    } finally {
+      await own.stop();
+    }
+  }, 60_000);
+
+  it("a second SIGTERM stops a worker at once, though its chunk's judge call never ends", async () => {
+    const hung = (await startOpenAIServer({ respond: judgeResponder(decide), rates: { hang: 1 } })) as TestServer<unknown>;
+    const dir = project("hung", 3);
+    writeJudgeFile(dir, hung.url, { max_retries: 0, timeout_ms: 3_600_000 });
+    const url = database(2);
+    const worker = startWorker(dir, url);
+    const run = spawnCli(["score", "rubric.yaml", "samples.jsonl", "-o", "out.jsonl", "--judge", "judge.yaml", "--queue", url], { cwd: dir, env: { RUBRICATE_TEST_KEY: "" } });
+    children.push(run);
+    try {
+      await waitUntil(() => /taken/.test(worker.log()) && hung.stats.inFlight > 0, "the chunk's judge call to hang");
+      worker.child.kill("SIGTERM");
+      await waitUntil(() => /finishing the chunks in hand/.test(worker.log()), "the first SIGTERM to be heard");
+      worker.child.kill("SIGTERM");
+      expect(await worker.exited).toBe(130);
+    } finally {
+      await hung.close();
+    }
+  }, 60_000);
 });
+
+/** Waits for a state of the run (not a time: processes start slowly on a loaded machine). */
+async function waitUntil(condition: () => boolean, what: string, ms = 60_000) {
+  const until = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
 
 /** Every value of the database, as text (hashes, strings, lists, sets, streams). */
 async function storedText(redis: Redis): Promise<string> {
