@@ -4,7 +4,7 @@
  * redis-server; the judge a local OpenAI-wire server that counts what it was paid for.
  */
 import { type ChildProcess } from "node:child_process";
-import { copyFileSync, readFileSync } from "node:fs";
+import { copyFileSync, cpSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
 import { ROOT, runCli, spawnCli, tempDir, writeJudgeFile, writeJsonl } from "../helpers/cli.js";
@@ -141,7 +141,47 @@ redisServer.describe("score --queue: what a run leaves on the queue", () => {
       await hung.close();
     }
   }, 60_000);
+
+  it("eval --queue: a run of another grid with as many cells (-n 2 -k 1, then -n 1 -k 2) gets chunks of its own, not the other's", async () => {
+    const dir = tempDir("rubricate-queue-hard-eval-");
+    cpSync(join(ROOT, "examples/wordle"), join(dir, "wordle"), { recursive: true });
+    const url = database(3);
+    const admin = new Redis(url);
+    // The coordinators call nothing (no worker runs here): the chunks they put on the queue are read.
+    const evalRun = (tasks: string, rollouts: string, out: string) => {
+      const child = spawnCli(["eval", "wordle/env.yaml", "--model", "openai-compatible:m@http://127.0.0.1:9/v1", "-n", tasks, "--rollouts", rollouts, "--out", out, "--queue", url, "--chunk-size", "2", "-q"], { cwd: dir, env: { RUBRICATE_TEST_KEY: "" } });
+      children.push(child);
+      return child;
+    };
+    const chunkRows = async () => {
+      const rows: { task: string; rollout: number }[][] = [];
+      for (const key of await admin.keys("bull:rubricate:eval-*")) {
+        const data = await admin.hget(key, "data");
+        if (data) rows.push((JSON.parse(data) as { rows: { task: string; rollout: number }[] }).rows);
+      }
+      return rows;
+    };
+    try {
+      const first = evalRun("2", "1", "a.jsonl");
+      await waitFor(async () => (await chunkRows()).length > 0, "the first run's chunk");
+      first.kill("SIGKILL");
+      evalRun("1", "2", "b.jsonl");
+      // The second run's one chunk: the first task's two rollouts.
+      await waitFor(async () => (await chunkRows()).some((rows) => rows.length === 2 && rows.every((r) => r.task === rows[0].task) && rows.some((r) => r.rollout === 1)), "the second run's own chunk");
+    } finally {
+      admin.disconnect();
+    }
+  }, 60_000);
 });
+
+/** Waits for an asynchronous condition (Redis's state), not a time. */
+async function waitFor(condition: () => Promise<boolean>, what: string, ms = 30_000) {
+  const until = Date.now() + ms;
+  while (!(await condition())) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
 
 /** Waits for a state of the run (not a time: processes start slowly on a loaded machine). */
 async function waitUntil(condition: () => boolean, what: string, ms = 60_000) {
