@@ -81,25 +81,47 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
   const connection = queueConnection(options.url);
   const root = options.root ?? process.cwd();
   const log = options.log ?? (() => {});
-  const loaded = new Map<string, Promise<{ close(): Promise<void> }>>();
+  const loaded = new Map<string, { value: Promise<{ close(): Promise<void> }>; users: number }>();
   let finished = 0;
 
-  /** What a spec names, loaded once per spec: a judge or an environment per chunk would be waste. */
-  const once = <T extends { close(): Promise<void> }>(kind: string, spec: unknown, make: () => Promise<T>): Promise<T> => {
+  /**
+   * What a spec names, loaded once per spec and held while a chunk uses it: a judge or an
+   * environment per chunk would be waste. Only the last `KEPT_SPECS` specs are kept: each holds a
+   * judge and its cache's connections, and a worker living through many runs would otherwise
+   * keep every run's open until it stops.
+   */
+  const using = async <T extends { close(): Promise<void> }, R>(kind: string, spec: unknown, make: () => Promise<T>, use: (loaded: T) => Promise<R>): Promise<R> => {
     const key = `${kind} ${JSON.stringify(spec)}`;
-    let entry = loaded.get(key) as Promise<T> | undefined;
+    let entry = loaded.get(key);
     if (!entry) {
-      entry = make();
+      const made = { value: make() as Promise<{ close(): Promise<void> }>, users: 0 };
       // A spec that failed to load is not kept: the files may be fixed before the chunk's retry.
-      entry.catch(() => loaded.delete(key));
-      loaded.set(key, entry);
+      made.value.catch(() => loaded.get(key) === made && loaded.delete(key));
+      entry = made;
     }
-    return entry;
+    loaded.delete(key);
+    loaded.set(key, entry); // the most recently used last
+    entry.users++;
+    try {
+      return await use((await entry.value) as T);
+    } finally {
+      entry.users--;
+      for (const [k, e] of loaded) {
+        if (loaded.size <= KEPT_SPECS) break;
+        if (e.users > 0) continue;
+        loaded.delete(k);
+        void e.value.then((l) => l.close()).catch(() => undefined);
+      }
+    }
   };
 
   const scoreChunk = async (job: Job<ScoreChunk, ScoreChunkResult>): Promise<ScoreChunkResult> => {
     const { spec, rows } = job.data;
-    const { rubric, judge, checks } = await once("score", spec, () => loadSpec({ ...spec, cache: workerCacheUrl(spec.cache, options.url) }, root));
+    return using("score", spec, () => loadSpec({ ...spec, cache: workerCacheUrl(spec.cache, options.url) }, root), ({ rubric, judge, checks }) => scoreRows(job, rubric, judge, checks));
+  };
+
+  const scoreRows = async (job: Job<ScoreChunk, ScoreChunkResult>, rubric: Rubric, judge: EngineJudge | undefined, checks: Record<string, CheckFunction> | undefined): Promise<ScoreChunkResult> => {
+    const { spec, rows } = job.data;
     const results: ScoreChunkResult["results"] = [];
     let reported = 0;
     for await (const { index, ...result } of scoreStream(rubric, rows.map((r) => r.sample), { judge, checks, errors: spec.errors, concurrency: spec.concurrency })) {
@@ -115,12 +137,13 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
 
   const evalChunk = async (job: Job<EvalChunk, EvalChunkResult>): Promise<EvalChunkResult> => {
     const { spec, rows } = job.data;
-    const loadedEval = await once("eval", spec, () => loadEvalSpec({ ...spec, cache: workerCacheUrl(spec.cache, options.url) }, root, options.envsDir, unsafeNoSandbox));
-    // The grid runEval walks must reach every cell asked for: rollouts up to the highest index.
-    const rollouts = Math.max(...rows.map((r) => r.rollout)) + 1;
-    const result = await runEval(loadedEval.env, { ...loadedEval.run, rollouts, only: new Set(rows.map(cellKey)), concurrency: spec.concurrency, errors: spec.errors });
-    await job.updateProgress(result.records.length);
-    return { results: result.records };
+    return using("eval", spec, () => loadEvalSpec({ ...spec, cache: workerCacheUrl(spec.cache, options.url) }, root, options.envsDir, unsafeNoSandbox), async (loadedEval) => {
+      // The grid runEval walks must reach every cell asked for: rollouts up to the highest index.
+      const rollouts = Math.max(...rows.map((r) => r.rollout)) + 1;
+      const result = await runEval(loadedEval.env, { ...loadedEval.run, rollouts, only: new Set(rows.map(cellKey)), concurrency: spec.concurrency, errors: spec.errors });
+      await job.updateProgress(result.records.length);
+      return { results: result.records };
+    });
   };
 
   const handlers: Record<string, (job: Job) => Promise<unknown>> = { score: scoreChunk, eval: evalChunk };
@@ -183,10 +206,13 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
           break;
         }
       }
-      for (const entry of loaded.values()) await entry.then((l) => l.close()).catch(() => undefined);
+      for (const entry of loaded.values()) await entry.value.then((l) => l.close()).catch(() => undefined);
     },
   };
 }
+
+/** Specs (runs) a worker keeps loaded at once, besides those its chunks in hand use. */
+const KEPT_SPECS = 4;
 
 /** Loads what a spec names from the worker's folder, and checks it is what the coordinator read. */
 async function loadSpec(spec: ScoreSpec, root: string): Promise<Loaded> {

@@ -172,6 +172,25 @@ redisServer.describe("score --queue: what a run leaves on the queue", () => {
       admin.disconnect();
     }
   }, 60_000);
+
+  it("a worker that lives through many runs keeps only the last few runs' judges and cache connections open", async () => {
+    const own = await startRedis();
+    const admin = new Redis(own.url);
+    const clients = async () => String(await admin.client("LIST")).trim().split("\n").length;
+    try {
+      const dir = project("specs", 3);
+      startWorker(dir, own.url);
+      // Each --concurrency is another spec: another run to the worker.
+      expect((await coordinator(dir, own.url, ["--concurrency", "1"])).code).toBe(0);
+      const afterOne = await clients();
+      for (let c = 2; c <= 8; c++) expect((await coordinator(dir, own.url, ["--concurrency", String(c)])).code).toBe(0);
+      // Each run kept loaded holds its cache's two connections; the worker keeps four runs at most.
+      await waitFor(async () => (await clients()) <= afterOne + 2 * 3, "the worker to close the judges of old runs");
+    } finally {
+      admin.disconnect();
+      await own.stop();
+    }
+  }, 120_000);
 });
 
 /** Waits for an asynchronous condition (Redis's state), not a time. */
