@@ -104,16 +104,26 @@ export const isJudgeFileRef = (ref: string): boolean => /[\\/]|\.ya?ml$/i.test(r
  * The shared cache as chunks carry it. Chunks are stored in Redis (and readable by whoever reads
  * the queue's database), so a password of the queue's own server is left out: every worker has it
  * in its own `--queue` URL and puts it back (`workerCacheUrl`). Another server's password stays, as
- * workers could not know it otherwise.
+ * workers could not know it otherwise. A SQLite file goes by its path relative to the folder.
  * @example chunkCacheUrl("redis://:pw@10.0.0.5:6379/0", "redis://:pw@10.0.0.5:6379/0") // "redis://10.0.0.5:6379/0"
  */
 export function chunkCacheUrl(cache: string | null, queueUrl: string): string | null {
+  // A SQLite file (each worker's own): by its path relative to the folder, as workers open it.
+  if (cache !== null && !/^rediss?:\/\//i.test(cache)) return portablePath(cache);
   const target = redisUrl(cache);
   const queue = redisUrl(queueUrl);
   if (!target || !queue || !target.password || !sameServer(target, queue) || target.password !== queue.password) return cache;
   target.username = "";
   target.password = "";
   return target.href;
+}
+
+/**
+ * A chunk's cache as a worker opens it: a Redis URL or none as given; a SQLite file only inside the
+ * worker's folder (a chunk naming one elsewhere would have the worker create files anywhere it may write).
+ */
+export function workerCachePath(cache: string | null, root: string): string | null {
+  return cache === null || /^rediss?:\/\//i.test(cache) ? cache : pathInside(root, cache, "cache file");
 }
 
 /** A chunk's cache URL with the credentials of the worker's own queue put back (when it names the queue's server without them). */

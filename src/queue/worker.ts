@@ -27,7 +27,7 @@ import { createPolicy } from "../env/policy.js";
 import type { Environment } from "../env/types.js";
 import { loadEnvironmentSpec } from "../hub/resolve.js";
 import { envFingerprint, type EvalChunk, type EvalChunkResult, type EvalSpec } from "./eval-job.js";
-import { fingerprintOf, isJudgeFileRef, pathInside, workerCacheUrl, type ScoreChunk, type ScoreChunkResult, type ScoreSpec } from "./score-job.js";
+import { fingerprintOf, isJudgeFileRef, pathInside, workerCachePath, workerCacheUrl, type ScoreChunk, type ScoreChunkResult, type ScoreSpec } from "./score-job.js";
 
 /** Options of `startQueueWorker`. */
 export interface QueueWorkerOptions {
@@ -117,7 +117,7 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
 
   const scoreChunk = async (job: Job<ScoreChunk, ScoreChunkResult>): Promise<ScoreChunkResult> => {
     const { spec, rows } = job.data;
-    return using("score", spec, () => loadSpec({ ...spec, cache: workerCacheUrl(spec.cache, options.url) }, root), ({ rubric, judge, checks }) => scoreRows(job, rubric, judge, checks));
+    return using("score", spec, () => loadSpec({ ...spec, cache: workerCachePath(workerCacheUrl(spec.cache, options.url), root) }, root), ({ rubric, judge, checks }) => scoreRows(job, rubric, judge, checks));
   };
 
   const scoreRows = async (job: Job<ScoreChunk, ScoreChunkResult>, rubric: Rubric, judge: EngineJudge | undefined, checks: Record<string, CheckFunction> | undefined): Promise<ScoreChunkResult> => {
@@ -137,7 +137,7 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
 
   const evalChunk = async (job: Job<EvalChunk, EvalChunkResult>): Promise<EvalChunkResult> => {
     const { spec, rows } = job.data;
-    return using("eval", spec, () => loadEvalSpec({ ...spec, cache: workerCacheUrl(spec.cache, options.url) }, root, options.envsDir, unsafeNoSandbox), async (loadedEval) => {
+    return using("eval", spec, () => loadEvalSpec({ ...spec, cache: workerCachePath(workerCacheUrl(spec.cache, options.url), root) }, root, options.envsDir, unsafeNoSandbox), async (loadedEval) => {
       // The grid runEval walks must reach every cell asked for: rollouts up to the highest index.
       const rollouts = Math.max(...rows.map((r) => r.rollout)) + 1;
       const result = await runEval(loadedEval.env, { ...loadedEval.run, rollouts, only: new Set(rows.map(cellKey)), concurrency: spec.concurrency, errors: spec.errors });

@@ -4,8 +4,10 @@
  * redis-server; the judge a local OpenAI-wire server that counts what it was paid for.
  */
 import { type ChildProcess } from "node:child_process";
-import { copyFileSync, cpSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { copyFileSync, cpSync, existsSync, readFileSync } from "node:fs";
+import { basename, join } from "node:path";
+import { loadRubricSync } from "../../src/rubric/load.js";
+import { fingerprintOf, type ScoreSpec } from "../../src/queue/score-job.js";
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
 import { ROOT, runCli, spawnCli, tempDir, writeJudgeFile, writeJsonl } from "../helpers/cli.js";
 import { redisServer, startRedis, type LiveRedis } from "../helpers/redis.js";
@@ -191,6 +193,26 @@ redisServer.describe("score --queue: what a run leaves on the queue", () => {
       await own.stop();
     }
   }, 120_000);
+
+  it("a chunk naming a SQLite cache outside the worker's folder fails; the worker creates nothing there", async () => {
+    const dir = project("confine", 1);
+    const url = database(4);
+    const outside = `${dir}-outside`;
+    // A chunk as a coordinator writes it (the right fingerprint), but for its cache file.
+    const rubric = loadRubricSync(join(dir, "rubric.yaml"));
+    const spec: ScoreSpec = { rubric: "rubric.yaml", judge: "judge.yaml", origin: "user", cache: `../${basename(outside)}/cache.db`, errors: "null", fingerprint: fingerprintOf(rubric, join(dir, "judge.yaml"), undefined) };
+    const { Queue } = await import("bullmq");
+    const queue = new Queue("rubricate", { connection: { host: "127.0.0.1", port: redis.port, db: 4 } });
+    try {
+      await queue.add("score", { spec, rows: [{ key: 0, sample: samples("confine", 1)[0] }] }, { jobId: "chunk-with-a-cache-elsewhere", attempts: 1 });
+      const worker = startWorker(dir, url);
+      await waitUntil(() => /chunk-with-a-cache-elsewhere (done|failed)/.test(worker.log()), "the chunk to end");
+      expect(worker.log()).toMatch(/chunk-with-a-cache-elsewhere failed: .*outside the worker's folder/);
+      expect(existsSync(outside)).toBe(false);
+    } finally {
+      await queue.close();
+    }
+  }, 60_000);
 });
 
 /** Waits for an asynchronous condition (Redis's state), not a time. */

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { queueConnection } from "../../src/queue/connection.js";
-import { chunkCacheUrl, chunkId, fingerprintOf, pathInside, portablePath, runKeyOf, workerCacheUrl, type ScoreSpec } from "../../src/queue/score-job.js";
+import { chunkCacheUrl, chunkId, fingerprintOf, pathInside, portablePath, runKeyOf, workerCachePath, workerCacheUrl, type ScoreSpec } from "../../src/queue/score-job.js";
 import { parseRubric } from "../../src/rubric/load.js";
 
 describe("queueConnection", () => {
@@ -77,5 +77,19 @@ describe("the shared cache a chunk names", () => {
     expect(workerCacheUrl("redis://10.0.0.6:6379/0", queue)).toBe("redis://10.0.0.6:6379/0");
     expect(chunkCacheUrl(null, queue)).toBeNull();
     expect(workerCacheUrl(".rubricate/cache.db", queue)).toBe(".rubricate/cache.db");
+  });
+});
+
+describe("a SQLite cache a chunk names", () => {
+  it("opens only inside the worker's folder; a Redis URL or none passes as given", () => {
+    const root = mkdtempSync(join(tmpdir(), "rubricate-cache-path-"));
+    expect(workerCachePath("cache/answers.db", root)).toBe(join(root, "cache/answers.db"));
+    expect(() => workerCachePath("../elsewhere/cache.db", root)).toThrow(/outside the worker's folder/);
+    expect(() => workerCachePath("/tmp/cache.db", root)).toThrow(/outside the worker's folder/);
+    expect(workerCachePath("redis://10.0.0.5:6379/1", root)).toBe("redis://10.0.0.5:6379/1");
+    expect(workerCachePath(null, root)).toBeNull();
+    // The coordinator sends its own by the path workers open, and refuses one outside its folder.
+    expect(chunkCacheUrl("answers.db", "redis://10.0.0.5:6379/0")).toBe("answers.db");
+    expect(() => chunkCacheUrl("../answers.db", "redis://10.0.0.5:6379/0")).toThrow(/outside the working folder/);
   });
 });
