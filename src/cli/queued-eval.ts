@@ -14,6 +14,7 @@ import { chunksBy, runChunks } from "../queue/coordinator.js";
 import { envFingerprint, portableSpec, type EvalSpec } from "../queue/eval-job.js";
 import { chunkCacheUrl, runKeyOf } from "../queue/score-job.js";
 import type { ErrorPolicy } from "../types.js";
+import { packageVersion } from "../config/load.js";
 
 /** Rollouts per chunk: a rollout is many calls, so chunks are small. */
 export const DEFAULT_EVAL_CHUNK_SIZE = 4;
@@ -52,6 +53,7 @@ export function evalSpecOf(envArg: string, env: Environment, flags: QueueEvalFla
     errors: flags.errors,
     ...(flags.concurrency ? { concurrency: flags.concurrency } : {}),
     fingerprint: envFingerprint(env, flags.judge ? judgePath(flags.judge, process.cwd()) : undefined),
+    version: packageVersion(),
   };
 }
 

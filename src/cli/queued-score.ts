@@ -13,6 +13,7 @@ import { DEFAULT_CACHE_PATH } from "../engine/cache/sqlite.js";
 import { scoreQueued } from "../queue/coordinator.js";
 import { chunkCacheUrl, fingerprintOf, isJudgeFileRef, portablePath, runKeyOf, type ScoreSpec } from "../queue/score-job.js";
 import { usageError } from "./run.js";
+import { packageVersion } from "../config/load.js";
 
 /** Input lines per chunk: measured in BENCHMARKS.md ("Scale past one machine"). */
 export const DEFAULT_CHUNK_SIZE = 50;
@@ -70,6 +71,7 @@ export function queuedRun(rubric: Rubric, rubricPath: string, samplesPath: strin
     errors: flags.errors,
     ...(flags.concurrency ? { concurrency: flags.concurrency } : {}),
     fingerprint: fingerprintOf(rubric, judgeFile, flags.checks ? resolve(flags.checks) : undefined),
+    version: packageVersion(),
   };
   const chunkSize = flags.chunkSize ?? DEFAULT_CHUNK_SIZE;
   const input = statSync(samplesPath);

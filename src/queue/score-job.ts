@@ -16,6 +16,7 @@ import type { ErrorPolicy, Sample, ScoreResult } from "../types.js";
 import { canonicalJson } from "../text/canonical-json.js";
 import type { Rubric } from "../rubric/schema.js";
 import type { JudgeOrigin } from "../judge/load.js";
+import { packageVersion } from "../config/load.js";
 
 /** The run-wide part of every chunk: what to score with. */
 export interface ScoreSpec {
@@ -34,6 +35,8 @@ export interface ScoreSpec {
   concurrency?: number;
   /** sha256 of the resolved rubric, the judge file and the checks file, as the coordinator read them. */
   fingerprint: string;
+  /** The coordinator's rubricate version: a worker of another one refuses the chunk (absent from older coordinators). */
+  version?: string;
 }
 
 /** One chunk: rows of the input, each with its 0-based line position. */
@@ -145,3 +148,15 @@ const redisUrl = (value: string | null): URL | undefined => {
   }
 };
 const sameServer = (a: URL, b: URL) => a.protocol === b.protocol && a.hostname === b.hostname && (a.port || "6379") === (b.port || "6379");
+
+/**
+ * Refuses a chunk of a coordinator of another rubricate version: checks and scoring change between
+ * versions (a fixed check scores differently), so a fleet half upgraded would otherwise mix two
+ * versions' rewards in one output without a word.
+ */
+export function checkChunkVersion(spec: { version?: string }): void {
+  const mine = packageVersion();
+  if (spec.version !== undefined && spec.version !== mine) {
+    throw new RubricateError("BAD_INPUT", `this chunk comes from a coordinator running rubricate ${spec.version}, and this worker runs ${mine}: run one version everywhere, so one run's rewards all come from the same scoring`);
+  }
+}

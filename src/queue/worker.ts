@@ -27,7 +27,7 @@ import { createPolicy } from "../env/policy.js";
 import type { Environment } from "../env/types.js";
 import { loadEnvironmentSpec } from "../hub/resolve.js";
 import { envFingerprint, type EvalChunk, type EvalChunkResult, type EvalSpec } from "./eval-job.js";
-import { fingerprintOf, isJudgeFileRef, pathInside, workerCachePath, workerCacheUrl, type ScoreChunk, type ScoreChunkResult, type ScoreSpec } from "./score-job.js";
+import { checkChunkVersion, fingerprintOf, isJudgeFileRef, pathInside, workerCachePath, workerCacheUrl, type ScoreChunk, type ScoreChunkResult, type ScoreSpec } from "./score-job.js";
 
 /** Options of `startQueueWorker`. */
 export interface QueueWorkerOptions {
@@ -216,6 +216,7 @@ const KEPT_SPECS = 4;
 
 /** Loads what a spec names from the worker's folder, and checks it is what the coordinator read. */
 async function loadSpec(spec: ScoreSpec, root: string): Promise<Loaded> {
+  checkChunkVersion(spec);
   const rubricFile = pathInside(root, spec.rubric, "rubric");
   const rubric = loadRubricSync(rubricFile);
   const judgeFile = spec.judge ? judgeFileOf(spec.judge, root) : undefined;
@@ -231,6 +232,7 @@ async function loadSpec(spec: ScoreSpec, root: string): Promise<Loaded> {
 
 /** Loads an eval chunk's environment, models and judge from the worker's folder (or its registry), checked against the coordinator's. */
 async function loadEvalSpec(spec: EvalSpec, root: string, envsDir: string | undefined, unsafeNoSandbox: () => boolean): Promise<LoadedEval> {
+  checkChunkVersion(spec);
   const local = (value: string, what: string) => (existsSync(resolve(root, value)) ? pathInside(root, value, what) : value);
   const env = await loadEnvironmentSpec(local(spec.env, "environment"), { envsDir });
   const judgeFile = spec.judge ? judgeFileOf(spec.judge, root) : undefined;

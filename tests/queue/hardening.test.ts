@@ -213,6 +213,24 @@ redisServer.describe("score --queue: what a run leaves on the queue", () => {
       await queue.close();
     }
   }, 60_000);
+
+  it("a chunk of a coordinator running another rubricate version fails with the reason, instead of mixing two versions' rewards", async () => {
+    const dir = project("version", 1);
+    const url = database(5);
+    const rubric = loadRubricSync(join(dir, "rubric.yaml"));
+    const spec: ScoreSpec = { rubric: "rubric.yaml", judge: "judge.yaml", origin: "user", cache: url, errors: "null", fingerprint: fingerprintOf(rubric, join(dir, "judge.yaml"), undefined), version: "0.0.1-elsewhere" };
+    const { Queue } = await import("bullmq");
+    const queue = new Queue("rubricate", { connection: { host: "127.0.0.1", port: redis.port, db: 5 } });
+    try {
+      await queue.add("score", { spec, rows: [{ key: 0, sample: samples("version", 1)[0] }] }, { jobId: "chunk-of-another-version", attempts: 1 });
+      const worker = startWorker(dir, url);
+      await waitUntil(() => /chunk-of-another-version (done|failed)/.test(worker.log()), "the chunk to end");
+      expect(worker.log()).toMatch(/chunk-of-another-version failed: .*rubricate 0\.0\.1-elsewhere/);
+      expect(paidCounts("version")).toHaveLength(0);
+    } finally {
+      await queue.close();
+    }
+  }, 60_000);
 });
 
 /** Waits for an asynchronous condition (Redis's state), not a time. */
