@@ -105,19 +105,24 @@ export const isJudgeFileRef = (ref: string): boolean => /[\\/]|\.ya?ml$/i.test(r
 
 /**
  * The shared cache as chunks carry it. Chunks are stored in Redis (and readable by whoever reads
- * the queue's database), so a password of the queue's own server is left out: every worker has it
- * in its own `--queue` URL and puts it back (`workerCacheUrl`). Another server's password stays, as
- * workers could not know it otherwise. A SQLite file goes by its path relative to the folder.
- * @example chunkCacheUrl("redis://:pw@10.0.0.5:6379/0", "redis://:pw@10.0.0.5:6379/0") // "redis://10.0.0.5:6379/0"
+ * the queue's database), so credentials that are the queue's own are left out, marked
+ * `credentials=queue`: every worker has them in its own `--queue` URL and puts them back
+ * (`workerCacheUrl`); the queue's own database is marked `database=queue`, and a worker uses its
+ * own `--queue` URL for it (whatever name it gives the server). Another server's password stays,
+ * as workers could not know it otherwise. A SQLite file goes by its path relative to the folder.
+ * @example chunkCacheUrl("redis://:pw@10.0.0.5:6379/1", "redis://:pw@10.0.0.5:6379/0") // "redis://10.0.0.5:6379/1?credentials=queue"
  */
 export function chunkCacheUrl(cache: string | null, queueUrl: string): string | null {
   // A SQLite file (each worker's own): by its path relative to the folder, as workers open it.
   if (cache !== null && !/^rediss?:\/\//i.test(cache)) return portablePath(cache);
   const target = redisUrl(cache);
   const queue = redisUrl(queueUrl);
-  if (!target || !queue || !target.password || !sameServer(target, queue) || target.password !== queue.password) return cache;
+  if (!target || !queue || !target.password || target.password !== queue.password || target.username !== queue.username) return cache;
+  const own = cache === queueUrl;
   target.username = "";
   target.password = "";
+  target.searchParams.set("credentials", "queue");
+  if (own) target.searchParams.set("database", "queue");
   return target.href;
 }
 
@@ -129,13 +134,15 @@ export function workerCachePath(cache: string | null, root: string): string | nu
   return cache === null || /^rediss?:\/\//i.test(cache) ? cache : pathInside(root, cache, "cache file");
 }
 
-/** A chunk's cache URL with the credentials of the worker's own queue put back (when it names the queue's server without them). */
+/** A chunk's cache URL as a worker opens it: the queue's own database or credentials (see `chunkCacheUrl`) from its own `--queue` URL. */
 export function workerCacheUrl(cache: string | null, queueUrl: string): string | null {
   const target = redisUrl(cache);
+  if (!target || target.searchParams.get("credentials") !== "queue") return cache;
+  if (target.searchParams.get("database") === "queue") return queueUrl;
   const queue = redisUrl(queueUrl);
-  if (!target || !queue || target.username || target.password || !queue.password || !sameServer(target, queue)) return cache;
-  target.username = queue.username;
-  target.password = queue.password;
+  target.searchParams.delete("credentials");
+  target.username = queue?.username ?? "";
+  target.password = queue?.password ?? "";
   return target.href;
 }
 
@@ -147,7 +154,6 @@ const redisUrl = (value: string | null): URL | undefined => {
     return undefined;
   }
 };
-const sameServer = (a: URL, b: URL) => a.protocol === b.protocol && a.hostname === b.hostname && (a.port || "6379") === (b.port || "6379");
 
 /**
  * Refuses a chunk of a coordinator of another rubricate version: checks and scoring change between

@@ -65,15 +65,20 @@ describe("fingerprints and ids", () => {
 });
 
 describe("the shared cache a chunk names", () => {
-  it("leaves out the queue's own password (chunks are stored in Redis); a worker puts its own back", () => {
+  it("leaves out the queue's own credentials (chunks are stored in Redis); a worker puts its own back", () => {
     const queue = "redis://:s3cret@10.0.0.5:6379/0";
     const carried = chunkCacheUrl(queue, queue)!;
     expect(carried).not.toContain("s3cret");
     expect(workerCacheUrl(carried, queue)).toBe(queue);
-    // Another database of the same server: the same credentials.
-    expect(workerCacheUrl(chunkCacheUrl("redis://:s3cret@10.0.0.5/3", queue), queue)).toBe("redis://:s3cret@10.0.0.5/3");
-    // Another server's password stays (workers could not know it); no cache, or a file, as given.
+    // The queue's own database: the worker's --queue URL, whatever name it gives the server.
+    expect(workerCacheUrl(carried, "redis://:s3cret@redis.internal:6379/0")).toBe("redis://:s3cret@redis.internal:6379/0");
+    // Another database with the queue's credentials: those of the worker's --queue.
+    const other = chunkCacheUrl("redis://:s3cret@10.0.0.5/3", queue)!;
+    expect(other).not.toContain("s3cret");
+    expect(workerCacheUrl(other, queue)).toBe("redis://:s3cret@10.0.0.5/3");
+    // Another password stays (workers could not know it); no password, no cache, or a file, as given.
     expect(chunkCacheUrl("redis://:other@10.0.0.6:6379/0", queue)).toBe("redis://:other@10.0.0.6:6379/0");
+    expect(chunkCacheUrl("redis://10.0.0.6:6379/0", queue)).toBe("redis://10.0.0.6:6379/0");
     expect(workerCacheUrl("redis://10.0.0.6:6379/0", queue)).toBe("redis://10.0.0.6:6379/0");
     expect(chunkCacheUrl(null, queue)).toBeNull();
     expect(workerCacheUrl(".rubricate/cache.db", queue)).toBe(".rubricate/cache.db");
