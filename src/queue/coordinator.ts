@@ -232,8 +232,9 @@ export async function* chunksBy<Row>(rows: AsyncIterable<Row>, chunkOf: (row: Ro
  * needs that), so a Redis that is down or frozen makes every call wait forever; here each call
  * is retried until Redis has not answered anything for `outageMs`, then the run fails clearly.
  */
-class OutageGuard {
-  private lastAnswer = Date.now();
+export class OutageGuard {
+  // Silence is measured on the monotonic clock: a wall clock set back would stretch it by the jump.
+  private lastAnswer = performance.now();
   constructor(
     private readonly label: string,
     private readonly outageMs: number,
@@ -243,10 +244,10 @@ class OutageGuard {
     for (;;) {
       const outcome = await settleWithin(run(), 5_000);
       if (outcome !== "slow" && !("error" in outcome)) {
-        this.lastAnswer = Date.now();
+        this.lastAnswer = performance.now();
         return outcome.value;
       }
-      const silent = Date.now() - this.lastAnswer;
+      const silent = performance.now() - this.lastAnswer;
       if (silent >= this.outageMs) {
         const cause = outcome !== "slow" ? `: ${outcome.error.message}` : " (no answer)";
         throw new RubricateError("QUEUE", `Redis at ${this.label} has not answered for ${Math.round(silent / 1000)} s while trying to ${what}${cause}; chunks already finished are kept there and in the output's .partial file: run the same command again to resume`);
