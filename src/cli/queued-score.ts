@@ -3,8 +3,8 @@
  * turns the command's flags into a run and remembers, beside the output, which run its `.partial`
  * belongs to, so the same command started again resumes instead of starting over.
  */
-import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { judgePath } from "../judge/load.js";
 import type { JudgeChoice } from "../judge/create.js";
 import type { Rubric } from "../rubric/schema.js";
@@ -78,6 +78,8 @@ export function queuedRun(rubric: Rubric, rubricPath: string, samplesPath: strin
   const runKey = runKeyOf(spec, `${resolve(samplesPath)}|${input.size}|${input.mtimeMs}`, chunkSize);
   const marker = `${flags.output}.queue`;
   const resumes = existsSync(`${flags.output}.partial`) && existsSync(marker) && readFileSync(marker, "utf8").trim() === runKey;
+  // Beside the output, whose folder the results writer makes later: made here first, as a local run would.
+  mkdirSync(dirname(resolve(marker)), { recursive: true });
   writeFileSync(marker, `${runKey}\n`);
   return { url, spec, runKey, chunkSize, resumes, finished: () => rmSync(marker, { force: true }) };
 }
