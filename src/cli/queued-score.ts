@@ -32,6 +32,7 @@ export interface QueuedRun {
 
 interface QueueFlags {
   queue?: string;
+  resume?: boolean;
   chunkSize?: number;
   output?: string;
   checks?: string;
@@ -77,7 +78,13 @@ export function queuedRun(rubric: Rubric, rubricPath: string, samplesPath: strin
   const input = statSync(samplesPath);
   const runKey = runKeyOf(spec, `${resolve(samplesPath)}|${input.size}|${input.mtimeMs}`, chunkSize);
   const marker = `${flags.output}.queue`;
-  const resumes = existsSync(`${flags.output}.partial`) && existsSync(marker) && readFileSync(marker, "utf8").trim() === runKey;
+  const previousRun = existsSync(`${flags.output}.partial`) && existsSync(marker) ? readFileSync(marker, "utf8").trim() : undefined;
+  const resumes = previousRun === runKey;
+  // The marker says whose the .partial is: results of another rubric, judge, input or chunk size
+  // must not be carried into this run's output by an explicit --resume.
+  if (flags.resume && previousRun !== undefined && !resumes) {
+    throw usageError(`--resume: ${flags.output}.partial holds the results of another run (the rubric, judge, checks, input, options or chunk size differ): drop --resume to start over`);
+  }
   // Beside the output, whose folder the results writer makes later: made here first, as a local run would.
   mkdirSync(dirname(resolve(marker)), { recursive: true });
   writeFileSync(marker, `${runKey}\n`);

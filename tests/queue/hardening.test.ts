@@ -4,7 +4,7 @@
  * redis-server; the judge a local OpenAI-wire server that counts what it was paid for.
  */
 import { type ChildProcess } from "node:child_process";
-import { copyFileSync, cpSync, existsSync, readFileSync } from "node:fs";
+import { copyFileSync, cpSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { loadRubricSync } from "../../src/rubric/load.js";
 import { fingerprintOf, type ScoreSpec } from "../../src/queue/score-job.js";
@@ -230,6 +230,25 @@ redisServer.describe("score --queue: what a run leaves on the queue", () => {
     } finally {
       await queue.close();
     }
+  }, 60_000);
+
+  it("--resume does not carry the .partial of a run with another rubric into this one", async () => {
+    const dir = project("other-rubric", 200);
+    const url = database(6);
+    judge.setBehavior({ latencyMs: 20 }); // so that the first run is killed mid-run
+    startWorker(dir, url);
+    const first = spawnCli(["score", "rubric.yaml", "samples.jsonl", "-o", "out.jsonl", "--judge", "judge.yaml", "--queue", url, "--chunk-size", "10"], { cwd: dir, env: { RUBRICATE_TEST_KEY: "" } });
+    children.push(first);
+    await waitUntil(() => existsSync(join(dir, "out.jsonl.partial")) && readFileSync(join(dir, "out.jsonl.partial"), "utf8").split("\n").length > 20, "results in the .partial");
+    first.kill("SIGKILL");
+    await new Promise((r) => first.once("exit", r));
+    judge.setBehavior({ latencyMs: 0 });
+    // The rubric is edited: its rewards are not those of the .partial's lines.
+    writeFileSync(join(dir, "rubric.yaml"), readFileSync(join(dir, "rubric.yaml"), "utf8").replace("points: 1", "points: 2"));
+    const second = await coordinator(dir, url, ["--resume"]);
+    expect(second.code).toBe(2);
+    expect(second.stderr).toMatch(/--resume: out\.jsonl\.partial holds the results of another run/);
+    expect(existsSync(join(dir, "out.jsonl"))).toBe(false);
   }, 60_000);
 });
 
