@@ -3,6 +3,7 @@
  * here the grid is cut into chunks numbered by their place in the whole grid, so a coordinator
  * started again with `--resume` re-adds the same chunk ids and finds the chunks already queued.
  */
+import { createHash } from "node:crypto";
 import { RubricateError } from "../errors.js";
 import { DEFAULT_CACHE_PATH } from "../engine/cache/sqlite.js";
 import { cellKey, type EvalCell } from "../env/eval.js";
@@ -11,8 +12,9 @@ import { judgePath } from "../judge/load.js";
 import type { Provider } from "../providers/types.js";
 import { chunksBy, runChunks } from "../queue/coordinator.js";
 import { envFingerprint, portableSpec, type EvalSpec } from "../queue/eval-job.js";
-import { runKeyOf } from "../queue/score-job.js";
+import { chunkCacheUrl, runKeyOf } from "../queue/score-job.js";
 import type { ErrorPolicy } from "../types.js";
+import { packageVersion } from "../config/load.js";
 
 /** Rollouts per chunk: a rollout is many calls, so chunks are small. */
 export const DEFAULT_EVAL_CHUNK_SIZE = 4;
@@ -47,10 +49,11 @@ export function evalSpecOf(envArg: string, env: Environment, flags: QueueEvalFla
     models: (flags.model ?? []).map(portableSpec),
     envModels: flags.envModel,
     ...(flags.judge ? { judge: portableSpec(flags.judge), origin: "user" as const } : { origin: "rubric" as const }),
-    cache: cache === null ? null : cache === undefined || cache === DEFAULT_CACHE_PATH ? url : cache,
+    cache: chunkCacheUrl(cache === null ? null : cache === undefined || cache === DEFAULT_CACHE_PATH ? url : cache, url),
     errors: flags.errors,
     ...(flags.concurrency ? { concurrency: flags.concurrency } : {}),
     fingerprint: envFingerprint(env, flags.judge ? judgePath(flags.judge, process.cwd()) : undefined),
+    version: packageVersion(),
   };
 }
 
@@ -61,7 +64,11 @@ export function evalSpecOf(envArg: string, env: Environment, flags: QueueEvalFla
 export function queuedEval(spec: EvalSpec, grid: EvalCell[], options: { url: string; chunkSize?: number; signal?: AbortSignal; log?: (line: string) => void }) {
   const size = options.chunkSize ?? DEFAULT_EVAL_CHUNK_SIZE;
   const place = new Map(grid.map((cell, i) => [cellKey(cell), i]));
-  const runKey = runKeyOf(spec, `${grid.length}`, size);
+  // The grid itself, not its size: -n 2 -k 1 and -n 1 -k 2 have as many cells, and chunks of one
+  // must not be taken for the other's (a chunk left on the queue would fail the run for a week).
+  const cells = createHash("sha256");
+  for (const cell of grid) cells.update(`${cellKey(cell)}\n`);
+  const runKey = runKeyOf(spec, cells.digest("hex"), size);
   return async function* play(cells: EvalCell[]): AsyncGenerator<RolloutRecord> {
     async function* rows() {
       yield* cells;

@@ -3,16 +3,17 @@
  * turns the command's flags into a run and remembers, beside the output, which run its `.partial`
  * belongs to, so the same command started again resumes instead of starting over.
  */
-import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { judgePath } from "../judge/load.js";
 import type { JudgeChoice } from "../judge/create.js";
 import type { Rubric } from "../rubric/schema.js";
 import type { ErrorPolicy, Sample, ScoreResult } from "../types.js";
 import { DEFAULT_CACHE_PATH } from "../engine/cache/sqlite.js";
 import { scoreQueued } from "../queue/coordinator.js";
-import { fingerprintOf, isJudgeFileRef, portablePath, runKeyOf, type ScoreSpec } from "../queue/score-job.js";
+import { chunkCacheUrl, fingerprintOf, isJudgeFileRef, portablePath, runKeyOf, type ScoreSpec } from "../queue/score-job.js";
 import { usageError } from "./run.js";
+import { packageVersion } from "../config/load.js";
 
 /** Input lines per chunk: measured in BENCHMARKS.md ("Scale past one machine"). */
 export const DEFAULT_CHUNK_SIZE = 50;
@@ -31,6 +32,7 @@ export interface QueuedRun {
 
 interface QueueFlags {
   queue?: string;
+  resume?: boolean;
   chunkSize?: number;
   output?: string;
   checks?: string;
@@ -65,16 +67,26 @@ export function queuedRun(rubric: Rubric, rubricPath: string, samplesPath: strin
     ...(judge && judgeFile ? { judge: packaged ? judge.ref : portablePath(judgeFile), origin: judge.origin } : { origin: "rubric" as const }),
     ...(flags.checks ? { checks: portablePath(flags.checks) } : {}),
     // Every worker must share one cache for "nothing paid twice": by default the queue's own database.
-    cache: cache === null ? null : cache === undefined || cache === DEFAULT_CACHE_PATH ? url : cache,
+    // (Without the queue's password: chunks live in Redis, and workers have it in their own --queue.)
+    cache: chunkCacheUrl(cache === null ? null : cache === undefined || cache === DEFAULT_CACHE_PATH ? url : cache, url),
     errors: flags.errors,
     ...(flags.concurrency ? { concurrency: flags.concurrency } : {}),
     fingerprint: fingerprintOf(rubric, judgeFile, flags.checks ? resolve(flags.checks) : undefined),
+    version: packageVersion(),
   };
   const chunkSize = flags.chunkSize ?? DEFAULT_CHUNK_SIZE;
   const input = statSync(samplesPath);
   const runKey = runKeyOf(spec, `${resolve(samplesPath)}|${input.size}|${input.mtimeMs}`, chunkSize);
   const marker = `${flags.output}.queue`;
-  const resumes = existsSync(`${flags.output}.partial`) && existsSync(marker) && readFileSync(marker, "utf8").trim() === runKey;
+  const previousRun = existsSync(`${flags.output}.partial`) && existsSync(marker) ? readFileSync(marker, "utf8").trim() : undefined;
+  const resumes = previousRun === runKey;
+  // The marker says whose the .partial is: results of another rubric, judge, input or chunk size
+  // must not be carried into this run's output by an explicit --resume.
+  if (flags.resume && previousRun !== undefined && !resumes) {
+    throw usageError(`--resume: ${flags.output}.partial holds the results of another run (the rubric, judge, checks, input, options or chunk size differ): drop --resume to start over`);
+  }
+  // Beside the output, whose folder the results writer makes later: made here first, as a local run would.
+  mkdirSync(dirname(resolve(marker)), { recursive: true });
   writeFileSync(marker, `${runKey}\n`);
   return { url, spec, runKey, chunkSize, resumes, finished: () => rmSync(marker, { force: true }) };
 }

@@ -108,8 +108,16 @@ export async function* runChunks<Spec, Row, Out>(chunks: AsyncIterable<Chunk<Row
   const window: Pending<Row>[] = [];
   const report = () => options.onProgress?.(written + window.reduce((n, p) => n + Math.min(progress.get(p.id) ?? 0, p.rows.length), 0));
 
-  const add = (chunk: Pending<Row>) =>
-    guard.call("queue a chunk", () =>
+  const add = async (chunk: Pending<Row>) => {
+    // A chunk an earlier run of this command gave up on (its attempts spent) is kept a week under
+    // the same id, and BullMQ's add keeps an existing job: without this, the run could never
+    // resume, even once the workers are fixed. This run tries it afresh.
+    const stale = await guard.call("read a chunk's state", () => queue.getJob(chunk.id));
+    if (stale && (await guard.call("read a chunk's state", () => stale.getState())) === "failed") {
+      log(`chunk ${chunk.n + 1} failed in an earlier run (${stale.failedReason}): tried again`);
+      await guard.call("requeue a failed chunk", () => stale.remove());
+    }
+    return guard.call("queue a chunk", () =>
       queue.add(options.kind as never, { spec: options.spec, rows: chunk.rows } as never, {
         jobId: chunk.id,
         attempts: 3,
@@ -119,6 +127,7 @@ export async function* runChunks<Spec, Row, Out>(chunks: AsyncIterable<Chunk<Row
         removeOnFail: { age: 7 * 24 * 3600 },
       }),
     );
+  };
 
   try {
     await guard.call("connect", () => events.waitUntilReady());
@@ -184,7 +193,7 @@ export async function* runChunks<Spec, Row, Out>(chunks: AsyncIterable<Chunk<Row
 }
 
 /** The promise's value or error, or "slow" when it has not settled within `ms`. */
-function settleWithin<T>(promise: Promise<T>, ms: number): Promise<{ value: T } | { error: Error } | "slow"> {
+export function settleWithin<T>(promise: Promise<T>, ms: number): Promise<{ value: T } | { error: Error } | "slow"> {
   return new Promise((resolve) => {
     const timer = setTimeout(() => resolve("slow"), ms);
     promise.then(
@@ -223,8 +232,9 @@ export async function* chunksBy<Row>(rows: AsyncIterable<Row>, chunkOf: (row: Ro
  * needs that), so a Redis that is down or frozen makes every call wait forever; here each call
  * is retried until Redis has not answered anything for `outageMs`, then the run fails clearly.
  */
-class OutageGuard {
-  private lastAnswer = Date.now();
+export class OutageGuard {
+  // Silence is measured on the monotonic clock: a wall clock set back would stretch it by the jump.
+  private lastAnswer = performance.now();
   constructor(
     private readonly label: string,
     private readonly outageMs: number,
@@ -234,10 +244,10 @@ class OutageGuard {
     for (;;) {
       const outcome = await settleWithin(run(), 5_000);
       if (outcome !== "slow" && !("error" in outcome)) {
-        this.lastAnswer = Date.now();
+        this.lastAnswer = performance.now();
         return outcome.value;
       }
-      const silent = Date.now() - this.lastAnswer;
+      const silent = performance.now() - this.lastAnswer;
       if (silent >= this.outageMs) {
         const cause = outcome !== "slow" ? `: ${outcome.error.message}` : " (no answer)";
         throw new RubricateError("QUEUE", `Redis at ${this.label} has not answered for ${Math.round(silent / 1000)} s while trying to ${what}${cause}; chunks already finished are kept there and in the output's .partial file: run the same command again to resume`);

@@ -30,6 +30,8 @@ export interface EvalSpec {
   concurrency?: number;
   /** sha256 of the environment (id, version, package integrity, rubric, tasks) and the judge file. */
   fingerprint: string;
+  /** The coordinator's rubricate version (see `ScoreSpec.version`). */
+  version?: string;
 }
 
 /** An eval chunk: the cells to play. */

@@ -16,6 +16,7 @@ import type { ErrorPolicy, Sample, ScoreResult } from "../types.js";
 import { canonicalJson } from "../text/canonical-json.js";
 import type { Rubric } from "../rubric/schema.js";
 import type { JudgeOrigin } from "../judge/load.js";
+import { packageVersion } from "../config/load.js";
 
 /** The run-wide part of every chunk: what to score with. */
 export interface ScoreSpec {
@@ -34,6 +35,8 @@ export interface ScoreSpec {
   concurrency?: number;
   /** sha256 of the resolved rubric, the judge file and the checks file, as the coordinator read them. */
   fingerprint: string;
+  /** The coordinator's rubricate version: a worker of another one refuses the chunk (absent from older coordinators). */
+  version?: string;
 }
 
 /** One chunk: rows of the input, each with its 0-based line position. */
@@ -99,3 +102,67 @@ export function runKeyOf(spec: unknown, input: string, chunkSize: number): strin
 
 /** True when a judge reference names a file (a path, or a .yaml name) rather than a packaged judge id. */
 export const isJudgeFileRef = (ref: string): boolean => /[\\/]|\.ya?ml$/i.test(ref);
+
+/**
+ * The shared cache as chunks carry it. Chunks are stored in Redis (and readable by whoever reads
+ * the queue's database), so credentials that are the queue's own are left out, marked
+ * `credentials=queue`: every worker has them in its own `--queue` URL and puts them back
+ * (`workerCacheUrl`); the queue's own database is marked `database=queue`, and a worker uses its
+ * own `--queue` URL for it (whatever name it gives the server). Another server's password stays,
+ * as workers could not know it otherwise. A SQLite file goes by its path relative to the folder.
+ * @example chunkCacheUrl("redis://:pw@10.0.0.5:6379/1", "redis://:pw@10.0.0.5:6379/0") // "redis://10.0.0.5:6379/1?credentials=queue"
+ */
+export function chunkCacheUrl(cache: string | null, queueUrl: string): string | null {
+  // A SQLite file (each worker's own): by its path relative to the folder, as workers open it.
+  if (cache !== null && !/^rediss?:\/\//i.test(cache)) return portablePath(cache);
+  const target = redisUrl(cache);
+  const queue = redisUrl(queueUrl);
+  if (!target || !queue || !target.password || target.password !== queue.password || target.username !== queue.username) return cache;
+  const own = cache === queueUrl;
+  target.username = "";
+  target.password = "";
+  target.searchParams.set("credentials", "queue");
+  if (own) target.searchParams.set("database", "queue");
+  return target.href;
+}
+
+/**
+ * A chunk's cache as a worker opens it: a Redis URL or none as given; a SQLite file only inside the
+ * worker's folder (a chunk naming one elsewhere would have the worker create files anywhere it may write).
+ */
+export function workerCachePath(cache: string | null, root: string): string | null {
+  return cache === null || /^rediss?:\/\//i.test(cache) ? cache : pathInside(root, cache, "cache file");
+}
+
+/** A chunk's cache URL as a worker opens it: the queue's own database or credentials (see `chunkCacheUrl`) from its own `--queue` URL. */
+export function workerCacheUrl(cache: string | null, queueUrl: string): string | null {
+  const target = redisUrl(cache);
+  if (!target || target.searchParams.get("credentials") !== "queue") return cache;
+  if (target.searchParams.get("database") === "queue") return queueUrl;
+  const queue = redisUrl(queueUrl);
+  target.searchParams.delete("credentials");
+  target.username = queue?.username ?? "";
+  target.password = queue?.password ?? "";
+  return target.href;
+}
+
+const redisUrl = (value: string | null): URL | undefined => {
+  if (value === null || !/^rediss?:\/\//i.test(value)) return undefined;
+  try {
+    return new URL(value);
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * Refuses a chunk of a coordinator of another rubricate version: checks and scoring change between
+ * versions (a fixed check scores differently), so a fleet half upgraded would otherwise mix two
+ * versions' rewards in one output without a word.
+ */
+export function checkChunkVersion(spec: { version?: string }): void {
+  const mine = packageVersion();
+  if (spec.version !== undefined && spec.version !== mine) {
+    throw new RubricateError("BAD_INPUT", `this chunk comes from a coordinator running rubricate ${spec.version}, and this worker runs ${mine}: run one version everywhere, so one run's rewards all come from the same scoring`);
+  }
+}

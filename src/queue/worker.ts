@@ -16,6 +16,7 @@ import { scoreStream } from "../score/score.js";
 import { loadChecks } from "../env/load.js";
 import type { CheckFunction } from "../checks/types.js";
 import { QUEUE_NAME, bullConnection, loadBullMQ, queueConnection } from "./connection.js";
+import { settleWithin } from "./coordinator.js";
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { openCache } from "../engine/cache/index.js";
@@ -26,7 +27,7 @@ import { createPolicy } from "../env/policy.js";
 import type { Environment } from "../env/types.js";
 import { loadEnvironmentSpec } from "../hub/resolve.js";
 import { envFingerprint, type EvalChunk, type EvalChunkResult, type EvalSpec } from "./eval-job.js";
-import { fingerprintOf, isJudgeFileRef, pathInside, type ScoreChunk, type ScoreChunkResult, type ScoreSpec } from "./score-job.js";
+import { checkChunkVersion, fingerprintOf, isJudgeFileRef, pathInside, workerCachePath, workerCacheUrl, type ScoreChunk, type ScoreChunkResult, type ScoreSpec } from "./score-job.js";
 
 /** Options of `startQueueWorker`. */
 export interface QueueWorkerOptions {
@@ -80,25 +81,47 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
   const connection = queueConnection(options.url);
   const root = options.root ?? process.cwd();
   const log = options.log ?? (() => {});
-  const loaded = new Map<string, Promise<{ close(): Promise<void> }>>();
+  const loaded = new Map<string, { value: Promise<{ close(): Promise<void> }>; users: number }>();
   let finished = 0;
 
-  /** What a spec names, loaded once per spec: a judge or an environment per chunk would be waste. */
-  const once = <T extends { close(): Promise<void> }>(kind: string, spec: unknown, make: () => Promise<T>): Promise<T> => {
+  /**
+   * What a spec names, loaded once per spec and held while a chunk uses it: a judge or an
+   * environment per chunk would be waste. Only the last `KEPT_SPECS` specs are kept: each holds a
+   * judge and its cache's connections, and a worker living through many runs would otherwise
+   * keep every run's open until it stops.
+   */
+  const using = async <T extends { close(): Promise<void> }, R>(kind: string, spec: unknown, make: () => Promise<T>, use: (loaded: T) => Promise<R>): Promise<R> => {
     const key = `${kind} ${JSON.stringify(spec)}`;
-    let entry = loaded.get(key) as Promise<T> | undefined;
+    let entry = loaded.get(key);
     if (!entry) {
-      entry = make();
+      const made = { value: make() as Promise<{ close(): Promise<void> }>, users: 0 };
       // A spec that failed to load is not kept: the files may be fixed before the chunk's retry.
-      entry.catch(() => loaded.delete(key));
-      loaded.set(key, entry);
+      made.value.catch(() => loaded.get(key) === made && loaded.delete(key));
+      entry = made;
     }
-    return entry;
+    loaded.delete(key);
+    loaded.set(key, entry); // the most recently used last
+    entry.users++;
+    try {
+      return await use((await entry.value) as T);
+    } finally {
+      entry.users--;
+      for (const [k, e] of loaded) {
+        if (loaded.size <= KEPT_SPECS) break;
+        if (e.users > 0) continue;
+        loaded.delete(k);
+        void e.value.then((l) => l.close()).catch(() => undefined);
+      }
+    }
   };
 
   const scoreChunk = async (job: Job<ScoreChunk, ScoreChunkResult>): Promise<ScoreChunkResult> => {
     const { spec, rows } = job.data;
-    const { rubric, judge, checks } = await once("score", spec, () => loadSpec(spec, root));
+    return using("score", spec, () => loadSpec({ ...spec, cache: workerCachePath(workerCacheUrl(spec.cache, options.url), root) }, root), ({ rubric, judge, checks }) => scoreRows(job, rubric, judge, checks));
+  };
+
+  const scoreRows = async (job: Job<ScoreChunk, ScoreChunkResult>, rubric: Rubric, judge: EngineJudge | undefined, checks: Record<string, CheckFunction> | undefined): Promise<ScoreChunkResult> => {
+    const { spec, rows } = job.data;
     const results: ScoreChunkResult["results"] = [];
     let reported = 0;
     for await (const { index, ...result } of scoreStream(rubric, rows.map((r) => r.sample), { judge, checks, errors: spec.errors, concurrency: spec.concurrency })) {
@@ -114,19 +137,26 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
 
   const evalChunk = async (job: Job<EvalChunk, EvalChunkResult>): Promise<EvalChunkResult> => {
     const { spec, rows } = job.data;
-    const loadedEval = await once("eval", spec, () => loadEvalSpec(spec, root, options.envsDir, unsafeNoSandbox));
-    // The grid runEval walks must reach every cell asked for: rollouts up to the highest index.
-    const rollouts = Math.max(...rows.map((r) => r.rollout)) + 1;
-    const result = await runEval(loadedEval.env, { ...loadedEval.run, rollouts, only: new Set(rows.map(cellKey)), concurrency: spec.concurrency, errors: spec.errors });
-    await job.updateProgress(result.records.length);
-    return { results: result.records };
+    return using("eval", spec, () => loadEvalSpec({ ...spec, cache: workerCachePath(workerCacheUrl(spec.cache, options.url), root) }, root, options.envsDir, unsafeNoSandbox), async (loadedEval) => {
+      // The grid runEval walks must reach every cell asked for: rollouts up to the highest index.
+      const rollouts = Math.max(...rows.map((r) => r.rollout)) + 1;
+      const result = await runEval(loadedEval.env, { ...loadedEval.run, rollouts, only: new Set(rows.map(cellKey)), concurrency: spec.concurrency, errors: spec.errors });
+      await job.updateProgress(result.records.length);
+      return { results: result.records };
+    });
   };
 
   const handlers: Record<string, (job: Job) => Promise<unknown>> = { score: scoreChunk, eval: evalChunk };
-  const dispatch = (job: Job) => {
+  let inHand = 0;
+  const dispatch = async (job: Job) => {
     const handler = handlers[job.name];
     if (!handler) throw new RubricateError("BAD_INPUT", `this worker does not know chunks of kind "${job.name}" (a newer coordinator?)`);
-    return handler(job);
+    inHand++;
+    try {
+      return await handler(job);
+    } finally {
+      inHand--;
+    }
   };
 
   const { Worker } = await loadBullMQ();
@@ -163,14 +193,30 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
       return finished;
     },
     close: async (force = false) => {
-      await worker.close(force);
-      for (const entry of loaded.values()) await entry.then((l) => l.close()).catch(() => undefined);
+      // BullMQ's close waits on Redis (a Redis that is down makes it wait forever), and a second
+      // close only returns the first one's promise (a graceful one waits for the chunks in hand).
+      // So: a forced close, or a graceful one with no chunk in hand, drops the connections once
+      // the close has had 2 s; the chunks in hand go back to the queue when their locks lapse.
+      const closing = worker.close(force);
+      for (;;) {
+        const bounded = force || inHand === 0;
+        if ((await settleWithin(closing, bounded ? 2_000 : 1_000)) !== "slow") break;
+        if (bounded) {
+          await settleWithin(worker.disconnect(), 2_000);
+          break;
+        }
+      }
+      for (const entry of loaded.values()) await entry.value.then((l) => l.close()).catch(() => undefined);
     },
   };
 }
 
+/** Specs (runs) a worker keeps loaded at once, besides those its chunks in hand use. */
+const KEPT_SPECS = 4;
+
 /** Loads what a spec names from the worker's folder, and checks it is what the coordinator read. */
 async function loadSpec(spec: ScoreSpec, root: string): Promise<Loaded> {
+  checkChunkVersion(spec);
   const rubricFile = pathInside(root, spec.rubric, "rubric");
   const rubric = loadRubricSync(rubricFile);
   const judgeFile = spec.judge ? judgeFileOf(spec.judge, root) : undefined;
@@ -186,6 +232,7 @@ async function loadSpec(spec: ScoreSpec, root: string): Promise<Loaded> {
 
 /** Loads an eval chunk's environment, models and judge from the worker's folder (or its registry), checked against the coordinator's. */
 async function loadEvalSpec(spec: EvalSpec, root: string, envsDir: string | undefined, unsafeNoSandbox: () => boolean): Promise<LoadedEval> {
+  checkChunkVersion(spec);
   const local = (value: string, what: string) => (existsSync(resolve(root, value)) ? pathInside(root, value, what) : value);
   const env = await loadEnvironmentSpec(local(spec.env, "environment"), { envsDir });
   const judgeFile = spec.judge ? judgeFileOf(spec.judge, root) : undefined;

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { queueConnection } from "../../src/queue/connection.js";
-import { chunkId, fingerprintOf, pathInside, portablePath, runKeyOf, type ScoreSpec } from "../../src/queue/score-job.js";
+import { chunkCacheUrl, chunkId, fingerprintOf, pathInside, portablePath, runKeyOf, workerCachePath, workerCacheUrl, type ScoreSpec } from "../../src/queue/score-job.js";
 import { parseRubric } from "../../src/rubric/load.js";
 
 describe("queueConnection", () => {
@@ -61,5 +61,40 @@ describe("fingerprints and ids", () => {
     expect(runKeyOf(spec("f".repeat(64)), "/in.jsonl|100|1", 10)).not.toBe(key);
     expect(chunkId("score", "f".repeat(64), key, 3)).not.toContain(":"); // BullMQ refuses ids with ":"
     expect(chunkId("score", "f".repeat(64), key, 3)).not.toBe(chunkId("score", "f".repeat(64), key, 4));
+  });
+});
+
+describe("the shared cache a chunk names", () => {
+  it("leaves out the queue's own credentials (chunks are stored in Redis); a worker puts its own back", () => {
+    const queue = "redis://:s3cret@10.0.0.5:6379/0";
+    const carried = chunkCacheUrl(queue, queue)!;
+    expect(carried).not.toContain("s3cret");
+    expect(workerCacheUrl(carried, queue)).toBe(queue);
+    // The queue's own database: the worker's --queue URL, whatever name it gives the server.
+    expect(workerCacheUrl(carried, "redis://:s3cret@redis.internal:6379/0")).toBe("redis://:s3cret@redis.internal:6379/0");
+    // Another database with the queue's credentials: those of the worker's --queue.
+    const other = chunkCacheUrl("redis://:s3cret@10.0.0.5/3", queue)!;
+    expect(other).not.toContain("s3cret");
+    expect(workerCacheUrl(other, queue)).toBe("redis://:s3cret@10.0.0.5/3");
+    // Another password stays (workers could not know it); no password, no cache, or a file, as given.
+    expect(chunkCacheUrl("redis://:other@10.0.0.6:6379/0", queue)).toBe("redis://:other@10.0.0.6:6379/0");
+    expect(chunkCacheUrl("redis://10.0.0.6:6379/0", queue)).toBe("redis://10.0.0.6:6379/0");
+    expect(workerCacheUrl("redis://10.0.0.6:6379/0", queue)).toBe("redis://10.0.0.6:6379/0");
+    expect(chunkCacheUrl(null, queue)).toBeNull();
+    expect(workerCacheUrl(".rubricate/cache.db", queue)).toBe(".rubricate/cache.db");
+  });
+});
+
+describe("a SQLite cache a chunk names", () => {
+  it("opens only inside the worker's folder; a Redis URL or none passes as given", () => {
+    const root = mkdtempSync(join(tmpdir(), "rubricate-cache-path-"));
+    expect(workerCachePath("cache/answers.db", root)).toBe(join(root, "cache/answers.db"));
+    expect(() => workerCachePath("../elsewhere/cache.db", root)).toThrow(/outside the worker's folder/);
+    expect(() => workerCachePath("/tmp/cache.db", root)).toThrow(/outside the worker's folder/);
+    expect(workerCachePath("redis://10.0.0.5:6379/1", root)).toBe("redis://10.0.0.5:6379/1");
+    expect(workerCachePath(null, root)).toBeNull();
+    // The coordinator sends its own by the path workers open, and refuses one outside its folder.
+    expect(chunkCacheUrl("answers.db", "redis://10.0.0.5:6379/0")).toBe("answers.db");
+    expect(() => chunkCacheUrl("../answers.db", "redis://10.0.0.5:6379/0")).toThrow(/outside the working folder/);
   });
 });

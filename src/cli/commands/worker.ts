@@ -52,5 +52,7 @@ async function runWorker(flags: WorkerFlags): Promise<number> {
   });
   const code = await stopped;
   log(`stopped after ${worker.finished} chunk(s)`);
+  // A forced stop leaves chunks' work and Redis reconnects behind: nothing of them is kept.
+  setTimeout(() => process.exit(), 1_000).unref();
   return code;
 }

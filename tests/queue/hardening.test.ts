@@ -1,0 +1,287 @@
+/**
+ * `score --queue` under a hostile environment (queue hardening, round 21): what a run leaves on
+ * the queue must neither block nor leak into the next run of the same command. A real
+ * redis-server; the judge a local OpenAI-wire server that counts what it was paid for.
+ */
+import { type ChildProcess } from "node:child_process";
+import { copyFileSync, cpSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { basename, join } from "node:path";
+import { loadRubricSync } from "../../src/rubric/load.js";
+import { fingerprintOf, type ScoreSpec } from "../../src/queue/score-job.js";
+import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
+import { ROOT, runCli, spawnCli, tempDir, writeJudgeFile, writeJsonl } from "../helpers/cli.js";
+import { redisServer, startRedis, type LiveRedis } from "../helpers/redis.js";
+import { judgeResponder } from "../../src/testing/servers/judge-responder.js";
+import { paidCounts as paidCountsOf } from "../bridge/helpers.js";
+import { startOpenAIServer, type TestServer } from "../../src/testing/servers/openai-server.js";
+import { Redis } from "ioredis";
+
+const KEY = { RUBRICATE_TEST_KEY: "sk-queue-hardening" };
+let redis: LiveRedis;
+let judge: TestServer<unknown>;
+const children: ChildProcess[] = [];
+
+const samples = (run: string, n: number) => Array.from({ length: n }, (_, i) => ({ question: `${run} question ${i}?`, answer: String(i), response: i % 3 === 0 ? `It is ${i}.` : "No idea." }));
+const decide = (_q: unknown, view: { sample: string }) => /It is (\d+)\./.test(view.sample);
+const paidCounts = (run: string) => paidCountsOf(judge, `${run} question`);
+
+function project(run: string, n: number) {
+  const dir = tempDir("rubricate-queue-hard-");
+  copyFileSync(join(ROOT, "tests/bridge/fixtures/one-question.yaml"), join(dir, "rubric.yaml"));
+  writeJudgeFile(dir, judge.url, { max_retries: 0, max_concurrency: 4 });
+  writeJsonl(dir, "samples.jsonl", samples(run, n));
+  return dir;
+}
+
+function startWorker(dir: string, url: string, env: Record<string, string> = KEY) {
+  const child = spawnCli(["worker", "--queue", url, "--lock-ms", "2000"], { cwd: dir, env });
+  let log = "";
+  child.stderr!.setEncoding("utf8").on("data", (d: string) => (log += d));
+  children.push(child);
+  const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
+  return { child, exited, log: () => log };
+}
+
+const coordinator = (dir: string, url: string, extra: string[] = []) =>
+  runCli(["score", "rubric.yaml", "samples.jsonl", "-o", "out.jsonl", "--judge", "judge.yaml", "--queue", url, "--chunk-size", "10", ...extra], { cwd: dir, env: { RUBRICATE_TEST_KEY: "" } });
+const lines = (path: string) => readFileSync(path, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { index: number; reward: number | null });
+
+redisServer.describe("score --queue: what a run leaves on the queue", () => {
+  const database = (db: number) => redis.url.replace(/\/0$/, `/${db}`);
+  beforeAll(async () => {
+    redis = await startRedis();
+    judge = (await startOpenAIServer({ respond: judgeResponder(decide) })) as TestServer<unknown>;
+  });
+  afterEach(async () => {
+    for (const c of children.splice(0)) {
+      if (c.exitCode === null && c.signalCode === null) {
+        c.kill("SIGKILL");
+        await new Promise((r) => c.once("exit", r));
+      }
+    }
+  });
+  afterAll(async () => {
+    await judge?.close();
+    await redis?.stop();
+  });
+
+  it("a chunk that failed on every attempt does not fail the same command again once the workers are fixed", async () => {
+    const dir = project("poison", 12);
+    const url = database(1);
+    // A worker without the judge's key: every attempt at the chunks fails.
+    const broken = startWorker(dir, url, { RUBRICATE_TEST_KEY: "" });
+    const first = await coordinator(dir, url);
+    expect(first.code).toBe(1);
+    expect(first.stderr).toMatch(/failed on the workers after 3 attempt/);
+    broken.child.kill("SIGKILL");
+    await broken.exited;
+    // The key is given; the same command, run again, resumes.
+    startWorker(dir, url);
+    const second = await coordinator(dir, url);
+    expect(second.code, second.stderr).toBe(0);
+    expect(lines(join(dir, "out.jsonl")).map((l) => l.index)).toEqual(Array.from({ length: 12 }, (_, i) => i));
+    expect(paidCounts("poison").every((n) => n === 1)).toBe(true);
+  }, 180_000);
+
+  it("the queue's Redis password is not written into the chunks, and workers still share the cache with it", async () => {
+    const own = await startRedis();
+    const password = "pw-hardening-21";
+    const admin = new Redis(own.url);
+    try {
+      await admin.config("SET", "requirepass", password);
+      await admin.auth(password);
+      const url = own.url.replace("redis://", `redis://:${password}@`);
+      const dir = project("password", 12);
+      // A worker without the judge's key: the chunks fail and stay on the queue to be read.
+      const broken = startWorker(dir, url, { RUBRICATE_TEST_KEY: "" });
+      expect((await coordinator(dir, url)).code).toBe(1);
+      broken.child.kill("SIGKILL");
+      await broken.exited;
+      expect(await storedText(admin)).not.toContain(password);
+      startWorker(dir, url);
+      const second = await coordinator(dir, url);
+      expect(second.code, second.stderr).toBe(0);
+      // The workers put the password back: their answers are in the queue's database.
+      expect(await admin.keys("rubricate:answer:*")).toHaveLength(12);
+      expect(await storedText(admin)).not.toContain(password);
+    } finally {
+      admin.disconnect();
+      await own.stop();
+    }
+  }, 180_000);
+
+  it("a worker whose Redis is down stops on SIGTERM (nothing in hand), instead of waiting for Redis forever", async () => {
+    const own = await startRedis();
+    const dir = project("down", 1);
+    const worker = startWorker(dir, own.url);
+    try {
+      await waitUntil(() => /worker on/.test(worker.log()), "the worker to start");
+      await own.stop();
+      await waitUntil(() => /waiting for it/.test(worker.log()), "the worker to see Redis gone");
+      worker.child.kill("SIGTERM");
+      expect(await worker.exited).toBe(0);
+    } finally {
+      await own.stop();
+    }
+  }, 60_000);
+
+  it("a second SIGTERM stops a worker at once, though its chunk's judge call never ends", async () => {
+    const hung = (await startOpenAIServer({ respond: judgeResponder(decide), rates: { hang: 1 } })) as TestServer<unknown>;
+    const dir = project("hung", 3);
+    writeJudgeFile(dir, hung.url, { max_retries: 0, timeout_ms: 3_600_000 });
+    const url = database(2);
+    const worker = startWorker(dir, url);
+    const run = spawnCli(["score", "rubric.yaml", "samples.jsonl", "-o", "out.jsonl", "--judge", "judge.yaml", "--queue", url], { cwd: dir, env: { RUBRICATE_TEST_KEY: "" } });
+    children.push(run);
+    try {
+      await waitUntil(() => /taken/.test(worker.log()) && hung.stats.inFlight > 0, "the chunk's judge call to hang");
+      worker.child.kill("SIGTERM");
+      await waitUntil(() => /finishing the chunks in hand/.test(worker.log()), "the first SIGTERM to be heard");
+      worker.child.kill("SIGTERM");
+      expect(await worker.exited).toBe(130);
+    } finally {
+      await hung.close();
+    }
+  }, 60_000);
+
+  it("eval --queue: a run of another grid with as many cells (-n 2 -k 1, then -n 1 -k 2) gets chunks of its own, not the other's", async () => {
+    const dir = tempDir("rubricate-queue-hard-eval-");
+    cpSync(join(ROOT, "examples/wordle"), join(dir, "wordle"), { recursive: true });
+    const url = database(3);
+    const admin = new Redis(url);
+    // The coordinators call nothing (no worker runs here): the chunks they put on the queue are read.
+    const evalRun = (tasks: string, rollouts: string, out: string) => {
+      const child = spawnCli(["eval", "wordle/env.yaml", "--model", "openai-compatible:m@http://127.0.0.1:9/v1", "-n", tasks, "--rollouts", rollouts, "--out", out, "--queue", url, "--chunk-size", "2", "-q"], { cwd: dir, env: { RUBRICATE_TEST_KEY: "" } });
+      children.push(child);
+      return child;
+    };
+    const chunkRows = async () => {
+      const rows: { task: string; rollout: number }[][] = [];
+      for (const key of await admin.keys("bull:rubricate:eval-*")) {
+        const data = await admin.hget(key, "data");
+        if (data) rows.push((JSON.parse(data) as { rows: { task: string; rollout: number }[] }).rows);
+      }
+      return rows;
+    };
+    try {
+      const first = evalRun("2", "1", "a.jsonl");
+      await waitFor(async () => (await chunkRows()).length > 0, "the first run's chunk");
+      first.kill("SIGKILL");
+      evalRun("1", "2", "b.jsonl");
+      // The second run's one chunk: the first task's two rollouts.
+      await waitFor(async () => (await chunkRows()).some((rows) => rows.length === 2 && rows.every((r) => r.task === rows[0].task) && rows.some((r) => r.rollout === 1)), "the second run's own chunk");
+    } finally {
+      admin.disconnect();
+    }
+  }, 60_000);
+
+  it("a worker that lives through many runs keeps only the last few runs' judges and cache connections open", async () => {
+    const own = await startRedis();
+    const admin = new Redis(own.url);
+    const clients = async () => String(await admin.client("LIST")).trim().split("\n").length;
+    try {
+      const dir = project("specs", 3);
+      startWorker(dir, own.url);
+      // Each --concurrency is another spec: another run to the worker.
+      expect((await coordinator(dir, own.url, ["--concurrency", "1"])).code).toBe(0);
+      const afterOne = await clients();
+      for (let c = 2; c <= 8; c++) expect((await coordinator(dir, own.url, ["--concurrency", String(c)])).code).toBe(0);
+      // Each run kept loaded holds its cache's two connections; the worker keeps four runs at most.
+      await waitFor(async () => (await clients()) <= afterOne + 2 * 3, "the worker to close the judges of old runs");
+    } finally {
+      admin.disconnect();
+      await own.stop();
+    }
+  }, 120_000);
+
+  it("a chunk naming a SQLite cache outside the worker's folder fails; the worker creates nothing there", async () => {
+    const dir = project("confine", 1);
+    const url = database(4);
+    const outside = `${dir}-outside`;
+    // A chunk as a coordinator writes it (the right fingerprint), but for its cache file.
+    const rubric = loadRubricSync(join(dir, "rubric.yaml"));
+    const spec: ScoreSpec = { rubric: "rubric.yaml", judge: "judge.yaml", origin: "user", cache: `../${basename(outside)}/cache.db`, errors: "null", fingerprint: fingerprintOf(rubric, join(dir, "judge.yaml"), undefined) };
+    const { Queue } = await import("bullmq");
+    const queue = new Queue("rubricate", { connection: { host: "127.0.0.1", port: redis.port, db: 4 } });
+    try {
+      await queue.add("score", { spec, rows: [{ key: 0, sample: samples("confine", 1)[0] }] }, { jobId: "chunk-with-a-cache-elsewhere", attempts: 1 });
+      const worker = startWorker(dir, url);
+      await waitUntil(() => /chunk-with-a-cache-elsewhere (done|failed)/.test(worker.log()), "the chunk to end");
+      expect(worker.log()).toMatch(/chunk-with-a-cache-elsewhere failed: .*outside the worker's folder/);
+      expect(existsSync(outside)).toBe(false);
+    } finally {
+      await queue.close();
+    }
+  }, 60_000);
+
+  it("a chunk of a coordinator running another rubricate version fails with the reason, instead of mixing two versions' rewards", async () => {
+    const dir = project("version", 1);
+    const url = database(5);
+    const rubric = loadRubricSync(join(dir, "rubric.yaml"));
+    const spec: ScoreSpec = { rubric: "rubric.yaml", judge: "judge.yaml", origin: "user", cache: url, errors: "null", fingerprint: fingerprintOf(rubric, join(dir, "judge.yaml"), undefined), version: "0.0.1-elsewhere" };
+    const { Queue } = await import("bullmq");
+    const queue = new Queue("rubricate", { connection: { host: "127.0.0.1", port: redis.port, db: 5 } });
+    try {
+      await queue.add("score", { spec, rows: [{ key: 0, sample: samples("version", 1)[0] }] }, { jobId: "chunk-of-another-version", attempts: 1 });
+      const worker = startWorker(dir, url);
+      await waitUntil(() => /chunk-of-another-version (done|failed)/.test(worker.log()), "the chunk to end");
+      expect(worker.log()).toMatch(/chunk-of-another-version failed: .*rubricate 0\.0\.1-elsewhere/);
+      expect(paidCounts("version")).toHaveLength(0);
+    } finally {
+      await queue.close();
+    }
+  }, 60_000);
+
+  it("--resume does not carry the .partial of a run with another rubric into this one", async () => {
+    const dir = project("other-rubric", 200);
+    const url = database(6);
+    judge.setBehavior({ latencyMs: 20 }); // so that the first run is killed mid-run
+    startWorker(dir, url);
+    const first = spawnCli(["score", "rubric.yaml", "samples.jsonl", "-o", "out.jsonl", "--judge", "judge.yaml", "--queue", url, "--chunk-size", "10"], { cwd: dir, env: { RUBRICATE_TEST_KEY: "" } });
+    children.push(first);
+    await waitUntil(() => existsSync(join(dir, "out.jsonl.partial")) && readFileSync(join(dir, "out.jsonl.partial"), "utf8").split("\n").length > 20, "results in the .partial");
+    first.kill("SIGKILL");
+    await new Promise((r) => first.once("exit", r));
+    judge.setBehavior({ latencyMs: 0 });
+    // The rubric is edited: its rewards are not those of the .partial's lines.
+    writeFileSync(join(dir, "rubric.yaml"), readFileSync(join(dir, "rubric.yaml"), "utf8").replace("points: 1", "points: 2"));
+    const second = await coordinator(dir, url, ["--resume"]);
+    expect(second.code).toBe(2);
+    expect(second.stderr).toMatch(/--resume: out\.jsonl\.partial holds the results of another run/);
+    expect(existsSync(join(dir, "out.jsonl"))).toBe(false);
+  }, 60_000);
+});
+
+/** Waits for an asynchronous condition (Redis's state), not a time. */
+async function waitFor(condition: () => Promise<boolean>, what: string, ms = 30_000) {
+  const until = Date.now() + ms;
+  while (!(await condition())) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Waits for a state of the run (not a time: processes start slowly on a loaded machine). */
+async function waitUntil(condition: () => boolean, what: string, ms = 60_000) {
+  const until = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Every value of the database, as text (hashes, strings, lists, sets, streams). */
+async function storedText(redis: Redis): Promise<string> {
+  const parts: string[] = [];
+  for (const key of await redis.keys("*")) {
+    const type = await redis.type(key);
+    if (type === "hash") parts.push(JSON.stringify(await redis.hgetall(key)));
+    else if (type === "string") parts.push(String(await redis.get(key)));
+    else if (type === "list") parts.push(JSON.stringify(await redis.lrange(key, 0, -1)));
+    else if (type === "zset") parts.push(JSON.stringify(await redis.zrange(key, "0", "-1")));
+    else if (type === "set") parts.push(JSON.stringify(await redis.smembers(key)));
+    else if (type === "stream") parts.push(JSON.stringify(await redis.xrange(key, "-", "+")));
+  }
+  expect(parts.length).toBeGreaterThan(0);
+  return parts.join("\n");
+}
