@@ -5,13 +5,14 @@
  * what it was paid for, so "nothing paid twice" is counted, not assumed.
  */
 import { type ChildProcess } from "node:child_process";
-import { copyFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { ROOT, runCli, spawnCli, tempDir, writeJudgeFile, writeJsonl } from "../helpers/cli.js";
+import { runCli, spawnCli } from "../helpers/cli.js";
 import { redisServer, startRedis, type LiveRedis } from "../helpers/redis.js";
 import { judgeResponder } from "../../src/testing/servers/judge-responder.js";
 import { paidCounts as paidCountsOf } from "../bridge/helpers.js";
+import { queueProject, queueSamples, startQueueWorker, statesAnAnswer } from "./world.js";
 import { startOpenAIServer, type TestServer } from "../../src/testing/servers/openai-server.js";
 
 const CONCURRENCY = 4; // the judge file's max_concurrency: the most calls one worker has in flight
@@ -21,30 +22,15 @@ let redis: LiveRedis;
 let judge: TestServer<unknown>;
 const children: ChildProcess[] = [];
 
-/** The reference answer is i; every third response gives it. */
-const samples = (run: string, n: number) => Array.from({ length: n }, (_, i) => ({ question: `${run} question ${i}?`, answer: String(i), response: i % 3 === 0 ? `It is ${i}.` : "No idea." }));
-const decide = (_q: unknown, view: { sample: string }) => /It is (\d+)\./.test(view.sample);
+const samples = queueSamples;
+const decide = statesAnAnswer;
 
 /** Judge prompts of a run paid for, each with how often it was paid. */
 const paidCounts = (run: string) => paidCountsOf(judge, `${run} question`);
 
 /** A folder laid out as every machine would have it: the rubric, the judge file, the samples. */
-function project(run: string, n: number, rows: unknown[] = samples(run, n)) {
-  const dir = tempDir("rubricate-queue-");
-  copyFileSync(join(ROOT, "tests/bridge/fixtures/one-question.yaml"), join(dir, "rubric.yaml"));
-  writeJudgeFile(dir, judge.url, { max_retries: 0, max_concurrency: CONCURRENCY });
-  writeJsonl(dir, "samples.jsonl", rows);
-  return dir;
-}
-
-function startWorker(dir: string, url: string, extra: string[] = []) {
-  const child = spawnCli(["worker", "--queue", url, "--lock-ms", "2000", ...extra], { cwd: dir, env: KEY });
-  let log = "";
-  child.stderr!.setEncoding("utf8").on("data", (d: string) => (log += d));
-  children.push(child);
-  const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
-  return { child, exited, log: () => log };
-}
+const project = (run: string, n: number, rows: unknown[] = samples(run, n)) => queueProject(judge.url, rows, CONCURRENCY);
+const startWorker = (dir: string, url: string, extra: string[] = []) => startQueueWorker(children, dir, url, KEY, extra);
 
 /** The coordinator: it needs no API key (the workers call the judge), so it is given none. */
 const coordinator = (dir: string, url: string, extra: string[] = [], env: Record<string, string> = {}) =>
