@@ -12,7 +12,7 @@ import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
 import { ROOT, runCli, spawnCli, tempDir, writeJudgeFile } from "../helpers/cli.js";
 import { redisServer, startRedis, type LiveRedis } from "../helpers/redis.js";
 import { judgeResponder } from "../../src/testing/servers/judge-responder.js";
-import { queueProject, queueSamples, startQueueWorker, statesAnAnswer } from "./world.js";
+import { queueProject, queueSamples, startQueueWorker, statesAnAnswer, waitUntil } from "./world.js";
 import { paidCounts as paidCountsOf } from "../bridge/helpers.js";
 import { startOpenAIServer, type TestServer } from "../../src/testing/servers/openai-server.js";
 import { Redis } from "ioredis";
@@ -22,11 +22,9 @@ let redis: LiveRedis;
 let judge: TestServer<unknown>;
 const children: ChildProcess[] = [];
 
-const samples = queueSamples;
-const decide = statesAnAnswer;
 const paidCounts = (run: string) => paidCountsOf(judge, `${run} question`);
 
-const project = (run: string, n: number) => queueProject(judge.url, samples(run, n), 4, "rubricate-queue-hard-");
+const project = (run: string, n: number) => queueProject(judge.url, queueSamples(run, n), 4, "rubricate-queue-hard-");
 const startWorker = (dir: string, url: string, env: Record<string, string> = KEY) => startQueueWorker(children, dir, url, env);
 
 const coordinator = (dir: string, url: string, extra: string[] = []) =>
@@ -37,7 +35,7 @@ redisServer.describe("score --queue: what a run leaves on the queue", () => {
   const database = (db: number) => redis.url.replace(/\/0$/, `/${db}`);
   beforeAll(async () => {
     redis = await startRedis();
-    judge = (await startOpenAIServer({ respond: judgeResponder(decide) })) as TestServer<unknown>;
+    judge = (await startOpenAIServer({ respond: judgeResponder(statesAnAnswer) })) as TestServer<unknown>;
   });
   afterEach(async () => {
     for (const c of children.splice(0)) {
@@ -113,7 +111,7 @@ redisServer.describe("score --queue: what a run leaves on the queue", () => {
   }, 60_000);
 
   it("a second SIGTERM stops a worker at once, though its chunk's judge call never ends", async () => {
-    const hung = (await startOpenAIServer({ respond: judgeResponder(decide), rates: { hang: 1 } })) as TestServer<unknown>;
+    const hung = (await startOpenAIServer({ respond: judgeResponder(statesAnAnswer), rates: { hang: 1 } })) as TestServer<unknown>;
     const dir = project("hung", 3);
     writeJudgeFile(dir, hung.url, { max_retries: 0, timeout_ms: 3_600_000 });
     const url = database(2);
@@ -152,11 +150,11 @@ redisServer.describe("score --queue: what a run leaves on the queue", () => {
     };
     try {
       const first = evalRun("2", "1", "a.jsonl");
-      await waitFor(async () => (await chunkRows()).length > 0, "the first run's chunk");
+      await waitUntil(async () => (await chunkRows()).length > 0, "the first run's chunk", 30_000);
       first.kill("SIGKILL");
       evalRun("1", "2", "b.jsonl");
       // The second run's one chunk: the first task's two rollouts.
-      await waitFor(async () => (await chunkRows()).some((rows) => rows.length === 2 && rows.every((r) => r.task === rows[0].task) && rows.some((r) => r.rollout === 1)), "the second run's own chunk");
+      await waitUntil(async () => (await chunkRows()).some((rows) => rows.length === 2 && rows.every((r) => r.task === rows[0].task) && rows.some((r) => r.rollout === 1)), "the second run's own chunk", 30_000);
     } finally {
       admin.disconnect();
     }
@@ -175,7 +173,7 @@ redisServer.describe("score --queue: what a run leaves on the queue", () => {
       // Six runs: two more than the worker keeps, so without closing old ones it would hold 2 × 5 more.
       for (let c = 2; c <= 6; c++) expect((await coordinator(dir, own.url, ["--concurrency", String(c)])).code).toBe(0);
       // Each run kept loaded holds its cache's two connections; the worker keeps four runs at most.
-      await waitFor(async () => (await clients()) <= afterOne + 2 * 3, "the worker to close the judges of old runs");
+      await waitUntil(async () => (await clients()) <= afterOne + 2 * 3, "the worker to close the judges of old runs", 30_000);
     } finally {
       admin.disconnect();
       await own.stop();
@@ -192,7 +190,7 @@ redisServer.describe("score --queue: what a run leaves on the queue", () => {
     const { Queue } = await import("bullmq");
     const queue = new Queue("rubricate", { connection: { host: "127.0.0.1", port: redis.port, db: 4 } });
     try {
-      await queue.add("score", { spec, rows: [{ key: 0, sample: samples("confine", 1)[0] }] }, { jobId: "chunk-with-a-cache-elsewhere", attempts: 1 });
+      await queue.add("score", { spec, rows: [{ key: 0, sample: queueSamples("confine", 1)[0] }] }, { jobId: "chunk-with-a-cache-elsewhere", attempts: 1 });
       const worker = startWorker(dir, url);
       await waitUntil(() => /chunk-with-a-cache-elsewhere (done|failed)/.test(worker.log()), "the chunk to end");
       expect(worker.log()).toMatch(/chunk-with-a-cache-elsewhere failed: .*outside the worker's folder/);
@@ -210,7 +208,7 @@ redisServer.describe("score --queue: what a run leaves on the queue", () => {
     const { Queue } = await import("bullmq");
     const queue = new Queue("rubricate", { connection: { host: "127.0.0.1", port: redis.port, db: 5 } });
     try {
-      await queue.add("score", { spec, rows: [{ key: 0, sample: samples("version", 1)[0] }] }, { jobId: "chunk-of-another-version", attempts: 1 });
+      await queue.add("score", { spec, rows: [{ key: 0, sample: queueSamples("version", 1)[0] }] }, { jobId: "chunk-of-another-version", attempts: 1 });
       const worker = startWorker(dir, url);
       await waitUntil(() => /chunk-of-another-version (done|failed)/.test(worker.log()), "the chunk to end");
       expect(worker.log()).toMatch(/chunk-of-another-version failed: .*rubricate 0\.0\.1-elsewhere/);
@@ -239,24 +237,6 @@ redisServer.describe("score --queue: what a run leaves on the queue", () => {
     expect(existsSync(join(dir, "out.jsonl"))).toBe(false);
   }, 60_000);
 });
-
-/** Waits for an asynchronous condition (Redis's state), not a time. */
-async function waitFor(condition: () => Promise<boolean>, what: string, ms = 30_000) {
-  const until = Date.now() + ms;
-  while (!(await condition())) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-/** Waits for a state of the run (not a time: processes start slowly on a loaded machine). */
-async function waitUntil(condition: () => boolean, what: string, ms = 60_000) {
-  const until = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /** Every value of the database, as text (hashes, strings, lists, sets, streams). */
 async function storedText(redis: Redis): Promise<string> {

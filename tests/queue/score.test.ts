@@ -12,7 +12,7 @@ import { runCli, spawnCli } from "../helpers/cli.js";
 import { redisServer, startRedis, type LiveRedis } from "../helpers/redis.js";
 import { judgeResponder } from "../../src/testing/servers/judge-responder.js";
 import { paidCounts as paidCountsOf } from "../bridge/helpers.js";
-import { queueProject, queueSamples, startQueueWorker, statesAnAnswer } from "./world.js";
+import { queueProject, queueSamples, startQueueWorker, statesAnAnswer, waitUntil } from "./world.js";
 import { startOpenAIServer, type TestServer } from "../../src/testing/servers/openai-server.js";
 
 const CONCURRENCY = 4; // the judge file's max_concurrency: the most calls one worker has in flight
@@ -22,14 +22,12 @@ let redis: LiveRedis;
 let judge: TestServer<unknown>;
 const children: ChildProcess[] = [];
 
-const samples = queueSamples;
-const decide = statesAnAnswer;
 
 /** Judge prompts of a run paid for, each with how often it was paid. */
 const paidCounts = (run: string) => paidCountsOf(judge, `${run} question`);
 
 /** A folder laid out as every machine would have it: the rubric, the judge file, the samples. */
-const project = (run: string, n: number, rows: unknown[] = samples(run, n)) => queueProject(judge.url, rows, CONCURRENCY);
+const project = (run: string, n: number, rows: unknown[] = queueSamples(run, n)) => queueProject(judge.url, rows, CONCURRENCY);
 const startWorker = (dir: string, url: string, extra: string[] = []) => startQueueWorker(children, dir, url, KEY, extra);
 
 /** The coordinator: it needs no API key (the workers call the judge), so it is given none. */
@@ -44,15 +42,6 @@ async function localRewards(dir: string): Promise<(number | null)[]> {
   return lines(join(dir, "local.jsonl")).map((l) => l.reward);
 }
 
-/** Waits for a state of the run (not a time: processes start slowly on a loaded machine). */
-async function waitUntil(condition: () => boolean, what: string, ms = 120_000) {
-  const until = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 /**
  * The tests run side by side (most of each is waiting: on a lock to expire, a process to start, the
  * judge's latency), each on its own database of the shared Redis, so one test's workers never take
@@ -64,7 +53,7 @@ redisServer.describe("score --queue with rubricate workers", () => {
   const database = (db: number) => redis.url.replace(/\/0$/, `/${db}`);
   beforeAll(async () => {
     redis = await startRedis();
-    judge = (await startOpenAIServer({ respond: judgeResponder(decide) })) as TestServer<unknown>;
+    judge = (await startOpenAIServer({ respond: judgeResponder(statesAnAnswer) })) as TestServer<unknown>;
   });
   afterAll(async () => {
     // Workers a test left running (the concurrent tests share this list, so none is killed before the last ends).
@@ -79,7 +68,7 @@ redisServer.describe("score --queue with rubricate workers", () => {
     const workers = [0, 1, 2].map(() => startWorker(dir, url));
     const run = coordinator(dir, url);
     // Killed once it really is mid-run: it has taken chunks and the judge has answered some calls.
-    await waitUntil(() => workers.some((w) => /taken/.test(w.log())) && paidCounts("kill").length > 30, "a worker to be busy");
+    await waitUntil(() => workers.some((w) => /taken/.test(w.log())) && paidCounts("kill").length > 30, "a worker to be busy", 120_000);
     const doomed = workers.find((w) => /taken/.test(w.log()))!;
     doomed.child.kill("SIGKILL");
     const r = await run;
@@ -105,7 +94,7 @@ redisServer.describe("score --queue with rubricate workers", () => {
     startWorker(dir, url);
     const first = spawnCli(["score", "rubric.yaml", "samples.jsonl", "-o", "out.jsonl", "--judge", "judge.yaml", "--queue", url, "--chunk-size", "10"], { cwd: dir });
     children.push(first);
-    await waitUntil(() => paidCounts("resume").length > 60, "the run to be under way");
+    await waitUntil(() => paidCounts("resume").length > 60, "the run to be under way", 120_000);
     first.kill("SIGKILL");
     await new Promise((r) => first.once("exit", r));
     expect(existsSync(join(dir, "out.jsonl"))).toBe(false);
@@ -127,7 +116,7 @@ redisServer.describe("score --queue with rubricate workers", () => {
       const dir = project("restart", 150);
       startWorker(dir, own.url);
       const run = coordinator(dir, own.url);
-      await waitUntil(() => paidCounts("restart").length > 30, "the run to be under way");
+      await waitUntil(() => paidCounts("restart").length > 30, "the run to be under way", 120_000);
       await own.restart();
       const r = await run;
       expect(r.code, r.stderr).toBe(0);
@@ -151,7 +140,7 @@ redisServer.describe("score --queue with rubricate workers", () => {
   it.concurrent("bad input lines keep their place and are reported, exit 3, as a local run does", async () => {
     const dir = project("bad", 0, []);
     const url = database(3);
-    writeFileSync(join(dir, "samples.jsonl"), [JSON.stringify(samples("bad", 3)[0]), "{not json", JSON.stringify(samples("bad", 3)[2])].join("\n") + "\n");
+    writeFileSync(join(dir, "samples.jsonl"), [JSON.stringify(queueSamples("bad", 3)[0]), "{not json", JSON.stringify(queueSamples("bad", 3)[2])].join("\n") + "\n");
     startWorker(dir, url);
     const r = await coordinator(dir, url);
     expect(r.code, r.stderr).toBe(3);

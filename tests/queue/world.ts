@@ -31,3 +31,12 @@ export function startQueueWorker(children: ChildProcess[], dir: string, url: str
   const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
   return { child, exited, log: () => log };
 }
+
+/** Waits for a state of the run, not a time (processes start slowly on a loaded machine); `condition` may ask Redis. */
+export async function waitUntil(condition: () => boolean | Promise<boolean>, what: string, ms = 60_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!(await condition())) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
