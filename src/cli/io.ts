@@ -155,15 +155,8 @@ export function writeOutputFile(path: string, text: string): void {
  * run would replace the file it read with its results, and the input would be gone. Exit 2.
  */
 export function refuseOutputOverInput(output: string | undefined, inputs: readonly (string | undefined)[]): void {
-  if (!output || output === "-") return;
-  const same = (a: string) => {
-    try {
-      return realpathSync(a) === realpathSync(output);
-    } catch {
-      return false; // one of them does not exist (yet)
-    }
-  };
-  const input = inputs.find((i) => i !== undefined && i !== "-" && same(i));
+  if (!output) return;
+  const input = inputs.find((i) => i !== undefined && samePlace(output, i));
   if (input !== undefined) throw usageError(`-o ${output} is the input ${input}: its results would replace it; write them to another file`);
 }
 
