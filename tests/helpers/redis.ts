@@ -6,23 +6,8 @@ import { needs, which } from "./system.js";
 /** Gate for tests that need Debian's redis-server (skips locally, fails under CI=true). */
 export const redisServer = needs("redis-server", () => which("redis-server"), "apt-get install redis-server");
 
-/**
- * Where test servers may listen: `RUBRICATE_TEST_REDIS_PORTS=47450-47499` keeps them in a range (a
- * shared machine's agreed ports); unset, the OS picks.
- */
-const PORT_RANGE = /^(\d+)-(\d+)$/.exec(process.env.RUBRICATE_TEST_REDIS_PORTS ?? "");
-
-/** A free port on 127.0.0.1 (the OS picks it, or one of the range; redis-server cannot bind port 0 itself). */
-async function freePort(): Promise<number> {
-  if (PORT_RANGE) {
-    const [from, to] = [Number(PORT_RANGE[1]), Number(PORT_RANGE[2])];
-    const start = from + Math.floor(Math.random() * (to - from + 1));
-    for (let i = 0; i <= to - from; i++) {
-      const port = from + ((start - from + i) % (to - from + 1));
-      if (!(await accepts(port)) && (await bindable(port))) return port;
-    }
-    throw new Error(`no free port in RUBRICATE_TEST_REDIS_PORTS=${process.env.RUBRICATE_TEST_REDIS_PORTS}`);
-  }
+/** A free port on 127.0.0.1 (the OS picks it; redis-server cannot bind port 0 itself). */
+function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createServer();
     s.once("error", reject);
@@ -32,13 +17,6 @@ async function freePort(): Promise<number> {
     });
   });
 }
-
-const bindable = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const s = createServer();
-    s.once("error", () => resolve(false));
-    s.listen(port, "127.0.0.1", () => s.close(() => resolve(true)));
-  });
 
 const accepts = (port: number) =>
   new Promise<boolean>((resolve) => {
