@@ -96,13 +96,22 @@ function boxNumber(box: string): ReadNumber | undefined {
   return { value: hedged ? Number.NaN : values[0], written: numbers[0] };
 }
 
-/** A number written as an integer ("2,148,000", "−12"), in one spelling ("2148000", "-12"); undefined otherwise. */
-function integerSpelling(written: string): string | undefined {
-  const text = written.replace(/[,\s]/g, "").replace("−", "-");
-  const m = /^(-?)(\d+)$/.exec(text);
+/**
+ * An integer written out in full ("1234567891", "-012", "20.0") in one canonical spelling ("-12",
+ * "20"), so two are equal exactly when their spellings are: a BigInt comparison, in linear time
+ * however many digits; undefined for anything else.
+ */
+export function canonicalInteger(text: string): string | undefined {
+  const m = /^(-?)(\d+)(?:\.0*)?$/.exec(text);
   if (!m) return undefined;
   const digits = m[2].replace(/^0+/, "");
   return digits === "" ? "0" : m[1] + digits;
+}
+
+/** A number written as an integer ("2,148,000", "−12"), in canonicalInteger's spelling ("2148000", "-12"); undefined otherwise (a decimal point included). */
+function integerSpelling(written: string): string | undefined {
+  const text = written.replace(/[,\s]/g, "").replace("−", "-");
+  return text.includes(".") ? undefined : canonicalInteger(text);
 }
 
 /**

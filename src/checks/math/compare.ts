@@ -7,6 +7,7 @@
  */
 import { createRequire } from "node:module";
 import type { MathJsInstance, MathNode } from "mathjs";
+import { canonicalInteger } from "../number.js";
 import { toMathjs } from "./latex.js";
 import type { MathExpr, MathValue } from "./read.js";
 
@@ -147,18 +148,6 @@ export function closeConstants(answer: [number, number], reference: [number, num
   const distance = Math.hypot(answer[0] - reference[0], answer[1] - reference[1]);
   if (reference[0] === 0 && reference[1] === 0) return distance <= tolerance;
   return distance <= tolerance * Math.max(Math.hypot(answer[0], answer[1]), Math.hypot(reference[0], reference[1]));
-}
-
-/**
- * An integer written out in full ("1234567891", "-012", "20.0") in one canonical spelling ("-12",
- * "20"), so two are equal exactly when their spellings are: a BigInt comparison, in linear time
- * however many digits; undefined for anything else.
- */
-export function canonicalInteger(text: string): string | undefined {
-  const m = /^(-?)(\d+)(?:\.0*)?$/.exec(text);
-  if (!m) return undefined;
-  const digits = m[2].replace(/^0+/, "");
-  return digits === "" ? "0" : m[1] + digits;
 }
 
 /** ∞ written as such ("\infty", "-\infty"), not a value that overflowed to it. */

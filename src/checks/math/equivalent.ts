@@ -1,4 +1,5 @@
-import { canonicalInteger, numbersMatch, type CompareOptions } from "./compare.js";
+import { canonicalInteger } from "../number.js";
+import { numbersMatch, type CompareOptions } from "./compare.js";
 import type { DecimalComma } from "./compare-answers.js";
 import { extractAnswer, extractReference, type AnswerExtraction } from "./extract.js";
 import { compareWithinLimit } from "./guarded-compare.js";
