@@ -23,7 +23,7 @@ import { taskFromRef, type SessionManager, type TaskRef } from "../env/sessions.
 import type { Environment, RolloutRecord } from "../env/types.js";
 import type { ChatMessage, ToolCall } from "../providers/types.js";
 import type { ErrorPolicy } from "../types.js";
-import { MAX_SAMPLE_DEPTH, nestingDepth, tooDeep } from "./depth.js";
+import { refuseTooDeep } from "./depth.js";
 import { HttpError } from "./http.js";
 import { parseRequest, wireResult } from "./protocol.js";
 import { StepToolCallSchema, toolCallsInText, type WireToolCall } from "./tool-calls.js";
@@ -98,7 +98,8 @@ const guard =
  */
 function refuseDeepFields(body: unknown): void {
   if (body === null || typeof body !== "object") return;
-  for (const [field, value] of Object.entries(body)) if (nestingDepth(value) > MAX_SAMPLE_DEPTH) throw tooDeep(field);
+  const fields = Object.entries(body);
+  refuseTooDeep(fields.map(([, value]) => value), (i) => fields[i][0]);
 }
 
 /** A POST route that needs the token, its failures mapped to HTTP answers. */

@@ -4,6 +4,7 @@ import type addFormatsModule from "ajv-formats";
 import { isRubricateError, RubricateError } from "../errors.js";
 import { canonicalJson } from "../text/canonical-json.js";
 import { ajvLinearRegExp, ajvRegExp, compiledRegex, regexTextFault, type SafeRegex } from "./regex.js";
+import { nestingDepth } from "../text/json.js";
 
 // json_schema `pattern` and `patternProperties` run on the same safe engine as regex checks;
 // a client's schema (linearOnly) on RE2 alone, through an ajv instance of its own.
@@ -222,20 +223,6 @@ export function validateData(validate: ValidateFunction, data: unknown): boolean
 
 /** Nesting past which a validator's stack overflow is the data's doing: far beyond any schema's own recursion on real JSON. */
 const DEEP_JSON = 1000;
-
-/** How deeply arrays and objects nest in `data`, counted without recursion up to `limit`. */
-function nestingDepth(data: unknown, limit: number): number {
-  let deepest = 0;
-  const stack: [unknown, number][] = [[data, 0]];
-  while (stack.length > 0) {
-    const [value, depth] = stack.pop()!;
-    if (typeof value !== "object" || value === null) continue;
-    if (depth + 1 >= limit) return limit;
-    deepest = Math.max(deepest, depth + 1);
-    for (const child of Object.values(value)) stack.push([child, depth + 1]);
-  }
-  return deepest;
-}
 
 /** Problems a reasoning lists; the rest are counted (ajv reports one per failing item, and a response picks how many items fail). */
 const LISTED_ERRORS = 10;

@@ -258,3 +258,21 @@ function numberEnd(json: string, start: number): number {
 
 /** A key or number short enough for a reason: its first 40 characters. */
 const shorten = (text: string) => (text.length > 40 ? `${text.slice(0, 40)}…` : text);
+
+/**
+ * How deeply arrays and objects nest in a JSON value, counted by a loop, not recursion (a client's
+ * or a response's value may be 100,000 levels deep, past any stack), and only up to `cap`: `cap`
+ * means that deep or deeper.
+ */
+export function nestingDepth(value: unknown, cap: number): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (typeof node !== "object" || node === null) continue;
+    if (depth + 1 >= cap) return cap;
+    deepest = Math.max(deepest, depth + 1);
+    for (const child of Object.values(node)) stack.push([child, depth + 1]);
+  }
+  return deepest;
+}

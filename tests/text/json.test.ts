@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { ambiguity, jsonErrorOffset, jsonSyntaxErrorOffset, parseJsonLine, parseJsonOrUndefined, parseJsonText } from "../../src/text/json.js";
+import { ambiguity, jsonErrorOffset, nestingDepth, jsonSyntaxErrorOffset, parseJsonLine, parseJsonOrUndefined, parseJsonText } from "../../src/text/json.js";
 
 describe("parseJsonOrUndefined", () => {
   it("parses JSON of any kind, falsy values included", () => {
@@ -123,3 +123,16 @@ describe("ambiguity", () => {
     );
   });
 });
+
+describe("nestingDepth", () => {
+  it("counts objects and arrays, not scalars, by a loop, and stops at the cap", () => {
+    expect(nestingDepth("x", 10)).toBe(0);
+    expect(nestingDepth({ a: [1, { b: [] }], c: "d" }, 10)).toBe(4);
+    expect(nestingDepth({ a: [1, { b: [] }] }, 4)).toBe(4);
+    expect(nestingDepth({ a: [1, { b: [] }] }, 5)).toBe(4);
+    let deep: unknown = [];
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    expect(nestingDepth(deep, 129)).toBe(129);
+  });
+});
+
