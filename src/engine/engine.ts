@@ -121,11 +121,26 @@ export function createEngine(options: EngineOptions): Engine {
   // no merging. Defer mode still keys its calls: the batch runner needs them.
   const cacheOff = cache instanceof NullCache;
 
+  // A key the provider refused (401) is refused for every call of that scheduler: its queued and
+  // later calls fail at once without being sent, rather than one 401 per sample for the whole run.
+  const refusedKeys = new Map<string, RubricateError>();
+
   const call = async (provider: Provider, request: CompletionRequest, opts: CompleteOptions, key: string | undefined, signal?: AbortSignal): Promise<Paid> => {
-    const scheduler = schedulerFor(opts.scheduler ?? `${provider.name}|${sanitizeBaseURL(provider.baseURL ?? "")}|${request.model}`);
+    const schedulerId = opts.scheduler ?? `${provider.name}|${sanitizeBaseURL(provider.baseURL ?? "")}|${request.model}`;
+    const scheduler = schedulerFor(schedulerId);
     const estimate = opts.estimatedTokens ?? estimateTokens(request);
     const timeoutMs = scheduler.limits.timeoutMs;
-    const response = await scheduler.run((s) => provider.complete(request, { signal: s, timeoutMs }), { estimatedTokens: estimate, signal });
+    // Checked and noted as each call starts and ends, not after the scheduler answers: by then it
+    // has already started the next queued call.
+    const send = (s: AbortSignal) => {
+      const refusal = refusedKeys.get(schedulerId);
+      if (refusal) return Promise.reject(notSent(refusal));
+      return provider.complete(request, { signal: s, timeoutMs }).catch((e: unknown) => {
+        if (isKeyRefusal(e) && !refusedKeys.has(schedulerId)) refusedKeys.set(schedulerId, e);
+        throw e;
+      });
+    };
+    const response = await scheduler.run(send, { estimatedTokens: estimate, signal });
     scheduler.recordUsage(estimate, response.usage.inputTokens + response.usage.outputTokens);
     const paid = callUsage(response, false, opts.price ?? options.price);
     addUsage(usage, paid);
@@ -249,4 +264,14 @@ export function createEngine(options: EngineOptions): Engine {
     }),
     close: () => cache.close(),
   };
+}
+
+/** A provider's 401: the key is wrong or revoked, and every later call with it would be refused too. */
+function isKeyRefusal(e: unknown): e is RubricateError {
+  return e instanceof RubricateError && e.code === "PROVIDER_HTTP" && e.status === 401;
+}
+
+/** The error of a call not sent because the provider refused the key earlier in the run. */
+function notSent(refusal: RubricateError): RubricateError {
+  return new RubricateError("PROVIDER_HTTP", `${refusal.message} (not sent: the provider refused this key earlier in the run)`, { status: 401, retryable: false });
 }

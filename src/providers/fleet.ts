@@ -29,9 +29,12 @@ interface Member {
   probing: boolean;
 }
 
-/** Failures that say "this server", not "this request": the next server may well answer. */
+/**
+ * Failures that say "this server", not "this request": the next server may well answer. A 401 is
+ * one: that server refuses the key it was given, which says nothing of the others'.
+ */
 const SERVER_FAULTS = new Set(["PROVIDER_NETWORK", "PROVIDER_TIMEOUT"]);
-const isServerFault = (e: RubricateError) => SERVER_FAULTS.has(e.code) || (e.code === "PROVIDER_HTTP" && (e.status ?? 0) >= 500);
+const isServerFault = (e: RubricateError) => SERVER_FAULTS.has(e.code) || (e.code === "PROVIDER_HTTP" && ((e.status ?? 0) >= 500 || e.status === 401));
 
 /**
  * One provider over several OpenAI-compatible servers (vLLM, SGLang, llama.cpp, Ollama) serving

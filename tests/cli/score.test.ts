@@ -190,3 +190,27 @@ describe("rubricate score", () => {
     expect(lines[1]).toMatchObject({ reward: null, errors: [{ criterion: "*", code: "MISSING_INPUT" }] });
   });
 });
+
+describe("rubricate score with a key the judge refuses", () => {
+  it("sends no more than one wave of calls: the rest fail at once with the 401, and the run exits 3", async () => {
+    const { startOpenAIServer } = await import("../../src/testing/index.js");
+    const server = await startOpenAIServer({ respond: () => '{"verdict": true}', expectedApiKey: "sk-right" });
+    try {
+      const judge = join(dir, "refused-judge.yaml");
+      writeFileSync(judge, `provider: openai-compatible\nmodel: m\nbase_url: ${server.url}\napi_key_env: RUBRICATE_TEST_KEY\nmax_concurrency: 4\n`);
+      const samples = join(dir, "refused.jsonl");
+      writeFileSync(samples, Array.from({ length: 40 }, (_, i) => JSON.stringify({ id: i, response: `answer ${i}` })).join("\n") + "\n");
+      const rubric = join(dir, "refused-rubric.yaml");
+      writeFileSync(rubric, "id: r\ninputs: [response]\ncriteria:\n  - { id: a, question: Is it an answer?, points: 1 }\n");
+      const r = await cliInProcess(["score", rubric, samples, "--judge", judge, "--no-cache", "-q"], { env: { RUBRICATE_TEST_KEY: "sk-wrong" } });
+      expect(r.code).toBe(3);
+      const lines = jsonLines(r.stdout);
+      expect(lines).toHaveLength(40);
+      expect(lines.every((l) => l.reward === null && JSON.stringify(l.errors).includes("401"))).toBe(true);
+      expect(server.stats.requests).toBeLessThanOrEqual(4);
+      expect(r.stdout).not.toContain("sk-wrong");
+    } finally {
+      await server.close();
+    }
+  });
+});

@@ -134,6 +134,37 @@ describe("engine", () => {
     expect(engine.stats().usage.calls).toBe(1); // only the successful call is paid
   });
 
+  it("a refused key (401) stops that scheduler's calls: the queued and later ones fail unsent, others go on", async () => {
+    const engine = createEngine({ limits });
+    const p = fakeProvider((r) => {
+      if (r.model === "m") throw new RubricateError("PROVIDER_HTTP", "fake: 401 invalid api key", { status: 401 });
+      return answer("ok");
+    });
+    const settled = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => engine.complete(p, req(`q${i}`))));
+    // Only the first wave (the scheduler's 4 slots) reached the provider.
+    expect(p.calls).toBe(limits.maxConcurrency);
+    expect(settled.every((s) => s.status === "rejected" && (s.reason as RubricateError).status === 401)).toBe(true);
+    const unsent = settled.filter((s) => s.status === "rejected" && /not sent: the provider refused this key/.test((s.reason as Error).message));
+    expect(unsent).toHaveLength(20 - limits.maxConcurrency);
+    await expect(engine.complete(p, req("later"))).rejects.toMatchObject({ status: 401, retryable: false });
+    expect(p.calls).toBe(limits.maxConcurrency);
+    // Another model has its own scheduler, so its calls still go out.
+    expect((await engine.complete(p, { ...req("x"), model: "other" })).response.text).toBe("ok");
+  });
+
+  it("a 400 or a 403 refuses nothing: the next call is sent", async () => {
+    for (const status of [400, 403]) {
+      const engine = createEngine({ limits });
+      const p = fakeProvider((_r, n) => {
+        if (n === 1) throw new RubricateError("PROVIDER_HTTP", `fake: ${status}`, { status });
+        return answer("ok");
+      });
+      await expect(engine.complete(p, req("a"))).rejects.toMatchObject({ status });
+      expect((await engine.complete(p, req("b"))).response.text).toBe("ok");
+      expect(p.calls).toBe(2);
+    }
+  });
+
   it("retries retryable provider errors through the scheduler", async () => {
     const engine = createEngine({ cache: new MemoryCache(100), limits });
     const p = fakeProvider((r, n) => {

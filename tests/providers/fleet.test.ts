@@ -65,4 +65,16 @@ describe("fleet of OpenAI-compatible servers", () => {
     expect(fleet.stats()[1].healthy).toBe(true);
     expect(fleet.stats()[1].succeeded).toBeGreaterThanOrEqual(1);
   });
+
+  it("takes out a server that refuses its key (401) and lets the others answer", async () => {
+    const [a, b] = await fleetOf(2, 1);
+    b.setBehavior({ expectedApiKey: "b-key" });
+    const fleet = createFleetProvider([createOpenAIProvider({ name: "openai-compatible", baseURL: a.url }), createOpenAIProvider({ name: "openai-compatible", baseURL: b.url, apiKey: "wrong-key" })], { probeAfterMs: 60_000 });
+    const ask = () => fleet.complete({ model: "m", messages: [{ role: "user", content: "hi" }] });
+    await Promise.all(Array.from({ length: 6 }, ask));
+    const [sa, sb] = fleet.stats();
+    expect(sb).toMatchObject({ healthy: false, succeeded: 0 });
+    expect(sb.failed).toBeGreaterThanOrEqual(1);
+    expect(sa.succeeded).toBe(6);
+  });
 });
