@@ -1,4 +1,5 @@
-import { STATUS_CODES, type IncomingMessage, type ServerResponse } from "node:http";
+import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { Duplex } from "node:stream";
 import type { ErrorCode } from "../errors.js";
 
 /** An error that becomes an HTTP answer: a status, a stable code and, for bad input, the field at fault. */
@@ -80,4 +81,30 @@ const REASON_HINTS: Record<string, string> = {
 export function sendError(res: ServerResponse, error: HttpError, headers: Record<string, string> = {}): void {
   if (!res.headersSent) res.statusMessage = `${STATUS_CODES[error.status] ?? "Error"} (${error.code}${REASON_HINTS[error.code] ? `: ${REASON_HINTS[error.code]}` : ""})`;
   sendJson(res, error.status, { error: { code: error.code, message: error.message, ...(error.field !== undefined ? { field: error.field } : {}) } }, headers);
+}
+
+/**
+ * Answers what node:http's parser refuses before any route sees it (a request line or header that
+ * is not HTTP, headers past the size limit, headers or a request too slow to arrive) with the same
+ * `{ error: { code, message } }` body as every other answer. Node's own answer is a status line
+ * with an empty body, which a client reading every answer's body as JSON (each trainer's) cannot take.
+ */
+export function answerClientErrors(server: Server): void {
+  server.on("clientError", (err: NodeJS.ErrnoException, socket: Duplex) => {
+    // A client that went away, or a socket already answering, gets nothing more (as node:http does).
+    if (err.code === "ECONNRESET" || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const [status, code, message] = clientErrorAnswer(err.code);
+    const body = JSON.stringify({ error: { code, message } });
+    socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+  });
+}
+
+/** node:http's status for a parser error (431 for oversized headers, 408 for a slow request, else 400), with our code and words. */
+function clientErrorAnswer(code: string | undefined): [number, ErrorCode, string] {
+  if (code === "HPE_HEADER_OVERFLOW") return [431, "INVALID_REQUEST", "the request's headers are over the server's size limit"];
+  if (code === "ERR_HTTP_REQUEST_TIMEOUT") return [408, "TIMEOUT", "the request did not arrive in time (headers or body too slow)"];
+  return [400, "INVALID_REQUEST", "the request is not valid HTTP/1.1"];
 }

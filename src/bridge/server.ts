@@ -7,7 +7,7 @@ import type { ErrorPolicy } from "../score/aggregate.js";
 import type { Rubric } from "../rubric/schema.js";
 import { bearerToken, tokenMatches } from "./auth.js";
 import { allowedHosts, guardRequest } from "./guard.js";
-import { HttpError, parseJson, readBody, sendError, sendJson } from "./http.js";
+import { answerClientErrors, HttpError, parseJson, readBody, sendError, sendJson } from "./http.js";
 import { defaultMapping, type FieldMapping } from "./protocol.js";
 import { requestScorer } from "./request-scoring.js";
 import { rewardRoutes, type Route } from "./routes.js";
@@ -154,6 +154,7 @@ export function createRewardServer(options: RewardServerOptions): RewardServer {
       });
   });
   server.keepAliveTimeout = 65_000;
+  answerClientErrors(server);
   // Slow clients (slowloris) cannot hold sockets: headers within headersTimeout, the whole request
   // (body included, scoring not) within requestTimeout, and a cap on open connections.
   server.headersTimeout = headersTimeout;

@@ -149,6 +149,22 @@ describe("a request the server cannot parse does not end it", () => {
     expect(scored.body.rewards).toEqual([1]);
   });
 
+  it("what node:http's parser refuses (not HTTP, headers past the limit, a request too slow) is answered with a JSON error body, not an empty one", async () => {
+    const { port } = await start({ token: "s3cret", headersTimeoutMs: 300, requestTimeoutMs: 600 });
+    const cases: [string, string, number, string][] = [
+      ["a request line that is not HTTP", "HELLO\r\n\r\n", 400, "INVALID_REQUEST"],
+      ["a header without a colon", `GET /info HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nno colon here\r\n\r\n`, 400, "INVALID_REQUEST"],
+      ["headers past node's 16 KB", `GET /info HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`, 431, "INVALID_REQUEST"],
+      ["a body that never finishes", `POST /v1/score HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer s3cret\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"samples": [`, 408, "TIMEOUT"],
+    ];
+    for (const [what, text, status, code] of cases) {
+      const answer = parseAnswer(await rawExchange(port, text));
+      expect(answer.status, what).toBe(status);
+      expect(answer.body.error, what).toEqual({ code, message: expect.any(String) });
+    }
+    expect((await send(port, "/v1/score", { headers: { authorization: "Bearer s3cret" }, body: JSON.stringify({ samples: [good] }) })).status).toBe(200);
+  });
+
   it("a throw outside the dispatch's own handling (here the embedder's dynamicRoutes) is a JSON 500 without a stack, logged, and the server goes on", async () => {
     const logged: string[] = [];
     const { port } = await start({

@@ -4,13 +4,14 @@
  * header. (The limits themselves: tests/site/limits.test.ts.)
  */
 import { once } from "node:events";
+import { connect } from "node:net";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { spawnCli, tempDir } from "../helpers/cli.js";
 
-/** Starts `hub serve` with `args`, waits for its listening line, stops it; its stderr until then. */
-async function startupLog(args: string[]): Promise<string> {
+/** Starts `hub serve` with `args`, waits for its listening line, runs `whileUp` with its URL, stops it; its stderr until then. */
+async function startupLog(args: string[], whileUp: (url: string) => Promise<void> = async () => undefined): Promise<string> {
   const dir = tempDir("rubricate-hub-serve-");
   const child = spawnCli(["hub", "serve", "--registry", "http://127.0.0.1:9", "--port", "0", "--db", join(dir, "hub.db"), ...args]);
   let stdout = "";
@@ -23,7 +24,11 @@ async function startupLog(args: string[]): Promise<string> {
     });
     child.once("exit", (code) => failed(new Error(`hub serve exited ${code} before listening: ${stderr}`)));
   });
-  child.kill("SIGTERM");
+  try {
+    await whileUp(/hub listening on (\S+)/.exec(stdout)![1]);
+  } finally {
+    child.kill("SIGTERM");
+  }
   await once(child, "exit");
   rmSync(dir, { recursive: true, force: true });
   return stderr;
@@ -36,5 +41,24 @@ describe("hub serve's start-up warnings", () => {
     expect(open).toContain("warning: --client-ip-header x-forwarded-for is believed from anyone who reaches 0.0.0.0 directly");
     // Behind the proxy on loopback: the header is the proxy's alone, nothing to warn about.
     expect(await startupLog(["--client-ip-header", "x-forwarded-for"])).not.toContain("warning");
+  });
+});
+
+describe("hub serve's answers to what node:http cannot parse", () => {
+  it("a request that is not HTTP gets a JSON error body, as every other refusal does (node's own answer had none)", async () => {
+    let answer = "";
+    await startupLog([], async (url) => {
+      const { port } = new URL(url);
+      answer = await new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(port), "127.0.0.1", () => socket.write("HELLO\r\n\r\n"));
+        let text = "";
+        socket.on("data", (d) => (text += d));
+        socket.on("error", reject);
+        socket.on("close", () => resolve(text));
+      });
+    });
+    const [head, body] = answer.split("\r\n\r\n");
+    expect(head).toMatch(/^HTTP\/1\.1 400 /);
+    expect(JSON.parse(body)).toEqual({ error: { code: "INVALID_REQUEST", message: expect.any(String) } });
   });
 });

@@ -1,6 +1,7 @@
 import { join, resolve } from "node:path";
-import { validateHeaderName } from "node:http";
+import { validateHeaderName, type Server } from "node:http";
 import { InvalidArgumentError, type Command } from "commander";
+import { answerClientErrors } from "../../bridge/http.js";
 import { packageVersion } from "../../config/load.js";
 import { RubricateError } from "../../errors.js";
 import { pushAll, readPushFile } from "../../hub/push.js";
@@ -94,6 +95,7 @@ async function serveHub(flags: HubServeFlags): Promise<void> {
   const { serve } = await import("@hono/node-server");
   const server = await new Promise<ReturnType<typeof serve>>((done, fail) => {
     const s = serve({ fetch: app.fetch, port: flags.port, hostname: flags.host }, () => done(s));
+    answerClientErrors(s as Server);
     s.once("error", (e: Error) => fail(new RubricateError("BAD_INPUT", `cannot listen on ${flags.host}:${flags.port}: ${e.message}`)));
   });
   const address = server.address();
