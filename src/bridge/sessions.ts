@@ -163,6 +163,7 @@ function rolloutBody(r: RolloutRecord) {
     turns: r.turns,
     stop_reason: r.stopReason,
     ...(r.error ? { error: r.error } : {}),
+    ...(r.forfeit ? { forfeit: r.forfeit } : {}),
     reward: r.reward,
     passed: r.passed,
     verdicts: r.verdicts,

@@ -11,6 +11,7 @@ import type { ChatMessage, CompletionRequest, CompletionResponse, ToolSpec } fro
 import type { Sandbox } from "../sandbox/index.js";
 import { startPythonRepl, type HostAnswer, type HostBridge, type HostCall } from "../sandbox/repl/index.js";
 import { outsideHooks } from "./isolation.js";
+import type { EpisodePhase } from "./phase.js";
 import { policySchedulerId, type Policy } from "./policy.js";
 import { describeCell, TERMINAL_TOOLS } from "./terminal.js";
 import type { Usage } from "../types.js";
@@ -44,6 +45,8 @@ export interface EpisodeCallsOptions {
   /** The rollout's index (part of every call's cache key). */
   index: number;
   signal: AbortSignal;
+  /** Marks every call the harness's time, also when the agent's tool call made it (see ./phase.ts). */
+  phase: EpisodePhase;
 }
 
 /** The episode's sandbox and REPL bridge, set once they exist (the bridge is started with `onHostCall` before the sandbox). */
@@ -172,9 +175,9 @@ export function episodeCalls(o: EpisodeCallsOptions, world: EpisodeWorld): Episo
   };
 
   return {
-    llm: (request) => callModel(typeof request === "string" ? { prompt: request } : request, "llm", ++llmCalls),
-    judge,
-    onHostCall,
+    llm: (request) => o.phase.harness(() => callModel(typeof request === "string" ? { prompt: request } : request, "llm", ++llmCalls)),
+    judge: (question, sample) => o.phase.harness(() => judge(question, sample)),
+    onHostCall: (call, depth) => o.phase.harness(() => onHostCall(call, depth)),
     usage: () => ({ ...usage }),
   };
 }

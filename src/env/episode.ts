@@ -8,6 +8,7 @@ import { renderTemplate } from "../text/template.js";
 import { episodeCalls, type EpisodeCalls, type EpisodeWorld } from "./episode-calls.js";
 import { runFinalStateChecks } from "./final-state.js";
 import { callHook, newHookScope, releaseHookScope, type HookScope } from "./isolation.js";
+import { EpisodePhase } from "./phase.js";
 import type { Policy } from "./policy.js";
 import { describeExec, terminalToolImpls, type TerminalState, type TerminalToolName } from "./terminal.js";
 import { executeToolCall } from "./tools.js";
@@ -53,6 +54,12 @@ export interface Episode {
   submitted(): string | undefined;
   /** A failure that escaped a hook since the last step (a timer that threw, process.exit in a callback). */
   fault(): RubricateError | undefined;
+  /**
+   * The agent's own action running now ("the bash tool call", "the final-state checks"), or
+   * undefined while a model call, a hook or a sandbox start runs (or nothing does): a rollout's
+   * time limit that ends the agent's action is its forfeit, scored 0; one that ends the harness's work, an error.
+   */
+  agentAction(): string | undefined;
   /** The sample fields the episode adds: `finalize`'s, the final-state checks', the submitted answer. */
   finish(messages: ChatMessage[], response: string, stopReason: StopReason): Promise<Record<string, unknown>>;
   /** Model use of the hooks and the REPL so far. */
@@ -90,7 +97,8 @@ export async function openEpisode(env: Environment, task: Task, options: Episode
   const hookTimeout = env.harness.hook_timeout_ms;
   const terminal: TerminalState = {};
   const world: EpisodeWorld = {};
-  const calls = episodeCalls({ env, task, engine: options.engine, judge: options.judge, policy: options.policy, models: options.models, index: options.index ?? 0, signal }, world);
+  const phase = new EpisodePhase();
+  const calls = episodeCalls({ env, task, engine: options.engine, judge: options.judge, policy: options.policy, models: options.models, index: options.index ?? 0, signal, phase }, world);
   let repl: Promise<PythonRepl> | undefined;
   let closed: Promise<EpisodeClosed> | undefined;
   let ctx: HookContext | undefined;
@@ -145,7 +153,9 @@ export async function openEpisode(env: Environment, task: Task, options: Episode
       ...(replConfig?.context_file ? { contextFile: renderTemplate(replConfig.context_file, task.inputs) } : {}),
       ...(bridge ? { bridge } : {}),
     }));
-  const builtins: Record<string, ToolImpl> = box && env.sandbox ? terminalToolImpls(env.sandbox.tools as TerminalToolName[], box, terminal, replConfig ? startRepl : undefined, replConfig?.cell_timeout_ms) : {};
+  // Starting the REPL is the harness's work, though the agent's first python call asks for it.
+  const replOnCall = replConfig ? () => phase.harness(startRepl) : undefined;
+  const builtins: Record<string, ToolImpl> = box && env.sandbox ? terminalToolImpls(env.sandbox.tools as TerminalToolName[], box, terminal, replOnCall, replConfig?.cell_timeout_ms) : {};
   // Hook tools run in the rollout's scope, so a process.exit or a stray timer in them is caught.
   const hookTools: Record<string, ToolImpl> = Object.fromEntries(
     Object.entries(env.hooks.tools ?? {}).map(([name, impl]) => [name, (args: unknown, c: HookContext) => callHook(scope, `tool ${name}`, () => impl(args, c), { timeoutMs: env.harness.tool_timeout_ms * 2 })]),
@@ -157,20 +167,25 @@ export async function openEpisode(env: Environment, task: Task, options: Episode
     task,
     ctx,
     ...(box ? { sandbox: box } : {}),
-    runTool: (call) => executeToolCall(call, env.harness.tools, impls, ctx, env.harness.tool_timeout_ms),
+    runTool: (call) => phase.agent(toolAction(env, call), () => executeToolCall(call, env.harness.tools, impls, ctx, env.harness.tool_timeout_ms)),
     async respond(messages, turn, text) {
       if (!env.hooks.envResponse) return undefined;
       return normaliseReply(await callHook(scope, "envResponse", () => env.hooks.envResponse!({ ...ctx, messages, turn, text }), { timeoutMs: hookTimeout, signal }));
     },
     submitted: () => terminal.submitted,
     fault: () => scope.fault,
+    agentAction: () => phase.agentAction(),
     async finish(messages, response, stopReason) {
       const extras = env.hooks.finalize ? await callHook(scope, "finalize", () => env.hooks.finalize!({ ...ctx, messages, response, stopReason }), { timeoutMs: hookTimeout, signal }) : {};
-      // The agent is gone before its work is judged. Its REPL (and all it started) outlived every
-      // bash command: while the work folder was archived it could lock /work again or hold every
-      // process the limit allows, so the archive failed and the rollout was an error, not its 0.
-      if (repl) await repl.then((r) => r.close()).catch(() => undefined);
-      const probes = box && env.sandbox ? await runFinalStateChecks({ agent: box, open: openSandbox, checks: env.sandbox.state, inputs: task.inputs, submitted: terminal.submitted, signal }) : {};
+      const probes = await phase.agent("the final-state checks", async () => {
+        // The agent is gone before its work is judged. Its REPL (and all it started) outlived every
+        // bash command: while the work folder was archived it could lock /work again or hold every
+        // process the limit allows, so the archive failed and the rollout was an error, not its 0.
+        if (repl) await repl.then((r) => r.close()).catch(() => undefined);
+        if (!box || !env.sandbox) return {};
+        // The checker's sandbox is the harness's to open; what runs in it reads what the agent left.
+        return runFinalStateChecks({ agent: box, open: () => phase.harness(() => openSandbox()), checks: env.sandbox.state, inputs: task.inputs, submitted: terminal.submitted, signal });
+      });
       return { ...(terminal.submitted !== undefined ? { submitted: terminal.submitted } : {}), ...probes, ...extras };
     },
     usage: calls.usage,
@@ -193,6 +208,11 @@ async function prepareSandbox(config: ResolvedSandboxConfig, task: Task, world: 
     const r = await sandbox.exec(cmd, { signal });
     if (r.exitCode !== 0) throw new RubricateError("SANDBOX", `setup command of task "${task.id}" failed: ${cmd}\n${describeExec(r, sandbox.limits.commandTimeoutMs)}`);
   }
+}
+
+/** A tool call as the record names it: a declared tool by its name, anything else the policy wrote by none. */
+function toolAction(env: Environment, call: ToolCall): string {
+  return env.harness.tools.some((t) => t.name === call.name) ? `the ${call.name} tool call` : "a tool call";
 }
 
 function normaliseReply(reply: EnvReply): { message?: string; done: boolean } {

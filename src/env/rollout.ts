@@ -39,6 +39,8 @@ export { lastAssistantText, renderTranscript } from "./sample.js";
  * conversation. Policy calls are cached per (task, rollout index), so a re-run replays them free.
  * A hook that fails, a sandbox that cannot start and the rollout's own timeout end this rollout
  * with an `error` (reward null), never the eval; `teardown` and the sandbox's cleanup always run.
+ * The timeout is the agent's `forfeit` (reward 0) instead when it fires during the agent's own
+ * action, a tool call or the final-state checks: a failing agent must not stall its way out of its 0.
  * @example const rec = await rollout(env, createPolicy("openai:gpt-4.1-mini"), env.tasks[0], { engine, judge }); rec.reward
  */
 export async function rollout(env: Environment, policy: Policy, task: Task, options: RolloutOptions): Promise<RolloutRecord> {
@@ -52,11 +54,15 @@ export async function rollout(env: Environment, policy: Policy, task: Task, opti
   if (outer?.aborted) onOuterAbort();
   else outer?.addEventListener("abort", onOuterAbort, { once: true });
   let timedOut = false;
+  // The agent's action the limit ended, read when it fires: by the time the abort is caught, that action is over.
+  let stalled: string | undefined;
+  let episode: Episode | undefined;
   const timer =
     harness.rollout_timeout_ms === undefined
       ? undefined
       : setTimeout(() => {
           timedOut = true;
+          stalled = episode?.agentAction();
           controller.abort(new RubricateError("ROLLOUT_TIMEOUT", `task "${task.id}" ran longer than ${harness.rollout_timeout_ms} ms`));
         }, harness.rollout_timeout_ms);
   const signal = controller.signal;
@@ -69,7 +75,6 @@ export async function rollout(env: Environment, policy: Policy, task: Task, opti
 
   let stopReason: StopReason = "max_turns";
   let error: RolloutRecord["error"];
-  let episode: Episode | undefined;
   let session: Session | undefined;
   let extras: Record<string, unknown> = {};
   let forfeit: RubricateError | undefined;
@@ -124,7 +129,10 @@ export async function rollout(env: Environment, policy: Policy, task: Task, opti
     }
     if (!timedOut && isFinalStateForfeit(err)) forfeit = err;
     else if (timedOut) {
-      error = { code: "ROLLOUT_TIMEOUT", message: `task "${task.id}" ran longer than ${harness.rollout_timeout_ms} ms` };
+      const message = `task "${task.id}" ran longer than ${harness.rollout_timeout_ms} ms`;
+      // The agent's own stalling is its forfeit; the harness's slowness (a model call, a hook) is an error, run again by --resume.
+      if (stalled !== undefined) forfeit = new RubricateError("ROLLOUT_TIMEOUT", `${message}: the limit ended ${stalled}, the agent's own action`);
+      else error = { code: "ROLLOUT_TIMEOUT", message };
       stopReason = "timeout";
     } else {
       error = { code: err.code, message: err.message };
@@ -171,6 +179,7 @@ export async function rollout(env: Environment, policy: Policy, task: Task, opti
     turns,
     stopReason,
     ...(error ? { error } : {}),
+    ...(forfeit ? { forfeit: { code: forfeit.code, message: forfeit.message } } : {}),
     reward: scored.reward,
     passed: scored.passed ?? null,
     verdicts: scored.verdicts,

@@ -75,9 +75,10 @@ export function terminalToolImpls(names: readonly TerminalToolName[], sandbox: S
       state.submitted = answer;
       return "submitted";
     },
-    python: async ({ code }: { code: string }) => {
+    python: async ({ code }: { code: string }, ctx) => {
       if (!repl) throw new Error("this environment has no Python REPL");
-      return describeCell(await (await repl()).run(code, cellTimeoutMs ? { timeoutMs: cellTimeoutMs } : {}), sandbox.limits.outputBytes);
+      // The rollout's signal ends a cell as it ends a bash command: a looping cell would hold the rollout past its time limit.
+      return describeCell(await (await repl()).run(code, { ...(cellTimeoutMs ? { timeoutMs: cellTimeoutMs } : {}), signal: ctx.signal }), sandbox.limits.outputBytes);
     },
   };
   return Object.fromEntries(names.map((n) => [n, all[n]]));

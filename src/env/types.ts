@@ -171,8 +171,18 @@ export interface RolloutRecord {
   response: string;
   turns: number;
   stopReason: StopReason;
-  /** Set when the policy could not be called (after retries); the rollout then has no reward. */
+  /**
+   * Set when the rollout has no result (reward null; `--resume` plays it again): the policy could
+   * not be called (after retries), a hook or the sandbox failed, or the time limit ended a model
+   * call or a hook.
+   */
   error?: { code: ErrorCode; message: string };
+  /**
+   * Set when the agent made its own scoring impossible and is scored 0 for it: the time limit
+   * ended its tool call or the final-state checks on its work (`ROLLOUT_TIMEOUT`), or its work
+   * folder was too large to check (`SANDBOX`). A result: `--resume` keeps it.
+   */
+  forfeit?: { code: ErrorCode; message: string };
   reward: number | null;
   passed: boolean | null;
   verdicts: ScoreResult["verdicts"];

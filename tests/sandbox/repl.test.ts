@@ -76,5 +76,20 @@ bwrap.describe("Python REPL in a sandbox", () => {
       expect((await repl.run("'kept' in dir()")).stdout).toBe("False\n");
       expect((await repl.run("len(context)")).stdout).toBe("2000006\n");
     });
+
+    it("an aborted cell ends at once, as an aborted bash command does (a loop held its rollout past the time limit); the next cell starts a new REPL", async () => {
+      await repl.run("kept = 1");
+      const controller = new AbortController();
+      const cell = repl.run("open('/work/looping', 'w').close()\nimport time\nwhile True:\n    time.sleep(0.05)", { timeoutMs: 600_000, signal: controller.signal });
+      while ((await box.exec("test -f looping")).exitCode !== 0) await new Promise((r) => setTimeout(r, 20));
+      controller.abort();
+      const r = await cell;
+      expect(r).toMatchObject({ timedOut: false, error: expect.stringMatching(/the cell was stopped \(aborted\) before it finished; the next cell starts a new REPL/) });
+      expect((await repl.run("'kept' in dir()")).stdout).toBe("False\n");
+      expect((await repl.run("len(context)")).stdout).toBe("2000006\n");
+      // A cell whose signal fired while it waited its turn does not run.
+      expect((await repl.run("open('/work/ran', 'w').close()", { signal: AbortSignal.abort() })).error).toMatch(/stopped \(aborted\)/);
+      expect((await box.exec("test -f ran")).exitCode).not.toBe(0);
+    });
   });
 });

@@ -129,13 +129,19 @@ export interface ReplResult {
 
 /** A persistent Python REPL inside a sandbox: variables survive between cells. */
 export interface PythonRepl {
-  run(code: string, options?: { timeoutMs?: number }): Promise<ReplResult>;
+  /**
+   * Runs one cell. `signal` ends it at once, killing the REPL (as bash's commands end); the next
+   * cell starts a new one, without the variables. A cell whose signal has fired does not run.
+   */
+  run(code: string, options?: { timeoutMs?: number; signal?: AbortSignal }): Promise<ReplResult>;
   /** Kills the REPL and what it started; settles once they are gone (or after a short grace, where a backend cannot tell). */
   close(): Promise<void>;
 }
 
 /** How long `close` waits to see the REPL's processes gone: bubblewrap's end with its pid namespace at once. */
 const CLOSE_GRACE_MS = 2000;
+/** The error of a cell an abort ended (or kept from running). */
+const STOPPED = "the cell was stopped (aborted) before it finished; the next cell starts a new REPL and the variables are lost";
 
 /**
  * Starts `python3` with the driver inside the sandbox. `contextFile` (a path in the sandbox)
@@ -163,10 +169,24 @@ export async function startPythonRepl(sandbox: Sandbox, options: { contextFile?:
   };
   await start();
   let queue: Promise<unknown> = Promise.resolve();
-  const runOne = async (code: string, timeoutMs: number): Promise<ReplResult> => {
+  // Killed by an abort: started again by the next cell, not at once (an abort usually ends the episode, whose close is under way).
+  let down = false;
+  const runOne = async (code: string, timeoutMs: number, signal?: AbortSignal): Promise<ReplResult> => {
     const started = Date.now();
+    const stopped = (): ReplResult => ({ stdout: "", stderr: "", error: STOPPED, timedOut: false, ms: Date.now() - started });
+    if (signal?.aborted) return stopped();
+    if (down) {
+      await start();
+      down = false;
+    }
     proc.stdin.write(`${JSON.stringify({ code })}\n`);
-    const next = await withTimeout(lines.next(), timeoutMs);
+    const next = await withTimeout(lines.next(), timeoutMs, signal);
+    if (next === "aborted") {
+      proc.kill();
+      await withTimeout(proc.exited, CLOSE_GRACE_MS);
+      down = true;
+      return stopped();
+    }
     if (next === "timeout" || next.done) {
       const timedOut = next === "timeout";
       proc.kill();
@@ -180,7 +200,7 @@ export async function startPythonRepl(sandbox: Sandbox, options: { contextFile?:
   };
   return {
     run(code, runOptions = {}) {
-      const result = queue.then(() => runOne(code, runOptions.timeoutMs ?? sandbox.limits.commandTimeoutMs));
+      const result = queue.then(() => runOne(code, runOptions.timeoutMs ?? sandbox.limits.commandTimeoutMs, runOptions.signal));
       queue = result.catch(() => undefined);
       return result;
     },
@@ -191,12 +211,22 @@ export async function startPythonRepl(sandbox: Sandbox, options: { contextFile?:
   };
 }
 
-async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | "timeout"> {
+/** The promise's value, or "timeout" past `ms`, or "aborted" once `signal` fires. */
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | "timeout">;
+function withTimeout<T>(promise: Promise<T>, ms: number, signal: AbortSignal | undefined): Promise<T | "timeout" | "aborted">;
+async function withTimeout<T>(promise: Promise<T>, ms: number, signal?: AbortSignal): Promise<T | "timeout" | "aborted"> {
   let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
   const timeout = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), ms)));
+  const aborted = new Promise<"aborted">((resolve) => {
+    onAbort = () => resolve("aborted");
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener("abort", onAbort, { once: true });
+  });
   try {
-    return await Promise.race([promise, timeout]);
+    return await Promise.race([promise, timeout, aborted]);
   } finally {
     clearTimeout(timer);
+    if (onAbort) signal?.removeEventListener("abort", onAbort);
   }
 }
