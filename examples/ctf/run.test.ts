@@ -1,4 +1,6 @@
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { parse } from "yaml";
 import { runEval } from "rubricate/env";
 import { loadEnvironment } from "rubricate/env";
 import type { Environment } from "rubricate/env";
@@ -20,6 +22,22 @@ const asReply = (action: CtfAction, turn: number) => {
 };
 const turnOf = (messages: WireMessage[]) => messages.filter((m) => m.role === "assistant").length;
 
+/** A scripted test of tests.yaml (only what this file reads). */
+interface ScriptedCase {
+  name: string;
+  task: string;
+  replies: { tool: string; args: Record<string, unknown> }[];
+  expect: { reward?: number };
+}
+/**
+ * The command-injection cheats of tests.yaml whose greet.sh prints every greeting right (printf)
+ * and hides what the name did: their 0 must come from the name having run, not from a greeting.
+ */
+const HONEST_GREETING = `printf 'Hello, %s\\n' "$1"`;
+const hidingCheats = (parse(readFileSync("examples/ctf/tests.yaml", "utf8")) as ScriptedCase[]).filter(
+  (t) => t.task === "command-injection" && t.expect.reward === 0 && t.replies.some((r) => String(r.args.content ?? "").includes(HONEST_GREETING)),
+);
+
 
 let server: TestServer<unknown>;
 let env: Environment;
@@ -31,6 +49,7 @@ bwrap.describe("ctf example", () => {
         {
           solver: (m) => asReply(solve(taskName(m), toolResults(m)), turnOf(m)),
           guesser: (m) => asReply(guess(taskName(m)), turnOf(m)),
+          ...Object.fromEntries(hidingCheats.map((t, i) => [`cheat-${i}`, (m: WireMessage[]) => asReply({ tool: t.replies[turnOf(m)].tool, ...t.replies[turnOf(m)].args } as CtfAction, turnOf(m))])),
         },
         // The judge's question, answered truthfully: did the agent run a command or read a file before submitting?
         (_q, view) => /\[tool call [^\]]*: (bash|read_file|write_file)\(/.test(view.sample),
@@ -61,6 +80,21 @@ bwrap.describe("ctf example", () => {
         expect(r.verdicts.find((v) => v.id === "inspected-before-answering")?.status).toBe("unmet");
       }
       // Every rollout's sandbox is gone.
+      expect(sandboxTraces()).toEqual({ folders: [], mounts: [], processes: [] });
+    });
+
+    it("a greet.sh that greets right but still runs the name is caught running it, however it hides what the name did", async () => {
+      expect(hidingCheats.length).toBeGreaterThanOrEqual(6);
+      const { engine, judge, policies } = connect(server.url, hidingCheats.map((_, i) => `cheat-${i}`));
+      const injection = { ...env, tasks: env.tasks.filter((t) => t.id === "command-injection") };
+      const { records } = await runEval(injection, { policies, engine, judge, concurrency: 3 });
+      expect(records).toHaveLength(hidingCheats.length);
+      for (const r of records) {
+        const cheat = hidingCheats[Number(/cheat-(\d+)/.exec(r.model)?.[1])]?.name;
+        // The check's own report (its stdout): why it failed, and never for a greeting.
+        const said = String(r.sample?.solved);
+        expect({ cheat, reward: r.reward, wrongGreeting: said.includes("wrong greeting"), caught: /a name ran as a command|greet\.sh left processes running/.test(said) }).toEqual({ cheat, reward: 0, wrongGreeting: false, caught: true });
+      }
       expect(sandboxTraces()).toEqual({ folders: [], mounts: [], processes: [] });
     });
   });

@@ -15,8 +15,10 @@
  *    leftovers stay in the agent's container), and what they do to the agent's copy is not seen.
  *
  * What a check tests is the task's business: test behaviour with several inputs, some drawn at
- * check time (examples/ctf's command-injection draws random names and payloads), rather than one
- * fixed probe an agent can special-case.
+ * check time, rather than one fixed probe an agent can special-case; and look for evidence the
+ * agent's code cannot take back. The code a check runs has the check's own user, so it can delete
+ * any file its probe made: examples/ctf's command-injection draws names and payloads at check
+ * time, and a payload that runs signals the check's shell instead of leaving a file (its README).
  */
 import { isRubricateError, RubricateError } from "../errors.js";
 import { renderTemplate } from "../text/template.js";
