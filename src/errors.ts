@@ -27,6 +27,8 @@ export const ERROR_CODES = [
   "UNAUTHORIZED", "CROSS_ORIGIN", "HOST_REFUSED", "NOT_FOUND", "METHOD_NOT_ALLOWED", "BODY_TOO_LARGE",
   "TOO_MANY_ROLLOUTS", "TOO_MANY_SAMPLES", "UNSUPPORTED_MEDIA_TYPE", "CLIENT_CLOSED", "JUDGE_UNAVAILABLE",
   "SHUTTING_DOWN", "TIMEOUT", "SAMPLE_REGEX_REFUSED", "SAMPLE_TOO_DEEP", "SAMPLE_CRITERIA_TOO_LARGE",
+  // A session step whose `turn` is not the session's (sent out of order, or another step at a turn already taken).
+  "TURN_MISMATCH",
   // The hub's (site/): a pushed result whose environment version or tarball hash the registry does not know.
   "UNKNOWN_VERSION", "INTEGRITY_MISMATCH", "EVAL_BUSY",
 ] as const;

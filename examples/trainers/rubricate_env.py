@@ -22,6 +22,7 @@ as a silent 0.0. A dataset row naming a task the environment lacks is an error (
 from __future__ import annotations
 
 import email.utils
+import http.client
 import json
 import keyword
 import logging
@@ -31,6 +32,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
+import uuid
 from typing import Any, Callable, Optional
 
 log = logging.getLogger("rubricate")
@@ -39,7 +41,9 @@ _JSON_TYPES = {"string": "str", "integer": "int", "number": "float", "boolean": 
 
 
 class RubricateEnvError(RuntimeError):
-    """The environment server refused a request (a 4xx) or stayed unreachable."""
+    """The environment server refused a request (a 4xx), stayed unreachable (status 0, ``UNREACHABLE``),
+    or gave no answer to a request that may have run (status 0, ``NO_ANSWER``: at once for a step
+    without a key, which is not sent again; after the retries for a keyed one)."""
 
     def __init__(self, status: int, code: str, message: str):
         super().__init__(f"rubricate env server: {status} {code}: {message}")
@@ -62,12 +66,39 @@ def retry_after(value: Optional[str], default: float) -> float:
         return default
 
 
+# What a call may do when its answer never came (a timeout, a dropped connection, a 5xx):
+# "always": send it again (reads; finish, which the server answers again with the same score; open,
+#   whose duplicate only idles out);
+# "unsent": send it again only if it surely never ran: the request never reached the server whole
+#   (connection refused, the send failed), or the answer was a 429 (sessions: refused before
+#   running) or a 503 with Retry-After (a refusal at the door). A step or tool call without a key.
+# "keyed": it carries a key (a step's `turn`, a tool call's `key`), so the server answers a second
+#   copy from its record instead of running it again: send it again after timeouts, 5xx (but not a
+#   replayed failure, which is final), 429, and SESSION_BUSY (the first copy is still running).
+RETRY_MODES = ("always", "unsent", "keyed")
+REPLAYED = "idempotent-replayed"
+
+
+def _retryable_answer(e: urllib.error.HTTPError, code: str, retry: str) -> bool:
+    if retry == "keyed":
+        if e.headers.get(REPLAYED) == "true":
+            return False  # the first copy's failure, given again: retrying changes nothing
+        return e.code == 429 or e.code >= 500 or (e.code == 409 and code == "SESSION_BUSY")
+    if retry == "unsent":
+        return e.code == 429 or (e.code == 503 and e.headers.get("retry-after") is not None)
+    return e.code == 429 or e.code >= 500
+
+
 class EnvClient:
     """The HTTP API of ``rubricate serve --env``.
 
     ``url`` defaults to ``$RUBRICATE_ENV_URL`` (else http://127.0.0.1:8000), ``token`` to
-    ``$RUBRICATE_TOKEN``. Connection errors, 429 and 5xx are retried with backoff
-    (``retries``, default ``$RUBRICATE_ENV_RETRIES`` or 4); another 4xx is an error at once.
+    ``$RUBRICATE_TOKEN``. Failures are retried with backoff (``retries``, default
+    ``$RUBRICATE_ENV_RETRIES`` or 4) only when sending again is safe: a step carries the session's
+    turn (tracked for the sessions this client opened) and a tool call a key of its own, so a copy
+    of one that already ran is answered from the server's record, never run twice. A step without
+    a turn (a session this client did not open) is sent again only if it surely never ran.
+    Another 4xx is an error at once.
     """
 
     def __init__(self, url: Optional[str] = None, token: Optional[str] = None, timeout: float = 170.0, retries: Optional[int] = None):
@@ -76,8 +107,19 @@ class EnvClient:
         self.timeout = timeout
         self.retries = retries if retries is not None else int(os.environ.get("RUBRICATE_ENV_RETRIES", "4"))
         self.failures = 0
+        self._turns: dict = {}  # {session_id: the session's turn count, from its last answer}
+        self._lock = threading.Lock()
 
-    def request(self, method: str, path: str, body: Optional[dict] = None) -> dict:
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k not in ("_turns", "_lock")}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._turns, self._lock = {}, threading.Lock()
+
+    def request(self, method: str, path: str, body: Optional[dict] = None, retry: str = "always") -> dict:
+        if retry not in RETRY_MODES:
+            raise ValueError(f"retry must be one of {RETRY_MODES}")
         data = None if body is None else json.dumps(body).encode("utf-8")
         headers = {"accept": "application/json"}
         if data is not None:
@@ -95,35 +137,66 @@ class EnvClient:
                     err = json.loads(e.read().decode("utf-8")).get("error", {})
                 except Exception:  # a proxy's HTML page, say
                     err = {}
-                retryable = e.code == 429 or e.code >= 500
-                if not retryable or attempt == self.retries:
+                if not _retryable_answer(e, err.get("code", ""), retry) or attempt == self.retries:
                     raise RubricateEnvError(e.code, err.get("code", "HTTP_ERROR"), err.get("message", str(e))) from None
                 wait = retry_after(e.headers.get("retry-after"), delay)
-            except (urllib.error.URLError, ConnectionError, TimeoutError) as e:
+            except urllib.error.URLError as e:  # connecting or sending failed: the server never had the whole request
                 if attempt == self.retries:
                     raise RubricateEnvError(0, "UNREACHABLE", f"{self.url}: {e}") from None
+                wait = delay
+            except (ConnectionError, TimeoutError, http.client.HTTPException) as e:  # sent, but no answer: it may have run
+                if retry == "unsent" or attempt == self.retries:
+                    unsafe = " (not sent again: without a key it could run twice)" if retry == "unsent" else ""
+                    raise RubricateEnvError(0, "NO_ANSWER", f"{method} {self.url}{path} sent, no answer: {type(e).__name__}: {e}{unsafe}") from None
                 wait = delay
             time.sleep(min(wait, 30.0))
             delay *= 2
         raise AssertionError("unreachable")
 
+    def _track(self, session_id: str, answer: dict) -> dict:
+        """Keeps the turn count a session's answer gives: the next step's key."""
+        turns = answer.get("turns")
+        if isinstance(turns, int):
+            with self._lock:
+                self._turns.pop(session_id, None)
+                self._turns[session_id] = turns
+                while len(self._turns) > 65536:  # sessions never closed: forget the oldest
+                    del self._turns[next(iter(self._turns))]
+        return answer
+
+    def _forget(self, session_id: str) -> None:
+        with self._lock:
+            self._turns.pop(session_id, None)
+
     def open(self, task_id: Any = None, task_index: Optional[int] = None, task: Optional[dict] = None) -> dict:
         ref = {k: v for k, v in (("task_id", task_id), ("task_index", task_index), ("task", task)) if v is not None}
-        return self.request("POST", "/v1/sessions", ref)
+        opened = self.request("POST", "/v1/sessions", ref)
+        return self._track(opened["session_id"], opened)
 
-    def step(self, session_id: str, content: str, tool_calls: Optional[list] = None) -> dict:
+    def step(self, session_id: str, content: str, tool_calls: Optional[list] = None, turn: Optional[int] = None) -> dict:
+        """One assistant turn. ``turn`` (default: the count this client saw last for the session) keys it:
+        sent again after a timeout or 5xx, it is answered from the server's record, never applied twice."""
         body: dict = {"content": content}
         if tool_calls:
             body["tool_calls"] = tool_calls
-        return self.request("POST", f"/v1/sessions/{session_id}/step", body)
+        if turn is None:
+            turn = self._turns.get(session_id)
+        if turn is None:
+            return self.request("POST", f"/v1/sessions/{session_id}/step", body, retry="unsent")
+        body["turn"] = turn
+        return self._track(session_id, self.request("POST", f"/v1/sessions/{session_id}/step", body, retry="keyed"))
 
-    def call_tool(self, session_id: str, name: str, arguments: dict) -> dict:
-        return self.request("POST", f"/v1/sessions/{session_id}/tools/{name}", {"arguments": arguments})
+    def call_tool(self, session_id: str, name: str, arguments: dict, key: Optional[str] = None) -> dict:
+        """Runs one tool in the session; ``key`` (default: a fresh one) makes sending it again safe."""
+        body = {"arguments": arguments, "key": key or uuid.uuid4().hex}
+        return self.request("POST", f"/v1/sessions/{session_id}/tools/{name}", body, retry="keyed")
 
     def finish(self, session_id: str, response: Optional[str] = None) -> dict:
+        self._forget(session_id)
         return self.request("POST", f"/v1/sessions/{session_id}/finish", {} if response is None else {"response": response})
 
     def close(self, session_id: str) -> None:
+        self._forget(session_id)
         try:
             self.request("DELETE", f"/v1/sessions/{session_id}")
         except RubricateEnvError as e:  # already expired or the server restarted: nothing to free
@@ -296,7 +369,8 @@ class _SessionEnvironment:
         try:
             return fn()
         except RubricateEnvError as e:
-            if e.status == 0 or e.status == 404 or e.status == 429 or e.status >= 500:
+            # 409: the session's conversation may no longer be the one the trainer holds (a step it never saw answered).
+            if e.status in (0, 404, 409, 429) or e.status >= 500:
                 self._fail(str(e))
             raise
 

@@ -6,9 +6,10 @@
  *   POST   /v1/sessions                    { task_id | task_index | task }      → the prompt, messages, tools
  *   GET    /v1/sessions                    open sessions and limits
  *   GET    /v1/sessions/:id                the conversation so far
- *   POST   /v1/sessions/:id/step           { content, tool_calls?, finish_reason? } → new messages, done
+ *   POST   /v1/sessions/:id/step           { content, tool_calls?, finish_reason?, turn? } → new messages, done
  *                                           (tool calls: OpenAI's or ours, else Hermes <tool_call> blocks in content)
- *   POST   /v1/sessions/:id/tools/:name    { arguments, id? }                   → the tool's result
+ *   POST   /v1/sessions/:id/tools/:name    { arguments, id?, key? }             → the tool's result
+ *                                           (`turn`, `key`: what makes a retry safe; see `keyedAnswer`)
  *   POST   /v1/sessions/:id/finish         { response? }                        → reward, verdicts, feedback
  *   DELETE /v1/sessions/:id                closes it (hooks' work stops; idle sessions also expire)
  *   POST   /v1/rollouts                    { task…, k?, policy: { base_url, model, extra_body?, … } } → k rollouts
@@ -19,9 +20,10 @@ import { toRubricateError, type ErrorCode } from "../errors.js";
 import type { Judge } from "../judge/types.js";
 import type { Session, SessionScore } from "../env/session.js";
 import { RemotePolicySchema, runRemoteRollouts } from "../env/remote.js";
-import { taskFromRef, type SessionManager, type TaskRef } from "../env/sessions.js";
+import { taskFromRef, type KeyedOutcome, type SessionManager, type TaskRef } from "../env/sessions.js";
 import type { Environment, RolloutRecord } from "../env/types.js";
 import type { ChatMessage, ToolCall } from "../providers/types.js";
+import { canonicalJson } from "../text/canonical-json.js";
 import type { ErrorPolicy } from "../types.js";
 import { refuseTooDeep } from "./depth.js";
 import { HttpError } from "./http.js";
@@ -64,12 +66,19 @@ const StepSchema = z.strictObject({
   content: z.string().default(""),
   tool_calls: z.array(StepToolCallSchema).max(128).optional(),
   finish_reason: z.string().optional(),
+  /** The session's turn count when the client sent this step (`turns` of the last answer; 0 after opening): its key. */
+  turn: z.number().int().nonnegative().optional(),
 });
-const ToolSchema = z.strictObject({ id: z.string().min(1).max(256).optional(), arguments: z.union([z.string(), z.record(z.string(), z.unknown())]).default({}) });
+const ToolSchema = z.strictObject({
+  id: z.string().min(1).max(256).optional(),
+  arguments: z.union([z.string(), z.record(z.string(), z.unknown())]).default({}),
+  /** A key the client chose for this call (a UUID, say), sent again with each retry of it. */
+  key: z.string().min(1).max(128).optional(),
+});
 const FinishSchema = z.strictObject({ response: z.string().optional() });
 const RolloutSchema = z.strictObject({ ...TaskRefShape, k: z.number().int().positive().default(1), policy: RemotePolicySchema });
 
-const STATUS: Partial<Record<ErrorCode, number>> = { BAD_INPUT: 400, SESSION_NOT_FOUND: 404, SESSION_BUSY: 409, SESSION_TOO_LARGE: 413, SESSION_LIMIT: 429, ABORTED: 499 };
+const STATUS: Partial<Record<ErrorCode, number>> = { BAD_INPUT: 400, SESSION_NOT_FOUND: 404, SESSION_BUSY: 409, TURN_MISMATCH: 409, SESSION_TOO_LARGE: 413, SESSION_LIMIT: 429, ABORTED: 499 };
 
 /** Bytes of what a client sends into a session with one call (its text and tool arguments), charged to the memory budgets. */
 const sentBytes = (...parts: unknown[]): number => parts.reduce<number>((n, p) => n + (p === undefined ? 0 : Buffer.byteLength(typeof p === "string" ? p : JSON.stringify(p))), 0);
@@ -79,6 +88,28 @@ function asHttp(e: unknown): never {
   if (e instanceof HttpError) throw e;
   const err = toRubricateError(e);
   throw new HttpError(STATUS[err.code] ?? 500, err.code, err.message);
+}
+
+/** Marks an answer given again from the record of a keyed call: a failure so marked is final, retrying it changes nothing. */
+const REPLAYED_HEADER = "idempotent-replayed";
+
+/**
+ * A keyed call's answer: its value, or its failure as the HTTP error it was the first time (a
+ * replay marked with `Idempotent-Replayed: true`, so a client stops retrying what already ran).
+ * Keys are what make a retry safe: a step sent without `turn`, or a tool call without `key`, that
+ * timed out may have run, and sending it again runs it again.
+ */
+function keyedAnswer<T>(outcome: KeyedOutcome<T>): T {
+  if (outcome.ok) return outcome.value;
+  const err = outcome.error;
+  throw new HttpError(STATUS[err.code] ?? 500, err.code, err.message, undefined, outcome.replayed ? { [REPLAYED_HEADER]: "true" } : {});
+}
+
+/** A step whose `turn` is not the session's: sent out of order, or for a turn the session already took with another step. */
+function refuseOtherTurn(id: string, sent: number, session: Session): void {
+  if (sent === session.turns) return;
+  const why = sent < session.turns ? "it already took that turn with another step (a retry must send the same step)" : "it has not taken the turns before it";
+  throw new HttpError(409, "TURN_MISMATCH", `session "${id}" is at turn ${session.turns}, and this step says turn ${sent}: ${why}; read GET /v1/sessions/${id} for where it is`, "turn");
 }
 
 const guard =
@@ -242,10 +273,15 @@ export function sessionRoutes(options: SessionRoutesOptions): (method: string, p
           const turn = parseRequest(StepSchema, body);
           // Calls the trainer parsed win; otherwise the ones written in the text (Hermes format).
           const { content, calls } = turn.tool_calls?.length ? { content: turn.content, calls: turn.tool_calls } : toolCallsInText(turn.content);
-          return sessions.use(id, async (ep) => {
+          const step = async (ep: Session) => {
             const result = await ep.step({ content, toolCalls: calls.map(toolCall), finishReason: turn.finish_reason });
             return { session_id: id, messages: wireMessages(result.messages), done: result.done, ...(result.stopReason ? { stop_reason: result.stopReason } : {}), turns: ep.turns };
-          }, sentBytes(turn.content, turn.tool_calls));
+          };
+          const bytes = sentBytes(turn.content, turn.tool_calls);
+          if (turn.turn === undefined) return sessions.use(id, step, bytes);
+          const { turn: sent, ...request } = turn;
+          const key = { kind: "step" as const, key: String(sent), request: canonicalJson(request) };
+          return sessions.useOnce(id, key, step, { bytes, admit: (ep) => refuseOtherTurn(id, sent, ep) }).then(keyedAnswer);
         }),
       };
     }
@@ -253,10 +289,14 @@ export function sessionRoutes(options: SessionRoutesOptions): (method: string, p
       return {
         POST: authedPost((body) => {
           const call = parseRequest(ToolSchema, body);
-          return sessions.use(id, async (ep) => {
+          const run = async (ep: Session) => {
             const rec = await ep.callTool(toolCall({ ...call, name: toolName }));
             return { session_id: id, tool_call_id: rec.id, name: rec.name, result: rec.result, ...(rec.error ? { error: rec.error } : {}), done: ep.done };
-          }, sentBytes(call.arguments));
+          };
+          const bytes = sentBytes(call.arguments);
+          if (call.key === undefined) return sessions.use(id, run, bytes);
+          const { key, ...request } = call;
+          return sessions.useOnce(id, { kind: "tool", key, request: canonicalJson({ ...request, name: toolName }) }, run, { bytes }).then(keyedAnswer);
         }),
       };
     }

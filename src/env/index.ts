@@ -15,6 +15,6 @@ export type { EnvironmentFile, Harness, PolicyConfig, PolicyConfigInput, PolicyD
 export type { EnvHooks, EnvPackage, EnvReply, EnvResponseContext, Environment, FinalizeContext, HookContext, HookJudge, HookLlm, PolicyUsage, RolloutRecord, StopReason, Task, ToolCallRecord, ToolImpl } from "./types.js";
 // Trainers drive environments (serve --env): turn-by-turn sessions and rollouts against a trainer's policy endpoint.
 export { startSession, Session, type SessionOptions, type SessionScore, type AssistantTurn, type StepResult } from "./session.js";
-export { createSessionManager, type SessionManager, type SessionManagerOptions, type TaskRef } from "./sessions.js";
+export { createSessionManager, type CallKey, type KeyedOutcome, type SessionManager, type SessionManagerOptions, type TaskRef } from "./sessions.js";
 export { runRemoteRollouts, RemotePolicySchema, type RemotePolicy, type RemoteRolloutOptions } from "./remote.js";
 export { loadChecks } from "./load.js";

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { RubricateError } from "../errors.js";
+import { RubricateError, toRubricateError } from "../errors.js";
 import type { Judge } from "../judge/types.js";
+import { sha256Hex } from "../text/sha256.js";
 import type { ErrorPolicy } from "../types.js";
 import { startSession, type Session } from "./session.js";
 import type { Engine } from "../engine/engine.js";
@@ -65,8 +66,32 @@ export interface SessionManagerOptions {
   now?: () => number;
 }
 
+/**
+ * A changing call the client may send again when it never got the answer (its request timed out,
+ * the connection dropped, the server answered 5xx): the key it carries and what it asked.
+ */
+export interface CallKey {
+  /** The session keeps the last keyed call of each kind: a step (keyed by its turn index), a tool call (by a key the client chose). */
+  kind: "step" | "tool";
+  key: string;
+  /** The call's request as text (canonical JSON): the same key asking something else is no retry. */
+  request: string;
+}
+
+/** A keyed call's outcome: its answer or its failure, and whether it is one recorded earlier under the key (nothing ran again). */
+export type KeyedOutcome<T> = ({ ok: true; value: T } | { ok: false; error: RubricateError }) & { replayed: boolean };
+
+/** The last keyed call of a kind: its key, its request's digest and outcome (kept until the next such call or the session's end). */
+interface KeyedRecord<T = unknown> {
+  key: string;
+  digest: string;
+  outcome: { ok: true; value: T } | { ok: false; error: RubricateError };
+}
+
 interface Entry {
   episode: Session;
+  /** One record per kind: memory stays bounded however long the session runs. */
+  keyed: Partial<Record<CallKey["kind"], KeyedRecord>>;
   lastUsed: number;
   /** Calls in progress: a session is never expired under a running call. */
   busy: number;
@@ -94,6 +119,15 @@ export interface SessionManager {
    * marks a call that only looks (a session's description), which may run beside one.
    */
   use<T>(id: string, fn: (session: Session) => Promise<T>, bytes?: number, reads?: boolean): Promise<T>;
+  /**
+   * `use` for a changing call its client may send again without knowing whether it ran (the
+   * request timed out after it was sent, say). The same key asking the same thing as the session's
+   * last keyed call of its kind gets that call's recorded outcome, answer or failure (`replayed`),
+   * with nothing run or charged again. Otherwise `admit` runs first (a step's turn check: what it
+   * throws is thrown, not recorded), then `fn`, whose outcome is recorded under the key. A retry
+   * while the call still runs is `SESSION_BUSY`, as any changing call beside it: no record yet.
+   */
+  useOnce<T>(id: string, key: CallKey, fn: (session: Session) => Promise<T>, options?: { bytes?: number; admit?: (session: Session) => void }): Promise<KeyedOutcome<T>>;
   /** Closes a session; true when it was open. */
   close(id: string): boolean;
   /** Closes sessions idle past `idleMs`; returns how many. */
@@ -141,6 +175,64 @@ export function createSessionManager(options: SessionManagerOptions): SessionMan
     }
   };
 
+  /** The open session `id` names, ready for a call: a changing call finds none running. */
+  const admit = (id: string, reads: boolean): Entry => {
+    const entry = open.get(id);
+    if (!entry) throw new RubricateError("SESSION_NOT_FOUND", `no open session "${id}" (closed, expired after ${Math.round(idleMs / 1000)} s idle, or the server restarted)`);
+    if (!reads && entry.changing) {
+      throw new RubricateError("SESSION_BUSY", `session "${id}" is running another step, tool call or finish: one at a time (a retry of a call still running would run it twice); wait for its answer`);
+    }
+    return entry;
+  };
+
+  /** Charges what a call sends to its session's and the server's budgets: `SESSION_TOO_LARGE`, or `SESSION_LIMIT`, when it does not fit. */
+  const charge = (id: string, entry: Entry, bytes: number): void => {
+    if (entry.bytes + bytes > maxSessionBytes) {
+      throw new RubricateError("SESSION_TOO_LARGE", `session "${id}" would hold ${entry.bytes + bytes} bytes of client messages, over its ${maxSessionBytes}-byte budget (--max-session-bytes); finish it, or send shorter turns`);
+    }
+    if (totalBytes + bytes > maxTotalBytes) {
+      manager.sweep();
+      if (totalBytes + bytes > maxTotalBytes) throw new RubricateError("SESSION_LIMIT", `open sessions hold ${totalBytes} bytes of client messages; ${bytes} more would pass the server's ${maxTotalBytes}-byte budget (--max-sessions-bytes): finish or close sessions, then retry`, { retryable: true });
+    }
+    entry.bytes += bytes;
+    totalBytes += bytes;
+  };
+
+  /** Runs `fn` on an admitted, charged session, keeping it alive meanwhile (and alone, for a changing call). */
+  const run = async <T>(entry: Entry, fn: (session: Session) => Promise<T>, reads: boolean): Promise<T> => {
+    entry.busy++;
+    if (!reads) entry.changing = true;
+    entry.lastUsed = now();
+    try {
+      return await fn(entry.episode);
+    } finally {
+      entry.busy--;
+      if (!reads) entry.changing = false;
+      entry.lastUsed = now();
+    }
+  };
+
+  /** A keyed call: the recorded outcome of the same call, else `fn` run once and its outcome recorded. */
+  const runOnce = async <T>(id: string, key: CallKey, fn: (session: Session) => Promise<T>, bytes: number, admitSession?: (session: Session) => void): Promise<KeyedOutcome<T>> => {
+    const entry = admit(id, false);
+    const digest = sha256Hex(key.request);
+    const last = entry.keyed[key.kind];
+    if (last && last.key === key.key && last.digest === digest) {
+      entry.lastUsed = now();
+      return { ...(last.outcome as KeyedRecord<T>["outcome"]), replayed: true };
+    }
+    admitSession?.(entry.episode);
+    charge(id, entry, bytes);
+    let outcome: KeyedRecord<T>["outcome"];
+    try {
+      outcome = { ok: true, value: await run(entry, fn, false) };
+    } catch (e) {
+      outcome = { ok: false, error: toRubricateError(e) };
+    }
+    entry.keyed[key.kind] = { key: key.key, digest, outcome };
+    return { ...outcome, replayed: false };
+  };
+
   const manager: SessionManager = {
     async hold(n, fn) {
       makeRoom(n);
@@ -158,7 +250,7 @@ export function createSessionManager(options: SessionManagerOptions): SessionMan
       try {
         const episode = await startSession(env, task, { engine: options.engine, judge: options.judge, errors: options.errors, unsafeNoSandbox: options.unsafeNoSandbox });
         const id = randomUUID();
-        open.set(id, { episode, lastUsed: now(), busy: 0, changing: false, bytes: 0 });
+        open.set(id, { episode, keyed: {}, lastUsed: now(), busy: 0, changing: false, bytes: 0 });
         opened++;
         return { id, episode };
       } finally {
@@ -166,31 +258,11 @@ export function createSessionManager(options: SessionManagerOptions): SessionMan
       }
     },
     async use(id, fn, bytes = 0, reads = false) {
-      const entry = open.get(id);
-      if (!entry) throw new RubricateError("SESSION_NOT_FOUND", `no open session "${id}" (closed, expired after ${Math.round(idleMs / 1000)} s idle, or the server restarted)`);
-      if (!reads && entry.changing) {
-        throw new RubricateError("SESSION_BUSY", `session "${id}" is running another step, tool call or finish: one at a time (a retry of a call still running would run it twice); wait for its answer`);
-      }
-      if (entry.bytes + bytes > maxSessionBytes) {
-        throw new RubricateError("SESSION_TOO_LARGE", `session "${id}" would hold ${entry.bytes + bytes} bytes of client messages, over its ${maxSessionBytes}-byte budget (--max-session-bytes); finish it, or send shorter turns`);
-      }
-      if (totalBytes + bytes > maxTotalBytes) {
-        manager.sweep();
-        if (totalBytes + bytes > maxTotalBytes) throw new RubricateError("SESSION_LIMIT", `open sessions hold ${totalBytes} bytes of client messages; ${bytes} more would pass the server's ${maxTotalBytes}-byte budget (--max-sessions-bytes): finish or close sessions, then retry`, { retryable: true });
-      }
-      entry.bytes += bytes;
-      totalBytes += bytes;
-      entry.busy++;
-      if (!reads) entry.changing = true;
-      entry.lastUsed = now();
-      try {
-        return await fn(entry.episode);
-      } finally {
-        entry.busy--;
-        if (!reads) entry.changing = false;
-        entry.lastUsed = now();
-      }
+      const entry = admit(id, reads);
+      charge(id, entry, bytes);
+      return run(entry, fn, reads);
     },
+    useOnce: (id, key, fn, options = {}) => runOnce(id, key, fn, options.bytes ?? 0, options.admit),
     close(id) {
       const entry = open.get(id);
       if (!entry) return false;

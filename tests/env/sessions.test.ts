@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { createEngine } from "../../src/engine/engine.js";
+import { RubricateError } from "../../src/errors.js";
 import { loadEnvironment } from "../../src/env/load.js";
 import { createSessionManager, taskFromRef } from "../../src/env/sessions.js";
 import type { Environment } from "../../src/env/types.js";
@@ -45,6 +46,52 @@ describe("session manager", () => {
     release();
     await expect(step).resolves.toBe("first");
     await expect(sessions.use(a.id, async () => "after")).resolves.toBe("after");
+    sessions.closeAll();
+  });
+
+  it("runs a keyed call once: the same key and request get its outcome again, nothing run or charged twice", async () => {
+    const sessions = createSessionManager({ env, engine });
+    const a = await sessions.open({ task_index: 0 });
+    let runs = 0;
+    const key = { kind: "step" as const, key: "0", request: '{"content":"hi"}' };
+    const first = await sessions.useOnce(a.id, key, async () => `answer ${++runs}`, { bytes: 100 });
+    expect(first).toEqual({ ok: true, value: "answer 1", replayed: false });
+    expect(sessions.stats().bytes).toBe(100);
+    expect(await sessions.useOnce(a.id, key, async () => `answer ${++runs}`, { bytes: 100 })).toEqual({ ok: true, value: "answer 1", replayed: true });
+    expect(runs).toBe(1);
+    expect(sessions.stats().bytes).toBe(100);
+    // The same key asking something else is not a retry: `admit` judges it (here: refuses it), nothing recorded.
+    const refuse = () => {
+      throw new RubricateError("BAD_INPUT", "not this one");
+    };
+    await expect(sessions.useOnce(a.id, { ...key, request: '{"content":"bye"}' }, async () => `answer ${++runs}`, { admit: refuse })).rejects.toMatchObject({ message: "not this one" });
+    expect((await sessions.useOnce(a.id, key, async () => `answer ${++runs}`)).replayed).toBe(true);
+    // A failure is recorded too, and given back as it was.
+    const tool = { kind: "tool" as const, key: "k", request: "{}" };
+    const failed = await sessions.useOnce(a.id, tool, async () => {
+      runs++;
+      throw new RubricateError("HOOK_FAILED", "the hook broke after the tool ran");
+    });
+    expect(failed).toMatchObject({ ok: false, replayed: false, error: { code: "HOOK_FAILED" } });
+    expect(await sessions.useOnce(a.id, tool, async () => `answer ${++runs}`)).toMatchObject({ ok: false, replayed: true, error: { code: "HOOK_FAILED" } });
+    expect(runs).toBe(2);
+    // One record per kind: the next key replaces it, so memory stays bounded however long the session runs.
+    await sessions.useOnce(a.id, { ...tool, key: "k2" }, async () => `answer ${++runs}`);
+    expect((await sessions.useOnce(a.id, tool, async () => `answer ${++runs}`)).replayed).toBe(false);
+    expect((await sessions.useOnce(a.id, key, async () => `answer ${++runs}`)).replayed).toBe(true);
+    sessions.closeAll();
+  });
+
+  it("refuses a keyed call while another changing call runs, and records nothing for it", async () => {
+    const sessions = createSessionManager({ env, engine });
+    const a = await sessions.open({ task_index: 0 });
+    let release!: () => void;
+    const key = { kind: "step" as const, key: "0", request: "{}" };
+    const running = sessions.useOnce(a.id, key, () => new Promise<string>((r) => (release = () => r("first"))));
+    await expect(sessions.useOnce(a.id, key, async () => "second")).rejects.toMatchObject({ code: "SESSION_BUSY" });
+    release();
+    expect(await running).toEqual({ ok: true, value: "first", replayed: false });
+    expect(await sessions.useOnce(a.id, key, async () => "third")).toEqual({ ok: true, value: "first", replayed: true });
     sessions.closeAll();
   });
 
