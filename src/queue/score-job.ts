@@ -17,6 +17,7 @@ import { canonicalJson } from "../text/canonical-json.js";
 import type { Rubric } from "../rubric/schema.js";
 import type { JudgeOrigin } from "../judge/load.js";
 import { packageVersion } from "../config/load.js";
+import { judgeEndpoints } from "./endpoints.js";
 
 /** The run-wide part of every chunk: what to score with. */
 export interface ScoreSpec {
@@ -33,7 +34,7 @@ export interface ScoreSpec {
   errors: ErrorPolicy;
   /** Samples of one chunk scored at once on a worker. */
   concurrency?: number;
-  /** sha256 of the resolved rubric, the judge file and the checks file, as the coordinator read them. */
+  /** sha256 of the resolved rubric, the judge file and the checks file, as the coordinator read them, and the servers its judges call. */
   fingerprint: string;
   /** The coordinator's rubricate version: a worker of another one refuses the chunk (absent from older coordinators). */
   version?: string;
@@ -52,7 +53,8 @@ export interface ScoreChunkResult {
 
 /**
  * The fingerprint of what a run scores with. Loading the rubric resolves `extends`, so an edited
- * parent rubric changes it too.
+ * parent rubric changes it too; the judge's servers are those this process's environment gives
+ * its providers (`judgeEndpoints`), so another OPENAI_BASE_URL is another run.
  */
 export function fingerprintOf(rubric: Rubric, judgeFile: string | undefined, checksFile: string | undefined): string {
   const hash = createHash("sha256");
@@ -63,6 +65,8 @@ export function fingerprintOf(rubric: Rubric, judgeFile: string | undefined, che
   if (judgeFile) hash.update(readFileSync(judgeFile));
   hash.update("\0");
   if (checksFile) hash.update(readFileSync(checksFile));
+  hash.update("\0");
+  hash.update(canonicalJson(judgeEndpoints(judgeFile)));
   return hash.digest("hex");
 }
 

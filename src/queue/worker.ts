@@ -223,7 +223,7 @@ async function loadSpec(spec: ScoreSpec, root: string): Promise<Loaded> {
   const checksFile = spec.checks ? pathInside(root, spec.checks, "checks module") : undefined;
   const fingerprint = fingerprintOf(rubric, judgeFile, checksFile);
   if (fingerprint !== spec.fingerprint) {
-    throw new RubricateError("BAD_INPUT", `the rubric, judge or checks at ${spec.rubric}${spec.judge ? `, ${spec.judge}` : ""}${spec.checks ? `, ${spec.checks}` : ""} differ on this worker from the coordinator's: give every machine the same files (same folder layout)`);
+    throw new RubricateError("BAD_INPUT", `the rubric, judge or checks at ${spec.rubric}${spec.judge ? `, ${spec.judge}` : ""}${spec.checks ? `, ${spec.checks}` : ""}, or the servers the judge calls (base_url, OPENAI_BASE_URL, ANTHROPIC_BASE_URL), differ on this worker from the coordinator's: give every machine the same files (same folder layout) and the same endpoint variables`);
   }
   const judge = spec.judge ? createJudge(spec.judge, { cache: spec.cache, origin: spec.origin, baseDir: root }) : undefined;
   const checks = checksFile ? await loadChecks(checksFile) : undefined;
@@ -236,11 +236,12 @@ async function loadEvalSpec(spec: EvalSpec, root: string, envsDir: string | unde
   const local = (value: string, what: string) => (existsSync(resolve(root, value)) ? pathInside(root, value, what) : value);
   const env = await loadEnvironmentSpec(local(spec.env, "environment"), { envsDir });
   const judgeFile = spec.judge ? judgeFileOf(spec.judge, root) : undefined;
-  if (envFingerprint(env, judgeFile) !== spec.fingerprint) {
-    throw new RubricateError("BAD_INPUT", `the environment ${spec.env}${spec.judge ? ` or the judge ${spec.judge}` : ""} differs on this worker from the coordinator's: give every machine the same files or package version`);
+  const modelArgs = spec.models.map((m) => local(m, "policy file"));
+  if (envFingerprint(env, judgeFile, { models: modelArgs, envModels: spec.envModels }) !== spec.fingerprint) {
+    throw new RubricateError("BAD_INPUT", `the environment ${spec.env}${spec.judge ? ` or the judge ${spec.judge}` : ""}, the models, or the servers they call (base_url, OPENAI_BASE_URL, ANTHROPIC_BASE_URL) differ on this worker from the coordinator's: give every machine the same files or package version, and the same endpoint variables`);
   }
   const engine = createEngine({ cache: openCache({ path: spec.cache }), limits: { maxConcurrency: 8, maxRetries: 5, timeoutMs: 120_000 } });
-  const policies = spec.models.map((m) => createPolicy(local(m, "policy file"), { defaults: env.policy }));
+  const policies = modelArgs.map((m) => createPolicy(m, { defaults: env.policy }));
   // The user's judge as the coordinator named it, else the one the environment's rubric names (beside it).
   const choice = spec.judge ? { ref: spec.judge, origin: spec.origin, baseDir: root } : chooseJudge(undefined, env.rubric);
   const judge = choice ? createJudge(choice, { engine }) : undefined;

@@ -218,6 +218,31 @@ redisServer.describe("score --queue: what a run leaves on the queue", () => {
     }
   }, 60_000);
 
+  it("OPENAI_BASE_URL is part of the run: a worker calling another server refuses the chunks, and the key is stored nowhere in Redis", async () => {
+    const dir = project("endpoint", 6);
+    // A judge on OpenAI's provider with no base_url: the server is whatever OPENAI_BASE_URL says.
+    writeFileSync(join(dir, "judge.yaml"), "provider: openai\nmodel: judge-model\napi_key_env: RUBRICATE_TEST_KEY\nmax_retries: 0\n");
+    const url = database(7);
+    const admin = new Redis(url);
+    const secret = "sk-endpoint-secret-22";
+    const onJudge = { RUBRICATE_TEST_KEY: secret, OPENAI_BASE_URL: judge.url };
+    // The coordinator is given the key too (a user's shell has it): it must not travel either.
+    const run = (baseUrl: string) => runCli(["score", "rubric.yaml", "samples.jsonl", "-o", "out.jsonl", "--judge", "judge.yaml", "--queue", url], { cwd: dir, env: { RUBRICATE_TEST_KEY: secret, OPENAI_BASE_URL: baseUrl } });
+    try {
+      const worker = startWorker(dir, url, onJudge);
+      const elsewhere = await run("http://127.0.0.1:9/v1");
+      expect(elsewhere.code).toBe(1);
+      expect(elsewhere.stderr).toMatch(/OPENAI_BASE_URL.*differ on this worker from the coordinator's/);
+      expect(paidCounts("endpoint")).toHaveLength(0);
+      const same = await run(judge.url);
+      expect(same.code, same.stderr).toBe(0);
+      expect(lines(join(dir, "out.jsonl")).map((l) => l.reward)).toEqual([1, 0, 0, 1, 0, 0]);
+      expect(await storedText(admin)).not.toContain(secret);
+    } finally {
+      admin.disconnect();
+    }
+  }, 120_000);
+
   it("--resume does not carry the .partial of a run with another rubric into this one", async () => {
     const dir = project("other-rubric", 200);
     const url = database(6);
