@@ -12,7 +12,8 @@ import type { EvalCell } from "../env/eval.js";
 import type { RolloutRecord } from "../env/types.js";
 import type { ErrorPolicy } from "../types.js";
 import type { JudgeOrigin } from "../judge/load.js";
-import { portablePath } from "./score-job.js";
+import * as z from "zod";
+import { chunkSpecFields, portablePath } from "./score-job.js";
 import { judgeEndpoints, modelEndpoints } from "./endpoints.js";
 import { envModelSpecs } from "../env/models.js";
 import { chooseJudge } from "../judge/create.js";
@@ -43,6 +44,12 @@ export interface EvalChunk {
   spec: EvalSpec;
   rows: EvalCell[];
 }
+
+/** The shape a worker checks before it takes an `eval` chunk (see `ScoreChunkSchema`). */
+export const EvalChunkSchema = z.object({
+  spec: z.object({ env: z.string(), models: z.array(z.string()), envModels: z.array(z.string()), judge: z.string().optional(), ...chunkSpecFields }),
+  rows: z.array(z.object({ task: z.string(), model: z.string(), rollout: z.number().int().nonnegative() })),
+});
 
 /** An eval chunk's answer: one record per cell. */
 export interface EvalChunkResult {

@@ -11,8 +11,9 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { isAbsolute, relative, resolve } from "node:path";
+import * as z from "zod";
 import { RubricateError } from "../errors.js";
-import type { ErrorPolicy, Sample, ScoreResult } from "../types.js";
+import { ERROR_POLICIES, type ErrorPolicy, type Sample, type ScoreResult } from "../types.js";
 import { canonicalJson } from "../text/canonical-json.js";
 import type { Rubric } from "../rubric/schema.js";
 import type { JudgeOrigin } from "../judge/load.js";
@@ -45,6 +46,26 @@ export interface ScoreChunk {
   spec: ScoreSpec;
   rows: { key: number; sample: Sample }[];
 }
+
+/** What the parts of a spec common to every chunk kind must be (see `ScoreChunkSchema`). */
+export const chunkSpecFields = {
+  origin: z.enum(["user", "rubric"]),
+  cache: z.string().nullable(),
+  errors: z.enum(ERROR_POLICIES),
+  concurrency: z.number().int().positive().optional(),
+  fingerprint: z.string(),
+  version: z.string().optional(),
+};
+
+/**
+ * The shape a worker checks before it takes a `score` chunk: a job pushed by hand, or by a
+ * coordinator that wrote another shape, fails with what is wrong instead of a TypeError deep in
+ * the scoring. Keys it does not know are let through (the version check speaks for those).
+ */
+export const ScoreChunkSchema = z.object({
+  spec: z.object({ rubric: z.string(), judge: z.string().optional(), checks: z.string().optional(), ...chunkSpecFields }),
+  rows: z.array(z.object({ key: z.number().int().nonnegative(), sample: z.record(z.string(), z.unknown()) })),
+});
 
 /** A chunk's answer: one result per row, by the row's key. */
 export interface ScoreChunkResult {

@@ -243,6 +243,38 @@ redisServer.describe("score --queue: what a run leaves on the queue", () => {
     }
   }, 120_000);
 
+  it("a malformed chunk (data not JSON, or not a chunk's shape) fails at once naming it, never as a Redis outage, and the worker goes on", async () => {
+    const dir = project("malformed", 6);
+    const url = database(8);
+    const admin = new Redis(url);
+    const { Queue } = await import("bullmq");
+    const queue = new Queue("rubricate", { connection: { host: "127.0.0.1", port: redis.port, db: 8 } });
+    const malformed = ["chunk-not-json", "chunk-of-another-shape"];
+    try {
+      await queue.add("score", { rows: [] }, { jobId: "chunk-not-json", attempts: 3 });
+      // Data that does not parse, as another program (or a hand) might write it.
+      await admin.hset("bull:rubricate:chunk-not-json", "data", "{not json");
+      await queue.add("score", { spec: { rubric: 7 }, rows: "all of them" }, { jobId: "chunk-of-another-shape", attempts: 3 });
+      const worker = startWorker(dir, url);
+      // The worker goes on: a run queued after them is scored.
+      const run = await coordinator(dir, url);
+      expect(run.code, run.stderr).toBe(0);
+      expect(lines(join(dir, "out.jsonl")).map((l) => l.reward)).toEqual([1, 0, 0, 1, 0, 0]);
+      await waitUntil(() => malformed.every((id) => worker.log().includes(`chunk ${id} failed`)), "both malformed chunks to fail", 30_000);
+      expect(worker.log()).toMatch(/chunk chunk-not-json failed: chunk chunk-not-json \(kind "score"\) is malformed; its data is not JSON/);
+      expect(worker.log()).toMatch(/chunk chunk-of-another-shape failed: chunk chunk-of-another-shape \(kind "score"\) is malformed; data\.spec\.rubric: .*expected string/);
+      expect(worker.log()).not.toMatch(/Redis at|waiting for it/);
+      // Failed for good at the first attempt: neither retried nor left locked to be taken again.
+      for (const id of malformed) {
+        expect(await queue.getJobState(id)).toBe("failed");
+        expect(worker.log().split("\n").filter((l) => l.startsWith(`worker: chunk ${id} (`) && l.endsWith(" taken")), id).toHaveLength(1);
+      }
+    } finally {
+      await queue.close();
+      admin.disconnect();
+    }
+  }, 120_000);
+
   it("--resume does not carry the .partial of a run with another rubric into this one", async () => {
     const dir = project("other-rubric", 200);
     const url = database(6);
