@@ -11,6 +11,10 @@
  * - Only `window` chunks are on the queue at once, so Redis holds a bounded share of the input.
  * - Redis that stops answering for `outageMs` ends the run with a QUEUE error naming the cause;
  *   a chunk that vanished (Redis restarted without persistence) is queued again.
+ * - A run stopped by its signal (the first Ctrl-C) takes off the queue the chunks it put there
+ *   that no worker has started: nobody pays for results no one will collect. Chunks running
+ *   finish into the shared cache and stay on the queue, so the same command resumes paying for
+ *   nothing twice.
  */
 import type { Queue, QueueEvents } from "bullmq";
 import { RubricateError } from "../errors.js";
@@ -32,6 +36,7 @@ export interface ChunkRunOptions<Spec> {
   runKey: string;
   /** Chunks on the queue at once (default 64). */
   window?: number;
+  /** Stops the run; the chunks of its window no worker has started are then taken off the queue. */
   signal?: AbortSignal;
   /** Rows finished so far, counting those of chunks still running (as their workers report). */
   onProgress?: (done: number) => void;
@@ -134,7 +139,7 @@ export async function* runChunks<Spec, Row, Out>(chunks: AsyncIterable<Chunk<Row
     const source = chunks[Symbol.asyncIterator]();
     let more = true;
     const fill = async () => {
-      while (more && window.length < (options.window ?? 64)) {
+      while (more && window.length < (options.window ?? 64) && !options.signal?.aborted) {
         const next = await source.next();
         if (next.done) {
           more = false;
@@ -161,7 +166,28 @@ export async function* runChunks<Spec, Row, Out>(chunks: AsyncIterable<Chunk<Row
   } finally {
     events.off("completed", wakeUp);
     events.off("failed", wakeUp);
+    if (options.signal?.aborted) await withdraw(window);
     await closeOrDrop([queue, events], clients);
+  }
+
+  /**
+   * The run was stopped: takes off the queue the chunks no worker has started (BullMQ removes no
+   * job a worker holds locked, so one taken meanwhile runs on), and says what stays. Bounded: a
+   * Redis that does not answer leaves them there, as a second Ctrl-C does.
+   */
+  async function withdraw(pending: Pending<Row>[]): Promise<void> {
+    const fates = settleWithin(Promise.all(pending.map(async (chunk) => {
+      const state = await queue.getJobState(chunk.id);
+      if (!UNSTARTED.has(state)) return state;
+      return (await queue.remove(chunk.id)) === 1 ? "removed" : "active";
+    })), WITHDRAW_MS);
+    const outcome = await fates;
+    if (outcome === "slow" || "error" in outcome) {
+      log(`stopped, but Redis did not let its chunks be taken off the queue${outcome === "slow" ? "" : ` (${outcome.error.message})`}: workers may still run them (their answers go to the cache)`);
+      return;
+    }
+    const count = (fate: string) => outcome.value.filter((f) => f === fate).length;
+    log(`stopped: ${count("removed")} chunk(s) no worker had started taken off the queue; ${count("active")} running chunk(s) finish on the workers, their answers in the shared cache: run the same command again to resume`);
   }
 
   async function waitFor(chunk: Pending<Row>): Promise<Done> {
@@ -191,6 +217,12 @@ export async function* runChunks<Spec, Row, Out>(chunks: AsyncIterable<Chunk<Row
     }
   }
 }
+
+/** Job states of a chunk no worker has started. */
+const UNSTARTED = new Set(["waiting", "delayed", "prioritized", "waiting-children"]);
+
+/** How long a stopped run tries to take its chunks off the queue. */
+const WITHDRAW_MS = 10_000;
 
 /** The promise's value or error, or "slow" when it has not settled within `ms`. */
 export function settleWithin<T>(promise: Promise<T>, ms: number): Promise<{ value: T } | { error: Error } | "slow"> {

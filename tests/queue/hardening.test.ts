@@ -275,6 +275,44 @@ redisServer.describe("score --queue: what a run leaves on the queue", () => {
     }
   }, 120_000);
 
+  it("Ctrl-C on the coordinator takes its chunks no worker started off the queue: no judge call for them, and the same command resumes paying nothing twice", async () => {
+    const dir = project("ctrl-c", 60);
+    writeJudgeFile(dir, judge.url, { max_retries: 0, max_concurrency: 1 });
+    const url = database(9);
+    const { Queue } = await import("bullmq");
+    const queue = new Queue("rubricate", { connection: { host: "127.0.0.1", port: redis.port, db: 9 } });
+    judge.setBehavior({ latencyMs: 100 }); // a chunk of 10 takes a second: the run is mid-way when stopped
+    try {
+      // One chunk at a time, so that most of the run's six chunks are still waiting.
+      const worker = startQueueWorker(children, dir, url, KEY, ["--chunks", "1"]);
+      const first = spawnCli(["score", "rubric.yaml", "samples.jsonl", "-o", "out.jsonl", "--judge", "judge.yaml", "--queue", url, "--chunk-size", "10"], { cwd: dir, env: { RUBRICATE_TEST_KEY: "" } });
+      children.push(first);
+      let stderr = "";
+      first.stderr!.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+      const exited = new Promise<number | null>((r) => first.once("exit", (code) => r(code)));
+      await waitUntil(() => /taken/.test(worker.log()) && paidCounts("ctrl-c").length > 0, "a chunk under way");
+      first.kill("SIGINT");
+      expect(await exited).toBe(130);
+      expect(stderr).toMatch(/chunk\(s\) no worker had started taken off the queue/);
+      // Nothing is left for a worker to start; the chunk in hand finishes, and no other is taken.
+      expect(await queue.getJobCounts("waiting", "delayed", "prioritized", "waiting-children")).toEqual({ waiting: 0, delayed: 0, prioritized: 0, "waiting-children": 0 });
+      await waitUntil(async () => (await queue.getJobCounts("active")).active === 0, "the chunk in hand to finish");
+      const taken = worker.log().split("\n").filter((l) => / taken$/.test(l)).length;
+      expect(taken).toBeLessThan(6);
+      expect(paidCounts("ctrl-c")).toHaveLength(10 * taken);
+      judge.setBehavior({ latencyMs: 0 });
+      const second = await coordinator(dir, url);
+      expect(second.code, second.stderr).toBe(0);
+      expect(lines(join(dir, "out.jsonl")).map((l) => l.index)).toEqual(Array.from({ length: 60 }, (_, i) => i));
+      const counts = paidCounts("ctrl-c");
+      expect(counts).toHaveLength(60);
+      expect(counts.every((n) => n === 1)).toBe(true);
+    } finally {
+      judge.setBehavior({ latencyMs: 0 });
+      await queue.close();
+    }
+  }, 120_000);
+
   it("--resume does not carry the .partial of a run with another rubric into this one", async () => {
     const dir = project("other-rubric", 200);
     const url = database(6);
