@@ -38,6 +38,8 @@ export interface ChunkRunOptions<Spec> {
   window?: number;
   /** Stops the run; the chunks of its window no worker has started are then taken off the queue. */
   signal?: AbortSignal;
+  /** Start over: a chunk an earlier run of the same command left finished on the queue is done again (from the cache), not collected. */
+  fresh?: boolean;
   /** Rows finished so far, counting those of chunks still running (as their workers report). */
   onProgress?: (done: number) => void;
   log?: (line: string) => void;
@@ -118,9 +120,13 @@ export async function* runChunks<Spec, Row, Out>(chunks: AsyncIterable<Chunk<Row
     // the same id, and BullMQ's add keeps an existing job: without this, the run could never
     // resume, even once the workers are fixed. This run tries it afresh.
     const stale = await guard.call("read a chunk's state", () => queue.getJob(chunk.id));
-    if (stale && (await guard.call("read a chunk's state", () => stale.getState())) === "failed") {
+    const state = stale ? await guard.call("read a chunk's state", () => stale.getState()) : undefined;
+    if (stale && state === "failed") {
       log(`chunk ${chunk.n + 1} failed in an earlier run (${stale.failedReason}): tried again`);
       await guard.call("requeue a failed chunk", () => stale.remove());
+    } else if (stale && state === "completed" && options.fresh) {
+      // Its results are an earlier run's, which this one was asked not to resume.
+      await guard.call("requeue a finished chunk", () => stale.remove());
     }
     return guard.call("queue a chunk", () =>
       queue.add(options.kind as never, { spec: options.spec, rows: chunk.rows } as never, {
