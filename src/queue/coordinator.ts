@@ -182,12 +182,12 @@ export async function* runChunks<Spec, Row, Out>(chunks: AsyncIterable<Chunk<Row
    * Redis that does not answer leaves them there, as a second Ctrl-C does.
    */
   async function withdraw(pending: Pending<Row>[]): Promise<void> {
-    const fates = settleWithin(Promise.all(pending.map(async (chunk) => {
+    const fateOf = async (chunk: Pending<Row>) => {
       const state = await queue.getJobState(chunk.id);
       if (!UNSTARTED.has(state)) return state;
       return (await queue.remove(chunk.id)) === 1 ? "removed" : "active";
-    })), WITHDRAW_MS);
-    const outcome = await fates;
+    };
+    const outcome = await settleWithin(Promise.all(pending.map(fateOf)), WITHDRAW_MS);
     if (outcome === "slow" || "error" in outcome) {
       log(`stopped, but Redis did not let its chunks be taken off the queue${outcome === "slow" ? "" : ` (${outcome.error.message})`}: workers may still run them (their answers go to the cache)`);
       return;
