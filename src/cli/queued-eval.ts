@@ -52,7 +52,7 @@ export function evalSpecOf(envArg: string, env: Environment, flags: QueueEvalFla
     cache: chunkCacheUrl(cache === null ? null : cache === undefined || cache === DEFAULT_CACHE_PATH ? url : cache, url),
     errors: flags.errors,
     ...(flags.concurrency ? { concurrency: flags.concurrency } : {}),
-    fingerprint: envFingerprint(env, flags.judge ? judgePath(flags.judge, process.cwd()) : undefined),
+    fingerprint: envFingerprint(env, flags.judge ? judgePath(flags.judge, process.cwd()) : undefined, { models: flags.model ?? [], envModels: flags.envModel }),
     version: packageVersion(),
   };
 }

@@ -26,12 +26,15 @@ export interface QueuedRun {
   chunkSize: number;
   /** True when the output's `.partial` belongs to this very run: it is resumed. */
   resumes: boolean;
+  /** Start over (`distill --no-resume`): chunks an earlier run of it left finished on the queue are done again, not collected. */
+  fresh: boolean;
   /** Called once the output is complete: forgets the run beside the output. */
   finished(): void;
 }
 
 interface QueueFlags {
   queue?: string;
+  /** true: resume, and refuse a `.partial` of another run; false: start over; unset: resume the same run. */
   resume?: boolean;
   chunkSize?: number;
   output?: string;
@@ -79,7 +82,7 @@ export function queuedRun(rubric: Rubric, rubricPath: string, samplesPath: strin
   const runKey = runKeyOf(spec, `${resolve(samplesPath)}|${input.size}|${input.mtimeMs}`, chunkSize);
   const marker = `${flags.output}.queue`;
   const previousRun = existsSync(`${flags.output}.partial`) && existsSync(marker) ? readFileSync(marker, "utf8").trim() : undefined;
-  const resumes = previousRun === runKey;
+  const resumes = flags.resume !== false && previousRun === runKey;
   // The marker says whose the .partial is: results of another rubric, judge, input or chunk size
   // must not be carried into this run's output by an explicit --resume.
   if (flags.resume && previousRun !== undefined && !resumes) {
@@ -88,7 +91,7 @@ export function queuedRun(rubric: Rubric, rubricPath: string, samplesPath: strin
   // Beside the output, whose folder the results writer makes later: made here first, as a local run would.
   mkdirSync(dirname(resolve(marker)), { recursive: true });
   writeFileSync(marker, `${runKey}\n`);
-  return { url, spec, runKey, chunkSize, resumes, finished: () => rmSync(marker, { force: true }) };
+  return { url, spec, runKey, chunkSize, resumes, fresh: flags.resume === false, finished: () => rmSync(marker, { force: true }) };
 }
 
 /**
@@ -112,7 +115,7 @@ export async function* queuedStream(
     }
   }
   const outageMs = Number(process.env.RUBRICATE_QUEUE_OUTAGE_MS) || undefined;
-  for await (const { key, result } of scoreQueued(rows(), { url: run.url, spec: run.spec, runKey: run.runKey, chunkSize: run.chunkSize, outageMs, ...options })) {
+  for await (const { key, result } of scoreQueued(rows(), { url: run.url, spec: run.spec, runKey: run.runKey, chunkSize: run.chunkSize, fresh: run.fresh, outageMs, ...options })) {
     const index = indexOfKey.get(key)!;
     indexOfKey.delete(key);
     yield { ...result, index };

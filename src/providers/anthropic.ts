@@ -57,6 +57,6 @@ export function createAnthropicProvider(options: AnthropicProviderOptions = {}):
 }
 
 /** The base URL the SDK's client will use (its own rule: the option, else `ANTHROPIC_BASE_URL`, else Anthropic's), known before it loads. */
-function anthropicBaseURL(given: string | undefined): string {
+export function anthropicBaseURL(given: string | undefined): string {
   return (given === undefined ? process.env.ANTHROPIC_BASE_URL?.trim() : given) || "https://api.anthropic.com";
 }

@@ -110,6 +110,6 @@ function sdkTransportAsked(options: OpenAIProviderOptions): boolean {
 }
 
 /** The base URL the SDK's client will use (its own rule: the option, else `OPENAI_BASE_URL`, else OpenAI's), known before it loads. */
-function openAIBaseURL(given: string | undefined): string {
+export function openAIBaseURL(given: string | undefined): string {
   return (given === undefined ? process.env.OPENAI_BASE_URL?.trim() : given) || "https://api.openai.com/v1";
 }

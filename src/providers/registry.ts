@@ -4,8 +4,8 @@
  * specs, the key-destination guard and the family warning all read this table, so a new
  * provider is its adapter file plus one entry here (and its tests).
  */
-import { createAnthropicProvider } from "./anthropic.js";
-import { createOpenAIProvider } from "./openai.js";
+import { anthropicBaseURL, createAnthropicProvider } from "./anthropic.js";
+import { createOpenAIProvider, openAIBaseURL } from "./openai.js";
 import type { Provider } from "./types.js";
 
 /** What a provider's factory receives from a judge or policy configuration (one server). */
@@ -34,6 +34,12 @@ export interface ProviderSpec {
   readonly needsBaseUrl?: boolean;
   /** The wire format it speaks: tests reach it through the matching server in `rubricate/testing`. */
   readonly wire: WireFormat;
+  /**
+   * The server its calls go to for a configured `base_url` (or none), by its client's own rule
+   * (the option, else the SDK's environment variable, else the provider's API): known without a
+   * key, so a run can name the endpoints it uses before anything is called.
+   */
+  readonly baseURL: (given: string | undefined) => string;
 }
 
 /** Every provider, in the order error messages list them. */
@@ -45,6 +51,7 @@ export const PROVIDERS = [
     hosts: ["api.openai.com"],
     family: "OpenAI",
     wire: "openai",
+    baseURL: openAIBaseURL,
   },
   {
     name: "anthropic",
@@ -53,6 +60,7 @@ export const PROVIDERS = [
     hosts: ["api.anthropic.com"],
     family: "Anthropic",
     wire: "anthropic",
+    baseURL: anthropicBaseURL,
   },
   {
     // vLLM, Ollama, llama.cpp, SGLang: the model's family comes from its name, never the server.
@@ -61,6 +69,8 @@ export const PROVIDERS = [
     hosts: [],
     needsBaseUrl: true,
     wire: "openai",
+    // The OpenAI client too: without a base_url it is refused before any call.
+    baseURL: openAIBaseURL,
   },
 ] as const satisfies readonly ProviderSpec[];
 

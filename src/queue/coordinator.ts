@@ -11,6 +11,10 @@
  * - Only `window` chunks are on the queue at once, so Redis holds a bounded share of the input.
  * - Redis that stops answering for `outageMs` ends the run with a QUEUE error naming the cause;
  *   a chunk that vanished (Redis restarted without persistence) is queued again.
+ * - A run stopped by its signal (the first Ctrl-C) takes off the queue the chunks it put there
+ *   that no worker has started: nobody pays for results no one will collect. Chunks running
+ *   finish into the shared cache and stay on the queue, so the same command resumes paying for
+ *   nothing twice.
  */
 import type { Queue, QueueEvents } from "bullmq";
 import { RubricateError } from "../errors.js";
@@ -32,7 +36,10 @@ export interface ChunkRunOptions<Spec> {
   runKey: string;
   /** Chunks on the queue at once (default 64). */
   window?: number;
+  /** Stops the run; the chunks of its window no worker has started are then taken off the queue. */
   signal?: AbortSignal;
+  /** Start over: a chunk an earlier run of the same command left finished on the queue is done again (from the cache), not collected. */
+  fresh?: boolean;
   /** Rows finished so far, counting those of chunks still running (as their workers report). */
   onProgress?: (done: number) => void;
   log?: (line: string) => void;
@@ -113,9 +120,13 @@ export async function* runChunks<Spec, Row, Out>(chunks: AsyncIterable<Chunk<Row
     // the same id, and BullMQ's add keeps an existing job: without this, the run could never
     // resume, even once the workers are fixed. This run tries it afresh.
     const stale = await guard.call("read a chunk's state", () => queue.getJob(chunk.id));
-    if (stale && (await guard.call("read a chunk's state", () => stale.getState())) === "failed") {
+    const state = stale ? await guard.call("read a chunk's state", () => stale.getState()) : undefined;
+    if (stale && state === "failed") {
       log(`chunk ${chunk.n + 1} failed in an earlier run (${stale.failedReason}): tried again`);
       await guard.call("requeue a failed chunk", () => stale.remove());
+    } else if (stale && state === "completed" && options.fresh) {
+      // Its results are an earlier run's, which this one was asked not to resume.
+      await guard.call("requeue a finished chunk", () => stale.remove());
     }
     return guard.call("queue a chunk", () =>
       queue.add(options.kind as never, { spec: options.spec, rows: chunk.rows } as never, {
@@ -134,7 +145,7 @@ export async function* runChunks<Spec, Row, Out>(chunks: AsyncIterable<Chunk<Row
     const source = chunks[Symbol.asyncIterator]();
     let more = true;
     const fill = async () => {
-      while (more && window.length < (options.window ?? 64)) {
+      while (more && window.length < (options.window ?? 64) && !options.signal?.aborted) {
         const next = await source.next();
         if (next.done) {
           more = false;
@@ -161,7 +172,28 @@ export async function* runChunks<Spec, Row, Out>(chunks: AsyncIterable<Chunk<Row
   } finally {
     events.off("completed", wakeUp);
     events.off("failed", wakeUp);
+    if (options.signal?.aborted) await withdraw(window);
     await closeOrDrop([queue, events], clients);
+  }
+
+  /**
+   * The run was stopped: takes off the queue the chunks no worker has started (BullMQ removes no
+   * job a worker holds locked, so one taken meanwhile runs on), and says what stays. Bounded: a
+   * Redis that does not answer leaves them there, as a second Ctrl-C does.
+   */
+  async function withdraw(pending: Pending<Row>[]): Promise<void> {
+    const fateOf = async (chunk: Pending<Row>) => {
+      const state = await queue.getJobState(chunk.id);
+      if (!UNSTARTED.has(state)) return state;
+      return (await queue.remove(chunk.id)) === 1 ? "removed" : "active";
+    };
+    const outcome = await settleWithin(Promise.all(pending.map(fateOf)), WITHDRAW_MS);
+    if (outcome === "slow" || "error" in outcome) {
+      log(`stopped, but Redis did not let its chunks be taken off the queue${outcome === "slow" ? "" : ` (${outcome.error.message})`}: workers may still run them (their answers go to the cache)`);
+      return;
+    }
+    const count = (fate: string) => outcome.value.filter((f) => f === fate).length;
+    log(`stopped: ${count("removed")} chunk(s) no worker had started taken off the queue; ${count("active")} running chunk(s) finish on the workers, their answers in the shared cache: run the same command again to resume`);
   }
 
   async function waitFor(chunk: Pending<Row>): Promise<Done> {
@@ -191,6 +223,12 @@ export async function* runChunks<Spec, Row, Out>(chunks: AsyncIterable<Chunk<Row
     }
   }
 }
+
+/** Job states of a chunk no worker has started. */
+const UNSTARTED = new Set(["waiting", "delayed", "prioritized", "waiting-children"]);
+
+/** How long a stopped run tries to take its chunks off the queue. */
+const WITHDRAW_MS = 10_000;
 
 /** The promise's value or error, or "slow" when it has not settled within `ms`. */
 export function settleWithin<T>(promise: Promise<T>, ms: number): Promise<{ value: T } | { error: Error } | "slow"> {

@@ -11,12 +11,14 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { isAbsolute, relative, resolve } from "node:path";
+import * as z from "zod";
 import { RubricateError } from "../errors.js";
-import type { ErrorPolicy, Sample, ScoreResult } from "../types.js";
+import { ERROR_POLICIES, type ErrorPolicy, type Sample, type ScoreResult } from "../types.js";
 import { canonicalJson } from "../text/canonical-json.js";
 import type { Rubric } from "../rubric/schema.js";
 import type { JudgeOrigin } from "../judge/load.js";
 import { packageVersion } from "../config/load.js";
+import { judgeEndpoints } from "./endpoints.js";
 
 /** The run-wide part of every chunk: what to score with. */
 export interface ScoreSpec {
@@ -33,7 +35,7 @@ export interface ScoreSpec {
   errors: ErrorPolicy;
   /** Samples of one chunk scored at once on a worker. */
   concurrency?: number;
-  /** sha256 of the resolved rubric, the judge file and the checks file, as the coordinator read them. */
+  /** sha256 of the resolved rubric, the judge file and the checks file, as the coordinator read them, and the servers its judges call. */
   fingerprint: string;
   /** The coordinator's rubricate version: a worker of another one refuses the chunk (absent from older coordinators). */
   version?: string;
@@ -45,6 +47,26 @@ export interface ScoreChunk {
   rows: { key: number; sample: Sample }[];
 }
 
+/** What the parts of a spec common to every chunk kind must be (see `ScoreChunkSchema`). */
+export const chunkSpecFields = {
+  origin: z.enum(["user", "rubric"]),
+  cache: z.string().nullable(),
+  errors: z.enum(ERROR_POLICIES),
+  concurrency: z.number().int().positive().optional(),
+  fingerprint: z.string(),
+  version: z.string().optional(),
+};
+
+/**
+ * The shape a worker checks before it takes a `score` chunk: a job pushed by hand, or by a
+ * coordinator that wrote another shape, fails with what is wrong instead of a TypeError deep in
+ * the scoring. Keys it does not know are let through (the version check speaks for those).
+ */
+export const ScoreChunkSchema = z.object({
+  spec: z.object({ rubric: z.string(), judge: z.string().optional(), checks: z.string().optional(), ...chunkSpecFields }),
+  rows: z.array(z.object({ key: z.number().int().nonnegative(), sample: z.record(z.string(), z.unknown()) })),
+});
+
 /** A chunk's answer: one result per row, by the row's key. */
 export interface ScoreChunkResult {
   results: { key: number; result: ScoreResult }[];
@@ -52,7 +74,8 @@ export interface ScoreChunkResult {
 
 /**
  * The fingerprint of what a run scores with. Loading the rubric resolves `extends`, so an edited
- * parent rubric changes it too.
+ * parent rubric changes it too; the judge's servers are those this process's environment gives
+ * its providers (`judgeEndpoints`), so another OPENAI_BASE_URL is another run.
  */
 export function fingerprintOf(rubric: Rubric, judgeFile: string | undefined, checksFile: string | undefined): string {
   const hash = createHash("sha256");
@@ -63,6 +86,8 @@ export function fingerprintOf(rubric: Rubric, judgeFile: string | undefined, che
   if (judgeFile) hash.update(readFileSync(judgeFile));
   hash.update("\0");
   if (checksFile) hash.update(readFileSync(checksFile));
+  hash.update("\0");
+  hash.update(canonicalJson(judgeEndpoints(judgeFile)));
   return hash.digest("hex");
 }
 

@@ -6,7 +6,8 @@
  * loses only the judge calls it had in flight; everything it had been answered is in the shared
  * cache, so the chunk's second run pays for nothing twice.
  */
-import type { Job, Worker } from "bullmq";
+import type { Job, JobJson, UnrecoverableError, Worker } from "bullmq";
+import type * as z from "zod";
 import { RubricateError, isRubricateError } from "../errors.js";
 import { chooseJudge, createJudge, type EngineJudge } from "../judge/create.js";
 import { judgePath } from "../judge/load.js";
@@ -26,8 +27,8 @@ import { envModels } from "../env/models.js";
 import { createPolicy } from "../env/policy.js";
 import type { Environment } from "../env/types.js";
 import { loadEnvironmentSpec } from "../hub/resolve.js";
-import { envFingerprint, type EvalChunk, type EvalChunkResult, type EvalSpec } from "./eval-job.js";
-import { checkChunkVersion, fingerprintOf, isJudgeFileRef, pathInside, workerCachePath, workerCacheUrl, type ScoreChunk, type ScoreChunkResult, type ScoreSpec } from "./score-job.js";
+import { EvalChunkSchema, envFingerprint, type EvalChunk, type EvalChunkResult, type EvalSpec } from "./eval-job.js";
+import { ScoreChunkSchema, checkChunkVersion, fingerprintOf, isJudgeFileRef, pathInside, workerCachePath, workerCacheUrl, type ScoreChunk, type ScoreChunkResult, type ScoreSpec } from "./score-job.js";
 
 /** Options of `startQueueWorker`. */
 export interface QueueWorkerOptions {
@@ -146,21 +147,40 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
     });
   };
 
-  const handlers: Record<string, (job: Job) => Promise<unknown>> = { score: scoreChunk, eval: evalChunk };
+  const handlers: Record<string, { schema: z.ZodType; run: (job: Job) => Promise<unknown> }> = { score: { schema: ScoreChunkSchema, run: scoreChunk }, eval: { schema: EvalChunkSchema, run: evalChunk } };
   let inHand = 0;
   const dispatch = async (job: Job) => {
     const handler = handlers[job.name];
     if (!handler) throw new RubricateError("BAD_INPUT", `this worker does not know chunks of kind "${job.name}" (a newer coordinator?)`);
+    refuseMalformed(job, handler.schema, unreadable.get(job), UnrecoverableError);
     inHand++;
     try {
-      return await handler(job);
+      return await handler.run(job);
     } finally {
       inHand--;
     }
   };
 
-  const { Worker } = await loadBullMQ();
-  const worker: Worker = new Worker(QUEUE_NAME, dispatch, {
+  const { Worker, UnrecoverableError } = await loadBullMQ();
+  const unreadable = new WeakMap<Job, string>();
+  /**
+   * BullMQ parses a job's data before any code of ours sees it; data that is not JSON threw there,
+   * was reported as a worker error (which reads as Redis trouble), and left the job locked until
+   * its lock lapsed, to be taken and fail alike again. Here such a job reaches `dispatch` without
+   * data, with the reason, and fails there like any other malformed chunk.
+   */
+  class ChunkWorker extends Worker {
+    protected override createJob(json: JobJson, jobId: string): Job {
+      try {
+        return super.createJob(json, jobId);
+      } catch (error) {
+        const job = super.createJob({ ...json, data: "null" }, jobId);
+        unreadable.set(job, `its data is not JSON: ${error instanceof Error ? error.message : String(error)}`);
+        return job;
+      }
+    }
+  }
+  const worker: Worker = new ChunkWorker(QUEUE_NAME, dispatch, {
     connection: bullConnection(connection),
     concurrency: options.chunks ?? 2,
     lockDuration: options.lockMs ?? 30_000,
@@ -169,7 +189,7 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
     maxStalledCount: 2,
     autorun: true,
   });
-  worker.on("active", (job) => log(`chunk ${job.id} (${job.data.rows.length} samples) taken`));
+  worker.on("active", (job) => log(`chunk ${job.id} (${rowsOf(job)} samples) taken`));
   worker.on("completed", (job) => {
     finished++;
     log(`chunk ${job.id} done`);
@@ -178,6 +198,8 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
   // While Redis is away every reconnect fails alike: say it once, and again when the reason changes.
   let lastError = "";
   worker.on("error", (error) => {
+    // An error of the code itself (a value of the wrong type) is no outage: said as it is, never as Redis's.
+    if (error instanceof TypeError || error instanceof SyntaxError || error instanceof RangeError) return log(`queue: unexpected error: ${error.message}`);
     if (error.message !== lastError) log(`queue: ${error.message} (Redis at ${connection.label}; waiting for it)`);
     lastError = error.message;
   });
@@ -211,6 +233,32 @@ export async function startQueueWorker(options: QueueWorkerOptions): Promise<Que
   };
 }
 
+/** A chunk's row count for the log, whatever its data holds. */
+function rowsOf(job: Job): number | string {
+  const rows: unknown = (job.data as { rows?: unknown } | null)?.rows;
+  return Array.isArray(rows) ? rows.length : "?";
+}
+
+/**
+ * Fails a chunk whose data is not what a coordinator of this version writes (pushed by hand, or
+ * by another program) at once and for good, naming it: every attempt would fail alike, and the
+ * worker goes on with other chunks. A chunk of another rubricate version is told as such first.
+ */
+function refuseMalformed(job: Job, schema: z.ZodType, unreadable: string | undefined, Unrecoverable: typeof UnrecoverableError): void {
+  let reason = unreadable;
+  if (reason === undefined) {
+    const version: unknown = (job.data as { spec?: { version?: unknown } } | null)?.spec?.version;
+    if (typeof version === "string") checkChunkVersion({ version });
+    const parsed = schema.safeParse(job.data);
+    if (parsed.success) return;
+    reason = parsed.error.issues
+      .slice(0, 3)
+      .map((issue) => `${["data", ...issue.path.map(String)].join(".")}: ${issue.message}`)
+      .join("; ");
+  }
+  throw new Unrecoverable(`chunk ${job.id} (kind "${job.name}") is malformed; ${reason}. No coordinator of this rubricate version wrote it (another program, or pushed by hand?): it fails without retries`);
+}
+
 /** Specs (runs) a worker keeps loaded at once, besides those its chunks in hand use. */
 const KEPT_SPECS = 4;
 
@@ -223,7 +271,7 @@ async function loadSpec(spec: ScoreSpec, root: string): Promise<Loaded> {
   const checksFile = spec.checks ? pathInside(root, spec.checks, "checks module") : undefined;
   const fingerprint = fingerprintOf(rubric, judgeFile, checksFile);
   if (fingerprint !== spec.fingerprint) {
-    throw new RubricateError("BAD_INPUT", `the rubric, judge or checks at ${spec.rubric}${spec.judge ? `, ${spec.judge}` : ""}${spec.checks ? `, ${spec.checks}` : ""} differ on this worker from the coordinator's: give every machine the same files (same folder layout)`);
+    throw new RubricateError("BAD_INPUT", `the rubric, judge or checks at ${spec.rubric}${spec.judge ? `, ${spec.judge}` : ""}${spec.checks ? `, ${spec.checks}` : ""}, or the servers the judge calls (base_url, OPENAI_BASE_URL, ANTHROPIC_BASE_URL), differ on this worker from the coordinator's: give every machine the same files (same folder layout) and the same endpoint variables`);
   }
   const judge = spec.judge ? createJudge(spec.judge, { cache: spec.cache, origin: spec.origin, baseDir: root }) : undefined;
   const checks = checksFile ? await loadChecks(checksFile) : undefined;
@@ -236,11 +284,12 @@ async function loadEvalSpec(spec: EvalSpec, root: string, envsDir: string | unde
   const local = (value: string, what: string) => (existsSync(resolve(root, value)) ? pathInside(root, value, what) : value);
   const env = await loadEnvironmentSpec(local(spec.env, "environment"), { envsDir });
   const judgeFile = spec.judge ? judgeFileOf(spec.judge, root) : undefined;
-  if (envFingerprint(env, judgeFile) !== spec.fingerprint) {
-    throw new RubricateError("BAD_INPUT", `the environment ${spec.env}${spec.judge ? ` or the judge ${spec.judge}` : ""} differs on this worker from the coordinator's: give every machine the same files or package version`);
+  const modelArgs = spec.models.map((m) => local(m, "policy file"));
+  if (envFingerprint(env, judgeFile, { models: modelArgs, envModels: spec.envModels }) !== spec.fingerprint) {
+    throw new RubricateError("BAD_INPUT", `the environment ${spec.env}${spec.judge ? ` or the judge ${spec.judge}` : ""}, the models, or the servers they call (base_url, OPENAI_BASE_URL, ANTHROPIC_BASE_URL) differ on this worker from the coordinator's: give every machine the same files or package version, and the same endpoint variables`);
   }
   const engine = createEngine({ cache: openCache({ path: spec.cache }), limits: { maxConcurrency: 8, maxRetries: 5, timeoutMs: 120_000 } });
-  const policies = spec.models.map((m) => createPolicy(local(m, "policy file"), { defaults: env.policy }));
+  const policies = modelArgs.map((m) => createPolicy(m, { defaults: env.policy }));
   // The user's judge as the coordinator named it, else the one the environment's rubric names (beside it).
   const choice = spec.judge ? { ref: spec.judge, origin: spec.origin, baseDir: root } : chooseJudge(undefined, env.rubric);
   const judge = choice ? createJudge(choice, { engine }) : undefined;

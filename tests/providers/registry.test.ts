@@ -31,6 +31,22 @@ describe("the provider table", () => {
     }
   });
 
+  it("each row's baseURL is the server its built provider calls: the base_url given, else the SDK's variable, else its API", () => {
+    for (const spec of PROVIDERS as readonly ProviderSpec[]) {
+      if (spec.keyEnv) vi.stubEnv(spec.keyEnv, KEY);
+      const given = createProvider({ provider: spec.name as never, base_url: "http://127.0.0.1:9/v1" });
+      expect(spec.baseURL("http://127.0.0.1:9/v1"), spec.name).toBe(given.baseURL);
+      if (spec.needsBaseUrl) continue;
+      const variable = `${spec.name.toUpperCase()}_BASE_URL`;
+      vi.stubEnv(variable, "http://127.0.0.1:8/elsewhere");
+      expect(spec.baseURL(undefined), spec.name).toBe(createProvider({ provider: spec.name as never }).baseURL);
+      expect(spec.baseURL(undefined)).toBe("http://127.0.0.1:8/elsewhere");
+      vi.stubEnv(variable, "");
+      expect(spec.baseURL(undefined), spec.name).toBe(createProvider({ provider: spec.name as never }).baseURL);
+      expect(spec.baseURL(undefined)).toMatch(/^https:\/\/api\./);
+    }
+  });
+
   it("a provider added in the table alone reaches the enums, specs, factory, key guard and family warning", async () => {
     const fake: ProviderSpec = {
       name: "fakeai",
@@ -39,6 +55,7 @@ describe("the provider table", () => {
       hosts: ["api.fake.example"],
       family: "FakeFamily",
       wire: "openai",
+      baseURL: (given) => given ?? "https://api.fake.example/v1",
     };
     vi.resetModules();
     vi.doMock("../../src/providers/registry.js", async (importOriginal) => {

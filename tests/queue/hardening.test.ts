@@ -218,6 +218,101 @@ redisServer.describe("score --queue: what a run leaves on the queue", () => {
     }
   }, 60_000);
 
+  it("OPENAI_BASE_URL is part of the run: a worker calling another server refuses the chunks, and the key is stored nowhere in Redis", async () => {
+    const dir = project("endpoint", 6);
+    // A judge on OpenAI's provider with no base_url: the server is whatever OPENAI_BASE_URL says.
+    writeFileSync(join(dir, "judge.yaml"), "provider: openai\nmodel: judge-model\napi_key_env: RUBRICATE_TEST_KEY\nmax_retries: 0\n");
+    const url = database(7);
+    const admin = new Redis(url);
+    const secret = "sk-endpoint-secret-22";
+    const onJudge = { RUBRICATE_TEST_KEY: secret, OPENAI_BASE_URL: judge.url };
+    // The coordinator is given the key too (a user's shell has it): it must not travel either.
+    const run = (baseUrl: string) => runCli(["score", "rubric.yaml", "samples.jsonl", "-o", "out.jsonl", "--judge", "judge.yaml", "--queue", url], { cwd: dir, env: { RUBRICATE_TEST_KEY: secret, OPENAI_BASE_URL: baseUrl } });
+    try {
+      const worker = startWorker(dir, url, onJudge);
+      const elsewhere = await run("http://127.0.0.1:9/v1");
+      expect(elsewhere.code).toBe(1);
+      expect(elsewhere.stderr).toMatch(/OPENAI_BASE_URL.*differ on this worker from the coordinator's/);
+      expect(paidCounts("endpoint")).toHaveLength(0);
+      const same = await run(judge.url);
+      expect(same.code, same.stderr).toBe(0);
+      expect(lines(join(dir, "out.jsonl")).map((l) => l.reward)).toEqual([1, 0, 0, 1, 0, 0]);
+      expect(await storedText(admin)).not.toContain(secret);
+    } finally {
+      admin.disconnect();
+    }
+  }, 120_000);
+
+  it("a malformed chunk (data not JSON, or not a chunk's shape) fails at once naming it, never as a Redis outage, and the worker goes on", async () => {
+    const dir = project("malformed", 6);
+    const url = database(8);
+    const admin = new Redis(url);
+    const { Queue } = await import("bullmq");
+    const queue = new Queue("rubricate", { connection: { host: "127.0.0.1", port: redis.port, db: 8 } });
+    const malformed = ["chunk-not-json", "chunk-of-another-shape"];
+    try {
+      await queue.add("score", { rows: [] }, { jobId: "chunk-not-json", attempts: 3 });
+      // Data that does not parse, as another program (or a hand) might write it.
+      await admin.hset("bull:rubricate:chunk-not-json", "data", "{not json");
+      await queue.add("score", { spec: { rubric: 7 }, rows: "all of them" }, { jobId: "chunk-of-another-shape", attempts: 3 });
+      const worker = startWorker(dir, url);
+      // The worker goes on: a run queued after them is scored.
+      const run = await coordinator(dir, url);
+      expect(run.code, run.stderr).toBe(0);
+      expect(lines(join(dir, "out.jsonl")).map((l) => l.reward)).toEqual([1, 0, 0, 1, 0, 0]);
+      await waitUntil(() => malformed.every((id) => worker.log().includes(`chunk ${id} failed`)), "both malformed chunks to fail", 30_000);
+      expect(worker.log()).toMatch(/chunk chunk-not-json failed: chunk chunk-not-json \(kind "score"\) is malformed; its data is not JSON/);
+      expect(worker.log()).toMatch(/chunk chunk-of-another-shape failed: chunk chunk-of-another-shape \(kind "score"\) is malformed; data\.spec\.rubric: .*expected string/);
+      expect(worker.log()).not.toMatch(/Redis at|waiting for it/);
+      // Failed for good at the first attempt: neither retried nor left locked to be taken again.
+      for (const id of malformed) {
+        expect(await queue.getJobState(id)).toBe("failed");
+        expect(worker.log().split("\n").filter((l) => l.startsWith(`worker: chunk ${id} (`) && l.endsWith(" taken")), id).toHaveLength(1);
+      }
+    } finally {
+      await queue.close();
+      admin.disconnect();
+    }
+  }, 120_000);
+
+  it("Ctrl-C on the coordinator takes its chunks no worker started off the queue: no judge call for them, and the same command resumes paying nothing twice", async () => {
+    const dir = project("ctrl-c", 60);
+    writeJudgeFile(dir, judge.url, { max_retries: 0, max_concurrency: 1 });
+    const url = database(9);
+    const { Queue } = await import("bullmq");
+    const queue = new Queue("rubricate", { connection: { host: "127.0.0.1", port: redis.port, db: 9 } });
+    judge.setBehavior({ latencyMs: 100 }); // a chunk of 10 takes a second: the run is mid-way when stopped
+    try {
+      // One chunk at a time, so that most of the run's six chunks are still waiting.
+      const worker = startQueueWorker(children, dir, url, KEY, ["--chunks", "1"]);
+      const first = spawnCli(["score", "rubric.yaml", "samples.jsonl", "-o", "out.jsonl", "--judge", "judge.yaml", "--queue", url, "--chunk-size", "10"], { cwd: dir, env: { RUBRICATE_TEST_KEY: "" } });
+      children.push(first);
+      let stderr = "";
+      first.stderr!.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+      const exited = new Promise<number | null>((r) => first.once("exit", (code) => r(code)));
+      await waitUntil(() => /taken/.test(worker.log()) && paidCounts("ctrl-c").length > 0, "a chunk under way");
+      first.kill("SIGINT");
+      expect(await exited).toBe(130);
+      expect(stderr).toMatch(/chunk\(s\) no worker had started taken off the queue/);
+      // Nothing is left for a worker to start; the chunk in hand finishes, and no other is taken.
+      expect(await queue.getJobCounts("waiting", "delayed", "prioritized", "waiting-children")).toEqual({ waiting: 0, delayed: 0, prioritized: 0, "waiting-children": 0 });
+      await waitUntil(async () => (await queue.getJobCounts("active")).active === 0, "the chunk in hand to finish");
+      const taken = worker.log().split("\n").filter((l) => / taken$/.test(l)).length;
+      expect(taken).toBeLessThan(6);
+      expect(paidCounts("ctrl-c")).toHaveLength(10 * taken);
+      judge.setBehavior({ latencyMs: 0 });
+      const second = await coordinator(dir, url);
+      expect(second.code, second.stderr).toBe(0);
+      expect(lines(join(dir, "out.jsonl")).map((l) => l.index)).toEqual(Array.from({ length: 60 }, (_, i) => i));
+      const counts = paidCounts("ctrl-c");
+      expect(counts).toHaveLength(60);
+      expect(counts.every((n) => n === 1)).toBe(true);
+    } finally {
+      judge.setBehavior({ latencyMs: 0 });
+      await queue.close();
+    }
+  }, 120_000);
+
   it("--resume does not carry the .partial of a run with another rubric into this one", async () => {
     const dir = project("other-rubric", 200);
     const url = database(6);

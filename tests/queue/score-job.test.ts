@@ -48,9 +48,9 @@ describe("fingerprints and ids", () => {
   });
 
   it("the judge file's and checks file's content count", () => {
-    writeFileSync(join(dir, "j.yaml"), "model: a\n");
+    writeFileSync(join(dir, "j.yaml"), "provider: openai-compatible\nbase_url: http://127.0.0.1:9/v1\nmodel: a\n");
     const before = fingerprintOf(rubric(1, "r.yaml"), join(dir, "j.yaml"), undefined);
-    writeFileSync(join(dir, "j.yaml"), "model: b\n");
+    writeFileSync(join(dir, "j.yaml"), "provider: openai-compatible\nbase_url: http://127.0.0.1:9/v1\nmodel: b\n");
     expect(fingerprintOf(rubric(1, "r.yaml"), join(dir, "j.yaml"), undefined)).not.toBe(before);
   });
 

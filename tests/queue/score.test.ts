@@ -14,6 +14,7 @@ import { judgeResponder } from "../../src/testing/servers/judge-responder.js";
 import { paidCounts as paidCountsOf } from "../bridge/helpers.js";
 import { queueProject, queueSamples, startQueueWorker, statesAnAnswer, waitUntil } from "./world.js";
 import { startOpenAIServer, type TestServer } from "../../src/testing/servers/openai-server.js";
+import { Redis } from "ioredis";
 
 const CONCURRENCY = 4; // the judge file's max_concurrency: the most calls one worker has in flight
 const KEY = { RUBRICATE_TEST_KEY: "sk-queue-test" };
@@ -164,6 +165,40 @@ redisServer.describe("score --queue with rubricate workers", () => {
     expect(exported).toBe(readFileSync(join(dir, "local.jsonl"), "utf8"));
     expect(exported.trim().split("\n")).toHaveLength(10); // every third of 30 gives the answer
     expect(lines(join(dir, "queued.jsonl.scores.jsonl"))).toHaveLength(30);
+  }, 180_000);
+
+  it.concurrent("distill --queue --no-resume starts the scoring over: neither the .partial nor chunks an earlier run left finished are taken", async () => {
+    const dir = project("fresh", 20);
+    const url = database(6);
+    const admin = new Redis(url);
+    const args = ["distill", "samples.jsonl", "--rubric", "rubric.yaml", "--judge", "judge.yaml", "--min-reward", "1", "--prompt-template", "{{question}}", "-q", "-o", "out.jsonl", "--queue", url, "--chunk-size", "5"];
+    const scoreJobs = () => admin.keys("bull:rubricate:score-*[0-9]");
+    try {
+      // An earlier run, stopped once its four chunks were queued (no worker yet), which a worker then finished.
+      const earlier = spawnCli(args, { cwd: dir, env: { RUBRICATE_TEST_KEY: "" } });
+      children.push(earlier);
+      await waitUntil(async () => (await scoreJobs()).length === 4, "the earlier run's chunks", 60_000);
+      earlier.kill("SIGKILL");
+      await new Promise((r) => earlier.once("exit", r));
+      startWorker(dir, url);
+      await waitUntil(async () => (await Promise.all((await scoreJobs()).map((key) => admin.hget(key, "finishedOn")))).every(Boolean), "the earlier run's chunks to finish", 60_000);
+      // What a resumed run would take: marked, so that taking it shows. The .partial holds the first chunk's rows…
+      const marked = (reward: number) => ({ reward, passed: false, verdicts: [], errors: [], feedback: "an earlier run's" });
+      writeFileSync(join(dir, "out.jsonl.scores.jsonl.partial"), [0, 1, 2, 3, 4].map((index) => JSON.stringify({ index, ...marked(0.25) })).join("\n") + "\n");
+      // …and the queue every chunk's results.
+      for (const key of await scoreJobs()) {
+        const done = JSON.parse((await admin.hget(key, "returnvalue"))!) as { results: { key: number; result: object }[] };
+        await admin.hset(key, "returnvalue", JSON.stringify({ results: done.results.map((r) => ({ key: r.key, result: { ...r.result, ...marked(0.75) } })) }));
+      }
+      const fresh = await runCli([...args, "--no-resume"], { cwd: dir, env: { RUBRICATE_TEST_KEY: "" } });
+      expect(fresh.code, fresh.stderr).toBe(0);
+      expect(lines(join(dir, "out.jsonl.scores.jsonl")).map((l) => l.reward)).toEqual(Array.from({ length: 20 }, (_, i) => (i % 3 === 0 ? 1 : 0)));
+      expect(readFileSync(join(dir, "out.jsonl"), "utf8").trim().split("\n")).toHaveLength(7);
+      // Started over from the shared cache: nothing paid twice.
+      expect(paidCounts("fresh").every((n) => n === 1)).toBe(true);
+    } finally {
+      admin.disconnect();
+    }
   }, 180_000);
 
   it.concurrent("a worker whose rubric differs from the coordinator's fails the chunk with a clear error, and the run says why", async () => {

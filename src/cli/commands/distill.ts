@@ -127,7 +127,7 @@ export function register(program: Command): void {
     .option("--report <file.html>", "write the HTML report")
     .option("--markdown <file.md>", "write the markdown report")
     .addOption(jsonOption("the report"))
-    .option("--no-resume", "start over even when a checkpoint of the same run exists")
+    .option("--no-resume", "start over even when a checkpoint of the same run exists (with --queue: the scoring too)")
     .option("--checkpoint-ms <ms>", "milliseconds between checkpoints", positiveInt, 2000)
     .option("-q, --quiet", "no progress and no summary on stderr")
     .addOption(queueOption("with --rubric: score the input on `rubricate worker`s (a Redis queue, as `score --queue`) into <output>.scores.jsonl, then filter and export here"))
@@ -163,7 +163,9 @@ export function register(program: Command): void {
  */
 async function scoreOnQueue(input: string, flags: DistillFlags & { rubric: string }): Promise<number> {
   const scores = `${flags.output}.scores.jsonl`;
-  const code = await runScore(flags.rubric, input, { output: scores, judge: flags.judge, checks: flags.checks, cache: flags.cache, concurrency: flags.concurrency, errors: flags.errors, order: "input", quiet: flags.quiet, queue: flags.queue, chunkSize: flags.chunkSize });
+  // --no-resume starts the scoring over too: not the .partial of the scores, nor chunks an earlier run left finished.
+  const resume = flags.resume ? undefined : false;
+  const code = await runScore(flags.rubric, input, { output: scores, judge: flags.judge, checks: flags.checks, cache: flags.cache, concurrency: flags.concurrency, errors: flags.errors, order: "input", quiet: flags.quiet, queue: flags.queue, chunkSize: flags.chunkSize, resume });
   // Every row now has its result: the rubric stays for reading rows (inputs, response field), never to score.
   flags.results = scores;
   flags.rescore = false;

@@ -48,6 +48,7 @@ export interface ScoreFlags {
   summaryJson?: string;
   shard?: string;
   batch?: boolean;
+  /** `--resume`; false (`distill --queue --no-resume`): a queued run starts over even where it could resume. */
   resume?: boolean;
   pollMs?: number;
   groupBy?: string;
