@@ -7,17 +7,15 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { createRewardServer, type RewardServer } from "../../src/bridge/server.js";
-import { sessionRoutes } from "../../src/bridge/sessions.js";
+import type { RewardServer } from "../../src/bridge/server.js";
 import { runEval } from "../../src/env/eval.js";
 import { loadEnvironment } from "../../src/env/load.js";
-import { createSessionManager } from "../../src/env/sessions.js";
 import type { Environment } from "../../src/env/types.js";
 import type { EngineJudge } from "../../src/judge/create.js";
 import type { TestServer } from "../../src/testing/servers/common.js";
 import { connect } from "../env/world.js";
 import { needs, runs } from "../helpers/system.js";
-import { startSupportWorld } from "./env-world.js";
+import { serveSessions, startSupportWorld } from "./env-world.js";
 
 const PYTHON = "/usr/bin/python3";
 const python = needs("python3 with python3-torch", () => runs(PYTHON, ["-c", "import torch"]) && PYTHON, "apt-get install python3 python3-torch");
@@ -38,10 +36,8 @@ python.describe("trainer adapters for environments (python3)", () => {
     // Fixed texts: the trajectories the Python side plays, so eval can play the same ones.
     world = await startSupportWorld({ late: () => LATE, undelivered: () => NOT_DELIVERED, sure: () => "Sure, refunded!" });
     ({ judge } = connect(world.url, []));
-    const sessions = createSessionManager({ env, engine: judge.engine, judge });
     // The operator lists the executor's policy endpoint (`--allow-policy-host`): /v1/rollouts calls no other.
-    server = createRewardServer({ rubric: env.rubric, judge, dynamicRoutes: sessionRoutes({ env, sessions, engine: judge.engine, judge, allowPolicyHosts: [new URL(world.url).host] }), onClose: () => sessions.closeAll() });
-    url = await server.listen(0);
+    ({ server, url } = await serveSessions(env, judge, world.url));
   });
   afterAll(async () => {
     await server?.close();

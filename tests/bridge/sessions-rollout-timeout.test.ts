@@ -6,12 +6,11 @@
 import { join } from "node:path";
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { createRewardServer, type RewardServer } from "../../src/bridge/server.js";
-import { sessionRoutes } from "../../src/bridge/sessions.js";
+import type { RewardServer } from "../../src/bridge/server.js";
 import { parseEnvironment } from "../../src/env/load.js";
-import { createSessionManager } from "../../src/env/sessions.js";
 import type { TestServer } from "../../src/testing/servers/common.js";
 import { connect, startWorld } from "../env/world.js";
+import { serveSessions } from "./env-world.js";
 
 const FIXTURE = "tests/env/fixtures/stall";
 let world: TestServer<unknown>;
@@ -29,9 +28,7 @@ beforeAll(async () => {
   );
   const env = await parseEnvironment(readFileSync(join(FIXTURE, "unsandboxed.yaml"), "utf8"), { baseDir: join(process.cwd(), FIXTURE) });
   const { judge } = connect(world.url, []);
-  const sessions = createSessionManager({ env, engine: judge.engine, judge });
-  server = createRewardServer({ rubric: env.rubric, judge, dynamicRoutes: sessionRoutes({ env, sessions, engine: judge.engine, judge, allowPolicyHosts: [new URL(world.url).host] }), onClose: () => sessions.closeAll() });
-  url = await server.listen(0);
+  ({ server, url } = await serveSessions(env, judge, world.url));
 });
 afterAll(async () => {
   await server?.close();
