@@ -60,6 +60,8 @@ export interface Episode {
    * time limit that ends the agent's action is its forfeit, scored 0; one that ends the harness's work, an error.
    */
   agentAction(): string | undefined;
+  /** Milliseconds the agent's own actions have taken so far (model calls they made not counted). */
+  agentTimeMs(): number;
   /** The sample fields the episode adds: `finalize`'s, the final-state checks', the submitted answer. */
   finish(messages: ChatMessage[], response: string, stopReason: StopReason): Promise<Record<string, unknown>>;
   /** Model use of the hooks and the REPL so far. */
@@ -175,6 +177,7 @@ export async function openEpisode(env: Environment, task: Task, options: Episode
     submitted: () => terminal.submitted,
     fault: () => scope.fault,
     agentAction: () => phase.agentAction(),
+    agentTimeMs: () => phase.agentTimeMs(),
     async finish(messages, response, stopReason) {
       const extras = env.hooks.finalize ? await callHook(scope, "finalize", () => env.hooks.finalize!({ ...ctx, messages, response, stopReason }), { timeoutMs: hookTimeout, signal }) : {};
       const probes = await phase.agent("the final-state checks", async () => {

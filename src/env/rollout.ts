@@ -8,6 +8,7 @@ import { emptyUsage, type Sample, type ScoreResult, type Usage } from "../types.
 import { addPolicyUsage } from "./episode-calls.js";
 import { openEpisode, type Episode, type EpisodeClosed } from "./episode.js";
 import { forfeitResult, isFinalStateForfeit } from "./final-state.js";
+import { stallOf } from "./phase.js";
 import { episodeSample, lastAssistantText } from "./sample.js";
 import { openingOf, Session } from "./session.js";
 import { policySchedulerId, type Policy } from "./policy.js";
@@ -62,7 +63,7 @@ export async function rollout(env: Environment, policy: Policy, task: Task, opti
       ? undefined
       : setTimeout(() => {
           timedOut = true;
-          stalled = episode?.agentAction();
+          stalled = episode && stallOf(episode, harness.rollout_timeout_ms!);
           controller.abort(new RubricateError("ROLLOUT_TIMEOUT", `task "${task.id}" ran longer than ${harness.rollout_timeout_ms} ms`));
         }, harness.rollout_timeout_ms);
   const signal = controller.signal;
@@ -131,7 +132,7 @@ export async function rollout(env: Environment, policy: Policy, task: Task, opti
     else if (timedOut) {
       const message = `task "${task.id}" ran longer than ${harness.rollout_timeout_ms} ms`;
       // The agent's own stalling is its forfeit; the harness's slowness (a model call, a hook) is an error, run again by --resume.
-      if (stalled !== undefined) forfeit = new RubricateError("ROLLOUT_TIMEOUT", `${message}: the limit ended ${stalled}, the agent's own action`);
+      if (stalled !== undefined) forfeit = new RubricateError("ROLLOUT_TIMEOUT", `${message}: the limit ended ${stalled}`);
       else error = { code: "ROLLOUT_TIMEOUT", message };
       stopReason = "timeout";
     } else {

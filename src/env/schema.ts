@@ -42,7 +42,7 @@ export const HarnessSchema = z.strictObject({
   tools: z.array(ToolDeclSchema).default([]),
   tool_timeout_ms: z.number().int().positive().default(10_000),
   hook_timeout_ms: z.number().int().positive().default(30_000).describe("A setup, envResponse, finalize or teardown hook that takes longer fails its rollout"),
-  rollout_timeout_ms: z.number().int().positive().optional().describe("Wall-clock limit of one rollout; the eval goes on past it. Ending the agent's own action (a tool call, the final-state checks) it is the agent's forfeit, reward 0 (ROLLOUT_TIMEOUT as the record's forfeit); ending a model call or a hook, a ROLLOUT_TIMEOUT error (no reward; --resume runs it again)"),
+  rollout_timeout_ms: z.number().int().positive().optional().describe("Wall-clock limit of one rollout; the eval goes on past it. Ending the agent's own action (a tool call, the final-state checks), or when the agent's actions took half of it or more, it is the agent's forfeit, reward 0 (ROLLOUT_TIMEOUT as the record's forfeit); else ending a model call or a hook, a ROLLOUT_TIMEOUT error (no reward; --resume runs it again)"),
   stop: StopSchema.prefault({}),
 });
 /** How the policy is prompted and what it may do (system prompt, turns, tools, stop rules). */

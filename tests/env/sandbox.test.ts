@@ -194,6 +194,11 @@ const STALL_PLANS: Record<string, { name: string; args: Record<string, unknown> 
   // Its check runs its code, which never ends.
   "check-hangs": [{ name: "write_file", args: { path: "solve.py", content: "import time\ntime.sleep(1000)\n" } }, { name: "submit", args: { answer: "done" } }],
   "policy-hangs": [],
+  // 5 of the 8 s limit in its own commands, none of them reaching the limit.
+  "stalls-then-policy-hangs": [
+    { name: "bash", args: { command: "sleep 2.5" } },
+    { name: "bash", args: { command: "sleep 2.5" } },
+  ],
   "llm-query-hangs": [{ name: "python", args: { code: 'print(llm_query("hang"))' } }],
   "setup-hangs": [],
   "finalize-hangs": [],
@@ -223,6 +228,8 @@ bwrap.describe("a rollout's time limit: the agent's stalling is its forfeit, the
           if (kind === "policy-hangs" && modelHangs) return { fault: "hang" };
           const plan = [...STALL_PLANS[kind], ...SOLVE];
           const t = turnOf(m);
+          // Stalls in shorter commands, then the policy's own call takes the rest of the limit.
+          if (kind === "stalls-then-policy-hangs" && modelHangs && t === STALL_PLANS[kind].length) return { fault: "hang" };
           return t < plan.length ? { toolCalls: [{ id: `c${t}`, name: plan[t].name, arguments: JSON.stringify(plan[t].args) }] } : "done";
         },
       },
@@ -237,10 +244,11 @@ bwrap.describe("a rollout's time limit: the agent's stalling is its forfeit, the
     stallServer?.close();
   });
 
-  const forfeited = (task: string, action: string) => {
+  const forfeited = (task: string, action: string | RegExp) => {
     const r = byTask[task];
     expect(r.error, task).toBeUndefined();
-    expect(r.forfeit, task).toEqual({ code: "ROLLOUT_TIMEOUT", message: `task "${task}" ran longer than 8000 ms: the limit ended ${action}, the agent's own action` });
+    if (typeof action === "string") expect(r.forfeit, task).toEqual({ code: "ROLLOUT_TIMEOUT", message: `task "${task}" ran longer than 8000 ms: the limit ended ${action}, the agent's own action` });
+    else expect(r.forfeit, task).toEqual({ code: "ROLLOUT_TIMEOUT", message: expect.stringMatching(action) });
     expect([r.reward, r.passed, r.stopReason], task).toEqual([0, false, "timeout"]);
     expect(r.feedback, task).toBe(`reward 0: ${r.forfeit?.message}`);
   };
@@ -272,6 +280,11 @@ bwrap.describe("a rollout's time limit: the agent's stalling is its forfeit, the
     forfeited("check-hangs", "the final-state checks");
   });
 
+  it("stalling in shorter commands until the limit lands in the policy's call is the agent's forfeit too: its own actions took most of the limit", () => {
+    expect(byTask["stalls-then-policy-hangs"].toolCalls.map((c) => c.name)).toEqual(["bash", "bash"]);
+    forfeited("stalls-then-policy-hangs", /^task "stalls-then-policy-hangs" ran longer than 8000 ms: the limit ended the agent's own actions, which took \d+ ms of it$/);
+  });
+
   it("a model call that hangs past the limit — the policy's, or llm_query's from inside the agent's Python cell — stays a ROLLOUT_TIMEOUT error, reward null", () => {
     errored("policy-hangs");
     expect(byTask["llm-query-hangs"].toolCalls).toHaveLength(1);
@@ -289,13 +302,13 @@ bwrap.describe("a rollout's time limit: the agent's stalling is its forfeit, the
     control.hang = false;
     try {
       const again = await runEval(env, { ...connect(stallServer.url, ["staller"]), concurrency: env.tasks.length, out, resume: true });
-      expect(again.resumed).toBe(5);
+      expect(again.resumed).toBe(6);
       const lines = readRollouts(out);
       expect(lines).toHaveLength(env.tasks.length);
       const rewards = Object.fromEntries(lines.map((r) => [r.task, r.reward]));
       // Fixed, the model and the hooks let their rollouts finish now; the forfeits were not played again.
-      expect(rewards).toEqual({ solves: 1, sleeps: 0, loops: 0, waits: 0, "check-hangs": 0, "policy-hangs": 1, "llm-query-hangs": 1, "setup-hangs": 1, "finalize-hangs": 1 });
-      expect(lines.filter((r) => r.forfeit).map((r) => r.task).sort()).toEqual(["check-hangs", "loops", "sleeps", "waits"]);
+      expect(rewards).toEqual({ solves: 1, sleeps: 0, loops: 0, waits: 0, "check-hangs": 0, "policy-hangs": 1, "stalls-then-policy-hangs": 0, "llm-query-hangs": 1, "setup-hangs": 1, "finalize-hangs": 1 });
+      expect(lines.filter((r) => r.forfeit).map((r) => r.task).sort()).toEqual(["check-hangs", "loops", "sleeps", "stalls-then-policy-hangs", "waits"]);
     } finally {
       modelHangs = true;
       control.hang = true;
