@@ -158,9 +158,10 @@ export async function openEpisode(env: Environment, task: Task, options: Episode
   // Starting the REPL is the harness's work, though the agent's first python call asks for it.
   const replOnCall = replConfig ? () => phase.harness(startRepl) : undefined;
   const builtins: Record<string, ToolImpl> = box && env.sandbox ? terminalToolImpls(env.sandbox.tools as TerminalToolName[], box, terminal, replOnCall, replConfig?.cell_timeout_ms) : {};
-  // Hook tools run in the rollout's scope, so a process.exit or a stray timer in them is caught.
+  // Hook tools run in the rollout's scope, so a process.exit or a stray timer in them is caught;
+  // and end with the rollout, also a handler that does not follow its signal.
   const hookTools: Record<string, ToolImpl> = Object.fromEntries(
-    Object.entries(env.hooks.tools ?? {}).map(([name, impl]) => [name, (args: unknown, c: HookContext) => callHook(scope, `tool ${name}`, () => impl(args, c), { timeoutMs: env.harness.tool_timeout_ms * 2 })]),
+    Object.entries(env.hooks.tools ?? {}).map(([name, impl]) => [name, (args: unknown, c: HookContext) => callHook(scope, `tool ${name}`, () => impl(args, c), { timeoutMs: env.harness.tool_timeout_ms * 2, signal })]),
   );
   const impls = { ...hookTools, ...builtins };
 

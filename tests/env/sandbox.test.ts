@@ -191,6 +191,7 @@ const STALL_PLANS: Record<string, { name: string; args: Record<string, unknown> 
   sleeps: [{ name: "bash", args: { command: "sleep 1000" } }],
   loops: [{ name: "python", args: { code: "import time\nwhile True:\n    time.sleep(0.05)" } }],
   waits: [{ name: "wait", args: { forever: true } }],
+  "deaf-waits": [{ name: "deaf_wait", args: {} }],
   // Its check runs its code, which never ends.
   "check-hangs": [{ name: "write_file", args: { path: "solve.py", content: "import time\ntime.sleep(1000)\n" } }, { name: "submit", args: { answer: "done" } }],
   "policy-hangs": [],
@@ -273,6 +274,8 @@ bwrap.describe("a rollout's time limit: the agent's stalling is its forfeit, the
     forfeited("loops", "the python tool call");
     expect(byTask.loops.toolCalls[0].result).toMatch(/the cell was stopped \(aborted\)/);
     forfeited("waits", "the wait tool call");
+    // A handler that does not follow its signal is ended at the limit all the same (its own timeout is far later).
+    forfeited("deaf-waits", "the deaf_wait tool call");
   });
 
   it("a final-state check that hangs on the agent's code past the limit is the agent's forfeit", () => {
@@ -302,13 +305,13 @@ bwrap.describe("a rollout's time limit: the agent's stalling is its forfeit, the
     control.hang = false;
     try {
       const again = await runEval(env, { ...connect(stallServer.url, ["staller"]), concurrency: env.tasks.length, out, resume: true });
-      expect(again.resumed).toBe(6);
+      expect(again.resumed).toBe(7);
       const lines = readRollouts(out);
       expect(lines).toHaveLength(env.tasks.length);
       const rewards = Object.fromEntries(lines.map((r) => [r.task, r.reward]));
       // Fixed, the model and the hooks let their rollouts finish now; the forfeits were not played again.
-      expect(rewards).toEqual({ solves: 1, sleeps: 0, loops: 0, waits: 0, "check-hangs": 0, "policy-hangs": 1, "stalls-then-policy-hangs": 0, "llm-query-hangs": 1, "setup-hangs": 1, "finalize-hangs": 1 });
-      expect(lines.filter((r) => r.forfeit).map((r) => r.task).sort()).toEqual(["check-hangs", "loops", "sleeps", "stalls-then-policy-hangs", "waits"]);
+      expect(rewards).toEqual({ solves: 1, sleeps: 0, loops: 0, waits: 0, "deaf-waits": 0, "check-hangs": 0, "policy-hangs": 1, "stalls-then-policy-hangs": 0, "llm-query-hangs": 1, "setup-hangs": 1, "finalize-hangs": 1 });
+      expect(lines.filter((r) => r.forfeit).map((r) => r.task).sort()).toEqual(["check-hangs", "deaf-waits", "loops", "sleeps", "stalls-then-policy-hangs", "waits"]);
     } finally {
       modelHangs = true;
       control.hang = true;
