@@ -29,6 +29,8 @@ export const ERROR_CODES = [
   "SHUTTING_DOWN", "TIMEOUT", "SAMPLE_REGEX_REFUSED", "SAMPLE_TOO_DEEP", "SAMPLE_CRITERIA_TOO_LARGE",
   // A session step whose `turn` is not the session's (sent out of order, or another step at a turn already taken).
   "TURN_MISMATCH",
+  // A keyed session open or rollouts request whose key first came with another request (a retry must send the same one).
+  "KEY_MISMATCH",
   // The hub's (site/): a pushed result whose environment version or tarball hash the registry does not know.
   "UNKNOWN_VERSION", "INTEGRITY_MISMATCH", "EVAL_BUSY",
 ] as const;

@@ -67,14 +67,15 @@ def retry_after(value: Optional[str], default: float) -> float:
 
 
 # What a call may do when its answer never came (a timeout, a dropped connection, a 5xx):
-# "always": send it again (reads; finish, which the server answers again with the same score; open,
-#   whose duplicate only idles out);
+# "always": send it again (reads; finish, which the server answers again with the same score; close);
 # "unsent": send it again only if it surely never ran: the request never reached the server whole
 #   (connection refused, the send failed), or the answer was a 429 (sessions: refused before
 #   running) or a 503 with Retry-After (a refusal at the door). A step or tool call without a key.
-# "keyed": it carries a key (a step's `turn`, a tool call's `key`), so the server answers a second
-#   copy from its record instead of running it again: send it again after timeouts, 5xx (but not a
-#   replayed failure, which is final), 429, and SESSION_BUSY (the first copy is still running).
+# "keyed": it carries a key (a step's `turn`; a tool call's, open's or rollouts request's `key`), so
+#   the server answers a second copy from its record instead of running it again (an open finds the
+#   session the first copy opened, rollouts the first copy's answer): send it again after timeouts,
+#   5xx (but not a replayed failure, which is final), 429, and SESSION_BUSY (the first copy is still
+#   running).
 RETRY_MODES = ("always", "unsent", "keyed")
 REPLAYED = "idempotent-replayed"
 
@@ -95,10 +96,12 @@ class EnvClient:
     ``url`` defaults to ``$RUBRICATE_ENV_URL`` (else http://127.0.0.1:8000), ``token`` to
     ``$RUBRICATE_TOKEN``. Failures are retried with backoff (``retries``, default
     ``$RUBRICATE_ENV_RETRIES`` or 4) only when sending again is safe: a step carries the session's
-    turn (tracked for the sessions this client opened) and a tool call a key of its own, so a copy
-    of one that already ran is answered from the server's record, never run twice. A step without
-    a turn (a session this client did not open) is sent again only if it surely never ran.
-    Another 4xx is an error at once.
+    turn (tracked for the sessions this client opened), and a tool call, an open and a rollouts
+    request a key of their own, so a copy of one that already ran is answered from the server's
+    record, never run twice (no second session, no rollouts played twice). A step without a turn (a
+    session this client did not open) is sent again only if it surely never ran. Another 4xx is an
+    error at once. The keys need a server of the same release or later (older ones refuse them as
+    unknown fields, a 400).
     """
 
     def __init__(self, url: Optional[str] = None, token: Optional[str] = None, timeout: float = 170.0, retries: Optional[int] = None):
@@ -168,9 +171,12 @@ class EnvClient:
         with self._lock:
             self._turns.pop(session_id, None)
 
-    def open(self, task_id: Any = None, task_index: Optional[int] = None, task: Optional[dict] = None) -> dict:
+    def open(self, task_id: Any = None, task_index: Optional[int] = None, task: Optional[dict] = None, key: Optional[str] = None) -> dict:
+        """Opens a session; ``key`` (default: a fresh one) makes sending it again safe: a copy of an open
+        whose answer was lost gets the session the first one opened, not a second that would hold a
+        place of ``--max-sessions`` (and a sandbox) until it expired."""
         ref = {k: v for k, v in (("task_id", task_id), ("task_index", task_index), ("task", task)) if v is not None}
-        opened = self.request("POST", "/v1/sessions", ref)
+        opened = self.request("POST", "/v1/sessions", {**ref, "key": key or uuid.uuid4().hex}, retry="keyed")
         return self._track(opened["session_id"], opened)
 
     def step(self, session_id: str, content: str, tool_calls: Optional[list] = None, turn: Optional[int] = None) -> dict:
@@ -202,8 +208,10 @@ class EnvClient:
         except RubricateEnvError as e:  # already expired or the server restarted: nothing to free
             log.debug("close %s: %s", session_id, e)
 
-    def rollouts(self, policy: dict, k: int = 1, **task_ref: Any) -> dict:
-        return self.request("POST", "/v1/rollouts", {**task_ref, "k": k, "policy": policy})
+    def rollouts(self, policy: dict, k: int = 1, key: Optional[str] = None, **task_ref: Any) -> dict:
+        """Plays ``k`` rollouts of a task on the server against ``policy``; ``key`` (default: a fresh one)
+        makes sending it again safe: a copy gets the first one's rollouts (waiting while they play), never plays them twice."""
+        return self.request("POST", "/v1/rollouts", {**task_ref, "k": k, "policy": policy, "key": key or uuid.uuid4().hex}, retry="keyed")
 
     def reward_of(self, finished: dict) -> Optional[float]:
         """The reward as a float, or None (logged and counted) when the server could not compute one."""

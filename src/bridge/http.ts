@@ -17,6 +17,17 @@ export class HttpError extends Error {
   }
 }
 
+/** A route's answer sent with response headers of its own (`Idempotent-Replayed` on an answer given again from a record). */
+export class HttpAnswer {
+  constructor(
+    readonly body: unknown,
+    readonly headers: Record<string, string>,
+  ) {}
+}
+
+/** True when a request's work was aborted because its client hung up, not because the server stopped it. */
+export const clientClosed = (reason: unknown): boolean => reason instanceof HttpError && reason.code === "CLIENT_CLOSED";
+
 /** Bytes a client may keep sending after we decided its body is too large, before we hang up. */
 const DRAIN_LIMIT = 64 * 1024 * 1024;
 

@@ -7,7 +7,7 @@ import type { ErrorPolicy } from "../score/aggregate.js";
 import type { Rubric } from "../rubric/schema.js";
 import { bearerToken, tokenMatches } from "./auth.js";
 import { allowedHosts, guardRequest } from "./guard.js";
-import { answerClientErrors, HttpError, parseJson, readBody, sendError, sendJson } from "./http.js";
+import { answerClientErrors, HttpAnswer, HttpError, parseJson, readBody, sendError, sendJson } from "./http.js";
 import { defaultMapping, type FieldMapping } from "./protocol.js";
 import { requestScorer } from "./request-scoring.js";
 import { rewardRoutes, type Route } from "./routes.js";
@@ -248,7 +248,8 @@ function requestDispatcher({ routes, options, stats, inFlight, maxBody, hosts, d
       inFlight.add(controller);
       try {
         const answer = await route.handle(body, controller.signal);
-        sendJson(res, 200, answer, draining() ? { connection: "close" } : {}, route.serialize);
+        const { body: sent, headers } = answer instanceof HttpAnswer ? answer : { body: answer, headers: {} };
+        sendJson(res, 200, sent, draining() ? { ...headers, connection: "close" } : headers, route.serialize);
       } catch (e) {
         if (controller.signal.aborted && controller.signal.reason instanceof HttpError) throw controller.signal.reason;
         throw e;

@@ -3,7 +3,7 @@
  * generates; the environment runs tools, replies and scores) and rollouts the server plays
  * against the trainer's own policy endpoint. Routes, all JSON:
  *
- *   POST   /v1/sessions                    { task_id | task_index | task }      → the prompt, messages, tools
+ *   POST   /v1/sessions                    { task_id | task_index | task, key? } → the prompt, messages, tools
  *   GET    /v1/sessions                    open sessions and limits
  *   GET    /v1/sessions/:id                the conversation so far
  *   POST   /v1/sessions/:id/step           { content, tool_calls?, finish_reason?, turn? } → new messages, done
@@ -12,7 +12,8 @@
  *                                           (`turn`, `key`: what makes a retry safe; see `keyedAnswer`)
  *   POST   /v1/sessions/:id/finish         { response? }                        → reward, verdicts, feedback
  *   DELETE /v1/sessions/:id                closes it (hooks' work stops; idle sessions also expire)
- *   POST   /v1/rollouts                    { task…, k?, policy: { base_url, model, extra_body?, … } } → k rollouts
+ *   POST   /v1/rollouts                    { task…, k?, policy: { base_url, model, extra_body?, … }, key? } → k rollouts
+ *                                           (an open's or rollouts' `key`: sent again, the first one's answer; see kept-answers.ts)
  */
 import * as z from "zod";
 import type { Engine } from "../engine/engine.js";
@@ -26,7 +27,8 @@ import type { ChatMessage, ToolCall } from "../providers/types.js";
 import { canonicalJson } from "../text/canonical-json.js";
 import type { ErrorPolicy } from "../types.js";
 import { refuseTooDeep } from "./depth.js";
-import { HttpError } from "./http.js";
+import { HttpAnswer, HttpError } from "./http.js";
+import { keptAnswers } from "./kept-answers.js";
 import { parseRequest, wireResult } from "./protocol.js";
 import { StepToolCallSchema, toolCallsInText, type WireToolCall } from "./tool-calls.js";
 import { refusedCriteria } from "./sample-criteria.js";
@@ -54,6 +56,11 @@ export interface SessionRoutesOptions {
   maxGroup?: number;
   /** Accept task objects with their own `criteria` (default false: judge questions the operator did not write). */
   allowTaskCriteria?: boolean;
+  /**
+   * What is kept of finished keyed `/v1/rollouts` answers for their retries: at most `entries`
+   * answers (default 1024) and `bytes` of their JSON (default 64 MiB), the oldest going first.
+   */
+  keptRollouts?: { entries?: number; bytes?: number };
 }
 
 const TaskRefShape = {
@@ -61,7 +68,9 @@ const TaskRefShape = {
   task_index: z.number().int().nonnegative().optional(),
   task: z.unknown().optional(),
 };
-const OpenSchema = z.strictObject(TaskRefShape);
+/** A key the client chose for one call (a UUID, say), sent again with each retry of it. */
+const KeyShape = z.string().min(1).max(128).optional();
+const OpenSchema = z.strictObject({ ...TaskRefShape, key: KeyShape });
 const StepSchema = z.strictObject({
   content: z.string().default(""),
   tool_calls: z.array(StepToolCallSchema).max(128).optional(),
@@ -72,13 +81,12 @@ const StepSchema = z.strictObject({
 const ToolSchema = z.strictObject({
   id: z.string().min(1).max(256).optional(),
   arguments: z.union([z.string(), z.record(z.string(), z.unknown())]).default({}),
-  /** A key the client chose for this call (a UUID, say), sent again with each retry of it. */
-  key: z.string().min(1).max(128).optional(),
+  key: KeyShape,
 });
 const FinishSchema = z.strictObject({ response: z.string().optional() });
-const RolloutSchema = z.strictObject({ ...TaskRefShape, k: z.number().int().positive().default(1), policy: RemotePolicySchema });
+const RolloutSchema = z.strictObject({ ...TaskRefShape, k: z.number().int().positive().default(1), policy: RemotePolicySchema, key: KeyShape });
 
-const STATUS: Partial<Record<ErrorCode, number>> = { BAD_INPUT: 400, SESSION_NOT_FOUND: 404, SESSION_BUSY: 409, TURN_MISMATCH: 409, SESSION_TOO_LARGE: 413, SESSION_LIMIT: 429, ABORTED: 499 };
+const STATUS: Partial<Record<ErrorCode, number>> = { BAD_INPUT: 400, SESSION_NOT_FOUND: 404, SESSION_BUSY: 409, TURN_MISMATCH: 409, KEY_MISMATCH: 409, SESSION_TOO_LARGE: 413, SESSION_LIMIT: 429, ABORTED: 499 };
 
 /** Bytes of what a client sends into a session with one call (its text and tool arguments), charged to the memory budgets. */
 const sentBytes = (...parts: unknown[]): number => parts.reduce<number>((n, p) => n + (p === undefined ? 0 : Buffer.byteLength(typeof p === "string" ? p : JSON.stringify(p))), 0);
@@ -94,15 +102,17 @@ function asHttp(e: unknown): never {
 const REPLAYED_HEADER = "idempotent-replayed";
 
 /**
- * A keyed call's answer: its value, or its failure as the HTTP error it was the first time (a
- * replay marked with `Idempotent-Replayed: true`, so a client stops retrying what already ran).
- * Keys are what make a retry safe: a step sent without `turn`, or a tool call without `key`, that
- * timed out may have run, and sending it again runs it again.
+ * A keyed call's answer: its value, or its failure as the HTTP error it was the first time; one
+ * given again from the record is marked `Idempotent-Replayed: true` (a failure so marked is final,
+ * so a client stops retrying what already ran). Keys are what make a retry safe: a step sent
+ * without `turn`, a tool call, open or rollouts request without `key`, that timed out may have
+ * run, and sending it again runs it again.
  */
-function keyedAnswer<T>(outcome: KeyedOutcome<T>): T {
-  if (outcome.ok) return outcome.value;
+function keyedAnswer<T>(outcome: KeyedOutcome<T>): T | HttpAnswer {
+  const replayed = outcome.replayed ? { [REPLAYED_HEADER]: "true" } : undefined;
+  if (outcome.ok) return replayed ? new HttpAnswer(outcome.value, replayed) : outcome.value;
   const err = outcome.error;
-  throw new HttpError(STATUS[err.code] ?? 500, err.code, err.message, undefined, outcome.replayed ? { [REPLAYED_HEADER]: "true" } : {});
+  throw new HttpError(STATUS[err.code] ?? 500, err.code, err.message, undefined, replayed ?? {});
 }
 
 /** A step whose `turn` is not the session's: sent out of order, or for a turn the session already took with another step. */
@@ -242,22 +252,37 @@ export function sessionRoutes(options: SessionRoutesOptions): (method: string, p
 
   const collection: Record<string, ExtraRoute> = {
     POST: authedPost(async (body) => {
-      const ref = parseRequest(OpenSchema, body) as TaskRef;
+      const { key, ...ref } = parseRequest(OpenSchema, body) as TaskRef & { key?: string };
       refuseTaskCriteria(ref.task);
-      const { id, episode } = await withClientTask(ref.task, () => sessions.open(ref));
-      return describe(id, episode);
+      if (key === undefined) {
+        const { id, episode } = await withClientTask(ref.task, () => sessions.open(ref));
+        return describe(id, episode);
+      }
+      // Sent again after a lost answer, it finds the session the first copy opened (or is opening).
+      const outcome = await withClientTask(ref.task, () => sessions.openOnce(ref, { key, request: canonicalJson(ref) }, ({ id, episode }) => describe(id, episode)));
+      return keyedAnswer(outcome);
     }),
     GET: { method: "GET", auth: true, handle: async () => sessions.stats() },
   };
+  const kept = keptAnswers(options.keptRollouts);
   const rollouts = authedPost(async (body, signal) => {
-    const { task_id, task_index, task, k, policy } = parseRequest(RolloutSchema, body);
+    const { key, ...request } = parseRequest(RolloutSchema, body);
+    const { task_id, task_index, task, k, policy } = request;
     if (k > maxGroup) throw new HttpError(413, "TOO_MANY_ROLLOUTS", `k=${k} rollouts in one request; the limit is ${maxGroup} (--max-group)`, "k");
     refuseTaskCriteria(task);
     // The same task rules as sessions (client criteria refused unless the operator allowed them).
     const resolved = taskFromRef(env, { task_id, task_index, task }, { allowTaskCriteria: options.allowTaskCriteria });
     // Each rollout holds a sandbox as a session does: they share the --max-sessions cap.
-    const records = await withClientTask(task, () => sessions.hold(k, () => runRemoteRollouts(env, resolved, k, policy, { engine: options.engine, judge: options.judge, errors: options.errors, signal, allowHosts: options.allowPolicyHosts })));
-    return { env: { id: env.id, version: env.version }, task_id: resolved.id, rollouts: records.map(rolloutBody), rewards: records.map((r) => r.reward) };
+    const play = (stop: AbortSignal) =>
+      withClientTask(task, () =>
+        sessions.hold(k, async (held) => {
+          const records = await runRemoteRollouts(env, resolved, k, policy, { engine: options.engine, judge: options.judge, errors: options.errors, signal: AbortSignal.any([stop, held]), allowHosts: options.allowPolicyHosts });
+          return { env: { id: env.id, version: env.version }, task_id: resolved.id, rollouts: records.map(rolloutBody), rewards: records.map((r) => r.reward) };
+        }),
+      );
+    if (key === undefined) return play(signal);
+    // Keyed: the rollouts play on when the client hangs up, so its retry gets their answer instead of playing them again.
+    return keyedAnswer(await kept.run(key, canonicalJson(request), signal, play));
   });
 
   const one = (id: string, action: string | undefined, toolName: string | undefined): Record<string, ExtraRoute> | undefined => {

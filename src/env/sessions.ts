@@ -88,8 +88,22 @@ interface KeyedRecord<T = unknown> {
   outcome: { ok: true; value: T } | { ok: false; error: RubricateError };
 }
 
+/**
+ * A keyed open: the session it opened (or is opening) and its answer, found by the key while that
+ * session is open. Only keys of sessions being opened or open are kept, so there are never more
+ * than `maxSessions` of them.
+ */
+interface OpenRecord {
+  digest: string;
+  opening: Promise<{ id: string; answer: unknown }>;
+  /** Set once the session is open: its close forgets the key. */
+  id?: string;
+}
+
 interface Entry {
   episode: Session;
+  /** The key it was opened with (`openOnce`), forgotten when it closes. */
+  openKey?: string;
   /** One record per kind: memory stays bounded however long the session runs. */
   keyed: Partial<Record<CallKey["kind"], KeyedRecord>>;
   lastUsed: number;
@@ -105,10 +119,23 @@ interface Entry {
 export interface SessionManager {
   open(ref: TaskRef): Promise<{ id: string; episode: Session }>;
   /**
-   * Runs `fn` while `n` places of the session cap are taken (rollouts the server plays hold a
-   * sandbox each, as a session does): a `SESSION_LIMIT` error when they are not free.
+   * `open` for a client that may send it again without knowing whether it opened (its request
+   * timed out, the connection dropped): a second session would be an orphan holding a place of the
+   * cap and a sandbox until it expired. The same key asking the same thing (`request`, canonical
+   * JSON) while its session is open, or still opening, gets that session's `answer` as it was
+   * first made (`replayed`; a copy arriving mid-open waits for it), and no session is opened; the
+   * same key asking something else is `KEY_MISMATCH`. A failed open keeps nothing (no session was
+   * left behind), so sending it again opens anew. A key is forgotten when its session closes or
+   * expires: at most `maxSessions` are kept.
    */
-  hold<T>(n: number, fn: () => Promise<T>): Promise<T>;
+  openOnce<T>(ref: TaskRef, key: Omit<CallKey, "kind">, answer: (opened: { id: string; episode: Session }) => T): Promise<KeyedOutcome<T> & { ok: true }>;
+  /**
+   * Runs `fn` while `n` places of the session cap are taken (rollouts the server plays hold a
+   * sandbox each, as a session does): a `SESSION_LIMIT` error when they are not free. Its signal
+   * aborts when the manager closes all sessions (the server is shutting down): work nobody waits
+   * for (its client left, counting on a retry to find it) stops then too.
+   */
+  hold<T>(n: number, fn: (signal: AbortSignal) => Promise<T>): Promise<T>;
   /**
    * Runs `fn` on an open session (a `SESSION_NOT_FOUND` error when it is not open), keeping it
    * alive meanwhile. `bytes` is what the client sends with this call: charged to the session's and
@@ -151,6 +178,9 @@ export function createSessionManager(options: SessionManagerOptions): SessionMan
   const idleMs = options.idleMs ?? 600_000;
   const now = options.now ?? Date.now;
   const open = new Map<string, Entry>();
+  const openKeys = new Map<string, OpenRecord>();
+  /** The work `hold` runs, stopped by `closeAll`. */
+  const holding = new Set<AbortController>();
   const maxSessionBytes = options.maxSessionBytes ?? 32 * 1024 * 1024;
   const maxTotalBytes = options.maxTotalBytes ?? 512 * 1024 * 1024;
   let totalBytes = 0;
@@ -161,6 +191,8 @@ export function createSessionManager(options: SessionManagerOptions): SessionMan
 
   const closeEntry = (id: string, entry: Entry, reason: string) => {
     open.delete(id);
+    // Only this session's record: after a failed open the key may have opened another.
+    if (entry.openKey !== undefined && openKeys.get(entry.openKey)?.id === id) openKeys.delete(entry.openKey);
     totalBytes -= entry.bytes;
     // Teardown runs in the background; its failure is the episode's, never the caller's.
     entry.episode.close(reason).catch(() => undefined);
@@ -233,28 +265,65 @@ export function createSessionManager(options: SessionManagerOptions): SessionMan
     return { ...outcome, replayed: false };
   };
 
+  /** Opens a session for `ref`, taking a place of the cap while its sandbox and setup start. */
+  const start = async (ref: TaskRef, openKey?: string): Promise<{ id: string; episode: Session }> => {
+    const task = taskFromRef(env, ref, options);
+    makeRoom(1);
+    pending++;
+    try {
+      const episode = await startSession(env, task, { engine: options.engine, judge: options.judge, errors: options.errors, unsafeNoSandbox: options.unsafeNoSandbox });
+      const id = randomUUID();
+      open.set(id, { episode, openKey, keyed: {}, lastUsed: now(), busy: 0, changing: false, bytes: 0 });
+      opened++;
+      return { id, episode };
+    } finally {
+      pending--;
+    }
+  };
+
+  /** The session a keyed open opened, or is opening: its recorded answer, waited for. */
+  const reopen = async <T>(key: string, record: OpenRecord, digest: string): Promise<KeyedOutcome<T> & { ok: true }> => {
+    // The session's id stays out of the message: only the request that opened it gets it.
+    if (record.digest !== digest) throw new RubricateError("KEY_MISMATCH", `open key ${JSON.stringify(key)} came first with another request, whose session is ${record.id === undefined ? "still opening" : "open"}: a retry must send the same task; a new open needs a new key`);
+    const { id, answer } = await record.opening;
+    const entry = open.get(id);
+    if (entry) entry.lastUsed = now();
+    return { ok: true, value: answer as T, replayed: true };
+  };
+
   const manager: SessionManager = {
     async hold(n, fn) {
       makeRoom(n);
       pending += n;
+      const controller = new AbortController();
+      holding.add(controller);
       try {
-        return await fn();
+        return await fn(controller.signal);
       } finally {
+        holding.delete(controller);
         pending -= n;
       }
     },
-    async open(ref) {
-      const task = taskFromRef(env, ref, options);
-      makeRoom(1);
-      pending++;
+    open: (ref) => start(ref),
+    async openOnce<T>(ref: TaskRef, key: Omit<CallKey, "kind">, answer: (opened: { id: string; episode: Session }) => T) {
+      const digest = sha256Hex(key.request);
+      const known = openKeys.get(key.key);
+      if (known) return reopen<T>(key.key, known, digest);
+      // Recorded before the first await: a copy arriving while this one opens finds it and waits.
+      const record: OpenRecord = {
+        digest,
+        opening: start(ref, key.key).then((session) => {
+          record.id = session.id;
+          return { id: session.id, answer: answer(session) };
+        }),
+      };
+      openKeys.set(key.key, record);
       try {
-        const episode = await startSession(env, task, { engine: options.engine, judge: options.judge, errors: options.errors, unsafeNoSandbox: options.unsafeNoSandbox });
-        const id = randomUUID();
-        open.set(id, { episode, keyed: {}, lastUsed: now(), busy: 0, changing: false, bytes: 0 });
-        opened++;
-        return { id, episode };
-      } finally {
-        pending--;
+        const { answer: value } = await record.opening;
+        return { ok: true as const, value: value as T, replayed: false };
+      } catch (e) {
+        if (openKeys.get(key.key) === record) openKeys.delete(key.key);
+        throw e;
       }
     },
     async use(id, fn, bytes = 0, reads = false) {
@@ -283,6 +352,7 @@ export function createSessionManager(options: SessionManagerOptions): SessionMan
     },
     closeAll() {
       for (const [id, entry] of open) closeEntry(id, entry, "the server is shutting down");
+      for (const controller of holding) controller.abort(new RubricateError("ABORTED", "the server is shutting down"));
     },
     get size() {
       return open.size;

@@ -13,6 +13,8 @@ import { sessionRoutes } from "../../src/bridge/sessions.js";
 import { createEngine } from "../../src/engine/engine.js";
 import { loadEnvironment } from "../../src/env/load.js";
 import { createSessionManager, type SessionManager } from "../../src/env/sessions.js";
+import { startOpenAIServer, type TestServer } from "../../src/testing/servers/openai-server.js";
+import type { WireMessage } from "../env/world.js";
 import { ROOT } from "../helpers/cli.js";
 import { needs, which } from "../helpers/system.js";
 import { till } from "./fixtures/till/hooks.js";
@@ -92,7 +94,9 @@ def run(name, answers, fn):
 out = {}
 c = rubricate_env.EnvClient("http://127.0.0.1:1", retries=4)
 refused = urllib.error.URLError(ConnectionRefusedError(111, "refused"))
-run("open", [{"session_id": "s", "turns": 0}], lambda: c.open(task_index=0)["session_id"])
+run("open", [TimeoutError("timed out"), answer(502), {"session_id": "s", "turns": 0}], lambda: c.open(task_index=0)["session_id"])
+run("open_mismatch", [answer(409, "KEY_MISMATCH")], lambda: c.open(task_index=1, key="mine"))
+run("rollouts", [http.client.RemoteDisconnected("gone"), answer(429, "SESSION_LIMIT"), {"rewards": [1]}], lambda: c.rollouts({"model": "m"}, k=2, task_id="t")["rewards"])
 run("keyed_lost_then_busy", [TimeoutError("timed out"), answer(409, "SESSION_BUSY"), {"turns": 1}], lambda: c.step("s", "hi")["turns"])
 run("keyed_next_turn", [http.client.RemoteDisconnected("gone"), answer(502), {"turns": 2}], lambda: c.step("s", "again")["turns"])
 run("keyed_replayed_failure", [answer(500, "HOOK_FAILED", [("Idempotent-Replayed", "true")])], lambda: c.step("s", "x"))
@@ -122,6 +126,15 @@ python.describe("EnvClient retry rules by key (python3)", () => {
   it("sends a keyed step or tool call again after a lost answer, a 5xx or SESSION_BUSY, a keyless step only after what never ran", async () => {
     const { stdout } = await promisify(execFile)(python.path!, ["-c", MODES_SCRIPT, join(ROOT, "examples/trainers")], { env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1" } });
     const out = JSON.parse(stdout);
+    // An open and a rollouts request each carry a fresh key, the same on every copy of it, and are sent again after a lost answer.
+    expect(out.open).toMatchObject({ answer: "s", attempts: 3 });
+    expect(out.open.bodies[0]).toEqual({ task_index: 0, key: expect.stringMatching(/^[0-9a-f]{32}$/) });
+    expect(new Set(out.open.bodies.map((b: { key: string }) => b.key)).size).toBe(1);
+    expect(out.open_mismatch).toMatchObject({ raised: "409 KEY_MISMATCH", attempts: 1, bodies: [{ task_index: 1, key: "mine" }] });
+    expect(out.rollouts).toMatchObject({ answer: [1], attempts: 3 });
+    expect(out.rollouts.bodies[0]).toEqual({ task_id: "t", k: 2, policy: { model: "m" }, key: expect.stringMatching(/^[0-9a-f]{32}$/) });
+    expect(new Set(out.rollouts.bodies.map((b: { key: string }) => b.key)).size).toBe(1);
+    expect(out.rollouts.bodies[0].key).not.toBe(out.open.bodies[0].key);
     // The session this client opened: each step carries the turn the last answer gave, the same on every copy.
     expect(out.keyed_lost_then_busy).toEqual({ answer: 1, attempts: 3, bodies: Array(3).fill({ content: "hi", turn: 0 }) });
     expect(out.keyed_next_turn).toMatchObject({ answer: 2, attempts: 3, bodies: Array(3).fill({ content: "again", turn: 1 }) });
@@ -221,5 +234,101 @@ python.describe("EnvClient steps whose answer was lost (python3, a live server)"
     // It had run: sending it again would have charged twice.
     expect(till.charges - before).toBe(1);
     expect(await turnsOf(out.session_id)).toEqual({ turns: 1, assistant: 1 });
+  });
+});
+
+/**
+ * An open, and a rollouts request, whose answer never reaches the client: the server opens the
+ * session (plays the rollouts) but the answer comes only after the client's request timed out and
+ * it hung up. The client sends it again with the same key and gets the first one's session (its
+ * rollouts); the server holds one session (played them once).
+ */
+const LOST_SCRIPT = String.raw`
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import rubricate_env
+url, what, policy_url = sys.argv[2], sys.argv[3], sys.argv[4]
+client = rubricate_env.EnvClient(url, timeout=1.0, retries=6)
+try:
+    if what == "open":
+        out = {"answer": client.open(task_index=0)}
+    else:
+        out = {"answer": client.rollouts({"base_url": policy_url, "model": "till-agent"}, k=1, task_index=0)}
+except rubricate_env.RubricateEnvError as e:
+    out = {"raised": {"status": e.status, "code": e.code, "message": str(e)}}
+print(json.dumps(out))
+`;
+
+python.describe("EnvClient opens and rollouts whose answer was lost (python3, a live server)", () => {
+  let server: RewardServer;
+  let url: string;
+  let sessions: SessionManager;
+  let policy: TestServer<unknown>;
+  let policyCalls = 0;
+  /** The signals of the open and rollouts requests the server handled, in order. */
+  const requests: Record<string, AbortSignal[]> = { "/v1/sessions": [], "/v1/rollouts": [] };
+  const hungUp = (signal: AbortSignal) => new Promise<void>((r) => (signal.aborted ? r() : signal.addEventListener("abort", () => r(), { once: true })));
+
+  beforeAll(async () => {
+    const env = await loadEnvironment("tests/bridge/fixtures/till/env.yaml");
+    const engine = createEngine({ limits: { maxConcurrency: 2, maxRetries: 0, timeoutMs: 10_000 } });
+    sessions = createSessionManager({ env, engine });
+    // The policy's first answer of the first rollouts request waits until that request's client hung up.
+    policy = (await startOpenAIServer({
+      respond: async (body) => {
+        if (++policyCalls === 1) await hungUp(requests["/v1/rollouts"][0]);
+        return (body.messages as WireMessage[]).some((m) => m.role === "tool") ? "done" : { toolCalls: [{ id: "c1", name: "charge", arguments: { amount: 5 } }] };
+      },
+    })) as TestServer<unknown>;
+    const routes = sessionRoutes({ env, sessions, engine, allowPolicyHosts: [new URL(policy.url).host] });
+    // The first open runs to its end (the session is open), then its answer waits until the client hung up.
+    const losing = (method: string, path: string) => {
+      const route = routes(method, path);
+      if (!route || method !== "POST" || !(path in requests)) return route;
+      return {
+        ...route,
+        handle: async (body: unknown, signal: AbortSignal) => {
+          const first = requests[path].push(signal) === 1;
+          const answer = await route.handle(body, signal);
+          if (first && path === "/v1/sessions") await hungUp(signal);
+          return answer;
+        },
+      };
+    };
+    server = createRewardServer({ rubric: env.rubric, dynamicRoutes: losing, onClose: () => sessions.closeAll() });
+    url = await server.listen(0);
+  });
+  afterAll(async () => {
+    await server.close();
+    await policy.close();
+  });
+
+  const play = async (what: "open" | "rollouts") => {
+    const { stdout } = await promisify(execFile)(python.path!, ["-c", LOST_SCRIPT, join(ROOT, "examples/trainers"), url, what, policy.url], { env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1" } });
+    return JSON.parse(stdout) as { answer?: any; raised?: { status: number; code: string; message: string } };
+  };
+
+  it("sends the open again with its key: the session the first copy opened, and no second one", async () => {
+    const out = await play("open");
+    expect(out.raised).toBeUndefined();
+    expect(requests["/v1/sessions"].length).toBeGreaterThanOrEqual(2);
+    expect(sessions.stats()).toMatchObject({ open: 1, opened: 1 });
+    // The one session is the client's: it can step it.
+    await expect(sessions.use(out.answer.session_id, async (ep) => ep.turns, 0, true)).resolves.toBe(0);
+    sessions.closeAll();
+  });
+
+  it("sends the rollouts request again with its key: the first copy's rollouts, played once", async () => {
+    const charges = till.charges;
+    const tills = till.opened;
+    const out = await play("rollouts");
+    expect(out.raised).toBeUndefined();
+    expect(out.answer.rewards).toEqual([1]);
+    expect(out.answer.rollouts[0].messages).toContainEqual(expect.objectContaining({ role: "tool", content: expect.stringMatching(/^charged 5/) }));
+    expect(requests["/v1/rollouts"].length).toBeGreaterThanOrEqual(2);
+    // One rollout: a turn that charges, a turn that says done.
+    expect(policyCalls).toBe(2);
+    expect(till.charges - charges).toBe(1);
+    expect(till.opened - tills).toBe(1);
   });
 });

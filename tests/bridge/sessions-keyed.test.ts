@@ -1,8 +1,9 @@
 /**
- * Keyed retries of the session API (`serve --env`): a step carrying `turn`, or a tool call carrying
- * `key`, that is sent again (its client never got the answer: a timeout, a dropped connection, a
- * 5xx) gets the first call's answer and runs nothing again. The till's tool charges a card each
- * time it runs, so a turn applied twice shows as two charges and a turn twice in the transcript.
+ * Keyed retries of the session API (`serve --env`): a step carrying `turn`, or a tool call, open
+ * or rollouts request carrying `key`, that is sent again (its client never got the answer: a
+ * timeout, a dropped connection, a 5xx) gets the first call's answer and runs nothing again. The
+ * till's tool charges a card each time it runs, so a turn applied twice shows as two charges and a
+ * turn twice in the transcript; its setup counts the tills opened (sessions and rollouts).
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createRewardServer, type RewardServer } from "../../src/bridge/server.js";
@@ -11,6 +12,8 @@ import { createEngine } from "../../src/engine/engine.js";
 import { installHookGuard } from "../../src/env/isolation.js";
 import { loadEnvironment } from "../../src/env/load.js";
 import { createSessionManager } from "../../src/env/sessions.js";
+import { startOpenAIServer, type TestServer } from "../../src/testing/servers/openai-server.js";
+import type { WireMessage } from "../env/world.js";
 import { till } from "./fixtures/till/hooks.js";
 
 let server: RewardServer;
@@ -18,10 +21,25 @@ let url: string;
 let releaseGuard: () => void;
 const opened: string[] = [];
 
-async function call(method: string, path: string, body?: unknown): Promise<{ status: number; json: any; headers: Headers }> {
-  const res = await fetch(url + path, { method, headers: body === undefined ? {} : { "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+/** The trainer's policy for /v1/rollouts: charges once, then says done; each call counted, and held while `policyGate` is set. */
+let policy: TestServer<unknown>;
+let policyCalls = 0;
+let policyGate: Promise<void> | undefined;
+/**
+ * The signal of each open and rollouts request the server handled, by path, in order: a test sees
+ * that a copy reached the route (where a keyed copy finds the first one at once), and when the
+ * server knew a client hung up.
+ */
+const handled: Record<string, AbortSignal[]> = { "/v1/sessions": [], "/v1/rollouts": [] };
+
+async function call(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<{ status: number; json: any; headers: Headers }> {
+  const res = await fetch(url + path, { method, headers: body === undefined ? {} : { "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body), signal });
   return { status: res.status, json: await res.json(), headers: res.headers };
 }
+
+const waitFor = async (done: () => boolean) => {
+  while (!done()) await new Promise((r) => setTimeout(r, 5));
+};
 
 async function openSession(): Promise<string> {
   const res = await call("POST", "/v1/sessions", { task_index: 0 });
@@ -39,7 +57,20 @@ beforeAll(async () => {
   const env = await loadEnvironment("tests/bridge/fixtures/till/env.yaml");
   const engine = createEngine({ limits: { maxConcurrency: 2, maxRetries: 0, timeoutMs: 10_000 } });
   const sessions = createSessionManager({ env, engine });
-  server = createRewardServer({ rubric: env.rubric, dynamicRoutes: sessionRoutes({ env, sessions, engine }), onClose: () => sessions.closeAll() });
+  policy = (await startOpenAIServer({
+    respond: async (body) => {
+      policyCalls++;
+      await policyGate;
+      return (body.messages as WireMessage[]).some((m) => m.role === "tool") ? "done" : { toolCalls: [{ id: "c1", name: "charge", arguments: { amount: 4 } }] };
+    },
+  })) as TestServer<unknown>;
+  const routes = sessionRoutes({ env, sessions, engine, allowPolicyHosts: [new URL(policy.url).host] });
+  const watched = (method: string, path: string) => {
+    const route = routes(method, path);
+    if (!route || method !== "POST" || !(path in handled)) return route;
+    return { ...route, handle: (body: unknown, signal: AbortSignal) => (handled[path].push(signal), route.handle(body, signal)) };
+  };
+  server = createRewardServer({ rubric: env.rubric, dynamicRoutes: watched, onClose: () => sessions.closeAll() });
   url = await server.listen(0);
 });
 afterEach(async () => {
@@ -47,6 +78,7 @@ afterEach(async () => {
 });
 afterAll(async () => {
   await server.close();
+  await policy.close();
   releaseGuard();
 });
 
@@ -57,9 +89,11 @@ describe("a step sent again with its turn", () => {
     const first = await call("POST", `/v1/sessions/${id}/step`, { ...charge(), turn: 0 });
     expect(first.status).toBe(200);
     expect(first.json).toMatchObject({ turns: 1, messages: [{ role: "tool", content: `charged 1 (charge #${before + 1})` }] });
+    expect(first.headers.get("idempotent-replayed")).toBeNull();
     const again = await call("POST", `/v1/sessions/${id}/step`, { ...charge(), turn: 0 });
     expect(again.status).toBe(200);
     expect(again.json).toEqual(first.json);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
     expect(till.charges - before).toBe(1);
     expect(await assistantTurns(id)).toBe(1);
     // The session goes on from there; the next step is keyed by the next turn.
@@ -148,6 +182,7 @@ describe("a tool call sent again with its key", () => {
     expect(first.status).toBe(200);
     const again = await call("POST", `/v1/sessions/${id}/tools/charge`, { arguments: { amount: 3 }, key: "k-1" });
     expect(again.json).toEqual(first.json);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
     expect(till.charges - before).toBe(1);
     expect((await call("POST", `/v1/sessions/${id}/tools/charge`, { arguments: { amount: 3 }, key: "k-2" })).status).toBe(200);
     expect(till.charges - before).toBe(2);
@@ -166,5 +201,143 @@ describe("a tool call sent again with its key", () => {
     const turn = await call("POST", `/v1/sessions/${id}/step`, { content: "x", turn: -1 });
     expect(turn.status).toBe(400);
     expect(JSON.stringify(turn.json.error)).toMatch(/turn/);
+  });
+});
+
+describe("an open sent again with its key", () => {
+  const openKeyed = async (key: string, ref: Record<string, unknown> = { task_index: 0 }) => {
+    const res = await call("POST", "/v1/sessions", { ...ref, key });
+    if (res.status === 200) opened.push(res.json.session_id);
+    return res;
+  };
+  const openCount = async () => (await call("GET", "/v1/sessions")).json.open as number;
+
+  it("gets the same session's answer, marked replayed: one session open, one till", async () => {
+    const before = till.opened;
+    const first = await openKeyed("open-a");
+    expect(first.status).toBe(200);
+    expect(first.headers.get("idempotent-replayed")).toBeNull();
+    const again = await openKeyed("open-a");
+    expect(again.status).toBe(200);
+    expect(again.json).toEqual(first.json);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(till.opened - before).toBe(1);
+    expect(await openCount()).toBe(1);
+  });
+
+  it("while the first copy is still opening waits for it, and opens no second session", async () => {
+    const before = till.opened;
+    let release!: () => void;
+    till.holdOpen = () => new Promise<void>((r) => (release = r));
+    try {
+      const first = openKeyed("open-slow");
+      await waitFor(() => till.opened > before);
+      const seen = handled["/v1/sessions"].length;
+      const again = openKeyed("open-slow");
+      // The copy reached the route while the first still opens (a second open would start its setup here).
+      await waitFor(() => handled["/v1/sessions"].length > seen);
+      release();
+      const [a, b] = await Promise.all([first, again]);
+      expect(a.status).toBe(200);
+      expect(b.json).toEqual(a.json);
+      expect(b.headers.get("idempotent-replayed")).toBe("true");
+    } finally {
+      till.holdOpen = () => Promise.resolve();
+    }
+    expect(till.opened - before).toBe(1);
+    expect(await openCount()).toBe(1);
+  });
+
+  it("with another request is a 409 KEY_MISMATCH, and opens nothing", async () => {
+    expect((await openKeyed("open-b", { task_index: 0 })).status).toBe(200);
+    const before = till.opened;
+    const other = await openKeyed("open-b", { task_id: "t1" });
+    expect(other.status).toBe(409);
+    expect(other.json.error).toMatchObject({ code: "KEY_MISMATCH", message: expect.stringMatching(/came first with another request/) });
+    expect(till.opened).toBe(before);
+    expect(await openCount()).toBe(1);
+  });
+
+  it("after its session closed is a new open: keys live as long as their sessions", async () => {
+    const first = await openKeyed("open-c");
+    expect((await call("DELETE", `/v1/sessions/${first.json.session_id}`)).json.closed).toBe(true);
+    const again = await openKeyed("open-c");
+    expect(again.status).toBe(200);
+    expect(again.json.session_id).not.toBe(first.json.session_id);
+    expect(again.headers.get("idempotent-replayed")).toBeNull();
+  });
+
+  it("refuses a key that is not a short string (a 400 naming it)", async () => {
+    const res = await call("POST", "/v1/sessions", { task_index: 0, key: "k".repeat(129) });
+    expect(res.status).toBe(400);
+    expect(JSON.stringify(res.json.error)).toMatch(/key/);
+  });
+});
+
+describe("a rollouts request sent again with its key", () => {
+  const body = (key: string, extra: Record<string, unknown> = {}) => ({ task_index: 0, k: 1, policy: { base_url: policy.url, model: "till-agent", ...extra }, key });
+
+  it("gets the recorded answer, marked replayed: the policy is asked and the till charged once", async () => {
+    const calls = policyCalls;
+    const charges = till.charges;
+    const first = await call("POST", "/v1/rollouts", body("roll-a"));
+    expect(first.status).toBe(200);
+    expect(first.json.rewards).toEqual([1]);
+    expect(first.headers.get("idempotent-replayed")).toBeNull();
+    const again = await call("POST", "/v1/rollouts", body("roll-a"));
+    expect(again.status).toBe(200);
+    expect(again.json).toEqual(first.json);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    // One rollout: a turn that charges, a turn that says done.
+    expect(policyCalls - calls).toBe(2);
+    expect(till.charges - charges).toBe(1);
+  });
+
+  it("after its client hung up mid-play, plays on and answers the retry: nothing played twice", async () => {
+    const calls = policyCalls;
+    const charges = till.charges;
+    const tills = till.opened;
+    let release!: () => void;
+    policyGate = new Promise<void>((r) => (release = r));
+    try {
+      const hangUp = new AbortController();
+      const first = call("POST", "/v1/rollouts", body("roll-b"), hangUp.signal).catch((e: Error) => e);
+      await waitFor(() => policyCalls > calls);
+      const signals = handled["/v1/rollouts"];
+      const seen = signals.length;
+      hangUp.abort();
+      expect(await first).toBeInstanceOf(Error);
+      // The server has seen the client go before the policy answers.
+      await waitFor(() => signals[seen - 1].aborted);
+      const retry = call("POST", "/v1/rollouts", body("roll-b"));
+      await waitFor(() => signals.length > seen);
+      release();
+      const answered = await retry;
+      expect(answered.status).toBe(200);
+      expect(answered.json.rewards).toEqual([1]);
+      expect(answered.headers.get("idempotent-replayed")).toBe("true");
+    } finally {
+      policyGate = undefined;
+    }
+    expect(policyCalls - calls).toBe(2);
+    expect(till.charges - charges).toBe(1);
+    expect(till.opened - tills).toBe(1);
+  });
+
+  it("with another request is a 409 KEY_MISMATCH, and plays nothing", async () => {
+    expect((await call("POST", "/v1/rollouts", body("roll-c"))).status).toBe(200);
+    const calls = policyCalls;
+    const other = await call("POST", "/v1/rollouts", body("roll-c", { temperature: 0.3 }));
+    expect(other.status).toBe(409);
+    expect(other.json.error).toMatchObject({ code: "KEY_MISMATCH", message: expect.stringMatching(/a retry must send the same request/) });
+    expect(policyCalls).toBe(calls);
+  });
+
+  it("without a key plays again: only a key makes a retry safe", async () => {
+    const calls = policyCalls;
+    const { key: _key, ...keyless } = body("unused");
+    expect((await call("POST", "/v1/rollouts", keyless)).status).toBe(200);
+    expect((await call("POST", "/v1/rollouts", keyless)).status).toBe(200);
+    expect(policyCalls - calls).toBe(4);
   });
 });

@@ -95,6 +95,73 @@ describe("session manager", () => {
     sessions.closeAll();
   });
 
+  it("opens a keyed open once: the same key and request get that session and its first answer, no second session", async () => {
+    const sessions = createSessionManager({ env, engine });
+    let answers = 0;
+    const describe = ({ id }: { id: string }) => ({ id, answer: ++answers });
+    const key = { key: "open-1", request: '{"task_index":0}' };
+    const first = await sessions.openOnce({ task_index: 0 }, key, describe);
+    expect(first).toEqual({ ok: true, value: { id: expect.any(String), answer: 1 }, replayed: false });
+    const again = await sessions.openOnce({ task_index: 0 }, key, describe);
+    expect(again).toEqual({ ...first, replayed: true });
+    expect(answers).toBe(1);
+    expect(sessions.stats()).toMatchObject({ open: 1, opened: 1 });
+    // Another key is another open.
+    const other = await sessions.openOnce({ task_index: 0 }, { ...key, key: "open-2" }, describe);
+    expect(other.value.id).not.toBe(first.value.id);
+    expect(sessions.size).toBe(2);
+    sessions.closeAll();
+  });
+
+  it("refuses a key sent with another request (KEY_MISMATCH), opening nothing", async () => {
+    const sessions = createSessionManager({ env, engine });
+    const opened = await sessions.openOnce({ task_index: 0 }, { key: "k", request: '{"task_index":0}' }, ({ id }) => id);
+    const mismatch = sessions.openOnce({ task_index: 1 }, { key: "k", request: '{"task_index":1}' }, ({ id }) => id);
+    await expect(mismatch).rejects.toMatchObject({ code: "KEY_MISMATCH", message: expect.stringMatching(/^open key "k" came first with another request, whose session is open: a retry must send the same task/) });
+    // Another request under a key does not learn the session that key opened.
+    await expect(mismatch).rejects.not.toMatchObject({ message: expect.stringContaining(opened.value) });
+    expect(sessions.stats()).toMatchObject({ open: 1, opened: 1 });
+    sessions.closeAll();
+  });
+
+  it("forgets a key when its session closes or expires: the same key then opens a new session", async () => {
+    let now = 0;
+    const sessions = createSessionManager({ env, engine, idleMs: 1000, now: () => now });
+    const key = { key: "k", request: "{}" };
+    const first = await sessions.openOnce({ task_index: 0 }, key, ({ id }) => id);
+    expect(sessions.close(first.value)).toBe(true);
+    const second = await sessions.openOnce({ task_index: 0 }, key, ({ id }) => id);
+    expect(second).toMatchObject({ replayed: false });
+    expect(second.value).not.toBe(first.value);
+    now = 5000;
+    expect(sessions.sweep()).toBe(1);
+    const third = await sessions.openOnce({ task_index: 0 }, key, ({ id }) => id);
+    expect(third.replayed).toBe(false);
+    expect([first.value, second.value]).not.toContain(third.value);
+    expect(sessions.stats()).toMatchObject({ open: 1, opened: 3 });
+    sessions.closeAll();
+  });
+
+  it("keeps nothing of a keyed open that failed: sent again, it opens once there is room", async () => {
+    const sessions = createSessionManager({ env, engine, maxSessions: 1 });
+    const a = await sessions.open({ task_index: 0 });
+    const key = { key: "k", request: "{}" };
+    await expect(sessions.openOnce({ task_index: 0 }, key, ({ id }) => id)).rejects.toMatchObject({ code: "SESSION_LIMIT" });
+    sessions.close(a.id);
+    const opened = await sessions.openOnce({ task_index: 0 }, key, ({ id }) => id);
+    expect(opened.replayed).toBe(false);
+    expect(sessions.size).toBe(1);
+    sessions.closeAll();
+  });
+
+  it("stops held work (server-played rollouts) when it closes all sessions", async () => {
+    const sessions = createSessionManager({ env, engine });
+    const held = sessions.hold(1, (signal) => new Promise((_, reject) => signal.addEventListener("abort", () => reject(signal.reason))));
+    sessions.closeAll();
+    await expect(held).rejects.toMatchObject({ code: "ABORTED", message: expect.stringMatching(/shutting down/) });
+    expect(sessions.stats().open).toBe(0);
+  });
+
   it("resolves tasks by id, index or object, and says what is wrong with a bad reference", () => {
     expect(taskFromRef(env, { task_id: "late-return" }).id).toBe("late-return");
     expect(taskFromRef(env, { task_index: 2 }).id).toBe(env.tasks[2].id);
