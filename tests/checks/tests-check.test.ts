@@ -12,6 +12,7 @@ import { PYTHON_CANDIDATE, PYTHON_JUDGE } from "../../src/checks/code/python.js"
 import { bubblewrapCodeRunner, childProcessRunner, sandboxCodeRunner } from "../../src/checks/code/runner.js";
 import type { SandboxBackend } from "../../src/sandbox/types.js";
 import { needs, which } from "../helpers/system.js";
+import { HOSTILE_CODE } from "./code/hostile-code.js";
 
 const python = needs("python3", () => which("python3"), "apt-get install python3");
 const prlimit = needs("prlimit", () => which("prlimit"), "apt-get install util-linux");
@@ -64,6 +65,16 @@ describe("where the code runs", () => {
       await expect(runCheck({ tests: { language: "python", tests: ["assert True"] } }, { response: "x = 1" })).rejects.toMatchObject({ code: "SANDBOX", message: expect.stringMatching(/not installed: ENOENT.*--unsafe-no-sandbox/) });
     } finally {
       setCodeRunner(previous);
+    }
+  });
+  it("where esbuild cannot start, a JavaScript or TypeScript check is an error naming it, never a \"does not compile\"", async () => {
+    const previous = process.env.ESBUILD_BINARY_PATH;
+    process.env.ESBUILD_BINARY_PATH = "/nonexistent/esbuild";
+    try {
+      await expect(runCheck({ tests: { language: "typescript", tests: ["assert.ok(true)"] } }, { response: "export const x = 1" })).rejects.toMatchObject({ code: "CHECK_FAILED", message: expect.stringMatching(/esbuild could not start.*\/nonexistent\/esbuild/) });
+    } finally {
+      if (previous === undefined) delete process.env.ESBUILD_BINARY_PATH;
+      else process.env.ESBUILD_BINARY_PATH = previous;
     }
   });
   it("a sandbox runtime plugs in through sandboxCodeRunner: one sandbox per process, the tests only on the judge's stdin, all destroyed", async () => {
@@ -206,15 +217,35 @@ describe("tests check: JavaScript and TypeScript", () => {
     expect(broken.pass).toBe(false);
     expect(broken.reasoning).toMatch(/^the code does not compile/);
   });
-  it("a response nested deep enough to crash esbuild's service (600,000 brackets) fails alone: the next JavaScript and TypeScript checks still compile", async () => {
-    const deep = "```js\nvar x = " + "(".repeat(600_000) + "1" + ")".repeat(600_000) + "\n```";
-    const crashed = await runCheck({ tests: { language: "javascript", tests: ["assert.ok(false)"] } }, { response: deep });
-    expect(crashed.pass).toBe(false);
-    for (const language of ["javascript", "typescript"] as const) {
-      const next = await runCheck({ tests: { language, tests: ["assert.strictEqual(add(1, 2), 3)"] } }, { response: "```js\nfunction add(a, b) { return a + b }\n```" });
-      expect(next.pass, next.reasoning).toBe(true);
-    }
+  it("a batch with every known crasher and blocker of esbuild: each is refused as code that does not compile and scores 0, even beside a right answer; the samples beside them pass", async () => {
+    const tests = ["assert.strictEqual(add(1, 2), 3)", "assert.strictEqual(add(2, 2), 4)"];
+    const right = "function add(a, b) { return a + b }\n";
+    const hostile = HOSTILE_CODE.map(({ code }) => runCheck({ tests: { language: "javascript", tests, reward: "share" } }, { response: "```js\n" + right + code + "\n```" }));
+    const innocent = (["javascript", "typescript", "javascript", "typescript"] as const).map((language) => runCheck({ tests: { language, tests, reward: "share" } }, { response: "```js\n" + right + "```" }));
+    const [refused, passed] = [await Promise.all(hostile), await Promise.all(innocent)];
+    refused.forEach((verdict, i) => expect(verdict, HOSTILE_CODE[i].name).toEqual({ pass: false, score: 0, reasoning: "the code does not compile: nested more than 1,000 levels deep (the limit; real code nests a few dozen)", source: "check" }));
+    passed.forEach((verdict) => expect(verdict).toEqual({ pass: true, score: 1, reasoning: "2/2 tests passed", source: "check" }));
   }, 60_000);
+  it.concurrent("a solution with 100,000 brackets in a string, brackets in a regex and a template, and ordinary nesting compiles and passes", async ({ expect }) => {
+    const response = [
+      "```ts",
+      `const OPEN: string = "${"(".repeat(100_000)}"; // a long run of brackets, as data`,
+      "const PAIRS = /[()]/g;",
+      "export function depth(s: string): number {",
+      "  let level = 0, deepest = 0;",
+      "  for (const ch of s.match(PAIRS) ?? []) {",
+      "    level += ch === \"(\" ? 1 : -1;",
+      "    deepest = level > deepest ? level : deepest;",
+      "  }",
+      "  return deepest;",
+      "}",
+      "export const describe = (s: string): string => `${s.length} chars, ${depth(s) > 2 ? \"deep\" : depth(s) > 0 ? \"shallow\" : \"flat\"} (${\"[\".repeat(2)})`;",
+      "export function openRun(): number { return depth(OPEN); }",
+      "```",
+    ].join("\n");
+    const tests = ["assert.strictEqual(depth('(()(()))'), 3)", "assert.strictEqual(openRun(), 100000)", "assert.strictEqual(describe('(())'), '4 chars, shallow ([[)')"];
+    expect(await runCheck({ tests: { language: "typescript", tests } }, { response })).toEqual({ pass: true, reasoning: "3/3 tests passed", source: "check" });
+  });
   it.concurrent("a test that awaits is judged when it ends: returned promises, async IIFEs and top-level await fail wrong code and pass right code", async ({ expect }) => {
     const tests = ["return Promise.resolve().then(() => assert.strictEqual(add(1, 2), 3))", "(async () => { assert.strictEqual(await add(2, 2), 4) })()", "assert.strictEqual(await add(3, 4), 7)", "await new Promise(() => {})"];
     const score = async (body: string) => (await runCheck({ tests: { language: "javascript", tests, reward: "share", test_timeout_ms: 1000 } }, { response: "```js\n" + body + "\n```" })).score;

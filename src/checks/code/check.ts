@@ -7,13 +7,13 @@
  * The kind's settings and the runner choice live in spec.ts; this harness (with the referee, the
  * runners and the sandbox behind them) loads on the first run of a `tests` check (kinds/tests.ts).
  */
-import { createRequire } from "node:module";
 import pLimit from "p-limit";
 import { availableParallelism } from "node:os";
 import { RubricateError } from "../../errors.js";
 import type { Sample } from "../../types.js";
 import { renderTemplate } from "../../text/template.js";
 import type { CheckInput, CheckResult } from "../kind.js";
+import { compileToCommonJs, type Compiled } from "./compile.js";
 import { programs } from "./harness.js";
 import { referee, type RefereeResult } from "./relay.js";
 import { bubblewrapCodeRunner, childProcessRunner, type CodeRunner } from "./runner.js";
@@ -81,31 +81,9 @@ export function readTests(spec: TestsSpec, sample: Sample): string[] {
   return [value];
 }
 
-let esbuild: { transformSync: (code: string, options: Record<string, unknown>) => { code: string }; stop: () => Promise<void> } | undefined;
-
-/** esbuild's words for its service process having died (the one its synchronous calls share). */
-const SERVICE_DIED = /The service (was stopped|is no longer running)/;
-
-/**
- * TypeScript to JavaScript (types stripped, CommonJS so `export function` lands on `module.exports`).
- * A response nested deep enough (300,000 brackets, or `!` signs) overflows the stack of esbuild's
- * service, one per process: stopped, it starts afresh on the next call. Left dead, every later
- * JavaScript and TypeScript check of the process, other samples' too, was "does not compile".
- */
-function toJavaScript(code: string, language: TestsSpec["language"], retried = false): { code?: string; error?: string } {
-  if (language === "python") return { code };
-  esbuild ??= createRequire(import.meta.url)("esbuild");
-  try {
-    return { code: esbuild!.transformSync(code, { loader: language === "typescript" ? "ts" : "js", format: "cjs", target: "node20" }).code };
-  } catch (e) {
-    const message = (e as Error).message;
-    if (SERVICE_DIED.test(message)) {
-      void esbuild!.stop();
-      // "no longer running": it died before this code reached it, so the code gets a fresh service.
-      if (!retried && /no longer running/.test(message)) return toJavaScript(code, language, true);
-    }
-    return { error: message.split("\n").slice(0, 3).join(" ") };
-  }
+/** Python as it is; JavaScript and TypeScript as CommonJS (compile.ts: sized, measured, compiled in a process of its own). */
+async function toJavaScript(code: string, language: TestsSpec["language"]): Promise<Compiled> {
+  return language === "python" ? { code } : compileToCommonJs(code, language);
 }
 
 interface TestReport {
@@ -137,9 +115,10 @@ export function readReport(run: RefereeResult, total: number): TestReport {
 /** Runs one `tests` check: the response's code against the tests, in the runner in force. */
 export async function runTests(spec: TestsSpec, { text, sample }: CheckInput): Promise<CheckResult> {
   const tests = readTests(spec, sample);
-  const source = toJavaScript(extractCode(text, spec.language), spec.language);
+  const source = await toJavaScript(extractCode(text, spec.language), spec.language);
   if (source.error !== undefined) return { pass: false, reasoning: `the code does not compile: ${source.error}`, ...(spec.reward === "share" ? { score: 0 } : {}) };
-  const testSources = spec.language === "typescript" ? tests.map((t) => toJavaScript(t, "typescript").code ?? t) : tests;
+  // A test that does not compile goes as written: it fails in the judge, with its error.
+  const testSources = spec.language === "typescript" ? await Promise.all(tests.map(async (t) => (await compileToCommonJs(t, "typescript")).code ?? t)) : tests;
   const timeoutMs = spec.timeout_ms ?? 10_000;
   const perTestS = Math.max(1, Math.ceil((spec.test_timeout_ms ?? 3000) / 1000));
   const memoryMb = spec.memory_mb ?? 512;
