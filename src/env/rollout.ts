@@ -41,7 +41,8 @@ export { lastAssistantText, renderTranscript } from "./sample.js";
  * A hook that fails, a sandbox that cannot start and the rollout's own timeout end this rollout
  * with an `error` (reward null), never the eval; `teardown` and the sandbox's cleanup always run.
  * The timeout is the agent's `forfeit` (reward 0) instead when it fires during the agent's own
- * action, a tool call or the final-state checks: a failing agent must not stall its way out of its 0.
+ * action, a tool call or the final-state checks, or after its actions took half of the limit or
+ * more (phase.ts): a failing agent must not stall its way out of its 0.
  * @example const rec = await rollout(env, createPolicy("openai:gpt-4.1-mini"), env.tasks[0], { engine, judge }); rec.reward
  */
 export async function rollout(env: Environment, policy: Policy, task: Task, options: RolloutOptions): Promise<RolloutRecord> {
@@ -55,7 +56,8 @@ export async function rollout(env: Environment, policy: Policy, task: Task, opti
   if (outer?.aborted) onOuterAbort();
   else outer?.addEventListener("abort", onOuterAbort, { once: true });
   let timedOut = false;
-  // The agent's action the limit ended, read when it fires: by the time the abort is caught, that action is over.
+  const timeoutMessage = `task "${task.id}" ran longer than ${harness.rollout_timeout_ms} ms`;
+  // What of the agent's the limit ended (stallOf), read when it fires: by the time the abort is caught, that action is over.
   let stalled: string | undefined;
   let episode: Episode | undefined;
   const timer =
@@ -64,7 +66,7 @@ export async function rollout(env: Environment, policy: Policy, task: Task, opti
       : setTimeout(() => {
           timedOut = true;
           stalled = episode && stallOf(episode, harness.rollout_timeout_ms!);
-          controller.abort(new RubricateError("ROLLOUT_TIMEOUT", `task "${task.id}" ran longer than ${harness.rollout_timeout_ms} ms`));
+          controller.abort(new RubricateError("ROLLOUT_TIMEOUT", timeoutMessage));
         }, harness.rollout_timeout_ms);
   const signal = controller.signal;
   // The conversation as it starts: what the record holds even when the episode cannot open.
@@ -130,10 +132,9 @@ export async function rollout(env: Environment, policy: Policy, task: Task, opti
     }
     if (!timedOut && isFinalStateForfeit(err)) forfeit = err;
     else if (timedOut) {
-      const message = `task "${task.id}" ran longer than ${harness.rollout_timeout_ms} ms`;
       // The agent's own stalling is its forfeit; the harness's slowness (a model call, a hook) is an error, run again by --resume.
-      if (stalled !== undefined) forfeit = new RubricateError("ROLLOUT_TIMEOUT", `${message}: the limit ended ${stalled}`);
-      else error = { code: "ROLLOUT_TIMEOUT", message };
+      if (stalled !== undefined) forfeit = new RubricateError("ROLLOUT_TIMEOUT", `${timeoutMessage}: the limit ended ${stalled}`);
+      else error = { code: "ROLLOUT_TIMEOUT", message: timeoutMessage };
       stopReason = "timeout";
     } else {
       error = { code: err.code, message: err.message };

@@ -179,8 +179,9 @@ export interface RolloutRecord {
   error?: { code: ErrorCode; message: string };
   /**
    * Set when the agent made its own scoring impossible and is scored 0 for it: the time limit
-   * ended its tool call or the final-state checks on its work (`ROLLOUT_TIMEOUT`), or its work
-   * folder was too large to check (`SANDBOX`). A result: `--resume` keeps it.
+   * ended its tool call or the final-state checks on its work, or came after its own actions took
+   * half of it or more (`ROLLOUT_TIMEOUT`), or its work folder was too large to check (`SANDBOX`).
+   * A result: `--resume` keeps it.
    */
   forfeit?: { code: ErrorCode; message: string };
   reward: number | null;
