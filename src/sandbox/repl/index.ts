@@ -169,6 +169,11 @@ export async function startPythonRepl(sandbox: Sandbox, options: { contextFile?:
   };
   await start();
   let queue: Promise<unknown> = Promise.resolve();
+  /** Kills the REPL and what it started; settles once they are gone (or after a short grace, where a backend cannot tell). */
+  const stopProcess = async () => {
+    proc.kill();
+    await withTimeout(proc.exited, CLOSE_GRACE_MS);
+  };
   // Killed by an abort: started again by the next cell, not at once (an abort usually ends the episode, whose close is under way).
   let down = false;
   const runOne = async (code: string, timeoutMs: number, signal?: AbortSignal): Promise<ReplResult> => {
@@ -182,8 +187,7 @@ export async function startPythonRepl(sandbox: Sandbox, options: { contextFile?:
     proc.stdin.write(`${JSON.stringify({ code })}\n`);
     const next = await withTimeout(lines.next(), timeoutMs, signal);
     if (next === "aborted") {
-      proc.kill();
-      await withTimeout(proc.exited, CLOSE_GRACE_MS);
+      await stopProcess();
       down = true;
       return stopped();
     }
@@ -204,10 +208,7 @@ export async function startPythonRepl(sandbox: Sandbox, options: { contextFile?:
       queue = result.catch(() => undefined);
       return result;
     },
-    async close() {
-      proc.kill();
-      await withTimeout(proc.exited, CLOSE_GRACE_MS);
-    },
+    close: stopProcess,
   };
 }
 
