@@ -57,7 +57,8 @@ export interface Episode {
   /**
    * The agent's own action running now ("the bash tool call", "the final-state checks"), or
    * undefined while a model call, a hook or a sandbox start runs (or nothing does): a rollout's
-   * time limit that ends the agent's action is its forfeit, scored 0; one that ends the harness's work, an error.
+   * time limit that ends the agent's action is its forfeit, scored 0; one that ends the harness's
+   * work, an error, unless the agent's own actions took half of the limit (`agentTimeMs`, phase.ts `stallOf`).
    */
   agentAction(): string | undefined;
   /** Milliseconds the agent's own actions have taken so far (model calls they made not counted). */
