@@ -9,6 +9,7 @@ import { RubricateError } from "../errors.js";
 import { jsonLineValue } from "../config/jsonl.js";
 import { csvRecords } from "./csv.js";
 import { decodeUtf8, invalidUtf8Message } from "../text/utf8.js";
+import { issueLines } from "../config/issues.js";
 
 const LABEL_WORDS: Record<string, boolean> = { true: true, false: false, yes: true, no: false, "1": true, "0": false };
 
@@ -77,7 +78,7 @@ export interface VerdictSet {
 }
 
 function zodProblem(error: z.ZodError): string {
-  return error.issues.map((i) => (i.path.length ? `${i.path.join(".")}: ${i.message}` : i.message)).join("; ");
+  return issueLines(error).join("; ");
 }
 
 function jsonLines(text: string, file?: string): { value: unknown; line: number }[] {

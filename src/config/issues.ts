@@ -52,6 +52,29 @@ export function explainIssues(error: z.ZodError, data: unknown, options: Explain
   return out;
 }
 
+/** Options of `issueLines`. */
+export interface IssueLinesOptions {
+  /** What a path-less issue is about ("task", "the answer"); without it such a message stands alone. */
+  root?: string;
+  /** Where the value sits, written before every path (`["data"]` gives "data.spec.version"). */
+  prefix?: readonly PropertyKey[];
+  /** At most this many issues (default: all): one mistake repeated 2,000 times helps nobody. */
+  max?: number;
+}
+
+/**
+ * Zod issues as "path: message" lines, for a value whose problems are told in one sentence (a
+ * request body, a queued job, a line of a dataset) rather than at file:line:col (`explainIssues`).
+ * @example issueLines(parsed.error, { root: "task" }).join("; ") // "inputs.question: Required"
+ */
+export function issueLines(error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] }, options: IssueLinesOptions = {}): string[] {
+  const { root, prefix = [], max = Infinity } = options;
+  return error.issues.slice(0, max).map((issue) => {
+    const where = [...prefix, ...issue.path].map(String).join(".") || root;
+    return where === undefined ? issue.message : `${where}: ${issue.message}`;
+  });
+}
+
 /**
  * The keys the schema allows at `path` (following the data through arrays and unions, e.g. into
  * the branch of a check whose kind the data names); undefined when the path leads nowhere known.

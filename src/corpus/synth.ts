@@ -26,6 +26,7 @@ import { addUsage, emptyUsage, type Usage } from "../types.js";
 import { criteriaDiscriminate, matchesReference, supportedBy, type CheckAnswer } from "./synth-checks.js";
 import { CLOSED_BOOK_SYSTEM_PROMPT, SYNTH_SYSTEM_PROMPT, synthRepairPrompt, synthUserPrompt } from "./synth-prompt.js";
 import type { Chunk } from "./types.js";
+import { issueLines } from "../config/issues.js";
 
 /** Why a drafted task was not kept. */
 export type RejectReason = "bad-chunk-id" | "lint" | "duplicate" | "unsupported" | "weak-criteria" | "closed-book";
@@ -263,7 +264,7 @@ export function readDraft(text: string): { draft: SynthDraft } | { problems: str
     return { problems: [`the answer is not valid YAML: ${isRubricateError(e) ? e.message : String(e)}`] };
   }
   const parsed = SynthDraftSchema.safeParse(data);
-  if (!parsed.success) return { problems: parsed.error.issues.map((i) => `${i.path.join(".") || "the answer"}: ${i.message}`) };
+  if (!parsed.success) return { problems: issueLines(parsed.error, { root: "the answer" }) };
   return { draft: parsed.data };
 }
 

@@ -14,6 +14,7 @@ import { lintRubric, type LintFinding, type LintRule } from "../rubric/lint.js";
 import { parseRubric } from "../rubric/load.js";
 import { IdSchema, type Rubric } from "../rubric/schema.js";
 import { parseYamlSource } from "../config/yaml-source.js";
+import { issueLines } from "../config/issues.js";
 
 export { IMPORTANCE_POINTS, type DraftInput, type DraftResponse, type Importance } from "./prompt.js";
 
@@ -97,7 +98,7 @@ export function evaluateDraft(text: string, input: DraftInput, options: Partial<
     return { problems: [`the answer is not valid YAML: ${isRubricateError(e) ? e.message : String(e)}`] };
   }
   const parsed = DraftSchema.safeParse(data);
-  if (!parsed.success) return { problems: parsed.error.issues.map((i) => `${i.path.join(".") || "the document"}: ${i.message}`) };
+  if (!parsed.success) return { problems: issueLines(parsed.error, { root: "the document" }) };
   const built = toRubricFile(parsed.data, input);
   if ("problems" in built) return built;
   const yaml = renderYaml(built.file, input, options);

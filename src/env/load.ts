@@ -4,7 +4,7 @@ import { pathToFileURL } from "node:url";
 import { isMap, isPair, isScalar, parseDocument } from "yaml";
 import { compileJsonSchema } from "../checks/compile.js";
 import { RubricateError, type SourceLocation } from "../errors.js";
-import { keysByName } from "../config/issues.js";
+import { issueLines, keysByName } from "../config/issues.js";
 import { failWith, parseConfig, readConfigText, type LocatedIssue } from "../config/load.js";
 import { jsonLineValue } from "../config/jsonl.js";
 import { loadRubricSync, parseRubric } from "../rubric/load.js";
@@ -119,7 +119,7 @@ const TASK_KEYS = ["id", "answer", "criteria", "files", "setup", "meta"];
 function normaliseTask(raw: Record<string, unknown>, index: number): Task | string {
   const shaped = "inputs" in raw ? raw : { ...pick(raw, TASK_KEYS), inputs: omit(raw, TASK_KEYS) };
   const parsed = TaskSchema.safeParse(shaped);
-  if (!parsed.success) return parsed.error.issues.map((x) => `${x.path.join(".") || "task"}: ${x.message}`).join("; ");
+  if (!parsed.success) return issueLines(parsed.error, { root: "task" }).join("; ");
   const t = parsed.data;
   return {
     id: String(t.id ?? index + 1),

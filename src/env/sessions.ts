@@ -7,6 +7,7 @@ import { startSession, type Session } from "./session.js";
 import type { Engine } from "../engine/engine.js";
 import { TaskSchema } from "./schema.js";
 import type { Environment, Task } from "./types.js";
+import { issueLines } from "../config/issues.js";
 
 /** Which task a session plays: one of the environment's by id or index, or a task object. */
 export interface TaskRef {
@@ -35,7 +36,7 @@ export function taskFromRef(env: Environment, ref: TaskRef, options: { allowTask
     return env.tasks[i];
   }
   const parsed = TaskSchema.safeParse(ref.task);
-  if (!parsed.success) throw new RubricateError("BAD_INPUT", `task: ${parsed.error.issues.map((i) => `${i.path.join(".") || "task"} ${i.message}`).join("; ")}`);
+  if (!parsed.success) throw new RubricateError("BAD_INPUT", `task: ${issueLines(parsed.error, { root: "task" }).join("; ")}`);
   if (parsed.data.criteria && !options.allowTaskCriteria) throw new RubricateError("BAD_INPUT", "task.criteria: this server scores only its environment's rubric (client-supplied criteria are off)");
   return { id: parsed.data.id === undefined ? "client-task" : String(parsed.data.id), inputs: parsed.data.inputs, answer: parsed.data.answer, ...(parsed.data.criteria ? { criteria: parsed.data.criteria } : {}), fromClient: true };
 }

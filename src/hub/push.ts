@@ -6,6 +6,7 @@ import { jsonFileValue, jsonLineValue } from "../config/jsonl.js";
 import { parseJsonText } from "../text/json.js";
 import { rubricateVersion } from "./package.js";
 import { HUB_RESULT_SCHEMA, HubResultSchema, type HubResult } from "./results.js";
+import { issueLines } from "../config/issues.js";
 
 /** What a run knows that its rollout records do not. */
 export interface HubResultMeta {
@@ -160,7 +161,7 @@ export async function pushAll(hub: string, results: HubResult[], pendingFile: st
 function hubResults(items: unknown[], path: string): HubResult[] {
   return items.map((item, i) => {
     const checked = HubResultSchema.safeParse(item);
-    if (!checked.success) throw new RubricateError("SCHEMA", `result ${i + 1} is not a hub result: ${checked.error.issues.map((x) => `${x.path.join(".")}: ${x.message}`).join("; ")}`, { location: { file: path } });
+    if (!checked.success) throw new RubricateError("SCHEMA", `result ${i + 1} is not a hub result: ${issueLines(checked.error, { root: "the result" }).join("; ")}`, { location: { file: path } });
     return checked.data;
   });
 }

@@ -29,6 +29,7 @@ import type { Environment } from "../env/types.js";
 import { loadEnvironmentSpec } from "../hub/resolve.js";
 import { EvalChunkSchema, envFingerprint, type EvalChunk, type EvalChunkResult, type EvalSpec } from "./eval-job.js";
 import { ScoreChunkSchema, checkChunkVersion, fingerprintOf, isJudgeFileRef, pathInside, workerCachePath, workerCacheUrl, type ScoreChunk, type ScoreChunkResult, type ScoreSpec } from "./score-job.js";
+import { issueLines } from "../config/issues.js";
 
 /** Options of `startQueueWorker`. */
 export interface QueueWorkerOptions {
@@ -251,10 +252,7 @@ function refuseMalformed(job: Job, schema: z.ZodType, unreadable: string | undef
     if (typeof version === "string") checkChunkVersion({ version });
     const parsed = schema.safeParse(job.data);
     if (parsed.success) return;
-    reason = parsed.error.issues
-      .slice(0, 3)
-      .map((issue) => `${["data", ...issue.path.map(String)].join(".")}: ${issue.message}`)
-      .join("; ");
+    reason = issueLines(parsed.error, { prefix: ["data"], max: 3 }).join("; ");
   }
   throw new Unrecoverable(`chunk ${job.id} (kind "${job.name}") is malformed; ${reason}. No coordinator of this rubricate version wrote it (another program, or pushed by hand?): it fails without retries`);
 }

@@ -16,6 +16,7 @@ import { reasoningView, type ReasoningMode } from "./reasoning-view.js";
 import { attachGroups, groupMemberOf, type GroupBy, type GroupFields, type GroupSummary } from "./group.js";
 import { dirname } from "node:path";
 import { addUsage, emptyUsage, type Sample, type ScoreResult, type Verdict } from "../types.js";
+import { issueLines } from "../config/issues.js";
 
 /** Options of `score`, `scoreStream` and `scoreSample`: judge, checks, concurrency, error policy, groups. */
 export interface ScoreOptions {
@@ -223,7 +224,7 @@ function prepareCriteria(rubric: Rubric, sample: Sample): Criterion[] | Rubricat
   const extra: Criterion[] = [];
   for (const [i, raw] of sample.criteria.entries()) {
     const parsed = CriterionSchema.safeParse(raw);
-    if (!parsed.success) return new RubricateError("BAD_INPUT", `sample criterion ${i + 1}: ${parsed.error.issues.map((x) => `${x.path.join(".") || "criterion"}: ${x.message}`).join("; ")}`);
+    if (!parsed.success) return new RubricateError("BAD_INPUT", `sample criterion ${i + 1}: ${issueLines(parsed.error, { root: "criterion" }).join("; ")}`);
     extra.push(parsed.data);
   }
   const ids = new Set(rubric.criteria.map((c) => c.id));

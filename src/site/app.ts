@@ -29,6 +29,7 @@ import { RegistryClient, versionDoc, type Packument } from "./registry.js";
 import type { ResultStore } from "./store.js";
 import type { EvalRunner } from "./evals.js";
 import { addressKey, DEFAULT_UNKNOWN_TOKENS_PER_MINUTE, DEFAULT_WRITES_PER_MINUTE, MinuteLimit } from "./limits.js";
+import { issueLines } from "../config/issues.js";
 
 /** Default limit of a pushed result's body: a summary with rollouts of a few hundred tasks. */
 export const DEFAULT_BODY_LIMIT = 5 * 1024 * 1024;
@@ -393,7 +394,7 @@ export function createHubApp(options: HubAppOptions): Hono<{ Variables: { secure
     }
     const parsed = HubResultSchema.safeParse(body);
     if (!parsed.success) {
-      const issues = parsed.error.issues.slice(0, 5).map((i) => `${i.path.join(".") || "(root)"}: ${i.message}`);
+      const issues = issueLines(parsed.error, { root: "(root)", max: 5 });
       throw new HttpError(422, "INVALID_REQUEST", `not a hub result: ${issues.join("; ")}`);
     }
     const result = parsed.data;
