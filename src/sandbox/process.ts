@@ -13,6 +13,8 @@ export interface ChildCommand {
 export interface RawExecResult extends Omit<ExecResult, "stdout" | "stderr"> {
   stdout: Buffer;
   stderr: Buffer;
+  /** Why the command could not start (ENOENT, EACCES, …); exit 127 and stderr say so too. */
+  startError?: Error;
 }
 
 /** Runs an argv inside a sandbox with binary output. */
@@ -117,14 +119,14 @@ export function runChildRaw(command: ChildCommand, options: RunOptions): Promise
       }
       if (sig !== null && exitCode !== null && exitCode > 128) exitCode = null;
       const stderr = spawnError ? Buffer.from(`cannot start ${command.file}: ${spawnError.message}`) : err.buffer();
-      resolve({ exitCode: spawnError ? 127 : exitCode, signal: sig, stdout: out.buffer(), stderr, truncated: out.truncated || err.truncated, ...(limit ? { limit } : {}), ms: Date.now() - started });
+      resolve({ exitCode: spawnError ? 127 : exitCode, signal: sig, stdout: out.buffer(), stderr, truncated: out.truncated || err.truncated, ...(limit ? { limit } : {}), ...(spawnError ? { startError: spawnError } : {}), ms: Date.now() - started });
     });
   });
 }
 
 /** `runChildRaw` with UTF-8 text output. */
 export async function runChild(command: ChildCommand, options: RunOptions): Promise<ExecResult> {
-  const r = await runChildRaw(command, options);
+  const { startError: _, ...r } = await runChildRaw(command, options);
   return { ...r, stdout: r.stdout.toString("utf8"), stderr: r.stderr.toString("utf8") };
 }
 

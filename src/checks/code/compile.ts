@@ -15,11 +15,11 @@
  * alone, and a compile past its time is killed. Starting a process costs ~6 ms against the
  * service's ~1.5 ms, beside a run that starts two sandboxes.
  */
-import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import { availableParallelism } from "node:os";
 import pLimit from "p-limit";
 import { RubricateError } from "../../errors.js";
+import { runChildRaw } from "../../sandbox/process.js";
 import { nestingDepth } from "./nesting.js";
 
 /** Characters of code compiled at most: a solution is a few KB; 1 MiB of flat code compiles in ~0.2 s. */
@@ -38,7 +38,7 @@ export const COMPILE_TIMEOUT_MS = 5000;
 /** Bytes of compiled code read at most (esbuild writes non-ASCII as `\u` escapes, up to 6 bytes a character). */
 const MAX_COMPILED_BYTES = 8 * MAX_CODE_CHARS;
 
-/** Bytes of esbuild's error output kept: the first error and its location. */
+/** Bytes of esbuild's error output read for its first error and location (a crash's trace runs longer). */
 const MAX_ERROR_BYTES = 64 * 1024;
 
 /**
@@ -82,41 +82,16 @@ export function esbuildBinary(): string {
  * One compile in a fresh esbuild process, with no size or nesting check: whatever the code does
  * to that process (a stack overflow, minutes of work) ends it alone.
  */
-export function esbuildInOwnProcess(code: string, loader: "js" | "ts", timeoutMs = COMPILE_TIMEOUT_MS): Promise<Compiled> {
-  return new Promise((resolve, reject) => {
-    const binary = esbuildBinary();
-    const child = spawn(binary, [`--loader=${loader}`, "--format=cjs", "--target=node20", "--log-level=error", "--log-limit=1", "--color=false"], { stdio: ["pipe", "pipe", "pipe"], env: {} });
-    const output: Buffer[] = [];
-    let outputBytes = 0;
-    let errors = "";
-    let stopped: string | undefined;
-    const stop = (why: string) => {
-      stopped ??= why;
-      child.kill("SIGKILL");
-    };
-    const timer = setTimeout(() => stop(`compiling took longer than ${count(timeoutMs)} ms`), timeoutMs);
-    child.stdout.on("data", (chunk: Buffer) => {
-      outputBytes += chunk.length;
-      if (outputBytes > MAX_COMPILED_BYTES) stop(`the compiled code is over ${count(MAX_COMPILED_BYTES)} bytes`);
-      else output.push(chunk);
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      if (errors.length < MAX_ERROR_BYTES) errors += chunk.toString("utf8");
-    });
-    // esbuild may exit before reading all of its input (a fatal error): the write then fails, the exit says why.
-    child.stdin.on("error", () => undefined);
-    child.on("error", (e) => {
-      clearTimeout(timer);
-      reject(new RubricateError("CHECK_FAILED", `tests: esbuild could not start to compile the code (${binary}): ${e.message}`, { cause: e }));
-    });
-    child.on("close", (exit, signal) => {
-      clearTimeout(timer);
-      if (stopped !== undefined) resolve({ error: stopped });
-      else if (exit === 0) resolve({ code: Buffer.concat(output).toString("utf8") });
-      else resolve({ error: firstError(errors) ?? `esbuild stopped (${signal ?? `exit ${exit}`})` });
-    });
-    child.stdin.end(code);
-  });
+export async function esbuildInOwnProcess(code: string, loader: "js" | "ts", timeoutMs = COMPILE_TIMEOUT_MS): Promise<Compiled> {
+  const binary = esbuildBinary();
+  const args = [`--loader=${loader}`, "--format=cjs", "--target=node20", "--log-level=error", "--log-limit=1", "--color=false"];
+  // One byte past the limit tells compiled code that fills it from code that overflows it.
+  const run = await runChildRaw({ file: binary, args, env: {} }, { stdin: code, timeoutMs, outputBytes: MAX_COMPILED_BYTES + 1 });
+  if (run.startError) throw new RubricateError("CHECK_FAILED", `tests: esbuild could not start to compile the code (${binary}): ${run.startError.message}`, { cause: run.startError });
+  if (run.limit === "timeout") return { error: `compiling took longer than ${count(timeoutMs)} ms` };
+  if (run.stdout.length > MAX_COMPILED_BYTES) return { error: `the compiled code is over ${count(MAX_COMPILED_BYTES)} bytes` };
+  if (run.exitCode === 0) return { code: run.stdout.toString("utf8") };
+  return { error: firstError(run.stderr.subarray(0, MAX_ERROR_BYTES).toString("utf8")) ?? `esbuild stopped (${run.signal ?? `exit ${run.exitCode}`})` };
 }
 
 /**

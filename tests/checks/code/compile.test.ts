@@ -51,6 +51,12 @@ describe("compiling a response's JavaScript and TypeScript", () => {
     expect((await compileToCommonJs(ADD, "typescript")).code).toContain("add");
   });
 
+  it("compiled code past its byte limit fails, however much esbuild writes", async () => {
+    // esbuild escapes each ꙮ as \uA66E: 1.5 million of them compile to 9 MB, past the 8 MiB read.
+    const wide = "x='" + "ꙮ".repeat(1_500_000) + "'";
+    expect(await esbuildInOwnProcess(wide, "js")).toEqual({ error: "the compiled code is over 8,388,608 bytes" });
+  });
+
   it("esbuild dying on one code fails that compile alone: the compiles in flight beside it, until it dies, succeed", async () => {
     // 300,000 `!` overflow esbuild's stack (the nesting limit refuses them before; here they reach it).
     let dying = true;
