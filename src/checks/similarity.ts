@@ -12,6 +12,7 @@
  * `lexical-only-reward`): pair it with a correctness check or a judge question.
  */
 import { distance } from "fastest-levenshtein";
+import { CJK_CLASS } from "../text/words.js";
 
 /** Most words per text in ROUGE-L; beyond, the texts are cut (the LCS table is words × words). */
 export const ROUGE_MAX_TOKENS = 4000;
@@ -26,8 +27,8 @@ export function editSimilarity(a: string, b: string): number {
   return longer === 0 ? 1 : 1 - distance(x, y) / longer;
 }
 
-/** Han, Hiragana and Katakana: written without spaces, so each character is a token (as CJK ROUGE implementations do). */
-const CJK = "\\p{Script=Han}\\p{Script=Hiragana}\\p{Script=Katakana}";
+// Han, Hiragana and Katakana characters are each a token, as CJK ROUGE implementations have them.
+const CJK = CJK_CLASS;
 const TOKEN = new RegExp(`[${CJK}]|(?:(?![${CJK}])[\\p{L}\\p{M}\\p{N}])+`, "gu");
 
 /**

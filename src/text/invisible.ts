@@ -4,10 +4,8 @@
  * blank U+2800, which shows as a space but is not white space to `\s`. A policy can slip them
  * into a word to hide it from a string check, or fill a section with them to look non-empty.
  */
-const INVISIBLE_CLASS = String.raw`\p{Default_Ignorable_Code_Point}\u2800`;
+export const INVISIBLE_CLASS = String.raw`\p{Default_Ignorable_Code_Point}\u2800`;
 export const INVISIBLE = new RegExp(`[${INVISIBLE_CLASS}]`, "gu");
-/** A run of white space and invisible characters: what separates words as a reader sees them. */
-export const WORD_SEPARATOR = new RegExp(`[\\s${INVISIBLE_CLASS}]+`, "u");
 
 /** The text without its invisible characters. */
 export const stripInvisible = (text: string): string => text.replace(INVISIBLE, "");

@@ -322,9 +322,27 @@ describe("length under attack", () => {
     }
   });
 
-  it("honest text counts as before: white space of any kind separates, punctuation does not", async () => {
-    expect((await runCheck({ length: { max: 5, unit: "words" } }, { response: " one two\u00A0three\nfour\tfive " })).reasoning).toBe("5 words (allowed 0–5)");
-    expect((await runCheck({ length: { max: 5, unit: "words" } }, { response: "well-known, state-of-the-art" })).reasoning).toBe("2 words (allowed 0–5)");
+  it("a long answer whose words are joined by punctuation is still many words", async () => {
+    const words = ["one", "two", "three", "four", "five", "six", "seven"];
+    for (const joiner of ["/", "-", "_", ".", ",", "'", "|", "+", "…", "·", "\u2014", "\u3001"]) {
+      expect(await runCheck({ length: { max: 5, unit: "words" } }, { response: words.join(joiner) }), JSON.stringify(joiner)).toMatchObject({ pass: false, reasoning: "7 words (allowed 0–5)" });
+    }
+  });
+
+  it("padding of marks or punctuation is no words under a min", async () => {
+    for (const pad of [" \u0301", " .", " -", " \u3164", " \u2800"]) {
+      expect((await runCheck({ length: { min: 5, unit: "words" } }, { response: `ok${pad.repeat(300)}` })).reasoning, JSON.stringify(pad)).toBe("1 words (allowed 5–∞)");
+    }
+  });
+
+  it("honest text: white space of any kind and punctuation separate words; a number is one; each CJK character is one", async () => {
+    const words = (response: string) => runCheck({ length: { max: 5, unit: "words" } }, { response }).then((r) => r.reasoning);
+    expect(await words(" one two\u00A0three\nfour\tfive ")).toBe("5 words (allowed 0–5)");
+    expect(await words("well-known, state-of-the-art")).toBe("6 words (allowed 0–5)");
+    expect(await words("It's 3.14, not 1,000,000.")).toBe("5 words (allowed 0–5)");
+    expect(await words("Ça coûte 20 €, naïvement")).toBe("4 words (allowed 0–5)");
+    expect(await words("cafe\u0301 Москва")).toBe("2 words (allowed 0–5)");
+    expect(await words("東京タワーは2024年")).toBe("8 words (allowed 0–5)");
   });
 });
 

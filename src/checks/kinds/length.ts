@@ -4,7 +4,8 @@
  * rubric:  check: { length: { max: 150, unit: words } }
  */
 import * as z from "zod";
-import { stripInvisible, WORD_SEPARATOR } from "../../text/invisible.js";
+import { stripInvisible } from "../../text/invisible.js";
+import { countWords } from "../../text/words.js";
 import { defineCheck } from "../kind.js";
 
 export const LengthSpec = z
@@ -16,16 +17,16 @@ export type LengthSpec = z.infer<typeof LengthSpec>;
 export const length = defineCheck<LengthSpec>({
   key: "length",
   spec: LengthSpec,
-  summary: "the text has at least min and at most max characters or words",
+  summary: "the text has at least min and at most max characters or words (runs of letters and digits: `a/b/c` is three, each CJK character one)",
   pure: true,
   passesEmpty: (spec) => (spec.min ?? 0) === 0,
   fix: (_spec, { criterionId }) => `Code check "${criterionId}" rewards length alone: give it \`when:\` a correctness criterion so a wrong answer cannot collect it.`,
   run(spec, { text }) {
     const unit = spec.unit ?? "chars";
-    // Words are separated by white space and by characters that show as nothing or as a space
-    // without being white space to \s (a zero-width space, the Braille blank, a Hangul filler):
-    // else a long answer joined by them would count as one word under a `max`.
-    const size = unit === "words" ? text.split(WORD_SEPARATOR).filter(Boolean).length : visibleChars(text);
+    // Words are runs of letters and digits (text/words.ts): punctuation, invisible characters and
+    // blank-looking letters separate them, else a long answer joined by them ("a/b/c", zero-width
+    // spaces) would count as one word under a `max`.
+    const size = unit === "words" ? countWords(text) : visibleChars(text);
     const pass = (spec.min === undefined || size >= spec.min) && (spec.max === undefined || size <= spec.max);
     return { pass, reasoning: `${size} ${unit} (allowed ${spec.min ?? 0}–${spec.max ?? "∞"})` };
   },
