@@ -14,8 +14,11 @@ export const CJK_CLASS = String.raw`\p{Script=Han}\p{Script=Hiragana}\p{Script=K
 const OTHER = `(?![${CJK_CLASS}${INVISIBLE_CLASS}])`;
 const WORD = new RegExp(`[${CJK_CLASS}]|${OTHER}[\\p{L}\\p{N}](?:${OTHER}[\\p{L}\\p{M}\\p{N}])*`, "gu");
 
-/** A separator between digits (1,000,000 · 3.14): part of the number, not a break between two words. */
-const IN_NUMBER = /(?<=\p{N})[.,](?=\p{N})/gu;
+/**
+ * A separator inside a number (1,000,000 · 3.14): part of it, not a break between two words. Only
+ * between runs of digits that no letter touches: "word1.2word" stays two words.
+ */
+const IN_NUMBER = /(?<=(?:^|[^\p{L}\p{M}\p{N}])\p{N}+)[.,](?=\p{N}+(?:$|[^\p{L}\p{M}\p{N}]))/gu;
 
 /**
  * The words of a text: `well-known` is two, `don't` two, `3.14` one, `東京タワー` five; invisible
