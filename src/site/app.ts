@@ -4,7 +4,7 @@
  *
  * Who sees what is the registry's call, per request: the visitor's token (a bearer header, or the
  * sign-in cookie) is passed to the registry and forgotten; a package the registry does not show
- * to that token is "not found" here, and so are its results.
+ * to that token is "not found" here, and so are its results and the progress of its evals.
  */
 import { Hono, type Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
@@ -429,9 +429,13 @@ export function createHubApp(options: HubAppOptions): Hono<{ Variables: { secure
     const id = await options.evals.start({ env: body.env, version: body.version, integrity: published.dist.integrity, models: body.models as string[], registry: doc!.registry, user });
     return c.json({ id, progress: `/api/evals/${id}` }, 202);
   });
-  app.get("/api/evals/:id", (c) => {
-    const progress = options.evals?.progress(c.req.param("id"));
-    if (!progress) throw new HttpError(404, "NOT_FOUND", `no eval ${c.req.param("id")}`);
+  // An eval's progress is its environment's data: shown to whom the registry shows the package (a
+  // public one to anyone, a private one to a token that may read it), else the same 404 as an
+  // unknown id, so a private eval's id is no key to it and its existence does not show.
+  app.get("/api/evals/:id", async (c) => {
+    const id = c.req.param("id");
+    const progress = options.evals?.progress(id);
+    if (!progress || !(await registries.packument(progress.env, tokenOf(c)))) throw new HttpError(404, "NOT_FOUND", `no eval ${id} (or the registry does not show its environment to you: private packages need a token)`);
     return c.json(progress);
   });
 

@@ -222,6 +222,35 @@ describe("hub serve app [Verdaccio]", () => {
     expect(started).toEqual(["0.2.0"]);
   });
 
+  it("GET /api/evals/:id: an eval of a private environment only for a token the registry shows it to; a public one for anyone", async () => {
+    const queued: Record<string, { env: string; version: string }> = { pub: { env: "@acme/times-env", version: "0.2.0" }, priv: { env: "@private/secret-env", version: "1.0.0" } };
+    const progress = (id: string) => (queued[id] ? { id, ...queued[id], models: ["mini"], state: "running" as const, done: 1, total: 4 } : undefined);
+    const evals = { models: ["mini"], busy: () => undefined, start: async () => "priv", progress };
+    const withEvals = createHubApp({ registries: new RegistryClient({ registries: [registry.url] }), store, evals });
+    const read = (id: string, headers: Record<string, string> = {}) => withEvals.request(`/api/evals/${id}`, { headers });
+    // Allowed: the public environment's eval to anyone, the private one to alice's token (bearer or the sign-in cookie the page's script sends).
+    for (const headers of [{}, { authorization: "Bearer not-a-token" }] as Record<string, string>[]) {
+      const pub = await read("pub", headers);
+      expect(pub.status).toBe(200);
+      expect(await pub.json()).toMatchObject({ id: "pub", env: "@acme/times-env", done: 1, total: 4 });
+    }
+    for (const headers of [{ authorization: `Bearer ${token}` }, { cookie: `rubricate_token=${token}` }] as Record<string, string>[]) {
+      const priv = await read("priv", headers);
+      expect(priv.status).toBe(200);
+      expect(await priv.json()).toMatchObject({ id: "priv", env: "@private/secret-env" });
+    }
+    // Refused: no token or one the registry refuses get the answer an unknown id gets, naming nothing of the eval.
+    const unknown = await read("nope");
+    expect(unknown.status).toBe(404);
+    for (const headers of [{}, { authorization: "Bearer not-a-token" }] as Record<string, string>[]) {
+      const priv = await read("priv", headers);
+      expect(priv.status).toBe(404);
+      const body = (await priv.json()) as { error: { code: string; message: string } };
+      expect(body.error.code).toBe("NOT_FOUND");
+      expect(JSON.stringify(body)).not.toContain("secret-env");
+    }
+  });
+
   it("never writes the token to the store or the log, and never shows a stack trace", async () => {
     const db = readFileSync(join(work, "hub.db"));
     const wal = (() => {
