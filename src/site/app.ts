@@ -65,7 +65,7 @@ class HttpError extends Error {
   }
 }
 
-/** The codes of hono's own refusals (its middleware throws an HTTPException) by status; other 4xx are INVALID_REQUEST. */
+/** The codes of hono's own refusals (its middleware throws an HTTPException) by status; other 4xx are INVALID_REQUEST, other 5xx INTERNAL. */
 const REFUSAL_CODES: Partial<Record<number, ErrorCode>> = {
   401: "UNAUTHORIZED",
   // The only 403 hono raises here is the CSRF check's.
@@ -75,15 +75,17 @@ const REFUSAL_CODES: Partial<Record<number, ErrorCode>> = {
   413: "BODY_TOO_LARGE",
   415: "UNSUPPORTED_MEDIA_TYPE",
   429: "RATE_LIMITED",
+  // A 5xx thrown on purpose: hono's timeout middleware's 504; other 5xx are INTERNAL.
+  504: "TIMEOUT",
 };
 
-/** What a refusal of hono's says: its own message, or (the CSRF check gives none) why the hub refuses it. */
+/** What an HTTPException's answer says: its own message, or (the CSRF check gives none) why the hub refuses it. */
 function refusalMessage(err: HTTPException): string {
   if (err.message) return err.message;
   if (err.status === 403) {
     return "refused: a form or text body is taken only from this hub's own pages (same Origin), so another site cannot act with a visitor's sign-in; API clients send Content-Type: application/json";
   }
-  return `refused (HTTP ${err.status})`;
+  return err.status >= 500 ? `the hub could not answer (HTTP ${err.status})` : `refused (HTTP ${err.status})`;
 }
 
 /** The visitor's registry token: `Authorization: Bearer …`, else the sign-in cookie. */
@@ -247,6 +249,17 @@ export function createHubApp(options: HubAppOptions): Hono<{ Variables: { secure
     if (err instanceof HttpError) return errorAnswer(c, err.status, err.code, err.message);
     // hono's middleware (the CSRF check) refuses by throwing: the visitor's mistake, not the hub's, so no log line.
     if (err instanceof HTTPException && err.status < 500) return errorAnswer(c, err.status, REFUSAL_CODES[err.status] ?? "INVALID_REQUEST", refusalMessage(err));
+    // Any other 5xx thrown on purpose (hono's timeout middleware's 504, a 503 with Retry-After) is
+    // the hub's side, so it is logged, but as the answer it is: its status and message, one line
+    // without a stack (the timeout's exception is one object made at load, its stack no request's),
+    // and the visitor gets that status, message and Retry-After, not a 500. A plain 500 (hono's
+    // own, for a bug of the hub's) is a crash below.
+    if (err instanceof HTTPException && err.status > 500) {
+      log(`${c.req.method} ${c.req.path}: HTTP ${err.status}${err.message ? `: ${err.message}` : ""}`);
+      const retryAfter = err.res?.headers.get("retry-after");
+      if (retryAfter) c.header("retry-after", retryAfter);
+      return errorAnswer(c, err.status, REFUSAL_CODES[err.status] ?? "INTERNAL", refusalMessage(err));
+    }
     const known = isRubricateError(err) && err.code === "REGISTRY_DOWN";
     // The log names the request and the error, never a header: the token stays out of it.
     log(`${c.req.method} ${c.req.path}: ${isRubricateError(err) ? `${err.code}: ${err.message}` : (err.stack ?? String(err))}`);

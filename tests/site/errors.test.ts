@@ -2,9 +2,11 @@
  * How the hub answers a request it refuses: hono's own middleware refuses by throwing an
  * HTTPException (the CSRF check's 403), which must keep its status and get the hub's shape (JSON
  * under /api, the error page elsewhere) without a line in the log, as the hub's own refusals do;
- * only a crash is a 500.
+ * a 5xx one (hono's timeout) keeps its status and message and is logged as one line; only a crash
+ * is a 500.
  */
 import { HTTPException } from "hono/http-exception";
+import { timeout } from "hono/timeout";
 import { describe, expect, it } from "vitest";
 import { DEMO_INTEGRITY, demoHub, hubResult } from "./fixtures.js";
 
@@ -63,5 +65,36 @@ describe("hub serve: refusals keep their status", () => {
     expect(((await crash.json()) as { error: { code: string } }).error.code).toBe("INTERNAL");
     expect(log).toHaveLength(1);
     expect(log[0]).toMatch(/^GET \/api\/crash: Error: a bug/);
+  });
+
+  it("a 5xx HTTPException (hono's timeout middleware's 504, a 503 with Retry-After) keeps its status, message and Retry-After, logged as one line without a stack", async () => {
+    const { app, log } = demoHub();
+    app.use("/api/slow", timeout(1));
+    app.get("/api/slow", () => new Promise<Response>(() => {}));
+    app.get("/api/maintenance", () => {
+      throw new HTTPException(503, { message: "down for maintenance", res: new Response(null, { status: 503, headers: { "retry-after": "120" } }) });
+    });
+    app.get("/maintenance", () => {
+      throw new HTTPException(503);
+    });
+    app.get("/api/hono-bug", () => {
+      throw new HTTPException(500, { message: "Cannot clone request: body was already consumed" });
+    });
+    const slow = await app.request("/api/slow");
+    expect(slow.status).toBe(504);
+    expect(await slow.json()).toEqual({ error: { code: "TIMEOUT", message: "Gateway Timeout" } });
+    const down = await app.request("/api/maintenance");
+    expect(down.status).toBe(503);
+    expect(down.headers.get("retry-after")).toBe("120");
+    expect(await down.json()).toEqual({ error: { code: "INTERNAL", message: "down for maintenance" } });
+    const page = await app.request("/maintenance");
+    expect(page.status).toBe(503);
+    expect(await page.text()).toContain("the hub could not answer (HTTP 503)");
+    expect(log).toEqual(["GET /api/slow: HTTP 504: Gateway Timeout", "GET /api/maintenance: HTTP 503: down for maintenance", "GET /maintenance: HTTP 503"]);
+    // A 500 is the hub's own fault whoever threw it: the generic answer, the stack in the log.
+    const bug = await app.request("/api/hono-bug");
+    expect(bug.status).toBe(500);
+    expect(await bug.json()).toEqual({ error: { code: "INTERNAL", message: "internal error (see the hub's log)" } });
+    expect(log[3]).toMatch(/^GET \/api\/hono-bug: Error: Cannot clone request[^\n]*\n\s+at /);
   });
 });
