@@ -9,6 +9,13 @@ import { TaskSchema } from "./schema.js";
 import type { Environment, Task } from "./types.js";
 import { issueLines } from "../config/issues.js";
 
+/**
+ * Bytes charged to a session for each keyed tool call it keeps besides the key itself: the
+ * request's digest (64 hex characters) and the record and map entry around it, so a client sending
+ * tiny keyed calls fills its session's budget rather than the server's memory.
+ */
+const KEPT_KEY_BYTES = 128;
+
 /** Which task a session plays: one of the environment's by id or index, or a task object. */
 export interface TaskRef {
   task_id?: string | number;
@@ -72,7 +79,11 @@ export interface SessionManagerOptions {
  * the connection dropped, the server answered 5xx): the key it carries and what it asked.
  */
 export interface CallKey {
-  /** The session keeps the last keyed call of each kind: a step (keyed by its turn index), a tool call (by a key the client chose). */
+  /**
+   * A step (keyed by its turn index: the session keeps its last one; another turn is the caller's
+   * `admit` to refuse) or a tool call (by a key the client chose: the session keeps every one, so a
+   * key comes back with its own call only).
+   */
   kind: "step" | "tool";
   key: string;
   /** The call's request as text (canonical JSON): the same key asking something else is no retry. */
@@ -82,7 +93,7 @@ export interface CallKey {
 /** A keyed call's outcome: its answer or its failure, and whether it is one recorded earlier under the key (nothing ran again). */
 export type KeyedOutcome<T> = ({ ok: true; value: T } | { ok: false; error: RubricateError }) & { replayed: boolean };
 
-/** The last keyed call of a kind: its key, its request's digest and outcome (kept until the next such call or the session's end). */
+/** A keyed call: its key, its request's digest and outcome (the last step's until the next step; a tool call's until the session's end). */
 interface KeyedRecord<T = unknown> {
   key: string;
   digest: string;
@@ -105,8 +116,15 @@ interface Entry {
   episode: Session;
   /** The key it was opened with (`openOnce`), forgotten when it closes. */
   openKey?: string;
-  /** One record per kind: memory stays bounded however long the session runs. */
-  keyed: Partial<Record<CallKey["kind"], KeyedRecord>>;
+  /** The last keyed step (memory stays bounded however many turns the session takes). */
+  lastStep?: KeyedRecord;
+  /**
+   * Every keyed tool call of the session by its key: a key sent again with another call is refused
+   * however many calls came between. An answer's result is the string the transcript holds too, and
+   * each key's own bytes are charged to the session's budget (`KEPT_KEY_BYTES`), so this is bounded
+   * with the session.
+   */
+  tools: Map<string, KeyedRecord>;
   lastUsed: number;
   /** Calls in progress: a session is never expired under a running call. */
   busy: number;
@@ -150,10 +168,13 @@ export interface SessionManager {
   /**
    * `use` for a changing call its client may send again without knowing whether it ran (the
    * request timed out after it was sent, say). The same key asking the same thing as the session's
-   * last keyed call of its kind gets that call's recorded outcome, answer or failure (`replayed`),
-   * with nothing run or charged again. Otherwise `admit` runs first (a step's turn check: what it
-   * throws is thrown, not recorded), then `fn`, whose outcome is recorded under the key. A retry
-   * while the call still runs is `SESSION_BUSY`, as any changing call beside it: no record yet.
+   * last keyed step, or as any of its keyed tool calls, gets that call's recorded outcome, answer or
+   * failure (`replayed`), with nothing run or charged again. A tool-call key the session has seen
+   * with another request is `KEY_MISMATCH`, and nothing runs (as for keyed opens and rollouts: a
+   * retry must send the same call; a new call needs a new key). Otherwise `admit` runs first (a
+   * step's turn check: what it throws is thrown, not recorded), then `fn`, whose outcome is recorded
+   * under the key. A retry while the call still runs is `SESSION_BUSY`, as any changing call beside
+   * it: no record yet.
    */
   useOnce<T>(id: string, key: CallKey, fn: (session: Session) => Promise<T>, options?: { bytes?: number; admit?: (session: Session) => void }): Promise<KeyedOutcome<T>>;
   /** Closes a session; true when it was open. */
@@ -249,20 +270,26 @@ export function createSessionManager(options: SessionManagerOptions): SessionMan
   const runOnce = async <T>(id: string, key: CallKey, fn: (session: Session) => Promise<T>, bytes: number, admitSession?: (session: Session) => void): Promise<KeyedOutcome<T>> => {
     const entry = admit(id, false);
     const digest = sha256Hex(key.request);
-    const last = entry.keyed[key.kind];
-    if (last && last.key === key.key && last.digest === digest) {
+    const known = key.kind === "tool" ? entry.tools.get(key.key) : entry.lastStep?.key === key.key ? entry.lastStep : undefined;
+    if (known?.digest === digest) {
       entry.lastUsed = now();
-      return { ...(last.outcome as KeyedRecord<T>["outcome"]), replayed: true };
+      return { ...(known.outcome as KeyedRecord<T>["outcome"]), replayed: true };
+    }
+    // A step's key is its turn: another step for it is the turn check's to refuse (`admit`).
+    if (known && key.kind === "tool") {
+      throw new RubricateError("KEY_MISMATCH", `tool-call key ${JSON.stringify(key.key)} came first in session "${id}" with another call: a retry must send the same call (tool, arguments, id); a new call needs a new key`);
     }
     admitSession?.(entry.episode);
-    charge(id, entry, bytes);
+    charge(id, entry, bytes + (key.kind === "tool" ? Buffer.byteLength(key.key) + KEPT_KEY_BYTES : 0));
     let outcome: KeyedRecord<T>["outcome"];
     try {
       outcome = { ok: true, value: await run(entry, fn, false) };
     } catch (e) {
       outcome = { ok: false, error: toRubricateError(e) };
     }
-    entry.keyed[key.kind] = { key: key.key, digest, outcome };
+    const record = { key: key.key, digest, outcome };
+    if (key.kind === "tool") entry.tools.set(key.key, record);
+    else entry.lastStep = record;
     return { ...outcome, replayed: false };
   };
 
@@ -274,7 +301,7 @@ export function createSessionManager(options: SessionManagerOptions): SessionMan
     try {
       const episode = await startSession(env, task, { engine: options.engine, judge: options.judge, errors: options.errors, unsafeNoSandbox: options.unsafeNoSandbox });
       const id = randomUUID();
-      open.set(id, { episode, openKey, keyed: {}, lastUsed: now(), busy: 0, changing: false, bytes: 0 });
+      open.set(id, { episode, openKey, tools: new Map(), lastUsed: now(), busy: 0, changing: false, bytes: 0 });
       opened++;
       return { id, episode };
     } finally {

@@ -193,6 +193,31 @@ describe("a tool call sent again with its key", () => {
     expect(till.charges - before).toBe(3);
   });
 
+  it("with another call is a 409 KEY_MISMATCH and runs nothing, as the session's last call or an earlier one", async () => {
+    const id = await openSession();
+    const before = till.charges;
+    const first = await call("POST", `/v1/sessions/${id}/tools/charge`, { arguments: { amount: 3 }, key: "k-a" });
+    expect(first.status).toBe(200);
+    for (const other of [{ arguments: { amount: 300 } }, { arguments: { amount: 3 }, id: "another-id" }]) {
+      const res = await call("POST", `/v1/sessions/${id}/tools/charge`, { ...other, key: "k-a" });
+      expect(res.status).toBe(409);
+      expect(res.json.error).toMatchObject({ code: "KEY_MISMATCH", message: expect.stringMatching(/^tool-call key "k-a" came first in session "[^"]+" with another call: a retry must send the same call/) });
+    }
+    expect(till.charges - before).toBe(1);
+    // Another key between: "k-a" is no longer the last, and is still its own call's key only.
+    expect((await call("POST", `/v1/sessions/${id}/tools/charge`, { arguments: { amount: 5 }, key: "k-b" })).status).toBe(200);
+    const reused = await call("POST", `/v1/sessions/${id}/tools/charge`, { arguments: { amount: 7 }, key: "k-a" });
+    expect(reused.status).toBe(409);
+    expect(reused.json.error.code).toBe("KEY_MISMATCH");
+    // …and a retry of it, sent late, gets its own answer back.
+    const late = await call("POST", `/v1/sessions/${id}/tools/charge`, { arguments: { amount: 3 }, key: "k-a" });
+    expect(late.json).toEqual(first.json);
+    expect(late.headers.get("idempotent-replayed")).toBe("true");
+    expect(till.charges - before).toBe(2);
+    const calls = ((await call("GET", `/v1/sessions/${id}`)).json.messages as { role: string }[]).filter((m) => m.role === "tool");
+    expect(calls).toHaveLength(2);
+  });
+
   it("refuses a key that is not a short string (a 400 naming it)", async () => {
     const id = await openSession();
     const res = await call("POST", `/v1/sessions/${id}/tools/charge`, { arguments: {}, key: "k".repeat(129) });

@@ -75,10 +75,23 @@ describe("session manager", () => {
     expect(failed).toMatchObject({ ok: false, replayed: false, error: { code: "HOOK_FAILED" } });
     expect(await sessions.useOnce(a.id, tool, async () => `answer ${++runs}`)).toMatchObject({ ok: false, replayed: true, error: { code: "HOOK_FAILED" } });
     expect(runs).toBe(2);
-    // One record per kind: the next key replaces it, so memory stays bounded however long the session runs.
+    // Every tool-call key is kept (a step's: the last turn's), each charged to the session's budget:
+    // an earlier key comes back with its own call only, however many calls came since.
+    const bytes = sessions.stats().bytes;
     await sessions.useOnce(a.id, { ...tool, key: "k2" }, async () => `answer ${++runs}`);
-    expect((await sessions.useOnce(a.id, tool, async () => `answer ${++runs}`)).replayed).toBe(false);
+    expect(sessions.stats().bytes - bytes).toBe(2 + 128);
+    expect(await sessions.useOnce(a.id, tool, async () => `answer ${++runs}`)).toMatchObject({ ok: false, replayed: true, error: { code: "HOOK_FAILED" } });
+    await expect(sessions.useOnce(a.id, { ...tool, request: '{"other":1}' }, async () => `answer ${++runs}`)).rejects.toMatchObject({ code: "KEY_MISMATCH", message: expect.stringContaining('tool-call key "k" came first') });
+    expect(runs).toBe(3);
     expect((await sessions.useOnce(a.id, key, async () => `answer ${++runs}`)).replayed).toBe(true);
+    sessions.closeAll();
+  });
+
+  it("charges each kept tool-call key to the session's byte budget: tiny keyed calls fill the session, not the server", async () => {
+    const sessions = createSessionManager({ env, engine, maxSessionBytes: 400 });
+    const a = await sessions.open({ task_index: 0 });
+    for (const k of ["k0", "k1", "k2"]) expect((await sessions.useOnce(a.id, { kind: "tool", key: k, request: "{}" }, async () => k)).ok).toBe(true);
+    await expect(sessions.useOnce(a.id, { kind: "tool", key: "k3", request: "{}" }, async () => "k3")).rejects.toMatchObject({ code: "SESSION_TOO_LARGE" });
     sessions.closeAll();
   });
 
