@@ -43,16 +43,30 @@ function readings(text: string, sensitive: boolean, memo?: CheckMemo): { name: s
 interface Haystack {
   /** The reading: digits as digits. */
   kept: string;
-  /** The reading with its digits read as the letters they are drawn like ("l0nd0n" → "london"). */
+  /** The reading with its digits read as the letters they are drawn like, in lower case ("L0nd0n" → "London"; see foldLetterLikes). */
   folded: () => string;
   /** For each position, where the run of letter-like digits ("0", "1") starting there ends (the position itself if none). */
   digitRunEnds: () => Int32Array;
 }
 
+/**
+ * A reading with its letter-like digits read as the letters they are drawn like, and, in a
+ * case-sensitive reading, its "O"s as "o"s too ("L0nd0n", "LOndOn" and "London" → "London"),
+ * character for character: a "0" is drawn like an "O" and an "o" alike, a reader takes "L0nd0n"
+ * for "London" and "T0D0" for "TODO", so it stands for either, and `holds` then checks that each
+ * "o" or "O" of a needle met its own letter or a digit. A case-insensitive reading is lower case
+ * already. (The "1" is read as "l", which a capital "I" already is in every reading.)
+ */
+const foldLetterLikes = (reading: string, sensitive: boolean): string => {
+  const digits = digitsAsLetters(reading, true);
+  return sensitive ? digits.replace(CAPITAL_O, "o") : digits;
+};
+const CAPITAL_O = /O/g;
+
 function haystack({ name, reading }: { name: string; reading: string }, sensitive: boolean, text: string, memo?: CheckMemo): Haystack {
   let folded: string | undefined;
   let ends: Int32Array | undefined;
-  const fold = () => digitsAsLetters(reading, !sensitive);
+  const fold = () => foldLetterLikes(reading, sensitive);
   return {
     kept: reading,
     folded: () => (folded ??= memo ? memo.text(`${name}-digits-as-letters`, text, fold) : fold()),
@@ -66,6 +80,11 @@ interface NeedleReading {
   folded: string;
   /** The [start, end) runs of letter-like digits ("0", "1") in `kept`: each must fall on digits of the text. */
   digitRuns: [number, number][];
+  /**
+   * Case-sensitive: where `kept` has an "o" or an "O", which `folded` made one letter. Each must
+   * fall on its own letter of the text or on a digit (a "0" stands for either); empty otherwise.
+   */
+  oLetters: number[];
   /** True when `kept` has a letter a digit is drawn like ("o", "O", "l"), which a digit of the text may stand for. */
   hasLetterOfDigit: boolean;
 }
@@ -76,8 +95,10 @@ const LETTER_OF_DIGIT = /[Ool]/;
 
 function needleReading(kept: string, sensitive: boolean): NeedleReading {
   const digitRuns = [...kept.matchAll(LETTER_LIKE_DIGITS)].map((m): [number, number] => [m.index, m.index + m[0].length]);
-  return { kept, folded: digitsAsLetters(kept, !sensitive), digitRuns, hasLetterOfDigit: LETTER_OF_DIGIT.test(kept) };
+  const oLetters = sensitive ? [...kept.matchAll(LETTER_O)].map((m) => m.index) : [];
+  return { kept, folded: foldLetterLikes(kept, sensitive), digitRuns, oLetters, hasLetterOfDigit: LETTER_OF_DIGIT.test(kept) };
 }
+const LETTER_O = /[Oo]/g;
 
 function letterLikeDigitRunEnds(reading: string): Int32Array {
   const ends = new Int32Array(reading.length + 1);
@@ -91,21 +112,28 @@ function letterLikeDigitRunEnds(reading: string): Int32Array {
 
 /**
  * Whether a needle's reading is in the text's. A letter of the needle meets its own letter or a
- * digit drawn like it (a needle "London" is in "L0nd0n", so the disguise does not hide it from
- * `not_contains`); a digit of the needle meets only a digit (a needle "10" is not in "lo", "IO"
- * or "hello": letters are never read as digits, so they earn no `contains` and trip no
- * `not_contains`).
+ * digit drawn like it (a needle "London" is in "L0nd0n", case-sensitive or not, so the disguise
+ * does not hide it from `not_contains`); a digit of the needle meets only a digit (a needle "10"
+ * is not in "lo", "IO" or "hello": letters are never read as digits, so they earn no `contains`
+ * and trip no `not_contains`).
  */
 function holds(text: Haystack, needle: NeedleReading): boolean {
-  // A needle without letter-like digits: each of the text's digits may be read as its letter.
-  if (needle.digitRuns.length === 0) return text.folded().includes(needle.folded);
+  // A needle without letter-like digits or, case-sensitive, "o"s: each of the text's digits may be read as its letter.
+  if (needle.digitRuns.length === 0 && needle.oLetters.length === 0) return text.folded().includes(needle.folded);
   if (text.kept.includes(needle.kept)) return true;
   // Nothing a digit of the text could stand for, or no place where the letters match: not there.
   if (!needle.hasLetterOfDigit || !text.folded().includes(needle.folded)) return false;
-  // Both kinds ("Windows 10" in "Wind0ws 10"): where the letters match, the needle's digits must fall on digits.
+  // Where the letters match, the needle's digits must fall on digits ("Windows 10" in "Wind0ws 10"),
+  // and its "o"s and "O"s on their own letter or a "0" ("Oslo" in "0sl0", not in "osLO").
   const ends = text.digitRunEnds();
-  return someOccurrence(text.folded(), needle.folded, (at) => needle.digitRuns.every(([start, end]) => ends[at + start] >= at + end));
+  const kept = text.kept;
+  return someOccurrence(
+    text.folded(),
+    needle.folded,
+    (at) => needle.digitRuns.every(([start, end]) => ends[at + start] >= at + end) && needle.oLetters.every((i) => kept.charCodeAt(at + i) === ZERO || kept.charCodeAt(at + i) === needle.kept.charCodeAt(i)),
+  );
 }
+const ZERO = 0x30;
 
 /**
  * Whether `accept` holds at some position where `pattern` occurs in `text`, trying every

@@ -47,8 +47,16 @@ describe("contains / not_contains: a digit of a needle meets only a digit", () =
       expect(await bothCases({ not_contains: needle }, disguised), disguised).toEqual([false, false]);
       expect(await bothCases({ contains: needle }, disguised), disguised).toEqual([true, true]);
     }
-    // A "0" is drawn like a capital "O" (confusables.txt): to a case-sensitive check it is not an "o".
-    expect(await bothCases({ not_contains: "London" }, "Go to L0nd0n now")).toEqual([false, true]);
+    // A "0" is drawn like an "O" and an "o" alike: a case-sensitive check finds either in it…
+    for (const [needle, disguised] of [["London", "Go to L0nd0n now"], ["Oslo", "Fly to 0sl0"], ["Do NOT", "D0 N0T do it"], ["TODO", "T0D0: fix"]]) {
+      expect(await bothCases({ not_contains: needle }, disguised), disguised).toEqual([false, false]);
+      expect(await bothCases({ contains: needle }, disguised), disguised).toEqual([true, true]);
+    }
+    // …and still tells the letters' case apart: "o" is not "O", nor "n" "N".
+    for (const [needle, other] of [["London", "Go to LOndOn now"], ["London", "Go to L0ND0N now"], ["Oslo", "Fly to osLO"], ["Do NOT", "D0 N0t do it"], ["TODO", "ToDo: fix"], ["NO", "Say No."]]) {
+      expect(await pass({ not_contains: needle, case_sensitive: true }, other), other).toBe(true);
+      expect(await pass({ contains: needle, case_sensitive: true }, other), other).toBe(false);
+    }
   });
 
   it("a needle of digits and letters: each letter may meet a digit drawn like it, each digit only a digit", async () => {
@@ -96,13 +104,13 @@ describe("contains / not_contains: a digit of a needle meets only a digit", () =
  * The rule, one character at a time (ASCII with no "m", no white space): each side is read the
  * same way (a capital I is an l to the eye; case-insensitive checks also read it lower-cased
  * first), then a needle's digit meets that digit, and a needle's letter meets that letter or the
- * digit drawn like it ("0" an "O", "1" an "l").
+ * digit drawn like it ("0" an "O" or an "o", "1" an "l").
  */
 function definedToHold(needle: string, text: string, sensitive: boolean): boolean {
   const byEye = (c: string) => (c === "I" ? "l" : c);
   const reads = sensitive ? [byEye] : [(c: string) => byEye(c.toLowerCase()), (c: string) => byEye(c).toLowerCase()];
-  const asLetter = (c: string) => ({ "0": sensitive ? "O" : "o", "1": "l" })[c] ?? c;
-  const meets = (n: string, t: string) => n === t || (!/\d/.test(n) && n === asLetter(t));
+  const asLetters = (c: string) => ({ "0": ["O", "o"], "1": ["l"] })[c] ?? [c];
+  const meets = (n: string, t: string) => n === t || (!/\d/.test(n) && asLetters(t).includes(n));
   return reads.some((read) => {
     const [n, t] = [[...needle].map(read), [...text].map(read)];
     for (let at = 0; at + n.length <= t.length; at++) if (n.every((c, i) => meets(c, t[at + i]))) return true;
