@@ -19,9 +19,11 @@ like rubric inputs (verl's gsm8k preprocessing puts the question in `extra_info[
 What verl gets back is always `{"score": float, "rubricate_error": 0.0 | 1.0}` with the same keys
 for every rollout (verl builds its extra-info arrays from the first rollout's keys; None or NaN
 would break its reward tensor). A rollout the judge could not score gets `on_error` (default
-0.0) and `rubricate_error` 1.0, which verl logs as a mean, so failures stay visible. A judge
-outage (the server answers 503 for the whole request, retried here with its Retry-After) raises:
-verl stops rather than train on invented rewards. `on_error="raise"` raises for any failure.
+0.0; any finite number) and `rubricate_error` 1.0, which verl logs as a mean, so failures stay
+visible. A judge outage (the server answers 503 for the whole request, retried here with its
+Retry-After) raises: verl stops rather than train on invented rewards. `on_error="raise"` raises
+for any failure. Any other `on_error` (NaN, an infinity, a word) is a ValueError at the first call,
+before anything is sent, rather than a score verl cannot train on at the first failure.
 """
 from __future__ import annotations
 
@@ -109,13 +111,33 @@ def _sample(info: Dict[str, Any], solution_str: str, ground_truth: Any, extra_in
     return sample
 
 
+def _on_error(value: Any) -> Union[str, float]:
+    """`on_error` as `_resolve` takes it: "raise", or a finite number (a numeric string too, as a
+    command-line override may give it). Checked at every call, before anything is sent: NaN would
+    reach verl's reward tensor and spread through the group's advantages, an infinity likewise, and
+    a misspelt word would otherwise only fail at the first rollout without a reward, hours in."""
+    if isinstance(value, str) and value.strip() == "raise":
+        return "raise"
+    if not isinstance(value, bool):
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            number = math.nan
+        if math.isfinite(number):
+            return number
+    raise ValueError(
+        'on_error must be "raise" or a finite number (the score of a rollout without a reward, flagged by rubricate_error 1.0), not %r: '
+        "verl needs a number in every rollout's score, and NaN or an infinity would spread through its advantages" % (value,)
+    )
+
+
 def _resolve(reward: Optional[float], error: Optional[str], on_error: Union[str, float]) -> Dict[str, float]:
     if reward is not None:
         return {"score": float(reward), "rubricate_error": 0.0}
     if on_error == "raise":
         raise RubricateError("rubricate could not compute a reward: %s" % error)
     log.warning("rubricate: a rollout has no reward, scored %s instead (%s)", on_error, error)
-    return {"score": math.nan if on_error == "nan" else float(on_error), "rubricate_error": 1.0}
+    return {"score": float(on_error), "rubricate_error": 1.0}
 
 
 def _is_episode(extra_info: Any) -> bool:
@@ -150,6 +172,7 @@ def compute_score(
     failed, or verl cut the episode without `verl_agent_loop.RubricateAgentLoop`) is a failure:
     `on_error` with `rubricate_error` 1.0.
     """
+    on_error = _on_error(on_error)
     if _is_episode(extra_info):
         return _episode_score(extra_info, on_error)
     url, token, info = _server(url, token)
@@ -171,6 +194,7 @@ def compute_score_batch(
     **kwargs: Any,
 ) -> List[Dict[str, float]]:
     """The legacy batch manager's signature: one request per `max_batch` rollouts, results in order."""
+    on_error = _on_error(on_error)
     url, token, info = _server(url, token)
     extras = list(extra_infos) if extra_infos is not None else [None] * len(solution_strs)
     samples = [_sample(info, s, g, e, label_field, response_field) for s, g, e in zip(solution_strs, ground_truths, extras)]

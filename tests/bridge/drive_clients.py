@@ -3,10 +3,9 @@
     python3 tests/bridge/drive_clients.py <url> <token> < cases.json
 
 cases.json: [{"question", "answer", "response"}...]. Prints {"trl_plain": [...], ...}; a reward
-that is None stays null, a verl NaN is printed as the string "nan".
+that is None stays null, and so does a verl score flagged `rubricate_error` 1.0 (its `on_error`).
 """
 import json
-import math
 import os
 import sys
 
@@ -37,10 +36,11 @@ out["trl_conversational"] = conv(prompts=prompts, completions=completions, solut
 out["trl_name"] = conv.__name__
 
 # verl: per-sample and batch signatures; the question comes through extra_info.
-nan = lambda v: "nan" if isinstance(v, float) and math.isnan(v) else v
-# verl's functions answer {"score": float, "rubricate_error": 0.0|1.0}; the score is compared here.
-out["verl_one"] = [nan(compute_score("qa", r, a, {"question": q, "index": i}, url=url, token=token, on_error="nan")["score"]) for i, (q, a, r) in enumerate(zip(questions, answers, responses))]
-out["verl_batch"] = [nan(v["score"]) for v in compute_score_batch(["qa"] * len(cases), responses, answers, [{"question": q} for q in questions], url=url, token=token, on_error="nan")]
+# verl's functions answer {"score": float, "rubricate_error": 0.0|1.0}: the score, or null where the flag says it is on_error's.
+scored = lambda v: None if v["rubricate_error"] else v["score"]
+out["verl_one"] = [scored(compute_score("qa", r, a, {"question": q, "index": i}, url=url, token=token, on_error=-1.0)) for i, (q, a, r) in enumerate(zip(questions, answers, responses))]
+out["verl_batch"] = [scored(v) for v in compute_score_batch(["qa"] * len(cases), responses, answers, [{"question": q} for q in questions], url=url, token=token, on_error=-1.0)]
+out["verl_fallback"] = [v["score"] for v in compute_score_batch(["qa"] * len(cases), responses, answers, [{"question": q} for q in questions], url=url, token=token, on_error=-1.0) if v["rubricate_error"]]
 try:
     compute_score_batch(["qa"] * len(cases), responses, answers, [{"question": q} for q in questions], url=url, token=token, on_error="raise")
     out["verl_raise"] = "no error"

@@ -75,8 +75,9 @@ describe("rubricate serve end to end", () => {
       expect(out.trl_name).toBe("rubricate");
       expect(out.trl_plain_errors.slice(0, 4)).toEqual([null, null, null, null]);
       expect(out.trl_plain_errors[4]).toMatch(/JUDGE_PARSE|malformed|verdict/i);
-      expect(out.verl_one).toEqual(expected.map((r) => r ?? "nan"));
-      expect(out.verl_batch).toEqual(expected.map((r) => r ?? "nan"));
+      expect(out.verl_one).toEqual(expected);
+      expect(out.verl_batch).toEqual(expected);
+      expect(out.verl_fallback).toEqual([-1]);
       expect(out.verl_raise).toMatch(/could not compute a reward/);
       expect(out.wrong_token).toEqual({ status: 401, code: "UNAUTHORIZED" });
       // Five samples asked by four clients: each judge prompt was paid once; the repeats were cache hits.
