@@ -2,7 +2,7 @@ import type { Engine } from "../engine/engine.js";
 import { RubricateError, toRubricateError, type ErrorCode } from "../errors.js";
 import type { Judge } from "../judge/types.js";
 import type { ChatMessage, ToolCall } from "../providers/types.js";
-import { createSandbox, type Sandbox, type SandboxBind, type SandboxLimits } from "../sandbox/index.js";
+import { createSandbox, type Sandbox, type SandboxBind, type SandboxLimits, type SandboxOptions } from "../sandbox/index.js";
 import { startHostBridge, startPythonRepl, type PythonRepl } from "../sandbox/repl/index.js";
 import { renderTemplate } from "../text/template.js";
 import { episodeCalls, type EpisodeCalls, type EpisodeWorld } from "./episode-calls.js";
@@ -127,8 +127,9 @@ export async function openEpisode(env: Environment, task: Task, options: Episode
     })());
 
   /** A sandbox as the environment asks for: the agent's, and the fresh one its final-state checks run in. */
-  const openSandbox = (binds: SandboxBind[] = []) =>
+  const openSandbox = (binds: SandboxBind[] = [], extra: Pick<SandboxOptions, "guardChecker"> = {}) =>
     createSandbox({
+      ...extra,
       backend: options.unsafeNoSandbox ? "unsafe-host" : env.sandbox!.backend,
       unsafe: options.unsafeNoSandbox,
       network: env.sandbox!.network,
@@ -189,7 +190,7 @@ export async function openEpisode(env: Environment, task: Task, options: Episode
         if (repl) await repl.then((r) => r.close()).catch(() => undefined);
         if (!box || !env.sandbox) return {};
         // The checker's sandbox is the harness's to open; what runs in it reads what the agent left.
-        return runFinalStateChecks({ agent: box, open: () => phase.harness(() => openSandbox()), checks: env.sandbox.state, inputs: task.inputs, submitted: terminal.submitted, signal });
+        return runFinalStateChecks({ agent: box, open: (checker) => phase.harness(() => openSandbox([], checker)), checks: env.sandbox.state, inputs: task.inputs, submitted: terminal.submitted, signal });
       });
       return { ...(terminal.submitted !== undefined ? { submitted: terminal.submitted } : {}), ...probes, ...extras };
     },

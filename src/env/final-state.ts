@@ -5,8 +5,9 @@
  *
  1. the agent's work folder is archived, read as the agent's own user (what it made unreadable
  *    is left out: a cheat only loses);
- * 2. a fresh sandbox (same backend, limits and network; as root, a new user id) receives the
- *    archive with every file and folder made readable and writable by its user again;
+ * 2. a fresh sandbox (same backend, limits and network; as root, a new user id; no process may
+ *    trace another or write its memory: `guardChecker`) receives the archive with every file and
+ *    folder made readable and writable by its user again;
  * 3. each check runs there, with the submitted answer as $SUBMITTED, HOME=/tmp (the agent's
  *    dot files in /work — a .pth under .local that python3 runs at start, a .gitconfig — stay inert
  *    unless the check reads them from /work) and PYTHONSAFEPATH=1 (a json.py in /work does not
@@ -22,7 +23,7 @@
  */
 import { isRubricateError, RubricateError } from "../errors.js";
 import { renderTemplate } from "../text/template.js";
-import type { Sandbox } from "../sandbox/types.js";
+import type { Sandbox, SandboxOptions } from "../sandbox/types.js";
 import type { Rubric } from "../rubric/schema.js";
 import type { ScoreResult } from "../types.js";
 import type { StateProbe } from "./schema.js";
@@ -40,13 +41,26 @@ const checkEnv = (submitted: string | undefined) => ({ SUBMITTED: submitted ?? "
 export interface FinalStateOptions {
   /** The agent's sandbox (left as it is; the episode's close destroys it). */
   agent: Sandbox;
-  /** Opens a fresh sandbox like the agent's (the checker's). */
-  open: () => Promise<Sandbox>;
+  /**
+   * Opens a fresh sandbox like the agent's (the checker's), with `options` added: `guardChecker`, so
+   * the code a check runs cannot trace the check or write its memory.
+   */
+  open: (options: CheckerOptions) => Promise<Sandbox>;
   checks: Record<string, StateProbe>;
   inputs: Record<string, unknown>;
   submitted: string | undefined;
   signal: AbortSignal;
 }
+
+/** What the checker's sandbox adds to the agent's options. */
+export type CheckerOptions = Required<Pick<SandboxOptions, "guardChecker">>;
+/**
+ * The code a check runs shares the check's user and pid namespace: it could attach to the check's
+ * shell with ptrace and swallow the signal a probe sends (examples/ctf's command-injection), or
+ * rewrite the check's memory. The checker denies both (SandboxOptions.guardChecker); bubblewrap that
+ * cannot apply it refuses to open, so no check runs unguarded there.
+ */
+const CHECKER: CheckerOptions = { guardChecker: true };
 
 /** Runs the final-state checks on a fresh copy of the agent's work folder; returns the sample fields they give. */
 export async function runFinalStateChecks(o: FinalStateOptions): Promise<Record<string, unknown>> {
@@ -63,7 +77,7 @@ export async function runFinalStateChecks(o: FinalStateOptions): Promise<Record<
     throw e;
   }
   o.signal.throwIfAborted();
-  const checker = await o.open();
+  const checker = await o.open(CHECKER);
   try {
     await checker.importWork(archive);
     for (const [name, check] of Object.entries(o.checks)) {

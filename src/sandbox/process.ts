@@ -1,4 +1,5 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { closeSync, openSync } from "node:fs";
 import { PassThrough } from "node:stream";
 import type { ExecResult, SandboxLimitHit, SandboxProcess } from "./types.js";
 
@@ -7,6 +8,8 @@ export interface ChildCommand {
   file: string;
   args: string[];
   env: Record<string, string>;
+  /** Host files the command reads on its fds 3, 4, … (bwrap's `--seccomp 3`), each opened afresh for this command. */
+  inputFiles?: string[];
 }
 
 /** What a command did, with its output as bytes (file transfers need them). */
@@ -78,6 +81,20 @@ export function killGroup(child: ChildProcess): void {
 }
 
 /**
+ * Starts a command with piped stdio and its `inputFiles` on the fds after them. Each is opened
+ * here for this child alone (a shared open file would share its read offset with commands running
+ * beside it) and the parent's copy is closed once the child holds its own.
+ */
+function spawnCommand(command: ChildCommand): ChildProcessWithoutNullStreams {
+  const fds = (command.inputFiles ?? []).map((path) => openSync(path, "r"));
+  try {
+    return spawn(command.file, command.args, { env: command.env, stdio: ["pipe", "pipe", "pipe", ...fds], detached: true }) as ChildProcessWithoutNullStreams;
+  } finally {
+    for (const fd of fds) closeSync(fd);
+  }
+}
+
+/**
  * Runs one sandboxed command to its end: output capped, stdin fed, killed (its whole process
  * group) at the wall-clock limit or on abort. Never rejects for the command's own failure.
  */
@@ -85,7 +102,7 @@ export function runChildRaw(command: ChildCommand, options: RunOptions): Promise
   const started = Date.now();
   const max = options.outputBytes ?? 64 * 1024;
   return new Promise((resolve) => {
-    const child = spawn(command.file, command.args, { env: command.env, stdio: ["pipe", "pipe", "pipe"], detached: true });
+    const child = spawnCommand(command);
     options.children?.add(child);
     const out = new Capped(max);
     const err = new Capped(max);
@@ -132,7 +149,7 @@ export async function runChild(command: ChildCommand, options: RunOptions): Prom
 
 /** Starts a long-running sandboxed process with raw pipes (a REPL). */
 export function sandboxProcess(command: ChildCommand, children: Set<ChildProcess>, onKill?: () => void): SandboxProcess {
-  const child = spawn(command.file, command.args, { env: command.env, stdio: ["pipe", "pipe", "pipe"], detached: true });
+  const child = spawnCommand(command);
   children.add(child);
   const stdout = new PassThrough();
   const stderr = new PassThrough();

@@ -59,6 +59,18 @@ export interface SandboxOptions {
   binds?: SandboxBind[];
   /** Container image (docker/podman only; bubblewrap uses the host's read-only /usr). */
   image?: string;
+  /**
+   * For a sandbox where a check runs the code it checks (final-state checks), which has the
+   * check's user and would otherwise trace the check and swallow its signals, or rewrite its
+   * memory. No process of the sandbox may trace another or reach its memory: ptrace, process_vm_readv,
+   * process_vm_writev, pidfd_getfd, kcmp and process_madvise fail with EPERM, and /proc is
+   * read-only, so /proc/<pid>/mem opens for reading only. Commands that trace (strace, gdb) fail
+   * there. bubblewrap applies it or refuses to create the sandbox (a host other than x64 or arm64,
+   * a kernel without seccomp filters). docker and podman do not apply it: their default seccomp
+   * profile allows ptrace on kernels from 4.8 on and a container takes one profile, at its start
+   * (docs/security.md); unsafe-host isolates nothing anyway.
+   */
+  guardChecker?: boolean;
 }
 
 /** Options of one command. */

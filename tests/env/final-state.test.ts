@@ -1,15 +1,20 @@
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { expect, it } from "vitest";
-import { runFinalStateChecks, type FinalStateOptions } from "../../src/env/final-state.js";
+import { runFinalStateChecks, type CheckerOptions, type FinalStateOptions } from "../../src/env/final-state.js";
 import { createSandbox } from "../../src/sandbox/index.js";
 import type { Sandbox } from "../../src/sandbox/types.js";
-import { needsBubblewrap } from "../sandbox/helpers.js";
+import { which } from "../helpers/system.js";
+import { needsBubblewrap, needsPython, TRACE_PROBE } from "../sandbox/helpers.js";
 import { sandboxTraces } from "../sandbox/traces.js";
 
 const bwrap = needsBubblewrap();
+const python = needsPython();
 const isRoot = process.getuid?.() === 0;
 
-/** A checker sandbox with a 5 s command limit. */
-const checker = () => createSandbox({ limits: { commandTimeoutMs: 5000 } });
+/** A checker sandbox with a 5 s command limit, with what the checks ask of it (`guardChecker`). */
+const checker = (o: CheckerOptions) => createSandbox({ ...o, limits: { commandTimeoutMs: 5000 } });
 /** `agent`'s final-state checks, in a sandbox from `open` (default: `checker`), with no inputs and, unless given, nothing submitted. */
 const runChecks = (agent: Sandbox, checks: FinalStateOptions["checks"], o: { open?: FinalStateOptions["open"]; submitted?: string } = {}) =>
   runFinalStateChecks({ agent, open: o.open ?? checker, checks, inputs: {}, submitted: o.submitted, signal: new AbortController().signal });
@@ -73,6 +78,55 @@ bwrap.describe("final-state checks", () => {
   });
 });
 
+bwrap.describe("final-state checks and the code they run", () => {
+  // The code a check runs has the check's user and pid namespace. It traced the check's shell and
+  // swallowed the signal a probe sent, or rewrote the check's trap in memory, and passed a check
+  // it failed (examples/ctf/tests.yaml keeps those cheats).
+  python.describe("with python3", () => {
+    it("cannot trace the check or reach its memory (ptrace, also through the i386 ABI; process_vm_readv/writev; /proc/<pid>/mem for writing; pidfd_getfd; kcmp), which the agent's own sandbox allows", async () => {
+      const agent = await createSandbox({ limits: { commandTimeoutMs: 10_000 } });
+      try {
+        await agent.writeFile("probe.py", TRACE_PROBE);
+        const own = await agent.exec("python3 probe.py");
+        expect(own.stderr).toBe("");
+        const fields = await runChecks(agent, { probe: { run: "python3 probe.py" } });
+        const i386 = process.arch === "x64";
+        const all = (ptrace: string, mem: string) => ({ kcmp: ptrace, pidfd_getfd: ptrace, proc_mem_write: mem, process_vm_readv: ptrace, process_vm_writev: ptrace, ptrace, ...(i386 ? { ptrace_i386: ptrace } : {}) });
+        expect({ agent: JSON.parse(own.stdout), check: JSON.parse(String(fields.probe)) }).toEqual({ agent: all("ok", "ok"), check: all("EPERM", "EROFS") });
+      } finally {
+        await agent.destroy();
+      }
+    }, 60_000);
+  });
+
+  it("fail loudly where the checker cannot be guarded (a bwrap that cannot apply the seccomp filter): an error, never checks run unguarded", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "rubricate-fake-bwrap-"));
+    const fake = join(dir, "bwrap");
+    // The real bwrap, but one that fails as bwrap does on a kernel without seccomp filters.
+    writeFileSync(fake, `#!/bin/sh
+for a; do [ "$a" = --seccomp ] && { echo "bwrap: prctl(PR_SET_SECCOMP): Invalid argument" >&2; exit 1; }; done
+exec ${which("bwrap")} "$@"
+`);
+    // Run as the sandbox's user too (as root, setpriv starts bwrap as another user id).
+    chmodSync(dir, 0o755);
+    chmodSync(fake, 0o755);
+    process.env.RUBRICATE_BWRAP = fake;
+    const agent = await createSandbox({ limits: { commandTimeoutMs: 5000 } });
+    try {
+      expect((await agent.exec("echo agent")).stdout).toBe("agent\n");
+      let error: unknown;
+      const fields = await runChecks(agent, { ran: { run: "echo ran" } }).catch((e) => (error = e));
+      expect(fields).toBe(error);
+      expect(error).toMatchObject({ code: "SANDBOX", message: expect.stringMatching(/^bubblewrap cannot apply the seccomp filter and read-only \/proc that keep a checked program from tracing its check here: bwrap: prctl\(PR_SET_SECCOMP\): Invalid argument$/) });
+    } finally {
+      await agent.destroy();
+      delete process.env.RUBRICATE_BWRAP;
+      rmSync(dir, { recursive: true, force: true });
+    }
+    expect(sandboxTraces().folders).toEqual([]);
+  });
+});
+
 bwrap.describe("final-state checks the agent makes impossible", () => {
   it("a check a limit ended says nothing: what it printed before the agent's FIFO (or code) held it is not its output", async () => {
     const agent = await createSandbox({ limits: { commandTimeoutMs: 5000 } });
@@ -109,7 +163,7 @@ bwrap.describe("final-state checks the agent makes impossible", () => {
     const agent = await createSandbox({ limits });
     try {
       expect((await agent.exec("for i in $(seq 1 20); do truncate -s 4M f$i || exit 1; done")).exitCode).toBe(0);
-      const fields = await runChecks(agent, { files: { run: "ls | wc -l" } }, { open: () => createSandbox({ limits }) });
+      const fields = await runChecks(agent, { files: { run: "ls | wc -l" } }, { open: (o) => createSandbox({ ...o, limits }) });
       expect(fields).toMatchObject({ files: "20", files_exit_code: 0 });
     } finally {
       await agent.destroy();

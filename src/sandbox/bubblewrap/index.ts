@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, closeSync, existsSync, lstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RubricateError } from "../../errors.js";
@@ -8,6 +8,7 @@ import { CommandSandbox } from "../command-sandbox.js";
 import { cgroupParent, SandboxCgroup } from "./cgroup.js";
 import { resolveLimits, type ExecOptions, type Sandbox, type SandboxBackend, type SandboxLimits, type SandboxOptions } from "../types.js";
 import { UidPool } from "./uids.js";
+import { checkerFilter } from "./seccomp.js";
 
 /** Where commands see their work folder. */
 export const WORKDIR = "/work";
@@ -93,6 +94,31 @@ function isMounted(path: string): boolean {
 
 let availability: Promise<string | null> | undefined;
 let disableUserns = false;
+/** Whether bwrap here applies the `guardChecker` filter and read-only /proc, per bwrap binary: null, or why not. */
+const checkerGuards = new Map<string, string | null>();
+
+/**
+ * Null when bwrap applies the seccomp filter in `file` and a read-only /proc on this host, else
+ * why not: bwrap refuses to start a command whose filter the kernel rejects (no seccomp filters).
+ */
+function checkerGuardUnavailable(file: string): string | null {
+  const binary = bwrapBinary();
+  if (checkerGuards.has(binary)) return checkerGuards.get(binary)!;
+  const fd = openSync(file, "r");
+  let probe;
+  try {
+    probe = spawnSync(binary, ["--unshare-all", "--die-with-parent", "--ro-bind", "/usr", "/usr", ...topLevelArgs(), "--proc", "/proc", "--remount-ro", "/proc", "--dev", "/dev", "--seccomp", "3", "/usr/bin/true"], {
+      stdio: ["ignore", "ignore", "pipe", fd],
+      timeout: 10_000,
+      env: { PATH: BASE_ENV.PATH },
+    });
+  } finally {
+    closeSync(fd);
+  }
+  const why = probe.error ? probe.error.message : probe.status === 0 ? null : String(probe.stderr).trim() || `exit ${probe.status}`;
+  checkerGuards.set(binary, why === null ? null : `bubblewrap cannot apply the seccomp filter and read-only /proc that keep a checked program from tracing its check here: ${why}`);
+  return checkerGuards.get(binary)!;
+}
 
 /**
  * The default backend on Linux: one fresh `bwrap` per command over a private work folder, so
@@ -126,7 +152,15 @@ export const bubblewrapBackend: SandboxBackend = {
   async create(options: SandboxOptions = {}) {
     const why = await this.unavailable();
     if (why) throw new RubricateError("SANDBOX", why);
-    return new BubblewrapSandbox(options);
+    // Built before anything is made: a host it cannot guard fails here, loudly.
+    const filter = options.guardChecker ? checkerFilter() : undefined;
+    const box = new BubblewrapSandbox(options, filter);
+    const unguarded = box.seccomp ? checkerGuardUnavailable(box.seccomp) : null;
+    if (unguarded) {
+      box.destroySync();
+      throw new RubricateError("SANDBOX", unguarded);
+    }
+    return box;
   },
 };
 
@@ -162,12 +196,14 @@ class BubblewrapSandbox extends CommandSandbox implements Sandbox {
   private readonly mounted: boolean;
   private readonly cgroup: SandboxCgroup | undefined;
   private readonly options: SandboxOptions;
+  /** The `guardChecker` seccomp filter's file (in the root-owned host folder), given to every command's bwrap on fd 3. */
+  readonly seccomp: string | undefined;
 
   get user(): { uid: number; gid: number } | undefined {
     return this.uid === undefined ? undefined : { uid: this.uid, gid: this.uid };
   }
 
-  constructor(options: SandboxOptions) {
+  constructor(options: SandboxOptions, filter?: Buffer) {
     super();
     // Once per process: folders of processes that died without cleaning up (SIGKILL).
     if (!swept) {
@@ -212,6 +248,8 @@ class BubblewrapSandbox extends CommandSandbox implements Sandbox {
     writeFileSync(join(this.dir, "etc", "passwd"), `root:x:0:0:root:/root:/usr/sbin/nologin\nsandbox:x:${uid}:${gid}:sandbox:${WORKDIR}:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n`);
     writeFileSync(join(this.dir, "etc", "group"), `root:x:0:\nsandbox:x:${gid}:\nnogroup:x:65534:\n`);
     writeFileSync(join(this.dir, "etc", "hostname"), "sandbox\n");
+    this.seccomp = filter ? join(this.dir, "seccomp.bpf") : undefined;
+    if (this.seccomp) writeFileSync(this.seccomp, filter!);
     live.add(this);
     installExitHook();
   }
@@ -229,7 +267,10 @@ class BubblewrapSandbox extends CommandSandbox implements Sandbox {
     for (const name of ETC_FILES) bwrap.push("--ro-bind-try", `/etc/${name}`, `/etc/${name}`);
     if (this.options.network) for (const name of NETWORK_ETC_FILES) bwrap.push("--ro-bind-try", `/etc/${name}`, `/etc/${name}`);
     for (const name of ["passwd", "group", "hostname"]) bwrap.push("--ro-bind", join(this.dir, "etc", name), `/etc/${name}`);
-    bwrap.push("--proc", "/proc", "--dev", "/dev");
+    bwrap.push("--proc", "/proc");
+    // guardChecker: /proc/<pid>/mem (and every other /proc file) cannot be opened for writing; the seccomp filter does the rest.
+    if (this.seccomp) bwrap.push("--remount-ro", "/proc", "--seccomp", "3");
+    bwrap.push("--dev", "/dev");
     if (this.scratch) bwrap.push("--bind", this.scratch.tmp, "/tmp", "--bind", this.scratch.shm, "/dev/shm");
     else bwrap.push("--size", String(l.diskBytes), "--tmpfs", "/tmp", "--size", String(l.diskBytes), "--tmpfs", "/dev/shm");
     // /dev is a tmpfs of its own (half the host's memory): read-only, so only /dev/shm is writable there.
@@ -240,7 +281,7 @@ class BubblewrapSandbox extends CommandSandbox implements Sandbox {
     bwrap.push("--", ...argv);
     // bwrap's own environment shows in the sandbox as /proc/1/environ: start it with nothing of ours.
     const chain = [...(this.cgroup?.prefix() ?? []), "prlimit", ...limits, "--", ...user, ...bwrap];
-    return { file: chain[0], args: chain.slice(1), env: { PATH: BASE_ENV.PATH } };
+    return { file: chain[0], args: chain.slice(1), env: { PATH: BASE_ENV.PATH }, ...(this.seccomp ? { inputFiles: [this.seccomp] } : {}) };
   }
 
 
