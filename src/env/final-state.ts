@@ -6,8 +6,8 @@
  1. the agent's work folder is archived, read as the agent's own user (what it made unreadable
  *    is left out: a cheat only loses);
  * 2. a fresh sandbox (same backend, limits and network; as root, a new user id; no process may
- *    trace another or write its memory: `guardChecker`) receives the archive with every file and
- *    folder made readable and writable by its user again;
+ *    trace another, write its memory or wall itself off with a filter of its own: `guardChecker`)
+ *    receives the archive with every file and folder made readable and writable by its user again;
  * 3. each check runs there, with the submitted answer as $SUBMITTED, HOME=/tmp (the agent's
  *    dot files in /work — a .pth under .local that python3 runs at start, a .gitconfig — stay inert
  *    unless the check reads them from /work) and PYTHONSAFEPATH=1 (a json.py in /work does not
@@ -43,7 +43,7 @@ export interface FinalStateOptions {
   agent: Sandbox;
   /**
    * Opens a fresh sandbox like the agent's (the checker's), with `options` added: `guardChecker`, so
-   * the code a check runs cannot trace the check or write its memory.
+   * the code a check runs can neither reach the check nor wall itself off from it.
    */
   open: (options: CheckerOptions) => Promise<Sandbox>;
   checks: Record<string, StateProbe>;
@@ -56,9 +56,10 @@ export interface FinalStateOptions {
 export type CheckerOptions = Required<Pick<SandboxOptions, "guardChecker">>;
 /**
  * The code a check runs shares the check's user and pid namespace: it could attach to the check's
- * shell with ptrace and swallow the signal a probe sends (examples/ctf's command-injection), or
- * rewrite the check's memory. The checker denies both (SandboxOptions.guardChecker); bubblewrap that
- * cannot apply it refuses to open, so no check runs unguarded there.
+ * shell with ptrace and swallow the signal a probe sends (examples/ctf's command-injection),
+ * rewrite the check's memory, or run the probe under a seccomp filter or Landlock domain of its
+ * own that lets no signal out. The checker denies all of it (SandboxOptions.guardChecker);
+ * bubblewrap that cannot apply it refuses to open, so no check runs unguarded there.
  */
 const CHECKER: CheckerOptions = { guardChecker: true };
 

@@ -60,14 +60,17 @@ export interface SandboxOptions {
   /** Container image (docker/podman only; bubblewrap uses the host's read-only /usr). */
   image?: string;
   /**
-   * For a sandbox where a check runs the code it checks (final-state checks), which has the
-   * check's user and would otherwise trace the check and swallow its signals, or rewrite its
-   * memory. No process of the sandbox may trace another or reach its memory: ptrace, process_vm_readv,
-   * process_vm_writev, pidfd_getfd, kcmp and process_madvise fail with EPERM, and /proc is
-   * read-only, so /proc/<pid>/mem opens for reading only. Commands that trace (strace, gdb) fail
-   * there. bubblewrap applies it or refuses to create the sandbox (a host other than x64 or arm64,
-   * a kernel without seccomp filters). docker and podman do not apply it: their default seccomp
-   * profile allows ptrace on kernels from 4.8 on and a container takes one profile, at its start
+   * For a sandbox where a check runs the code it checks (final-state checks): that code has the
+   * check's user and would otherwise trace the check and swallow its signals, rewrite its memory,
+   * or run what it is given under a seccomp filter or Landlock domain of its own, where a probe's
+   * `kill` sends nothing. So no process of the sandbox may trace another or reach its memory
+   * (ptrace, process_vm_readv, process_vm_writev, pidfd_getfd, kcmp and process_madvise fail with
+   * EPERM; /proc is read-only, so /proc/<pid>/mem opens for reading only) or restrict itself (seccomp,
+   * prctl(PR_SET_SECCOMP) and landlock_* fail with EPERM). Commands that trace (strace, gdb) or
+   * sandbox themselves (a `file` built with libseccomp: `file -S`) fail there. bubblewrap applies it
+   * or refuses to create the sandbox (a host other than x64 or arm64, a kernel without seccomp
+   * filters). docker and podman do not apply it: their default seccomp profile allows ptrace on
+   * kernels from 4.8 on, and seccomp, and a container takes one profile, at its start
    * (docs/security.md); unsafe-host isolates nothing anyway.
    */
   guardChecker?: boolean;

@@ -80,10 +80,11 @@ bwrap.describe("final-state checks", () => {
 
 bwrap.describe("final-state checks and the code they run", () => {
   // The code a check runs has the check's user and pid namespace. It traced the check's shell and
-  // swallowed the signal a probe sent, or rewrote the check's trap in memory, and passed a check
-  // it failed (examples/ctf/tests.yaml keeps those cheats).
+  // swallowed the signal a probe sent, rewrote the check's trap in memory, or ran the probe under a
+  // seccomp filter or Landlock domain of its own, and passed a check it failed (examples/ctf/tests.yaml
+  // keeps those cheats).
   python.describe("with python3", () => {
-    it("cannot trace the check or reach its memory (ptrace, also through the i386 ABI; process_vm_readv/writev; /proc/<pid>/mem for writing; pidfd_getfd; kcmp), which the agent's own sandbox allows", async () => {
+    it("cannot trace the check or reach its memory (ptrace, also through the i386 ABI; process_vm_readv/writev; /proc/<pid>/mem for writing; pidfd_getfd; kcmp), nor wall itself off from it (seccomp filters, Landlock), which the agent's own sandbox allows", async () => {
       const agent = await createSandbox({ limits: { commandTimeoutMs: 10_000 } });
       try {
         await agent.writeFile("probe.py", TRACE_PROBE);
@@ -91,8 +92,11 @@ bwrap.describe("final-state checks and the code they run", () => {
         expect(own.stderr).toBe("");
         const fields = await runChecks(agent, { probe: { run: "python3 probe.py" } });
         const i386 = process.arch === "x64";
-        const all = (ptrace: string, mem: string) => ({ kcmp: ptrace, pidfd_getfd: ptrace, proc_mem_write: mem, process_vm_readv: ptrace, process_vm_writev: ptrace, ptrace, ...(i386 ? { ptrace_i386: ptrace } : {}) });
-        expect({ agent: JSON.parse(own.stdout), check: JSON.parse(String(fields.probe)) }).toEqual({ agent: all("ok", "ok"), check: all("EPERM", "EROFS") });
+        const { landlock, ...agentResults } = JSON.parse(own.stdout) as Record<string, string>;
+        // Landlock where the kernel has it; its absence answers ENOSYS or EOPNOTSUPP, never EPERM.
+        expect(landlock).not.toBe("EPERM");
+        const all = (denied: string, mem: string) => ({ kcmp: denied, pidfd_getfd: denied, proc_mem_write: mem, process_vm_readv: denied, process_vm_writev: denied, ptrace: denied, ...(i386 ? { ptrace_i386: denied } : {}), seccomp: denied, prctl_seccomp: denied, prctl_name: "ok" });
+        expect({ agent: agentResults, check: JSON.parse(String(fields.probe)) }).toEqual({ agent: all("ok", "ok"), check: { ...all("EPERM", "EROFS"), landlock: "EPERM" } });
       } finally {
         await agent.destroy();
       }
@@ -117,7 +121,7 @@ exec ${which("bwrap")} "$@"
       let error: unknown;
       const fields = await runChecks(agent, { ran: { run: "echo ran" } }).catch((e) => (error = e));
       expect(fields).toBe(error);
-      expect(error).toMatchObject({ code: "SANDBOX", message: expect.stringMatching(/^bubblewrap cannot apply the seccomp filter and read-only \/proc that keep a checked program from tracing its check here: bwrap: prctl\(PR_SET_SECCOMP\): Invalid argument$/) });
+      expect(error).toMatchObject({ code: "SANDBOX", message: expect.stringMatching(/^bubblewrap cannot apply the seccomp filter and read-only \/proc that keep a checked program from reaching its check here: bwrap: prctl\(PR_SET_SECCOMP\): Invalid argument$/) });
     } finally {
       await agent.destroy();
       delete process.env.RUBRICATE_BWRAP;

@@ -8,8 +8,9 @@ export const needsBubblewrap = () =>
 export const needsPython = () => needs("python3", () => runs("/usr/bin/python3", ["-c", "import sqlite3"]) && "/usr/bin/python3", "apt-get install python3");
 
 /**
- * A Python program that tries every way of reaching its parent (in a check: the check's shell)
- * that a `guardChecker` sandbox closes, and prints a JSON object: each attempt's "ok" or errno name.
+ * A Python program that tries every way of reaching its parent (in a check: the check's shell),
+ * and of walling itself off from it, that a `guardChecker` sandbox closes, and prints a JSON
+ * object: each attempt's "ok" or errno name.
  * Each attempt succeeds in a sandbox without it (they are real attempts, not calls bound to fail).
  * On x86-64 it also makes a 32-bit call (`int $0x80`, the i386 ABI a 64-bit process may use) to
  * trace a child of its own, which a filter that looked at x86-64 numbers alone would let through.
@@ -51,5 +52,16 @@ if platform.machine() == "x86_64":
     r = i386(26, PTRACE_SEIZE, child.pid)  # the i386 ptrace: it returns -errno itself
     out["ptrace_i386"] = "ok" if r >= 0 else errno.errorcode[-r]
     child.kill()
+# A filter or Landlock domain of its own (here one that allows everything), under which a probe's
+# kill would send nothing: installed, or refused.
+allow = ctypes.create_string_buffer(bytes([0x06, 0, 0, 0, 0, 0, 0xFF, 0x7F]), 8)  # return SECCOMP_RET_ALLOW
+class fprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+prog = fprog(1, ctypes.addressof(allow))
+libc.prctl(38, 1, 0, 0, 0)  # PR_SET_NO_NEW_PRIVS
+out["seccomp"] = result(libc.syscall(317 if platform.machine() == "x86_64" else 277, 1, 0, ctypes.byref(prog)))  # SECCOMP_SET_MODE_FILTER
+out["prctl_seccomp"] = result(libc.prctl(22, 2, ctypes.byref(prog), 0, 0))  # PR_SET_SECCOMP, SECCOMP_MODE_FILTER
+out["prctl_name"] = result(libc.prctl(15, b"probe", 0, 0, 0))  # PR_SET_NAME: prctl's other options stay
+out["landlock"] = result(libc.syscall(444, None, 0, 1))  # its ABI version: ENOSYS or EOPNOTSUPP where the kernel has none
 print(json.dumps(out, sort_keys=True))
 `;

@@ -116,7 +116,7 @@ function checkerGuardUnavailable(file: string): string | null {
     closeSync(fd);
   }
   const why = probe.error ? probe.error.message : probe.status === 0 ? null : String(probe.stderr).trim() || `exit ${probe.status}`;
-  checkerGuards.set(binary, why === null ? null : `bubblewrap cannot apply the seccomp filter and read-only /proc that keep a checked program from tracing its check here: ${why}`);
+  checkerGuards.set(binary, why === null ? null : `bubblewrap cannot apply the seccomp filter and read-only /proc that keep a checked program from reaching its check here: ${why}`);
   return checkerGuards.get(binary)!;
 }
 
@@ -268,7 +268,7 @@ class BubblewrapSandbox extends CommandSandbox implements Sandbox {
     if (this.options.network) for (const name of NETWORK_ETC_FILES) bwrap.push("--ro-bind-try", `/etc/${name}`, `/etc/${name}`);
     for (const name of ["passwd", "group", "hostname"]) bwrap.push("--ro-bind", join(this.dir, "etc", name), `/etc/${name}`);
     bwrap.push("--proc", "/proc");
-    // guardChecker: /proc/<pid>/mem (and every other /proc file) cannot be opened for writing; the seccomp filter does the rest.
+    // guardChecker: /proc/<pid>/mem (and every other /proc file) cannot be opened for writing; the seccomp filter (seccomp.ts) does the rest.
     if (this.seccomp) bwrap.push("--remount-ro", "/proc", "--seccomp", "3");
     bwrap.push("--dev", "/dev");
     if (this.scratch) bwrap.push("--bind", this.scratch.tmp, "/tmp", "--bind", this.scratch.shm, "/dev/shm");

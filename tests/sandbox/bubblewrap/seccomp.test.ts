@@ -9,11 +9,12 @@ import { createSandbox } from "../../../src/sandbox/index.js";
 import { needsBubblewrap, needsPython, TRACE_PROBE } from "../helpers.js";
 import { sandboxTraces } from "../traces.js";
 
-/** Runs a classic BPF program on `struct seccomp_data { int nr; __u32 arch; … }`: the opcodes seccomp.ts uses, anything else an error. */
-function run(program: BpfInstruction[], arch: number, nr: number): number {
+/** Runs a classic BPF program on `struct seccomp_data { int nr; __u32 arch; __u64 ip; __u64 args[6]; }`: the opcodes seccomp.ts uses, anything else an error. */
+function run(program: BpfInstruction[], arch: number, nr: number, arg0 = 0): number {
   const data = new DataView(new ArrayBuffer(64));
   data.setInt32(0, nr, true);
   data.setUint32(4, arch, true);
+  data.setBigUint64(16, BigInt(arg0), true);
   let a = 0;
   for (let pc = 0; pc < program.length; pc++) {
     const { code, jt, jf, k } = program[pc];
@@ -26,24 +27,29 @@ function run(program: BpfInstruction[], arch: number, nr: number): number {
   throw new Error("ran off the end");
 }
 
+/** Per ABI: ptrace, process_vm_readv/writev, kcmp, seccomp, then pidfd_getfd, process_madvise, landlock_* (the same everywhere); prctl; numbers allowed (other ABIs' denied ones among them). */
+const LATE = [438, 440, 444, 445, 446];
 const ABIS = {
   x64: {
-    native: { audit: 0xc000003e, denied: [101, 310, 311, 312, 438, 440], allowed: [0, 1, 39, 57, 59, 60, 62, 100, 102, 200, 309, 313, 434, 439, 441] },
-    compat: { audit: 0x40000003, denied: [26, 347, 348, 349, 438, 440], allowed: [1, 3, 4, 11, 20, 37, 101, 120, 310, 311, 312, 346, 350, 434] },
+    native: { audit: 0xc000003e, denied: [101, 310, 311, 312, 317, ...LATE], prctl: 157, allowed: [0, 1, 39, 57, 59, 60, 62, 100, 102, 200, 309, 313, 316, 318, 434, 439, 441, 443, 447] },
+    compat: { audit: 0x40000003, denied: [26, 347, 348, 349, 354, ...LATE], prctl: 172, allowed: [1, 3, 4, 11, 20, 37, 101, 120, 157, 310, 311, 312, 317, 346, 350, 353, 355, 434] },
   },
   arm64: {
-    native: { audit: 0xc00000b7, denied: [117, 270, 271, 272, 438, 440], allowed: [29, 56, 63, 64, 93, 101, 116, 118, 129, 172, 220, 221, 269, 273, 434] },
-    compat: { audit: 0x40000028, denied: [26, 376, 377, 378, 438, 440], allowed: [1, 3, 4, 11, 20, 37, 101, 117, 270, 271, 375, 379, 434] },
+    native: { audit: 0xc00000b7, denied: [117, 270, 271, 272, 277, ...LATE], prctl: 167, allowed: [29, 56, 63, 64, 93, 101, 116, 118, 129, 172, 220, 221, 269, 273, 276, 278, 434] },
+    compat: { audit: 0x40000028, denied: [26, 376, 377, 378, 383, ...LATE], prctl: 172, allowed: [1, 3, 4, 11, 20, 37, 101, 117, 167, 270, 271, 277, 375, 379, 382, 384, 434] },
   },
 };
 
 describe("the guardChecker seccomp filter", () => {
   for (const [arch, abis] of Object.entries(ABIS)) {
-    it(`${arch}: the calls that reach another process fail with EPERM in both ABIs; the rest, the other ABI's numbers for them included, are allowed`, () => {
+    it(`${arch}: the calls that reach another process or install a filter or Landlock domain fail with EPERM in both ABIs; the rest, the other ABI's numbers for them included, are allowed`, () => {
       const program = checkerProgram(arch);
       for (const abi of [abis.native, abis.compat]) {
         for (const nr of abi.denied) expect(run(program, abi.audit, nr), `${abi.audit.toString(16)} ${nr}`).toBe(SECCOMP_RET_EPERM);
         for (const nr of abi.allowed) expect(run(program, abi.audit, nr), `${abi.audit.toString(16)} ${nr}`).toBe(SECCOMP_RET_ALLOW);
+        // prctl: PR_SET_SECCOMP (22) installs a filter; every other option (NO_NEW_PRIVS 38, SET_NAME 15, …) stays.
+        expect(run(program, abi.audit, abi.prctl, 22)).toBe(SECCOMP_RET_EPERM);
+        for (const option of [0, 1, 15, 21, 23, 38, 39, 0x59616d61]) expect(run(program, abi.audit, abi.prctl, option), `prctl ${option}`).toBe(SECCOMP_RET_ALLOW);
       }
       // Another architecture's calls cannot occur here: the process is killed rather than let through.
       const other = arch === "x64" ? ABIS.arm64.native.audit : ABIS.x64.native.audit;
@@ -73,7 +79,7 @@ const python = needsPython();
 
 bwrap.describe("a guardChecker bubblewrap sandbox", () => {
   python.describe("with python3", () => {
-    it("denies tracing another process or reaching its memory, which a sandbox without it allows (the agent's: gdb, strace on its own processes)", async () => {
+    it("denies tracing another process, reaching its memory, or a filter or Landlock domain of one's own, which a sandbox without it allows (the agent's: gdb, strace on its own processes)", async () => {
       const results: Record<string, Record<string, string>> = {};
       for (const guardChecker of [false, true]) {
         const box = await createSandbox({ guardChecker, limits: { commandTimeoutMs: 10_000 } });
@@ -87,8 +93,11 @@ bwrap.describe("a guardChecker bubblewrap sandbox", () => {
         }
       }
       const i386 = process.arch === "x64";
-      const all = (ptrace: string, mem: string) => ({ kcmp: ptrace, pidfd_getfd: ptrace, proc_mem_write: mem, process_vm_readv: ptrace, process_vm_writev: ptrace, ptrace, ...(i386 ? { ptrace_i386: ptrace } : {}) });
-      expect(results).toEqual({ false: all("ok", "ok"), true: all("EPERM", "EROFS") });
+      // Landlock where the kernel has it ("ok" here); its absence answers ENOSYS or EOPNOTSUPP, never EPERM.
+      const { landlock: without, ...unguarded } = results.false;
+      expect(without).not.toBe("EPERM");
+      const all = (denied: string, mem: string) => ({ kcmp: denied, pidfd_getfd: denied, proc_mem_write: mem, process_vm_readv: denied, process_vm_writev: denied, ptrace: denied, ...(i386 ? { ptrace_i386: denied } : {}), seccomp: denied, prctl_seccomp: denied, prctl_name: "ok" });
+      expect({ unguarded, guarded: results.true }).toEqual({ unguarded: all("ok", "ok"), guarded: { ...all("EPERM", "EROFS"), landlock: "EPERM" } });
       expect(sandboxTraces()).toEqual({ folders: [], mounts: [], processes: [] });
     }, 60_000);
   });
