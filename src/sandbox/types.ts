@@ -71,7 +71,8 @@ export interface SandboxOptions {
    * or refuses to create the sandbox (a host other than x64 or arm64, a kernel without seccomp
    * filters). docker and podman do not apply it: their default seccomp profile allows ptrace on
    * kernels from 4.8 on, and seccomp, and a container takes one profile, at its start
-   * (docs/security.md); unsafe-host isolates nothing anyway.
+   * (docs/security.md): they open it unguarded with a `RubricateWarning` (code `SANDBOX`) once per
+   * process; unsafe-host isolates nothing anyway.
    */
   guardChecker?: boolean;
 }

@@ -56,6 +56,33 @@ exit 1
   });
 });
 
+describe("container backend: a checker it cannot guard", () => {
+  it("says so once per process, as a warning, and still opens (bubblewrap refuses instead)", async () => {
+    const warnings: Error[] = [];
+    const onWarning = (w: Error) => warnings.push(w);
+    process.on("warning", onWarning);
+    try {
+      const dir = tempDir("rubricate-fake-podman-");
+      writeFileSync(join(dir, "podman"), `#!/bin/sh\ncase "$1" in info) exit 0 ;; run) echo 0123456789abcdef ;; esac\nexit 0\n`);
+      chmodSync(join(dir, "podman"), 0o755);
+      const oldPath = process.env.PATH;
+      process.env.PATH = `${dir}:${oldPath}`;
+      try {
+        const backend = containerBackend("podman");
+        for (let i = 0; i < 2; i++) await (await backend.create({ guardChecker: true })).destroy();
+        await (await backend.create({})).destroy();
+      } finally {
+        process.env.PATH = oldPath;
+      }
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings.map((w) => [w.name, (w as NodeJS.ErrnoException).code])).toEqual([["RubricateWarning", "SANDBOX"]]);
+      expect(warnings[0].message).toMatch(/^podman: final-state checks run without the checker's guard/);
+    } finally {
+      process.off("warning", onWarning);
+    }
+  });
+});
+
 describe.skipIf(!engine)("docker engine [skipped here: no engine answers]", () => {
   it("confines a command: no network, read-only root, killed at its wall-clock limit", async () => {
     const box = await dockerBackend.create({ limits: { commandTimeoutMs: 2000 } });

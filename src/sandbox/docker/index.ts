@@ -43,11 +43,25 @@ export function containerBackend(cli: "docker" | "podman"): SandboxBackend {
     async create(options: SandboxOptions = {}) {
       const why = await this.unavailable();
       if (why) throw new RubricateError("SANDBOX", why);
+      if (options.guardChecker) warnUnguardedChecker(cli);
       const box = new ContainerSandbox(cli, options);
       await box.start();
       return box;
     },
   };
+}
+
+const warnedUnguarded = new Set<string>();
+
+/**
+ * Once per process and CLI: a checker here runs without `guardChecker` (a container takes one
+ * seccomp profile, its engine's default, which allows ptrace), so the run says so rather than
+ * checking as if it were guarded. Refusing would leave docker environments no final-state checks.
+ */
+function warnUnguardedChecker(cli: string): void {
+  if (warnedUnguarded.has(cli)) return;
+  warnedUnguarded.add(cli);
+  process.emitWarning(`${cli}: final-state checks run without the checker's guard (their engine's default seccomp profile lets checked code trace the check and rewrite its memory); use the bubblewrap backend for rewards a policy must not bend (docs/security.md)`, { type: "RubricateWarning", code: "SANDBOX" });
 }
 
 /** The sandbox backend over the docker CLI (needs a running engine). */
