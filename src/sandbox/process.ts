@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { closeSync, openSync } from "node:fs";
+import { closeSync, openSync, readdirSync, readFileSync } from "node:fs";
 import { PassThrough } from "node:stream";
 import type { ExecResult, SandboxLimitHit, SandboxProcess } from "./types.js";
 
@@ -80,6 +80,56 @@ export function killGroup(child: ChildProcess): void {
   }
 }
 
+/** O_CLOEXEC in /proc/<pid>/fdinfo's octal `flags:` (the same bit on x86-64 and arm64). */
+const O_CLOEXEC = 0o2000000;
+
+let strays: { fds: number[]; devNull: number } | undefined;
+
+/**
+ * The descriptors this process would hand every child without being asked: open without
+ * close-on-exec, so inherited from whoever started it (node opens its own with close-on-exec), e.g.
+ * a pipe a launcher left open. bwrap passes them into the sandbox, where the code it runs could
+ * write to that pipe or file. Read once: inherited descriptors come with the process.
+ */
+function strayDescriptors(): { fds: number[]; devNull: number } {
+  if (strays) return strays;
+  const fds: number[] = [];
+  let listed: string[] = [];
+  try {
+    listed = readdirSync("/proc/self/fdinfo");
+  } catch {
+    // No /proc (not Linux): nothing known to neutralise.
+  }
+  for (const name of listed) {
+    const fd = Number(name);
+    if (fd < 3) continue;
+    try {
+      const flags = /^flags:\s*([0-7]+)/m.exec(readFileSync(`/proc/self/fdinfo/${name}`, "utf8"))?.[1];
+      if (flags !== undefined && (parseInt(flags, 8) & O_CLOEXEC) === 0) fds.push(fd);
+    } catch {
+      // Closed since it was listed (the listing's own descriptor, for one).
+    }
+  }
+  strays = { fds, devNull: fds.length > 0 ? openSync("/dev/null", "r+") : -1 };
+  return strays;
+}
+
+/**
+ * The child's descriptors: piped stdio, then `inputs` on 3, 4, …, and /dev/null in place of each
+ * stray descriptor (strayDescriptors) past them, so none reaches what the child runs.
+ */
+function childStdio(inputs: number[]): (number | "pipe" | "ignore")[] {
+  const stdio: (number | "pipe" | "ignore")[] = ["pipe", "pipe", "pipe", ...inputs];
+  const { fds, devNull } = strayDescriptors();
+  for (const fd of fds) {
+    if (fd < stdio.length) continue; // an input took its place
+    // "ignore" above 2 leaves a descriptor as it is (libuv): the gaps are close-on-exec ones or strays.
+    while (stdio.length < fd) stdio.push("ignore");
+    stdio[fd] = devNull;
+  }
+  return stdio;
+}
+
 /**
  * Starts a command with piped stdio and its `inputFiles` on the fds after them. Each is opened
  * here for this child alone (a shared open file would share its read offset with commands running
@@ -88,7 +138,7 @@ export function killGroup(child: ChildProcess): void {
 function spawnCommand(command: ChildCommand): ChildProcessWithoutNullStreams {
   const fds = (command.inputFiles ?? []).map((path) => openSync(path, "r"));
   try {
-    return spawn(command.file, command.args, { env: command.env, stdio: ["pipe", "pipe", "pipe", ...fds], detached: true }) as ChildProcessWithoutNullStreams;
+    return spawn(command.file, command.args, { env: command.env, stdio: childStdio(fds), detached: true }) as ChildProcessWithoutNullStreams;
   } finally {
     for (const fd of fds) closeSync(fd);
   }
