@@ -2,13 +2,19 @@
  * `score --queue` under a hostile environment (queue hardening, round 21): what a run leaves on
  * the queue must neither block nor leak into the next run of the same command. A real
  * redis-server; the judge a local OpenAI-wire server that counts what it was paid for.
+ *
+ * The tests run side by side (most of each is waiting: on processes to start, BullMQ's retry
+ * backoff, a lock or Redis to go away), as in tests/queue/score.test.ts: each on its own database
+ * of the shared Redis or on a Redis of its own, so no test's workers take another's chunks; each
+ * run's judge calls told apart by its run name; the two that slow the judge down on a judge of
+ * their own; and each test's processes killed when it ends, by that test.
  */
 import { type ChildProcess } from "node:child_process";
 import { cpSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { loadRubricSync } from "../../src/rubric/load.js";
 import { fingerprintOf, type ScoreSpec } from "../../src/queue/score-job.js";
-import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it, type OnTestFinishedHandler } from "vitest";
 import { ROOT, runCli, spawnCli, tempDir, writeJudgeFile } from "../helpers/cli.js";
 import { redisServer, startRedis, type LiveRedis } from "../helpers/redis.js";
 import { judgeResponder } from "../../src/testing/servers/judge-responder.js";
@@ -20,12 +26,32 @@ import { Redis } from "ioredis";
 const KEY = { RUBRICATE_TEST_KEY: "sk-queue-hardening" };
 let redis: LiveRedis;
 let judge: TestServer<unknown>;
-const children: ChildProcess[] = [];
 
-const paidCounts = (run: string) => paidCountsOf(judge, `${run} question`);
+const paidCounts = (run: string, on = judge) => paidCountsOf(on, `${run} question`);
 
-const project = (run: string, n: number) => queueProject(judge.url, queueSamples(run, n), 4, "rubricate-queue-hard-");
-const startWorker = (dir: string, url: string, env: Record<string, string> = KEY) => startQueueWorker(children, dir, url, env);
+const project = (run: string, n: number, on = judge) => queueProject(on.url, queueSamples(run, n), 4, "rubricate-queue-hard-");
+const startWorker = (children: ChildProcess[], dir: string, url: string, env: Record<string, string> = KEY) => startQueueWorker(children, dir, url, env);
+
+/** The processes a test starts, SIGKILLed (and waited for) when that test ends: the tests run side by side, so none may kill another's. */
+function ownChildren(onTestFinished: (fn: OnTestFinishedHandler) => void): ChildProcess[] {
+  const children: ChildProcess[] = [];
+  onTestFinished(async () => {
+    for (const c of children.splice(0)) {
+      if (c.exitCode === null && c.signalCode === null) {
+        c.kill("SIGKILL");
+        await new Promise((r) => c.once("exit", r));
+      }
+    }
+  });
+  return children;
+}
+
+/** A judge of the test's own, closed when the test ends: for a test that changes the judge's latency. */
+async function ownJudge(onTestFinished: (fn: OnTestFinishedHandler) => void): Promise<TestServer<unknown>> {
+  const own = (await startOpenAIServer({ respond: judgeResponder(statesAnAnswer) })) as TestServer<unknown>;
+  onTestFinished(() => own.close());
+  return own;
+}
 
 const coordinator = (dir: string, url: string, extra: string[] = []) =>
   runCli(["score", "rubric.yaml", "samples.jsonl", "-o", "out.jsonl", "--judge", "judge.yaml", "--queue", url, "--chunk-size", "10", ...extra], { cwd: dir, env: { RUBRICATE_TEST_KEY: "" } });
@@ -37,38 +63,32 @@ redisServer.describe("score --queue: what a run leaves on the queue", () => {
     redis = await startRedis();
     judge = (await startOpenAIServer({ respond: judgeResponder(statesAnAnswer) })) as TestServer<unknown>;
   });
-  afterEach(async () => {
-    for (const c of children.splice(0)) {
-      if (c.exitCode === null && c.signalCode === null) {
-        c.kill("SIGKILL");
-        await new Promise((r) => c.once("exit", r));
-      }
-    }
-  });
   afterAll(async () => {
     await judge?.close();
     await redis?.stop();
   });
 
-  it("a chunk that failed on every attempt does not fail the same command again once the workers are fixed", async () => {
+  it.concurrent("a chunk that failed on every attempt does not fail the same command again once the workers are fixed", async ({ onTestFinished }) => {
+    const children = ownChildren(onTestFinished);
     const dir = project("poison", 12);
     const url = database(1);
     // A worker without the judge's key: every attempt at the chunks fails.
-    const broken = startWorker(dir, url, { RUBRICATE_TEST_KEY: "" });
+    const broken = startWorker(children, dir, url, { RUBRICATE_TEST_KEY: "" });
     const first = await coordinator(dir, url);
     expect(first.code).toBe(1);
     expect(first.stderr).toMatch(/failed on the workers after 3 attempt/);
     broken.child.kill("SIGKILL");
     await broken.exited;
     // The key is given; the same command, run again, resumes.
-    startWorker(dir, url);
+    startWorker(children, dir, url);
     const second = await coordinator(dir, url);
     expect(second.code, second.stderr).toBe(0);
     expect(lines(join(dir, "out.jsonl")).map((l) => l.index)).toEqual(Array.from({ length: 12 }, (_, i) => i));
     expect(paidCounts("poison").every((n) => n === 1)).toBe(true);
   }, 180_000);
 
-  it("the queue's Redis password is not written into the chunks, and workers still share the cache with it", async () => {
+  it.concurrent("the queue's Redis password is not written into the chunks, and workers still share the cache with it", async ({ onTestFinished }) => {
+    const children = ownChildren(onTestFinished);
     const own = await startRedis();
     const password = "pw-hardening-21";
     const admin = new Redis(own.url);
@@ -78,12 +98,12 @@ redisServer.describe("score --queue: what a run leaves on the queue", () => {
       const url = own.url.replace("redis://", `redis://:${password}@`);
       const dir = project("password", 12);
       // A worker without the judge's key: the chunks fail and stay on the queue to be read.
-      const broken = startWorker(dir, url, { RUBRICATE_TEST_KEY: "" });
+      const broken = startWorker(children, dir, url, { RUBRICATE_TEST_KEY: "" });
       expect((await coordinator(dir, url)).code).toBe(1);
       broken.child.kill("SIGKILL");
       await broken.exited;
       expect(await storedText(admin)).not.toContain(password);
-      startWorker(dir, url);
+      startWorker(children, dir, url);
       const second = await coordinator(dir, url);
       expect(second.code, second.stderr).toBe(0);
       // The workers put the password back: their answers are in the queue's database.
@@ -95,10 +115,11 @@ redisServer.describe("score --queue: what a run leaves on the queue", () => {
     }
   }, 180_000);
 
-  it("a worker whose Redis is down stops on SIGTERM (nothing in hand), instead of waiting for Redis forever", async () => {
+  it.concurrent("a worker whose Redis is down stops on SIGTERM (nothing in hand), instead of waiting for Redis forever", async ({ onTestFinished }) => {
+    const children = ownChildren(onTestFinished);
     const own = await startRedis();
     const dir = project("down", 1);
-    const worker = startWorker(dir, own.url);
+    const worker = startWorker(children, dir, own.url);
     try {
       await waitUntil(() => /worker on/.test(worker.log()), "the worker to start");
       await own.stop();
@@ -110,12 +131,13 @@ redisServer.describe("score --queue: what a run leaves on the queue", () => {
     }
   }, 60_000);
 
-  it("a second SIGTERM stops a worker at once, though its chunk's judge call never ends", async () => {
+  it.concurrent("a second SIGTERM stops a worker at once, though its chunk's judge call never ends", async ({ onTestFinished }) => {
+    const children = ownChildren(onTestFinished);
     const hung = (await startOpenAIServer({ respond: judgeResponder(statesAnAnswer), rates: { hang: 1 } })) as TestServer<unknown>;
     const dir = project("hung", 3);
     writeJudgeFile(dir, hung.url, { max_retries: 0, timeout_ms: 3_600_000 });
     const url = database(2);
-    const worker = startWorker(dir, url);
+    const worker = startWorker(children, dir, url);
     const run = spawnCli(["score", "rubric.yaml", "samples.jsonl", "-o", "out.jsonl", "--judge", "judge.yaml", "--queue", url], { cwd: dir, env: { RUBRICATE_TEST_KEY: "" } });
     children.push(run);
     try {
@@ -129,7 +151,8 @@ redisServer.describe("score --queue: what a run leaves on the queue", () => {
     }
   }, 60_000);
 
-  it("eval --queue: a run of another grid with as many cells (-n 2 -k 1, then -n 1 -k 2) gets chunks of its own, not the other's", async () => {
+  it.concurrent("eval --queue: a run of another grid with as many cells (-n 2 -k 1, then -n 1 -k 2) gets chunks of its own, not the other's", async ({ onTestFinished }) => {
+    const children = ownChildren(onTestFinished);
     const dir = tempDir("rubricate-queue-hard-eval-");
     cpSync(join(ROOT, "examples/wordle"), join(dir, "wordle"), { recursive: true });
     const url = database(3);
@@ -160,13 +183,14 @@ redisServer.describe("score --queue: what a run leaves on the queue", () => {
     }
   }, 60_000);
 
-  it("a worker that lives through many runs keeps only the last few runs' judges and cache connections open", async () => {
+  it.concurrent("a worker that lives through many runs keeps only the last few runs' judges and cache connections open", async ({ onTestFinished }) => {
+    const children = ownChildren(onTestFinished);
     const own = await startRedis();
     const admin = new Redis(own.url);
     const clients = async () => String(await admin.client("LIST")).trim().split("\n").length;
     try {
       const dir = project("specs", 3);
-      startWorker(dir, own.url);
+      startWorker(children, dir, own.url);
       // Each --concurrency is another spec: another run to the worker.
       expect((await coordinator(dir, own.url, ["--concurrency", "1"])).code).toBe(0);
       const afterOne = await clients();
@@ -180,7 +204,8 @@ redisServer.describe("score --queue: what a run leaves on the queue", () => {
     }
   }, 120_000);
 
-  it("a chunk naming a SQLite cache outside the worker's folder fails; the worker creates nothing there", async () => {
+  it.concurrent("a chunk naming a SQLite cache outside the worker's folder fails; the worker creates nothing there", async ({ onTestFinished }) => {
+    const children = ownChildren(onTestFinished);
     const dir = project("confine", 1);
     const url = database(4);
     const outside = `${dir}-outside`;
@@ -191,7 +216,7 @@ redisServer.describe("score --queue: what a run leaves on the queue", () => {
     const queue = new Queue("rubricate", { connection: { host: "127.0.0.1", port: redis.port, db: 4 } });
     try {
       await queue.add("score", { spec, rows: [{ key: 0, sample: queueSamples("confine", 1)[0] }] }, { jobId: "chunk-with-a-cache-elsewhere", attempts: 1 });
-      const worker = startWorker(dir, url);
+      const worker = startWorker(children, dir, url);
       await waitUntil(() => /chunk-with-a-cache-elsewhere (done|failed)/.test(worker.log()), "the chunk to end");
       expect(worker.log()).toMatch(/chunk-with-a-cache-elsewhere failed: .*outside the worker's folder/);
       expect(existsSync(outside)).toBe(false);
@@ -200,7 +225,8 @@ redisServer.describe("score --queue: what a run leaves on the queue", () => {
     }
   }, 60_000);
 
-  it("a chunk of a coordinator running another rubricate version fails with the reason, instead of mixing two versions' rewards", async () => {
+  it.concurrent("a chunk of a coordinator running another rubricate version fails with the reason, instead of mixing two versions' rewards", async ({ onTestFinished }) => {
+    const children = ownChildren(onTestFinished);
     const dir = project("version", 1);
     const url = database(5);
     const rubric = loadRubricSync(join(dir, "rubric.yaml"));
@@ -209,7 +235,7 @@ redisServer.describe("score --queue: what a run leaves on the queue", () => {
     const queue = new Queue("rubricate", { connection: { host: "127.0.0.1", port: redis.port, db: 5 } });
     try {
       await queue.add("score", { spec, rows: [{ key: 0, sample: queueSamples("version", 1)[0] }] }, { jobId: "chunk-of-another-version", attempts: 1 });
-      const worker = startWorker(dir, url);
+      const worker = startWorker(children, dir, url);
       await waitUntil(() => /chunk-of-another-version (done|failed)/.test(worker.log()), "the chunk to end");
       expect(worker.log()).toMatch(/chunk-of-another-version failed: .*rubricate 0\.0\.1-elsewhere/);
       expect(paidCounts("version")).toHaveLength(0);
@@ -218,7 +244,8 @@ redisServer.describe("score --queue: what a run leaves on the queue", () => {
     }
   }, 60_000);
 
-  it("OPENAI_BASE_URL is part of the run: a worker calling another server refuses the chunks, and the key is stored nowhere in Redis", async () => {
+  it.concurrent("OPENAI_BASE_URL is part of the run: a worker calling another server refuses the chunks, and the key is stored nowhere in Redis", async ({ onTestFinished }) => {
+    const children = ownChildren(onTestFinished);
     const dir = project("endpoint", 6);
     // A judge on OpenAI's provider with no base_url: the server is whatever OPENAI_BASE_URL says.
     writeFileSync(join(dir, "judge.yaml"), "provider: openai\nmodel: judge-model\napi_key_env: RUBRICATE_TEST_KEY\nmax_retries: 0\n");
@@ -229,7 +256,7 @@ redisServer.describe("score --queue: what a run leaves on the queue", () => {
     // The coordinator is given the key too (a user's shell has it): it must not travel either.
     const run = (baseUrl: string) => runCli(["score", "rubric.yaml", "samples.jsonl", "-o", "out.jsonl", "--judge", "judge.yaml", "--queue", url], { cwd: dir, env: { RUBRICATE_TEST_KEY: secret, OPENAI_BASE_URL: baseUrl } });
     try {
-      const worker = startWorker(dir, url, onJudge);
+      const worker = startWorker(children, dir, url, onJudge);
       const elsewhere = await run("http://127.0.0.1:9/v1");
       expect(elsewhere.code).toBe(1);
       expect(elsewhere.stderr).toMatch(/OPENAI_BASE_URL.*differ on this worker from the coordinator's/);
@@ -243,7 +270,8 @@ redisServer.describe("score --queue: what a run leaves on the queue", () => {
     }
   }, 120_000);
 
-  it("a malformed chunk (data not JSON, or not a chunk's shape) fails at once naming it, never as a Redis outage, and the worker goes on", async () => {
+  it.concurrent("a malformed chunk (data not JSON, or not a chunk's shape) fails at once naming it, never as a Redis outage, and the worker goes on", async ({ onTestFinished }) => {
+    const children = ownChildren(onTestFinished);
     const dir = project("malformed", 6);
     const url = database(8);
     const admin = new Redis(url);
@@ -255,7 +283,7 @@ redisServer.describe("score --queue: what a run leaves on the queue", () => {
       // Data that does not parse, as another program (or a hand) might write it.
       await admin.hset("bull:rubricate:chunk-not-json", "data", "{not json");
       await queue.add("score", { spec: { rubric: 7 }, rows: "all of them" }, { jobId: "chunk-of-another-shape", attempts: 3 });
-      const worker = startWorker(dir, url);
+      const worker = startWorker(children, dir, url);
       // The worker goes on: a run queued after them is scored.
       const run = await coordinator(dir, url);
       expect(run.code, run.stderr).toBe(0);
@@ -275,13 +303,15 @@ redisServer.describe("score --queue: what a run leaves on the queue", () => {
     }
   }, 120_000);
 
-  it("Ctrl-C on the coordinator takes its chunks no worker started off the queue: no judge call for them, and the same command resumes paying nothing twice", async () => {
-    const dir = project("ctrl-c", 60);
-    writeJudgeFile(dir, judge.url, { max_retries: 0, max_concurrency: 1 });
+  it.concurrent("Ctrl-C on the coordinator takes its chunks no worker started off the queue: no judge call for them, and the same command resumes paying nothing twice", async ({ onTestFinished }) => {
+    const children = ownChildren(onTestFinished);
+    const slow = await ownJudge(onTestFinished);
+    const dir = project("ctrl-c", 60, slow);
+    writeJudgeFile(dir, slow.url, { max_retries: 0, max_concurrency: 1 });
     const url = database(9);
     const { Queue } = await import("bullmq");
     const queue = new Queue("rubricate", { connection: { host: "127.0.0.1", port: redis.port, db: 9 } });
-    judge.setBehavior({ latencyMs: 100 }); // a chunk of 10 takes a second: the run is mid-way when stopped
+    slow.setBehavior({ latencyMs: 100 }); // a chunk of 10 takes a second: the run is mid-way when stopped
     try {
       // One chunk at a time, so that most of the run's six chunks are still waiting.
       const worker = startQueueWorker(children, dir, url, KEY, ["--chunks", "1"]);
@@ -290,7 +320,7 @@ redisServer.describe("score --queue: what a run leaves on the queue", () => {
       let stderr = "";
       first.stderr!.setEncoding("utf8").on("data", (d: string) => (stderr += d));
       const exited = new Promise<number | null>((r) => first.once("exit", (code) => r(code)));
-      await waitUntil(() => /taken/.test(worker.log()) && paidCounts("ctrl-c").length > 0, "a chunk under way");
+      await waitUntil(() => /taken/.test(worker.log()) && paidCounts("ctrl-c", slow).length > 0, "a chunk under way");
       first.kill("SIGINT");
       expect(await exited).toBe(130);
       expect(stderr).toMatch(/chunk\(s\) no worker had started taken off the queue/);
@@ -299,31 +329,32 @@ redisServer.describe("score --queue: what a run leaves on the queue", () => {
       await waitUntil(async () => (await queue.getJobCounts("active")).active === 0, "the chunk in hand to finish");
       const taken = worker.log().split("\n").filter((l) => / taken$/.test(l)).length;
       expect(taken).toBeLessThan(6);
-      expect(paidCounts("ctrl-c")).toHaveLength(10 * taken);
-      judge.setBehavior({ latencyMs: 0 });
+      expect(paidCounts("ctrl-c", slow)).toHaveLength(10 * taken);
+      slow.setBehavior({ latencyMs: 0 });
       const second = await coordinator(dir, url);
       expect(second.code, second.stderr).toBe(0);
       expect(lines(join(dir, "out.jsonl")).map((l) => l.index)).toEqual(Array.from({ length: 60 }, (_, i) => i));
-      const counts = paidCounts("ctrl-c");
+      const counts = paidCounts("ctrl-c", slow);
       expect(counts).toHaveLength(60);
       expect(counts.every((n) => n === 1)).toBe(true);
     } finally {
-      judge.setBehavior({ latencyMs: 0 });
       await queue.close();
     }
   }, 120_000);
 
-  it("--resume does not carry the .partial of a run with another rubric into this one", async () => {
-    const dir = project("other-rubric", 200);
+  it.concurrent("--resume does not carry the .partial of a run with another rubric into this one", async ({ onTestFinished }) => {
+    const children = ownChildren(onTestFinished);
+    const slow = await ownJudge(onTestFinished);
+    const dir = project("other-rubric", 200, slow);
     const url = database(6);
-    judge.setBehavior({ latencyMs: 20 }); // so that the first run is killed mid-run
-    startWorker(dir, url);
+    slow.setBehavior({ latencyMs: 20 }); // so that the first run is killed mid-run
+    startWorker(children, dir, url);
     const first = spawnCli(["score", "rubric.yaml", "samples.jsonl", "-o", "out.jsonl", "--judge", "judge.yaml", "--queue", url, "--chunk-size", "10"], { cwd: dir, env: { RUBRICATE_TEST_KEY: "" } });
     children.push(first);
     await waitUntil(() => existsSync(join(dir, "out.jsonl.partial")) && readFileSync(join(dir, "out.jsonl.partial"), "utf8").split("\n").length > 20, "results in the .partial");
     first.kill("SIGKILL");
     await new Promise((r) => first.once("exit", r));
-    judge.setBehavior({ latencyMs: 0 });
+    slow.setBehavior({ latencyMs: 0 });
     // The rubric is edited: its rewards are not those of the .partial's lines.
     writeFileSync(join(dir, "rubric.yaml"), readFileSync(join(dir, "rubric.yaml"), "utf8").replace("points: 1", "points: 2"));
     const second = await coordinator(dir, url, ["--resume"]);
