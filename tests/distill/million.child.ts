@@ -2,7 +2,9 @@
  * Child process of the million-row test: writes N generated sample rows (4 rollouts per prompt,
  * unscored) to a temp file on the fly, distills them with a code-check rubric (no judge), and
  * prints one JSON line: counts, seconds, CPU seconds and peak RSS (`process.resourceUsage().maxRSS`, KiB).
- * Run: npx tsx tests/distill/million.child.ts [rows=1000000] [dir] [max rows per tag=40000]
+ * Run: npx tsx tests/distill/million.child.ts [rows=1000000] [dir] [max rows per tag=40000] [rubric]
+ * (the rubric defaults to tests/fixtures/distill/checks-rubric.yaml; tests/distill/million.ts runs
+ * this file bundled into node_modules/.cache, from where that default is not found, so it names it).
  */
 import { createWriteStream, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -13,6 +15,7 @@ import { runDistill } from "../../src/distill/run.js";
 const n = Number(process.argv[2] ?? 1_000_000);
 const dir = process.argv[3] ?? mkdtempSync(join(tmpdir(), "rubricate-million-"));
 const maxPerTag = Number(process.argv[4] ?? 40_000);
+const rubricFile = process.argv[5] ?? join(import.meta.dirname, "..", "fixtures", "distill", "checks-rubric.yaml");
 const input = join(dir, "samples.jsonl");
 const SYLLABLES = "ka lo mi ne ru sa ti vo be da fe gi ho ju ki la mo nu pe ra".split(" ");
 
@@ -58,7 +61,7 @@ async function generate(): Promise<void> {
 const t0 = Date.now();
 await generate();
 const t1 = Date.now();
-const rubric = loadRubricSync(join(import.meta.dirname, "..", "fixtures", "distill", "checks-rubric.yaml"));
+const rubric = loadRubricSync(rubricFile);
 const result = await runDistill({
   input,
   output: join(dir, "sft.jsonl"),
