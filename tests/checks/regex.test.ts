@@ -86,12 +86,23 @@ describe("linear-time regexes", () => {
    */
   const heapFiller = (word: string) => `^${word}$|${[..."qrstuvwxz"].map((c) => `${c}{1000}`).join("")}`;
 
+  /**
+   * How many times RE2's heap ran out since `compiles` (a `re2CompileCount()`), when `patterns`
+   * were compiled since: an instance that ran out is retired and the pattern compiled once more in a
+   * fresh one.
+   */
+  const retirementsSince = (compiles: number, patterns: number) => re2CompileCount() - compiles - patterns;
+
   it("clients whose patterns fill RE2's 16 MB heap do not turn RE2 off: later clients' linear-only patterns still run, and ones compiled before test again", async () => {
     const early = compiledRegex("^early$", "", { linearOnly: true });
-    // Over 1 MB of heap each: the heap runs out of memory (at the 8th to 11th) long before the cache (200 patterns) evicts any.
+    // Over 1 MB of heap each, until the heap has run out of memory (at the 8th to 11th), long before
+    // the cache (200 patterns) evicts any.
     const big = (i: number) => heapFiller(`x${i}`);
+    const compiles = re2CompileCount();
     const held = compiledRegex(big(0), "", { linearOnly: true });
-    for (let i = 1; i < 14; i++) expect(compiledRegex(big(i), "", { linearOnly: true }).test(`x${i}`)).toBe(true);
+    let i = 1;
+    for (; i < 40 && retirementsSince(compiles, i) < 1; i++) expect(compiledRegex(big(i), "", { linearOnly: true }).test(`x${i}`)).toBe(true);
+    expect(retirementsSince(compiles, i)).toBe(1);
     const later = await runCheck({ regex: "^later \\d+$" }, { response: "later 42" }, { fromClient: true });
     expect(later.pass).toBe(true);
     expect(early.test("early")).toBe(true);
@@ -110,8 +121,11 @@ describe("linear-time regexes", () => {
     const big = (i: number) => heapFiller(`y${i}`);
     compiledRegex("^warm$", "", { linearOnly: true });
     const before = await fullGc();
-    // 30 patterns of over 1 MB each: the heap runs out three times or more (each kept: ~16 MB more).
-    for (let i = 0; i < 30; i++) compiledRegex(big(i), "", { linearOnly: true }).test(`y${i}`);
+    // Patterns of over 1 MB each until the heap has run out twice (two retired instances: ~32 MB more if kept).
+    const compiles = re2CompileCount();
+    let i = 0;
+    for (; i < 60 && retirementsSince(compiles, i) < 2; i++) compiledRegex(big(i), "", { linearOnly: true }).test(`y${i}`);
+    expect(retirementsSince(compiles, i)).toBe(2);
     const after = await fullGc();
     warn.mockRestore();
     expect(after - before).toBeLessThan(24);
