@@ -115,20 +115,22 @@ describe("environments through a registry [slow: Verdaccio + npm installs]", () 
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), "rubricate-registry-"));
     npmCache = join(work, "npm-cache");
-    // Verdaccio boots in its own process while this one installs.
+    // Verdaccio boots in its own process, and the environments are published to it, while the
+    // project installs (on a fresh clone the install waits for the run's pack, and the pack for the
+    // type declarations: most of this hook).
     const starting = startVerdaccio(join(work, "registry"), { users: { alice: "alice-pass-1" }, privateScope: "@private" });
     // 1. A clean project with rubricate installed as a user gets it: the run's one build
     // (tests/setup/build.ts), packed and installed offline, once per content for this file and
     // tests/package.test.ts (tests/helpers/pack.ts). The environments come from the registry; their
     // `rubricate` peer is the running one, linked in, so the registry needs no copy of rubricate.
     app = join(work, "app");
-    await installBuilt(app, { name: "app", version: "1.0.0", private: true, dependencies: { rubricate: `^${pkg.version}` } });
+    const installing = installBuilt(app, { name: "app", version: "1.0.0", private: true, dependencies: { rubricate: `^${pkg.version}` } });
+    installing.catch(() => undefined); // awaited below: its failure fails this hook there, not as an unhandled rejection meanwhile
 
-    // 2. The registry and a user; a project .npmrc that names the registry.
+    // 2. The registry and a user.
     registry = await starting;
     token = await registry.login("alice", "alice-pass-1");
     writeFileSync(join(work, "publisher.npmrc"), `registry=${registry.url}\n${registry.authKey}:_authToken=\${NPM_TOKEN}\n`);
-    writeFileSync(join(app, ".npmrc"), `registry=${registry.url}\n`);
 
     // 3. Environments: wordle 1.0.0 with `npm publish`; then, packed with one `npm pack` and put with
     // the request npm's publish sends (npm's own publish is also exercised by the `env init` test),
@@ -150,6 +152,10 @@ describe("environments through a registry [slow: Verdaccio + npm installs]", () 
     await npmPublished;
     for (const [i, { manifest }] of others.entries()) await publishTarball(registry.url, token, tarballs[i], manifest);
     for (const { manifest } of [v1, v11, privateCopy]) published[`${manifest.name}@${manifest.version}`] = await registryIntegrity(manifest.name, manifest.version, token);
+
+    // The installed project, and its .npmrc that names the registry.
+    await installing;
+    writeFileSync(join(app, ".npmrc"), `registry=${registry.url}\n`);
 
     // One local OpenAI-format server: the judge (writeJudgeFile's `judge-model`) says yes, the
     // `solver` model plays wordle and `times` the scaffold's multiplication.
