@@ -34,7 +34,9 @@ const built = filesMatching(RUNS_BUILT);
 /**
  * The `shared` project: files that run one after another in a worker that keeps its loaded modules
  * (vitest's `isolate: false`) instead of a fresh process per file, which imports the engine, the
- * SDKs and vitest again for every file. The 103 files it holds now, alone: 136 s of CPU isolated,
+ * SDKs and vitest again for every file. vitest hands such a worker on only to the next file in its
+ * queue, and only if that file is of the same project: tests/setup/sequencer.ts queues each
+ * project's short files together. The 103 files it holds now, alone: 136 s of CPU isolated,
  * 66 s shared in order and 79 s shuffled (all passing each way; 2026-12-02). Seven more once timers and
  * methods stopped counting as process-wide (corpus/read, distill/rollouts, engine/cache/redis and sqlite,
  * engine/engine and scheduler, score/score): with the other shared files of their folders, 26.8 s of

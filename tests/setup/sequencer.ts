@@ -5,6 +5,14 @@
  * files first, and runs the `built` project's files before any `unit` file whatever their length.
  * This order uses, per file: the last run's duration when vitest has one, else the committed
  * seconds of SLOW_FILES, else nothing (ahead of it all: files that failed last time, as vitest does).
+ *
+ * Past the long files (LONG_MS), the rest go project by project, each project's longest first.
+ * vitest keeps the worker of a project whose files share workers (`isolate: false`: `shared`,
+ * `built-shared`) for another file only when the next file in its queue is of the same project;
+ * otherwise it ends that worker, and the project's next file starts a fresh one that imports
+ * vitest and the modules again (~0.7 s of CPU each; BENCHMARKS.md, "h31suite"). By length alone
+ * the projects' short files alternate: replaying the queue with a run's per-file times, about half
+ * of those two projects' 190 files started a worker of their own, against ~25 grouped.
  */
 import { relative } from "node:path";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
@@ -12,19 +20,23 @@ import { BaseSequencer, type TestSpecification } from "vitest/node";
 /**
  * Seconds of the slowest files in a whole fresh-clone `CI=true bash .ci/run` (the default
  * reporter's per-file time, 2026-12-02 23:01 UTC, `58cbd29`; BENCHMARKS.md, "Issue 31 at a
- * glance"). Only the order matters: refresh it when a file's rank changes a lot
+ * glance"); the six slowest of round 22's fresh clone in the README's order (`7bcf1b4`) as that run
+ * timed them, queue/hardening and checks/regex among them, which had no place here and so started
+ * after every listed file. Only the order matters: refresh it when a file's rank changes a lot
  * (tests/setup/sequencer.test.ts fails when a listed file no longer exists).
  */
 export const SLOW_FILES: Record<string, number> = {
-  "tests/hub/registry.test.ts": 50,
-  "tests/hub/hub-docs.test.ts": 42,
+  "tests/hub/registry.test.ts": 41,
+  "tests/queue/hardening.test.ts": 41,
+  "tests/checks/regex.test.ts": 27,
   "tests/distill/million.test.ts": 27,
+  "tests/env/sandbox.test.ts": 26,
+  "tests/hub/hub-docs.test.ts": 25,
   "tests/engine/batch/provider-behaviour.test.ts": 26,
   "tests/bridge/env-trainer-loops-ctf.test.ts": 25,
   "tests/queue/score.test.ts": 20,
   "tests/site/browser.test.ts": 20,
   "tests/queue/eval.test.ts": 15,
-  "tests/env/sandbox.test.ts": 13,
   "tests/readme.test.ts": 13,
   "tests/faults/faults.test.ts": 12,
   "tests/package.test.ts": 12,
@@ -46,6 +58,9 @@ export const SLOW_FILES: Record<string, number> = {
   "tests/faults/cache-faults.test.ts": 7,
 };
 
+/** A file this long or longer (its last run, else SLOW_FILES) starts among the longest, whatever its project; a shorter one with its project's files. */
+export const LONG_MS = 5_000;
+
 export default class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const root = this.ctx.config.root;
@@ -55,8 +70,19 @@ export default class LongestFirst extends BaseSequencer {
       const last = cache.getFileTestResults(`${spec.project.name}:${path}`);
       return { failed: last?.failed ?? false, ms: last?.duration ?? (SLOW_FILES[path] ?? 0) * 1000, size: cache.getFileStats(`${spec.project.name}:${path}`)?.size ?? 0 };
     };
-    const keyed = files.map((spec) => ({ spec, ...known(spec) }));
-    keyed.sort((a, b) => a.spec.project.config.sequence.groupOrder - b.spec.project.config.sequence.groupOrder || Number(b.failed) - Number(a.failed) || b.ms - a.ms || b.size - a.size);
+    const keyed = files.map((spec) => {
+      const k = known(spec);
+      return { spec, ...k, long: k.ms >= LONG_MS, project: this.ctx.projects.indexOf(spec.project) };
+    });
+    keyed.sort(
+      (a, b) =>
+        a.spec.project.config.sequence.groupOrder - b.spec.project.config.sequence.groupOrder ||
+        Number(b.failed) - Number(a.failed) ||
+        Number(b.long) - Number(a.long) ||
+        (a.long ? 0 : a.project - b.project) ||
+        b.ms - a.ms ||
+        b.size - a.size,
+    );
     return keyed.map(({ spec }) => spec);
   }
 }
