@@ -15,6 +15,18 @@
  *   is n+1 copies. Counts multiply through nesting: `(?:x{10}){10}` is 100 copies of x.
  * Known shapes: `[a-h]{1,1000}x` ≈ 33,000 units (~340 ms measured), `^.{0,280}$` ≈ 7,800,
  * `\d{3}-\d{4}` 17.
+ *
+ * A search's work (`searchWork`) is estimated too, for checks/regex.ts to choose where a test
+ * runs. RE2 searches with an automaton it builds as the text asks for states, each new state
+ * costing about the program's units (measured up to ~550–750 ns per unit on the 2-core VM), and
+ * reads the text through it (~20 ns a character, its copy into RE2's heap included). A text asks
+ * for at most one new state per character, and a pattern has at most ~2^c + p states: p its
+ * positions (characters and classes, repetitions written out), c those that can be active in any
+ * combination (its classes, `\d`, `.`, `[ab]`, and the characters of an alternation repeated more
+ * than once). So `a.{20}x` (c = 20) can build a state at every character of a/b text (~1.4 s on
+ * 10,000), while `\d{3}-\d{4}` (c = 7) has at most ~136 states and `\b(?:paris|lyon)\b` ~10. A
+ * loop (`*`, `+`, `{n,}`) counts its body once: it repeats a state, not a distance to remember.
+ * The bound is an estimate, not RE2's own count (its states also carry flags: `\b`, `^`, `$`).
  */
 
 /** Code points from the first to the second, both included. */
@@ -75,16 +87,41 @@ function complement(ranges: readonly CodePointRange[]): CodePointRange[] {
 
 const utf8Bytes = (cp: number) => (cp <= 0x7f ? 1 : cp <= 0x7ff ? 2 : cp <= 0xffff ? 3 : 4);
 
-/** An open group: the branches it has closed, the one being written (without its last atom), and that atom (what a quantifier applies to). */
+/** Positions of a piece of pattern (see the file's comment): all of them, and those that can be active in any combination. */
+interface Positions {
+  all: number;
+  free: number;
+}
+const NO_POSITIONS: Positions = { all: 0, free: 0 };
+const CHARACTER: Positions = { all: 1, free: 0 };
+const CLASS: Positions = { all: 1, free: 1 };
+const plus = (a: Positions, b: Positions): Positions => ({ all: a.all + b.all, free: a.free + b.free });
+/** Past this many free positions the bound on states is read as this many: any text may ask for a new state at every character anyway. */
+const FREE_CAP = 40;
+
+/**
+ * An open group: the branches it has closed, the one being written (without its last atom), and
+ * that atom (what a quantifier applies to), in units and in positions (`at`); `at.alternation`
+ * says the last atom is a group of several branches.
+ */
 interface Group {
   closed: number;
   branch: number;
   last: number;
   branches: number;
   capture: boolean;
+  at: { closed: Positions; branch: Positions; last: Positions; alternation: boolean };
 }
-const newGroup = (capture: boolean): Group => ({ closed: 0, branch: 0, last: 0, branches: 1, capture });
+const newGroup = (capture: boolean): Group => ({ closed: 0, branch: 0, last: 0, branches: 1, capture, at: { closed: NO_POSITIONS, branch: NO_POSITIONS, last: NO_POSITIONS, alternation: false } });
 const groupCost = (g: Group) => g.closed + g.branch + g.last + (g.branches - 1) + (g.capture ? 2 : 0);
+const groupPositions = (g: Group) => plus(plus(g.at.closed, g.at.branch), g.at.last);
+
+/** The positions of `p` repeated between `min` and `max` times: a loop counts its body once; an alternation repeated is free in all of its positions. */
+function repeatedPositions(p: Positions, alternation: boolean, min: number, max: number): Positions {
+  const copies = max === Infinity ? Math.max(min, 1) : max;
+  const free = alternation && max >= 2 ? p.all : p.free;
+  return { all: Math.min(p.all * copies, Number.MAX_SAFE_INTEGER), free: Math.min(free * copies, Number.MAX_SAFE_INTEGER) };
+}
 
 /** The cost of `cost` repeated between `min` and `max` (Infinity) times. */
 function repeated(cost: number, min: number, max: number): number {
@@ -105,6 +142,12 @@ function quantifierAt(pattern: string, i: number): { min: number; max: number; n
   return { min, max, next: i + m[0].length };
 }
 
+/** RE2's program for a pattern, estimated: its units, and a bound on the states of the automaton a search builds (see the file's comment). */
+export interface RegexShape {
+  units: number;
+  states: number;
+}
+
 /**
  * RE2's program for a pattern of JavaScript's syntax and flags, estimated (see the file's
  * comment): a whole number of units, at most Number.MAX_SAFE_INTEGER (counts past a million are read as a million).
@@ -112,24 +155,50 @@ function quantifierAt(pattern: string, i: number): { min: number; max: number; n
  * @example regexCost("\\d{3}-\\d{4}") // 17
  */
 export function regexCost(pattern: string, flags = ""): number {
+  return regexShape(pattern, flags).units;
+}
+
+/**
+ * The work of searching `chars` characters with a pattern of this shape, at worst, in units ×
+ * characters: a new state at each character while there are states left to build, and the reading.
+ * @example searchWork(regexShape("a.{20}x"), 10_000) // 383 × 10,000 + 10,000
+ */
+export function searchWork(shape: RegexShape, chars: number): number {
+  return Math.min(shape.units * Math.min(chars, shape.states) + chars, Number.MAX_SAFE_INTEGER);
+}
+
+/** `regexCost`'s units, and the bound on the states of the automaton a search builds. One pass, never throws. */
+export function regexShape(pattern: string, flags = ""): RegexShape {
   const ignoreCase = flags.includes("i");
   const dot = flags.includes("s") ? classCost([[0, MAX_CODE_POINT]], false, ignoreCase) : classCost(LINE_ENDS, true, ignoreCase);
   const open: Group[] = [];
   let group = newGroup(false);
-  const atom = (cost: number) => {
+  const atom = (cost: number, positions: Positions, alternation = false) => {
     group.branch += group.last;
     group.last = cost;
+    group.at = { closed: group.at.closed, branch: plus(group.at.branch, group.at.last), last: positions, alternation };
+  };
+  const repeat = (min: number, max: number) => {
+    group.last = repeated(group.last, min, max);
+    group.at = { closed: group.at.closed, branch: group.at.branch, last: repeatedPositions(group.at.last, group.at.alternation, min, max), alternation: false };
+  };
+  const close = () => {
+    const inner = groupCost(group);
+    const positions = groupPositions(group);
+    const alternation = group.branches > 1;
+    group = open.pop() ?? newGroup(false);
+    atom(inner, positions, alternation);
   };
   let i = 0;
   while (i < pattern.length) {
     const c = pattern[i];
     if (c === "\\") {
       const escape = escapeAt(pattern, i, ignoreCase);
-      atom(escape.cost);
+      atom(escape.cost, escape.positions);
       i = escape.next;
     } else if (c === "[") {
       const klass = classAt(pattern, i, ignoreCase);
-      atom(klass.cost);
+      atom(klass.cost, CLASS);
       i = klass.next;
     } else if (c === "(") {
       open.push(group);
@@ -137,38 +206,36 @@ export function regexCost(pattern: string, flags = ""): number {
       group = newGroup(opening.capture);
       i = opening.next;
     } else if (c === ")") {
-      const inner = groupCost(group);
-      group = open.pop() ?? newGroup(false);
-      atom(inner);
+      close();
       i++;
     } else if (c === "|") {
       group.closed += group.branch + group.last;
       group.branch = 0;
       group.last = 0;
       group.branches++;
+      group.at = { closed: groupPositions(group), branch: NO_POSITIONS, last: NO_POSITIONS, alternation: false };
       i++;
     } else if (c === "*" || c === "+" || c === "?") {
-      group.last = repeated(group.last, c === "+" ? 1 : 0, c === "?" ? 1 : Infinity);
+      repeat(c === "+" ? 1 : 0, c === "?" ? 1 : Infinity);
       i += pattern[i + 1] === "?" ? 2 : 1;
     } else if (c === "{" && quantifierAt(pattern, i)) {
       const { min, max, next } = quantifierAt(pattern, i)!;
-      group.last = repeated(group.last, min, max);
+      repeat(min, max);
       i = pattern[next] === "?" ? next + 1 : next;
     } else if (c === ".") {
-      atom(dot);
+      atom(dot, CLASS);
       i++;
     } else {
       const cp = pattern.codePointAt(i)!;
-      atom(c === "^" || c === "$" ? 1 : literalCost(cp, ignoreCase));
+      const anchor = c === "^" || c === "$";
+      atom(anchor ? 1 : literalCost(cp, ignoreCase), anchor ? NO_POSITIONS : CHARACTER);
       i += cp > 0xffff ? 2 : 1;
     }
   }
-  while (open.length > 0) {
-    const inner = groupCost(group);
-    group = open.pop()!;
-    atom(inner);
-  }
-  return Math.min(Math.max(1, Math.ceil(groupCost(group))), Number.MAX_SAFE_INTEGER);
+  while (open.length > 0) close();
+  const units = Math.min(Math.max(1, Math.ceil(groupCost(group))), Number.MAX_SAFE_INTEGER);
+  const { all, free } = groupPositions(group);
+  return { units, states: Math.min(2 ** Math.min(free, FREE_CAP) + all, Number.MAX_SAFE_INTEGER) };
 }
 
 const literalCost = (cp: number, ignoreCase: boolean) => utf8Bytes(cp) * (ignoreCase && cp > 0x7f ? 2 : 1);
@@ -223,11 +290,12 @@ function readEscape(pattern: string, i: number): { escape: Escape; next: number 
   }
 }
 
-function escapeAt(pattern: string, i: number, ignoreCase: boolean): { cost: number; next: number } {
+/** The escape at `i` outside a class: its cost, its positions (a property is a class; `\b` and a backreference take none), and where the pattern goes on. */
+function escapeAt(pattern: string, i: number, ignoreCase: boolean): { cost: number; positions: Positions; next: number } {
   const { escape, next } = readEscape(pattern, i);
-  if ("fixed" in escape) return { cost: escape.fixed * (ignoreCase && escape.fixed > 1 ? 2 : 1), next };
-  if ("cp" in escape) return { cost: literalCost(escape.cp, ignoreCase), next };
-  return { cost: classCost(escape.ranges, escape.negated, ignoreCase), next };
+  if ("fixed" in escape) return { cost: escape.fixed * (ignoreCase && escape.fixed > 1 ? 2 : 1), positions: escape.fixed > 1 ? CLASS : NO_POSITIONS, next };
+  if ("cp" in escape) return { cost: literalCost(escape.cp, ignoreCase), positions: CHARACTER, next };
+  return { cost: classCost(escape.ranges, escape.negated, ignoreCase), positions: CLASS, next };
 }
 
 /** The group opening at `i`: whether it captures, and where its body starts. */

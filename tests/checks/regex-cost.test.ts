@@ -5,7 +5,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { classCost, PROPERTY_CLASS_COST, regexCost } from "../../src/checks/regex-cost.js";
+import { classCost, PROPERTY_CLASS_COST, regexCost, regexShape, searchWork } from "../../src/checks/regex-cost.js";
 
 describe("regexCost", () => {
   it.each([
@@ -82,6 +82,46 @@ describe("regexCost", () => {
     fc.assert(
       fc.property(fc.constantFrom("a", "\\d", "[a-z]", ".", "(?:ab)", "\\s"), fc.integer({ min: 1, max: 50 }), fc.integer({ min: 0, max: 50 }), (atom, count, extra) => regexCost(`${atom}{${count + extra}}`) >= regexCost(`${atom}{${count}}`) && regexCost(`${atom}{0,${count + extra}}`) >= regexCost(`${atom}{0,${count}}`)),
       { numRuns: 300, seed: 3 },
+    );
+  });
+});
+
+describe("regexShape and searchWork: the work of a search, for where a test runs (checks/regex.ts)", () => {
+  it.each([
+    // Classes in a counted repetition are states to remember: one per character of a/b text.
+    ["a.{20}x", "", 2 ** 20 + 22],
+    ["\\d{3}-\\d{4}", "", 2 ** 7 + 8],
+    // A loop counts its body once; characters and alternations of them are linear (Aho-Corasick).
+    ["^\\s*\\{[\\s\\S]*\\}\\s*$", "", 2 ** 3 + 5],
+    ["\\b(?:paris|lyon)\\b", "i", 1 + 9],
+    ["\\b(12(th)? (of )?March|March 12(th)?)\\b", "i", 1 + 23],
+    // An alternation repeated is a class: (?:a|b){20} is [ab]{20}.
+    ["a(?:a|b){20}x", "", 2 ** 40 + 42],
+    ["(?:\\S+\\s+){0,100}answer", "", 2 ** 40 + 206],
+  ])("/%s/%s may build %i states", (pattern, flags, states) => {
+    expect(regexShape(pattern, flags).states).toBe(states);
+  });
+
+  it("the work is a new state per character while states are left, plus the reading", () => {
+    const shape = regexShape("a.{20}x");
+    expect(shape.units).toBe(regexCost("a.{20}x"));
+    expect(searchWork(shape, 10_000)).toBe(shape.units * 10_000 + 10_000);
+    const small = regexShape("\\d{3}-\\d{4}");
+    expect(searchWork(small, 1_000_000)).toBe(small.units * small.states + 1_000_000);
+    expect(searchWork(small, 0)).toBe(0);
+  });
+
+  it("never throws and stays a finite whole number, whatever the text", () => {
+    for (const pattern of ["(".repeat(100_000), "(?:(?:(?:a{1000000}){1000000}){1000000}){1000000}".repeat(3), "(?:a|b){99999999999}"]) {
+      const { units, states } = regexShape(pattern);
+      expect([Number.isSafeInteger(units), Number.isSafeInteger(states), Number.isSafeInteger(searchWork({ units, states }, 1_000_000))], pattern.slice(0, 30)).toEqual([true, true, true]);
+    }
+    fc.assert(
+      fc.property(fc.string({ maxLength: 40, unit: fc.constantFrom("a", "(", ")", "[", "]", "{", "}", "1", ",", "0", "\\", "d", "|", "*", "+", "?", ".", "é") }), (pattern) => {
+        const { states } = regexShape(pattern);
+        return Number.isSafeInteger(states) && states >= 1;
+      }),
+      { numRuns: 1000, seed: 9 },
     );
   });
 });
