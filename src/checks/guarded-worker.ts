@@ -335,12 +335,22 @@ function readReply(port: MessagePort, seq: number): { value: unknown } {
   throw new Error(reply.error);
 }
 
+let serving = false;
+
+/**
+ * True in a thread that answers a GuardedWorker's requests: its work is already off the caller's
+ * event loop and under the caller's limit, so it sends none of its own to another worker (whose
+ * CPU that limit would not count).
+ */
+export const servingRequests = (): boolean => serving;
+
 /**
  * The worker's side: loads its job, says it is ready (or why it could not load), then answers
  * each request in turn (a job may return a promise: its value is the answer). A job that throws
  * answers with its message, which the caller throws.
  */
 export async function serveRequests(channel: WorkerChannel, load: () => Promise<(payload: unknown) => unknown> | ((payload: unknown) => unknown)): Promise<void> {
+  serving = true;
   const flags = new Int32Array(channel.flags);
   let job: (payload: unknown) => unknown;
   try {

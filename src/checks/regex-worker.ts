@@ -1,26 +1,32 @@
 /**
  * The entry of the regex checks' worker thread (src/checks/regex.ts starts it): runs the patterns
- * only JavaScript's backtracking engine can run, one test at a time, under the caller's limit.
- * Built as dist/regex-worker.js (tsup.config.ts).
+ * only JavaScript's backtracking engine can run, and the RE2 tests estimated costly, one test at a
+ * time, under the caller's limit. Built as dist/regex-worker.js (tsup.config.ts).
  */
 import { isMainThread, workerData } from "node:worker_threads";
 import { serveRequests, type WorkerChannel } from "./guarded-worker.js";
+import { testOnRe2 } from "./regex.js";
 
-/** One test: a pattern with its flags (already checked by the caller) and the text. */
+/** One test: a pattern with its flags (already checked by the caller) and the text; on RE2 with `engine: "re2"`, else on JavaScript's engine. */
 export interface RegexRequest {
   pattern: string;
   flags: string;
   text: string;
+  engine?: "re2" | "backtracking";
 }
 
-/** A test's outcome; "overflow" when the text overflowed the engine's stack. A pattern that does not compile throws. */
-export type RegexOutcome = "match" | "no-match" | "overflow";
+/**
+ * A test's outcome; "overflow" when the text overflowed the backtracking engine's stack, "refused"
+ * when RE2 could not take the pattern with this text. A pattern that does not compile throws.
+ */
+export type RegexOutcome = "match" | "no-match" | "overflow" | "refused";
 
 /** Compiled patterns kept between tests, dropped all at once past this many. */
 const COMPILED_LIMIT = 1000;
 const compiled = new Map<string, RegExp>();
 
-export function testRequest({ pattern, flags, text }: RegexRequest): RegexOutcome {
+export function testRequest({ pattern, flags, text, engine }: RegexRequest): RegexOutcome {
+  if (engine === "re2") return testOnRe2(pattern, flags, text);
   const key = `${flags}/${pattern}`;
   let re = compiled.get(key);
   if (!re) {

@@ -3,23 +3,50 @@
  *
  * A pattern RE2 can run (most: no lookaround, no backreference) runs on RE2 (the `re2-wasm`
  * package, Google's RE2 compiled to WebAssembly): linear in the text, so `(a+)+$` on any input
- * takes microseconds. A pattern only JavaScript's backtracking engine can run (lookahead,
- * lookbehind, backreferences, as in the shipped guard rubrics) runs in a worker thread under a
- * deadline on its work (src/checks/guarded-worker.ts): the caller waits synchronously
- * (Atomics.wait) and, past the deadline, the worker is terminated and the test is a CHECK_TIMEOUT
- * error — never a hang of the process, a reward server or its SIGTERM. An error the text caused
- * (see `regexTextFault`) is the checks' no. Both engines follow JavaScript's flags (i, m, s, u);
+ * takes microseconds. Linear is not cheap, though: the constant grows with RE2's program, and
+ * `a.{20}x` on 10,000 characters of a/b, or `.{0,500}\d{3}` on 2,000, takes over a second. So a
+ * check's test whose estimated work (regex-cost.ts `searchWork`: program units × the automaton's
+ * states the text can ask for) is past `OFF_THREAD_WORK` runs in a worker thread, awaited, under a
+ * limit on its CPU (`testOffThread`): the caller's event loop (a reward server's) goes on
+ * meanwhile. A pattern only JavaScript's backtracking engine can run (lookahead, lookbehind,
+ * backreferences, as in the shipped guard rubrics) runs in a worker thread under a deadline on its
+ * work (src/checks/guarded-worker.ts): the caller waits synchronously (Atomics.wait) and, past
+ * the deadline, the worker is terminated and the test is a CHECK_TIMEOUT error — never a hang of
+ * the process, a reward server or its SIGTERM. An error the text caused (see `regexTextFault`) is
+ * the checks' no. Both engines follow JavaScript's flags (i, m, s, u);
  * RE2's `\s`, `\d`, `\w`, `\b` are ASCII-only where JavaScript's `\s` also matches Unicode spaces.
  */
 import type { LRUCache } from "lru-cache";
 import { createRequire } from "node:module";
 import type { RE2 } from "re2-wasm";
-import { RubricateError } from "../errors.js";
-import { GuardedWorker, startEntry } from "./guarded-worker.js";
+import { isRubricateError, RubricateError } from "../errors.js";
+import { GuardedWorker, servingRequests, startEntry } from "./guarded-worker.js";
+import { regexShape, searchWork } from "./regex-cost.js";
 import type { RegexOutcome, RegexRequest } from "./regex-worker.js";
 
 /** How long (in CPU, see guarded-worker.ts) one regex test may run on the backtracking engine before it is the response's no. */
 export const REGEX_DEADLINE_MS = 1000;
+
+/**
+ * How long (in CPU) one RE2 test in the worker may run before it is the response's no. Longer than
+ * the backtracking engine's: RE2 always ends, in time linear in the text, so this only bounds a
+ * test's work, and a test stopped takes the worker's warm automaton with it (the next test of the
+ * pattern builds it again: `.{0,500}\d{3}`'s first test took 0.7–1.9 s on the 2-core VM, the
+ * later ones ~1 ms). Past it: `a.{80}x` on 250,000 characters of a/b (~45 s).
+ */
+export const REGEX_LINEAR_DEADLINE_MS = 10_000;
+
+/**
+ * A test's estimated work (regex-cost.ts `searchWork`, in units × characters) past which
+ * `testOffThread` runs it in the worker; below it, the test runs on the caller as before. Measured
+ * on the 2-core VM, a unit × character of building RE2's automaton costs up to ~550–750 ns: random
+ * patterns of classes, alternations and counted repetitions, each on a/b text of the length at
+ * this estimate, took a median of ~1 ms and at most ~25–45 ms (a loaded machine's outliers aside).
+ * `\d{3}-\d{4}`, `^\s*\{[\s\S]*\}\s*$` or an alternation of phrases stay on the caller up to
+ * ~30,000 characters (reading that many takes ~0.6 ms); `a.{20}x` goes to the worker past 85. The
+ * worker's round trip costs the caller ~30 µs of CPU, and the copy of the text (BENCHMARKS.md).
+ */
+export const OFF_THREAD_WORK = 32_768;
 
 /**
  * Options of `safeRegex`. `linearOnly` is for patterns a client sent (per-sample criteria on a
@@ -29,12 +56,23 @@ export const REGEX_DEADLINE_MS = 1000;
 export interface SafeRegexOptions {
   deadlineMs?: number;
   linearOnly?: boolean;
+  /** The CPU limit of an RE2 test in the worker (default `REGEX_LINEAR_DEADLINE_MS`). */
+  linearDeadlineMs?: number;
+  /** Estimated work (regex-cost.ts `searchWork`) past which `testOffThread` runs an RE2 test in the worker (default `OFF_THREAD_WORK`). */
+  offThreadAbove?: number;
 }
 
-/** A compiled user regex: `test` answers, or throws CHECK_TIMEOUT; `release` frees RE2's memory. */
+/**
+ * A compiled user regex: `test` answers, or throws CHECK_TIMEOUT; `release` frees RE2's memory.
+ * `testOffThread` answers as `test` does, at once for a cheap test and, for an RE2 test estimated
+ * costly, later, from a worker thread under `linearDeadlineMs` of CPU (the same answer, or the
+ * response's CHECK_TIMEOUT past it); in a thread already under a guarded worker's limit (the
+ * client checks' worker), at once.
+ */
 export interface SafeRegex {
   readonly engine: "re2" | "backtracking";
   test(text: string): boolean;
+  testOffThread(text: string): boolean | Promise<boolean>;
   release(): void;
 }
 
@@ -168,17 +206,23 @@ export function safeRegex(pattern: string, flags = "", options: SafeRegexOptions
   if (!compiled) {
     // Also a pattern too large for a fresh heap of its own (RE2 then never takes it).
     if (options.linearOnly) throw new RubricateError("REGEX_REFUSED", `/${pattern}/${clean}: ${NOT_LINEAR}`);
-    return { engine: "backtracking", test: guarded, release: () => undefined };
+    return { engine: "backtracking", test: guarded, testOffThread: guarded, release: () => undefined };
   }
   // With "m", JavaScript also ends lines at \r, U+2028 and U+2029 where RE2 knows only \n.
   const lineEnds = clean.includes("m") && /[\^$]/.test(pattern);
+  const notForRe2 = (text: string) => text.length > RE2_MAX_TEXT_CHARS || (lineEnds && /[\r\u2028\u2029]/.test(text));
   const testIn = (instance: Re2Instance, text: string): boolean => (compiled?.instance === instance ? compiled : compileIn(instance)).re2.test(text);
+  const onCaller = (text: string): boolean => onRe2((instance) => testIn(instance, text)) ?? failedInFreshRe2(pattern, clean, text, options.linearOnly === true, guarded);
+  const shape = regexShape(pattern, clean);
+  const offThreadAbove = options.offThreadAbove ?? OFF_THREAD_WORK;
+  const linearDeadlineMs = options.linearDeadlineMs ?? REGEX_LINEAR_DEADLINE_MS;
   return {
     engine: "re2",
-    test(text) {
-      if (text.length > RE2_MAX_TEXT_CHARS || (lineEnds && /[\r\u2028\u2029]/.test(text))) return guarded(text);
-      const answer = onRe2((instance) => testIn(instance, text));
-      return answer ?? failedInFreshRe2(pattern, clean, text, options.linearOnly === true, guarded);
+    test: (text) => (notForRe2(text) ? guarded(text) : onCaller(text)),
+    testOffThread(text) {
+      if (notForRe2(text)) return guarded(text);
+      if (searchWork(shape, text.length) <= offThreadAbove || servingRequests()) return onCaller(text);
+      return re2InWorker(pattern, clean, text, shape.units, linearDeadlineMs).then((answer) => answer ?? failedInFreshRe2(pattern, clean, text, options.linearOnly === true, guarded));
     },
     release() {
       const freed = compiled;
@@ -356,6 +400,46 @@ function guardedTest(pattern: string, flags: string, text: string, deadlineMs: n
   const outcome = run.value as RegexOutcome;
   if (outcome === "overflow") throw textError("CHECK_FAILED", `regex /${pattern}/${flags} overflowed the backtracking engine's stack on a ${text.length}-character text`, `the response overflowed the regex engine's stack on /${pattern}/${flags} (${text.length} characters); counted as not matching`);
   return outcome === "match";
+}
+
+/**
+ * A second regex worker, for the RE2 tests awaited (`callAsync`): a GuardedWorker does not mix
+ * them with the backtracking engine's synchronous calls (`guard`).
+ */
+let linearGuard: GuardedWorker | undefined;
+
+/**
+ * One RE2 test in the worker, awaited, under `ms` of CPU: its answer, or undefined where RE2 could
+ * not take the pattern with this text there (out of memory in a fresh heap: the caller falls back
+ * as `test` does). Past the limit, the response's CHECK_TIMEOUT (see `regexTextFault`), as on the
+ * backtracking engine: RE2's time grows with the text, and a response can be made as long as it likes.
+ */
+async function re2InWorker(pattern: string, flags: string, text: string, units: number, ms: number): Promise<boolean | undefined> {
+  let run: { value: unknown } | "over-limit";
+  try {
+    run = await (linearGuard ??= new GuardedWorker(startRegexWorker, WORKER_STARTUP_MS)).callAsync({ pattern, flags, text, engine: "re2" } satisfies RegexRequest, ms);
+  } catch (e) {
+    throw new RubricateError("CHECK_FAILED", `regex /${pattern}/${flags} failed in the worker: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  if (run === "over-limit") {
+    const size = `~${units.toLocaleString("en-US")} RE2 program units`;
+    throw textError("CHECK_TIMEOUT", `regex /${pattern}/${flags} (${size}) ran past ${ms} ms of CPU on a ${text.length}-character text; lower its counted repetitions' bounds, anchor it, or gate the criterion with \`when:\` a \`length\` check`, `the response (${text.length} characters) kept /${pattern}/${flags} (${size}) running past ${ms} ms of CPU in the linear-time engine; counted as not matching`);
+  }
+  const outcome = run.value as RegexOutcome;
+  return outcome === "refused" ? undefined : outcome === "match";
+}
+
+/**
+ * The worker's side of `re2InWorker`: the test on RE2 alone, the pattern compiled in this thread's
+ * cache, "refused" where RE2 cannot take it (the caller falls back). Never the backtracking engine.
+ */
+export function testOnRe2(pattern: string, flags: string, text: string): RegexOutcome {
+  try {
+    return compiledRegex(pattern, flags, { linearOnly: true }).test(text) ? "match" : "no-match";
+  } catch (e) {
+    if (isRubricateError(e, "REGEX_REFUSED")) return "refused";
+    throw e;
+  }
 }
 
 /**

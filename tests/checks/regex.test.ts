@@ -6,11 +6,15 @@ import fc from "fast-check";
 import { getHeapSnapshot } from "node:v8";
 import { describe, expect, it, vi } from "vitest";
 import { compileJsonSchema } from "../../src/checks/compile.js";
-import { compiledRegex, forRe2, plainlyBacktracking, re2CompileCount, REGEX_DEADLINE_MS, safeRegex } from "../../src/checks/regex.js";
+import { compiledRegex, forRe2, plainlyBacktracking, re2CompileCount, REGEX_DEADLINE_MS, regexTextFault, safeRegex } from "../../src/checks/regex.js";
 import { runCheck } from "../../src/checks/run.js";
 import { isRubricateError } from "../../src/errors.js";
+import { loopTurnsDuring } from "../helpers/event-loop.js";
 
 const EVIL = "a".repeat(34) + "b"; // 2^34 backtracking steps for (a+)+$ on JavaScript's engine
+
+/** `n` random a's and b's: text on which RE2 builds a new state of `a.{20}x`'s automaton at almost every character. */
+const ab = (n: number, seed = 7) => Array.from({ length: n }, () => ((seed = (seed * 1103515245 + 12345) % 2147483648) < 1073741824 ? "a" : "b")).join("");
 
 describe("linear-time regexes", () => {
   it("(a+)+$ on 34 a's and a b answers at once (RE2), in a regex check and in a json_schema pattern", async () => {
@@ -194,6 +198,62 @@ describe("same answers as JavaScript's RegExp", () => {
     expect(safeRegex("[\\S]x").test("ax")).toBe(true);
     expect(safeRegex("[\\S]x").test("\u00a0x")).toBe(false);
   });
+});
+
+describe("a costly RE2 test runs in a worker thread, awaited", () => {
+  it("a.{20}x on 10,000 characters of a/b (~1.4 s of RE2 on the 2-core VM) answers from the worker: the event loop turns while it works", async () => {
+    const text = ab(10_000);
+    const { result, turns } = await loopTurnsDuring(() => runCheck({ regex: "a.{20}x" }, { response: text }));
+    expect(result).toMatchObject({ pass: false, reasoning: "does not match /a.{20}x/" });
+    // On the caller, the test held the loop: not one turn until it ended.
+    expect(turns).toBeGreaterThan(10);
+    expect((await runCheck({ regex: "a.{20}x" }, { response: `${text}a${"b".repeat(20)}x` })).pass).toBe(true);
+  });
+
+  it("a cheap test answers on the caller, at once (a boolean, not a promise); a costly one later", async () => {
+    expect(safeRegex("\\d{3}-\\d{4}").testOffThread("call 555-1234, ".repeat(1000))).toBe(true);
+    expect(safeRegex("^\\s*\\{[\\s\\S]*\\}\\s*$").testOffThread(`{ "a": "${ab(20_000)}" }`)).toBe(true);
+    const later = safeRegex("a.{19}x").testOffThread(ab(1_000));
+    expect(later).toBeInstanceOf(Promise);
+    expect(await later).toBe(false);
+  });
+
+  it("gives the caller's answer, whatever the pattern, flags and text (property)", async () => {
+    const atom = fc.constantFrom("a", "b", "x", "é", "[ab]", ".", "\\w", "\\s", "\\S", "\\d", "(?:a|b)", "(?:ab|ba)", "[^x]", "[\\s\\S]");
+    const quantifier = fc.constantFrom("", "", "*", "+", "?", "{2}", "{0,3}", "{1,}", "*?");
+    const piece = fc.oneof(fc.tuple(atom, quantifier).map(([a, q]) => a + q), fc.constantFrom("^", "$", "\\b"));
+    const pattern = fc.array(piece, { minLength: 1, maxLength: 6 }).map((pieces) => pieces.join(""));
+    const flags = fc.constantFrom("", "i", "m", "s", "u", "im", "su");
+    const text = fc.array(fc.constantFrom("a", "b", "x", " ", "\n", "\r", "é", "A", "1", "\u00a0", "\u2028", "ab"), { maxLength: 60 }).map((chars) => chars.join(""));
+    let inWorker = 0;
+    await fc.assert(
+      fc.asyncProperty(pattern, flags, text, async (p, f, t) => {
+        const caller = safeRegex(p, f, { offThreadAbove: Infinity });
+        const worker = safeRegex(p, f, { offThreadAbove: -1 });
+        try {
+          const expected = caller.testOffThread(t);
+          const answer = worker.testOffThread(t);
+          if (answer instanceof Promise) inWorker++;
+          return typeof expected === "boolean" && (await answer) === expected;
+        } finally {
+          caller.release();
+          worker.release();
+        }
+      }),
+      { numRuns: 300, seed: 23 },
+    );
+    // Most went to the worker (the rest: backtracking, or \r with the m flag).
+    expect(inWorker).toBeGreaterThan(200);
+  }, 60_000);
+
+  it("a test past its CPU limit in the worker is the response's no (CHECK_TIMEOUT with its reason), as on the backtracking engine; the next test answers from a fresh worker", async () => {
+    const slow = safeRegex("a.{22}x", "", { linearDeadlineMs: 100 });
+    const error = await Promise.resolve(slow.testOffThread(ab(40_000, 3))).then(() => undefined, (e: unknown) => e);
+    expect(isRubricateError(error, "CHECK_TIMEOUT")).toBe(true);
+    expect((error as Error).message).toMatch(/^regex \/a\.\{22\}x\/ \(~[\d,]+ RE2 program units\) ran past 100 ms of CPU on a 40000-character text; lower its counted repetitions' bounds/);
+    expect(regexTextFault(error)).toMatch(/^the response \(40000 characters\) kept \/a\.\{22\}x\/ \(~[\d,]+ RE2 program units\) running past 100 ms of CPU in the linear-time engine; counted as not matching$/);
+    expect(await safeRegex("a.{22}x").testOffThread(`${"b".repeat(100)}a${"b".repeat(22)}x`)).toBe(true);
+  }, 30_000);
 });
 
 describe("in scoring", () => {

@@ -1,13 +1,14 @@
 /**
  * `regex`: the text matches a regular expression (RE2 where it can run the pattern, else
- * JavaScript's engine under a deadline: see regex.ts).
+ * JavaScript's engine under a deadline; a test estimated costly awaited from a worker thread: see
+ * regex.ts).
  *
  * rubric:  check: { regex: { pattern: "^\\d+$", flags: i } }
  */
 import * as z from "zod";
 import { compileRegex } from "../compile.js";
-import { defineCheck } from "../kind.js";
-import { regexTextFault } from "../regex.js";
+import { defineCheck, type CheckResult } from "../kind.js";
+import { REGEX_LINEAR_DEADLINE_MS, regexTextFault } from "../regex.js";
 import { regexCost } from "../regex-cost.js";
 import { schemaProblem } from "./problems.js";
 
@@ -51,7 +52,7 @@ export const regex = defineCheck<RegexSpec>({
       {
         rule: "regex-slow-on-long-text",
         severity: "warning",
-        message: `RE2's program for /${pattern.length > 60 ? `${pattern.slice(0, 60)}…` : pattern}/ is ~${units.toLocaleString("en-US")} units: searched for anywhere in a long response, a counted repetition this large can take seconds (\`.{0,500}\\d{3}\` took ~2 s on 64,000 characters of prose), and a reward server answers nothing else meanwhile`,
+        message: `RE2's program for /${pattern.length > 60 ? `${pattern.slice(0, 60)}…` : pattern}/ is ~${units.toLocaleString("en-US")} units: searched for anywhere in a long response, a counted repetition this large can take seconds (\`.{0,500}\\d{3}\` took ~2 s on 64,000 characters of prose), in a worker thread, but its sample waits for it, and a test past ${REGEX_LINEAR_DEADLINE_MS / 1000} s of CPU fails the criterion`,
         suggestion: "Lower the repetition's bound, anchor the pattern (^…), or gate the criterion with `when:` a `length` check so long responses never reach it.",
       },
     ];
@@ -60,15 +61,22 @@ export const regex = defineCheck<RegexSpec>({
   run(spec, { text, fromClient }) {
     const { pattern, flags } = parts(spec);
     const compiled = compileRegex(pattern, flags, { linearOnly: fromClient });
-    let pass: boolean;
+    let answer: boolean | Promise<boolean>;
     try {
-      pass = compiled.test(text);
+      // A test estimated costly answers later, from a worker: the event loop turns meanwhile.
+      answer = compiled.testOffThread(text);
     } catch (e) {
-      // A text built to make the pattern backtrack past its deadline is the response's no, not an error.
-      const fault = regexTextFault(e);
-      if (fault === undefined) throw e;
-      return { pass: false, reasoning: fault, forfeit: true };
+      return faulted(e);
     }
-    return { pass, reasoning: pass ? `matches /${pattern}/` : `does not match /${pattern}/` };
+    return typeof answer === "boolean" ? verdict(answer, pattern) : answer.then((pass) => verdict(pass, pattern), faulted);
   },
 });
+
+const verdict = (pass: boolean, pattern: string): CheckResult => ({ pass, reasoning: pass ? `matches /${pattern}/` : `does not match /${pattern}/` });
+
+/** A text built to make the pattern backtrack past its deadline, or keep RE2 past its limit, is the response's no, not an error. */
+function faulted(e: unknown): CheckResult {
+  const fault = regexTextFault(e);
+  if (fault === undefined) throw e;
+  return { pass: false, reasoning: fault, forfeit: true };
+}
