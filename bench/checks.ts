@@ -1,6 +1,7 @@
 /**
  * Check throughput: `math` comparisons per second (goal ≥ 5,000 on one core), similarity
- * comparisons per second, `contains` against a lower-cased includes(), and `tests` executions per
+ * comparisons per second, `contains` against a lower-cased includes(), `regex` checks (cheap ones
+ * on the caller; a costly one's round trip to its worker thread), and `tests` executions per
  * second (each a child process).
  * Math runs three workloads: the equivalence table of the tests (MATH/GSM8K/AIME cases,
  * repeated: compiled expressions cached as in training, where a prompt's reference recurs k times),
@@ -12,6 +13,7 @@ import { editSimilarity, rougeL } from "../src/checks/similarity.js";
 import { found } from "../src/checks/kinds/contains.js";
 import { CheckMemo } from "../src/checks/memo.js";
 import { runCheck } from "../src/checks/run.js";
+import { readFileSync } from "node:fs";
 import { setCodeRunner } from "../src/checks/code/spec.js";
 import { childProcessRunner } from "../src/checks/code/runner.js";
 import { EQUIVALENT, NOT_EQUIVALENT } from "../tests/checks/math-cases.js";
@@ -40,6 +42,15 @@ async function rateAsync(n: number, concurrency: number, run: (i: number) => Pro
     while (next < n) await run(next++);
   }));
   return n / ((performance.now() - started) / 1000);
+}
+
+/** This thread's CPU time (ms), from /proc; undefined where there is none. */
+function threadCpuMs(): number | undefined {
+  try {
+    return Number(readFileSync("/proc/thread-self/schedstat", "latin1").split(" ")[0]) / 1e6;
+  } catch {
+    return undefined;
+  }
 }
 
 const words = "the a model answer reward policy judge rubric check score group prompt token value test case".split(" ");
@@ -87,6 +98,26 @@ export async function checks(ctx: BenchContext): Promise<BenchResult<Row>> {
     const naive = rate(k, (i) => void needles.filter((n) => pool[i % 500].toLowerCase().includes(n.toLowerCase())));
     const read = rate(k, (i) => void found(needles, pool[i % 500], false, new CheckMemo()));
     rows.push({ check: "contains", workload: `2 needles, case-insensitive, ~300-character ${workload} answers`, n: k, perSecond: Math.round(read), goal: `${round(read / naive, 2)}× of lower-cased includes() (${Math.round(naive)}/s)` });
+  }
+
+  // regex checks as a rubric runs them (runCheck, awaited one at a time), with the caller's CPU per
+  // check: a cheap test answers on the caller; one estimated costly goes to a worker thread, which
+  // frees the caller (a reward server's event loop) and adds a round trip.
+  const r = ctx.quick ? 2_000 : 20_000;
+  const prose = (i: number, length: number) => text(i, Math.ceil(length / 5)).slice(0, length);
+  for (const [workload, pattern, answer] of [
+    ["\\d{3}-\\d{4}, ~300-character answers (on the caller)", "\\d{3}-\\d{4}", (i: number) => prose(i, 300)],
+    ["^\\s*\\{[\\s\\S]*\\}\\s*$, ~4,000-character JSON answers (on the caller)", "^\\s*\\{[\\s\\S]*\\}\\s*$", (i: number) => `{"answer": "${prose(i, 4_000)}"}`],
+    ["\\d{3}-\\d{4}, ~40,000-character answers (in the worker: past the estimate)", "\\d{3}-\\d{4}", (i: number) => prose(i, 40_000)],
+  ] as const) {
+    const pool = Array.from({ length: 50 }, (_, i) => answer(i));
+    const check = { regex: pattern };
+    const n = pool[0].length > 10_000 ? Math.ceil(r / 10) : r;
+    for (let i = 0; i < 200; i++) await runCheck(check, { response: pool[i % 50] });
+    const cpuBefore = threadCpuMs();
+    const regexRate = await rateAsync(n, 1, (i) => runCheck(check, { response: pool[i % 50] }));
+    const cpuPerCheck = cpuBefore === undefined ? undefined : ((threadCpuMs()! - cpuBefore) * 1000) / n;
+    rows.push({ check: "regex", workload, n, perSecond: Math.round(regexRate), goal: cpuPerCheck === undefined ? "—" : `${round(cpuPerCheck, 1)} µs of the caller's CPU a check` });
   }
 
   // The benchmark's own code is trusted: a plain child process (what --unsafe-no-sandbox selects).
