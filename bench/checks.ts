@@ -44,6 +44,21 @@ async function rateAsync(n: number, concurrency: number, run: (i: number) => Pro
   return n / ((performance.now() - started) / 1000);
 }
 
+/** How long `work` took, and the longest the event loop went without running a 5 ms timer meanwhile. */
+async function longestPause(work: () => Promise<unknown>): Promise<{ took: number; pause: number }> {
+  const started = performance.now();
+  let last = started;
+  let pause = 0;
+  const timer = setInterval(() => {
+    pause = Math.max(pause, performance.now() - last);
+    last = performance.now();
+  }, 5);
+  await work();
+  clearInterval(timer);
+  const ended = performance.now();
+  return { took: ended - started, pause: Math.max(pause, ended - last) };
+}
+
 /** This thread's CPU time (ms), from /proc; undefined where there is none. */
 function threadCpuMs(): number | undefined {
   try {
@@ -119,6 +134,13 @@ export async function checks(ctx: BenchContext): Promise<BenchResult<Row>> {
     const cpuPerCheck = cpuBefore === undefined ? undefined : ((threadCpuMs()! - cpuBefore) * 1000) / n;
     rows.push({ check: "regex", workload, n, perSecond: Math.round(regexRate), goal: cpuPerCheck === undefined ? "—" : `${round(cpuPerCheck, 1)} µs of the caller's CPU a check` });
   }
+  // A costly test (RE2 builds a state of a.{20}x's automaton at almost every character of a/b
+  // text): the longest the caller's event loop went without running a 5 ms timer meanwhile.
+  let seed = 7;
+  const ab = Array.from({ length: 10_000 }, () => ((seed = (seed * 1103515245 + 12345) % 2147483648) < 1073741824 ? "a" : "b")).join("");
+  await runCheck({ regex: "a.{20}x" }, { response: "x" }); // compiled, as a rubric's patterns are when it loads
+  const { took, pause } = await longestPause(() => runCheck({ regex: "a.{20}x" }, { response: ab }));
+  rows.push({ check: "regex", workload: "a.{20}x, 10,000 characters of a/b (in the worker)", n: 1, perSecond: round(1000 / took, 2), goal: `longest event-loop pause ${Math.round(pause)} ms of ${Math.round(took)} ms` });
 
   // The benchmark's own code is trusted: a plain child process (what --unsafe-no-sandbox selects).
   setCodeRunner(childProcessRunner());
