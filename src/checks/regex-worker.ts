@@ -5,21 +5,7 @@
  */
 import { isMainThread, workerData } from "node:worker_threads";
 import { serveRequests, type WorkerChannel } from "./guarded-worker.js";
-import { testOnRe2 } from "./regex.js";
-
-/** One test: a pattern with its flags (already checked by the caller) and the text; on RE2 with `engine: "re2"`, else on JavaScript's engine. */
-export interface RegexRequest {
-  pattern: string;
-  flags: string;
-  text: string;
-  engine?: "re2" | "backtracking";
-}
-
-/**
- * A test's outcome; "overflow" when the text overflowed the backtracking engine's stack, "refused"
- * when RE2 could not take the pattern with this text. A pattern that does not compile throws.
- */
-export type RegexOutcome = "match" | "no-match" | "overflow" | "refused";
+import { testOnRe2, type RegexOutcome, type RegexRequest } from "./regex.js";
 
 /** Compiled patterns kept between tests, dropped all at once past this many. */
 const COMPILED_LIMIT = 1000;

@@ -22,7 +22,21 @@ import type { RE2 } from "re2-wasm";
 import { isRubricateError, RubricateError } from "../errors.js";
 import { GuardedWorker, servingRequests, startEntry } from "./guarded-worker.js";
 import { regexShape, searchWork } from "./regex-cost.js";
-import type { RegexOutcome, RegexRequest } from "./regex-worker.js";
+
+/** One test for the regex worker (regex-worker.ts): a pattern with its flags (already checked by the caller) and the text; on RE2 with `engine: "re2"`, else on JavaScript's engine. */
+export interface RegexRequest {
+  pattern: string;
+  flags: string;
+  text: string;
+  engine?: "re2" | "backtracking";
+}
+
+/**
+ * A test's outcome in the worker; "overflow" when the text overflowed the backtracking engine's
+ * stack, "refused" when RE2 could not take the pattern with this text. A pattern that does not
+ * compile throws.
+ */
+export type RegexOutcome = "match" | "no-match" | "overflow" | "refused";
 
 /** How long (in CPU, see guarded-worker.ts) one regex test may run on the backtracking engine before it is the response's no. */
 export const REGEX_DEADLINE_MS = 1000;
