@@ -1,22 +1,11 @@
 /** GRPO groups through the reward server: `/v1/score` with `group_by` adds each sample's advantage. */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createRewardServer, type RewardServer } from "../../src/bridge/server.js";
+import { describe, expect, it } from "vitest";
 import { parseRubric } from "../../src/rubric/load.js";
 import { groupRewards } from "../../src/score/group.js";
+import { serveRubric } from "./rubric-server.js";
 
-const rubric = parseRubric("id: says-yes\ninputs: [response]\ncriteria:\n  - { id: yes, check: { contains: yes } }\n");
-let server: RewardServer;
-let url: string;
-beforeAll(async () => {
-  server = createRewardServer({ rubric });
-  url = await server.listen(0);
-});
-afterAll(() => server.close());
-
-const post = async (body: unknown) => {
-  const res = await fetch(`${url}/v1/score`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-  return { status: res.status, json: (await res.json()) as Record<string, any> };
-};
+const served = serveRubric(parseRubric("id: says-yes\ninputs: [response]\ncriteria:\n  - { id: yes, check: { contains: yes } }\n"));
+const post = (body: unknown) => served.post("/v1/score", body);
 
 describe("/v1/score with group_by", () => {
   it("adds advantages computed per group, equal to score()'s group rewards", async () => {

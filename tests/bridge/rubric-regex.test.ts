@@ -3,21 +3,15 @@
  * characters of a/b takes ~1.4 s on the 2-core VM) does not hold the reward server: the test runs
  * in a worker thread, and the server's event loop goes on answering other requests meanwhile.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createRewardServer, type RewardServer } from "../../src/bridge/server.js";
+import { describe, expect, it } from "vitest";
 import { parseRubric } from "../../src/rubric/load.js";
+import { serveRubric } from "./rubric-server.js";
 
 const rubric = parseRubric(["id: slow-regex", "inputs: [response]", "criteria:", "  - { id: window, check: { regex: 'a.{20}x' } }", "  - { id: has-a, check: { contains: a } }", ""].join("\n"), { filename: "slow-regex.yaml" });
 /** `n` random a's and b's: RE2 builds a new state of `a.{20}x`'s automaton at almost every character. */
 const ab = (n: number, seed: number) => Array.from({ length: n }, () => ((seed = (seed * 1103515245 + 12345) % 2147483648) < 1073741824 ? "a" : "b")).join("");
 
-let server: RewardServer;
-let url: string;
-beforeAll(async () => {
-  server = createRewardServer({ rubric });
-  url = await server.listen(0);
-});
-afterAll(() => server.close());
+const served = serveRubric(rubric);
 
 /**
  * The longest the event loop went without running a 5 ms timer while `work` ran, and how long
@@ -43,6 +37,7 @@ async function longestPause<T>(work: () => Promise<T>): Promise<{ result: T; pau
 
 describe("a rubric's costly regex on a long response", () => {
   it("runs off the event loop: the server answers /healthz while it works, and the timer never waits as long as the request", async () => {
+    const url = served.url;
     const text = ab(10_000, 11);
     let answered = 0;
     let scoring = true;
