@@ -191,6 +191,19 @@ export function jsonSyntaxErrorOffset(text: string): number | undefined {
 /** The keys of an open object (the first one alone until there is a second), or undefined for an array. */
 type Open = { first?: string; more?: Set<string> } | undefined;
 
+/** Options of `ambiguity`. */
+export interface AmbiguityOptions {
+  /**
+   * Filled with where each integer JSON.parse rounds to another is written ([start, end) in the
+   * text): one with more digits than a double holds, `18446744073709551615` read as
+   * 18446744073709551616. Whether that matters is the reader's to tell (`roundedVariants`).
+   */
+  rounded?: [number, number][];
+}
+
+/** A JSON number written as an integer: no fraction, no exponent. */
+const INTEGER_LITERAL = /^-?\d+$/;
+
 /**
  * Why the value JSON.parse gives for a JSON text it accepted is not what the text says, or
  * undefined: a key twice in one object (JSON.parse keeps the last, so `{"answer": 1000, "answer":
@@ -198,7 +211,7 @@ type Open = { first?: string; more?: Set<string> } | undefined;
  * range of a double (`1e400` is Infinity, which `type: integer` and `minimum: 0` accept). One pass
  * over the text, which must be valid JSON.
  */
-export function ambiguity(json: string): string | undefined {
+export function ambiguity(json: string, options: AmbiguityOptions = {}): string | undefined {
   const open: Open[] = [];
   let keyNext = false;
   for (let i = 0; i < json.length; i++) {
@@ -223,6 +236,8 @@ export function ambiguity(json: string): string | undefined {
       const end = numberEnd(json, i);
       const written = json.slice(i, end);
       if (!Number.isFinite(Number(written))) return `the number ${shorten(written)} is too large for a number (it reads as Infinity)`;
+      // 15 digits or fewer are always exact (2^53 has 16).
+      if (options.rounded && written.length > 15 && INTEGER_LITERAL.test(written) && BigInt(written) !== BigInt(Number(written))) options.rounded.push([i, end]);
       i = end - 1;
     }
   }
@@ -254,6 +269,35 @@ function numberEnd(json: string, start: number): number {
   let i = start + 1;
   while (i < json.length && NUMBER_PART.test(json[i])) i++;
   return i;
+}
+
+/**
+ * The text with rounded integers (`AmbiguityOptions.rounded`) written as the doubles beside the one
+ * JSON.parse reads them as: each alone one step up and one step down, then all up and all down.
+ * A verdict that differs on any of them turns on digits the parsed value does not have.
+ */
+export function roundedVariants(json: string, rounded: readonly [number, number][], each = 16): string[] {
+  const steps = rounded.map(([start, end]) => {
+    const read = BigInt(Number(json.slice(start, end)));
+    const magnitude = read < 0n ? -read : read;
+    // A double past 2^53 steps by 2^(its exponent − 52) (below a power of two by half that, so this
+    // step down lands two doubles below it: another number all the same).
+    const step = 1n << BigInt(Math.max(0, magnitude.toString(2).length - 53));
+    return { start, end, up: String(BigInt(Number(read + step))), down: String(BigInt(Number(read - step))) };
+  });
+  const write = (pick: (step: (typeof steps)[number], index: number) => string | undefined) => {
+    let out = "";
+    let from = 0;
+    steps.forEach((step, i) => {
+      const text = pick(step, i);
+      if (text === undefined) return;
+      out += json.slice(from, step.start) + text;
+      from = step.end;
+    });
+    return out + json.slice(from);
+  };
+  const alone = steps.slice(0, each).flatMap((_, i) => [write((s, j) => (j === i ? s.up : undefined)), write((s, j) => (j === i ? s.down : undefined))]);
+  return steps.length > each ? [...alone, write((s) => s.up), write((s) => s.down)] : alone;
 }
 
 /** A key or number short enough for a reason: its first 40 characters. */

@@ -116,6 +116,25 @@ describe("json_schema: JSON whose parsed value is not what it says", () => {
     expect(await check({ type: "number" }, "1e-400")).toMatchObject({ pass: true }); // a tiny number is 0, still finite
   });
 
+  it("an integer JSON.parse rounds fails where the verdict turns on it: a const or bound would judge a number the response does not have", async () => {
+    // 2^64 − 1 and 2^64 are one double: the wrong answer met the right one's const.
+    const power = { type: "object", required: ["answer"], properties: { answer: { const: 18446744073709551616 } } };
+    expect(await check(power, '{"answer": 18446744073709551615}')).toMatchObject({ pass: false, reasoning: expect.stringContaining("ambiguous JSON: the verdict turns on digits JSON numbers do not hold (18446744073709551615 reads as 18446744073709551616)") });
+    expect(await check(power, '{"answer": 18446744073709551616}')).toMatchObject({ pass: true }); // a double holds 2^64 exactly
+    expect(await check({ type: "integer", maximum: 9007199254740992 }, "9007199254740993")).toMatchObject({ pass: false, reasoning: expect.stringContaining("reads as 9007199254740992") });
+    expect(await check({ type: "integer", minimum: -9007199254740992 }, "-9007199254740993")).toMatchObject({ pass: false, reasoning: expect.stringContaining("ambiguous") });
+    expect(await check({ type: "array", items: { enum: [1, 2] } }, `[1, ${"1".repeat(30)}]`)).toMatchObject({ pass: false, reasoning: expect.stringContaining("schema violations") }); // fails either way: no doubt
+  });
+
+  it("a rounded integer no constraint looks at leaves the verdict alone: an id beside the answer, a list of ids", async () => {
+    const answer = { type: "object", required: ["answer"], properties: { answer: { const: "Paris" }, ids: { type: "array", items: { type: "integer" } } } };
+    expect(await check(answer, '{"answer": "Paris", "request_id": 1234567890123456789}')).toMatchObject({ pass: true });
+    const ids = Array.from({ length: 40 }, (_, i) => `${1234567890123456789n + BigInt(i * 3)}`).join(", ");
+    expect(await check(answer, `{"answer": "Paris", "ids": [${ids}]}`)).toMatchObject({ pass: true });
+    expect(await check(answer, `{"answer": "Lyon", "ids": [${ids}]}`)).toMatchObject({ pass: false, reasoning: expect.stringContaining("schema violations") });
+    expect(await check({ type: "object" }, '{"id": "18446744073709551615"}')).toMatchObject({ pass: true }); // as a string, it is what it says
+  });
+
   it("reads a large response in one pass: 100,000 keys, 200,000 levels of arrays", async () => {
     const keys = Object.fromEntries(Array.from({ length: 100_000 }, (_, i) => [`k${i}`, i]));
     expect(await check({ type: "object" }, JSON.stringify(keys))).toMatchObject({ pass: true });

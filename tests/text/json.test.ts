@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { ambiguity, jsonErrorOffset, nestingDepth, jsonSyntaxErrorOffset, parseJsonLine, parseJsonOrUndefined, parseJsonText } from "../../src/text/json.js";
+import { ambiguity, roundedVariants, jsonErrorOffset, nestingDepth, jsonSyntaxErrorOffset, parseJsonLine, parseJsonOrUndefined, parseJsonText } from "../../src/text/json.js";
 
 describe("parseJsonOrUndefined", () => {
   it("parses JSON of any kind, falsy values included", () => {
@@ -136,3 +136,36 @@ describe("nestingDepth", () => {
   });
 });
 
+
+describe("roundedVariants", () => {
+  it("finds the integers JSON.parse rounds, and writes each as the doubles beside the one it reads as", () => {
+    const json = '{"a": 18446744073709551615, "b": 9007199254740993, "c": 18446744073709551616, "d": 1.5e300, "e": "18446744073709551615"}';
+    const rounded: [number, number][] = [];
+    expect(ambiguity(json, { rounded })).toBeUndefined();
+    expect(rounded.map(([start, end]) => json.slice(start, end))).toEqual(["18446744073709551615", "9007199254740993"]);
+    const variants = roundedVariants(json, rounded).map((v) => JSON.parse(v) as { a: number; b: number });
+    expect(variants.map((v) => [BigInt(v.a), BigInt(v.b)])).toEqual([
+      [18446744073709555712n, 9007199254740992n],
+      [18446744073709547520n, 9007199254740992n], // 2^64 − 4096: below a power of two, two doubles down
+      [18446744073709551616n, 9007199254740994n],
+      [18446744073709551616n, 9007199254740990n],
+    ]);
+  });
+
+  it("every variant differs from what JSON.parse read, and is otherwise the same text", () => {
+    const big = fc.bigInt({ min: 2n ** 53n + 1n, max: 2n ** 80n }).filter((n) => BigInt(Number(n)) !== n);
+    fc.assert(
+      fc.property(big, fc.boolean(), (n, negative) => {
+        const written = `${negative ? -n : n}`;
+        const json = `{"x": ${written}, "y": "keep"}`;
+        const rounded: [number, number][] = [];
+        ambiguity(json, { rounded });
+        const read = Number(written);
+        return rounded.length === 1 && roundedVariants(json, rounded).every((v) => {
+          const parsed = JSON.parse(v) as { x: number; y: string };
+          return parsed.x !== read && parsed.y === "keep";
+        });
+      }),
+    );
+  });
+});

@@ -6,7 +6,7 @@
  */
 import * as z from "zod";
 import { compileJsonSchema, describeAjvErrors, validateData } from "../compile.js";
-import { ambiguity } from "../../text/json.js";
+import { ambiguity, roundedVariants } from "../../text/json.js";
 import { defineCheck } from "../kind.js";
 import { schemaProblem } from "./problems.js";
 
@@ -17,6 +17,16 @@ export type JsonSchemaSpec = z.infer<typeof JsonSchemaSpec>;
 function unfence(text: string): string {
   const fenced = /^\s*```[a-zA-Z]*\s*\n([\s\S]*?)\n?```\s*$/.exec(text);
   return fenced ? fenced[1] : text;
+}
+
+/**
+ * Whether the verdict would differ were a rounded integer read as a neighbouring double: then it
+ * rests on digits the parsed value lost (`18446744073709551615` meets a `const` of 2^64), and
+ * the response's number cannot be told from the schema's. An integer no constraint looks at (an
+ * id beside the answer) leaves the verdict as it is.
+ */
+function turnsOnRounding(validate: ReturnType<typeof compileJsonSchema>, json: string, rounded: [number, number][], pass: boolean): boolean {
+  return roundedVariants(json, rounded).some((variant) => validateData(validate, JSON.parse(variant)) !== pass);
 }
 
 export const jsonSchema = defineCheck<JsonSchemaSpec>({
@@ -35,12 +45,18 @@ export const jsonSchema = defineCheck<JsonSchemaSpec>({
     } catch (e) {
       return { pass: false, reasoning: `not valid JSON: ${(e as Error).message}` };
     }
-    const doubt = ambiguity(json);
+    const rounded: [number, number][] = [];
+    const doubt = ambiguity(json, { rounded });
     if (doubt !== undefined) return { pass: false, reasoning: `ambiguous JSON: ${doubt}` };
     const pass = validateData(validate, data);
     // JSON built to make a pattern backtrack or the validator's stack overflow is the response's no.
     if (typeof pass === "object") return { pass: false, reasoning: pass.fault, forfeit: true };
-    return { pass, reasoning: pass ? "valid against the schema" : `schema violations: ${describeAjvErrors(validate)}` };
+    const reasoning = pass ? "valid against the schema" : `schema violations: ${describeAjvErrors(validate)}`;
+    if (rounded.length > 0 && turnsOnRounding(validate, json, rounded, pass)) {
+      const [start, end] = rounded[0];
+      return { pass: false, reasoning: `ambiguous JSON: the verdict turns on digits JSON numbers do not hold (${json.slice(start, end)} reads as ${BigInt(Number(json.slice(start, end)))}); an integer past 2^53 is compared exactly only as a string` };
+    }
+    return { pass, reasoning };
   },
 });
 
