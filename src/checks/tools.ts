@@ -113,7 +113,7 @@ export function resultValue(result: string): string {
   if (/^\s*-?\d+\s*$/.test(result)) return result.trim();
   let data: unknown;
   try {
-    data = JSON.parse(result);
+    data = JSON.parse(exactIntegers(result));
   } catch {
     return result.trim();
   }
@@ -122,6 +122,28 @@ export function resultValue(result: string): string {
   const named = leaves.filter((l) => /^(value|result|answer|output|total)$/i.test(l.key));
   const chosen = leaves.length === 1 ? leaves[0] : named.length === 1 ? named[0] : undefined;
   return chosen ? String(chosen.value).trim() : result.trim();
+}
+
+/**
+ * JSON with each integer past 2^53 written as a string of its digits, so a leaf keeps the digits
+ * the tool printed: JSON.parse would round `{"total": 12345678901234567891}` to a double that
+ * String() writes as 12345678901234567000, which a wrong answer's digits then matched. Text that is
+ * not JSON comes back as it is (JSON.parse refuses it next).
+ */
+function exactIntegers(json: string): string {
+  const spans: [number, number][] = [];
+  try {
+    if (ambiguity(json, { unsafeIntegers: spans }) !== undefined || spans.length === 0) return json;
+  } catch {
+    return json;
+  }
+  let out = "";
+  let from = 0;
+  for (const [start, end] of spans) {
+    out += `${json.slice(from, start)}"${json.slice(start, end)}"`;
+    from = end;
+  }
+  return out + json.slice(from);
 }
 
 /**

@@ -199,6 +199,8 @@ export interface AmbiguityOptions {
    * 18446744073709551616. Whether that matters is the reader's to tell (`roundedVariants`).
    */
   rounded?: [number, number][];
+  /** Filled with where each integer past Number.MAX_SAFE_INTEGER is written, rounded or not (String() of one is not its digits: 2^64 prints as 18446744073709552000). */
+  unsafeIntegers?: [number, number][];
 }
 
 /** A JSON number written as an integer: no fraction, no exponent. */
@@ -237,7 +239,10 @@ export function ambiguity(json: string, options: AmbiguityOptions = {}): string 
       const written = json.slice(i, end);
       if (!Number.isFinite(Number(written))) return `the number ${shorten(written)} is too large for a number (it reads as Infinity)`;
       // 15 digits or fewer are always exact (2^53 has 16).
-      if (options.rounded && written.length > 15 && INTEGER_LITERAL.test(written) && BigInt(written) !== BigInt(Number(written))) options.rounded.push([i, end]);
+      if (written.length > 15 && INTEGER_LITERAL.test(written) && !Number.isSafeInteger(Number(written))) {
+        options.unsafeIntegers?.push([i, end]);
+        if (options.rounded && BigInt(written) !== BigInt(Number(written))) options.rounded.push([i, end]);
+      }
       i = end - 1;
     }
   }

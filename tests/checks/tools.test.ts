@@ -160,6 +160,12 @@ describe("answer_uses compares the answer's own value (issue 28)", () => {
     ["The answer is 1,234,567,890.", "1234567890", true],
     ["The answer is 12345678901234567891.", "12345678901234567890", false],
     ["The answer is 12345678901234567890.", "12345678901234567890", true],
+    // Inside a JSON result too: JSON.parse rounded the tool's integer, and a wrong answer met its digits.
+    ["The answer is 12345678901234567891.", '{"total": 12345678901234567891}', true],
+    ["The answer is 12345678901234567000.", '{"total": 12345678901234567891}', false],
+    ["The answer is 18446744073709551616.", '{"result": [18446744073709551616]}', true],
+    ["The answer is 18446744073709552000.", '{"result": [18446744073709551616]}', false],
+    ["The answer is -9007199254740993.", '{"value": -9007199254740993, "note": "a \\"12345678901234567891\\" in a string"}', true],
     // Hedges in parentheses, with "maybe".
     ["The answer is 2148000 (or maybe 3,000,000).", "2148000", false],
     ["The answer is 2148000 (maybe 3,000,000).", "2148000", false],
