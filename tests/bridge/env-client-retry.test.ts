@@ -8,16 +8,13 @@ import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from "vitest";
-import { createRewardServer, type RewardServer } from "../../src/bridge/server.js";
-import { sessionRoutes } from "../../src/bridge/sessions.js";
-import { createEngine } from "../../src/engine/engine.js";
-import { loadEnvironment } from "../../src/env/load.js";
-import { createSessionManager, type SessionManager } from "../../src/env/sessions.js";
-import { startOpenAIServer, type TestServer } from "../../src/testing/servers/openai-server.js";
-import type { WireMessage } from "../env/world.js";
+import type { RewardServer } from "../../src/bridge/server.js";
+import type { SessionManager } from "../../src/env/sessions.js";
+import type { TestServer } from "../../src/testing/servers/openai-server.js";
 import { ROOT } from "../helpers/cli.js";
 import { needs, which } from "../helpers/system.js";
 import { till } from "./fixtures/till/hooks.js";
+import { hungUp, serveTill, tillPolicy } from "./fixtures/till/serve.js";
 
 const python = needs("python3", () => which("python3"), "apt-get install python3");
 
@@ -183,24 +180,19 @@ python.describe("EnvClient steps whose answer was lost (python3, a live server)"
   let stepRequests = 0;
   let sessions: SessionManager;
   beforeAll(async () => {
-    const env = await loadEnvironment("tests/bridge/fixtures/till/env.yaml");
-    const engine = createEngine({ limits: { maxConcurrency: 2, maxRetries: 0, timeoutMs: 10_000 } });
-    sessions = createSessionManager({ env, engine });
-    const routes = sessionRoutes({ env, sessions, engine });
     // The first step's tool charges, then its answer waits until the client hung up (its timeout).
-    const counted = (method: string, path: string) => {
-      const route = routes(method, path);
-      if (!route || !path.endsWith("/step")) return route;
-      return {
-        ...route,
-        handle: (body: unknown, signal: AbortSignal) => {
-          if (++stepRequests === 1) till.hold = () => new Promise<void>((r) => (signal.aborted ? r() : signal.addEventListener("abort", () => r(), { once: true })));
-          return route.handle(body, signal);
-        },
-      };
-    };
-    server = createRewardServer({ rubric: env.rubric, dynamicRoutes: counted, onClose: () => sessions.closeAll() });
-    url = await server.listen(0);
+    ({ server, url, sessions } = await serveTill({
+      intercept: (route, _method, path) =>
+        !path.endsWith("/step")
+          ? route
+          : {
+              ...route,
+              handle: (body: unknown, signal: AbortSignal) => {
+                if (++stepRequests === 1) till.hold = () => hungUp(signal);
+                return route.handle(body, signal);
+              },
+            },
+    }));
   });
   beforeEach(() => {
     stepRequests = 0;
@@ -267,36 +259,28 @@ python.describe("EnvClient opens and rollouts whose answer was lost (python3, a 
   let policyCalls = 0;
   /** The signals of the open and rollouts requests the server handled, in order. */
   const requests: Record<string, AbortSignal[]> = { "/v1/sessions": [], "/v1/rollouts": [] };
-  const hungUp = (signal: AbortSignal) => new Promise<void>((r) => (signal.aborted ? r() : signal.addEventListener("abort", () => r(), { once: true })));
 
   beforeAll(async () => {
-    const env = await loadEnvironment("tests/bridge/fixtures/till/env.yaml");
-    const engine = createEngine({ limits: { maxConcurrency: 2, maxRetries: 0, timeoutMs: 10_000 } });
-    sessions = createSessionManager({ env, engine });
     // The policy's first answer of the first rollouts request waits until that request's client hung up.
-    policy = (await startOpenAIServer({
-      respond: async (body) => {
-        if (++policyCalls === 1) await hungUp(requests["/v1/rollouts"][0]);
-        return (body.messages as WireMessage[]).some((m) => m.role === "tool") ? "done" : { toolCalls: [{ id: "c1", name: "charge", arguments: { amount: 5 } }] };
-      },
-    })) as TestServer<unknown>;
-    const routes = sessionRoutes({ env, sessions, engine, allowPolicyHosts: [new URL(policy.url).host] });
+    policy = await tillPolicy(5, async () => {
+      if (++policyCalls === 1) await hungUp(requests["/v1/rollouts"][0]);
+    });
     // The first open runs to its end (the session is open), then its answer waits until the client hung up.
-    const losing = (method: string, path: string) => {
-      const route = routes(method, path);
-      if (!route || method !== "POST" || !(path in requests)) return route;
-      return {
-        ...route,
-        handle: async (body: unknown, signal: AbortSignal) => {
-          const first = requests[path].push(signal) === 1;
-          const answer = await route.handle(body, signal);
-          if (first && path === "/v1/sessions") await hungUp(signal);
-          return answer;
-        },
-      };
-    };
-    server = createRewardServer({ rubric: env.rubric, dynamicRoutes: losing, onClose: () => sessions.closeAll() });
-    url = await server.listen(0);
+    ({ server, url, sessions } = await serveTill({
+      allowPolicyHosts: [new URL(policy.url).host],
+      intercept: (route, method, path) =>
+        method !== "POST" || !(path in requests)
+          ? route
+          : {
+              ...route,
+              handle: async (body: unknown, signal: AbortSignal) => {
+                const first = requests[path].push(signal) === 1;
+                const answer = await route.handle(body, signal);
+                if (first && path === "/v1/sessions") await hungUp(signal);
+                return answer;
+              },
+            },
+    }));
   });
   afterAll(async () => {
     await server.close();

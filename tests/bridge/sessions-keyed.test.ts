@@ -6,15 +6,11 @@
  * turn twice in the transcript; its setup counts the tills opened (sessions and rollouts).
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createRewardServer, type RewardServer } from "../../src/bridge/server.js";
-import { sessionRoutes } from "../../src/bridge/sessions.js";
-import { createEngine } from "../../src/engine/engine.js";
+import type { RewardServer } from "../../src/bridge/server.js";
 import { installHookGuard } from "../../src/env/isolation.js";
-import { loadEnvironment } from "../../src/env/load.js";
-import { createSessionManager } from "../../src/env/sessions.js";
-import { startOpenAIServer, type TestServer } from "../../src/testing/servers/openai-server.js";
-import type { WireMessage } from "../env/world.js";
+import type { TestServer } from "../../src/testing/servers/openai-server.js";
 import { till } from "./fixtures/till/hooks.js";
+import { serveTill, tillPolicy } from "./fixtures/till/serve.js";
 
 let server: RewardServer;
 let url: string;
@@ -54,24 +50,15 @@ const assistantTurns = async (id: string) => ((await call("GET", `/v1/sessions/$
 beforeAll(async () => {
   // The fault fixture calls process.exit inside a hook: the guard serve installs turns it into the episode's failure.
   releaseGuard = installHookGuard();
-  const env = await loadEnvironment("tests/bridge/fixtures/till/env.yaml");
-  const engine = createEngine({ limits: { maxConcurrency: 2, maxRetries: 0, timeoutMs: 10_000 } });
-  const sessions = createSessionManager({ env, engine });
-  policy = (await startOpenAIServer({
-    respond: async (body) => {
-      policyCalls++;
-      await policyGate;
-      return (body.messages as WireMessage[]).some((m) => m.role === "tool") ? "done" : { toolCalls: [{ id: "c1", name: "charge", arguments: { amount: 4 } }] };
-    },
-  })) as TestServer<unknown>;
-  const routes = sessionRoutes({ env, sessions, engine, allowPolicyHosts: [new URL(policy.url).host] });
-  const watched = (method: string, path: string) => {
-    const route = routes(method, path);
-    if (!route || method !== "POST" || !(path in handled)) return route;
-    return { ...route, handle: (body: unknown, signal: AbortSignal) => (handled[path].push(signal), route.handle(body, signal)) };
-  };
-  server = createRewardServer({ rubric: env.rubric, dynamicRoutes: watched, onClose: () => sessions.closeAll() });
-  url = await server.listen(0);
+  policy = await tillPolicy(4, async () => {
+    policyCalls++;
+    await policyGate;
+  });
+  ({ server, url } = await serveTill({
+    allowPolicyHosts: [new URL(policy.url).host],
+    intercept: (route, method, path) =>
+      method !== "POST" || !(path in handled) ? route : { ...route, handle: (body: unknown, signal: AbortSignal) => (handled[path].push(signal), route.handle(body, signal)) },
+  }));
 });
 afterEach(async () => {
   for (const id of opened.splice(0)) await call("DELETE", `/v1/sessions/${id}`);
