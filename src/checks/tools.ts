@@ -8,7 +8,7 @@ import { RubricateError } from "../errors.js";
 import type { Sample } from "../types.js";
 import { lastBoxed } from "./math/extract.js";
 import { answerNumber, sameNumber } from "./number.js";
-import { ambiguity } from "../text/json.js";
+import { ambiguity, replaceSpans } from "../text/json.js";
 
 /** One call in a trajectory. */
 export interface TrajectoryCall {
@@ -137,13 +137,7 @@ function exactIntegers(json: string): string {
   } catch {
     return json;
   }
-  let out = "";
-  let from = 0;
-  for (const [start, end] of spans) {
-    out += `${json.slice(from, start)}"${json.slice(start, end)}"`;
-    from = end;
-  }
-  return out + json.slice(from);
+  return replaceSpans(json, spans, (written) => `"${written}"`);
 }
 
 /**

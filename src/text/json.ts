@@ -194,14 +194,16 @@ type Open = { first?: string; more?: Set<string> } | undefined;
 /** Options of `ambiguity`. */
 export interface AmbiguityOptions {
   /**
-   * Filled with where each integer JSON.parse rounds to another is written ([start, end) in the
-   * text): one with more digits than a double holds, `18446744073709551615` read as
-   * 18446744073709551616. Whether that matters is the reader's to tell (`roundedVariants`).
+   * Filled with where each integer past Number.MAX_SAFE_INTEGER is written ([start, end) in the
+   * text). JSON.parse rounds one with more digits than a double holds to another integer
+   * (`readsAsAnother`: `18446744073709551615` reads as 2^64), and String() of any of them is not
+   * its digits (2^64 prints as 18446744073709552000). Whether that matters is the reader's to tell.
    */
-  rounded?: [number, number][];
-  /** Filled with where each integer past Number.MAX_SAFE_INTEGER is written, rounded or not (String() of one is not its digits: 2^64 prints as 18446744073709552000). */
   unsafeIntegers?: [number, number][];
 }
+
+/** Whether JSON.parse reads this integer, as written, as another integer: it has more digits than a double holds. */
+export const readsAsAnother = (written: string): boolean => BigInt(written) !== BigInt(Number(written));
 
 /** A JSON number written as an integer: no fraction, no exponent. */
 const INTEGER_LITERAL = /^-?\d+$/;
@@ -239,10 +241,7 @@ export function ambiguity(json: string, options: AmbiguityOptions = {}): string 
       const written = json.slice(i, end);
       if (!Number.isFinite(Number(written))) return `the number ${shorten(written)} is too large for a number (it reads as Infinity)`;
       // 15 digits or fewer are always exact (2^53 has 16).
-      if (written.length > 15 && INTEGER_LITERAL.test(written) && !Number.isSafeInteger(Number(written))) {
-        options.unsafeIntegers?.push([i, end]);
-        if (options.rounded && BigInt(written) !== BigInt(Number(written))) options.rounded.push([i, end]);
-      }
+      if (options.unsafeIntegers && written.length > 15 && INTEGER_LITERAL.test(written) && !Number.isSafeInteger(Number(written))) options.unsafeIntegers.push([i, end]);
       i = end - 1;
     }
   }
@@ -276,34 +275,41 @@ function numberEnd(json: string, start: number): number {
   return i;
 }
 
+/** The text with each of its [start, end) spans (in order, apart) written as `replace` gives it; undefined keeps a span as it is. */
+export function replaceSpans(text: string, spans: readonly (readonly [number, number])[], replace: (written: string, index: number) => string | undefined): string {
+  let out = "";
+  let from = 0;
+  spans.forEach(([start, end], index) => {
+    const written = replace(text.slice(start, end), index);
+    if (written === undefined) return;
+    out += text.slice(from, start) + written;
+    from = end;
+  });
+  return out + text.slice(from);
+}
+
 /**
- * The text with rounded integers (`AmbiguityOptions.rounded`) written as the doubles beside the one
- * JSON.parse reads them as: each of the first `each` alone one step up and one step down, then,
- * past those, all up and all down (a response of 100,000 big ids costs 2 × `each` + 2 readings,
- * not 200,000). A verdict that differs on any of them turns on digits the parsed value does not have.
+ * The text with integers JSON.parse rounds (`rounded`: spans of integers that `readsAsAnother`)
+ * written as the doubles beside the one JSON.parse reads them as: each of the first `each` alone
+ * one step up and one step down, then, past those, all up and all down (a response of 100,000 big
+ * ids costs 2 × `each` + 2 readings, not 200,000). A verdict that differs on any of them turns on
+ * digits the parsed value does not have.
  */
 export function roundedVariants(json: string, rounded: readonly [number, number][], each = 8): string[] {
-  const steps = rounded.map(([start, end]) => {
+  const neighbours = rounded.map(([start, end]) => {
     const read = BigInt(Number(json.slice(start, end)));
     const magnitude = read < 0n ? -read : read;
     // A double past 2^53 steps by 2^(its exponent − 52) (below a power of two by half that, so this
     // step down lands two doubles below it: another number all the same).
     const step = 1n << BigInt(Math.max(0, magnitude.toString(2).length - 53));
-    return { start, end, up: String(BigInt(Number(read + step))), down: String(BigInt(Number(read - step))) };
+    return { up: String(BigInt(Number(read + step))), down: String(BigInt(Number(read - step))) };
   });
-  const write = (pick: (step: (typeof steps)[number], index: number) => string | undefined) => {
-    let out = "";
-    let from = 0;
-    steps.forEach((step, i) => {
-      const text = pick(step, i);
-      if (text === undefined) return;
-      out += json.slice(from, step.start) + text;
-      from = step.end;
-    });
-    return out + json.slice(from);
-  };
-  const alone = steps.slice(0, each).flatMap((_, i) => [write((s, j) => (j === i ? s.up : undefined)), write((s, j) => (j === i ? s.down : undefined))]);
-  return steps.length > each ? [...alone, write((s) => s.up), write((s) => s.down)] : alone;
+  const alone = neighbours.slice(0, each).flatMap((_, i) => [
+    replaceSpans(json, rounded, (_w, j) => (j === i ? neighbours[j].up : undefined)),
+    replaceSpans(json, rounded, (_w, j) => (j === i ? neighbours[j].down : undefined)),
+  ]);
+  if (neighbours.length <= each) return alone;
+  return [...alone, replaceSpans(json, rounded, (_w, j) => neighbours[j].up), replaceSpans(json, rounded, (_w, j) => neighbours[j].down)];
 }
 
 /** A key or number short enough for a reason: its first 40 characters. */

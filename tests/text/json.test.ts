@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { ambiguity, roundedVariants, jsonErrorOffset, nestingDepth, jsonSyntaxErrorOffset, parseJsonLine, parseJsonOrUndefined, parseJsonText } from "../../src/text/json.js";
+import { ambiguity, readsAsAnother, replaceSpans, roundedVariants, jsonErrorOffset, nestingDepth, jsonSyntaxErrorOffset, parseJsonLine, parseJsonOrUndefined, parseJsonText } from "../../src/text/json.js";
 
 describe("parseJsonOrUndefined", () => {
   it("parses JSON of any kind, falsy values included", () => {
@@ -140,8 +140,10 @@ describe("nestingDepth", () => {
 describe("roundedVariants", () => {
   it("finds the integers JSON.parse rounds, and writes each as the doubles beside the one it reads as", () => {
     const json = '{"a": 18446744073709551615, "b": 9007199254740993, "c": 18446744073709551616, "d": 1.5e300, "e": "18446744073709551615"}';
-    const rounded: [number, number][] = [];
-    expect(ambiguity(json, { rounded })).toBeUndefined();
+    const unsafe: [number, number][] = [];
+    expect(ambiguity(json, { unsafeIntegers: unsafe })).toBeUndefined();
+    expect(unsafe.map(([start, end]) => json.slice(start, end))).toEqual(["18446744073709551615", "9007199254740993", "18446744073709551616"]);
+    const rounded = unsafe.filter(([start, end]) => readsAsAnother(json.slice(start, end)));
     expect(rounded.map(([start, end]) => json.slice(start, end))).toEqual(["18446744073709551615", "9007199254740993"]);
     const variants = roundedVariants(json, rounded).map((v) => JSON.parse(v) as { a: number; b: number });
     expect(variants.map((v) => [BigInt(v.a), BigInt(v.b)])).toEqual([
@@ -158,8 +160,9 @@ describe("roundedVariants", () => {
       fc.property(big, fc.boolean(), (n, negative) => {
         const written = `${negative ? -n : n}`;
         const json = `{"x": ${written}, "y": "keep"}`;
-        const rounded: [number, number][] = [];
-        ambiguity(json, { rounded });
+        const unsafe: [number, number][] = [];
+        ambiguity(json, { unsafeIntegers: unsafe });
+        const rounded = unsafe.filter(([start, end]) => readsAsAnother(json.slice(start, end)));
         const read = Number(written);
         return rounded.length === 1 && roundedVariants(json, rounded).every((v) => {
           const parsed = JSON.parse(v) as { x: number; y: string };
@@ -167,5 +170,13 @@ describe("roundedVariants", () => {
         });
       }),
     );
+  });
+});
+
+describe("replaceSpans", () => {
+  it("writes each span as given, keeps the rest and the spans it gets undefined for", () => {
+    expect(replaceSpans("a 12 b 345 c", [[2, 4], [7, 10]], (written) => `<${written}>`)).toBe("a <12> b <345> c");
+    expect(replaceSpans("a 12 b 345 c", [[2, 4], [7, 10]], (_w, i) => (i === 1 ? "x" : undefined))).toBe("a 12 b x c");
+    expect(replaceSpans("abc", [], () => "x")).toBe("abc");
   });
 });

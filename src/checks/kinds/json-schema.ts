@@ -6,7 +6,7 @@
  */
 import * as z from "zod";
 import { compileJsonSchema, describeAjvErrors, validateData } from "../compile.js";
-import { ambiguity, roundedVariants } from "../../text/json.js";
+import { ambiguity, readsAsAnother, roundedVariants } from "../../text/json.js";
 import { defineCheck } from "../kind.js";
 import { schemaProblem } from "./problems.js";
 
@@ -45,13 +45,14 @@ export const jsonSchema = defineCheck<JsonSchemaSpec>({
     } catch (e) {
       return { pass: false, reasoning: `not valid JSON: ${(e as Error).message}` };
     }
-    const rounded: [number, number][] = [];
-    const doubt = ambiguity(json, { rounded });
+    const unsafe: [number, number][] = [];
+    const doubt = ambiguity(json, { unsafeIntegers: unsafe });
     if (doubt !== undefined) return { pass: false, reasoning: `ambiguous JSON: ${doubt}` };
     const pass = validateData(validate, data);
     // JSON built to make a pattern backtrack or the validator's stack overflow is the response's no.
     if (typeof pass === "object") return { pass: false, reasoning: pass.fault, forfeit: true };
     const reasoning = pass ? "valid against the schema" : `schema violations: ${describeAjvErrors(validate)}`;
+    const rounded = unsafe.filter(([start, end]) => readsAsAnother(json.slice(start, end)));
     if (rounded.length > 0 && turnsOnRounding(validate, json, rounded, pass)) {
       const [start, end] = rounded[0];
       return { pass: false, reasoning: `ambiguous JSON: the verdict turns on digits JSON numbers do not hold (${json.slice(start, end)} reads as ${BigInt(Number(json.slice(start, end)))}); an integer past 2^53 is compared exactly only as a string` };
