@@ -1,7 +1,8 @@
 /**
  * Check throughput: `math` comparisons per second (goal ≥ 5,000 on one core), similarity
  * comparisons per second, `contains` against a lower-cased includes(), `regex` checks (cheap ones
- * on the caller; a costly one's round trip to its worker thread), and `tests` executions per
+ * on the caller; a costly one's round trip to its worker thread; four costly ones together, through
+ * the pool of workers and through pools of one and two), and `tests` executions per
  * second (each a child process).
  * Math runs three workloads: the equivalence table of the tests (MATH/GSM8K/AIME cases,
  * repeated: compiled expressions cached as in training, where a prompt's reference recurs k times),
@@ -13,6 +14,8 @@ import { editSimilarity, rougeL } from "../src/checks/similarity.js";
 import { found } from "../src/checks/kinds/contains.js";
 import { CheckMemo } from "../src/checks/memo.js";
 import { runCheck } from "../src/checks/run.js";
+import { GuardedPool, defaultPoolSize } from "../src/checks/guarded-pool.js";
+import { startEntry } from "../src/checks/guarded-worker.js";
 import { readFileSync } from "node:fs";
 import { setCodeRunner } from "../src/checks/code/spec.js";
 import { childProcessRunner } from "../src/checks/code/runner.js";
@@ -141,6 +144,30 @@ export async function checks(ctx: BenchContext): Promise<BenchResult<Row>> {
   await runCheck({ regex: "a.{20}x" }, { response: "x" }); // compiled, as a rubric's patterns are when it loads
   const { took, pause } = await longestPause(() => runCheck({ regex: "a.{20}x" }, { response: ab }));
   rows.push({ check: "regex", workload: "a.{20}x, 10,000 characters of a/b (in the worker)", n: 1, perSecond: round(1000 / took, 2), goal: `longest event-loop pause ${Math.round(pause)} ms of ${Math.round(took)} ms` });
+  // Four such tests awaited together (four samples of a reward server): the pool of regex workers
+  // runs them side by side, as many at once as it has workers (guarded-pool.ts: one per core beyond
+  // the caller's). Then the pool itself at one and at two workers, which tells what a second core
+  // gives where the default keeps one worker (this 2-core VM).
+  const abs = [1, 2, 3, 4].map((k) => { let s = 7 + k; return Array.from({ length: 10_000 }, () => ((s = (s * 1103515245 + 12345) % 2147483648) < 1073741824 ? "a" : "b")).join(""); });
+  const oneByOne = performance.now();
+  for (const response of abs) await runCheck({ regex: "a.{20}x" }, { response });
+  const tookOneByOne = performance.now() - oneByOne;
+  const together = performance.now();
+  await Promise.all(abs.map((response) => runCheck({ regex: "a.{20}x" }, { response })));
+  const tookTogether = performance.now() - together;
+  rows.push({ check: "regex", workload: `a.{20}x, 4 texts of 10,000 characters awaited together (pool of ${defaultPoolSize()})`, n: 4, perSecond: round(4000 / tookTogether, 2), goal: `${Math.round(tookTogether)} ms for 4: ${round(tookOneByOne / tookTogether, 2)}× one at a time (${Math.round(tookOneByOne)} ms)` });
+  const startRegex = startEntry({ from: new URL("../src/checks/regex.ts", import.meta.url).href, source: "./regex-worker.ts", built: "regex-worker.js", workerData: { rubricateRegex: true }, heapMb: 256 });
+  const bySize = new Map<number, number>();
+  for (const size of [1, 2]) {
+    const pool = new GuardedPool(startRegex, 60_000, size);
+    await Promise.all(Array.from({ length: size }, () => pool.callAsync({ pattern: "a", flags: "", text: "a", engine: "re2" }, 10_000))); // loaded
+    const started = performance.now();
+    const runs = await Promise.all(abs.map((text) => pool.callAsync({ pattern: "a.{20}x", flags: "", text, engine: "re2" }, 10_000)));
+    bySize.set(size, performance.now() - started);
+    pool.close();
+    if (runs.some((run) => run === "over-limit" || run.value !== "no-match")) throw new Error(`bench: a pool of ${size} answered ${JSON.stringify(runs)}`);
+    rows.push({ check: "regex", workload: `the same 4 through a GuardedPool of ${size} worker${size > 1 ? "s" : ""}`, n: 4, perSecond: round(4000 / bySize.get(size)!, 2), goal: size === 1 ? `${Math.round(bySize.get(1)!)} ms for 4` : `${Math.round(bySize.get(size)!)} ms for 4: ${round(bySize.get(1)! / bySize.get(size)!, 2)}× the pool of 1 (ideal ${Math.min(size, availableParallelism())}× on ${availableParallelism()} cores)` });
+  }
 
   // The benchmark's own code is trusted: a plain child process (what --unsafe-no-sandbox selects).
   setCodeRunner(childProcessRunner());

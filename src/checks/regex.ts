@@ -20,6 +20,7 @@ import type { LRUCache } from "lru-cache";
 import { createRequire } from "node:module";
 import type { RE2 } from "re2-wasm";
 import { isRubricateError, RubricateError } from "../errors.js";
+import { GuardedPool } from "./guarded-pool.js";
 import { GuardedWorker, servingRequests, startEntry } from "./guarded-worker.js";
 import { regexShape, searchWork } from "./regex-cost.js";
 
@@ -417,10 +418,11 @@ function guardedTest(pattern: string, flags: string, text: string, deadlineMs: n
 }
 
 /**
- * A second regex worker, for the RE2 tests awaited (`callAsync`): a GuardedWorker does not mix
- * them with the backtracking engine's synchronous calls (`guard`).
+ * The regex workers for the RE2 tests awaited (`callAsync`), apart from the backtracking engine's
+ * synchronous one (`guard`: a GuardedWorker does not mix the two), and a pool of them, so that
+ * samples each bringing a costly test are not all answered one after another by one thread.
  */
-let linearGuard: GuardedWorker | undefined;
+let linearPool: GuardedPool | undefined;
 
 /**
  * One RE2 test in the worker, awaited, under `ms` of CPU: its answer, or undefined where RE2 could
@@ -431,7 +433,7 @@ let linearGuard: GuardedWorker | undefined;
 async function re2InWorker(pattern: string, flags: string, text: string, units: number, ms: number): Promise<boolean | undefined> {
   let run: { value: unknown } | "over-limit";
   try {
-    run = await (linearGuard ??= new GuardedWorker(startRegexWorker, WORKER_STARTUP_MS)).callAsync({ pattern, flags, text, engine: "re2" } satisfies RegexRequest, ms);
+    run = await (linearPool ??= new GuardedPool(startRegexWorker, WORKER_STARTUP_MS)).callAsync({ pattern, flags, text, engine: "re2" } satisfies RegexRequest, ms);
   } catch (e) {
     throw new RubricateError("CHECK_FAILED", `regex /${pattern}/${flags} failed in the worker: ${e instanceof Error ? e.message : String(e)}`);
   }
