@@ -49,8 +49,8 @@ interface Row {
 export function waveFigures(times: readonly number[], spawnedAt: number, concurrency: number): { firstWave: number; perWave: number } {
   const waveEnd = (k: number) => times[k * concurrency + concurrency - 1];
   const lastFull = Math.floor(times.length / concurrency) - 1;
-  const from = Math.max(1, Math.floor((lastFull + 1) / 3));
   if (lastFull < 0) throw new Error(`${times.length} arrivals: fewer than one wave of ${concurrency}`);
+  const from = Math.max(1, Math.floor((lastFull + 1) / 3));
   return { firstWave: waveEnd(0) - spawnedAt, perWave: lastFull > from ? (waveEnd(lastFull) - waveEnd(from)) / (lastFull - from) : Number.NaN };
 }
 
