@@ -1,14 +1,8 @@
-/** Lookups over the table of kinds (kinds.ts): a kind by key, and the kind a check definition names. */
+/** Lookups over the table of kinds (kinds.ts): the kind a check definition names, and the pure kinds. */
 import type { AnyCheckKind } from "./kind.js";
 import { CHECK_KINDS } from "./kinds.js";
 
 const byKey = new Map(CHECK_KINDS.map((k) => [k.key, k]));
-
-/** The keys a rubric may name under `check:`, in the table's order. */
-export const checkKindKeys = (): string[] => CHECK_KINDS.map((k) => k.key);
-
-/** The kind with this key, or undefined. */
-export const checkKind = (key: string): AnyCheckKind | undefined => byKey.get(key);
 
 /** The kind a (schema-valid) check definition names, with its settings and the options written beside them. */
 export function kindOf(check: object): { kind: AnyCheckKind; spec: unknown; options: Record<string, unknown> } | undefined {

@@ -100,11 +100,6 @@ export function search(index: SearchIndex, query: string, k = 5): SearchHit[] {
     .map(({ r, at: { c } }) => ({ id: c.id, doc: c.doc, title: c.title, snippet: snippetOf(c.text, query), score: r.score }));
 }
 
-/** The chunk with this id, if the index holds it. */
-export function chunkById(index: SearchIndex, id: string): Chunk | undefined {
-  return index.chunks.find((c) => c.id === id);
-}
-
 interface IndexFile {
   format: typeof FORMAT;
   version: number;

@@ -296,8 +296,3 @@ export class Scheduler {
     else job.resolve(value);
   }
 }
-
-/** Creates a `Scheduler`; see the class. */
-export function createScheduler(limits: SchedulerLimits, options?: SchedulerOptions): Scheduler {
-  return new Scheduler(limits, options);
-}

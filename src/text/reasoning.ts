@@ -15,8 +15,6 @@ export interface SplitResponse {
 }
 
 /** Reasoning tags recognised: <think> (DeepSeek-R1, Qwen3 and most open reasoning models) and <thinking>. */
-export const REASONING_TAGS = ["think", "thinking"] as const;
-
 const OPEN = /<(think|thinking)>/gi;
 
 /**

@@ -93,15 +93,6 @@ export class SandboxCgroup {
     return ["/bin/sh", "-c", 'echo $$ > "$0/cgroup.procs" && exec "$@"', this.path];
   }
 
-  /** True when the kernel killed a process of the group for memory. */
-  oomKilled(): boolean {
-    try {
-      return /^oom_kill [1-9]/m.test(readFileSync(join(this.path, "memory.events"), "utf8"));
-    } catch {
-      return false;
-    }
-  }
-
   /** Kills what is left in the group (cgroup.kill, Linux 5.14+) and removes it. */
   remove(): void {
     try {

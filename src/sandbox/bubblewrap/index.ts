@@ -312,9 +312,6 @@ class BubblewrapSandbox extends CommandSandbox implements Sandbox {
   }
 }
 
-/** How many sandboxes of this process are alive. */
-export const liveSandboxCount = () => live.size;
-
 /** Every host folder this process made for a sandbox (for tests that check nothing is left behind). */
 const created: string[] = [];
 export const sandboxFoldersCreated = (): readonly string[] => created;
