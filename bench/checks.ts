@@ -15,7 +15,7 @@ import { found } from "../src/checks/kinds/contains.js";
 import { CheckMemo } from "../src/checks/memo.js";
 import { runCheck } from "../src/checks/run.js";
 import { GuardedPool, defaultPoolSize } from "../src/checks/guarded-pool.js";
-import { startEntry } from "../src/checks/guarded-worker.js";
+import { startRegexWorker } from "../src/checks/regex.js";
 import { readFileSync } from "node:fs";
 import { setCodeRunner } from "../src/checks/code/spec.js";
 import { childProcessRunner } from "../src/checks/code/runner.js";
@@ -139,8 +139,8 @@ export async function checks(ctx: BenchContext): Promise<BenchResult<Row>> {
   }
   // A costly test (RE2 builds a state of a.{20}x's automaton at almost every character of a/b
   // text): the longest the caller's event loop went without running a 5 ms timer meanwhile.
-  let seed = 7;
-  const ab = Array.from({ length: 10_000 }, () => ((seed = (seed * 1103515245 + 12345) % 2147483648) < 1073741824 ? "a" : "b")).join("");
+  const abText = (seed: number) => Array.from({ length: 10_000 }, () => ((seed = (seed * 1103515245 + 12345) % 2147483648) < 1073741824 ? "a" : "b")).join("");
+  const ab = abText(7);
   await runCheck({ regex: "a.{20}x" }, { response: "x" }); // compiled, as a rubric's patterns are when it loads
   const { took, pause } = await longestPause(() => runCheck({ regex: "a.{20}x" }, { response: ab }));
   rows.push({ check: "regex", workload: "a.{20}x, 10,000 characters of a/b (in the worker)", n: 1, perSecond: round(1000 / took, 2), goal: `longest event-loop pause ${Math.round(pause)} ms of ${Math.round(took)} ms` });
@@ -148,7 +148,7 @@ export async function checks(ctx: BenchContext): Promise<BenchResult<Row>> {
   // runs them side by side, as many at once as it has workers (guarded-pool.ts: one per core beyond
   // the caller's). Then the pool itself at one and at two workers, which tells what a second core
   // gives where the default keeps one worker (this 2-core VM).
-  const abs = [1, 2, 3, 4].map((k) => { let s = 7 + k; return Array.from({ length: 10_000 }, () => ((s = (s * 1103515245 + 12345) % 2147483648) < 1073741824 ? "a" : "b")).join(""); });
+  const abs = [8, 9, 10, 11].map(abText);
   const oneByOne = performance.now();
   for (const response of abs) await runCheck({ regex: "a.{20}x" }, { response });
   const tookOneByOne = performance.now() - oneByOne;
@@ -156,10 +156,9 @@ export async function checks(ctx: BenchContext): Promise<BenchResult<Row>> {
   await Promise.all(abs.map((response) => runCheck({ regex: "a.{20}x" }, { response })));
   const tookTogether = performance.now() - together;
   rows.push({ check: "regex", workload: `a.{20}x, 4 texts of 10,000 characters awaited together (pool of ${defaultPoolSize()})`, n: 4, perSecond: round(4000 / tookTogether, 2), goal: `${Math.round(tookTogether)} ms for 4: ${round(tookOneByOne / tookTogether, 2)}× one at a time (${Math.round(tookOneByOne)} ms)` });
-  const startRegex = startEntry({ from: new URL("../src/checks/regex.ts", import.meta.url).href, source: "./regex-worker.ts", built: "regex-worker.js", workerData: { rubricateRegex: true }, heapMb: 256 });
   const bySize = new Map<number, number>();
   for (const size of [1, 2]) {
-    const pool = new GuardedPool(startRegex, 60_000, size);
+    const pool = new GuardedPool(startRegexWorker, 60_000, size);
     await Promise.all(Array.from({ length: size }, () => pool.callAsync({ pattern: "a", flags: "", text: "a", engine: "re2" }, 10_000))); // loaded
     const started = performance.now();
     const runs = await Promise.all(abs.map((text) => pool.callAsync({ pattern: "a.{20}x", flags: "", text, engine: "re2" }, 10_000)));

@@ -393,7 +393,8 @@ function classWithNonSpace(pattern: string, start: number): { end: number; rest:
 const WORKER_HEAP_MB = 256;
 /** The wait for the worker to start, which no test's deadline pays for (a busy machine, or tsx compiling the sources in tests). */
 const WORKER_STARTUP_MS = 60_000;
-const startRegexWorker = startEntry({ from: import.meta.url, source: "./regex-worker.ts", built: "regex-worker.js", workerData: { rubricateRegex: true }, heapMb: WORKER_HEAP_MB });
+/** Starts a regex worker (the backtracking engine's, and the pool's for RE2 tests awaited). */
+export const startRegexWorker = startEntry({ from: import.meta.url, source: "./regex-worker.ts", built: "regex-worker.js", workerData: { rubricateRegex: true }, heapMb: WORKER_HEAP_MB });
 let guard: GuardedWorker | undefined;
 
 /**
