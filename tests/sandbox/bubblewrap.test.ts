@@ -1,6 +1,8 @@
 import { createServer, type Server } from "node:net";
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -87,12 +89,42 @@ bwrap.describe("bubblewrap sandbox", () => {
     expect(r.limit).toBe("cpu");
   });
 
-  it.skipIf(!isRoot)("stops a fork bomb at the process limit, and the next command runs", async () => {
+  it("stops a fork bomb at the process limit, and the next command runs", async () => {
     const r = await box.exec("f(){ f|f& }; f; sleep 1; echo survived", { timeoutMs: 10_000 });
     expect(r.stderr).toMatch(/Cannot fork|Resource temporarily unavailable/);
     const next = await box.exec("echo fine");
     expect(next.stdout).toBe("fine\n");
   });
+
+  it("holds the process limit as a normal user too, counting the sandbox's processes, not the user's", async () => {
+    // As a normal user no process limit was applied (RLIMIT_NPROC outside would count every process
+    // the user has): a fork bomb ran free. Now it is set inside the sandbox's user namespace. The
+    // probe is our sandbox code bundled into one file, so another user can run it without reading
+    // this checkout; as root it runs as nobody. It holds 24 processes of its own on the host, more
+    // than the limit of 16, while two sandboxes each try 60 forks.
+    const dir = mkdtempSync(join(tmpdir(), "rubricate-nproc-"));
+    try {
+      const probe = join(dir, "probe.mjs");
+      await build({ entryPoints: [fileURLToPath(new URL("./fixtures/process-limit-probe.ts", import.meta.url))], bundle: true, platform: "node", format: "esm", outfile: probe, logLevel: "silent" });
+      chmodSync(dir, 0o755);
+      chmodSync(probe, 0o644);
+      const asNobody = isRoot ? ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"] : [];
+      const [file, ...args] = [...asNobody, process.execPath, probe, "16", "24", "60"];
+      const out = execFileSync(file, args, { encoding: "utf8", cwd: dir, env: { PATH: process.env.PATH, HOME: dir, TMPDIR: isRoot ? "/tmp" : tmpdir() }, timeout: 60_000 });
+      const { uid, sandboxes } = JSON.parse(out.trim().split("\n").at(-1)!) as { uid: number; sandboxes: string[] };
+      expect(uid).not.toBe(0);
+      expect(sandboxes).toHaveLength(2);
+      for (const line of sandboxes) {
+        // bwrap's own process and python's count too: 16 in all.
+        const forked = /^failed after (\d+) errno 11$/.exec(line);
+        expect(forked, line).not.toBeNull();
+        expect(Number(forked![1])).toBeGreaterThanOrEqual(10);
+        expect(Number(forked![1])).toBeLessThan(16);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 90_000);
 
   it("cuts a file at the file-size limit and the work folder at the disk limit", async () => {
     const big = await box.exec("head -c 20000000 /dev/zero > big; ls -l big | awk '{print $5}'");

@@ -124,11 +124,12 @@ function checkerGuardUnavailable(file: string): string | null {
  * The default backend on Linux: one fresh `bwrap` per command over a private work folder, so
  * every process a command starts dies with it (its own pid namespace). Read-only /usr and a
  * handful of /etc files; no home, no project folder, no host variables, no network unless asked.
- * As root each sandbox runs as a user id of its own (so the process limit holds), and /work, /tmp
- * and /dev/shm are folders of one size-limited tmpfs (so `diskBytes` bounds everything it can
- * write; /dev itself is read-only); otherwise as the calling user, where /tmp and /dev/shm are
- * size-limited per command, only the per-file size limit bounds /work, and the process limit is
- * not applied (users share one count). Where cgroup v2 can be delegated (cgroup.ts), each sandbox
+ * The process limit holds in every case: it is set inside the sandbox's own user namespace,
+ * where the kernel counts that sandbox's processes alone. As root each sandbox also runs as a user
+ * id of its own, and /work, /tmp and /dev/shm are folders of one size-limited tmpfs (so
+ * `diskBytes` bounds everything it can write; /dev itself is read-only); otherwise as the calling
+ * user, where /tmp and /dev/shm are size-limited per command and only the per-file size limit
+ * bounds /work. Where cgroup v2 can be delegated (cgroup.ts), each sandbox
  * is a group whose memory and process count are bounded as a whole; elsewhere memory is bounded
  * per process (RLIMIT_AS), so a sandbox holds at most memoryBytes × processes.
  */
@@ -254,7 +255,7 @@ class BubblewrapSandbox extends CommandSandbox implements Sandbox {
     installExitHook();
   }
 
-  /** (the sandbox's cgroup →) prlimit → setpriv (as root) → bwrap → the command. */
+  /** (the sandbox's cgroup →) prlimit → setpriv (as root) → bwrap → prlimit (the process limit, inside) → the command. */
   protected command(argv: string[], options: Omit<ExecOptions, "stdin" | "timeoutMs"> = {}): ChildCommand {
     const l = this.limits;
     // With a cgroup the memory budget is the whole sandbox's; RLIMIT_AS would only trip V8's reservations.
@@ -278,7 +279,11 @@ class BubblewrapSandbox extends CommandSandbox implements Sandbox {
     for (const b of this.options.binds ?? []) bwrap.push(b.writable ? "--bind" : "--ro-bind", b.host, b.path);
     bwrap.push("--chdir", options.cwd ?? WORKDIR, "--clearenv");
     for (const [k, v] of Object.entries({ ...BASE_ENV, ...this.options.env, ...options.env })) bwrap.push("--setenv", k, v);
-    bwrap.push("--", ...argv);
+    // The process limit is set again inside, in the sandbox's own user namespace, where the kernel
+    // counts only this sandbox's processes (and a namespace nested in it cannot reset the count): as
+    // a normal user the one outside would count every process the user has. As root the uid of its
+    // own (setpriv) bounds it outside too.
+    bwrap.push("--", "prlimit", `--nproc=${l.processes}`, "--", ...argv);
     // bwrap's own environment shows in the sandbox as /proc/1/environ: start it with nothing of ours.
     const chain = [...(this.cgroup?.prefix() ?? []), "prlimit", ...limits, "--", ...user, ...bwrap];
     return { file: chain[0], args: chain.slice(1), env: { PATH: BASE_ENV.PATH }, ...(this.seccomp ? { inputFiles: [this.seccomp] } : {}) };
