@@ -25,7 +25,7 @@ export interface SandboxBackendSpec {
 
 /** Every backend; the first is the default. */
 export const SANDBOX_BACKEND_TABLE = [
-  { name: "bubblewrap", backend: bubblewrapBackend, summary: "Linux namespaces over the host's read-only /usr (Debian/Ubuntu: `apt-get install bubblewrap`); memory and processes per sandbox where cgroup v2 is delegated", isolates: true, image: false },
+  { name: "bubblewrap", backend: bubblewrapBackend, summary: "Linux namespaces over the host's read-only /usr (Debian/Ubuntu: `apt-get install bubblewrap`); memory and processes per sandbox where cgroup v2 is delegated or, as root, cgroup v1 is mounted", isolates: true, image: false },
   { name: "docker", backend: dockerBackend, summary: "one container per sandbox through the docker CLI", isolates: true, image: true },
   { name: "podman", backend: podmanBackend, summary: "one container per sandbox through the podman CLI", isolates: true, image: true },
   { name: "unsafe-host", backend: unsafeHostBackend, summary: "NOT a sandbox: the host, in a temporary folder with per-process limits; only through `--unsafe-no-sandbox`", isolates: false, image: false },

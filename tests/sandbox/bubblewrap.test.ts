@@ -1,6 +1,6 @@
 import { createServer, type Server } from "node:net";
 import { execFileSync } from "node:child_process";
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -213,13 +213,15 @@ bwrap.describe("bubblewrap sandbox", () => {
   });
 });
 
-// Memory for the sandbox as a whole needs cgroup v2 with memory and pids delegated (cgroup.ts);
-// elsewhere the limit is per process and this is skipped with the reason.
+// Memory for the sandbox as a whole needs a cgroup: v2 with memory and pids delegated, or v1's
+// memory and pids hierarchies as root (cgroup.ts); elsewhere the limit is per process and these
+// are skipped with the reason.
 const cgroup = cgroupParent();
+const noCgroup = "unavailable" in cgroup ? ` [skipped: ${cgroup.unavailable}]` : "";
 // The reason goes to stderr too: a skipped test's title is not printed by every reporter.
-if ("unavailable" in cgroup) process.stderr.write(`[skip] the sandbox-wide memory budget test: ${cgroup.unavailable}\n`);
+if ("unavailable" in cgroup) process.stderr.write(`[skip] the sandbox-wide memory budget tests: ${cgroup.unavailable}\n`);
 bwrap.describe("bubblewrap memory budget", () => {
-  it.skipIf(!("path" in cgroup))(`one sandbox cannot hold more than memoryBytes across several processes${"unavailable" in cgroup ? ` [skipped: ${cgroup.unavailable}]` : ""}`, async () => {
+  it.skipIf("unavailable" in cgroup)(`one sandbox cannot hold more than memoryBytes across several processes${noCgroup}`, async () => {
     const box = await createSandbox({ limits: { memoryBytes: 128 * 1024 * 1024, commandTimeoutMs: 20_000, cpuSeconds: 10 } });
     try {
       // Four processes of 60 MB each (touched, so resident): 240 MB would fit four RLIMIT_AS of 128 MB.
@@ -231,16 +233,35 @@ bwrap.describe("bubblewrap memory budget", () => {
       await box.destroy();
     }
   });
+
+  it.skipIf("unavailable" in cgroup)(`a command killed for going over the budget says limit "memory"; one under it, or killed otherwise, does not${noCgroup}`, async () => {
+    const box = await createSandbox({ limits: { memoryBytes: 96 * 1024 * 1024, commandTimeoutMs: 20_000, cpuSeconds: 10 } });
+    try {
+      // Touched, so resident: the kernel kills it at the budget (no RLIMIT_AS under a cgroup, so no MemoryError first).
+      const over = await box.exec(["python3", "-c", "b = bytearray(200 << 20); print('held')"]);
+      expect(over).toMatchObject({ signal: "SIGKILL", exitCode: null, limit: "memory" });
+      expect(over.stdout).toBe("");
+      const under = await box.exec(["python3", "-c", "b = bytearray(20 << 20); print('held')"]);
+      expect(under).toMatchObject({ exitCode: 0, stdout: "held\n" });
+      expect(under.limit).toBeUndefined();
+      // A SIGKILL of another cause after the out-of-memory kill above is not read as one.
+      const killed = await box.exec(["/bin/sh", "-c", "kill -KILL $$"]);
+      expect(killed.signal).toBe("SIGKILL");
+      expect(killed.limit).toBeUndefined();
+    } finally {
+      await box.destroy();
+    }
+  });
 });
 
 describe("sandbox cgroup (mechanics, on a fake cgroup folder)", () => {
   it("finds the group from /proc/self/cgroup, enables memory and pids below it, or says why not", () => {
     const root = mkdtempSync(join(tmpdir(), "fake-cgroup-"));
     try {
-      expect(findCgroupParent({}, root, () => "0::/\n")).toEqual({ unavailable: expect.stringMatching(/not mounted/) });
+      expect(findCgroupParent({}, root, () => "0::/\n")).toEqual({ unavailable: expect.stringMatching(/no cgroup v2 at .*, and no cgroup v1 memory hierarchy/) });
       writeFileSync(join(root, "cgroup.controllers"), "cpu io memory pids\n");
       writeFileSync(join(root, "cgroup.subtree_control"), "");
-      expect(findCgroupParent({}, root, () => "0::/\n")).toEqual({ path: root });
+      expect(findCgroupParent({}, root, () => "0::/\n")).toEqual({ version: 2, path: root });
       expect(readFileSync(join(root, "cgroup.subtree_control"), "utf8")).toBe("+memory +pids");
       writeFileSync(join(root, "cgroup.controllers"), "cpu io\n");
       expect(findCgroupParent({}, root, () => "0::/\n")).toEqual({ unavailable: expect.stringMatching(/memory and pids controllers are not available/) });
@@ -248,16 +269,55 @@ describe("sandbox cgroup (mechanics, on a fake cgroup folder)", () => {
       rmSync(root, { recursive: true, force: true });
     }
   });
+  it("cgroup v1: finds this process's memory and pids groups, each in its own hierarchy, or says why not", () => {
+    const root = mkdtempSync(join(tmpdir(), "fake-cgroup-"));
+    const self = () => "9:name=systemd:/\n8:pids:/\n4:memory:/process_api/abc\n1:cpu:/\n0::/\n";
+    try {
+      mkdirSync(join(root, "memory", "process_api", "abc"), { recursive: true });
+      writeFileSync(join(root, "memory", "cgroup.procs"), "");
+      expect(findCgroupParent({}, root, self)).toEqual({ unavailable: expect.stringMatching(/no cgroup v1 pids hierarchy at .*pids/) });
+      mkdirSync(join(root, "pids"));
+      writeFileSync(join(root, "pids", "cgroup.procs"), "");
+      expect(findCgroupParent({}, root, self)).toEqual({ version: 1, memory: join(root, "memory", "process_api", "abc"), pids: join(root, "pids") });
+      // A v1 line without the controller: this process is in no group of that hierarchy.
+      expect(findCgroupParent({}, root, () => "8:pids:/\n")).toEqual({ unavailable: expect.stringMatching(/no cgroup v1 memory hierarchy/) });
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+  it("cgroup v1: a sandbox gets a memory group (memory capped) and a pids group, and its prefix moves the command into both", () => {
+    const root = mkdtempSync(join(tmpdir(), "fake-cgroup-"));
+    try {
+      for (const c of ["memory", "pids"]) mkdirSync(join(root, c));
+      const group = SandboxCgroup.create({ version: 1, memory: join(root, "memory"), pids: join(root, "pids") }, "box-1", 64 * 1024 * 1024, 16);
+      expect(readFileSync(join(root, "memory", "box-1", "memory.limit_in_bytes"), "utf8")).toBe(String(64 * 1024 * 1024));
+      expect(readFileSync(join(root, "pids", "box-1", "pids.max"), "utf8")).toBe("16");
+      const [file, ...args] = group.prefix();
+      const out = execFileSync(file, [...args, "/bin/sh", "-c", "echo $$ \"$@\"", "sh", "a b", "c"], { encoding: "utf8" });
+      // One shell wrote its pid to both groups, then became the command with its arguments intact.
+      const pid = out.trim().split(" ")[0];
+      expect(out.trim()).toBe(`${pid} a b c`);
+      expect(readFileSync(join(root, "memory", "box-1", "cgroup.procs"), "utf8").trim()).toBe(pid);
+      expect(readFileSync(join(root, "pids", "box-1", "cgroup.procs"), "utf8").trim()).toBe(pid);
+      writeFileSync(join(root, "memory", "box-1", "memory.oom_control"), "oom_kill_disable 0\nunder_oom 0\noom_kill 3\n");
+      expect(group.oomKills()).toBe(3);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
   it("a sandbox group gets the memory budget (no swap) and process cap, and its prefix moves the command in before it runs", () => {
     const root = mkdtempSync(join(tmpdir(), "fake-cgroup-"));
     try {
-      const group = SandboxCgroup.create(root, "box-1", 128 * 1024 * 1024, 32);
+      const group = SandboxCgroup.create({ version: 2, path: root }, "box-1", 128 * 1024 * 1024, 32);
       expect(readFileSync(join(root, "box-1", "memory.max"), "utf8")).toBe(String(128 * 1024 * 1024));
       expect(readFileSync(join(root, "box-1", "pids.max"), "utf8")).toBe("32");
       const [file, ...args] = group.prefix();
       const out = execFileSync(file, [...args, "/bin/sh", "-c", "echo $$"], { encoding: "utf8" });
       // The shell that wrote cgroup.procs became the command: the same pid.
       expect(readFileSync(join(root, "box-1", "cgroup.procs"), "utf8").trim()).toBe(out.trim());
+      expect(group.oomKills()).toBeUndefined();
+      writeFileSync(join(root, "box-1", "memory.events"), "low 0\nhigh 0\nmax 4\noom 2\noom_kill 2\n");
+      expect(group.oomKills()).toBe(2);
     } finally {
       rmSync(root, { recursive: true, force: true });
     }

@@ -1,20 +1,27 @@
 /**
- * A memory and process budget for a whole sandbox: a cgroup v2 group per sandbox, where the
- * machine lets us make one. RLIMIT_AS bounds one process; a sandbox of many processes could
- * otherwise hold `memory × processes`. Needs cgroup v2 with the memory and pids controllers
- * delegated to a group we may write: the group rubricate runs in when it is the root of its
- * cgroup namespace (a container) or when controllers can be enabled below it, or the folder named
- * by RUBRICATE_CGROUP (e.g. a systemd `Delegate=yes` slice). Elsewhere `cgroupParent()` says why
- * not, and the sandbox falls back to per-process limits plus a process cap (types.ts).
+ * A memory and process budget for a whole sandbox: a cgroup per sandbox, where the machine lets
+ * us make one. RLIMIT_AS bounds one process; a sandbox of many processes could otherwise hold
+ * `memory × processes`. Two layouts:
+ * - cgroup v2 with the memory and pids controllers delegated to a group we may write: the group
+ *   rubricate runs in when it is the root of its cgroup namespace (a container) or when
+ *   controllers can be enabled below it, or the folder named by RUBRICATE_CGROUP (e.g. a systemd
+ *   `Delegate=yes` slice);
+ * - cgroup v1 (older hosts, many CI machines and VMs) with the memory and pids hierarchies mounted
+ *   and writable below this process's own groups (as root): a group in each.
+ * Elsewhere `cgroupParent()` says why not, and the sandbox falls back to per-process limits plus
+ * a process cap (types.ts).
  */
-import { appendFileSync, existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
+import { appendFileSync, constants, accessSync, existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
-/** Where cgroup v2 is mounted on the systems we support. */
+/** Where cgroups are mounted on the systems we support (v2 itself, or v1's hierarchies below it). */
 const CGROUP_ROOT = "/sys/fs/cgroup";
 
-/** The cgroup under which sandboxes get their groups, or why there is none. */
-export type CgroupParent = { path: string } | { unavailable: string };
+/**
+ * The groups under which sandboxes get theirs, or why there are none: cgroup v2's one folder
+ * (memory and pids enabled below it), or cgroup v1's memory and pids hierarchies.
+ */
+export type CgroupParent = { version: 2; path: string } | { version: 1; memory: string; pids: string } | { unavailable: string };
 
 const controllersOf = (dir: string, file: string): string[] => {
   try {
@@ -26,20 +33,16 @@ const controllersOf = (dir: string, file: string): string[] => {
 
 /**
  * Finds (and prepares) the parent group: `RUBRICATE_CGROUP`, else this process's own cgroup v2
- * group. Memory and pids must be enabled for its children (`cgroup.subtree_control`), which a
- * group holding processes allows only at the root of its hierarchy (the "no internal processes"
- * rule): so a non-root group must be delegated through RUBRICATE_CGROUP.
+ * group, else its cgroup v1 memory and pids groups. In v2, memory and pids must be enabled for
+ * its children (`cgroup.subtree_control`), which a group holding processes allows only at the
+ * root of its hierarchy (the "no internal processes" rule): so a non-root group must be delegated
+ * through RUBRICATE_CGROUP. v1 has no such rule; its groups must be writable (root).
  */
 export function findCgroupParent(env: NodeJS.ProcessEnv = process.env, root = CGROUP_ROOT, selfCgroup = () => readFileSync("/proc/self/cgroup", "utf8")): CgroupParent {
   let path = env.RUBRICATE_CGROUP;
   if (!path) {
-    if (!existsSync(join(root, "cgroup.controllers"))) return { unavailable: `cgroup v2 is not mounted at ${root} (this machine has cgroup v1 or a hybrid layout)` };
-    let own: string | undefined;
-    try {
-      own = selfCgroup().split("\n").find((l) => l.startsWith("0::"))?.slice(3).trim();
-    } catch {
-      own = undefined;
-    }
+    if (!existsSync(join(root, "cgroup.controllers"))) return findCgroupV1Parent(root, selfCgroup);
+    const own = ownGroups(selfCgroup).get("");
     if (own === undefined) return { unavailable: "this process is in no cgroup v2 group" };
     path = own === "/" ? root : join(root, own);
   }
@@ -55,62 +58,152 @@ export function findCgroupParent(env: NodeJS.ProcessEnv = process.env, root = CG
       return { unavailable: `cannot enable ${toEnable.join(", ")} for groups below ${path} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); set RUBRICATE_CGROUP to a delegated cgroup` };
     }
   }
-  return { path };
+  return { version: 2, path };
+}
+
+/**
+ * This process's groups by controller list, from /proc/self/cgroup (`id:controllers:path` lines;
+ * cgroup v2's has an empty list), or none when the file cannot be read.
+ */
+function ownGroups(selfCgroup: () => string): Map<string, string> {
+  const groups = new Map<string, string>();
+  let text: string;
+  try {
+    text = selfCgroup();
+  } catch {
+    return groups;
+  }
+  for (const line of text.split("\n")) {
+    const match = /^\d+:([^:]*):(.*)$/.exec(line.trim());
+    if (match) groups.set(match[1], match[2]);
+  }
+  return groups;
+}
+
+/** cgroup v1: this process's memory and pids groups, each mounted on its own at `root/<controller>` and writable. */
+function findCgroupV1Parent(root: string, selfCgroup: () => string): CgroupParent {
+  const own = ownGroups(selfCgroup);
+  const found: Record<string, string> = {};
+  for (const controller of ["memory", "pids"]) {
+    const group = own.get(controller);
+    const mount = join(root, controller);
+    if (group === undefined || !existsSync(join(mount, "cgroup.procs"))) return { unavailable: `no cgroup v2 at ${root}, and no cgroup v1 ${controller} hierarchy at ${mount}` };
+    const path = group === "/" ? mount : join(mount, group);
+    try {
+      accessSync(path, constants.W_OK);
+    } catch (e) {
+      return { unavailable: `cgroup v1: cannot make groups in ${path} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); as root it can` };
+    }
+    found[controller] = path;
+  }
+  return { version: 1, memory: found.memory, pids: found.pids };
 }
 
 let parent: CgroupParent | undefined;
-/** The parent group of this process's sandboxes (found once). */
+/** The parent groups of this process's sandboxes (found once). */
 export function cgroupParent(): CgroupParent {
   parent ??= findCgroupParent();
   return parent;
 }
 
-/** One sandbox's group: its limits, the command prefix that puts a process in it, and removal. */
+/**
+ * One sandbox's group (in cgroup v1, its memory group and its pids group): its limits, the
+ * command prefix that puts a process in it, its count of out-of-memory kills, and removal.
+ */
 export class SandboxCgroup {
-  constructor(readonly path: string) {}
+  /** The group folders: v2's one, or v1's memory and pids groups (memory first). */
+  readonly paths: readonly string[];
+
+  private constructor(
+    readonly version: 1 | 2,
+    paths: string[],
+  ) {
+    this.paths = paths;
+  }
 
   /** Makes the group with a memory budget (no swap) and a process cap for everything in it. */
-  static create(parentPath: string, name: string, memoryBytes: number, processes: number): SandboxCgroup {
-    const path = join(parentPath, name);
-    mkdirSync(path);
-    const group = new SandboxCgroup(path);
+  static create(parent: Exclude<CgroupParent, { unavailable: string }>, name: string, memoryBytes: number, processes: number): SandboxCgroup {
+    const paths = parent.version === 2 ? [join(parent.path, name)] : [join(parent.memory, name), join(parent.pids, name)];
+    const made: string[] = [];
     try {
-      writeFileSync(join(path, "memory.max"), String(memoryBytes));
-      if (existsSync(join(path, "memory.swap.max"))) writeFileSync(join(path, "memory.swap.max"), "0");
-      writeFileSync(join(path, "pids.max"), String(processes));
+      for (const path of paths) {
+        mkdirSync(path);
+        made.push(path);
+      }
+      const [memory, pids = memory] = paths;
+      if (parent.version === 2) {
+        writeFileSync(join(memory, "memory.max"), String(memoryBytes));
+        if (existsSync(join(memory, "memory.swap.max"))) writeFileSync(join(memory, "memory.swap.max"), "0");
+      } else {
+        writeFileSync(join(memory, "memory.limit_in_bytes"), String(memoryBytes));
+        // Memory plus swap (present with swap accounting), set after the memory limit it may not be under.
+        if (existsSync(join(memory, "memory.memsw.limit_in_bytes"))) writeFileSync(join(memory, "memory.memsw.limit_in_bytes"), String(memoryBytes));
+      }
+      writeFileSync(join(pids, "pids.max"), String(processes));
     } catch (e) {
-      group.remove();
+      new SandboxCgroup(parent.version, made).remove();
       throw e;
     }
-    return group;
+    return new SandboxCgroup(parent.version, paths);
   }
 
   /**
    * The argv prefix that moves the command into the group before it starts anything: a shell
-   * writes its own pid to cgroup.procs, then becomes the command (children inherit the group).
+   * writes its own pid to each group's cgroup.procs, then becomes the command (children inherit
+   * the groups).
    */
   prefix(): string[] {
-    return ["/bin/sh", "-c", 'echo $$ > "$0/cgroup.procs" && exec "$@"', this.path];
+    const moves = this.paths.map((_, i) => `echo $$ > "$${i}/cgroup.procs"`).join(" && ");
+    return ["/bin/sh", "-c", `${moves} && shift ${this.paths.length - 1} && exec "$@"`, ...this.paths];
   }
 
-  /** Kills what is left in the group (cgroup.kill, Linux 5.14+) and removes it. */
-  remove(): void {
+  /**
+   * How many of the group's processes the kernel has killed for going over its memory budget
+   * (`oom_kill` in v2's memory.events, v1's memory.oom_control), or undefined where it does not say.
+   */
+  oomKills(): number | undefined {
+    const file = join(this.paths[0], this.version === 2 ? "memory.events" : "memory.oom_control");
     try {
-      if (existsSync(join(this.path, "cgroup.kill"))) appendFileSync(join(this.path, "cgroup.kill"), "1");
+      const match = /^oom_kill (\d+)$/m.exec(readFileSync(file, "utf8"));
+      return match ? Number(match[1]) : undefined;
     } catch {
-      // the group's processes are also killed by their process group
+      return undefined;
     }
-    for (let attempt = 0; attempt < 50; attempt++) {
+  }
+
+  /** Kills what is left in the group (cgroup.kill, Linux 5.14+ and v2; else each pid it lists) and removes it. */
+  remove(): void {
+    for (const path of this.paths) killAll(path);
+    for (const path of this.paths) removeGroup(path);
+  }
+}
+
+function killAll(path: string): void {
+  try {
+    if (existsSync(join(path, "cgroup.kill"))) return appendFileSync(join(path, "cgroup.kill"), "1");
+    for (const pid of readFileSync(join(path, "cgroup.procs"), "utf8").split("\n").filter(Boolean)) {
       try {
-        rmdirSync(this.path);
-        return;
-      } catch (e) {
-        const code = (e as NodeJS.ErrnoException).code;
-        if (code === "ENOENT") return;
-        if (code !== "EBUSY") return;
-        // Processes take a moment to leave after SIGKILL.
-        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+        process.kill(Number(pid), "SIGKILL");
+      } catch {
+        // gone already
       }
+    }
+  } catch {
+    // the group's processes are also killed by their process group
+  }
+}
+
+function removeGroup(path: string): void {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    try {
+      rmdirSync(path);
+      return;
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === "ENOENT") return;
+      if (code !== "EBUSY") return;
+      // Processes take a moment to leave after SIGKILL.
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
     }
   }
 }

@@ -6,7 +6,7 @@ import { RubricateError } from "../../errors.js";
 import { killGroup, type ChildCommand } from "../process.js";
 import { CommandSandbox } from "../command-sandbox.js";
 import { cgroupParent, SandboxCgroup } from "./cgroup.js";
-import { resolveLimits, type ExecOptions, type Sandbox, type SandboxBackend, type SandboxLimits, type SandboxOptions } from "../types.js";
+import { resolveLimits, type ExecOptions, type ExecResult, type Sandbox, type SandboxBackend, type SandboxLimits, type SandboxOptions } from "../types.js";
 import { UidPool } from "./uids.js";
 import { checkerFilter } from "./seccomp.js";
 
@@ -129,7 +129,7 @@ function checkerGuardUnavailable(file: string): string | null {
  * id of its own, and /work, /tmp and /dev/shm are folders of one size-limited tmpfs (so
  * `diskBytes` bounds everything it can write; /dev itself is read-only); otherwise as the calling
  * user, where /tmp and /dev/shm are size-limited per command and only the per-file size limit
- * bounds /work. Where cgroup v2 can be delegated (cgroup.ts), each sandbox
+ * bounds /work. Where a cgroup can be made (cgroup.ts: v2 delegated, or v1 as root), each sandbox
  * is a group whose memory and process count are bounded as a whole; elsewhere memory is bounded
  * per process (RLIMIT_AS), so a sandbox holds at most memoryBytes × processes.
  */
@@ -244,7 +244,7 @@ class BubblewrapSandbox extends CommandSandbox implements Sandbox {
       if (this.uid !== undefined) chownSync(this.work, uid, gid);
     }
     const group = cgroupParent();
-    this.cgroup = "path" in group ? SandboxCgroup.create(group.path, `rubricate-${this.id}`, this.limits.memoryBytes, this.limits.processes) : undefined;
+    this.cgroup = "unavailable" in group ? undefined : SandboxCgroup.create(group, `rubricate-${this.id}`, this.limits.memoryBytes, this.limits.processes);
     mkdirSync(join(this.dir, "etc"));
     writeFileSync(join(this.dir, "etc", "passwd"), `root:x:0:0:root:/root:/usr/sbin/nologin\nsandbox:x:${uid}:${gid}:sandbox:${WORKDIR}:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n`);
     writeFileSync(join(this.dir, "etc", "group"), `root:x:0:\nsandbox:x:${gid}:\nnogroup:x:65534:\n`);
@@ -289,11 +289,17 @@ class BubblewrapSandbox extends CommandSandbox implements Sandbox {
     return { file: chain[0], args: chain.slice(1), env: { PATH: BASE_ENV.PATH }, ...(this.seccomp ? { inputFiles: [this.seccomp] } : {}) };
   }
 
-
-
-
-
-
+  /**
+   * A command the sandbox's cgroup killed for going over its memory budget says so (`limit:
+   * "memory"`): to the command the kernel's out-of-memory kill is a bare SIGKILL. Read from the
+   * group's count of such kills, so another command of the same sandbox killed meanwhile counts too.
+   */
+  override async exec(command: string | string[], options: ExecOptions = {}): Promise<ExecResult> {
+    const before = this.cgroup?.oomKills();
+    const result = await super.exec(command, options);
+    if (before === undefined || result.limit !== undefined || result.signal !== "SIGKILL") return result;
+    return (this.cgroup!.oomKills() ?? before) > before ? { ...result, limit: "memory" } : result;
+  }
 
   async destroy(): Promise<void> {
     this.destroySync();
