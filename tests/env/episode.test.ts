@@ -64,6 +64,6 @@ bwrap.describe("an episode's end", () => python.describe("with a Python REPL", (
     } finally {
       await episode.close();
     }
-    expect(sandboxTraces()).toEqual({ folders: [], mounts: [], processes: [] });
+    expect(sandboxTraces()).toEqual({ folders: [], mounts: [], processes: [], groups: [] });
   }, 60_000);
 }));

@@ -129,7 +129,7 @@ bwrap.describe("sandboxed environments", () => {
     expect(results[6]).toMatch(/killed-all/);
     expect(results[7]).toMatch(/killed: the command ran longer than 1500 ms/);
     expect(existsSync("/usr/pwned-h18") || existsSync("/etc/pwned-h18") || existsSync(join(tmpdir(), "pwned-h18"))).toBe(false);
-    expect(sandboxTraces()).toEqual({ folders: [], mounts: [], processes: [] });
+    expect(sandboxTraces()).toEqual({ folders: [], mounts: [], processes: [], groups: [] });
   });
 
   it("an agent that makes its work folder too large to archive for the final-state checks gets reward 0, not an error that withholds the reward", async () => {
@@ -171,7 +171,7 @@ bwrap.describe("sandboxed environments", () => {
         expect(r.reward, r.task).toBe(1);
       }
     }
-    expect(sandboxTraces()).toEqual({ folders: [], mounts: [], processes: [] });
+    expect(sandboxTraces()).toEqual({ folders: [], mounts: [], processes: [], groups: [] });
 
     // A forfeit is a result: with the stall gone (a re-run would now solve it), --resume plays nothing again.
     hangs = false;
@@ -181,7 +181,7 @@ bwrap.describe("sandboxed environments", () => {
     const lines = readRollouts(out);
     expect(lines).toHaveLength(24);
     expect(lines.map((r) => r.reward)).toEqual(lines.map((r) => (kindOf(r) === 1 ? 0 : 1)));
-    expect(sandboxTraces()).toEqual({ folders: [], mounts: [], processes: [] });
+    expect(sandboxTraces()).toEqual({ folders: [], mounts: [], processes: [], groups: [] });
   }, 120_000);
 });
 
@@ -263,7 +263,7 @@ bwrap.describe("a rollout's time limit: the agent's stalling is its forfeit, the
   it("a rollout that does the work within the limit is scored as usual; no sandbox outlives the rollouts", () => {
     expect(byTask.solves).toMatchObject({ reward: 1, passed: true, stopReason: "submitted" });
     expect(byTask.solves.error ?? byTask.solves.forfeit).toBeUndefined();
-    expect(sandboxTraces()).toEqual({ folders: [], mounts: [], processes: [] });
+    expect(sandboxTraces()).toEqual({ folders: [], mounts: [], processes: [], groups: [] });
   });
 
   it("the attack: an agent that sleeps in its bash call until the limit gets reward 0, not a reward that is left out", () => {

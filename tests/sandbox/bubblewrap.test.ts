@@ -1,13 +1,14 @@
 import { createServer, type Server } from "node:net";
-import { execFileSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
+import { once } from "node:events";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { bubblewrapBackend } from "../../src/sandbox/bubblewrap/index.js";
-import { cgroupParent, findCgroupParent, SandboxCgroup } from "../../src/sandbox/bubblewrap/cgroup.js";
+import { cgroupParent, findCgroupParent, groupParents, SandboxCgroup, sweepStaleGroups } from "../../src/sandbox/bubblewrap/cgroup.js";
 import { createSandbox } from "../../src/sandbox/index.js";
 import type { Sandbox } from "../../src/sandbox/types.js";
 import { needsBubblewrap } from "./helpers.js";
@@ -35,7 +36,7 @@ bwrap.describe("bubblewrap sandbox", () => {
   });
   afterAll(async () => {
     await box?.destroy();
-    expect(sandboxTraces()).toEqual({ folders: [], mounts: [], processes: [] });
+    expect(sandboxTraces()).toEqual({ folders: [], mounts: [], processes: [], groups: [] });
     server?.close();
     delete process.env.RUBRICATE_TEST_SECRET;
   });
@@ -198,6 +199,8 @@ bwrap.describe("bubblewrap sandbox", () => {
     expect(traces.folders).toHaveLength(1);
     expect(traces.mounts.length).toBe(isRoot ? 1 : 0);
     expect(traces.processes).toEqual([]);
+    // And only its groups, where sandboxes get them (one, or v1's memory and pids groups).
+    expect(traces.groups).toHaveLength("unavailable" in cgroup ? 0 : groupParents(cgroup).length);
   });
 
   it("two live sandboxes never share a user id (as root; the pool itself: tests/sandbox/bubblewrap/uids.test.ts)", async () => {
@@ -252,9 +255,40 @@ bwrap.describe("bubblewrap memory budget", () => {
       await box.destroy();
     }
   });
+
+  it.skipIf("unavailable" in cgroup)(`the groups of a sandbox owner that died (SIGKILL) are swept, what runs in them killed; a live owner's are kept${noCgroup}`, async () => {
+    const parent = cgroup as Exclude<typeof cgroup, { unavailable: string }>;
+    const gone = spawnSync("true").pid!;
+    const stale = SandboxCgroup.create(parent, `rubricate-bwrap-${gone}-1`, 64 * 1024 * 1024, 8);
+    const kept = SandboxCgroup.create(parent, `rubricate-bwrap-${process.pid}-999`, 64 * 1024 * 1024, 8);
+    try {
+      const [file, ...args] = stale.prefix();
+      const held = spawn(file, [...args, "sleep", "300"], { stdio: "ignore" });
+      await vi.waitFor(() => expect(readFileSync(join(stale.paths[0], "cgroup.procs"), "utf8").trim()).not.toBe(""));
+      expect(sweepStaleGroups(parent, (pid) => pid !== gone)).toBe(stale.paths.length);
+      const [, signal] = await once(held, "exit");
+      expect(signal).toBe("SIGKILL");
+      for (const path of stale.paths) expect(existsSync(path)).toBe(false);
+      for (const path of kept.paths) expect(existsSync(path)).toBe(true);
+    } finally {
+      stale.remove();
+      kept.remove();
+    }
+  });
 });
 
 describe("sandbox cgroup (mechanics, on a fake cgroup folder)", () => {
+  it("sweeps the groups of sandbox owners no longer alive, and nothing else", () => {
+    const root = mkdtempSync(join(tmpdir(), "fake-cgroup-"));
+    try {
+      for (const name of ["rubricate-bwrap-4000001-1", "rubricate-bwrap-4000001-2", `rubricate-bwrap-${process.pid}-1`, "rubricate-probe-1", "other"]) mkdirSync(join(root, name));
+      expect(sweepStaleGroups({ version: 2, path: root }, (pid) => pid !== 4000001)).toBe(2);
+      expect(readdirSync(root).sort()).toEqual(["other", `rubricate-bwrap-${process.pid}-1`, "rubricate-probe-1"].sort());
+      expect(sweepStaleGroups({ unavailable: "none here" }, () => false)).toBe(0);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
   it("finds the group from /proc/self/cgroup, enables memory and pids below it, or says why not", () => {
     const root = mkdtempSync(join(tmpdir(), "fake-cgroup-"));
     try {

@@ -11,7 +11,7 @@
  * Elsewhere `cgroupParent()` says why not, and the sandbox falls back to per-process limits plus
  * a process cap (types.ts).
  */
-import { appendFileSync, constants, accessSync, existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 /** Where cgroups are mounted on the systems we support (v2 itself, or v1's hierarchies below it). */
@@ -89,14 +89,61 @@ function findCgroupV1Parent(root: string, selfCgroup: () => string): CgroupParen
     const mount = join(root, controller);
     if (group === undefined || !existsSync(join(mount, "cgroup.procs"))) return { unavailable: `no cgroup v2 at ${root}, and no cgroup v1 ${controller} hierarchy at ${mount}` };
     const path = group === "/" ? mount : join(mount, group);
-    try {
-      accessSync(path, constants.W_OK);
-    } catch (e) {
-      return { unavailable: `cgroup v1: cannot make groups in ${path} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); as root it can` };
-    }
+    const refused = probeV1Group(path, controller === "memory" ? ["memory.limit_in_bytes", "-1"] : ["pids.max", "max"]);
+    if (refused) return { unavailable: `cgroup v1: cannot make groups in ${path} (${refused}); as root it can` };
     found[controller] = path;
   }
   return { version: 1, memory: found.memory, pids: found.pids };
+}
+
+/**
+ * Makes a group in `path`, sets its limit file to no limit, and removes it: undefined when all
+ * worked, else the error's code. A writable folder is not enough (a read-only cgroup mount in a
+ * container, a security module refusing the limit), and a sandbox must not fail on it later.
+ */
+let probes = 0;
+function probeV1Group(path: string, [file, unlimited]: [string, string]): string | undefined {
+  const probe = join(path, `rubricate-probe-${process.pid}-${++probes}`);
+  try {
+    mkdirSync(probe);
+    writeFileSync(join(probe, file), unlimited);
+    return undefined;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code ?? (e as Error).message;
+  } finally {
+    removeGroup(probe);
+  }
+}
+
+/** Names of sandbox groups: `rubricate-bwrap-<owner pid>-<n>` (the sandbox's id, bubblewrap/index.ts). */
+const STALE_GROUP = /^rubricate-bwrap-(\d+)-\d+$/;
+
+/** The folders sandbox groups are made in: v2's one, or v1's memory and pids groups. */
+export const groupParents = (parent: Exclude<CgroupParent, { unavailable: string }>): string[] => (parent.version === 2 ? [parent.path] : [parent.memory, parent.pids]);
+
+/**
+ * Removes the groups of sandboxes whose process died without removing them (SIGKILL), killing
+ * what is left in each first; a group whose owner lives is left alone. Returns how many went.
+ */
+export function sweepStaleGroups(parent: CgroupParent, alive: (pid: number) => boolean): number {
+  if ("unavailable" in parent) return 0;
+  let removed = 0;
+  for (const folder of groupParents(parent)) {
+    let names: string[];
+    try {
+      names = readdirSync(folder);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      const owner = STALE_GROUP.exec(name)?.[1];
+      if (owner === undefined || alive(Number(owner))) continue;
+      killAll(join(folder, name));
+      removeGroup(join(folder, name));
+      removed++;
+    }
+  }
+  return removed;
 }
 
 let parent: CgroupParent | undefined;
@@ -123,7 +170,7 @@ export class SandboxCgroup {
 
   /** Makes the group with a memory budget (no swap) and a process cap for everything in it. */
   static create(parent: Exclude<CgroupParent, { unavailable: string }>, name: string, memoryBytes: number, processes: number): SandboxCgroup {
-    const paths = parent.version === 2 ? [join(parent.path, name)] : [join(parent.memory, name), join(parent.pids, name)];
+    const paths = groupParents(parent).map((folder) => join(folder, name));
     const made: string[] = [];
     try {
       for (const path of paths) {

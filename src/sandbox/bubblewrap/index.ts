@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { RubricateError } from "../../errors.js";
 import { killGroup, type ChildCommand } from "../process.js";
 import { CommandSandbox } from "../command-sandbox.js";
-import { cgroupParent, SandboxCgroup } from "./cgroup.js";
+import { cgroupParent, SandboxCgroup, sweepStaleGroups } from "./cgroup.js";
 import { resolveLimits, type ExecOptions, type ExecResult, type Sandbox, type SandboxBackend, type SandboxLimits, type SandboxOptions } from "../types.js";
 import { UidPool } from "./uids.js";
 import { checkerFilter } from "./seccomp.js";
@@ -206,10 +206,11 @@ class BubblewrapSandbox extends CommandSandbox implements Sandbox {
 
   constructor(options: SandboxOptions, filter?: Buffer) {
     super();
-    // Once per process: folders of processes that died without cleaning up (SIGKILL).
+    // Once per process: folders and cgroups of processes that died without cleaning up (SIGKILL).
     if (!swept) {
       swept = true;
       sweepStaleSandboxes();
+      sweepStaleGroups(cgroupParent(), processAlive);
     }
     this.options = options;
     this.limits = resolveLimits(options.limits);
