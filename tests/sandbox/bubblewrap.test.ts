@@ -7,7 +7,7 @@ import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { bubblewrapBackend } from "../../src/sandbox/bubblewrap/index.js";
+import { bubblewrapBackend, processCap } from "../../src/sandbox/bubblewrap/index.js";
 import { cgroupParent, findCgroupParent, groupParents, SandboxCgroup, sweepStaleGroups } from "../../src/sandbox/bubblewrap/cgroup.js";
 import { createSandbox } from "../../src/sandbox/index.js";
 import type { Sandbox } from "../../src/sandbox/types.js";
@@ -274,6 +274,17 @@ bwrap.describe("bubblewrap memory budget", () => {
       stale.remove();
       kept.remove();
     }
+  });
+});
+
+describe("the process limit a sandbox gets", () => {
+  const limits = (hard: string) => `Limit                     Soft Limit           Hard Limit           Units     \nMax cpu time              unlimited            unlimited            seconds   \nMax processes             ${hard}                ${hard}                processes \n`;
+  it("is its own, or this process's hard RLIMIT_NPROC where that is lower (prlimit could not raise it)", () => {
+    expect(processCap(64, limits("96368"))).toBe(64);
+    expect(processCap(64, limits("unlimited"))).toBe(64);
+    expect(processCap(64, limits("40"))).toBe(40);
+    expect(processCap(64, undefined)).toBe(64);
+    expect(processCap(64, "Max cpu time unlimited unlimited seconds\n")).toBe(64);
   });
 });
 

@@ -92,6 +92,25 @@ function isMounted(path: string): boolean {
   }
 }
 
+/**
+ * The process limit a sandbox gets: its own, or this process's hard RLIMIT_NPROC where that is
+ * lower (a normal user cannot raise it, and prlimit would then fail every command). `limits` is
+ * the text of /proc/self/limits; unreadable, the sandbox's own limit stands.
+ */
+export function processCap(wanted: number, limits: string | undefined = ownLimits()): number {
+  const hard = limits && /^Max processes\s+\S+\s+(\S+)/m.exec(limits)?.[1];
+  return !hard || hard === "unlimited" ? wanted : Math.min(wanted, Number(hard));
+}
+
+let limitsText: string | undefined;
+function ownLimits(): string | undefined {
+  try {
+    return (limitsText ??= readFileSync("/proc/self/limits", "utf8"));
+  } catch {
+    return undefined;
+  }
+}
+
 let availability: Promise<string | null> | undefined;
 let disableUserns = false;
 /** Whether bwrap here applies the `guardChecker` filter and read-only /proc, per bwrap binary: null, or why not. */
@@ -284,7 +303,7 @@ class BubblewrapSandbox extends CommandSandbox implements Sandbox {
     // counts only this sandbox's processes (and a namespace nested in it cannot reset the count): as
     // a normal user the one outside would count every process the user has. As root the uid of its
     // own (setpriv) bounds it outside too.
-    bwrap.push("--", "prlimit", `--nproc=${l.processes}`, "--", ...argv);
+    bwrap.push("--", "prlimit", `--nproc=${processCap(l.processes)}`, "--", ...argv);
     // bwrap's own environment shows in the sandbox as /proc/1/environ: start it with nothing of ours.
     const chain = [...(this.cgroup?.prefix() ?? []), "prlimit", ...limits, "--", ...user, ...bwrap];
     return { file: chain[0], args: chain.slice(1), env: { PATH: BASE_ENV.PATH }, ...(this.seccomp ? { inputFiles: [this.seccomp] } : {}) };
