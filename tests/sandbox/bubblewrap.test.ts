@@ -12,6 +12,7 @@ import { cgroupParent, findCgroupParent, groupParents, SandboxCgroup, sweepStale
 import { createSandbox } from "../../src/sandbox/index.js";
 import type { Sandbox } from "../../src/sandbox/types.js";
 import { needsBubblewrap } from "./helpers.js";
+import { needs, runs } from "../helpers/system.js";
 import { sandboxTraces } from "./traces.js";
 
 const bwrap = needsBubblewrap();
@@ -96,36 +97,6 @@ bwrap.describe("bubblewrap sandbox", () => {
     const next = await box.exec("echo fine");
     expect(next.stdout).toBe("fine\n");
   });
-
-  it("holds the process limit as a normal user too, counting the sandbox's processes, not the user's", async () => {
-    // As a normal user no process limit was applied (RLIMIT_NPROC outside would count every process
-    // the user has): a fork bomb ran free. Now it is set inside the sandbox's user namespace. The
-    // probe is our sandbox code bundled into one file, so another user can run it without reading
-    // this checkout; as root it runs as nobody. It holds 24 processes of its own on the host, more
-    // than the limit of 16, while two sandboxes each try 60 forks.
-    const dir = mkdtempSync(join(tmpdir(), "rubricate-nproc-"));
-    try {
-      const probe = join(dir, "probe.mjs");
-      await build({ entryPoints: [fileURLToPath(new URL("./fixtures/process-limit-probe.ts", import.meta.url))], bundle: true, platform: "node", format: "esm", outfile: probe, logLevel: "silent" });
-      chmodSync(dir, 0o755);
-      chmodSync(probe, 0o644);
-      const asNobody = isRoot ? ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"] : [];
-      const [file, ...args] = [...asNobody, process.execPath, probe, "16", "24", "60"];
-      const out = execFileSync(file, args, { encoding: "utf8", cwd: dir, env: { PATH: process.env.PATH, HOME: dir, TMPDIR: isRoot ? "/tmp" : tmpdir() }, timeout: 60_000 });
-      const { uid, sandboxes } = JSON.parse(out.trim().split("\n").at(-1)!) as { uid: number; sandboxes: string[] };
-      expect(uid).not.toBe(0);
-      expect(sandboxes).toHaveLength(2);
-      for (const line of sandboxes) {
-        // bwrap's own process and python's count too: 16 in all.
-        const forked = /^failed after (\d+) errno 11$/.exec(line);
-        expect(forked, line).not.toBeNull();
-        expect(Number(forked![1])).toBeGreaterThanOrEqual(10);
-        expect(Number(forked![1])).toBeLessThan(16);
-      }
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  }, 90_000);
 
   it("cuts a file at the file-size limit and the work folder at the disk limit", async () => {
     const big = await box.exec("head -c 20000000 /dev/zero > big; ls -l big | awk '{print $5}'");
@@ -213,6 +184,46 @@ bwrap.describe("bubblewrap sandbox", () => {
     } finally {
       await Promise.all(live.map((s) => s.destroy()));
     }
+  });
+});
+
+// As root the normal-user case is run as nobody, which needs user namespaces for unprivileged users.
+const asNormalUser = needs(
+  "bubblewrap run by a normal user",
+  () => !isRoot || runs("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "--", "bwrap", "--unshare-all", "--unshare-user", "--die-with-parent", "--ro-bind", "/usr", "/usr", "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64", "/usr/bin/true"]),
+  "setpriv (util-linux) and user namespaces for unprivileged users (sysctl kernel.unprivileged_userns_clone=1 where the kernel has it)",
+);
+bwrap.describe("bubblewrap sandbox as a normal user", () => {
+  asNormalUser.describe("process limit", () => {
+    it("holds the process limit, counting the sandbox's processes, not the user's", async () => {
+      // As a normal user no process limit was applied (RLIMIT_NPROC outside would count every process
+      // the user has): a fork bomb ran free. Now it is set inside the sandbox's user namespace. The
+      // probe is our sandbox code bundled into one file, so another user can run it without reading
+      // this checkout; as root it runs as nobody. It holds 24 processes of its own on the host, more
+      // than the limit of 16, while two sandboxes each try 60 forks.
+      const dir = mkdtempSync(join(tmpdir(), "rubricate-nproc-"));
+      try {
+        const probe = join(dir, "probe.mjs");
+        await build({ entryPoints: [fileURLToPath(new URL("./fixtures/process-limit-probe.ts", import.meta.url))], bundle: true, platform: "node", format: "esm", outfile: probe, logLevel: "silent" });
+        chmodSync(dir, 0o755);
+        chmodSync(probe, 0o644);
+        const asNobody = isRoot ? ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--"] : [];
+        const [file, ...args] = [...asNobody, process.execPath, probe, "16", "24", "60"];
+        const out = execFileSync(file, args, { encoding: "utf8", cwd: dir, env: { PATH: process.env.PATH, HOME: dir, TMPDIR: isRoot ? "/tmp" : tmpdir() }, timeout: 60_000 });
+        const { uid, sandboxes } = JSON.parse(out.trim().split("\n").at(-1)!) as { uid: number; sandboxes: string[] };
+        expect(uid).not.toBe(0);
+        expect(sandboxes).toHaveLength(2);
+        for (const line of sandboxes) {
+          // bwrap's own process and python's count too: 16 in all.
+          const forked = /^failed after (\d+) errno 11$/.exec(line);
+          expect(forked, line).not.toBeNull();
+          expect(Number(forked![1])).toBeGreaterThanOrEqual(10);
+          expect(Number(forked![1])).toBeLessThan(16);
+        }
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }, 90_000);
   });
 });
 
