@@ -50,6 +50,7 @@ export function describeExec(r: ExecResult, timeoutMs: number): string {
   if (r.limit === "timeout") parts.push(`killed: the command ran longer than ${timeoutMs} ms`);
   else if (r.limit === "cpu") parts.push("killed: CPU time limit");
   else if (r.limit === "file_size") parts.push("killed: file size limit");
+  else if (r.limit === "memory") parts.push("killed: memory limit");
   else if (r.signal) parts.push(`killed by ${r.signal}`);
   if (r.stdout) parts.push(`stdout:\n${r.stdout}`);
   if (r.stderr) parts.push(`stderr:\n${r.stderr}`);

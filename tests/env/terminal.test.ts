@@ -1,6 +1,6 @@
 /** The terminal tools over a sandbox: a command killed at its time limit is a failed call in the record, not only in the text (issue 27, Low). */
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { TERMINAL_TOOLS, terminalToolImpls } from "../../src/env/terminal.js";
+import { describeExec, TERMINAL_TOOLS, terminalToolImpls } from "../../src/env/terminal.js";
 import { executeToolCall } from "../../src/env/tools.js";
 import type { HookContext } from "../../src/env/types.js";
 import { bubblewrapBackend } from "../../src/sandbox/bubblewrap/index.js";
@@ -26,4 +26,11 @@ bwrap.describe("bash", () => {
     expect(quick.error).toBeUndefined();
     expect(quick.result).toMatch(/stdout:\nhi/);
   });
+});
+
+it("the model reads which limit ended a command (the sandbox's memory budget included), or the signal that did", () => {
+  const ended = { exitCode: null, signal: "SIGKILL", stdout: "", stderr: "", truncated: false, ms: 5 };
+  expect(describeExec({ ...ended, limit: "memory" }, 1000)).toBe("exit code: none\nkilled: memory limit");
+  expect(describeExec({ ...ended, limit: "cpu", signal: "SIGXCPU" }, 1000)).toBe("exit code: none\nkilled: CPU time limit");
+  expect(describeExec(ended, 1000)).toBe("exit code: none\nkilled by SIGKILL");
 });

@@ -96,12 +96,14 @@ function findCgroupV1Parent(root: string, selfCgroup: () => string): CgroupParen
   return { version: 1, memory: found.memory, pids: found.pids };
 }
 
+/** Probe groups made so far: each has a name of its own. */
+let probes = 0;
+
 /**
  * Makes a group in `path`, sets its limit file to no limit, and removes it: undefined when all
  * worked, else the error's code. A writable folder is not enough (a read-only cgroup mount in a
  * container, a security module refusing the limit), and a sandbox must not fail on it later.
  */
-let probes = 0;
 function probeV1Group(path: string, [file, unlimited]: [string, string]): string | undefined {
   const probe = join(path, `rubricate-probe-${process.pid}-${++probes}`);
   try {
