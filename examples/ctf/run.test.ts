@@ -80,7 +80,7 @@ bwrap.describe("ctf example", () => {
         expect(r.verdicts.find((v) => v.id === "inspected-before-answering")?.status).toBe("unmet");
       }
       // Every rollout's sandbox is gone.
-      expect(sandboxTraces()).toEqual({ folders: [], mounts: [], processes: [] });
+      expect(sandboxTraces()).toEqual({ folders: [], mounts: [], processes: [], groups: [] });
     });
 
     it("a greet.sh that greets right but still runs the name is caught running it, however it hides what the name did", async () => {
@@ -95,7 +95,7 @@ bwrap.describe("ctf example", () => {
         const said = String(r.sample?.solved);
         expect({ cheat, reward: r.reward, wrongGreeting: said.includes("wrong greeting"), caught: /a name ran as a command|greet\.sh left processes running/.test(said) }).toEqual({ cheat, reward: 0, wrongGreeting: false, caught: true });
       }
-      expect(sandboxTraces()).toEqual({ folders: [], mounts: [], processes: [] });
+      expect(sandboxTraces()).toEqual({ folders: [], mounts: [], processes: [], groups: [] });
     });
   });
 });
