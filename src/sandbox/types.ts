@@ -11,8 +11,8 @@ export interface SandboxLimits {
   cpuSeconds: number;
   /**
    * Memory in bytes: of the sandbox as a whole where the backend can bound it (bubblewrap with a
-   * delegated cgroup v2 or, as root, cgroup v1; docker's --memory), else the address space of each process (RLIMIT_AS),
-   * so at most memoryBytes × processes in all.
+   * delegated cgroup v2 or, as root, cgroup v1; docker's --memory), else the address space of
+   * each process (RLIMIT_AS), so at most memoryBytes × processes in all.
    */
   memoryBytes: number;
   /** Processes and threads the sandbox may hold at once (a fork bomb stops here). */
