@@ -10,9 +10,11 @@
  * limit on its CPU (`testOffThread`): the caller's event loop (a reward server's) goes on
  * meanwhile. A pattern only JavaScript's backtracking engine can run (lookahead, lookbehind,
  * backreferences, as in the shipped guard rubrics) runs in a worker thread under a deadline on its
- * work (src/checks/guarded-worker.ts): the caller waits synchronously (Atomics.wait) and, past
- * the deadline, the worker is terminated and the test is a CHECK_TIMEOUT error — never a hang of
- * the process, a reward server or its SIGTERM. An error the text caused (see `regexTextFault`) is
+ * work (src/checks/guarded-worker.ts): a check's test (`testOffThread`) is awaited, so the
+ * caller's event loop goes on meanwhile; `test`, which must answer at once (a JSON Schema's
+ * `pattern` inside ajv), waits synchronously (Atomics.wait). Past the deadline the worker is
+ * terminated and the test is a CHECK_TIMEOUT error — never a hang of the process, a reward server
+ * or its SIGTERM. An error the text caused (see `regexTextFault`) is
  * the checks' no. Both engines follow JavaScript's flags (i, m, s, u);
  * RE2's `\s`, `\d`, `\w`, `\b` are ASCII-only where JavaScript's `\s` also matches Unicode spaces.
  */
@@ -81,8 +83,9 @@ export interface SafeRegexOptions {
  * A compiled user regex: `test` answers, or throws CHECK_TIMEOUT; `release` frees RE2's memory.
  * `testOffThread` answers as `test` does, at once for a cheap test and, for an RE2 test estimated
  * costly, later, from a worker thread under `linearDeadlineMs` of CPU (the same answer, or the
- * response's CHECK_TIMEOUT past it); in a thread already under a guarded worker's limit (the
- * client checks' worker), at once.
+ * response's CHECK_TIMEOUT past it); a test on the backtracking engine, later too, from a worker
+ * under `deadlineMs`, where `test` holds the caller for it. In a thread already under a guarded
+ * worker's limit (the client checks' worker), at once.
  */
 export interface SafeRegex {
   readonly engine: "re2" | "backtracking";
@@ -203,6 +206,9 @@ export function safeRegex(pattern: string, flags = "", options: SafeRegexOptions
   new RegExp(pattern, clean);
   const deadlineMs = options.deadlineMs ?? REGEX_DEADLINE_MS;
   const guarded = options.linearOnly ? (text: string) => refuseBacktracking(pattern, clean, text) : (text: string) => guardedTest(pattern, clean, text, deadlineMs);
+  // A check awaits its backtracking test: a response that makes the pattern run to its deadline
+  // then holds up its own sample, not the caller's event loop (a reward server's other requests).
+  const awaited = options.linearOnly ? guarded : (text: string) => (servingRequests() ? guarded(text) : backtrackingInWorker(pattern, clean, text, deadlineMs));
   // A rubric's pattern that plainly needs backtracking skips RE2, which would refuse it anyway: a
   // program whose patterns all do then never loads RE2's wasm (~15 ms of a CLI's start-up). A
   // client's pattern is always put to RE2, which alone decides what it refuses.
@@ -221,7 +227,7 @@ export function safeRegex(pattern: string, flags = "", options: SafeRegexOptions
   if (!compiled) {
     // Also a pattern too large for a fresh heap of its own (RE2 then never takes it).
     if (options.linearOnly) throw new RubricateError("REGEX_REFUSED", `/${pattern}/${clean}: ${NOT_LINEAR}`);
-    return { engine: "backtracking", test: guarded, testOffThread: guarded, release: () => undefined };
+    return { engine: "backtracking", test: guarded, testOffThread: awaited, release: () => undefined };
   }
   // With "m", JavaScript also ends lines at \r, U+2028 and U+2029 where RE2 knows only \n.
   const lineEnds = clean.includes("m") && /[\^$]/.test(pattern);
@@ -235,7 +241,7 @@ export function safeRegex(pattern: string, flags = "", options: SafeRegexOptions
     engine: "re2",
     test: (text) => (notForRe2(text) ? guarded(text) : onCaller(text)),
     testOffThread(text) {
-      if (notForRe2(text)) return guarded(text);
+      if (notForRe2(text)) return awaited(text);
       if (searchWork(shape, text.length) <= offThreadAbove || servingRequests()) return onCaller(text);
       return re2InWorker(pattern, clean, text, shape.units, linearDeadlineMs).then((answer) => answer ?? failedInFreshRe2(pattern, clean, text, options.linearOnly === true, guarded));
     },
@@ -410,6 +416,11 @@ function guardedTest(pattern: string, flags: string, text: string, deadlineMs: n
     // The worker could not start, or the pattern did not compile there: the machine's or the rubric's, never the response's.
     throw new RubricateError("CHECK_FAILED", `regex /${pattern}/${flags} failed in the worker: ${e instanceof Error ? e.message : String(e)}`);
   }
+  return backtrackingAnswer(run, pattern, flags, text, deadlineMs);
+}
+
+/** A backtracking test's answer from its worker, or the response's fault (see `regexTextFault`): past the deadline, or over the engine's stack. */
+function backtrackingAnswer(run: { value: unknown } | "over-limit", pattern: string, flags: string, text: string, deadlineMs: number): boolean {
   // Stuck backtracking: the worker was stopped (V8 interrupts the regex) and a fresh one is loading.
   // The response's no (see regexTextFault).
   if (run === "over-limit") throw textError("CHECK_TIMEOUT", `regex /${pattern}/${flags} took over ${deadlineMs} ms on a ${text.length}-character text (catastrophic backtracking); rewrite it without nested quantifiers, or without lookaround so it runs in linear time`, `the response made /${pattern}/${flags} backtrack past ${deadlineMs} ms (${text.length} characters); counted as not matching`);
@@ -419,11 +430,24 @@ function guardedTest(pattern: string, flags: string, text: string, deadlineMs: n
 }
 
 /**
- * The regex workers for the RE2 tests awaited (`callAsync`), apart from the backtracking engine's
- * synchronous one (`guard`: a GuardedWorker does not mix the two), and a pool of them, so that
- * samples each bringing a costly test are not all answered one after another by one thread.
+ * The regex workers for the tests awaited (`callAsync`: RE2's costly ones and the backtracking
+ * engine's), apart from the backtracking engine's synchronous one (`guard`: a GuardedWorker does
+ * not mix the two), and a pool of them, so that samples each bringing a costly test are not all
+ * answered one after another by one thread.
  */
-let linearPool: GuardedPool | undefined;
+let awaitedPool: GuardedPool | undefined;
+const pool = (): GuardedPool => (awaitedPool ??= new GuardedPool(startRegexWorker, WORKER_STARTUP_MS));
+
+/** One test on the backtracking engine, in a worker of the pool, awaited: `guardedTest`'s answers and errors, later. */
+async function backtrackingInWorker(pattern: string, flags: string, text: string, deadlineMs: number): Promise<boolean> {
+  let run: { value: unknown } | "over-limit";
+  try {
+    run = await pool().callAsync({ pattern, flags, text } satisfies RegexRequest, deadlineMs);
+  } catch (e) {
+    throw new RubricateError("CHECK_FAILED", `regex /${pattern}/${flags} failed in the worker: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  return backtrackingAnswer(run, pattern, flags, text, deadlineMs);
+}
 
 /**
  * One RE2 test in the worker, awaited, under `ms` of CPU: its answer, or undefined where RE2 could
@@ -434,7 +458,7 @@ let linearPool: GuardedPool | undefined;
 async function re2InWorker(pattern: string, flags: string, text: string, units: number, ms: number): Promise<boolean | undefined> {
   let run: { value: unknown } | "over-limit";
   try {
-    run = await (linearPool ??= new GuardedPool(startRegexWorker, WORKER_STARTUP_MS)).callAsync({ pattern, flags, text, engine: "re2" } satisfies RegexRequest, ms);
+    run = await pool().callAsync({ pattern, flags, text, engine: "re2" } satisfies RegexRequest, ms);
   } catch (e) {
     throw new RubricateError("CHECK_FAILED", `regex /${pattern}/${flags} failed in the worker: ${e instanceof Error ? e.message : String(e)}`);
   }

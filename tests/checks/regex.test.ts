@@ -61,6 +61,19 @@ describe("linear-time regexes", () => {
     // every file at half speed (a job whose worker waits for a core gets up to 16× its wall time).
   }, 90_000);
 
+  it("a check's backtracking test is awaited: the event loop turns while a response runs the pattern to its deadline", async () => {
+    // Before, `testOffThread` waited for the worker synchronously, as `test` does: a reward server
+    // answered no other request for up to the deadline, per such test.
+    const { result, turns } = await loopTurnsDuring(() => runCheck({ regex: "^(?=(a+)+$)" }, { response: EVIL }));
+    expect(result).toMatchObject({ pass: false, forfeit: true, reasoning: expect.stringMatching(/the response made .* backtrack past \d+ ms/) });
+    // Held synchronously, not one turn until it ended.
+    expect(turns).toBeGreaterThan(10);
+    // Benign texts answer from the pool as the caller would.
+    const guard = safeRegex("^(?![\\s\\S]*forbidden)");
+    expect(await guard.testOffThread("all fine")).toBe(true);
+    expect(await guard.testOffThread("this is forbidden")).toBe(false);
+  }, 90_000);
+
   it("a response that makes a shipped guard pattern backtrack (pii-leak on 100,000 letters) is a no, not an error", async () => {
     const { loadRubric } = await import("../../src/rubric/load.js");
     const rubric = await loadRubric(new URL("../../rubrics/single/pii-leak.yaml", import.meta.url).pathname);
@@ -234,10 +247,10 @@ describe("a costly RE2 test runs in a worker thread, awaited", () => {
         const caller = safeRegex(p, f, { offThreadAbove: Infinity });
         const worker = safeRegex(p, f, { offThreadAbove: -1 });
         try {
-          const expected = caller.testOffThread(t);
+          const expected = caller.test(t);
           const answer = worker.testOffThread(t);
           if (answer instanceof Promise) inWorker++;
-          return typeof expected === "boolean" && (await answer) === expected;
+          return (await answer) === expected;
         } finally {
           caller.release();
           worker.release();
@@ -245,8 +258,9 @@ describe("a costly RE2 test runs in a worker thread, awaited", () => {
       }),
       { numRuns: 300, seed: 23 },
     );
-    // Most went to the worker (the rest: backtracking, or \r with the m flag).
-    expect(inWorker).toBeGreaterThan(200);
+    // All went to a worker: RE2's test past -1 units of work, the backtracking engine's (a \r with
+    // the m flag, which RE2 does not end lines at) always.
+    expect(inWorker).toBe(300);
   }, 60_000);
 
   it("a test past its CPU limit in the worker is the response's no (CHECK_TIMEOUT with its reason), as on the backtracking engine; the next test answers from a fresh worker", async () => {
