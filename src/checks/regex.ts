@@ -413,11 +413,13 @@ function guardedTest(pattern: string, flags: string, text: string, deadlineMs: n
   try {
     run = (guard ??= new GuardedWorker(startRegexWorker, WORKER_STARTUP_MS)).call({ pattern, flags, text } satisfies RegexRequest, deadlineMs);
   } catch (e) {
-    // The worker could not start, or the pattern did not compile there: the machine's or the rubric's, never the response's.
-    throw new RubricateError("CHECK_FAILED", `regex /${pattern}/${flags} failed in the worker: ${e instanceof Error ? e.message : String(e)}`);
+    throw failedInWorker(pattern, flags, e);
   }
   return backtrackingAnswer(run, pattern, flags, text, deadlineMs);
 }
+
+/** The worker could not start, or the pattern did not compile there: the machine's or the rubric's error, never the response's. */
+const failedInWorker = (pattern: string, flags: string, e: unknown): RubricateError => new RubricateError("CHECK_FAILED", `regex /${pattern}/${flags} failed in the worker: ${e instanceof Error ? e.message : String(e)}`);
 
 /** A backtracking test's answer from its worker, or the response's fault (see `regexTextFault`): past the deadline, or over the engine's stack. */
 function backtrackingAnswer(run: { value: unknown } | "over-limit", pattern: string, flags: string, text: string, deadlineMs: number): boolean {
@@ -444,7 +446,7 @@ async function backtrackingInWorker(pattern: string, flags: string, text: string
   try {
     run = await pool().callAsync({ pattern, flags, text } satisfies RegexRequest, deadlineMs);
   } catch (e) {
-    throw new RubricateError("CHECK_FAILED", `regex /${pattern}/${flags} failed in the worker: ${e instanceof Error ? e.message : String(e)}`);
+    throw failedInWorker(pattern, flags, e);
   }
   return backtrackingAnswer(run, pattern, flags, text, deadlineMs);
 }
@@ -460,7 +462,7 @@ async function re2InWorker(pattern: string, flags: string, text: string, units: 
   try {
     run = await pool().callAsync({ pattern, flags, text, engine: "re2" } satisfies RegexRequest, ms);
   } catch (e) {
-    throw new RubricateError("CHECK_FAILED", `regex /${pattern}/${flags} failed in the worker: ${e instanceof Error ? e.message : String(e)}`);
+    throw failedInWorker(pattern, flags, e);
   }
   if (run === "over-limit") {
     const size = `~${units.toLocaleString("en-US")} RE2 program units`;
