@@ -91,6 +91,7 @@ export default defineConfig({
   test: {
     testTimeout: 60_000,
     env: { PATH: withoutPyenvShims() },
+    setupFiles: ["tests/setup/temp-dirs.ts"],
     hookTimeout: 60_000,
     pool: "forks",
     // The longest files first, also on a fresh clone, which has no durations of a last run to go by.

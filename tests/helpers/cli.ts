@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
@@ -24,8 +24,26 @@ export function cliEntry(): string[] {
   return dist ? [join(dist, "cli", "main.js")] : ["--import", TSX, MAIN];
 }
 
-/** A fresh temporary folder. */
-export const tempDir = (prefix = "rubricate-") => mkdtempSync(join(tmpdir(), prefix));
+/** The folders `tempDir` made for the test file running now. */
+const madeDirs: string[] = [];
+
+/** A fresh temporary folder, removed with what it holds once its test file has run (tests/setup/temp-dirs.ts). */
+export function tempDir(prefix = "rubricate-"): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  madeDirs.push(dir);
+  return dir;
+}
+
+/** Removes the folders `tempDir` made; one a test left unremovable (a mount, a lost permission) stays. */
+export function removeTempDirs(): void {
+  for (const dir of madeDirs.splice(0)) {
+    try {
+      rmSync(dir, { recursive: true, force: true });
+    } catch {
+      // left for the operating system's own cleaning of its temporary folder
+    }
+  }
+}
 
 /** Starts `rubricate <args>` in a child process (see `cliEntry`). */
 export function spawnCli(args: string[], options: { env?: Record<string, string>; cwd?: string; input?: string } = {}): ChildProcess {
