@@ -14,9 +14,9 @@
  * caller's event loop goes on meanwhile; `test`, which must answer at once (a JSON Schema's
  * `pattern` inside ajv), waits synchronously (Atomics.wait). Past the deadline the worker is
  * terminated and the test is a CHECK_TIMEOUT error — never a hang of the process, a reward server
- * or its SIGTERM. An error the text caused (see `regexTextFault`) is
- * the checks' no. Both engines follow JavaScript's flags (i, m, s, u);
- * RE2's `\s`, `\d`, `\w`, `\b` are ASCII-only where JavaScript's `\s` also matches Unicode spaces.
+ * or its SIGTERM. An error the text caused (see `regexTextFault`) is the checks' no. Both engines
+ * follow JavaScript's flags (i, m, s, u); RE2's `\s`, `\d`, `\w`, `\b` are ASCII-only where
+ * JavaScript's `\s` also matches Unicode spaces.
  */
 import type { LRUCache } from "lru-cache";
 import { createRequire } from "node:module";
@@ -243,7 +243,7 @@ export function safeRegex(pattern: string, flags = "", options: SafeRegexOptions
     testOffThread(text) {
       if (notForRe2(text)) return awaited(text);
       if (searchWork(shape, text.length) <= offThreadAbove || servingRequests()) return onCaller(text);
-      return re2InWorker(pattern, clean, text, shape.units, linearDeadlineMs).then((answer) => answer ?? failedInFreshRe2(pattern, clean, text, options.linearOnly === true, guarded));
+      return re2InWorker(pattern, clean, text, shape.units, linearDeadlineMs).then((answer) => answer ?? failedInFreshRe2(pattern, clean, text, options.linearOnly === true, awaited));
     },
     release() {
       const freed = compiled;
@@ -262,9 +262,9 @@ export function safeRegex(pattern: string, flags = "", options: SafeRegexOptions
  * backtracking engine under its deadline, or, for a client's linear-only pattern, an error (the
  * machine's limit, not something the response did).
  */
-function failedInFreshRe2(pattern: string, flags: string, text: string, linearOnly: boolean, guarded: (text: string) => boolean): boolean {
+function failedInFreshRe2<T extends boolean | Promise<boolean>>(pattern: string, flags: string, text: string, linearOnly: boolean, backtracking: (text: string) => T): T {
   if (linearOnly) throw new RubricateError("REGEX_REFUSED", `/${pattern}/${flags}: a client-supplied pattern runs only in linear time, and the linear-time engine ran out of memory on a ${text.length}-character text`);
-  return guarded(text);
+  return backtracking(text);
 }
 
 const NOT_LINEAR = "a client-supplied pattern must run in linear time (RE2): no lookahead, lookbehind or backreferences";
@@ -399,7 +399,7 @@ function classWithNonSpace(pattern: string, start: number): { end: number; rest:
 const WORKER_HEAP_MB = 256;
 /** The wait for the worker to start, which no test's deadline pays for (a busy machine, or tsx compiling the sources in tests). */
 const WORKER_STARTUP_MS = 60_000;
-/** Starts a regex worker (the backtracking engine's, and the pool's for RE2 tests awaited). */
+/** Starts a regex worker (the backtracking engine's synchronous one, and the pool's for the tests awaited). */
 export const startRegexWorker = startEntry({ from: import.meta.url, source: "./regex-worker.ts", built: "regex-worker.js", workerData: { rubricateRegex: true }, heapMb: WORKER_HEAP_MB });
 let guard: GuardedWorker | undefined;
 
