@@ -11,8 +11,7 @@ import { bubblewrapBackend, processCap } from "../../src/sandbox/bubblewrap/inde
 import { cgroupParent, findCgroupParent, groupParents, SandboxCgroup, sweepStaleGroups } from "../../src/sandbox/bubblewrap/cgroup.js";
 import { createSandbox } from "../../src/sandbox/index.js";
 import type { Sandbox } from "../../src/sandbox/types.js";
-import { needsBubblewrap } from "./helpers.js";
-import { needs, runs } from "../helpers/system.js";
+import { needsBubblewrap, needsBubblewrapAsNormalUser } from "./helpers.js";
 import { sandboxTraces } from "./traces.js";
 
 const bwrap = needsBubblewrap();
@@ -188,11 +187,7 @@ bwrap.describe("bubblewrap sandbox", () => {
 });
 
 // As root the normal-user case is run as nobody, which needs user namespaces for unprivileged users.
-const asNormalUser = needs(
-  "bubblewrap run by a normal user",
-  () => !isRoot || runs("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "--", "bwrap", "--unshare-all", "--unshare-user", "--die-with-parent", "--ro-bind", "/usr", "/usr", "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64", "/usr/bin/true"]),
-  "setpriv (util-linux) and user namespaces for unprivileged users (sysctl kernel.unprivileged_userns_clone=1 where the kernel has it)",
-);
+const asNormalUser = needsBubblewrapAsNormalUser();
 bwrap.describe("bubblewrap sandbox as a normal user", () => {
   asNormalUser.describe("process limit", () => {
     it("holds the process limit, counting the sandbox's processes, not the user's", async () => {

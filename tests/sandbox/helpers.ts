@@ -1,8 +1,21 @@
 import { needs, runs, which } from "../helpers/system.js";
 
+/** bwrap's arguments for `/usr/bin/true` in fresh namespaces: what the probes below run. */
+const BWRAP_TRUE = ["--unshare-all", "--die-with-parent", "--ro-bind", "/usr", "/usr", "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64", "/usr/bin/true"];
+
 /** bubblewrap present and able to make namespaces here (skips locally, fails under CI=true). */
-export const needsBubblewrap = () =>
-  needs("bubblewrap", () => runs("bwrap", ["--unshare-all", "--die-with-parent", "--ro-bind", "/usr", "/usr", "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64", "/usr/bin/true"]) && which("bwrap"), "apt-get install bubblewrap");
+export const needsBubblewrap = () => needs("bubblewrap", () => runs("bwrap", BWRAP_TRUE) && which("bwrap"), "apt-get install bubblewrap");
+
+/**
+ * bubblewrap able to run for a normal user, with a user namespace of its own: this user when not
+ * root; as root, nobody (setpriv), which the tests then run as.
+ */
+export const needsBubblewrapAsNormalUser = () =>
+  needs(
+    "bubblewrap run by a normal user",
+    () => process.getuid?.() !== 0 || runs("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", "--", "bwrap", "--unshare-user", ...BWRAP_TRUE]),
+    "setpriv (util-linux) and user namespaces for unprivileged users (sysctl kernel.unprivileged_userns_clone=1 where the kernel has it)",
+  );
 
 /** Debian's python3 (stdlib only) inside the sandbox: /usr/bin/python3. */
 export const needsPython = () => needs("python3", () => runs("/usr/bin/python3", ["-c", "import sqlite3"]) && "/usr/bin/python3", "apt-get install python3");
