@@ -3,7 +3,7 @@ import type { Ajv, SchemaValidateFunction, ValidateFunction } from "ajv";
 import type addFormatsModule from "ajv-formats";
 import { isRubricateError, RubricateError } from "../errors.js";
 import { canonicalJson } from "../text/canonical-json.js";
-import { ajvLinearRegExp, ajvRegExp, compiledRegex, regexTextFault, type SafeRegex } from "./regex.js";
+import { ajvLinearRegExp, ajvRegExp, compiledRegex, regexTextFault, withAwaitedPatternTests, type SafeRegex } from "./regex.js";
 import { nestingDepth } from "../text/json.js";
 
 // json_schema `pattern` and `patternProperties` run on the same safe engine as regex checks;
@@ -221,15 +221,32 @@ export function validateData(validate: ValidateFunction, data: unknown): boolean
   }
 }
 
+/** A validation's verdict (`validateData`'s) and ajv's errors from the same run. */
+export interface Validation {
+  valid: boolean | { fault: string };
+  errors: ValidateFunction["errors"];
+}
+
+/**
+ * `validateData` that never holds the caller for a `pattern` test the data made costly (the
+ * backtracking engine's, or RE2 on a long text): such a test is awaited from a worker
+ * (`withAwaitedPatternTests`), and the caller's event loop, a reward server's or a rollout's, goes
+ * on meanwhile. At once when no test was costly. The errors are read in the same run as the
+ * verdict, before another validation with the same validator can replace them.
+ */
+export function validateDataAwaited(validate: ValidateFunction, data: unknown): Validation | Promise<Validation> {
+  return withAwaitedPatternTests(() => ({ valid: validateData(validate, data), errors: validate.errors }));
+}
+
 /** Nesting past which a validator's stack overflow is the data's doing: far beyond any schema's own recursion on real JSON. */
 const DEEP_JSON = 1000;
 
 /** Problems a reasoning lists; the rest are counted (ajv reports one per failing item, and a response picks how many items fail). */
 const LISTED_ERRORS = 10;
 
-/** A readable one-line list of ajv's errors: the first ten, and how many more. */
-export function describeAjvErrors(validate: ValidateFunction): string {
-  const errors = validate.errors ?? [];
+/** A readable one-line list of ajv's errors (a validator's `errors` after it ran): the first ten, and how many more. */
+export function describeAjvErrors(found: ValidateFunction["errors"]): string {
+  const errors = found ?? [];
   const listed = errors.slice(0, LISTED_ERRORS).map((e) => `${e.instancePath || "/"} ${e.message ?? "is invalid"}`);
   return errors.length > LISTED_ERRORS ? `${listed.join("; ")}; and ${(errors.length - LISTED_ERRORS).toLocaleString("en-US")} more` : listed.join("; ");
 }

@@ -11,8 +11,10 @@
  * meanwhile. A pattern only JavaScript's backtracking engine can run (lookahead, lookbehind,
  * backreferences, as in the shipped guard rubrics) runs in a worker thread under a deadline on its
  * work (src/checks/guarded-worker.ts): a check's test (`testOffThread`) is awaited, so the
- * caller's event loop goes on meanwhile; `test`, which must answer at once (a JSON Schema's
- * `pattern` inside ajv), waits synchronously (Atomics.wait). Past the deadline the worker is
+ * caller's event loop goes on meanwhile; `test`, which must answer at once, waits synchronously
+ * (Atomics.wait). A JSON Schema's `pattern` runs inside ajv's synchronous validator, so its costly
+ * tests are awaited by running the validation again once they answered (`withAwaitedPatternTests`).
+ * Past the deadline the worker is
  * terminated and the test is a CHECK_TIMEOUT error — never a hang of the process, a reward server
  * or its SIGTERM. An error the text caused (see `regexTextFault`) is the checks' no. Both engines
  * follow JavaScript's flags (i, m, s, u); RE2's `\s`, `\d`, `\w`, `\b` are ASCII-only where
@@ -498,12 +500,75 @@ function ajvRegExpOf(options: { linearOnly?: boolean }) {
   return Object.assign(
     (pattern: string, flags: string): { test(text: string): boolean; toString(): string } => {
       compiledRegex(pattern, flags, options); // invalid (or, linear-only, non-linear) patterns fail when the schema compiles; the compiled one is kept for its tests
+      const name = `${options.linearOnly ? "linear:" : ""}/${pattern}/${flags}`;
       // Through the bounded cache at each test: ajv keeps what this returns for as long as the schema lives.
+      const test = (text: string) => {
+        const regex = compiledRegex(pattern, flags, options);
+        return answering ? answering.answer(name, regex, text) : regex.test(text);
+      };
       // ajv shares compiled patterns by their toString(), so it must name the pattern.
-      return { test: (text: string) => compiledRegex(pattern, flags, options).test(text), toString: () => `/${pattern}/${flags}` };
+      return { test, toString: () => `/${pattern}/${flags}` };
     },
     { code: options.linearOnly ? "rubricate-linear-regex" : "rubricate-safe-regex" },
   );
+}
+
+/**
+ * The answers of one validation under `withAwaitedPatternTests`, kept across its passes: a test
+ * `testOffThread` would await is started once, answered provisionally (true) in the pass that
+ * asked it, and read from here in the passes after it is settled.
+ */
+class AnswerSheet {
+  private readonly settled = new Map<string, { pass: boolean } | { error: unknown }>();
+  readonly pending: Promise<void>[] = [];
+
+  answer(name: string, regex: SafeRegex, text: string): boolean {
+    const key = `${name}\u0000${text}`;
+    const known = this.settled.get(key);
+    if (known) {
+      if ("error" in known) throw known.error;
+      return known.pass;
+    }
+    const answer = regex.testOffThread(text);
+    if (typeof answer === "boolean") return answer;
+    // A placeholder, so a pass that asks the same test again does not start it twice.
+    this.settled.set(key, { pass: true });
+    this.pending.push(answer.then((pass) => void this.settled.set(key, { pass }), (error: unknown) => void this.settled.set(key, { error })));
+    return true;
+  }
+}
+
+/** The sheet of the validation running now (passes are synchronous, so at most one at a time). */
+let answering: AnswerSheet | undefined;
+
+/**
+ * Runs a synchronous computation that tests ajv patterns (a JSON Schema validator) so that no
+ * test holds the caller: a pattern test `testOffThread` would await (the backtracking engine's, a
+ * costly RE2 one) is started in a worker and provisionally answered, and once those settle the
+ * computation runs again with their answers, until a pass asks for no new test. Validation is
+ * deterministic, so the last pass is the one with every real answer, and is what this returns (at
+ * once when no test was costly). An error a settled test raised (the response's fault, see
+ * `regexTextFault`) is thrown from its place in the pass that reads it, as `test` would.
+ * @example const valid = await withAwaitedPatternTests(() => validate(data));
+ */
+export function withAwaitedPatternTests<T>(compute: () => T): T | Promise<T> {
+  const sheet = new AnswerSheet();
+  const pass = (): T | Promise<T> => {
+    let outcome: { value: T } | { error: unknown };
+    const outer = answering;
+    answering = sheet;
+    try {
+      outcome = { value: compute() };
+    } catch (error) {
+      outcome = { error };
+    } finally {
+      answering = outer;
+    }
+    if (sheet.pending.length > 0) return Promise.all(sheet.pending.splice(0)).then(pass);
+    if ("error" in outcome) throw outcome.error;
+    return outcome.value;
+  };
+  return pass();
 }
 
 /** Compiled regexes kept, least recently used evicted first; evicted ones free their RE2 memory. */

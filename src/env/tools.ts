@@ -1,4 +1,4 @@
-import { compileJsonSchema } from "../checks/compile.js";
+import { compileJsonSchema, validateDataAwaited } from "../checks/compile.js";
 import type { ToolCall } from "../providers/types.js";
 import type { ToolDecl } from "./schema.js";
 import type { HookContext, ToolCallRecord, ToolImpl } from "./types.js";
@@ -40,9 +40,11 @@ export async function executeToolCall(call: ToolCall, decls: ToolDecl[], impls: 
   } catch (e) {
     return done(`Error: the arguments of ${call.name} are not valid JSON (${(e as Error).message}). Send a JSON object matching the tool's parameters.`, "bad_arguments");
   }
-  const validate = compileJsonSchema(decl.parameters);
-  if (!validate(args)) {
-    const problems = (validate.errors ?? []).map((e) => `${e.instancePath || "arguments"} ${e.message ?? "is invalid"}`).join("; ");
+  // Arguments built to make a parameter's pattern backtrack, or the validator's stack overflow, are
+  // the policy's invalid arguments (a fault); a costly pattern test is awaited, so other rollouts go on.
+  const { valid, errors } = await validateDataAwaited(compileJsonSchema(decl.parameters), args);
+  if (valid !== true) {
+    const problems = typeof valid === "object" ? valid.fault : (errors ?? []).map((e) => `${e.instancePath || "arguments"} ${e.message ?? "is invalid"}`).join("; ");
     return done(`Error: invalid arguments for ${call.name}: ${problems}.`, "bad_arguments");
   }
   const controller = new AbortController();

@@ -7,6 +7,7 @@ import { describe, expect, it, vi } from "vitest";
 import { ambiguity } from "../../src/text/json.js";
 import { runCheck } from "../../src/checks/run.js";
 import { isRubricateError } from "../../src/errors.js";
+import { loopTurnsDuring } from "../helpers/event-loop.js";
 
 const tree = { type: "object", properties: { child: { $ref: "#" } } };
 const nested = (depth: number) => '{"child":'.repeat(depth) + "{}" + "}".repeat(depth);
@@ -24,6 +25,26 @@ describe("json_schema: a response that makes the validator throw", () => {
     const verdict = await runCheck({ json_schema: { type: "string", pattern: "(a|b)*c" } }, { response: JSON.stringify("a".repeat(300_000)) });
     expect(verdict).toMatchObject({ pass: false, reasoning: expect.stringMatching(/backtrack past/) });
   }, 30_000);
+
+  it("a pattern the response makes backtrack is awaited: the event loop turns while the check runs it to its deadline", async () => {
+    // Before, ajv's pattern test waited for the backtracking engine synchronously: a reward server
+    // answered no other request for up to the deadline, per such string in the response.
+    const schema = { type: "object", properties: { answer: { type: "string", pattern: "^(?=(a+)+$)" } } };
+    const { result, turns } = await loopTurnsDuring(async () => runCheck({ json_schema: schema }, { response: JSON.stringify({ answer: "a".repeat(34) + "b" }) }));
+    expect(result).toMatchObject({ pass: false, forfeit: true, reasoning: expect.stringMatching(/the response made .* backtrack past \d+ ms/) });
+    expect(turns).toBeGreaterThan(10);
+    expect(await runCheck({ json_schema: schema }, { response: JSON.stringify({ answer: "aaa" }) })).toMatchObject({ pass: true });
+    expect(await runCheck({ json_schema: schema }, { response: JSON.stringify({ answer: "aab" }) })).toMatchObject({ pass: false, reasoning: expect.stringMatching(/\/answer must match pattern/) });
+  }, 90_000);
+
+  it("a costly RE2 pattern test (a.{20}x on 10,000 characters) is awaited from a worker, with the caller's answer", async () => {
+    const text = Array.from({ length: 10_000 }, (_, i) => ((i * 7919) % 13 < 6 ? "a" : "b")).join("");
+    const schema = { type: "array", items: { type: "string", not: { pattern: "a.{20}x" } } };
+    const { result, turns } = await loopTurnsDuring(async () => runCheck({ json_schema: schema }, { response: JSON.stringify([text]) }));
+    expect(result).toMatchObject({ pass: true });
+    expect(turns).toBeGreaterThan(10);
+    expect(await runCheck({ json_schema: schema }, { response: JSON.stringify(["ok", `${text}a${"b".repeat(20)}x`]) })).toMatchObject({ pass: false, reasoning: expect.stringMatching(/^schema violations: \/1 must NOT be valid/) });
+  }, 90_000);
 
   it("a schema that recurses without end on any data stays the rubric's error", async () => {
     // allOf: [$ref: #] validates the same value again, forever: it overflows on `{}` too.

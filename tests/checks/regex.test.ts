@@ -6,7 +6,7 @@ import fc from "fast-check";
 import { getHeapSnapshot } from "node:v8";
 import { describe, expect, it, vi } from "vitest";
 import { compileJsonSchema } from "../../src/checks/compile.js";
-import { compiledRegex, forRe2, plainlyBacktracking, re2CompileCount, REGEX_DEADLINE_MS, regexTextFault, safeRegex } from "../../src/checks/regex.js";
+import { compiledRegex, forRe2, plainlyBacktracking, re2CompileCount, REGEX_DEADLINE_MS, regexTextFault, safeRegex, withAwaitedPatternTests } from "../../src/checks/regex.js";
 import { runCheck } from "../../src/checks/run.js";
 import { isRubricateError } from "../../src/errors.js";
 import { loopTurnsDuring } from "../helpers/event-loop.js";
@@ -305,4 +305,53 @@ describe("plainlyBacktracking: a rubric pattern that needs backtracking skips RE
     await expect(runCheck({ regex: pattern }, { response: "x = 7" }, { fromClient: true })).rejects.toSatisfy((e) => isRubricateError(e, "REGEX_REFUSED"));
     expect(re2CompileCount()).toBeGreaterThan(before);
   });
+});
+
+describe("withAwaitedPatternTests: a JSON Schema's costly pattern tests awaited, with the synchronous answers", () => {
+  // Schemas whose path through the validator turns on what backtracking-engine patterns (lookaround,
+  // a backreference: each test goes to a worker) answer, beside RE2 ones answered at once: the first
+  // pass's provisional answers lead elsewhere than the real ones, so the passes after must follow.
+  const schemas = [
+    { if: { pattern: "^(?=.*a)" }, then: { pattern: "b$" }, else: { pattern: "^(?!.*c)" } },
+    { oneOf: [{ pattern: "^(?=a)" }, { pattern: "(?<=b)c" }, { pattern: "x" }] },
+    { not: { pattern: "(a)\\1" } },
+    { anyOf: [{ pattern: "(?=z)" }, { not: { pattern: "^(?!.*x)" } }] },
+    { type: "object", patternProperties: { "^(?!x)": { type: "string", pattern: "(?=.*z)" }, "^x": { if: { pattern: "(?<!a)b" }, then: { const: "xb" } } }, additionalProperties: false },
+    { type: "array", items: { if: { pattern: "(?=ab)" }, then: { not: { pattern: "(b)\\1" } }, else: { pattern: "^[abcxz]{0,3}$" } } },
+  ];
+  const text = fc.string({ unit: fc.constantFrom("a", "b", "c", "x", "z"), maxLength: 6 });
+  const data = fc.oneof(text, fc.array(text, { maxLength: 3 }), fc.dictionary(text, text, { maxKeys: 3 }));
+
+  it("gives the verdict and the errors the synchronous validation gives, for any data", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...schemas.keys()), data, async (which, value) => {
+        const validate = compileJsonSchema(schemas[which]);
+        const awaited = await withAwaitedPatternTests(() => ({ valid: validate(value), errors: structuredClone(validate.errors) }));
+        const valid = validate(value);
+        expect(awaited).toEqual({ valid, errors: validate.errors });
+      }),
+      { numRuns: 150 },
+    );
+  }, 120_000);
+
+  it("answers at once when no test was costly, and later when one was", async () => {
+    const cheap = compileJsonSchema({ type: "string", pattern: "^a+$" });
+    expect(withAwaitedPatternTests(() => cheap("aaa"))).toBe(true);
+    const costly = compileJsonSchema({ type: "string", pattern: "^(?=a)" });
+    const later = withAwaitedPatternTests(() => costly("ab"));
+    expect(later).toBeInstanceOf(Promise);
+    expect(await later).toBe(true);
+  });
+
+  it("throws a settled test's error where the computation reads it, and the computation may catch it", async () => {
+    const validate = compileJsonSchema({ type: "string", pattern: "^(?=(a+)+$)" });
+    const read = () => {
+      try {
+        return validate(EVIL);
+      } catch (e) {
+        return regexTextFault(e);
+      }
+    };
+    expect(await withAwaitedPatternTests(read)).toMatch(/the response made .* backtrack past \d+ ms/);
+  }, 90_000);
 });

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { runCheck } from "../../src/checks/run.js";
 import { readTrajectory, usesResult } from "../../src/checks/tools.js";
 import { parseRubric } from "../../src/rubric/load.js";
+import { loopTurnsDuring } from "../helpers/event-loop.js";
 
 // A rubricate rollout record's sample (src/env/rollout.ts) and the same trajectory as OpenAI chat messages.
 const rollout = {
@@ -113,6 +114,15 @@ describe("tool_calls under attack", () => {
     expect(huge).toMatchObject({ pass: false, reasoning: expect.stringContaining("too large") });
     expect((await runCheck(check, { response: "x", tool_calls: [{ name: "search", arguments: '{"city": "Paris", "n": 3}' }] })).pass).toBe(true);
   });
+
+  it("arguments that make the schema's pattern backtrack are awaited from a worker and fail the arguments condition", async () => {
+    // Before, ajv's pattern test waited for the backtracking engine synchronously: a reward server answered nothing else meanwhile.
+    const check = { tool_calls: { arguments: { tool: "search", schema: { type: "object", properties: { q: { type: "string", pattern: "^(?=(a+)+$)" } } } } } };
+    const { result, turns } = await loopTurnsDuring(async () => runCheck(check, { response: "x", tool_calls: [{ name: "search", arguments: JSON.stringify({ q: "a".repeat(34) + "b" }) }] }));
+    expect(result).toMatchObject({ pass: false, reasoning: expect.stringMatching(/^call 1 \(search\): the response made .* backtrack past \d+ ms/) });
+    expect(turns).toBeGreaterThan(10);
+    expect((await runCheck(check, { response: "x", tool_calls: [{ name: "search", arguments: '{"q": "aaa"}' }] })).pass).toBe(true);
+  }, 90_000);
 
   it("held: a denied result hidden by a zero-width space is still denied", async () => {
     const sample = { response: "Not P\u200Baris; it is Lyon.", tool_calls: [{ name: "calculator", arguments: "{}", result: "Paris" }] };

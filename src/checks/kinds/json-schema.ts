@@ -1,13 +1,15 @@
 /**
  * `json_schema`: the text parses as JSON (a lone fenced block is unwrapped) and satisfies a JSON
- * Schema (ajv; `pattern` keywords run on the safe regex engine).
+ * Schema (ajv; `pattern` keywords run on the safe regex engine, a costly test awaited from a worker).
  *
  * rubric:  check: { json_schema: { type: object, required: [answer] } }
  */
+import type { ValidateFunction } from "ajv";
 import * as z from "zod";
 import { compileJsonSchema, describeAjvErrors, validateData } from "../compile.js";
 import { ambiguity, readsAsAnother, roundedVariants } from "../../text/json.js";
-import { defineCheck } from "../kind.js";
+import { defineCheck, type CheckResult } from "../kind.js";
+import { withAwaitedPatternTests } from "../regex.js";
 import { schemaProblem } from "./problems.js";
 
 export const JsonSchemaSpec = z.record(z.string(), z.unknown()).describe("A JSON Schema the response must parse as JSON and satisfy");
@@ -25,7 +27,7 @@ function unfence(text: string): string {
  * the response's number cannot be told from the schema's. An integer no constraint looks at (an
  * id beside the answer) leaves the verdict as it is.
  */
-function turnsOnRounding(validate: ReturnType<typeof compileJsonSchema>, json: string, rounded: [number, number][], pass: boolean): boolean {
+function turnsOnRounding(validate: ValidateFunction, json: string, rounded: [number, number][], pass: boolean): boolean {
   return roundedVariants(json, rounded).some((variant) => validateData(validate, JSON.parse(variant)) !== pass);
 }
 
@@ -48,16 +50,22 @@ export const jsonSchema = defineCheck<JsonSchemaSpec>({
     const unsafe: [number, number][] = [];
     const doubt = ambiguity(json, { unsafeIntegers: unsafe });
     if (doubt !== undefined) return { pass: false, reasoning: `ambiguous JSON: ${doubt}` };
-    const pass = validateData(validate, data);
-    // JSON built to make a pattern backtrack or the validator's stack overflow is the response's no.
-    if (typeof pass === "object") return { pass: false, reasoning: pass.fault, forfeit: true };
-    const reasoning = pass ? "valid against the schema" : `schema violations: ${describeAjvErrors(validate)}`;
     const rounded = unsafe.filter(([start, end]) => readsAsAnother(json.slice(start, end)));
-    if (rounded.length > 0 && turnsOnRounding(validate, json, rounded, pass)) {
-      const [start, end] = rounded[0];
-      return { pass: false, reasoning: `ambiguous JSON: the verdict turns on digits JSON numbers do not hold (${json.slice(start, end)} reads as ${BigInt(Number(json.slice(start, end)))}); an integer past 2^53 is compared exactly only as a string` };
-    }
-    return { pass, reasoning };
+    // A pattern test the response made costly (lookaround, a long text) is awaited, not waited for.
+    return withAwaitedPatternTests(() => verdict(validate, data, json, rounded));
   },
 });
+
+/** The check's verdict on parsed, unambiguous JSON; `rounded` are the spans of its integers a double cannot hold. */
+function verdict(validate: ValidateFunction, data: unknown, json: string, rounded: [number, number][]): CheckResult {
+  const pass = validateData(validate, data);
+  // JSON built to make a pattern backtrack or the validator's stack overflow is the response's no.
+  if (typeof pass === "object") return { pass: false, reasoning: pass.fault, forfeit: true };
+  const reasoning = pass ? "valid against the schema" : `schema violations: ${describeAjvErrors(validate.errors)}`;
+  if (rounded.length > 0 && turnsOnRounding(validate, json, rounded, pass)) {
+    const [start, end] = rounded[0];
+    return { pass: false, reasoning: `ambiguous JSON: the verdict turns on digits JSON numbers do not hold (${json.slice(start, end)} reads as ${BigInt(Number(json.slice(start, end)))}); an integer past 2^53 is compared exactly only as a string` };
+  }
+  return { pass, reasoning };
+}
 

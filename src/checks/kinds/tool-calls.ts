@@ -5,7 +5,8 @@
  */
 import * as z from "zod";
 import { compileJsonSchema, describeAjvErrors, validateData } from "../compile.js";
-import { defineCheck, type CheckHack } from "../kind.js";
+import { defineCheck, type CheckHack, type CheckInput, type CheckResult } from "../kind.js";
+import { withAwaitedPatternTests } from "../regex.js";
 import { list, parseArguments, readTrajectory, usesResult } from "../tools.js";
 import { schemaProblem } from "./problems.js";
 
@@ -59,48 +60,52 @@ export const toolCalls = defineCheck<ToolCallsSpec>({
   ],
   validate: (spec) => (spec.arguments ? schemaProblem(() => compileJsonSchema(spec.arguments!.schema), ["arguments", "schema"]) : undefined),
   inputs: (spec) => [spec.trajectory ?? ["tool_calls", "messages"]],
-  run(spec, { text, sample }) {
-    // A call the policy wrote malformed (no tool name) fails the check; a trajectory that is not a list is an error.
-    const problems: string[] = [];
-    const calls = readTrajectory(sample, spec.trajectory, problems);
-    const counts = new Map<string, number>();
-    for (const c of calls) counts.set(c.name, (counts.get(c.name) ?? 0) + 1);
-    for (const name of list(spec.called)) if (!counts.has(name)) problems.push(`${name} was not called`);
-    for (const name of list(spec.not_called)) if (counts.has(name)) problems.push(`${name} was called ${counts.get(name)} time(s)`);
-    if (spec.arguments) {
-      // "Valid arguments" is not earned by never calling the tool: a policy would skip the call to pass.
-      if (!spec.arguments.if_called && !counts.has(spec.arguments.tool)) problems.push(`${spec.arguments.tool} was not called, so no arguments to check`);
-      const validate = compileJsonSchema(spec.arguments.schema);
-      calls.forEach((c, i) => {
-        if (c.name !== spec.arguments!.tool) return;
-        const parsed = parseArguments(c.arguments);
-        if (!parsed.ok) problems.push(`call ${i + 1} (${c.name}): arguments are not JSON (${parsed.error})`);
-        else {
-          // Arguments the policy wrote to make the validator throw are invalid arguments, not an error.
-          const valid = validateData(validate, parsed.value);
-          if (typeof valid === "object") problems.push(`call ${i + 1} (${c.name}): ${valid.fault}`);
-          else if (!valid) problems.push(`call ${i + 1} (${c.name}): ${describeAjvErrors(validate)}`);
-        }
-      });
-    }
-    if (spec.order) {
-      const firsts = spec.order.map((name) => calls.findIndex((c) => c.name === name));
-      const missing = spec.order.filter((_, i) => firsts[i] === -1);
-      if (missing.length) problems.push(`order: ${missing.join(", ")} never called`);
-      else if (firsts.some((p, i) => i > 0 && p < firsts[i - 1])) problems.push(`called in the order ${[...spec.order].sort((a, b) => firsts[spec.order!.indexOf(a)] - firsts[spec.order!.indexOf(b)]).join(" → ")}, expected ${spec.order.join(" → ")}`);
-    }
-    if (typeof spec.max_calls === "number" && calls.length > spec.max_calls) problems.push(`${calls.length} tool calls, at most ${spec.max_calls} allowed`);
-    if (spec.max_calls && typeof spec.max_calls === "object") {
-      for (const [name, max] of Object.entries(spec.max_calls)) if ((counts.get(name) ?? 0) > max) problems.push(`${name} called ${counts.get(name)} times, at most ${max} allowed`);
-    }
-    if (spec.min_calls !== undefined && calls.length < spec.min_calls) problems.push(`${calls.length} tool calls, at least ${spec.min_calls} needed`);
-    if (spec.answer_uses) {
-      const last = calls.filter((c) => c.name === spec.answer_uses).at(-1);
-      if (!last) problems.push(`${spec.answer_uses} was not called, so the answer cannot use its result`);
-      else if (last.result === undefined) problems.push(`the trajectory has no result for ${spec.answer_uses}`);
-      else if (!usesResult(text, last.result)) problems.push(`the answer does not state ${spec.answer_uses}'s result ${JSON.stringify(last.result.slice(0, 80))}`);
-    }
-    const summary = calls.length ? calls.map((c) => c.name).join(" → ") : "no tool calls";
-    return problems.length ? { pass: false, reasoning: `${problems.join("; ")} (trajectory: ${summary})` } : { pass: true, reasoning: `trajectory ${summary}` };
-  },
+  // An argument schema's costly pattern test is awaited from a worker, not waited for (see withAwaitedPatternTests).
+  run: (spec, context) => withAwaitedPatternTests(() => trajectoryVerdict(spec, context)),
 });
+
+/** The check's verdict on the sample's trajectory. */
+function trajectoryVerdict(spec: ToolCallsSpec, { text, sample }: CheckInput): CheckResult {
+  // A call the policy wrote malformed (no tool name) fails the check; a trajectory that is not a list is an error.
+  const problems: string[] = [];
+  const calls = readTrajectory(sample, spec.trajectory, problems);
+  const counts = new Map<string, number>();
+  for (const c of calls) counts.set(c.name, (counts.get(c.name) ?? 0) + 1);
+  for (const name of list(spec.called)) if (!counts.has(name)) problems.push(`${name} was not called`);
+  for (const name of list(spec.not_called)) if (counts.has(name)) problems.push(`${name} was called ${counts.get(name)} time(s)`);
+  if (spec.arguments) {
+    // "Valid arguments" is not earned by never calling the tool: a policy would skip the call to pass.
+    if (!spec.arguments.if_called && !counts.has(spec.arguments.tool)) problems.push(`${spec.arguments.tool} was not called, so no arguments to check`);
+    const validate = compileJsonSchema(spec.arguments.schema);
+    calls.forEach((c, i) => {
+      if (c.name !== spec.arguments!.tool) return;
+      const parsed = parseArguments(c.arguments);
+      if (!parsed.ok) problems.push(`call ${i + 1} (${c.name}): arguments are not JSON (${parsed.error})`);
+      else {
+        // Arguments the policy wrote to make the validator throw are invalid arguments, not an error.
+        const valid = validateData(validate, parsed.value);
+        if (typeof valid === "object") problems.push(`call ${i + 1} (${c.name}): ${valid.fault}`);
+        else if (!valid) problems.push(`call ${i + 1} (${c.name}): ${describeAjvErrors(validate.errors)}`);
+      }
+    });
+  }
+  if (spec.order) {
+    const firsts = spec.order.map((name) => calls.findIndex((c) => c.name === name));
+    const missing = spec.order.filter((_, i) => firsts[i] === -1);
+    if (missing.length) problems.push(`order: ${missing.join(", ")} never called`);
+    else if (firsts.some((p, i) => i > 0 && p < firsts[i - 1])) problems.push(`called in the order ${[...spec.order].sort((a, b) => firsts[spec.order!.indexOf(a)] - firsts[spec.order!.indexOf(b)]).join(" → ")}, expected ${spec.order.join(" → ")}`);
+  }
+  if (typeof spec.max_calls === "number" && calls.length > spec.max_calls) problems.push(`${calls.length} tool calls, at most ${spec.max_calls} allowed`);
+  if (spec.max_calls && typeof spec.max_calls === "object") {
+    for (const [name, max] of Object.entries(spec.max_calls)) if ((counts.get(name) ?? 0) > max) problems.push(`${name} called ${counts.get(name)} times, at most ${max} allowed`);
+  }
+  if (spec.min_calls !== undefined && calls.length < spec.min_calls) problems.push(`${calls.length} tool calls, at least ${spec.min_calls} needed`);
+  if (spec.answer_uses) {
+    const last = calls.filter((c) => c.name === spec.answer_uses).at(-1);
+    if (!last) problems.push(`${spec.answer_uses} was not called, so the answer cannot use its result`);
+    else if (last.result === undefined) problems.push(`the trajectory has no result for ${spec.answer_uses}`);
+    else if (!usesResult(text, last.result)) problems.push(`the answer does not state ${spec.answer_uses}'s result ${JSON.stringify(last.result.slice(0, 80))}`);
+  }
+  const summary = calls.length ? calls.map((c) => c.name).join(" → ") : "no tool calls";
+  return problems.length ? { pass: false, reasoning: `${problems.join("; ")} (trajectory: ${summary})` } : { pass: true, reasoning: `trajectory ${summary}` };
+}
