@@ -265,6 +265,15 @@ bwrap.describe("bubblewrap memory budget", () => {
     }
   });
 
+  it.skipIf(!("version" in cgroup && cgroup.version === 1))(`cgroup v1: the kernel takes the group's swappiness of 0 (its memory stays out of swap where swap is not accounted)${noCgroup}`, () => {
+    const group = SandboxCgroup.create(cgroup as Exclude<typeof cgroup, { unavailable: string }>, `rubricate-bwrap-${process.pid}-998`, 64 * 1024 * 1024, 8);
+    try {
+      expect(readFileSync(join(group.paths[0], "memory.swappiness"), "utf8").trim()).toBe("0");
+    } finally {
+      group.remove();
+    }
+  });
+
   it.skipIf("unavailable" in cgroup)(`the groups of a sandbox owner that died (SIGKILL) are swept, what runs in them killed; a live owner's are kept${noCgroup}`, async () => {
     const parent = cgroup as Exclude<typeof cgroup, { unavailable: string }>;
     const gone = spawnSync("true").pid!;
@@ -345,6 +354,8 @@ describe("sandbox cgroup (mechanics, on a fake cgroup folder)", () => {
       for (const c of ["memory", "pids"]) mkdirSync(join(root, c));
       const group = SandboxCgroup.create({ version: 1, memory: join(root, "memory"), pids: join(root, "pids") }, "box-1", 64 * 1024 * 1024, 16);
       expect(readFileSync(join(root, "memory", "box-1", "memory.limit_in_bytes"), "utf8")).toBe(String(64 * 1024 * 1024));
+      // Kept out of swap: without swap accounting (no memory.memsw.*, as here) nothing else would.
+      expect(readFileSync(join(root, "memory", "box-1", "memory.swappiness"), "utf8")).toBe("0");
       expect(readFileSync(join(root, "pids", "box-1", "pids.max"), "utf8")).toBe("16");
       const [file, ...args] = group.prefix();
       const out = execFileSync(file, [...args, "/bin/sh", "-c", "echo $$ \"$@\"", "sh", "a b", "c"], { encoding: "utf8" });

@@ -187,6 +187,13 @@ export class SandboxCgroup {
         writeFileSync(join(memory, "memory.limit_in_bytes"), String(memoryBytes));
         // Memory plus swap (present with swap accounting), set after the memory limit it may not be under.
         if (existsSync(join(memory, "memory.memsw.limit_in_bytes"))) writeFileSync(join(memory, "memory.memsw.limit_in_bytes"), String(memoryBytes));
+        // Without swap accounting, the group at its limit would swap out instead of being killed,
+        // holding its budget in RAM and more on swap; a swappiness of 0 keeps its memory out of swap.
+        try {
+          writeFileSync(join(memory, "memory.swappiness"), "0");
+        } catch {
+          // Old kernels refused it under a hierarchical parent; the memory limit holds regardless.
+        }
       }
       writeFileSync(join(pids, "pids.max"), String(processes));
     } catch (e) {
