@@ -434,19 +434,22 @@ function backtrackingAnswer(run: { value: unknown } | "over-limit", pattern: str
 }
 
 /**
- * The regex workers for the tests awaited (`callAsync`: RE2's costly ones and the backtracking
- * engine's), apart from the backtracking engine's synchronous one (`guard`: a GuardedWorker does
- * not mix the two), and a pool of them, so that samples each bringing a costly test are not all
- * answered one after another by one thread.
+ * The regex workers for the tests awaited (`callAsync`), apart from the backtracking engine's
+ * synchronous one (`guard`: a GuardedWorker does not mix the two), in pools, so that samples each
+ * bringing a costly test are not all answered one after another by one thread. One pool per
+ * engine: a backtracking test (at most `REGEX_DEADLINE_MS`) never waits in line behind RE2 tests of
+ * up to `REGEX_LINEAR_DEADLINE_MS` each (on a 2-core machine a pool is one worker), which could
+ * hold a reward server's request past its time limit. The limits count each worker's own CPU, so
+ * the two pools sharing cores make no test a false timeout.
  */
-let awaitedPool: GuardedPool | undefined;
-const pool = (): GuardedPool => (awaitedPool ??= new GuardedPool(startRegexWorker, WORKER_STARTUP_MS));
+const pools: { backtracking?: GuardedPool; re2?: GuardedPool } = {};
+const pool = (engine: keyof typeof pools): GuardedPool => (pools[engine] ??= new GuardedPool(startRegexWorker, WORKER_STARTUP_MS));
 
 /** One test on the backtracking engine, in a worker of the pool, awaited: `guardedTest`'s answers and errors, later. */
 async function backtrackingInWorker(pattern: string, flags: string, text: string, deadlineMs: number): Promise<boolean> {
   let run: { value: unknown } | "over-limit";
   try {
-    run = await pool().callAsync({ pattern, flags, text } satisfies RegexRequest, deadlineMs);
+    run = await pool("backtracking").callAsync({ pattern, flags, text } satisfies RegexRequest, deadlineMs);
   } catch (e) {
     throw failedInWorker(pattern, flags, e);
   }
@@ -462,7 +465,7 @@ async function backtrackingInWorker(pattern: string, flags: string, text: string
 async function re2InWorker(pattern: string, flags: string, text: string, units: number, ms: number): Promise<boolean | undefined> {
   let run: { value: unknown } | "over-limit";
   try {
-    run = await pool().callAsync({ pattern, flags, text, engine: "re2" } satisfies RegexRequest, ms);
+    run = await pool("re2").callAsync({ pattern, flags, text, engine: "re2" } satisfies RegexRequest, ms);
   } catch (e) {
     throw failedInWorker(pattern, flags, e);
   }

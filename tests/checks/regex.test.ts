@@ -7,6 +7,7 @@ import { getHeapSnapshot } from "node:v8";
 import { describe, expect, it, vi } from "vitest";
 import { compileJsonSchema } from "../../src/checks/compile.js";
 import { compiledRegex, forRe2, plainlyBacktracking, re2CompileCount, REGEX_DEADLINE_MS, regexTextFault, safeRegex, withAwaitedPatternTests } from "../../src/checks/regex.js";
+import { defaultPoolSize } from "../../src/checks/guarded-pool.js";
 import { runCheck } from "../../src/checks/run.js";
 import { isRubricateError } from "../../src/errors.js";
 import { loopTurnsDuring } from "../helpers/event-loop.js";
@@ -225,6 +226,22 @@ describe("a costly RE2 test runs in a worker thread, awaited", () => {
     expect(turns).toBeGreaterThan(10);
     expect((await runCheck({ regex: "a.{20}x" }, { response: `${text}a${"b".repeat(20)}x` })).pass).toBe(true);
   });
+
+  it("a backtracking test does not wait in line behind costly RE2 tests: it has workers of its own", async () => {
+    const guard = safeRegex("^(?![\\s\\S]*forbidden)");
+    expect(await guard.testOffThread("warm")).toBe(true); // its worker started, outside the race below
+    // As many RE2 tests of seconds each as RE2's pool has workers, so a shared pool would be full.
+    const settled: string[] = [];
+    const costly = Array.from({ length: defaultPoolSize() }, (_, i) =>
+      Promise.resolve(safeRegex("a.{20}x").testOffThread(ab(40_000, 11 + i))).then(
+        () => settled.push("re2"),
+        () => settled.push("re2"), // past its CPU limit on a slow machine: settled all the same
+      ),
+    );
+    await Promise.resolve(guard.testOffThread("all fine")).then((answer) => settled.push(`backtracking ${answer}`));
+    await Promise.all(costly);
+    expect(settled[0]).toBe("backtracking true");
+  }, 120_000);
 
   it("a cheap test answers on the caller, at once (a boolean, not a promise); a costly one later", async () => {
     expect(safeRegex("\\d{3}-\\d{4}").testOffThread("call 555-1234, ".repeat(1000))).toBe(true);
