@@ -7,4 +7,4 @@ import { trainerLoops } from "./trainer-loops.js";
 // side, under each of the five adapters (crossed sessions, a leaked sandbox or session fail as they
 // would at 64); support-desk and wordle keep 64, and `npm run test:faults` runs ctf at 64
 // (tests/faults/long/env-trainer-loops-ctf-64.test.ts). 16 cost ~5 s more CPU (26.8 s against 22.1 s).
-trainerLoops("ctf", { many: 8, startServe: (args) => startServe(args) });
+trainerLoops("ctf", { many: 8, startServe: (args, env) => startServe(args, env) });

@@ -2,4 +2,4 @@
 import { startServe } from "./helpers.js";
 import { trainerLoops } from "./trainer-loops.js";
 
-trainerLoops("support-desk", { many: 64, startServe: (args) => startServe(args) });
+trainerLoops("support-desk", { many: 64, startServe: (args, env) => startServe(args, env) });

@@ -13,7 +13,7 @@
  * tests then assert each scenario's output.
  */
 import { execFile } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { parse as parseYaml } from "yaml";
@@ -25,6 +25,8 @@ import { loadEnvironment } from "../../src/env/load.js";
 import { openingOf } from "../../src/env/session.js";
 import { createSessionManager } from "../../src/env/sessions.js";
 import type { Environment } from "../../src/env/types.js";
+import { sweepStaleSandboxes } from "../../src/sandbox/bubblewrap/index.js";
+import { cgroupParent, sweepStaleGroups } from "../../src/sandbox/bubblewrap/cgroup.js";
 import type { Reply, TestServer } from "../../src/testing/servers/common.js";
 import type { AskedQuestion, Decision, JudgeRequestView } from "../../src/testing/servers/judge-responder.js";
 import { pattern } from "../../examples/wordle/hooks.js";
@@ -139,8 +141,8 @@ const KEYS = (env: Environment) => ["rubricate_error", "rubricate_unfinished", .
 export interface TrainerLoopOptions {
   /** Concurrent episodes per trainer in the `play` scenarios (64 is a trainer's usual batch). */
   many: number;
-  /** Starts a real `rubricate serve <args>` process (tests/bridge/helpers.ts `startServe`): the SIGKILL scenarios kill it. */
-  startServe: (args: string[]) => Promise<LiveServer>;
+  /** Starts a real `rubricate serve <args>` process with `env` added (tests/bridge/helpers.ts `startServe`): the SIGKILL scenarios kill it. */
+  startServe: (args: string[], env: Record<string, string>) => Promise<LiveServer>;
 }
 
 /** Every trainer's loop over `examples/<name>/env.yaml` (a describe block; call it in a test file). */
@@ -157,6 +159,8 @@ function suite(name: string, { many, startServe }: TrainerLoopOptions) {
   /** The server each scenario played against. */
   let urls: Record<string, string>;
   const live: LiveServer[] = [];
+  /** The temp folder of the servers in `live`, where their sandboxes are made (ctf's tools run in them). */
+  let serveTmp: string | undefined;
   beforeAll(async () => {
     w = await startEnvWorld(name);
     // Two real servers to SIGKILL, one per driver; the other scenarios each get an in-process server.
@@ -164,7 +168,11 @@ function suite(name: string, { many, startServe }: TrainerLoopOptions) {
     const judgeFile = join(dir, "judge.yaml");
     writeFileSync(judgeFile, `provider: openai-compatible\nmodel: ${JUDGE_MODEL}\nbase_url: ${w.world.url}\nmax_retries: 1\n`);
     const args = ["--env", `examples/${name}/env.yaml`, "--judge", judgeFile, "--no-cache", "--port", "0"];
-    live.push(...(await Promise.all([startServe(args), startServe(args)])));
+    serveTmp = tempDir("rubricate-trainer-loops-tmp-");
+    // Each sandbox's user passes through it to the sandbox's own folder (0711, bubblewrap/index.ts).
+    chmodSync(serveTmp, 0o711);
+    const env = { TMPDIR: serveTmp };
+    live.push(...(await Promise.all([startServe(args, env), startServe(args, env)])));
     const [killLoops, killV1] = live;
     // The scenario order is a trainer run's: the SIGKILL, which ends the server for good, comes last.
     urls = { play: await w.serve(), verifiers: await w.serve(), cut: await w.serve(), "fail:expire": await w.serve(), limit: await w.serve(4), "fail:kill": killLoops.url };
@@ -184,6 +192,11 @@ function suite(name: string, { many, startServe }: TrainerLoopOptions) {
   afterAll(async () => {
     for (const s of live) if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill("SIGKILL");
     await Promise.all(live.map((s) => s.exited));
+    // A SIGKILLed server cannot destroy its sandboxes: their tmpfs mounts and cgroups would stay
+    // until some later process's first sandbox swept them. They go now, and only theirs.
+    const killed = new Set(live.map((s) => s.child.pid));
+    if (serveTmp) sweepStaleSandboxes(serveTmp);
+    sweepStaleGroups(cgroupParent(), (pid) => !killed.has(pid));
     for (const s of w?.servers ?? []) await s.close();
     await w?.world.close();
   });

@@ -1,5 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { Command } from "commander";
 import { describe, expect, it, vi } from "vitest";
@@ -7,7 +6,7 @@ import { type CalibrateFlags, computeCalibration, register, runCalibrate } from 
 import { packagedDatasetsDir } from "../../src/calibrate/datasets.js";
 import { isRubricateError } from "../../src/errors.js";
 import { startOpenAIServer } from "../../src/testing/servers/openai-server.js";
-import { writeJudgeFile } from "../helpers/cli.js";
+import { tempDir, writeJudgeFile } from "../helpers/cli.js";
 
 const datasets = packagedDatasetsDir();
 const base: CalibrateFlags = { verdicts: [], judge: [], storedJudge: [], resamples: 100 };
@@ -35,7 +34,7 @@ describe("rubricate calibrate: options", () => {
 });
 
 describe("rubricate calibrate: files", () => {
-  const dir = mkdtempSync(join(tmpdir(), "cal-cli-"));
+  const dir = tempDir("cal-cli-");
   const labels = join(dir, "labels.csv");
   writeFileSync(labels, "id,criterion,label,annotator\ns1,c,yes,x\ns1,c,yes,y\ns2,c,no,x\ns2,c,no,y\ns3,c,yes,x\ns3,c,no,y\n");
   const line = (id: string, status: string) => JSON.stringify({ id, reward: null, verdicts: [{ id: "c", status, reasoning: `r-${id}` }], usage: { costUsd: 0.01 } });
@@ -92,7 +91,7 @@ describe("rubricate calibrate: files", () => {
   });
 
   it("--write-thresholds writes the rubric with each criterion's suggested threshold, comments kept", async () => {
-    const sub = mkdtempSync(join(tmpdir(), "cal-thr-"));
+    const sub = tempDir("cal-thr-");
     const lab = join(sub, "labels.jsonl");
     // Humans say yes for s1..s3; the judge's P(yes) separates them best between 0.4 and 0.6.
     const ps = [0.9, 0.7, 0.6, 0.4, 0.3, 0.1];
@@ -163,7 +162,7 @@ describe("rubricate calibrate --dataset", () => {
 describe("rubricate calibrate --judge with a judge that does not answer", () => {
   it("exits 3 and says how many labelled verdicts are errors (exit 0 before, the n = 0 table looking like a result)", async () => {
     const server = await startOpenAIServer({ respond: () => "I think no." });
-    const dir = mkdtempSync(join(tmpdir(), "rubricate-calibrate-"));
+    const dir = tempDir("rubricate-calibrate-");
     const stderr = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
     vi.stubEnv("RUBRICATE_TEST_KEY", "k");
     try {

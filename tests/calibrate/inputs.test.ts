@@ -1,9 +1,9 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseLabelsCsv, parseLabelsJsonl, parseResultsJsonl, readLabels, readVerdicts } from "../../src/calibrate/inputs.js";
 import { isRubricateError } from "../../src/errors.js";
+import { tempDir } from "../helpers/cli.js";
 
 const code = (f: () => unknown) => {
   try {
@@ -66,7 +66,7 @@ describe("verdicts from a results JSONL", () => {
     expect(code(() => parseResultsJsonl('{"id":"a","verdicts":[{"id":"c","status":"maybe"}]}', "r.jsonl"))).toMatch(/^BAD_INPUT: r\.jsonl:1/);
   });
   it("reads files: name=path names the judge, a missing file is FILE_NOT_FOUND", () => {
-    const dir = mkdtempSync(join(tmpdir(), "cal-"));
+    const dir = tempDir("cal-");
     writeFileSync(join(dir, "gpt.jsonl"), JSON.stringify(lines[0]));
     writeFileSync(join(dir, "labels.csv"), "id,criterion,label\ns1,c,yes\n");
     expect(readVerdicts(join(dir, "gpt.jsonl")).judge).toBe("gpt");
@@ -76,7 +76,7 @@ describe("verdicts from a results JSONL", () => {
   });
   // Each calibrated nothing and reported cells of "—" with exit 0; the Latin-1 one read "caf\uFFFD" as a sample id.
   it("refuses a labels file that holds no labels (empty, header only) and one that is not UTF-8, naming the file", () => {
-    const dir = mkdtempSync(join(tmpdir(), "cal-"));
+    const dir = tempDir("cal-");
     writeFileSync(join(dir, "empty.jsonl"), "");
     writeFileSync(join(dir, "header.csv"), "id,criterion,label\n");
     writeFileSync(join(dir, "latin1.csv"), Buffer.concat([Buffer.from("id,criterion,label\ncaf"), Buffer.from([0xe9]), Buffer.from(",c,yes\n")]));

@@ -1,11 +1,11 @@
 /** SummHay (issue 30): summary × insight coverage with human labels and 6 stored evaluators, as two pointwise criteria. */
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { packagedDatasetsDir } from "../../src/calibrate/datasets.js";
 import { SUMMHAY_BIAS_JUDGES, SUMMHAY_CRITERIA, SUMMHAY_PUBLISHED_BIAS, loadSummhay, summhayBias, summhayJudges } from "../../src/calibrate/summhay.js";
 import { computeCalibration } from "../../src/cli/commands/calibrate.js";
+import { tempDir } from "../helpers/cli.js";
 
 const dir = packagedDatasetsDir();
 const rows = readFileSync(join(dir, "summhay", "samples.jsonl"), "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
@@ -57,7 +57,7 @@ describe("SummHay", () => {
   });
 
   it("refuses a coverage label that is none of the three classes, naming the line", () => {
-    const d = mkdtempSync(join(tmpdir(), "summhay-"));
+    const d = tempDir("summhay-");
     mkdirSync(join(d, "summhay"));
     const bad = structuredClone(rows.slice(0, 3));
     (bad[2]["predictions_prompted_gpt-4o"] as Cov[])[0].coverage = "MOSTLY";

@@ -4,19 +4,17 @@
  * code says some failed; a previous results file is never replaced by a failed run.
  */
 import { spawn } from "node:child_process";
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { jsonlEntries } from "../../src/config/jsonl.js";
 import { cli as cliProcess, cliInProcess as cli, jsonLines } from "./helpers.js";
-import { cliEntry, ROOT, writeJudgeFile } from "../helpers/cli.js";
+import { cliEntry, ROOT, tempDir, writeJudgeFile } from "../helpers/cli.js";
 import { startOpenAIServer } from "../../src/testing/servers/openai-server.js";
 import { judgeResponder } from "../../src/testing/servers/judge-responder.js";
 
 const RUBRIC = "rubrics/structured-output.yaml";
-const dir = mkdtempSync(join(tmpdir(), "rubricate-bad-input-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir("rubricate-bad-input-");
 
 const good = (id: number) => JSON.stringify({ id, response: JSON.stringify({ name: "Ada", email: "ada@example.org" }) });
 

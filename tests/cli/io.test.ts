@@ -1,10 +1,9 @@
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { JsonlWriter, printReport, refuseUnwritableOutputs, writeOutputFile } from "../../src/cli/io.js";
-import { ROOT } from "../helpers/cli.js";
+import { ROOT, tempDir } from "../helpers/cli.js";
 
 describe("printReport", () => {
   afterEach(() => vi.restoreAllMocks());
@@ -51,7 +50,7 @@ describe("JsonlWriter", () => {
   });
 
   it("writes every line of a large run to the file in order, and an abandoned run's lines to <file>.partial", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "rubricate-jsonl-"));
+    const dir = tempDir("rubricate-jsonl-");
     const lines = Array.from({ length: 3000 }, (_, i) => ({ i, text: "x".repeat(i % 300) })); // over the 64 KB chunk, many times
     const done = new JsonlWriter(join(dir, "done.jsonl"));
     for (const line of lines) await done.write(line);
@@ -67,7 +66,7 @@ describe("JsonlWriter", () => {
 
 describe("refuseUnwritableOutputs", () => {
   afterEach(() => vi.restoreAllMocks());
-  const dir = mkdtempSync(join(tmpdir(), "rubricate-outputs-"));
+  const dir = tempDir("rubricate-outputs-");
 
   /** The one line a refusal prints, or "" when the outputs are accepted. */
   function refusal(outputs: Record<string, string | undefined>, reads: Parameters<typeof refuseUnwritableOutputs>[1] = {}): string {
@@ -119,7 +118,7 @@ describe("refuseUnwritableOutputs", () => {
 
   // Root may write anywhere: as root, the permission cases run as nobody in a child process.
   it("refuses a folder this user cannot write to, and accepts a read-only file in a folder it can write (replaced by a rename, as -o does)", () => {
-    const shared = mkdtempSync(join(tmpdir(), "rubricate-outputs-perm-"));
+    const shared = tempDir("rubricate-outputs-perm-");
     chmodSync(shared, 0o777);
     const locked = join(shared, "locked");
     mkdirSync(locked);

@@ -7,17 +7,16 @@
 import { execFileSync, spawn } from "node:child_process";
 import { closeSync, createReadStream, existsSync, lstatSync, mkdtempSync, openSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
-import { runCli } from "../helpers/cli.js";
+import { runCli, tempDir } from "../helpers/cli.js";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { cli, jsonLines, ROOT } from "./helpers.js";
 import { cliEntry } from "../helpers/cli.js";
 
 const RUBRIC = "rubrics/structured-output.yaml";
 const SAMPLES = "examples/quickstart/samples.jsonl";
-const dir = mkdtempSync(join(tmpdir(), "rubricate-output-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir("rubricate-output-");
 const sampleCount = readFileSync(SAMPLES, "utf8").split("\n").filter((l) => l.trim()).length;
 
 describe("score -o", () => {

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { countLines, formatDuration, Progress } from "../../src/cli/progress.js";
+import { tempDir } from "../helpers/cli.js";
 
 describe("Progress", () => {
   afterEach(() => vi.restoreAllMocks());
@@ -59,7 +59,7 @@ describe("Progress", () => {
 
   it("formats durations and counts a file's lines, a last line without a newline included", async () => {
     expect([formatDuration(45), formatDuration(185), formatDuration(7620)]).toEqual(["45s", "3m05s", "2h07m"]);
-    const dir = mkdtempSync(join(tmpdir(), "rubricate-progress-"));
+    const dir = tempDir("rubricate-progress-");
     writeFileSync(join(dir, "a.jsonl"), "{}\n{}\n{}");
     writeFileSync(join(dir, "b.jsonl"), "{}\n{}\n");
     expect(await countLines(join(dir, "a.jsonl"))).toBe(3);

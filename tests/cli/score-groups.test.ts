@@ -1,17 +1,16 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { parseRubric } from "../../src/rubric/load.js";
 import { score, scoreGroups } from "../../src/score/score.js";
 import { STD_EPSILON } from "../../src/score/group.js";
 import { cli, cliInProcess, jsonLines } from "./helpers.js";
 import { needsBubblewrap } from "../sandbox/helpers.js";
+import { tempDir } from "../helpers/cli.js";
 
 const bwrapNeed = needsBubblewrap();
 
-const dir = mkdtempSync(join(tmpdir(), "rubricate-groups-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir("rubricate-groups-");
 
 const RUBRIC_YAML = `id: grouped-math
 inputs: [prompt, response, answer]

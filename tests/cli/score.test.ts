@@ -1,15 +1,14 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { cli, cliInProcess, jsonLines } from "./helpers.js";
+import { tempDir } from "../helpers/cli.js";
 
 const RUBRIC = "rubrics/structured-output.yaml";
 const SAMPLES = "examples/quickstart/samples.jsonl";
 const sampleIds = () => jsonLines(readFileSync(SAMPLES, "utf8")).map((s) => s.id);
 
-const dir = mkdtempSync(join(tmpdir(), "rubricate-cli-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir("rubricate-cli-");
 
 describe("rubricate score", () => {
   it("writes one JSON line per sample to stdout, in input order, and the summary to stderr", async () => {

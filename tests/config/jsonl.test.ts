@@ -2,14 +2,13 @@
  * A malformed JSON Lines input is named file:line:col: the column where the line stops being JSON,
  * counted in characters as an editor shows them.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { BadLines, badLineError, jsonLineValue, jsonlEntries, type BadLine } from "../../src/config/jsonl.js";
+import { tempDir } from "../helpers/cli.js";
 
-const dir = mkdtempSync(join(tmpdir(), "rubricate-jsonl-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir("rubricate-jsonl-");
 
 async function badLines(text: string): Promise<BadLine[]> {
   const path = join(dir, "in.jsonl");

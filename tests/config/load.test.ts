@@ -1,14 +1,13 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { packagedDir, packageVersion, parseConfig, readConfigText } from "../../src/config/load.js";
 import { RubricateError } from "../../src/errors.js";
+import { tempDir } from "../helpers/cli.js";
 
 const Schema = z.strictObject({ name: z.string(), size: z.number().optional() });
-const dir = mkdtempSync(join(tmpdir(), "rubricate-config-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir("rubricate-config-");
 
 const thrown = (f: () => unknown): RubricateError => {
   try {

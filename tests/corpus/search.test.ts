@@ -1,10 +1,10 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { buildIndex, loadIndex, saveIndex, search } from "../../src/corpus/search.js";
 import { detectLanguage, termsOf } from "../../src/corpus/language.js";
 import type { Chunk } from "../../src/corpus/types.js";
+import { tempDir } from "../helpers/cli.js";
 
 const chunk = (id: string, text: string, title = id.split("#")[0]): Chunk => ({ id, doc: id.split("#")[0], title, text });
 
@@ -19,8 +19,7 @@ const CHUNKS: Chunk[] = [
 const index = buildIndex(CHUNKS);
 const ids = (q: string, k = 5) => search(index, q, k).map((h) => h.id);
 
-const work = mkdtempSync(join(tmpdir(), "corpus-search-"));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+const work = tempDir("corpus-search-");
 
 describe("terms", () => {
   it("stem English and German words, fold case, keep numbers, drop stop words of either language", () => {

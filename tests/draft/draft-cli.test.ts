@@ -1,5 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Command } from "commander";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -7,6 +6,7 @@ import { register } from "../../src/cli/commands/draft.js";
 import { parseRubric } from "../../src/rubric/load.js";
 import type { TestServer } from "../../src/testing/servers/common.js";
 import { startOpenAIServer } from "../../src/testing/servers/openai-server.js";
+import { tempDir } from "../helpers/cli.js";
 
 const DRAFT = `id: refund-reply
 criteria:
@@ -20,7 +20,7 @@ criteria:
     answers: { G1: false, B1: true }
 `;
 
-const dir = mkdtempSync(join(tmpdir(), "rubricate-draft-"));
+const dir = tempDir("rubricate-draft-");
 let server: TestServer<unknown>;
 let judgeFile: string;
 let replies: string[] = [];

@@ -1,10 +1,10 @@
-import { mkdtempSync, realpathSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCliInProcess } from "./cli-in-process.js";
+import { tempDir } from "./cli.js";
 
-const dir = () => realpathSync(mkdtempSync(join(tmpdir(), "rubricate-in-process-")));
+const dir = () => realpathSync(tempDir("rubricate-in-process-"));
 
 describe("runCliInProcess", () => {
   it("gives a command's exit code and its two streams apart: a bad rubric is exit 1 with file:line:col on stderr, nothing on stdout", async () => {

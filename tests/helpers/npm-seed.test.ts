@@ -1,15 +1,14 @@
 /** publishTarball against a registry that drops the connection of the first PUT, as an idle-closed keep-alive socket does. */
 import { createServer } from "node:http";
 import { once } from "node:events";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { AddressInfo } from "node:net";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { publishTarball } from "./npm-seed.js";
+import { tempDir } from "./cli.js";
 
-const dir = mkdtempSync(join(tmpdir(), "rubricate-npm-seed-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir("rubricate-npm-seed-");
 
 /** A registry whose answers to PUTs are `plan`, in order: "drop" destroys the socket unanswered. */
 async function registry(plan: ("drop" | number)[]) {

@@ -1,12 +1,12 @@
-import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { tempDir } from "./cli.js";
 import { findChromium } from "./system.js";
 
 /** An executable file named `name` in a fresh folder. */
 function fakeBinary(name: string): { dir: string; path: string } {
-  const dir = mkdtempSync(join(tmpdir(), "rubricate-chromium-"));
+  const dir = tempDir("rubricate-chromium-");
   const path = join(dir, name);
   writeFileSync(path, "#!/bin/sh\nexit 0\n");
   chmodSync(path, 0o755);

@@ -1,13 +1,13 @@
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { create } from "tar";
 import { describe, expect, it } from "vitest";
 import { describeEnvironment, tarballTextFiles } from "../../src/hub/registry-search.js";
+import { tempDir } from "../helpers/cli.js";
 
 /** An npm-shaped tarball (files under `package/`) of the given files. */
 async function tarball(files: Record<string, string>): Promise<Buffer> {
-  const dir = mkdtempSync(join(tmpdir(), "rubricate-tgz-"));
+  const dir = tempDir("rubricate-tgz-");
   for (const [path, text] of Object.entries(files)) {
     mkdirSync(join(dir, "package", path, ".."), { recursive: true });
     writeFileSync(join(dir, "package", path), text);

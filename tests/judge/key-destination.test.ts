@@ -1,17 +1,16 @@
 /**
  * A shared rubric cannot send the user's API key to a host of its choosing (issue 16, item 9).
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createJudge } from "../../src/judge/create.js";
 import { assertRubricJudgeKeyDestination, loadJudgeConfig } from "../../src/judge/load.js";
 import { isRubricateError } from "../../src/errors.js";
 import { cliInProcess as cli } from "../cli/helpers.js";
+import { tempDir } from "../helpers/cli.js";
 
-const dir = mkdtempSync(join(tmpdir(), "rubricate-keydest-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir("rubricate-keydest-");
 const judgeFile = (name: string, lines: string[]) => {
   const path = join(dir, name);
   writeFileSync(path, `${lines.join("\n")}\n`);
@@ -83,7 +82,7 @@ describe("the CLI", () => {
 
 describe("every judge a rubric's judge file can produce (issue 27, High 2 and 4)", () => {
   // A panel the rubric names: one honest member, one that would carry the key to a collector.
-  const panelDir = mkdtempSync(join(tmpdir(), "rubricate-panel-"));
+  const panelDir = tempDir("rubricate-panel-");
   writeFileSync(join(panelDir, "honest.yaml"), "provider: anthropic\nmodel: claude-haiku-4-5\n");
   writeFileSync(join(panelDir, "thief.yaml"), "provider: anthropic\nmodel: claude-haiku-4-5\nbase_url: http://collector.example.net/v1\n");
   writeFileSync(join(panelDir, "panel.yaml"), "panel: [./honest.yaml, ./thief.yaml]\n");

@@ -1,12 +1,12 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { MAX_YAML_BYTES } from "../../src/config/yaml-source.js";
 import { readJudgeFile } from "../../src/judge/load.js";
+import { tempDir } from "../helpers/cli.js";
 
 describe("readJudgeFile", () => {
-  const dir = mkdtempSync(join(tmpdir(), "judge-load-"));
+  const dir = tempDir("judge-load-");
 
   it("refuses a judge file over the configuration size limit before reading it", () => {
     const big = join(dir, "big.yaml");

@@ -1,11 +1,10 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { optimize } from "../../src/optimize/optimize.js";
 import { randomSearch } from "../../src/optimize/random-search.js";
 import { loadState } from "../../src/optimize/state.js";
 import type { OptimizeOptions } from "../../src/optimize/types.js";
+import { tempDir } from "../helpers/cli.js";
 import {
   MERGE_SEED, RULES, SEED, makeEvaluate, makeTasks, mergeEvaluate, mergeReflect, mergeTasks, scriptedReflect, type Task,
 } from "./world.js";
@@ -48,7 +47,7 @@ describe("GEPA end to end on a scripted policy", () => {
   });
 
   it("an interrupted and resumed run gives the same result as an uninterrupted one", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "gepa-"));
+    const dir = tempDir("gepa-");
     const whole = await optimize({ ...base(3), stateFile: join(dir, "whole.json") });
     for (const k of [1, 3, 6]) {
       const file = join(dir, `part-${k}.json`);
@@ -63,7 +62,7 @@ describe("GEPA end to end on a scripted policy", () => {
   });
 
   it("random search resumes to the same result too", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "gepa-"));
+    const dir = tempDir("gepa-");
     const whole = await randomSearch(base(2));
     const ac = new AbortController();
     const file = join(dir, "r.json");
@@ -73,13 +72,13 @@ describe("GEPA end to end on a scripted policy", () => {
   });
 
   it("refuses to resume a state written by a different run", async () => {
-    const file = join(mkdtempSync(join(tmpdir(), "gepa-")), "s.json");
+    const file = join(tempDir("gepa-"), "s.json");
     await optimize({ ...base(1), stateFile: file, stop: { maxIterations: 2 } });
     await expect(optimize({ ...base(2), stateFile: file, resume: true })).rejects.toMatchObject({ code: "BAD_INPUT" });
   });
 
   it("writes the state a reader needs after every iteration", async () => {
-    const file = join(mkdtempSync(join(tmpdir(), "gepa-")), "s.json");
+    const file = join(tempDir("gepa-"), "s.json");
     const res = await optimize({ ...base(0), stateFile: file });
     const s = (await loadState(file))!;
     expect(s.candidates.map((c) => c.valScores)).toEqual(res.candidates.map((c) => c.valScores));
@@ -110,7 +109,7 @@ describe("GEPA merge end to end", () => {
   });
 
   it("resumes a merging run to the same result", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "gepa-"));
+    const dir = tempDir("gepa-");
     const whole = await optimize(opts);
     const ac = new AbortController();
     const file = join(dir, "m.json");

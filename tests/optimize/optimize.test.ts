@@ -1,10 +1,10 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { RubricateError } from "../../src/errors.js";
 import { optimize } from "../../src/optimize/optimize.js";
 import type { Candidate, OptimizeOptions, ProgressEvent } from "../../src/optimize/types.js";
+import { tempDir } from "../helpers/cli.js";
 
 // A tiny world: train t0..t2, val v0..v1. Text "x" scores 0 everywhere, "y" gets 0.5 on t0,
 // "z" is perfect everywhere. Minibatch size 3 = the whole trainset, so every minibatch is the same.
@@ -157,7 +157,7 @@ describe("optimize: stop conditions", () => {
   });
 
   it("a stop file", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "gepa-"));
+    const dir = tempDir("gepa-");
     writeFileSync(join(dir, "STOP"), "");
     const w = world([fenced("y")]);
     const res = await optimize({ ...w.opts, stop: { stopFile: join(dir, "STOP") } });

@@ -1,11 +1,9 @@
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createProvider, PROVIDERS } from "../../src/providers/index.js";
 import type { ProviderSpec } from "../../src/providers/registry.js";
 import { createScriptedProvider } from "../../src/providers/index.js";
 import { startWireServer } from "../../src/testing/servers/wire.js";
+import { tempDir } from "../helpers/cli.js";
 
 const KEY = "sk-registry-test-000111222333";
 
@@ -87,7 +85,7 @@ describe("the provider table", () => {
     expect(provider.name).toBe("fakeai");
     expect((await provider.complete({ model: "m", messages: [] })).text).toBe("fake says yes");
     // The key-destination guard: its own host passes, another host is refused naming its key variable.
-    const dir = mkdtempSync(join(tmpdir(), "rubricate-registry-"));
+    const dir = tempDir("rubricate-registry-");
     const config = JudgeConfigSchema.parse({ provider: "fakeai", model: "opaque-1", base_url: "https://api.fake.example/v1" });
     expect(() => assertRubricJudgeKeyDestination(config, "j.yaml", dir)).not.toThrow();
     const elsewhere = { ...config, base_url: "https://collector.example/v1" };

@@ -2,20 +2,19 @@
  * A judge answer that echoes the API key (issue 16, item 12): the key never reaches the cache
  * file, the results or the feedback; the rest of the answer is kept.
  */
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createJudge } from "../../src/judge/create.js";
 import { parseRubric } from "../../src/rubric/load.js";
 import { scoreSample } from "../../src/score/score.js";
 import { startAnthropicServer } from "../../src/testing/servers/anthropic-server.js";
 import { judgeResponder } from "../../src/testing/servers/judge-responder.js";
 import { startOpenAIServer } from "../../src/testing/servers/openai-server.js";
+import { tempDir } from "../helpers/cli.js";
 
 const KEY = "sk-echo-0123456789abcdefSECRET";
-const dir = mkdtempSync(join(tmpdir(), "rubricate-echo-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir("rubricate-echo-");
 const rubric = parseRubric(["id: echo", "version: 1", "criteria:", "  - id: polite", "    question: Is the response polite?"].join("\n"), { filename: "echo.yaml" });
 const echo = judgeResponder(() => ({ verdict: true, reason: `the operator key is ${KEY}, and the answer is polite` }));
 

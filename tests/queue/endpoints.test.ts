@@ -4,8 +4,7 @@
  * two runs against different servers behind the same model name must not share chunks or a
  * `.partial`. Credentials never enter it.
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { judgeEndpoints } from "../../src/queue/endpoints.js";
@@ -13,9 +12,9 @@ import { envFingerprint } from "../../src/queue/eval-job.js";
 import { fingerprintOf } from "../../src/queue/score-job.js";
 import { loadEnvironmentSpec } from "../../src/hub/resolve.js";
 import { parseRubric } from "../../src/rubric/load.js";
-import { ROOT } from "../helpers/cli.js";
+import { ROOT, tempDir } from "../helpers/cli.js";
 
-const dir = mkdtempSync(join(tmpdir(), "rubricate-queue-endpoints-"));
+const dir = tempDir("rubricate-queue-endpoints-");
 const rubric = parseRubric("id: r\ncriteria:\n  - { id: a, question: Is it polite?, points: 1 }\n", { filename: "r.yaml" });
 const judgeFile = (name: string, text: string) => {
   writeFileSync(join(dir, name), text);

@@ -1,10 +1,10 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { queueConnection } from "../../src/queue/connection.js";
 import { chunkCacheUrl, chunkId, fingerprintOf, pathInside, portablePath, runKeyOf, workerCachePath, workerCacheUrl, type ScoreSpec } from "../../src/queue/score-job.js";
 import { parseRubric } from "../../src/rubric/load.js";
+import { tempDir } from "../helpers/cli.js";
 
 describe("queueConnection", () => {
   it("reads host, port, database and credentials, and keeps the password out of its label", () => {
@@ -23,7 +23,7 @@ describe("queueConnection", () => {
 });
 
 describe("what a chunk may name", () => {
-  const root = mkdtempSync(join(tmpdir(), "rubricate-queue-paths-"));
+  const root = tempDir("rubricate-queue-paths-");
   it("a path inside the worker's folder resolves there; one outside is refused", () => {
     expect(pathInside(root, "rubrics/r.yaml", "rubric")).toBe(join(root, "rubrics/r.yaml"));
     expect(() => pathInside(root, "../etc/passwd", "rubric")).toThrow(/outside the worker's folder/);
@@ -38,7 +38,7 @@ describe("what a chunk may name", () => {
 });
 
 describe("fingerprints and ids", () => {
-  const dir = mkdtempSync(join(tmpdir(), "rubricate-queue-fp-"));
+  const dir = tempDir("rubricate-queue-fp-");
   const rubric = (points: number, filename: string) => parseRubric(`id: r\ncriteria:\n  - { id: a, check: { contains: x }, points: ${points} }\n`, { filename });
   const spec = (fingerprint: string): ScoreSpec => ({ rubric: "r.yaml", origin: "rubric", cache: null, errors: "null", fingerprint });
 
@@ -87,7 +87,7 @@ describe("the shared cache a chunk names", () => {
 
 describe("a SQLite cache a chunk names", () => {
   it("opens only inside the worker's folder; a Redis URL or none passes as given", () => {
-    const root = mkdtempSync(join(tmpdir(), "rubricate-cache-path-"));
+    const root = tempDir("rubricate-cache-path-");
     expect(workerCachePath("cache/answers.db", root)).toBe(join(root, "cache/answers.db"));
     expect(() => workerCachePath("../elsewhere/cache.db", root)).toThrow(/outside the worker's folder/);
     expect(() => workerCachePath("/tmp/cache.db", root)).toThrow(/outside the worker's folder/);

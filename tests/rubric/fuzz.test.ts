@@ -1,15 +1,14 @@
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, readdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import fc from "fast-check";
 import { stringify } from "yaml";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { RubricateError } from "../../src/errors.js";
 import { parseRubric } from "../../src/rubric/load.js";
+import { tempDir } from "../helpers/cli.js";
 
 // Relative `extends` in random documents resolve against an empty folder, so they never reach real files.
-const baseDir = mkdtempSync(join(tmpdir(), "rubricate-fuzz-"));
-afterAll(() => rmSync(baseDir, { recursive: true, force: true }));
+const baseDir = tempDir("rubricate-fuzz-");
 
 /** parseRubric returns a rubric or throws a RubricateError with a code; anything else fails the property. */
 function parsesOrFailsCleanly(text: string): void {

@@ -1,11 +1,11 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Command } from "commander";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { register } from "../../src/cli/commands/lint.js";
+import { tempDir } from "../helpers/cli.js";
 
-const dir = mkdtempSync(join(tmpdir(), "rubricate-lint-"));
+const dir = tempDir("rubricate-lint-");
 const file = (name: string, text: string) => {
   const path = join(dir, name);
   writeFileSync(path, text);

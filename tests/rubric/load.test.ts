@@ -1,10 +1,10 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { RubricateError, type ErrorCode } from "../../src/errors.js";
 import { loadRubric, loadRubricSync, parseRubric } from "../../src/rubric/load.js";
 import { MAX_YAML_BYTES } from "../../src/config/yaml-source.js";
+import { tempDir } from "../helpers/cli.js";
 
 const DIR = "tests/fixtures/malformed";
 const VALID = "tests/fixtures/valid";
@@ -163,7 +163,7 @@ describe("malformed rubric files: code, file:line:col and message", () => {
   });
 
   it("a file extending itself is a cycle", () => {
-    const dir = tempDir();
+    const dir = tempDir("rubricate-load-");
     writeFileSync(join(dir, "self.yaml"), "id: self\nextends: self.yaml\ncriteria:\n  - id: a\n    question: Q?\n");
     const error = loadError(join(dir, "self.yaml"));
     expect(error.code).toBe("EXTENDS_CYCLE");
@@ -173,7 +173,7 @@ describe("malformed rubric files: code, file:line:col and message", () => {
   it("an oversized file is YAML_TOO_LARGE (text and file)", () => {
     const big = `id: big\ndescription: "${"x".repeat(MAX_YAML_BYTES)}"\ncriteria:\n  - id: a\n    question: Q?\n`;
     expect(() => parseRubric(big, { filename: "big.yaml" })).toThrow(expect.objectContaining({ code: "YAML_TOO_LARGE", location: { file: "big.yaml" } }));
-    const dir = tempDir();
+    const dir = tempDir("rubricate-load-");
     const path = join(dir, "big.yaml");
     writeFileSync(path, big);
     const error = loadError(path);
@@ -186,16 +186,6 @@ describe("malformed rubric files: code, file:line:col and message", () => {
   it("a missing file is FILE_NOT_FOUND", async () => {
     await expect(loadRubric(`${DIR}/no-such-file.yaml`)).rejects.toMatchObject({ code: "FILE_NOT_FOUND", message: expect.stringContaining("no-such-file.yaml: ENOENT") });
   });
-});
-
-const temps: string[] = [];
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), "rubricate-load-"));
-  temps.push(dir);
-  return dir;
-}
-afterAll(() => {
-  for (const d of temps) rmSync(d, { recursive: true, force: true });
 });
 
 describe("valid rubrics: defaults and extends", () => {

@@ -1,16 +1,17 @@
 import { createServer, type Server } from "node:net";
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { once } from "node:events";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { bubblewrapBackend, processCap } from "../../src/sandbox/bubblewrap/index.js";
+import { bubblewrapBackend, processCap, sweepStaleSandboxes } from "../../src/sandbox/bubblewrap/index.js";
 import { cgroupParent, findCgroupParent, groupParents, SandboxCgroup, sweepStaleGroups } from "../../src/sandbox/bubblewrap/cgroup.js";
 import { createSandbox } from "../../src/sandbox/index.js";
 import type { Sandbox } from "../../src/sandbox/types.js";
+import { ROOT, tempDir } from "../helpers/cli.js";
 import { needsBubblewrap, needsBubblewrapAsNormalUser } from "./helpers.js";
 import { sandboxTraces } from "./traces.js";
 
@@ -304,6 +305,58 @@ describe("the process limit a sandbox gets", () => {
     expect(processCap(64, undefined)).toBe(64);
     expect(processCap(64, "Max cpu time unlimited unlimited seconds\n")).toBe(64);
   });
+});
+
+describe("sweepStaleSandboxes: the folders of sandboxes whose process died", () => {
+  /** A sandbox's host folder as `BubblewrapSandbox` makes it under `root`, made by process `pid`. */
+  function sandboxFolder(root: string, name: string, pid: number): string {
+    const dir = join(root, `rubricate-sandbox-${name}`);
+    mkdirSync(join(dir, "etc"), { recursive: true });
+    writeFileSync(join(dir, "owner.pid"), String(pid));
+    return dir;
+  }
+
+  it("go; a live owner's folder stays, and so does what no sandbox made", () => {
+    const root = tempDir("rubricate-sweep-");
+    const gone = spawnSync("true").pid!;
+    const stale = sandboxFolder(root, "stale", gone);
+    const live = sandboxFolder(root, "live", process.pid);
+    const unowned = join(root, "rubricate-sandbox-unowned");
+    mkdirSync(unowned);
+    const other = join(root, "other");
+    mkdirSync(other);
+    writeFileSync(join(other, "owner.pid"), String(gone));
+    expect(sweepStaleSandboxes(root)).toBe(1);
+    expect([stale, live, unowned, other].map(existsSync)).toEqual([false, true, true, true]);
+  });
+
+  // A normal user's first sandbox sweeps the temp folder it shares with root, whose sandbox folders
+  // it cannot even list (0711): the sweep threw EACCES, and the user's sandbox was never made.
+  it("as a normal user: one it cannot remove is left to its owner, the others go, and the sweep does not fail", () => {
+    const root = tempDir("rubricate-sweep-");
+    chmodSync(root, 0o1777);
+    const gone = spawnSync("true").pid!;
+    const unremovable = sandboxFolder(root, "unremovable", gone);
+    chmodSync(unremovable, 0o711);
+    // Its tmpfs, which the sandbox's own user holds (0700): this user can neither list nor empty it.
+    const fs = join(unremovable, "fs");
+    mkdirSync(fs);
+    writeFileSync(join(fs, "left.txt"), "");
+    chmodSync(fs, 0o000);
+    const removable = sandboxFolder(root, "removable", gone);
+    // Root ignores file modes: as root the sweep runs as nobody, to whom the removable folder belongs.
+    const asUser = isRoot ? { uid: 65534, gid: 65534 } : {};
+    if (isRoot) for (const path of [removable, join(removable, "etc"), join(removable, "owner.pid")]) chownSync(path, 65534, 65534);
+    const script = `import { sweepStaleSandboxes } from ${JSON.stringify(fileURLToPath(new URL("../../src/sandbox/bubblewrap/index.ts", import.meta.url)))};
+      console.log(sweepStaleSandboxes(${JSON.stringify(root)}));`;
+    try {
+      const swept = execFileSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { cwd: ROOT, encoding: "utf8", ...asUser });
+      expect(swept.trim()).toBe("1");
+      expect([unremovable, removable].map(existsSync)).toEqual([true, false]);
+    } finally {
+      chmodSync(fs, 0o700);
+    }
+  }, 60_000);
 });
 
 describe("sandbox cgroup (mechanics, on a fake cgroup folder)", () => {

@@ -2,13 +2,13 @@
  * The hub's result store: a result of the hub's own eval and the record that counts it are
  * written together, so a hub stopped between the two cannot store the result twice on restart.
  */
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { buildHubResults } from "../../src/hub/push.js";
 import { ResultStore, type StoredEval } from "../../src/site/store.js";
 import { rolloutRecord } from "../helpers/rollout-record.js";
+import { tempDir } from "../helpers/cli.js";
 
 const env = { name: "@acme/times-env", version: "1.0.0", integrity: "sha512-x" };
 const request = { env: env.name, version: env.version, integrity: env.integrity, models: ["mini", "big"], registry: "http://127.0.0.1:1/", user: "alice" };
@@ -42,7 +42,7 @@ describe("ResultStore.addEvalResult", () => {
 
 describe("ResultStore on a file that is not one", () => {
   it("a --db that is another file or a folder is BAD_INPUT naming it (a SqliteError and its stack trace from hub serve before)", () => {
-    const dir = mkdtempSync(join(tmpdir(), "rubricate-store-"));
+    const dir = tempDir("rubricate-store-");
     const notes = join(dir, "notes.txt");
     writeFileSync(notes, "these are my notes, not a database\n".repeat(200));
     expect(() => new ResultStore(notes)).toThrow(expect.objectContaining({ code: "BAD_INPUT", message: `${notes} is not a hub results store (SQLITE_NOTADB: file is not a database); move it away or pass another --db` }));

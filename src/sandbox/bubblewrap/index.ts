@@ -43,7 +43,9 @@ function installExitHook(): void {
 
 /**
  * Removes the folders (and tmpfs mounts) of sandboxes whose process died without cleaning up
- * (SIGKILL): each folder holds the pid of the process that made it.
+ * (SIGKILL): each folder holds the pid of the process that made it. One this user cannot remove
+ * is left to its owner's next sweep: a normal user shares the temp folder with root, whose
+ * sandbox folders it cannot even list (0711), and its own sandbox must not fail for them.
  */
 export function sweepStaleSandboxes(root = tmpdir()): number {
   let removed = 0;
@@ -62,7 +64,11 @@ export function sweepStaleSandboxes(root = tmpdir()): number {
       continue;
     }
     if (!Number.isInteger(owner) || owner <= 0 || processAlive(owner)) continue;
-    removeSandboxDir(dir);
+    try {
+      removeSandboxDir(dir);
+    } catch {
+      continue;
+    }
     removed++;
   }
   return removed;

@@ -118,14 +118,16 @@ describe.each<Kind>(["openai", "anthropic"])("%s batches: never pay twice", (kin
     const base = kind === "openai" ? `${s.url}/v1` : s.url;
     writeFileSync(judgePath, `provider: ${kind}\nmodel: test-model\nbase_url: ${base}\napi_key_env: RUBRICATE_TEST_KEY\n`);
     const args = ["score", rubricPath, input, "--judge", judgePath, "--cache", join(dir, "cache.db"), "--batch", "--poll-ms", "5", "-o", join(dir, "out.jsonl")];
-    const child = spawnCli(args);
+    // The killed run cannot remove its folder of deferred requests: made in the test's folder, it goes with it.
+    const env = { TMPDIR: dir };
+    const child = spawnCli(args, { env });
     const exited = new Promise((r) => child.on("close", r));
     // The provider has made the batch; its answer to the create never reaches the client.
     while (s.jobs.length < 1) await new Promise((r) => setTimeout(r, 10));
     child.kill("SIGKILL");
     await exited;
     s.setOptions({ createDelayMs: 0 });
-    const resumed = await runCli([...args, "--resume"]);
+    const resumed = await runCli([...args, "--resume"], { env });
     expect(resumed.stderr).toContain("found batch");
     expect(resumed.code).toBe(0);
     expect(new Set(allIds(s)).size).toBe(allIds(s).length);

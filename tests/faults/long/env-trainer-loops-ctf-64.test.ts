@@ -2,4 +2,4 @@
 import { startServe } from "../../bridge/helpers.js";
 import { trainerLoops } from "../../bridge/trainer-loops.js";
 
-trainerLoops("ctf", { many: 64, startServe: (args) => startServe(args) });
+trainerLoops("ctf", { many: 64, startServe: (args, env) => startServe(args, env) });
