@@ -233,7 +233,7 @@ describe("a costly RE2 test runs in a worker thread, awaited", () => {
     // As many RE2 tests of seconds each as RE2's pool has workers, so a shared pool would be full.
     const settled: string[] = [];
     const costly = Array.from({ length: defaultPoolSize() }, (_, i) =>
-      Promise.resolve(safeRegex("a.{20}x").testOffThread(ab(40_000, 11 + i))).then(
+      Promise.resolve(safeRegex("a.{20}x").testOffThread(ab(20_000, 11 + i))).then(
         () => settled.push("re2"),
         () => settled.push("re2"), // past its CPU limit on a slow machine: settled all the same
       ),
@@ -359,16 +359,4 @@ describe("withAwaitedPatternTests: a JSON Schema's costly pattern tests awaited,
     expect(later).toBeInstanceOf(Promise);
     expect(await later).toBe(true);
   });
-
-  it("throws a settled test's error where the computation reads it, and the computation may catch it", async () => {
-    const validate = compileJsonSchema({ type: "string", pattern: "^(?=(a+)+$)" });
-    const read = () => {
-      try {
-        return validate(EVIL);
-      } catch (e) {
-        return regexTextFault(e);
-      }
-    };
-    expect(await withAwaitedPatternTests(read)).toMatch(/the response made .* backtrack past \d+ ms/);
-  }, 90_000);
 });
