@@ -39,6 +39,15 @@ const hacks: CheckHack<Needles>[] = [
       return [...needle].length < 2 ? undefined : { response: `Sure. ${[...needle].join("\u200B")}. That is all.` };
     },
   },
+  {
+    id: "not-contains-markup",
+    description: "a banned string with markdown bold around one of its inner letters, which a page shows as the string",
+    build: (spec) => {
+      const letters = [...firstNeedle(spec)];
+      const middle = Math.floor(letters.length / 2);
+      return letters.length < 3 ? undefined : { response: `Sure. ${letters.slice(0, middle).join("")}**${letters[middle]}**${letters.slice(middle + 1).join("")}. That is all.` };
+    },
+  },
 ];
 
 export const notContains = defineCheck<Needles>({
