@@ -134,6 +134,21 @@ function rewrite(decomposed: string, bmp: (string | undefined)[], astral: Map<nu
   return out === undefined ? decomposed : UTF16.decode(out.subarray(0, length));
 }
 
+/**
+ * Marks drawn over, under or around a character that no alphabet writes as an accent: lines
+ * (underline, overline, strike-through), overlays (a slash, a stroke, a ring), the marks for
+ * symbols and the enclosing ones (a circle, a keycap). A reader reads "s̲t̲u̲p̲i̲d̲" and "s̶t̶u̶p̶i̶d̶"
+ * as "stupid"; accents (U+0300–U+0331 and the like) stay, since "café" is not "cafe".
+ */
+const DECORATIVE_MARKS = /[\u0305\u0332-\u0338\u033F\u20D0-\u20F0\p{Me}]/gu;
+
+/**
+ * The text without decorative marks (DECORATIVE_MARKS). Give it NFC text: a symbol a mark composes
+ * with stays itself ("≠" is "=" and a long solidus overlay to NFD, not an "=").
+ * @example withoutDecorativeMarks("s\u0332t\u0332") // "st"
+ */
+export const withoutDecorativeMarks = (text: string): string => text.replace(DECORATIVE_MARKS, "");
+
 /** True when the text holds a character whose skeleton depends on lower-casing it first (a capital "I"). */
 export function hasCaseDependentLookAlike(text: string): boolean {
   return (table ?? confusables()).caseDependent.test(text);

@@ -14,11 +14,27 @@ export const CJK_CLASS = String.raw`\p{Script=Han}\p{Script=Hiragana}\p{Script=K
 const OTHER = `(?![${CJK_CLASS}${INVISIBLE_CLASS}])`;
 const WORD = new RegExp(`[${CJK_CLASS}]|${OTHER}[\\p{L}\\p{N}](?:${OTHER}[\\p{L}\\p{M}\\p{N}])*`, "gu");
 
+/** Runs of letters, marks and digits joined by single separators ("1,000,000", "v1.2", "word1.2word"). */
+const JOINED_RUNS = /[\p{L}\p{M}\p{N}]+(?:[.,][\p{L}\p{M}\p{N}]+)*/gu;
+const SEPARATOR = /([.,])/;
+const DIGITS = /^\p{N}+$/u;
+
 /**
- * A separator inside a number (1,000,000 · 3.14): part of it, not a break between two words. Only
- * between runs of digits that no letter touches: "word1.2word" stays two words.
+ * The text without the separators inside numbers (1,000,000 · 3.14): part of a number, not a break
+ * between two words. Only a separator between two runs of digits that no letter or mark touches:
+ * "word1.2word" stays two words. Each run is read once: a lookbehind for the digits before each
+ * separator was tried at every position, so a million digits before ".1a" took 441 s.
+ * @example numbersJoined("1,000,000 and v1.2") // "1000000 and v1.2"
  */
-const IN_NUMBER = /(?<=(?:^|[^\p{L}\p{M}\p{N}])\p{N}+)[.,](?=\p{N}+(?:$|[^\p{L}\p{M}\p{N}]))/gu;
+export function numbersJoined(text: string): string {
+  return text.replace(JOINED_RUNS, (runs) => {
+    // [run, separator, run, …]: a separator goes when the runs on both sides are digits only.
+    const parts = runs.split(SEPARATOR);
+    let out = parts[0];
+    for (let i = 1; i < parts.length; i += 2) out += (DIGITS.test(parts[i - 1]) && DIGITS.test(parts[i + 1]) ? "" : parts[i]) + parts[i + 1];
+    return out;
+  });
+}
 
 /**
  * The words of a text: `well-known` is two, `don't` two, `3.14` one, `東京タワー` five; invisible
@@ -27,6 +43,6 @@ const IN_NUMBER = /(?<=(?:^|[^\p{L}\p{M}\p{N}])\p{N}+)[.,](?=\p{N}+(?:$|[^\p{L}\
  */
 export function countWords(text: string): number {
   let count = 0;
-  for (const _word of text.replace(IN_NUMBER, "").matchAll(WORD)) count++;
+  for (const _word of numbersJoined(text).matchAll(WORD)) count++;
   return count;
 }

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { runCheck } from "../../src/checks/run.js";
-import { editSimilarity, lcsLength, rougeL, rougeTokens } from "../../src/checks/similarity.js";
+import { editSimilarity, lcsLength, LEVENSHTEIN_MAX_CHARS, ROUGE_MAX_TOKENS, rougeL, rougeTokens } from "../../src/checks/similarity.js";
 
 describe("ROUGE-L as rouge-score computes rougeL", () => {
   it("the rouge-score README example: P 0.625, R 0.556, F 0.588", () => {
@@ -90,5 +90,32 @@ describe("similarity under attack (held)", () => {
     expect((await runCheck(rouge, { response: "Paris is the capital of France. Paris is the capital of France." })).pass).toBe(false);
     const lev = { similarity: { reference: "def add(a, b): return a + b", min: 0.8 } };
     expect((await runCheck(lev, { response: "def add(a, b): return a + b  # def add(a, b): return a + b" })).pass).toBe(false);
+  });
+});
+
+describe("similarity of texts past the cut (ROUGE_MAX_TOKENS words, LEVENSHTEIN_MAX_CHARS characters)", () => {
+  const words = (from: number, n: number) => Array.from({ length: n }, (_, i) => `w${from + i}`).join(" ");
+  const reference = words(0, 2 * ROUGE_MAX_TOKENS);
+
+  it("half of a long reference, or the reference's first words and anything after, is not the reference (both were cut to the same words: 1.0)", async () => {
+    expect(rougeL(words(0, ROUGE_MAX_TOKENS), reference)).toBeCloseTo(2 / 3, 9);
+    expect(rougeL(`${words(0, ROUGE_MAX_TOKENS)} ${"junk ".repeat(20_000)}`, words(0, ROUGE_MAX_TOKENS))).toBeLessThan(0.3);
+    const check = { similarity: { reference: "{{reference}}", metric: "rouge-l" as const, min: 0.9 } };
+    expect((await runCheck(check, { response: words(0, ROUGE_MAX_TOKENS), reference })).pass).toBe(false);
+    const chars = "abcdefghij".repeat((2 * LEVENSHTEIN_MAX_CHARS) / 10);
+    expect(editSimilarity(chars.slice(0, LEVENSHTEIN_MAX_CHARS), chars)).toBeCloseTo(0.5, 9);
+    expect(editSimilarity(`${chars}${"z".repeat(3 * LEVENSHTEIN_MAX_CHARS)}`, chars)).toBeCloseTo(0.4, 9);
+    expect((await runCheck({ similarity: { reference: "{{reference}}", min: 0.9 } }, { response: chars.slice(0, LEVENSHTEIN_MAX_CHARS), reference: chars })).pass).toBe(false);
+  });
+
+  it("a long response equal to a long reference, or nearly, still scores near 1, in bounded time", () => {
+    const started = Date.now();
+    expect(rougeL(reference, reference)).toBe(1);
+    expect(rougeL(`an extra start ${reference}`, reference)).toBeGreaterThan(0.99);
+    const chars = "abcdefghij".repeat((3 * LEVENSHTEIN_MAX_CHARS) / 10);
+    expect(editSimilarity(chars, chars)).toBe(1);
+    expect(editSimilarity(`x${chars}`, chars)).toBeGreaterThan(0.99);
+    expect(rougeL("w ".repeat(1_000_000), reference)).toBe(0);
+    expect(Date.now() - started).toBeLessThan(5000);
   });
 });

@@ -24,11 +24,12 @@ describe("check kinds' known hacks", () => {
     expect(ids("similarity")).toEqual(expect.arrayContaining(["similarity-negated", "similarity-stuffed"]));
   });
 
-  it("not_contains carries look-alike and invisible-letter hacks, and both fail it: the banned phrase is found in each", async () => {
+  it("not_contains carries look-alike, invisible-letter and markup hacks, and each fails it: the banned phrase is found in each", async () => {
     const rubric = parseRubric("id: r\ninputs: [response]\ncriteria:\n  - { id: polite, check: { not_contains: ['As an AI', 'stupid'] }, points: 1 }\n  - { id: exact, check: { not_contains: 'Stupid', case_sensitive: true }, points: 1 }\n");
     const runs = await runHacks(rubric, [{ response: "" }]);
-    expect(runs.map((r) => `${r.criterion}/${r.hack}`)).toEqual(["polite/not-contains-look-alike", "polite/not-contains-invisible", "exact/not-contains-look-alike", "exact/not-contains-invisible"]);
+    expect(runs.map((r) => `${r.criterion}/${r.hack}`)).toEqual(["polite/not-contains-look-alike", "polite/not-contains-invisible", "polite/not-contains-markup", "exact/not-contains-look-alike", "exact/not-contains-invisible", "exact/not-contains-markup"]);
     expect(runs[0].response).toBe("Sure. \u0410\u0455 \u0430n \u0410\u0406. That is all.");
+    expect(runs[2].response).toBe("Sure. As a**n** AI. That is all.");
     expect(runs.filter((r) => r.error || r.passed)).toEqual([]);
   });
 

@@ -26,3 +26,16 @@ describe("splitReasoning with nested and stray tags", () => {
     expect(splitReasoning("<think>a</think> \\boxed{5} </think> answer")).toMatchObject({ answer: "answer", reasoning: "a\n\n\\boxed{5}" });
   });
 });
+
+describe("splitReasoning on a long response: linear time", () => {
+  it("many stray closing tags are read in one pass (looking past each for a later one was quadratic: 100,000 took 11 s)", () => {
+    const started = Date.now();
+    expect(splitReasoning(`${"x </think>".repeat(50_000)} 4`)).toMatchObject({ answer: "4", unclosed: false });
+    expect(splitReasoning(`a</think>${"</THINKING>".repeat(50_000)}4`)).toMatchObject({ answer: "4", unclosed: false });
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
+  it("the last stray closing tag, of either name and any case, still ends the reasoning", () => {
+    expect(splitReasoning("<think>a</think> b </THINKING> c </think> answer")).toEqual({ answer: "answer", reasoning: "a\n\nb </THINKING> c", unclosed: false });
+  });
+});

@@ -6,7 +6,8 @@
 import * as z from "zod";
 import { stripInvisible } from "../../text/invisible.js";
 import { failureFunction, kmpStep } from "../../text/kmp.js";
-import { asciiSkeletonKeepingDigits, digitsAsLetters, hasCaseDependentLookAlike, isAscii, skeletonKeepingDigits } from "../../text/skeleton.js";
+import { shownText } from "../../text/markup.js";
+import { asciiSkeletonKeepingDigits, digitsAsLetters, hasCaseDependentLookAlike, isAscii, skeletonKeepingDigits, withoutDecorativeMarks } from "../../text/skeleton.js";
 import { defineCheck } from "../kind.js";
 import type { CheckMemo } from "../memo.js";
 
@@ -18,11 +19,11 @@ export const caseSensitive = z.boolean().optional();
 /**
  * Text as a reader sees it: NFKC (full-width "ｓｔｕｐｉｄ" is "stupid", a no-break space a space),
  * look-alike letters of other scripts read as the ASCII they imitate (a Cyrillic "і" in "stupіd",
- * skeleton.ts), digits kept as digits, invisible characters dropped ("stu\u200Bpid"), white space
- * runs as one space.
+ * skeleton.ts), digits kept as digits, invisible characters dropped ("stu\u200Bpid"), lines and
+ * circles drawn over or around letters dropped ("s̲t̲u̲p̲i̲d̲"), white space runs as one space.
  */
-// ASCII has no invisible characters and is its own NFC: only its look-alikes and white space change.
-const seen = (text: string) => (isAscii(text) ? asciiSkeletonKeepingDigits(text) : stripInvisible(skeletonKeepingDigits(text)).normalize("NFC")).replace(/\s+/g, " ");
+// ASCII has no invisible characters or marks and is its own NFC: only its look-alikes and white space change.
+const seen = (text: string) => (isAscii(text) ? asciiSkeletonKeepingDigits(text) : withoutDecorativeMarks(stripInvisible(skeletonKeepingDigits(text)).normalize("NFC"))).replace(/\s+/g, " ");
 
 /**
  * The readings a string check compares. Case-sensitive: one. Otherwise two, since a capital "I"
@@ -152,16 +153,23 @@ export function someOccurrence(text: string, pattern: string, accept: (at: numbe
 
 /**
  * Which of `needles` the text holds, honouring case sensitivity, compared as a reader sees them
- * (readings, holds). With a memo, the text is read once for all the sample's criteria.
+ * (readings, holds). With `shown`, the text as a renderer shows it is read too (markup.ts: a word
+ * split by `**`, a comment or a tag is whole on the page), and a needle in either counts: what
+ * `not_contains` needs, not `contains` (`2*3` must not hold "23"). With a memo, the text is read
+ * once for all the sample's criteria.
  */
-export function found(needles: Needles, text: string, sensitive: boolean, memo?: CheckMemo) {
+export function found(needles: Needles, text: string, sensitive: boolean, memo?: CheckMemo, shown = false) {
   const list = Array.isArray(needles) ? needles : [needles];
-  const read = readings(text, sensitive, memo);
-  const haystacks = read.map((r) => haystack(r, sensitive, text, memo));
+  const texts = [text];
+  if (shown) {
+    const page = memo ? memo.text("contains-shown", text, shownText) : shownText(text);
+    if (page !== text) texts.push(page);
+  }
+  const haystacks = texts.map((t) => readings(t, sensitive, memo).map((r) => haystack(r, sensitive, t, memo)));
   const holdsNeedle = (needle: string) => {
     const needleRead = needleReadings(needle, sensitive);
     // A needle that is itself invisible ("\u200B") is looked for as written.
-    return needleRead === undefined ? text.includes(needle) : needleRead.some((n, i) => holds(haystacks[i], n));
+    return needleRead === undefined ? texts.some((t) => t.includes(needle)) : haystacks.some((read) => needleRead.some((n, i) => holds(read[i], n)));
   };
   return { list, hits: list.filter(holdsNeedle) };
 }

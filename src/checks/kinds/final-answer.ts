@@ -44,8 +44,12 @@ const LATEX_SPACE = new RegExp(
   "g",
 );
 const LATEX_BLANK_ARG = /\\(?:[hv]?phantom|[hv]space\*?|smash)\s*\{/g;
-/** A colour a reader cannot see on a page: `\color{white}{42}`, `\textcolor{white}{42}`. */
-const INVISIBLE_COLOR = /\\(?:text)?color\s*(?:\[[^\]]*\]\s*)?\{\s*(?:white|#?fff(?:fff)?|transparent|1\s*,\s*1\s*,\s*1|1)\s*\}\s*/gi;
+/**
+ * A colour a reader cannot see on a page: white (`\color{white}{42}`, `#fff`, `#ffff`, `#ffffffff`,
+ * `[rgb]{1,1,1}`, `[RGB]{255,255,255}`, `[gray]{1}`) or fully transparent (`transparent`, a hex
+ * colour whose alpha is 0: `#0000`, `#12345600`).
+ */
+const INVISIBLE_COLOR = /\\(?:text)?color\s*(?:\[[^\]]*\]\s*)?\{\s*(?:white|transparent|#?fff(?:f|fff|fffff)?|#[\da-f]{3}0|#[\da-f]{6}00|1\s*,\s*1\s*,\s*1|255\s*,\s*255\s*,\s*255|1)\s*\}\s*/gi;
 
 /**
  * True when a box's or an answer line's content shows nothing once typeset: white space,

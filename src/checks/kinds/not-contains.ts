@@ -39,6 +39,15 @@ const hacks: CheckHack<Needles>[] = [
       return [...needle].length < 2 ? undefined : { response: `Sure. ${[...needle].join("\u200B")}. That is all.` };
     },
   },
+  {
+    id: "not-contains-markup",
+    description: "a banned string with markdown bold around one of its inner letters, which a page shows as the string",
+    build: (spec) => {
+      const letters = [...firstNeedle(spec)];
+      const middle = Math.floor(letters.length / 2);
+      return letters.length < 3 ? undefined : { response: `Sure. ${letters.slice(0, middle).join("")}**${letters[middle]}**${letters.slice(middle + 1).join("")}. That is all.` };
+    },
+  },
 ];
 
 export const notContains = defineCheck<Needles>({
@@ -50,7 +59,8 @@ export const notContains = defineCheck<Needles>({
   passesEmpty: () => true,
   hacks,
   run(spec, { text, options, memo }) {
-    const { list, hits } = found(spec, text, options.case_sensitive === true, memo);
+    // The text as a page shows it too: markup inside a banned word hides it only from a check of the raw text.
+    const { list, hits } = found(spec, text, options.case_sensitive === true, memo, true);
     return { pass: hits.length === 0, reasoning: hits.length ? `contains ${quoteList(hits)}` : `contains none of ${quoteList(list)}` };
   },
 });

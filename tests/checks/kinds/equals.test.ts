@@ -1,0 +1,20 @@
+import { describe, expect, it } from "vitest";
+import { normalizeText } from "../../../src/checks/kinds/equals.js";
+import { runCheck } from "../../../src/checks/run.js";
+
+describe("equals on a long response: linear time", () => {
+  it("a long run of punctuation that does not end the text is read in one pass (dropping trailing punctuation tried every start in the run: 50,000 dots took 5 s)", async () => {
+    const started = Date.now();
+    expect(await runCheck({ equals: "x" }, { response: `${".".repeat(100_000)}x` })).toMatchObject({ pass: false });
+    expect(normalizeText(`${"!?".repeat(50_000)}a`)).toBe(`${"!?".repeat(50_000)}a`);
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
+  it("trailing punctuation is still dropped, whatever its length, and punctuation before the end kept", async () => {
+    expect(normalizeText("Paris?!.")).toBe("paris");
+    expect(normalizeText(`Paris${".".repeat(100_000)}`)).toBe("paris");
+    expect(normalizeText("a.b.")).toBe("a.b");
+    expect(normalizeText("...")).toBe("");
+    expect(await runCheck({ equals: "Paris" }, { response: `Paris${";".repeat(100_000)}` })).toMatchObject({ pass: true });
+  });
+});
