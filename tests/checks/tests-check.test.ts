@@ -27,10 +27,9 @@ describe("reading code and tests", () => {
     expect(extractCode("def f(): pass", "python")).toBe("def f(): pass");
   });
   it("reads fences in time linear in the text: 40,000 \"```\" on one line held the scorer 20 s", () => {
-    const started = Date.now();
-    expect(extractCode("```".repeat(40_000), "python")).toBe("```".repeat(40_000));
-    expect(extractCode("```python\n" + "```".repeat(40_000), "python")).toBe("");
-    expect(Date.now() - started).toBeLessThan(1000);
+    expect(extractCode("```".repeat(120_000), "python")).toBe("```".repeat(120_000));
+    expect(extractCode("```python\n" + "```".repeat(120_000), "python")).toBe("");
+    // No clock: the quadratic regex took 20 s on 40,000, so 120,000 would take ~180 s, past the test's 60 s limit.
   });
   it("reads the same blocks as the fence regex it replaced, on random texts", () => {
     const old = (text: string, language: "python" | "javascript") => {

@@ -230,10 +230,9 @@ describe("trajectories a policy can shape: a no or an answer, never an error", (
   });
 
   it("denials are found in one pass: 100,000 \"not\" and a comma before the result answer at once", () => {
-    const started = Date.now();
-    expect(usesResult("not ".repeat(100_000) + ", Paris", "Paris")).toBe(true);
-    expect(usesResult("a ".repeat(200_000) + "not Paris ".repeat(5000), "Paris")).toBe(false);
-    expect(Date.now() - started).toBeLessThan(2000);
+    expect(usesResult("not ".repeat(300_000) + ", Paris", "Paris")).toBe(true);
+    expect(usesResult("a ".repeat(200_000) + "not Paris ".repeat(20_000), "Paris")).toBe(false);
+    // No clock: testing each match's prefix again (20,000 matches after 400,000 characters) would outlast the test's 60 s limit.
   });
 
   it("denials read as the per-match test they replaced, on random texts", () => {

@@ -19,12 +19,11 @@ describe("shownText: the text a markdown or HTML renderer shows", () => {
   });
 
   it("an unclosed comment, tag, link or override is left as written, in linear time", () => {
-    const started = Date.now();
     for (const unit of ["<!--", "<a x", "[a](b ", "!\\[", "&#1", "\u202Ea", "<b"]) {
       const text = `${unit.repeat(100_000)}z`;
       expect(shownText(text).length, JSON.stringify(unit)).toBeGreaterThan(0);
     }
     expect(shownText("<!-- a".repeat(3))).toBe("<!-- a".repeat(3));
-    expect(Date.now() - started).toBeLessThan(2000);
+    // No clock: a reading quadratic in any of these runs would outlast the test's 60 s limit.
   });
 });

@@ -29,10 +29,9 @@ describe("splitReasoning with nested and stray tags", () => {
 
 describe("splitReasoning on a long response: linear time", () => {
   it("many stray closing tags are read in one pass (looking past each for a later one was quadratic: 100,000 took 11 s)", () => {
-    const started = Date.now();
-    expect(splitReasoning(`${"x </think>".repeat(50_000)} 4`)).toMatchObject({ answer: "4", unclosed: false });
-    expect(splitReasoning(`a</think>${"</THINKING>".repeat(50_000)}4`)).toMatchObject({ answer: "4", unclosed: false });
-    expect(Date.now() - started).toBeLessThan(1000);
+    expect(splitReasoning(`${"x </think>".repeat(400_000)} 4`)).toMatchObject({ answer: "4", unclosed: false });
+    expect(splitReasoning(`a</think>${"</THINKING>".repeat(400_000)}4`)).toMatchObject({ answer: "4", unclosed: false });
+    // No clock: the quadratic search took 11 s on 100,000, so 400,000 would outlast the test's 60 s limit.
   });
 
   it("the last stray closing tag, of either name and any case, still ends the reasoning", () => {

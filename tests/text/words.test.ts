@@ -25,11 +25,10 @@ describe("countWords", () => {
 
 describe("countWords on a long response: linear time", () => {
   it("a long run of digits before a separator is read once, not from each of its digits (a million digits, \".1a\": 441 s)", () => {
-    const started = Date.now();
-    expect(countWords(`${"1".repeat(100_000)}.1a`)).toBe(2);
+    expect(countWords(`${"1".repeat(600_000)}.1a`)).toBe(2);
     expect(countWords(`${"1".repeat(300)}.`.repeat(300))).toBe(1);
-    expect(countWords(`${"1,".repeat(200_000)}1`)).toBe(1);
-    expect(Date.now() - started).toBeLessThan(1000);
+    expect(countWords(`${"1,".repeat(1_000_000)}1`)).toBe(1);
+    // No clock: the lookbehind at every digit took 441 s on a million digits (~160 s on these 600,000), past the test's 60 s limit.
   });
 
   it("joins numbers as the separator-by-separator rule it replaced, on random texts (digits of other scripts and astral ones too)", () => {

@@ -4,10 +4,9 @@ import { runCheck } from "../../../src/checks/run.js";
 
 describe("equals on a long response: linear time", () => {
   it("a long run of punctuation that does not end the text is read in one pass (dropping trailing punctuation tried every start in the run: 50,000 dots took 5 s)", async () => {
-    const started = Date.now();
-    expect(await runCheck({ equals: "x" }, { response: `${".".repeat(100_000)}x` })).toMatchObject({ pass: false });
-    expect(normalizeText(`${"!?".repeat(50_000)}a`)).toBe(`${"!?".repeat(50_000)}a`);
-    expect(Date.now() - started).toBeLessThan(1000);
+    expect(await runCheck({ equals: "x" }, { response: `${".".repeat(300_000)}x` })).toMatchObject({ pass: false });
+    expect(normalizeText(`${"!?".repeat(200_000)}a`)).toBe(`${"!?".repeat(200_000)}a`);
+    // No clock: the quadratic reading took 76 s on 200,000 dots, so 300,000 would take ~170 s, past the test's 60 s limit.
   });
 
   it("trailing punctuation is still dropped, whatever its length, and punctuation before the end kept", async () => {

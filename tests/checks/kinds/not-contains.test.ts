@@ -64,10 +64,9 @@ describe("not_contains: a banned word split by markup that shows nothing is stil
   });
 
   it("an unclosed comment or tag, or a long run of markup, is read in linear time", async () => {
-    const started = Date.now();
     for (const unit of ["<!--", "<a ", "[a", "](", "&#1", "**", "\u202E", "<b>"]) {
       expect(await pass({ not_contains: "stupid" }, `${unit.repeat(100_000)}x`), JSON.stringify(unit)).toBe(true);
     }
-    expect(Date.now() - started).toBeLessThan(3000);
+    // No clock: a reading quadratic in any of these runs (400,000 characters each) would outlast the test's 60 s limit.
   });
 });
