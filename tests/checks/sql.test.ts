@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCheck } from "../../src/checks/run.js";
@@ -17,6 +18,22 @@ describe("extractSql / readOnlyProblem", () => {
   it("takes the last sql fence, drops comments and trailing semicolons", () => {
     expect(extractSql("Try this:\n```sql\nSELECT 1; -- one\n```\nor\n```sql\n/* two */ SELECT 2;;\n```")).toBe("SELECT 2");
     expect(extractSql("  select * from t;  ")).toBe("select * from t");
+  });
+  it("reads comments and trailing semicolons in linear time (the regexes it replaced were quadratic: 20,000 semicolons and an x took 1.6 s)", () => {
+    // No clock: the former readings of these (200,000 each) would outlast the test's 60 s limit.
+    expect(extractSql(`SELECT 1${";".repeat(200_000)}x`)).toBe(`SELECT 1${";".repeat(200_000)}x`);
+    expect(extractSql(`SELECT 1 ${"/* ".repeat(200_000)}`)).toBe(`SELECT 1 ${"/* ".repeat(200_000)}`.trim());
+    expect(extractSql(`SELECT 1${" ; ".repeat(200_000)}`)).toBe("SELECT 1");
+  });
+  it("reads comments and trailing semicolons as the regexes it replaced did, on random texts", () => {
+    const former = (sql: string) => sql.replace(/--[^\n]*/g, " ").replace(/\/\*[\s\S]*?\*\//g, " ").trim().replace(/(;\s*)+$/, "").trim();
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom("/*", "*/", "/", "*", ";", " ", "\n", "--", "a", "SELECT"), { maxLength: 30 }), (parts) => {
+        const text = parts.join("");
+        expect(extractSql(text)).toBe(former(text));
+      }),
+      { numRuns: 2000 },
+    );
   });
   it.each([
     ["DELETE FROM customers", /single SELECT or WITH/],
