@@ -61,8 +61,15 @@ describe("format hacks (issue 28)", () => {
     ["<reasoning>because</reasoning><answer>\u2800 \u2060</answer>", "<answer> is empty"],
     ["<reasoning>\u3164</reasoning><answer>4</answer>", "<reasoning> is empty"],
     ["<reasoning>\u00AD\u200D\uFE0F</reasoning><answer>4</answer>", "<reasoning> is empty"],
+    // What a page does not show: a comment, bare markup.
+    ["<reasoning>because</reasoning><answer><!-- 4 --></answer>", "<answer> is empty"],
+    ["<reasoning>**</reasoning><answer>4</answer>", "<reasoning> is empty"],
+    ["<reasoning>because</reasoning><answer><b> </b>&nbsp;</answer>", "<answer> is empty"],
   ])("tags fails %j (%s)", async (response, reasoning) => {
     expect(await tags(response)).toMatchObject({ pass: false, reasoning: expect.stringContaining(reasoning) });
+  });
+  it.each(["<reasoning>because</reasoning><answer>**4**</answer>", "<reasoning>none found</reasoning><answer>[]</answer>", "<reasoning>x</reasoning><answer>{}</answer>", "<reasoning>a <!-- note --> b</reasoning><answer>&lt;</answer>"])("tags still passes %j: what a page shows is there", async (response) => {
+    expect(await tags(response)).toMatchObject({ pass: true });
   });
 
   it("tags still accepts sections with content, an emoji with a variation selector included", async () => {

@@ -5,6 +5,7 @@
  */
 import * as z from "zod";
 import { isBlank } from "../../text/invisible.js";
+import { shownText } from "../../text/markup.js";
 import { tagSpans, type TagSpan } from "../format.js";
 import { defineCheck } from "../kind.js";
 
@@ -39,6 +40,11 @@ export const tags = defineCheck<TagsSpec>({
       build: (spec) => ({ response: spec.required.map((n) => `<${n}>\u200B\u2800</${n}>`).join("\n") }),
     },
     {
+      id: "tags-hidden",
+      description: "every section present, in order, holding only an HTML comment, which a page does not show",
+      build: (spec) => ({ response: spec.required.map((n) => `<${n}><!-- 42 --></${n}>`).join("\n") }),
+    },
+    {
       id: "tags-blank",
       description: "every section present, in order, holding only white space",
       build: (spec) => ({ response: spec.required.map((n) => `<${n}>\n \n</${n}>`).join("\n") }),
@@ -58,8 +64,9 @@ export const tags = defineCheck<TagsSpec>({
       }
       if ((spec.once ?? true) && spans.length > 1) problems.push(`<${name}> appears ${spans.length} times`);
       // An empty section is the form without the content: it must not earn the format reward.
-      // Invisible characters (a zero-width space, the Braille blank) are no content either.
-      if (spans.some((s) => isBlank(s.content))) problems.push(`<${name}> is empty`);
+      // Invisible characters (a zero-width space, the Braille blank) are no content either, nor is
+      // what a page does not show (an HTML comment, bare markup: `<!-- 42 -->`, `**`, `<b></b>`).
+      if (spans.some((s) => isBlank(shownText(s.content)))) problems.push(`<${name}> is empty`);
       found.push(...spans.map((span) => ({ name, span })));
       firsts.push(spans[0].start);
       lastEnd = Math.max(lastEnd, spans[spans.length - 1].end);
