@@ -40,10 +40,35 @@ const TEXT_IN_BOX = /\\(?:text|textrm|textbf|textnormal|mbox|mathrm)\s*\{([^{}]*
 /** Words that, in a box, hedge or deny its number: `\boxed{3 \text{ or more}}`, `\boxed{\text{not } 3}`. */
 const BOX_HEDGE = /\b(?:or|nor|not|no|maybe|perhaps|either|than|least|most|fewer|more|less|wrong|incorrect)\b/i;
 
-/** LaTeX number notation read as plain text: `\frac{3}{4}` as 3/4, `1{,}000` as 1,000, `1.5 \times 10^{3}` as 1.5e3. */
+/** Decimal digits of every script but ASCII's: Arabic-Indic "٤٢", Devanagari "४२", full-width "４２", mathematical "𝟒𝟐". */
+const OTHER_DIGITS = /[^\P{Nd}0-9]/gu;
+const IS_DIGIT = /^\p{Nd}$/u;
+const digitValues = new Map<string, string>();
+
+/**
+ * The ASCII digit a reader takes a decimal digit of another script for. Unicode encodes each
+ * script's digits as a run of ten from its zero, runs back to back (the mathematical ones are five
+ * such runs), so the value is the distance from the run's start, modulo 10.
+ */
+function asciiDigit(digit: string): string {
+  let ascii = digitValues.get(digit);
+  if (ascii === undefined) {
+    const code = digit.codePointAt(0)!;
+    let start = code;
+    while (IS_DIGIT.test(String.fromCodePoint(start - 1))) start--;
+    digitValues.set(digit, (ascii = String((code - start) % 10)));
+  }
+  return ascii;
+}
+
+/** LaTeX number notation read as plain text: `\frac{3}{4}` as 3/4, `1{,}000` as 1,000, `1.5 \times 10^{3}` as 1.5e3; digits of other scripts as ASCII ones. */
 function plainNumbers(text: string): string {
   return (
     text
+      .replace(OTHER_DIGITS, asciiDigit)
+      // The Arabic decimal and thousands separators, as a reader of "٣٫٥" and "١٬٠٢٤" reads them.
+      .replace(/\u066B/g, ".")
+      .replace(/\u066C/g, ",")
       // LaTeX fractions (\frac{3}{4}, \dfrac, \tfrac) as written fractions, so "\boxed{\frac{3}{4}}" is 0.75, not 4.
       .replace(/\\[dt]?frac\{\s*([-−]?[\d.,]+)\s*\}\s*\{\s*([\d.,]+)\s*\}/g, "$1/$2")
       // Thousands written "1{,}000" or "1\,000", and "32,\!349".

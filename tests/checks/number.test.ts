@@ -1,0 +1,42 @@
+/** Numbers as a reader reads them: digits of any script are digits. */
+import { describe, expect, it } from "vitest";
+import { extractNumber } from "../../src/checks/number.js";
+import { runCheck } from "../../src/checks/run.js";
+
+describe("digits of other scripts", () => {
+  it.each([
+    ["The answer is ٤٢", 42], // Arabic-Indic
+    ["The answer is ۴۲", 42], // Persian
+    ["उत्तर ४२ है", 42], // Devanagari
+    ["答えは４２です", 42], // full-width
+    ["\\boxed{𝟒𝟐}", 42], // mathematical bold
+    ["\\boxed{١٬٠٢٤}", 1024], // with the Arabic thousands separator
+    ["so ٣٫٥", 3.5], // and decimal separator
+  ])("%j reads as %d", (text, value) => {
+    expect(extractNumber(text, undefined)).toBe(value);
+  });
+
+  it("every decimal digit Unicode has reads as its value", () => {
+    for (let code = 0x80; code < 0x110000; code++) {
+      if (code >= 0xd800 && code <= 0xdfff) continue;
+      const digit = String.fromCodePoint(code);
+      if (!/\p{Nd}/u.test(digit)) continue;
+      const nfkc = digit.normalize("NFKC");
+      // Where Unicode itself maps a digit to ASCII (full-width, mathematical), the two agree.
+      if (/^[0-9]$/.test(nfkc)) expect(extractNumber(`x ${digit}`, undefined), digit).toBe(Number(nfkc));
+    }
+    expect([..."٠١٢٣٤٥٦٧٨٩"].map((d) => extractNumber(d, undefined))).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect([..."०१२३४५६७८९"].map((d) => extractNumber(d, undefined))).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  });
+
+  it("a number check passes a right answer in another script's digits, and fails a wrong one", async () => {
+    expect((await runCheck({ number: { expected: 42 } }, { response: "الجواب هو ٤٢" })).pass).toBe(true);
+    expect((await runCheck({ number: { expected: 42 } }, { response: "الجواب هو ٤٣" })).pass).toBe(false);
+    expect((await runCheck({ number: { expected: 1024 } }, { response: "Answer: １０２４" })).pass).toBe(true);
+  });
+
+  it("superscripts and fractions a reader does not read as digits stay as they were: 10² is not 102", () => {
+    expect(extractNumber("10²", undefined)).toBe(10);
+    expect(extractNumber("½", undefined)).toBeUndefined();
+  });
+});
