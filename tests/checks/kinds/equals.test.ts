@@ -17,3 +17,14 @@ describe("equals on a long response: linear time", () => {
     expect(await runCheck({ equals: "Paris" }, { response: `Paris${";".repeat(100_000)}` })).toMatchObject({ pass: true });
   });
 });
+
+describe("equals with a reference from the sample", () => {
+  it("an empty reference is the data's error, not a value \"...\" or an empty answer matches; a literal \"\" in the rubric still means an empty answer", async () => {
+    for (const answer of ["", "  ", "..."]) {
+      await expect(runCheck({ equals: "{{answer}}" }, { response: "...", answer })).rejects.toMatchObject({ code: "MISSING_INPUT" });
+    }
+    expect(await runCheck({ equals: "{{answer}}" }, { response: "Paris.", answer: "paris" })).toMatchObject({ pass: true });
+    expect(await runCheck({ equals: "" }, { response: "" })).toMatchObject({ pass: true });
+    expect(await runCheck({ equals: "" }, { response: "Paris" })).toMatchObject({ pass: false });
+  });
+});
