@@ -65,6 +65,13 @@ describe("the similarity check", () => {
     expect(rouge.score).toBeCloseTo(0.588, 3);
     expect(rouge.reasoning).toBe("rouge-l similarity 0.588 (needs 0.5)");
   });
+
+  it("a sample whose reference is empty is the data's error (MISSING_INPUT), not one an empty response matches", async () => {
+    for (const reference of ["", "  \n"]) {
+      await expect(runCheck({ similarity: { reference: "{{reference}}", min: 0.9 } }, { response: "", reference })).rejects.toMatchObject({ code: "MISSING_INPUT" });
+      await expect(runCheck({ similarity: { reference: "{{reference}}", metric: "rouge-l", min: 0.9 } }, { response: "", reference })).rejects.toMatchObject({ code: "MISSING_INPUT" });
+    }
+  });
 });
 
 describe("properties", () => {
