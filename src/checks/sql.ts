@@ -13,6 +13,7 @@ import { availableParallelism } from "node:os";
 import { isAbsolute, resolve } from "node:path";
 import pLimit from "p-limit";
 import { RubricateError } from "../errors.js";
+import { withoutEnclosed } from "../text/markers.js";
 import type { CheckContext, CheckOutcome } from "./types.js";
 
 /** The name rubrics use for this built-in check. */
@@ -38,25 +39,8 @@ export interface SqlCheckArgs {
 export function extractSql(text: string): string {
   const blocks = [...text.matchAll(/```(?:sql|sqlite|SQL)?[ \t]*\n([\s\S]*?)```/g)];
   const sql = blocks.length > 0 ? blocks[blocks.length - 1][1] : text;
-  return withoutTrailingSemicolons(withoutBlockComments(sql.replace(/--[^\n]*/g, " ")).trim()).trim();
-}
-
-/**
- * The text with each `/* … *\/` comment turned into a space; an unclosed one stays. Found with
- * indexOf: a lazy `/\*[\s\S]*?\*\//` ran to the text's end from every unclosed opener ("/* "
- * 20,000 times held the scorer for seconds).
- */
-function withoutBlockComments(text: string): string {
-  let out = "";
-  let from = 0;
-  for (let open = text.indexOf("/*"); open !== -1; open = text.indexOf("/*", from)) {
-    const close = text.indexOf("*/", open + 2);
-    // No "*/" after this opener means none after any later one: the rest stays as written.
-    if (close === -1) break;
-    out += `${text.slice(from, open)} `;
-    from = close + 2;
-  }
-  return from === 0 ? text : out + text.slice(from);
+  // Block comments found in one pass: a lazy `/\*[\s\S]*?\*\//` read to the end from every unclosed "/*".
+  return withoutTrailingSemicolons(withoutEnclosed(sql.replace(/--[^\n]*/g, " "), "/*", "*/", " ").trim()).trim();
 }
 
 /** The text without the semicolons (and white space among them) it ends with, read from the end: `(;\s*)+$` tried every start in a long run of them. */

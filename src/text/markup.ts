@@ -4,6 +4,7 @@
  * "stupid", and a right-to-left override shows "diputs" as "stupid". A string check that bans a
  * word reads this too, or the markup hides the word from it and not from the reader.
  */
+import { withoutEnclosed } from "./markers.js";
 
 /** Elements that end a line where they open or close: what they separate a renderer shows apart. */
 const BLOCK = new Set(["address", "article", "aside", "blockquote", "br", "dd", "details", "div", "dl", "dt", "figcaption", "figure", "footer", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr", "li", "main", "nav", "ol", "p", "pre", "section", "summary", "table", "tbody", "td", "tfoot", "th", "thead", "tr", "ul"]);
@@ -31,25 +32,12 @@ const RIGHT_TO_LEFT_OVERRIDE = /\u202E([^\u202A-\u202E\u2066-\u2069\n\r\u2029]*)
  */
 export function shownText(text: string): string {
   return withRightToLeftShown(
-    withoutComments(text)
+    withoutEnclosed(text, "<!--", "-->")
       .replace(TAG, (_tag, name: string) => (BLOCK.has(name.toLowerCase()) ? " " : ""))
       .replace(LINK, (_link, image: string, label: string) => (image ? "" : label))
       .replace(EMPHASIS, "")
       .replace(REFERENCE, decodeReference),
   );
-}
-
-/** The text without its HTML comments, found with indexOf: a lazy `<!--[\s\S]*?-->` ran to the end from each unclosed one. */
-function withoutComments(text: string): string {
-  let out = "";
-  let from = 0;
-  for (let open = text.indexOf("<!--"); open !== -1; open = text.indexOf("<!--", from)) {
-    const close = text.indexOf("-->", open + 4);
-    if (close === -1) break;
-    out += text.slice(from, open);
-    from = close + 3;
-  }
-  return from === 0 ? text : out + text.slice(from);
 }
 
 function decodeReference(reference: string, decimal: string | undefined, hex: string | undefined, name: string | undefined): string {
