@@ -68,4 +68,3 @@ function verdict(validate: ValidateFunction, data: unknown, json: string, rounde
   }
   return { pass, reasoning };
 }
-
