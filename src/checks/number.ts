@@ -74,6 +74,8 @@ function plainNumbers(text: string): string {
       // Thousands written "1{,}000" or "1\,000", and "32,\!349".
       .replace(/\{,\}/g, ",")
       .replace(/(\d)\\,(?=\d{3}(?!\d))/g, "$1,")
+      // Thousands grouped by a no-break or thin space, as SI and French write them ("1 000", "1 000,5").
+      .replace(/(\d)[\u00A0\u2009\u202F](?=\d{3}(?!\d))/g, "$1")
       .replace(/\\!/g, "")
       .replace(SCIENTIFIC, (_m, mantissa: string, braced: string | undefined, bare: string | undefined) => `${mantissa}e${(braced ?? bare)!.replace("−", "-")}`)
   );

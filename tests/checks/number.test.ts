@@ -40,3 +40,20 @@ describe("digits of other scripts", () => {
     expect(extractNumber("½", undefined)).toBeUndefined();
   });
 });
+
+describe("thousands grouped by a no-break or thin space (SI, French)", () => {
+  it.each([
+    ["La réponse est 1\u00A0000", 1000],
+    ["La réponse est 1\u202F000,5", 1000.5],
+    ["12\u2009345\u2009678 m", 12345678],
+    ["\\boxed{1\u202F024}", 1024],
+  ])("%j reads as %d", (text, value) => {
+    expect(extractNumber(text, undefined)).toBe(value);
+  });
+
+  it("a plain space still separates two numbers, and a group of other than three digits is not thousands", () => {
+    expect(extractNumber("between 1 and 000", "last")).toBe(0);
+    expect(extractNumber("\\boxed{1 000}", undefined)).toBeNaN(); // a box of two numbers is a hedge, as before
+    expect(extractNumber("1\u00A000", "last")).toBe(0);
+  });
+});
