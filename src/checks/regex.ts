@@ -15,9 +15,9 @@
  * (Atomics.wait). A JSON Schema's `pattern` runs inside ajv's synchronous validator, so its costly
  * tests are awaited by running the validation again once they answered (`withAwaitedPatternTests`).
  * Past the deadline the worker is terminated and the test is a CHECK_TIMEOUT error — never a hang
- * of the process, a reward server or its SIGTERM. An error the text caused (see `regexTextFault`) is the checks' no. Both engines
- * follow JavaScript's flags (i, m, s, u); RE2's `\s`, `\d`, `\w`, `\b` are ASCII-only where
- * JavaScript's `\s` also matches Unicode spaces.
+ * of the process, a reward server or its SIGTERM. An error the text caused (see `regexTextFault`)
+ * is the checks' no. Both engines follow JavaScript's flags (i, m, s, u); RE2's `\s`, `\d`, `\w`,
+ * `\b` are ASCII-only where JavaScript's `\s` also matches Unicode spaces.
  */
 import type { LRUCache } from "lru-cache";
 import { createRequire } from "node:module";

@@ -23,6 +23,22 @@ export function renderTemplate(text: string, vars: Record<string, unknown>): str
 }
 
 /**
+ * A reference answer rendered from the sample (`{{answer}}`): one that comes out blank is the
+ * sample's missing data (`missingReference`), never a value an empty response matches or every
+ * response fails.
+ * @example renderReference("math", "{{answer}}", { answer: "42" }) // "42"
+ */
+export function renderReference(kind: string, template: string, vars: Record<string, unknown>): string {
+  const reference = renderTemplate(template, vars);
+  if (reference.trim() === "") throw missingReference(kind, template);
+  return reference;
+}
+
+/** The MISSING_INPUT error of a check whose reference, rendered from the sample, is empty. */
+export const missingReference = (kind: string, template: string): RubricateError =>
+  new RubricateError("MISSING_INPUT", `${kind}: the reference answer ${JSON.stringify(template)} is empty for this sample`);
+
+/**
  * The length `renderTemplate(text, vars)` would have, without building it: `length(name)` says how
  * long a variable renders (so a caller can measure each once). A reward server sizes a client's
  * `{{variable}}` checks with it before running them.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { RubricateError } from "../../src/errors.js";
-import { renderTemplate, templateLength, templateVariables, variableText } from "../../src/text/template.js";
+import { renderReference, renderTemplate, templateLength, templateVariables, variableText } from "../../src/text/template.js";
 
 describe("renderTemplate", () => {
   it("fills {{var}} (spaces allowed inside the braces)", () => {
@@ -68,5 +68,15 @@ describe("templateLength", () => {
 
   it("variableText is what {{name}} renders to: the text, or the JSON; undefined when missing", () => {
     expect([variableText({ a: "x" }, "a"), variableText({ n: 1 }, "n"), variableText({ a: { b: [1] } }, "a.b"), variableText({}, "a"), variableText({ a: null }, "a")]).toEqual(["x", "1", "[1]", undefined, undefined]);
+  });
+});
+
+describe("renderReference", () => {
+  it("renders a reference, and one that comes out blank is the sample's MISSING_INPUT naming the check", () => {
+    expect(renderReference("math", "{{answer}}", { answer: "42" })).toBe("42");
+    expect(renderReference("math", "x = {{answer}}", { answer: "" })).toBe("x = ");
+    for (const answer of ["", " \n"]) {
+      expect(() => renderReference("similarity", "{{answer}}", { answer })).toThrow(expect.objectContaining({ code: "MISSING_INPUT", message: 'similarity: the reference answer "{{answer}}" is empty for this sample' }));
+    }
   });
 });

@@ -4,8 +4,7 @@
  * rubric:  check: { equals: "{{answer}}" }
  */
 import * as z from "zod";
-import { RubricateError } from "../../errors.js";
-import { renderTemplate } from "../../text/template.js";
+import { missingReference, renderTemplate } from "../../text/template.js";
 import { defineCheck } from "../kind.js";
 
 export const EqualsSpec = z.union([z.string(), z.number(), z.boolean()]).describe("A string, number or boolean, or a {{variable}} holding the value");
@@ -31,13 +30,13 @@ export const equals = defineCheck<EqualsSpec>({
   keywords: (spec) => [String(spec)],
   run(spec, { text, sample, options, memo }) {
     const expected = typeof spec === "string" ? renderTemplate(spec, sample) : String(spec);
+    const normalize = options.normalize !== false;
+    const reference = normalize ? normalizeText(expected) : expected;
     // A sample whose reference is empty is the data's error: "" (or "...", which normalizes to it) would match it.
-    if (typeof spec === "string" && spec.includes("{{") && (options.normalize !== false ? normalizeText(expected) : expected) === "") {
-      throw new RubricateError("MISSING_INPUT", `equals: the reference ${JSON.stringify(spec)} is empty for this sample`);
-    }
+    if (reference === "" && typeof spec === "string" && spec.includes("{{")) throw missingReference("equals", spec);
     // The text is normalized once for all the sample's equals criteria (the expected values differ).
     const normalized = () => (memo ? memo.text("equals-normalize", text, normalizeText) : normalizeText(text));
-    const pass = options.normalize !== false ? normalized() === normalizeText(expected) : text === expected;
+    const pass = normalize ? normalized() === reference : text === reference;
     return { pass, reasoning: pass ? "equals the expected value" : `expected "${truncate(expected)}", got "${truncate(text)}"` };
   },
 });

@@ -5,8 +5,7 @@
  * rubric:  check: { similarity: { reference: "{{reference}}", metric: rouge-l, min: 0.5 } }
  */
 import * as z from "zod";
-import { RubricateError } from "../../errors.js";
-import { renderTemplate } from "../../text/template.js";
+import { renderReference } from "../../text/template.js";
 import { defineCheck } from "../kind.js";
 import { referenceCases } from "../hacks.js";
 import { editSimilarity, rougeL } from "../similarity.js";
@@ -61,9 +60,7 @@ export const similarity = defineCheck<SimilaritySpec>({
     ];
   },
   run(spec, { text, sample }) {
-    const reference = renderTemplate(spec.reference, sample);
-    // A sample whose reference is empty is the data's error: an empty response would match it.
-    if (reference.trim() === "") throw new RubricateError("MISSING_INPUT", `similarity: the reference ${JSON.stringify(spec.reference)} is empty for this sample`);
+    const reference = renderReference("similarity", spec.reference, sample);
     const metric = spec.metric ?? "levenshtein";
     const normalize = spec.normalize ?? true;
     const value = metric === "rouge-l" ? rougeL(text, reference) : normalize ? editSimilarity(normalise(text), normalise(reference)) : editSimilarity(text, reference);

@@ -6,17 +6,14 @@
  * The kind's settings are in spec.ts; this comparison (the reader, LaTeX, the comparer) loads on
  * the first run of a `math` check (kinds/math.ts).
  */
-import { RubricateError } from "../../errors.js";
-import { renderTemplate } from "../../text/template.js";
+import { renderReference } from "../../text/template.js";
 import type { CheckInput, CheckResult } from "../kind.js";
 import { mathEquivalent } from "./equivalent.js";
 import type { MathSpec } from "./spec.js";
 
 /** Runs one `math` check: the response's final answer against the reference. */
 export function runMath(spec: MathSpec, { text, sample }: CheckInput): CheckResult {
-  const reference = typeof spec.expected === "number" ? String(spec.expected) : renderTemplate(spec.expected, sample);
-  // An empty reference is missing data, not an answer every response fails.
-  if (reference.trim() === "") throw new RubricateError("MISSING_INPUT", `math: the reference answer ${JSON.stringify(spec.expected)} is empty for this sample`);
+  const reference = typeof spec.expected === "number" ? String(spec.expected) : renderReference("math", spec.expected, sample);
   const verdict = mathEquivalent(text, reference, { tolerance: spec.tolerance, round: spec.round, percent: spec.percent, extract: spec.extract, decimalComma: spec.decimal_comma, timeoutMs: spec.timeout_ms });
   if (verdict.problem === "no-answer") return { pass: false, reasoning: `no final answer found (expected ${short(verdict.reference)})` };
   if (verdict.problem === "timeout") return { pass: false, reasoning: `the comparison computed past ${spec.timeout_ms ?? 200} ms; counted as not equal`, forfeit: true };
