@@ -16,7 +16,16 @@ export interface TrajectoryCall {
   /** The arguments as the model wrote them (a JSON string), or an object. */
   arguments: unknown;
   result?: string;
+  /**
+   * Why the call did not work, as the trajectory records it: a rubricate rollout's `error`
+   * (`bad_arguments`, `unknown_tool`, `tool_error`, `timeout`), or `is_error: true` (Anthropic's
+   * tool results). OpenAI `messages` carry no such mark, so their calls never have one.
+   */
+  failed?: string;
 }
+
+/** The calls of a trajectory that worked: a call the tool refused or that failed earns nothing a rubric asks to be done. */
+export const workedCalls = (calls: readonly TrajectoryCall[]): TrajectoryCall[] => calls.filter((c) => c.failed === undefined);
 
 /**
  * The tool calls of a sample, in order, from rubricate's `tool_calls` or OpenAI-style `messages`.
@@ -57,7 +66,17 @@ function fromCall(raw: unknown, where: string): TrajectoryCall {
   const fn = (call.function ?? call) as Record<string, unknown>;
   if (typeof fn.name !== "string") throw new RubricateError("BAD_INPUT", `${where} has no tool name`);
   const result = call.result ?? call.output;
-  return { name: fn.name, arguments: fn.arguments ?? fn.args ?? fn.input ?? {}, ...(result !== undefined && result !== null ? { result: typeof result === "string" ? result : JSON.stringify(result) } : {}) };
+  const failed = failureOf(call);
+  return { name: fn.name, arguments: fn.arguments ?? fn.args ?? fn.input ?? {}, ...(result !== undefined && result !== null ? { result: typeof result === "string" ? result : JSON.stringify(result) } : {}), ...(failed ? { failed } : {}) };
+}
+
+/** The recorded failure of a call (its `error`, or `is_error: true`), or undefined when it worked or the record does not say. */
+function failureOf(call: Record<string, unknown>): string | undefined {
+  const error = call.error;
+  if (typeof error === "string" && error.trim() !== "") return error.trim().slice(0, 80);
+  if (error === true || call.is_error === true) return "error";
+  if (error && typeof error === "object") return "error";
+  return undefined;
 }
 
 function fromMessages(messages: unknown[], read: (raw: unknown, where: string) => TrajectoryCall | undefined): TrajectoryCall[] {
@@ -69,11 +88,11 @@ function fromMessages(messages: unknown[], read: (raw: unknown, where: string) =
     const toolCalls = message.tool_calls ?? message.toolCalls;
     if (message.role === "assistant" && Array.isArray(toolCalls)) {
       toolCalls.forEach((c, j) => {
-        // In messages a result comes only from a `tool` message: a result or output field on the
-        // assistant's own call is the policy's word, not the tool's.
+        // In messages a result comes only from a `tool` message: a result, output or error field
+        // on the assistant's own call is the policy's word, not the tool's.
         const parsed = read(c, `messages[${i}].tool_calls[${j}]`);
         if (!parsed) return;
-        const { result: _claimed, ...call } = parsed;
+        const { result: _claimed, failed: _claimedFailure, ...call } = parsed;
         calls.push(call);
         const id = (c as { id?: unknown }).id;
         if (typeof id === "string") byId.set(id, call);

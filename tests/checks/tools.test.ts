@@ -63,6 +63,41 @@ describe("tool_calls conditions", () => {
       if (reasoning) expect(verdict.reasoning).toBe(reasoning);
     }
   });
+  describe("calls that did not work (a rollout's error, is_error)", () => {
+    // The policy's search was refused (bad arguments): it never ran.
+    const refused = { name: "search", arguments: '{"q": 1}', result: "Error: invalid arguments for search: / must have required property 'query'.", error: "bad_arguments" };
+    const calculator = { name: "calculator", arguments: '{"expression":"2148000"}', result: "2148000", error: null };
+    it("called, order and min_calls count only the calls that worked; the reason names the failures", async () => {
+      const sample = { response: "The population is 2,148,000.", tool_calls: [refused, calculator] };
+      expect(await runCheck({ tool_calls: { called: "search" } }, sample)).toMatchObject({ pass: false, reasoning: "search was not called (1 call(s) of it failed: bad_arguments) (trajectory: search (bad_arguments) → calculator)" });
+      expect(await runCheck({ tool_calls: { order: ["search", "calculator"] } }, sample)).toMatchObject({ pass: false, reasoning: expect.stringMatching(/^order: search never called/) });
+      expect(await runCheck({ tool_calls: { min_calls: 2 } }, sample)).toMatchObject({ pass: false, reasoning: expect.stringMatching(/^1 tool calls that worked \(1 failed\), at least 2 needed/) });
+      // The same trajectory with the search working passes all three.
+      const working = { ...sample, tool_calls: [{ ...refused, arguments: '{"query":"population of Paris"}', result: "2148000", error: null }, calculator] };
+      for (const spec of [{ called: "search" }, { order: ["search", "calculator"] }, { min_calls: 2 }]) expect((await runCheck({ tool_calls: spec }, working)).pass).toBe(true);
+    });
+    it("not_called and max_calls count every attempt: a refused call of a forbidden tool is still a call", async () => {
+      const sample = { response: "x", tool_calls: [refused, calculator] };
+      expect(await runCheck({ tool_calls: { not_called: "search" } }, sample)).toMatchObject({ pass: false, reasoning: expect.stringMatching(/^search was called 1 time\(s\)/) });
+      expect((await runCheck({ tool_calls: { max_calls: 1 } }, sample)).pass).toBe(false);
+    });
+    it("answer_uses reads the last call that worked: a later failed call neither hides its result nor stands for it", async () => {
+      const failedAfter = { name: "calculator", arguments: '{"expression":"2148000/0"}', result: "Error: division by zero", error: "tool_error" };
+      const sample = { response: "The population is 2,148,000.", tool_calls: [calculator, failedAfter] };
+      expect((await runCheck({ tool_calls: { answer_uses: "calculator" } }, sample)).pass).toBe(true);
+      const onlyFailed = { response: "Error: division by zero", tool_calls: [failedAfter] };
+      expect(await runCheck({ tool_calls: { answer_uses: "calculator" } }, onlyFailed)).toMatchObject({ pass: false, reasoning: expect.stringMatching(/^calculator was not called \(1 call\(s\) of it failed: tool_error\), so the answer cannot use its result/) });
+    });
+    it("is_error: true (Anthropic's tool results) marks a failed call too; error: null or false does not", () => {
+      expect(readTrajectory({ tool_calls: [{ name: "search", result: "boom", is_error: true }, { name: "search", error: null }, { name: "search", error: false }] }).map((c) => c.failed)).toEqual(["error", undefined, undefined]);
+    });
+    it("in OpenAI messages an error field on the assistant's own call is the policy's word: the call counts as made", async () => {
+      const claimed = { ...messages, messages: messages.messages.map((m) => (m.tool_calls ? { ...m, tool_calls: m.tool_calls.map((c) => ({ ...c, error: "bad_arguments" })) } : m)) };
+      expect(readTrajectory(claimed).every((c) => c.failed === undefined)).toBe(true);
+      expect((await runCheck({ tool_calls: { called: "search", order: ["search", "calculator"] } }, claimed)).pass).toBe(true);
+    });
+  });
+
   it("answer_uses fails when the answer states another number", async () => {
     const verdict = await runCheck({ tool_calls: { answer_uses: "calculator" } }, { ...rollout, response: "About 2.1 million." });
     expect(verdict).toMatchObject({ pass: false });

@@ -20,7 +20,7 @@ describe("check kinds' known hacks", () => {
     const ids = (key: string) => CHECK_KINDS.find((k) => k.key === key)!.hacks!.map((h) => h.id);
     expect(ids("tags")).toEqual(expect.arrayContaining(["tags-nested", "tags-empty"]));
     expect(ids("final_answer")).toEqual(expect.arrayContaining(["final-answer-prose-hard", "final-answer-prose-unclear"]));
-    expect(ids("tool_calls")).toEqual(expect.arrayContaining(["answer-uses-quoted-number", "answer-uses-denied-text"]));
+    expect(ids("tool_calls")).toEqual(expect.arrayContaining(["answer-uses-quoted-number", "answer-uses-denied-text", "tool-calls-refused"]));
     expect(ids("similarity")).toEqual(expect.arrayContaining(["similarity-negated", "similarity-stuffed"]));
   });
 
@@ -43,9 +43,12 @@ criteria:
   - { id: boxed, check: { final_answer: { format: boxed } }, points: 1 }
   - { id: gsm8k, check: { final_answer: { format: gsm8k } }, points: 1 }
   - { id: uses, check: { tool_calls: { answer_uses: calculator } }, points: 1 }
+  - { id: tools, check: { tool_calls: { called: search, order: [search, calculator] } }, points: 1 }
+  - { id: busy, check: { tool_calls: { min_calls: 3 } }, points: 1 }
 `);
     const runs = await runHacks(rubric, [{ response: "" }]);
-    expect(runs.length).toBeGreaterThanOrEqual(17);
+    expect(runs.length).toBeGreaterThanOrEqual(19);
+    expect(runs.filter((r) => r.hack === "tool-calls-refused").map((r) => r.criterion)).toEqual(["tools", "busy"]);
     expect(runs.filter((r) => r.error)).toEqual([]);
     expect(runs.filter((r) => r.passed).map((r) => `${r.criterion}/${r.hack}`)).toEqual([]);
   });
@@ -88,7 +91,8 @@ criteria:
 
 describe("rubricate probe --hacks-only on the shipped rubrics with code checks", () => {
   it.each([
-    ["agent-tool-use", [["answer-uses-calculation", 5]]],
+    // tool-calls-refused: the searched-first criterion's tools called with refused arguments.
+    ["agent-tool-use", [["answer-uses-calculation", 5], ["searched-first", 1]]],
     // The math hacks (boxed lists, chains, systems, rounding, percent, several boxes) aimed at the
     // reference, beside the final-answer format hacks.
     ["math-symbolic", [["states-final-answer", 9], ["correct-answer", MATH_HACKS.length]]],

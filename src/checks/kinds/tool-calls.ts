@@ -7,7 +7,7 @@ import * as z from "zod";
 import { compileJsonSchema, describeAjvErrors, validateData } from "../compile.js";
 import { defineCheck, type CheckHack, type CheckInput, type CheckResult } from "../kind.js";
 import { withAwaitedPatternTests } from "../regex.js";
-import { list, parseArguments, readTrajectory, usesResult } from "../tools.js";
+import { list, parseArguments, readTrajectory, usesResult, workedCalls, type TrajectoryCall } from "../tools.js";
 import { schemaProblem } from "./problems.js";
 
 const names = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]);
@@ -46,6 +46,22 @@ function answerUsesHack(id: string, description: string, result: string, respons
   };
 }
 
+/**
+ * A hack on `called`, `order` and `min_calls`: each tool they name called, in order, with
+ * arguments the environment refused, as a rollout records it: calls that never ran.
+ */
+const refusedCallsHack: CheckHack<ToolCallsSpec> = {
+  id: "tool-calls-refused",
+  description: "the tools the check asks for called with arguments the tool refused (the calls never ran)",
+  build(spec) {
+    const names = [...new Set([...list(spec.called), ...(spec.order ?? [])])];
+    if (names.length === 0 && spec.min_calls === undefined) return undefined;
+    while (names.length < (spec.min_calls ?? 0)) names.push(names[0] ?? "search");
+    const calls = names.map((name) => ({ name, arguments: "{", result: `Error: the arguments of ${name} are not valid JSON.`, error: "bad_arguments" }));
+    return { response: "Done.", inputs: { [spec.trajectory ?? "tool_calls"]: JSON.stringify(calls) } };
+  },
+};
+
 export const toolCalls = defineCheck<ToolCallsSpec>({
   key: "tool_calls",
   spec: ToolCallsSpec,
@@ -57,6 +73,7 @@ export const toolCalls = defineCheck<ToolCallsSpec>({
     answerUsesHack("answer-uses-denied-text", "the tool's text result named only to be denied", "Paris", "Not Paris; it is Lyon."),
     answerUsesHack("answer-uses-substring", "the tool's text result inside another word", "Paris", "Parisian cafés are lovely."),
     answerUsesHack("answer-uses-hedge", "the tool's result offered with another value as alternatives", "2148000", "The answer is 3,000,000 or 2148000."),
+    refusedCallsHack,
   ],
   validate: (spec) => (spec.arguments ? schemaProblem(() => compileJsonSchema(spec.arguments!.schema), ["arguments", "schema"]) : undefined),
   inputs: (spec) => [spec.trajectory ?? ["tool_calls", "messages"]],
@@ -64,14 +81,26 @@ export const toolCalls = defineCheck<ToolCallsSpec>({
   run: (spec, context) => withAwaitedPatternTests(() => trajectoryVerdict(spec, context)),
 });
 
+/** How many calls each tool name has. */
+function countByName(calls: readonly TrajectoryCall[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const c of calls) counts.set(c.name, (counts.get(c.name) ?? 0) + 1);
+  return counts;
+}
+
 /** The check's verdict on the sample's trajectory. */
 function trajectoryVerdict(spec: ToolCallsSpec, { text, sample }: CheckInput): CheckResult {
   // A call the policy wrote malformed (no tool name) fails the check; a trajectory that is not a list is an error.
   const problems: string[] = [];
   const calls = readTrajectory(sample, spec.trajectory, problems);
-  const counts = new Map<string, number>();
-  for (const c of calls) counts.set(c.name, (counts.get(c.name) ?? 0) + 1);
-  for (const name of list(spec.called)) if (!counts.has(name)) problems.push(`${name} was not called`);
+  // What a rubric asks to be done (called, order, min_calls, answer_uses) counts the calls that
+  // worked: a call the tool refused (bad arguments) or that failed did none of it, and a policy
+  // would make one to pass. What it forbids (not_called, max_calls) counts every attempt.
+  const worked = workedCalls(calls);
+  const counts = countByName(calls);
+  const workedCounts = countByName(worked);
+  const notWorked = (name: string) => (counts.has(name) ? ` (${counts.get(name)} call(s) of it failed: ${[...new Set(calls.filter((c) => c.name === name).map((c) => c.failed))].join(", ")})` : "");
+  for (const name of list(spec.called)) if (!workedCounts.has(name)) problems.push(`${name} was not called${notWorked(name)}`);
   for (const name of list(spec.not_called)) if (counts.has(name)) problems.push(`${name} was called ${counts.get(name)} time(s)`);
   if (spec.arguments) {
     // "Valid arguments" is not earned by never calling the tool: a policy would skip the call to pass.
@@ -90,7 +119,7 @@ function trajectoryVerdict(spec: ToolCallsSpec, { text, sample }: CheckInput): C
     });
   }
   if (spec.order) {
-    const firsts = spec.order.map((name) => calls.findIndex((c) => c.name === name));
+    const firsts = spec.order.map((name) => worked.findIndex((c) => c.name === name));
     const missing = spec.order.filter((_, i) => firsts[i] === -1);
     if (missing.length) problems.push(`order: ${missing.join(", ")} never called`);
     else if (firsts.some((p, i) => i > 0 && p < firsts[i - 1])) problems.push(`called in the order ${[...spec.order].sort((a, b) => firsts[spec.order!.indexOf(a)] - firsts[spec.order!.indexOf(b)]).join(" → ")}, expected ${spec.order.join(" → ")}`);
@@ -99,13 +128,13 @@ function trajectoryVerdict(spec: ToolCallsSpec, { text, sample }: CheckInput): C
   if (spec.max_calls && typeof spec.max_calls === "object") {
     for (const [name, max] of Object.entries(spec.max_calls)) if ((counts.get(name) ?? 0) > max) problems.push(`${name} called ${counts.get(name)} times, at most ${max} allowed`);
   }
-  if (spec.min_calls !== undefined && calls.length < spec.min_calls) problems.push(`${calls.length} tool calls, at least ${spec.min_calls} needed`);
+  if (spec.min_calls !== undefined && worked.length < spec.min_calls) problems.push(`${worked.length} tool calls${worked.length < calls.length ? ` that worked (${calls.length - worked.length} failed)` : ""}, at least ${spec.min_calls} needed`);
   if (spec.answer_uses) {
-    const last = calls.filter((c) => c.name === spec.answer_uses).at(-1);
-    if (!last) problems.push(`${spec.answer_uses} was not called, so the answer cannot use its result`);
+    const last = worked.filter((c) => c.name === spec.answer_uses).at(-1);
+    if (!last) problems.push(`${spec.answer_uses} was not called${notWorked(spec.answer_uses)}, so the answer cannot use its result`);
     else if (last.result === undefined) problems.push(`the trajectory has no result for ${spec.answer_uses}`);
     else if (!usesResult(text, last.result)) problems.push(`the answer does not state ${spec.answer_uses}'s result ${JSON.stringify(last.result.slice(0, 80))}`);
   }
-  const summary = calls.length ? calls.map((c) => c.name).join(" → ") : "no tool calls";
+  const summary = calls.length ? calls.map((c) => (c.failed ? `${c.name} (${c.failed})` : c.name)).join(" → ") : "no tool calls";
   return problems.length ? { pass: false, reasoning: `${problems.join("; ")} (trajectory: ${summary})` } : { pass: true, reasoning: `trajectory ${summary}` };
 }
