@@ -14,7 +14,7 @@ const names = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]);
 
 export const ToolCallsSpec = z
   .strictObject({
-    called: names.optional().describe("Each of these tools was called at least once"),
+    called: names.optional().describe("Each of these tools was called at least once (a call that worked: not refused, not failed)"),
     not_called: names.optional().describe("None of these tools was called"),
     arguments: z
       .strictObject({
@@ -24,10 +24,10 @@ export const ToolCallsSpec = z
       })
       .optional()
       .describe("`tool` was called, and every call of it has arguments that parse as JSON and satisfy `schema` (with `if_called: true`, no call passes too)"),
-    order: z.array(z.string().min(1)).min(2).optional().describe("These tools are first called in this order"),
+    order: z.array(z.string().min(1)).min(2).optional().describe("These tools are first called in this order (counting calls that worked)"),
     max_calls: z.union([z.number().int().nonnegative(), z.record(z.string(), z.number().int().nonnegative())]).optional().describe("At most n calls in all, or per tool ({ search: 2 })"),
-    min_calls: z.number().int().nonnegative().optional().describe("At least n calls in all"),
-    answer_uses: z.string().min(1).optional().describe("The response contains the last result of this tool (numbers compared as numbers)"),
+    min_calls: z.number().int().nonnegative().optional().describe("At least n calls in all that worked"),
+    answer_uses: z.string().min(1).optional().describe("The response contains the last result of this tool from a call that worked (numbers compared as numbers)"),
     trajectory: z.string().min(1).optional().describe("The sample input with the trajectory (default: tool_calls, else messages)"),
   })
   .refine((s) => Object.keys(s).some((k) => k !== "trajectory"), "tool_calls needs at least one condition (called, not_called, arguments, order, max_calls, min_calls, answer_uses)");
