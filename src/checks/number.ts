@@ -61,6 +61,30 @@ function asciiDigit(digit: string): string {
   return ascii;
 }
 
+/**
+ * A number raised to a written power: "5^3", "2^{10}", "10^{-3}", "1.5^2". Starting only where a
+ * number starts (not inside one, nor after a letter: "m^2" is a unit) keeps the scan linear.
+ */
+const POWER = /(?<![\w.^])(\d+(?:\.\d+)?)\s*\^\s*(?:\{\s*([-−+]?\d+(?:\.\d+)?)\s*\}|([-−+]?\d+(?:\.\d+)?))/g;
+/** A square root of one number: "\sqrt{5}", "\sqrt 9". */
+const SQUARE_ROOT = /\\sqrt\s*(?:\{\s*(\d+(?:\.\d+)?)\s*\}|(\d+(?:\.\d+)?)(?![\d.]))/g;
+/** The most digits a power is written out with exactly; a longer one (a policy's 9^99999999) is left as written, not a number. */
+const MAX_POWER_DIGITS = 400;
+
+/**
+ * The value of base^exponent as a number would be written: exactly for whole numbers (BigInt, so
+ * "2^{64}" is 18446744073709551616), else as JavaScript writes the double; undefined when it would
+ * have more than MAX_POWER_DIGITS digits.
+ */
+function powerWritten(base: string, exponent: string): string | undefined {
+  const e = Number(exponent.replace("−", "-"));
+  const b = Number(base);
+  if (b > 1 && Math.abs(e) * Math.log10(b) > MAX_POWER_DIGITS) return undefined;
+  if (/^\d+$/.test(base) && Number.isInteger(e) && e >= 0) return (BigInt(base) ** BigInt(e)).toString();
+  const value = b ** e;
+  return Number.isFinite(value) ? String(value) : undefined;
+}
+
 /** LaTeX number notation read as plain text: `\frac{3}{4}` as 3/4, `1{,}000` as 1,000, `1.5 \times 10^{3}` as 1.5e3; digits of other scripts as ASCII ones. */
 function plainNumbers(text: string): string {
   return (
@@ -78,6 +102,9 @@ function plainNumbers(text: string): string {
       .replace(/(\d)[\u00A0\u2009\u202F](?=\d{3}(?!\d))/g, "$1")
       .replace(/\\!/g, "")
       .replace(SCIENTIFIC, (_m, mantissa: string, braced: string | undefined, bare: string | undefined) => `${mantissa}e${(braced ?? bare)!.replace("−", "-")}`)
+      // A power or a root of a number is the number it makes: "\boxed{5^3}" is 125, not 5, and "\sqrt{5}" about 2.236.
+      .replace(POWER, (written, base: string, braced: string | undefined, bare: string | undefined) => powerWritten(base, (braced ?? bare)!) ?? written)
+      .replace(SQUARE_ROOT, (_m, braced: string | undefined, bare: string | undefined) => String(Math.sqrt(Number(braced ?? bare))))
   );
 }
 
@@ -106,20 +133,51 @@ export function answerNumber(text: string, pick: "last" | "first" | "boxed" | un
   const box = pick === "first" || pick === "last" ? undefined : lastBoxed(text);
   if (box !== undefined) return boxNumber(box);
   if (pick === "boxed") return undefined;
-  const all = text.match(NUMBER);
-  if (!all) return undefined;
+  const all = writtenNumbers(text);
+  if (all.length === 0) return undefined;
   const written = pick === "first" ? all[0] : all.at(-1)!;
   const value = parseNumber(written);
   return Number.isNaN(value) ? undefined : { value, written };
 }
 
-/** The one number a box holds, NaN when it hedges, undefined when it holds none. */
+/**
+ * An operation on a number that a box's reading leaves undone: a power too long to write out or of
+ * something other than a number, a factorial, a function ("\boxed{\log 8}"). Degrees and primes
+ * ("30^\circ") are no operation.
+ */
+const OPERATED = /\d\s*\)?\s*(?:\^(?!\s*\{?\s*\\(?:circ|prime)(?![a-zA-Z]))|!)|\\(?:log|ln|lg|exp|sin|cos|tan|cot|sec|csc|arcsin|arccos|arctan|sinh|cosh|tanh)(?![a-zA-Z])/;
+/** The largest n whose n! a box is read as: 170! is the last a double holds. */
+const MAX_FACTORIAL = 170;
+
+/** Just before an exponent or a subscript ("m^2", "m^{2}", "x_1"): a number there is not the answer but part of a unit or a name. */
+const EXPONENT_BEFORE = /[_^]\s*\{?\s*$/;
+
+/** The numbers written in a text, in order, without exponents and subscripts (the 2 of "25 m^2"). */
+function writtenNumbers(text: string): string[] {
+  return [...text.matchAll(NUMBER)].filter((m) => !EXPONENT_BEFORE.test(text.slice(Math.max(0, m.index - 16), m.index))).map((m) => m[0]);
+}
+
+/** A box holding one factorial ("\boxed{5!}"), as the number it makes, written exactly. */
+function factorialBox(box: string): ReadNumber | undefined {
+  const n = /^\s*(\d{1,3})\s*!\s*$/.exec(box)?.[1];
+  if (n === undefined || Number(n) > MAX_FACTORIAL) return undefined;
+  let product = 1n;
+  for (let k = 2n; k <= BigInt(n); k++) product *= k;
+  return { value: Number(product), written: product.toString() };
+}
+
+/**
+ * The one number a box holds, NaN when it hedges or holds an operation on its number it cannot
+ * carry out (`\boxed{5!}` is 120; `\boxed{\log 8}` is not 8), undefined when it holds none.
+ */
 function boxNumber(box: string): ReadNumber | undefined {
+  const factorial = factorialBox(box);
+  if (factorial) return factorial;
   const inside = box.replace(TEXT_IN_BOX, (_m, words: string) => (/\d/.test(words) ? ` ${words} ` : " "));
-  const numbers = [...inside.matchAll(NUMBER)].filter((m) => !/[_^]\s*$/.test(inside.slice(Math.max(0, m.index - 16), m.index))).map((m) => m[0]);
+  const numbers = writtenNumbers(inside);
   if (numbers.length === 0) return undefined;
   const values = numbers.map(parseNumber);
-  const hedged = /[±∓]|\\(?:pm|mp)(?![a-zA-Z])/.test(box) || BOX_HEDGE.test(box.replace(/\\[a-zA-Z]+/g, " ")) || values.some((v) => v !== values[0]);
+  const hedged = /[±∓]|\\(?:pm|mp)(?![a-zA-Z])/.test(box) || OPERATED.test(box) || BOX_HEDGE.test(box.replace(/\\[a-zA-Z]+/g, " ")) || values.some((v) => v !== values[0]);
   return { value: hedged ? Number.NaN : values[0], written: numbers[0] };
 }
 

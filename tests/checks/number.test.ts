@@ -57,3 +57,42 @@ describe("thousands grouped by a no-break or thin space (SI, French)", () => {
     expect(extractNumber("1\u00A000", "last")).toBe(0);
   });
 });
+
+describe("an operation on a number is the number it makes", () => {
+  it.each([
+    ["\\boxed{5^3}", 125],
+    ["\\boxed{2^{10}}", 1024],
+    ["\\boxed{10^{-3}}", 0.001],
+    ["\\boxed{-2^2}", -4], // the sign applies to the power
+    ["\\boxed{\\sqrt{144}}", 12],
+    ["\\boxed{\\sqrt{5}}", Math.sqrt(5)],
+    ["\\boxed{5!}", 120],
+    ["The answer is 5^3.", 125],
+    // Degrees, units and subscripts are no operation: the number is the one written.
+    ["\\boxed{30^\\circ}", 30],
+    ["\\boxed{30^{\\circ}}", 30],
+    ["\\boxed{25 m^{2}}", 25],
+    ["\\boxed{5\\text{ cm}^3}", 5],
+    ["The area is 25 m^2", 25],
+    ["So x_1 = 7", 7],
+    ["\\boxed{1.5 \\times 10^{3}}", 1500],
+  ])("%j reads as %d", (text, value) => {
+    expect(extractNumber(text, undefined)).toBe(value);
+  });
+
+  it("a power is written out exactly, so a whole number past 2^53 keeps its digits", async () => {
+    expect(await runCheck({ number: { expected: "{{answer}}" } }, { response: "\\boxed{2^{64}}", answer: "18446744073709551616" })).toMatchObject({ pass: true });
+    expect(await runCheck({ tool_calls: { answer_uses: "calculator" } }, { response: "The answer is 2^{64}.", tool_calls: [{ name: "calculator", arguments: "{}", result: "18446744073709551617" }] })).toMatchObject({ pass: false });
+  });
+
+  it("a number with an operation on it is not that number: a wrong answer does not pass as the right one", async () => {
+    // Each was read as the 5 it is written with, and passed a check expecting 5.
+    for (const response of ["\\boxed{5^3}", "\\boxed{\\sqrt{5}}", "\\boxed{5!}", "\\boxed{\\log 5}", "\\boxed{\\sin 5}", "\\boxed{(5)^2}", "\\boxed{5^{x}}"]) {
+      expect(await runCheck({ number: { expected: 5 } }, { response }), response).toMatchObject({ pass: false });
+    }
+    // An operation it cannot carry out, or a power too long to write, is not one number.
+    for (const response of ["\\boxed{\\log 8}", "\\boxed{9^{99999999}}", "\\boxed{200!}"]) {
+      expect(await runCheck({ number: { expected: 8 } }, { response }), response).toMatchObject({ pass: false, reasoning: expect.stringMatching(/^the boxed answer is not one number/) });
+    }
+  });
+});

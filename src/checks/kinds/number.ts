@@ -34,7 +34,7 @@ export const number = defineCheck<NumberSpec>({
     if (Number.isNaN(expected)) throw new RubricateError("CHECK_FAILED", `expected value ${JSON.stringify(spec.expected)} is not a number`);
     const actual = extractNumber(text, spec.pick);
     if (actual === undefined) return { pass: false, reasoning: "no number found in the response" };
-    if (Number.isNaN(actual)) return { pass: false, reasoning: "the boxed answer is not one number (several different numbers, a ±, or a hedging word)" };
+    if (Number.isNaN(actual)) return { pass: false, reasoning: "the boxed answer is not one number (several different numbers, a ±, a hedging word, or an operation on a number such as a logarithm)" };
     const tolerance = spec.tolerance ?? 1e-6;
     const allowed = spec.relative ? tolerance * Math.abs(expected) : tolerance;
     const pass = Math.abs(actual - expected) <= allowed;
