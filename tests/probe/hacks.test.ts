@@ -53,6 +53,14 @@ criteria:
     expect(runs.filter((r) => r.passed).map((r) => `${r.criterion}/${r.hack}`)).toEqual([]);
   });
 
+  it("number's hacks aim a wrong answer written with the reference's digits at a templated reference, and each fails", async () => {
+    const rubric = parseRubric("id: r\ninputs: [response, answer]\ncriteria:\n  - { id: right, check: { number: { expected: '{{answer}}' } }, points: 1 }\n  - { id: literal, check: { number: { expected: 12 } }, points: 1 }\n");
+    const runs = await runHacks(rubric, [{ answer: "7" }]);
+    // A literal reference cannot be aimed at: only the templated criterion is tried.
+    expect(runs.map((r) => `${r.criterion}/${r.hack}: ${r.response}`)).toEqual(["right/number-power: \\boxed{12^{2}}", "right/number-root: \\boxed{\\sqrt{12}}", "right/number-factorial: \\boxed{12!}"]);
+    expect(runs.filter((r) => r.error || r.passed)).toEqual([]);
+  });
+
   it("reports the hacks a loose rubric lets through: ROUGE-L alone passes a negated reference", async () => {
     const rubric = parseRubric("id: r\ninputs: [response, reference]\ncriteria:\n  - { id: close, check: { similarity: { reference: '{{reference}}', metric: rouge-l, min: 0.5 } }, points: 1 }\n");
     const tally = hackTally(await runHacks(rubric, [{ reference: "Paris is the capital of France" }, { reference: "Water boils at 100 degrees at sea level" }]));

@@ -8,6 +8,7 @@
 import * as z from "zod";
 import { RubricateError } from "../../errors.js";
 import { renderTemplate } from "../../text/template.js";
+import { referenceCases } from "../hacks.js";
 import { defineCheck } from "../kind.js";
 import { extractNumber, parseNumber } from "../number.js";
 
@@ -25,6 +26,15 @@ export const number = defineCheck<NumberSpec>({
   summary: "the answer number (boxed, else last) within a tolerance of an expected value",
   pure: true,
   gradesAnswer: true,
+  // A wrong answer written with the reference's digits under an operation (each read as 12 before).
+  hacks: referenceCases<NumberSpec>(
+    [
+      { id: "number-power", description: "the reference's digits under a power", reference: "12", response: "\\boxed{12^{2}}" },
+      { id: "number-root", description: "the square root of the reference", reference: "12", response: "\\boxed{\\sqrt{12}}" },
+      { id: "number-factorial", description: "the reference's factorial", reference: "12", response: "\\boxed{12!}" },
+    ],
+    (spec) => spec.expected,
+  ),
   fix(_spec, { criterionId, category }) {
     if (category === "hedge") return `Code check "${criterionId}" reads one number (the last \\boxed{}, else the last number) from a text that may list several candidates, so hedging with the right one last wins: set \`pick: boxed\` and add a required code check that allows exactly one boxed answer, e.g. \`check: { regex: '^(?![\\s\\S]*\\\\boxed[\\s\\S]*\\\\boxed)[\\s\\S]*\\\\boxed\\{' }\`, or a pitfall question "Does the response give more than one candidate final answer?".`;
     return `Code check "${criterionId}" reads a number anywhere in the text, so ${category === "keywords" ? "a meaningless string that ends with the right number" : "a response without working"} collects its points: set \`pick: boxed\`, and if the pass threshold can be reached by this check alone, raise \`pass_threshold\` above its share or make the working criteria required.`;
