@@ -5,9 +5,9 @@
  * Memory: one run while cutting, one row per run while merging. Stable: rows of a group keep
  * their input order, so best-of ties still go to the earlier row.
  */
-import { createReadStream, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { createReadStream, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { scratchDir } from "../config/scratch.js";
 import { createInterface } from "node:readline";
 
 type Raw = Record<string, unknown>;
@@ -25,7 +25,7 @@ const before = (a: Entry, b: Entry) => (a.k < b.k ? true : a.k > b.k ? false : a
 export interface SortOptions {
   /** Rows per in-memory run (default 50,000). */
   runRows?: number;
-  /** Where run files go (default: a fresh folder in the OS temp dir, removed afterwards). */
+  /** Where run files go (default: the OS temp dir), in a fresh folder removed afterwards, or by the next sort when this process is killed first. */
   dir?: string;
 }
 
@@ -35,7 +35,7 @@ export interface SortOptions {
  */
 export async function* sortByGroup(rows: AsyncIterable<Raw>, keyOf: (row: Raw, index: number) => string, options: SortOptions = {}): AsyncGenerator<Raw> {
   const runRows = Math.max(1, options.runRows ?? 50_000);
-  const dir = mkdtempSync(join(options.dir ?? tmpdir(), "rubricate-sort-"));
+  const dir = scratchDir("sort", options.dir);
   const runs: string[] = [];
   let buffer: Entry[] = [];
   const sortBuffer = () => buffer.sort((a, b) => (before(a, b) ? -1 : 1));

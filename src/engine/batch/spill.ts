@@ -1,21 +1,21 @@
 import { randomBytes } from "node:crypto";
-import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { closeSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
+import { removeScratchOfThisProcess, scratchDir } from "../../config/scratch.js";
 import type { BatchApi, BatchFile, CompletionRequest } from "../../providers/types.js";
 import { estimateTokens } from "../usage.js";
 import { KeySet } from "./key-set.js";
 
-/** The temp folder name's start for a process's spills: a process whose run died (a worker out of memory) can remove them. */
-const spillPrefix = (pid: number) => `rubricate-deferred-${pid}-`;
+/** The scratch folders of spills (config/scratch.ts): `rubricate-deferred-<pid>-…`. */
+const SPILL = "deferred";
 
 /**
  * Removes the spill folders this process's runs left behind. Only after a run that died (a batch
- * worker out of memory, which runs no cleanup): a live run's folder would go with them.
+ * worker out of memory, which runs no cleanup): a live run's folder would go with them. Those of a
+ * killed process go when the next spill is made.
  */
 export function removeSpillsOfThisProcess(): void {
-  const prefix = spillPrefix(process.pid);
-  for (const name of readdirSync(tmpdir())) if (name.startsWith(prefix)) rmSync(join(tmpdir(), name), { recursive: true, force: true });
+  removeScratchOfThisProcess(SPILL);
 }
 
 /** One batch's worth of deferred requests, on disk in the provider's format. */
@@ -35,7 +35,7 @@ const newNonce = () => randomBytes(9).toString("base64url");
  * fingerprint per key (16 bytes), never a prompt.
  */
 export class DeferredSpill {
-  private readonly dir = mkdtempSync(join(tmpdir(), spillPrefix(process.pid)));
+  private readonly dir = scratchDir(SPILL);
   private readonly seen = new KeySet();
   private readonly files: (SpillChunk & { keysPath: string })[] = [];
   private fd: number | undefined;

@@ -3,6 +3,7 @@ import { chmodSync, chownSync, closeSync, existsSync, lstatSync, mkdirSync, mkdt
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RubricateError } from "../../errors.js";
+import { processAlive } from "../../config/scratch.js";
 import { killGroup, type ChildCommand } from "../process.js";
 import { CommandSandbox } from "../command-sandbox.js";
 import { cgroupParent, SandboxCgroup, sweepStaleGroups } from "./cgroup.js";
@@ -72,16 +73,6 @@ export function sweepStaleSandboxes(root = tmpdir()): number {
     removed++;
   }
   return removed;
-}
-
-/** True while any process has `pid`, another user's too (EPERM): the sweep must not take a live sandbox's folder. */
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 function removeSandboxDir(dir: string): void {
