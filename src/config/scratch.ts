@@ -1,11 +1,12 @@
 /**
- * Temporary folders a process owns, named with its pid (`rubricate-<purpose>-<pid>-XXXXXX`): a run
+ * Temporary folders a process owns, named with its pid and pid namespace
+ * (`rubricate-<purpose>-<pid>-<namespace>-XXXXXX`): a run
  * removes its own when it ends, and a run that was killed first (SIGKILL, out of memory, a closed
  * terminal) runs no cleanup. Its folder can be large (a batch run's deferred requests, an external
  * sort's runs: gigabytes for a million samples), so the next run of the same purpose removes the
  * folders of processes that have ended.
  */
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readlinkSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -14,8 +15,7 @@ const prefixOf = (purpose: string) => `rubricate-${purpose}-`;
 /**
  * True while any process has `pid`, another user's too (EPERM). A pid reused by another program
  * reads as alive, so its folder waits for a later sweep: never the reverse, a live run's folder
- * taken. (A process in another pid namespace sharing this temp folder cannot be seen: the same
- * holds for the sandboxes' sweep.)
+ * taken. A pid means something only in its pid namespace (see `scratchDir`).
  */
 export function processAlive(pid: number): boolean {
   try {
@@ -26,24 +26,42 @@ export function processAlive(pid: number): boolean {
   }
 }
 
+/**
+ * This process's pid namespace (the number in /proc/self/ns/pid's link), "0" where the system has
+ * none to read. Containers that share a temp folder but not their pids (each its own namespace)
+ * would otherwise read each other's live runs as ended.
+ */
+function pidNamespace(): string {
+  try {
+    return /\[(\d+)\]/.exec(readlinkSync("/proc/self/ns/pid"))?.[1] ?? "0";
+  } catch {
+    return "0";
+  }
+}
+
 /** Makes a fresh folder for `purpose` in `root` owned by this process, after removing those whose process has ended. */
 export function scratchDir(purpose: string, root: string = tmpdir()): string {
   removeScratchOfEndedProcesses(purpose, root);
-  return mkdtempSync(join(root, `${prefixOf(purpose)}${process.pid}-`));
-}
-
-/** The pid a scratch folder's name carries, or undefined for a name of another shape. */
-function ownerOf(name: string, prefix: string): number | undefined {
-  const pid = /^(\d+)-/.exec(name.slice(prefix.length))?.[1];
-  return pid === undefined ? undefined : Number(pid);
+  return mkdtempSync(join(root, `${prefixOf(purpose)}${process.pid}-${pidNamespace()}-`));
 }
 
 /**
- * Removes the `purpose` folders in `root` whose process has ended; returns how many. A folder this
- * user cannot remove (another user's) is left to its owner.
+ * The pid a scratch folder's name carries, and its pid namespace (undefined in names of versions
+ * before it was written); undefined for a name of another shape.
+ */
+function ownerOf(name: string, prefix: string): { pid: number; namespace?: string } | undefined {
+  const owner = /^(\d+)-(?:(\d+)-)?/.exec(name.slice(prefix.length));
+  return owner ? { pid: Number(owner[1]), namespace: owner[2] } : undefined;
+}
+
+/**
+ * Removes the `purpose` folders in `root` whose process has ended; returns how many. Only folders of
+ * this pid namespace are judged (an older name without one is left); a folder this user cannot
+ * remove (another user's) is left to its owner.
  */
 export function removeScratchOfEndedProcesses(purpose: string, root: string = tmpdir()): number {
-  return removeScratchWhere(purpose, root, (pid) => pid !== process.pid && !processAlive(pid));
+  const namespace = pidNamespace();
+  return removeScratchWhere(purpose, root, (owner) => owner.namespace === namespace && owner.pid !== process.pid && !processAlive(owner.pid));
 }
 
 /**
@@ -51,10 +69,11 @@ export function removeScratchOfEndedProcesses(purpose: string, root: string = tm
  * batch worker thread out of memory, which runs no cleanup): a live run's folder would go too.
  */
 export function removeScratchOfThisProcess(purpose: string, root: string = tmpdir()): number {
-  return removeScratchWhere(purpose, root, (pid) => pid === process.pid);
+  const namespace = pidNamespace();
+  return removeScratchWhere(purpose, root, (owner) => owner.pid === process.pid && (owner.namespace === undefined || owner.namespace === namespace));
 }
 
-function removeScratchWhere(purpose: string, root: string, remove: (pid: number) => boolean): number {
+function removeScratchWhere(purpose: string, root: string, remove: (owner: { pid: number; namespace?: string }) => boolean): number {
   const prefix = prefixOf(purpose);
   let names: string[];
   try {
@@ -64,8 +83,8 @@ function removeScratchWhere(purpose: string, root: string, remove: (pid: number)
   }
   let removed = 0;
   for (const name of names) {
-    const pid = ownerOf(name, prefix);
-    if (pid === undefined || pid <= 0 || !remove(pid)) continue;
+    const owner = ownerOf(name, prefix);
+    if (owner === undefined || owner.pid <= 0 || !remove(owner)) continue;
     try {
       rmSync(join(root, name), { recursive: true, force: true });
       removed++;

@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { processAlive, removeScratchOfEndedProcesses, removeScratchOfThisProcess, scratchDir } from "../../src/config/scratch.js";
@@ -13,9 +13,12 @@ function endedPid(): number {
   return run.pid!;
 }
 
-/** A folder as a run of `pid` would have left it, with a file in it. */
-function leftBy(root: string, purpose: string, pid: number): string {
-  const dir = join(root, `rubricate-${purpose}-${pid}-abc123`);
+/** This process's pid namespace, as scratch folders are named with it ("0" on a system without /proc). */
+const NAMESPACE = existsSync("/proc/self/ns/pid") ? /\[(\d+)\]/.exec(readlinkSync("/proc/self/ns/pid"))![1] : "0";
+
+/** A folder as a run of `pid` in pid namespace `namespace` would have left it (null: named as before namespaces were), with a file in it. */
+function leftBy(root: string, purpose: string, pid: number, namespace: string | null = NAMESPACE): string {
+  const dir = join(root, `rubricate-${purpose}-${pid}-${namespace === null ? "" : `${namespace}-`}abc123`);
   mkdirSync(dir);
   writeFileSync(join(dir, "run-0.jsonl"), "{}\n");
   return dir;
@@ -46,16 +49,28 @@ describe("scratch folders of processes that have ended", () => {
     const unnamed = join(root, "rubricate-sort-abc");
     mkdirSync(unnamed);
     const made = scratchDir("sort", root);
-    expect(made.startsWith(join(root, `rubricate-sort-${process.pid}-`))).toBe(true);
+    expect(made.startsWith(join(root, `rubricate-sort-${process.pid}-${NAMESPACE}-`))).toBe(true);
     expect([ended, mine, live, otherPurpose, unnamed, made].map(existsSync)).toEqual([false, true, true, true, true, true]);
+  });
+
+  it("a pid is judged only in its own pid namespace: another container's folder, or one named before namespaces, is left", () => {
+    const root = tempDir("rubricate-scratch-");
+    const pid = endedPid();
+    const otherNamespace = leftBy(root, "sort", pid, String(Number(NAMESPACE) + 1));
+    const older = leftBy(root, "sort", pid, null);
+    const here = leftBy(root, "sort", pid);
+    expect(removeScratchOfEndedProcesses("sort", root)).toBe(1);
+    expect([otherNamespace, older, here].map(existsSync)).toEqual([true, true, false]);
   });
 
   it("removeScratchOfThisProcess removes only this process's folders (a batch worker that died inside it)", () => {
     const root = tempDir("rubricate-scratch-");
     const mine = leftBy(root, "deferred", process.pid);
+    const mineNamedBefore = leftBy(root, "deferred", process.pid, null);
+    const samePidElsewhere = leftBy(root, "deferred", process.pid, String(Number(NAMESPACE) + 1));
     const ended = leftBy(root, "deferred", endedPid());
-    expect(removeScratchOfThisProcess("deferred", root)).toBe(1);
-    expect([mine, ended].map(existsSync)).toEqual([false, true]);
+    expect(removeScratchOfThisProcess("deferred", root)).toBe(2);
+    expect([mine, mineNamedBefore, samePidElsewhere, ended].map(existsSync)).toEqual([false, false, true, true]);
     expect(removeScratchOfEndedProcesses("deferred", root)).toBe(1);
     expect(existsSync(ended)).toBe(false);
   });
@@ -74,7 +89,7 @@ describe("the runs that make scratch folders sweep those a killed run left", () 
       const killed = leftBy(root, "deferred", endedPid());
       new DeferredSpill({ encode: () => "{}", framing: { head: "", separator: "\n", tail: "\n" } }, { maxItems: 10, maxBytes: 1000 });
       expect(existsSync(killed)).toBe(false);
-      expect(readdirSync(root).filter((n) => n.startsWith(`rubricate-deferred-${process.pid}-`))).toHaveLength(1);
+      expect(readdirSync(root).filter((n) => n.startsWith(`rubricate-deferred-${process.pid}-${NAMESPACE}-`))).toHaveLength(1);
     } finally {
       if (before === undefined) delete process.env.TMPDIR;
       else process.env.TMPDIR = before;
