@@ -31,7 +31,7 @@ export function processAlive(pid: number): boolean {
  * none to read. Containers that share a temp folder but not their pids (each its own namespace)
  * would otherwise read each other's live runs as ended.
  */
-function pidNamespace(): string {
+export function pidNamespace(): string {
   try {
     return /\[(\d+)\]/.exec(readlinkSync("/proc/self/ns/pid"))?.[1] ?? "0";
   } catch {

@@ -12,6 +12,7 @@ import { cgroupParent, findCgroupParent, groupParents, SandboxCgroup, sweepStale
 import { createSandbox } from "../../src/sandbox/index.js";
 import type { Sandbox } from "../../src/sandbox/types.js";
 import { tempDir } from "../helpers/cli.js";
+import { pidNamespace } from "../../src/config/scratch.js";
 import { needsBubblewrap, needsBubblewrapAsNormalUser } from "./helpers.js";
 import { sandboxTraces } from "./traces.js";
 
@@ -337,6 +338,17 @@ describe("sweepStaleSandboxes: the folders of sandboxes whose process died", () 
     writeFileSync(join(other, "owner.pid"), String(gone));
     expect(sweepStaleSandboxes(root)).toBe(1);
     expect([stale, live, unowned, other].map(existsSync)).toEqual([false, true, true, true]);
+  });
+
+  it("are judged by pid only in their own pid namespace: another container's sandbox folder stays", () => {
+    const root = tempDir("rubricate-sweep-");
+    const gone = spawnSync("true").pid!;
+    const elsewhere = sandboxFolder(root, "elsewhere", gone);
+    writeFileSync(join(elsewhere, "owner.pidns"), `${pidNamespace()}1`);
+    const here = sandboxFolder(root, "here", gone);
+    writeFileSync(join(here, "owner.pidns"), pidNamespace());
+    expect(sweepStaleSandboxes(root)).toBe(1);
+    expect([elsewhere, here].map(existsSync)).toEqual([true, false]);
   });
 
   // A normal user's first sandbox sweeps the temp folder it shares with root, whose sandbox folders

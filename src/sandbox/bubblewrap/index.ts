@@ -3,7 +3,7 @@ import { chmodSync, chownSync, closeSync, existsSync, lstatSync, mkdirSync, mkdt
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RubricateError } from "../../errors.js";
-import { processAlive } from "../../config/scratch.js";
+import { pidNamespace, processAlive } from "../../config/scratch.js";
 import { killGroup, type ChildCommand } from "../process.js";
 import { CommandSandbox } from "../command-sandbox.js";
 import { cgroupParent, SandboxCgroup, sweepStaleGroups } from "./cgroup.js";
@@ -44,7 +44,9 @@ function installExitHook(): void {
 
 /**
  * Removes the folders (and tmpfs mounts) of sandboxes whose process died without cleaning up
- * (SIGKILL): each folder holds the pid of the process that made it. One this user cannot remove
+ * (SIGKILL): each folder holds the pid of the process that made it, and its pid namespace (a
+ * folder of another container sharing this temp folder is not judged by our pids; one made before
+ * the namespace was written is judged by its pid alone). One this user cannot remove
  * is left to its owner's next sweep: a normal user shares the temp folder with root, whose
  * sandbox folders it cannot even list (0711), and its own sandbox must not fail for them.
  */
@@ -61,6 +63,7 @@ export function sweepStaleSandboxes(root = tmpdir()): number {
     let owner: number;
     try {
       owner = Number(readFileSync(join(dir, "owner.pid"), "utf8"));
+      if (existsSync(join(dir, "owner.pidns")) && readFileSync(join(dir, "owner.pidns"), "utf8") !== pidNamespace()) continue;
     } catch {
       continue;
     }
@@ -235,6 +238,7 @@ class BubblewrapSandbox extends CommandSandbox implements Sandbox {
     chmodSync(this.dir, 0o711);
     this.id = `bwrap-${process.pid}-${++sandboxCounter}`;
     writeFileSync(join(this.dir, "owner.pid"), String(process.pid));
+    writeFileSync(join(this.dir, "owner.pidns"), pidNamespace());
     created.push(this.dir);
     this.uid = isRoot() ? uids.take() : undefined;
     const uid = this.uid ?? process.getuid?.() ?? 1000;
