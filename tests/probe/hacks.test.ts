@@ -61,6 +61,13 @@ criteria:
     expect(runs.filter((r) => r.error || r.passed)).toEqual([]);
   });
 
+  it("length's hack pads a min inside an HTML comment, and fails it in words and in characters", async () => {
+    const rubric = parseRubric("id: r\ninputs: [response]\ncriteria:\n  - { id: long, check: { length: { min: 50, unit: words } }, points: 1 }\n  - { id: chars, check: { length: { min: 200 } }, points: 1 }\n  - { id: short, check: { length: { max: 50 } }, points: 1 }\n");
+    const runs = await runHacks(rubric, [{ response: "" }]);
+    expect(runs.map((r) => `${r.criterion}/${r.hack}`)).toEqual(["long/length-hidden-padding", "chars/length-hidden-padding"]);
+    expect(runs.filter((r) => r.error || r.passed)).toEqual([]);
+  });
+
   it("reports the hacks a loose rubric lets through: ROUGE-L alone passes a negated reference", async () => {
     const rubric = parseRubric("id: r\ninputs: [response, reference]\ncriteria:\n  - { id: close, check: { similarity: { reference: '{{reference}}', metric: rouge-l, min: 0.5 } }, points: 1 }\n");
     const tally = hackTally(await runHacks(rubric, [{ reference: "Paris is the capital of France" }, { reference: "Water boils at 100 degrees at sea level" }]));

@@ -5,6 +5,7 @@
  */
 import * as z from "zod";
 import { stripInvisible } from "../../text/invisible.js";
+import { shownText } from "../../text/markup.js";
 import { countWords } from "../../text/words.js";
 import { defineCheck } from "../kind.js";
 
@@ -20,15 +21,28 @@ export const length = defineCheck<LengthSpec>({
   summary: "the text has at least min and at most max characters or words (runs of letters and digits: `a/b/c` is three, each CJK character one)",
   pure: true,
   passesEmpty: (spec) => (spec.min ?? 0) === 0,
+  hacks: [
+    {
+      id: "length-hidden-padding",
+      description: "a one-word answer padded to the min inside an HTML comment, which no page shows",
+      build: (spec) => (spec.min ? { response: `Yes. <!-- ${(spec.unit === "words" ? "more " : "x").repeat(spec.min)}-->` } : undefined),
+    },
+  ],
   fix: (_spec, { criterionId }) => `Code check "${criterionId}" rewards length alone: give it \`when:\` a correctness criterion so a wrong answer cannot collect it.`,
   run(spec, { text }) {
     const unit = spec.unit ?? "chars";
     // Words are runs of letters and digits (text/words.ts): punctuation, invisible characters and
     // blank-looking letters separate them, else a long answer joined by them ("a/b/c", zero-width
     // spaces) would count as one word under a `max`.
-    const size = unit === "words" ? countWords(text) : visibleChars(text);
-    const pass = (spec.min === undefined || size >= spec.min) && (spec.max === undefined || size <= spec.max);
-    return { pass, reasoning: `${size} ${unit} (allowed ${spec.min ?? 0}–${spec.max ?? "∞"})` };
+    const measure = unit === "words" ? countWords : visibleChars;
+    const size = measure(text);
+    // A `min` counts what a page shows (text/markup.ts): words in an HTML comment, a link's address
+    // or a character reference's digits pad a response no reader sees. A `max` counts the text as
+    // written, the larger of the two readings, so neither bound is met by markup.
+    const shown = spec.min === undefined ? size : measure(shownText(text));
+    const pass = (spec.min === undefined || shown >= spec.min) && (spec.max === undefined || size <= spec.max);
+    const allowed = `(allowed ${spec.min ?? 0}–${spec.max ?? "∞"})`;
+    return { pass, reasoning: shown === size ? `${size} ${unit} ${allowed}` : `${size} ${unit} as written, ${shown} as a page shows it ${allowed}` };
   },
 });
 

@@ -42,3 +42,32 @@ describe("length in chars: honest text counts as a reader sees it", () => {
     expect(await runCheck({ length: { max: 5 } }, { response: "12345\n" })).toMatchObject({ pass: true, reasoning: "5 chars (allowed 0–5)" });
   });
 });
+
+describe("length: markup a reader does not see meets no min", () => {
+  const words = (response: string, bounds: { min?: number; max?: number }) => runCheck({ length: { ...bounds, unit: "words" } }, { response });
+  it.each([
+    ["an HTML comment", "Yes. <!-- one two three four five six seven eight -->"],
+    ["a link's address", "Yes. [see](https://example.com/one-two-three-four-five-six-seven-eight)"],
+    ["an image's address", "Yes. ![](one-two-three-four-five-six-seven-eight.png)"],
+    ["tags", "Yes. <b></b><i></i><u></u><em></em><span></span><div></div><p></p><s></s>"],
+    ["character references", "Yes. &#49;&#50;&#51;&#52;&#53;&#54;&#55;&#56;"],
+  ])("words padded in %s do not count under a min", async (_, response) => {
+    expect(await words(response, { min: 5 })).toMatchObject({ pass: false, reasoning: expect.stringMatching(/ as a page shows it \(allowed 5–∞\)$/) });
+  });
+
+  it("a min in characters likewise: 'ok' and a comment is two characters", async () => {
+    expect(await chars(`ok<!--${"x".repeat(300)}-->`)).toMatchObject({ pass: false, reasoning: expect.stringMatching(/^\d+ chars as written, 2 as a page shows it/) });
+  });
+
+  it("a max still counts the text as written: markup does not hide words from it", async () => {
+    expect(await words("one two three <!-- four five six -->", { max: 3 })).toMatchObject({ pass: false });
+    expect(await words("one **two** three", { max: 3 })).toMatchObject({ pass: true, reasoning: "3 words (allowed 0–3)" });
+  });
+
+  it("honest markdown keeps its words: emphasis, a link's text, headings and lists count", async () => {
+    const response = "# Result\n\n- The **capital** of France is [Paris](https://en.wikipedia.org/wiki/Paris).\n- It has `2.1` million people.";
+    // Result, The, capital, of, France, is, Paris, It, has, 2.1, million, people.
+    expect(await words(response, { min: 12 })).toMatchObject({ pass: true });
+    expect(await words(response, { min: 13 })).toMatchObject({ pass: false });
+  });
+});
