@@ -38,12 +38,12 @@ export class GuardedPool {
     this.#limit = pLimit(size);
   }
 
-  /** The worker's answer to `payload`, or "over-limit" when it computed past `ms` of CPU (see `GuardedWorker.callAsync`). */
-  callAsync(payload: unknown, ms: number): Promise<{ value: unknown } | "over-limit"> {
+  /** The worker's answer to `payload`, or "over-limit" when it computed past `ms` of CPU; `meter` is told the CPU it spent (see `GuardedWorker.callAsync`). */
+  callAsync(payload: unknown, ms: number, meter?: (cpuMs: number) => void): Promise<{ value: unknown } | "over-limit"> {
     return this.#limit(async () => {
       const worker = this.#idle.pop() ?? this.#newWorker();
       try {
-        return await worker.callAsync(payload, ms);
+        return await worker.callAsync(payload, ms, meter);
       } finally {
         this.#idle.push(worker);
       }

@@ -98,9 +98,10 @@ export class GuardedWorker {
   /**
    * `call` without blocking the caller's thread: the event loop runs while the worker computes
    * (a reward server keeps answering). Calls are answered one at a time, in order. Use one
-   * GuardedWorker for either kind of call, not both.
+   * GuardedWorker for either kind of call, not both. `meter`, if given, is told the CPU the worker
+   * spent on the call (`cpuSpent`), answered or stopped: a caller can bound several calls' total.
    */
-  async callAsync(payload: unknown, ms: number): Promise<{ value: unknown } | "over-limit"> {
+  async callAsync(payload: unknown, ms: number, meter?: (cpuMs: number) => void): Promise<{ value: unknown } | "over-limit"> {
     const previous = this.#asyncTail;
     let done!: () => void;
     this.#asyncTail = new Promise<void>((resolve) => (done = resolve));
@@ -109,9 +110,14 @@ export class GuardedWorker {
       const request = post(await this.#loadedAsync(), payload);
       for (const multiple of WALL_MULTIPLES) {
         const waited = await waitForAsync(request.running.flags, request.seq, request.started + ms * multiple, request.clock);
-        if (waited === "answered") return readReply(request.running.port, request.seq);
+        if (waited === "answered") {
+          meter?.(cpuSpent(request));
+          return readReply(request.running.port, request.seq);
+        }
         if (!worthWaiting(waited, request, ms)) break;
       }
+      // Read before the worker is stopped: its clock closes with it.
+      meter?.(cpuSpent(request));
       this.#replace(request.running);
       return "over-limit";
     } finally {
@@ -187,6 +193,18 @@ function post(running: Running, payload: unknown): Posted {
 function worthWaiting(waited: "late" | "gone", request: Posted, ms: number): boolean {
   const cpu = request.clock.read();
   return waited !== "gone" && cpu !== undefined && cpu - request.cpuAtStart < ms / 2;
+}
+
+/**
+ * The CPU the worker spent on a request so far: its clock since the request left, but never more
+ * than the wall time since, which no thread's CPU exceeds. Where the clock is the whole process's
+ * (no /proc), it counts the caller's and other workers' threads too, and the wall time caps that;
+ * a thread seen gone counts the wall time.
+ */
+function cpuSpent(request: Posted): number {
+  const wallMs = performance.now() - request.started;
+  const cpu = request.clock.read();
+  return cpu === undefined ? wallMs : Math.min(cpu - request.cpuAtStart, wallMs);
 }
 
 function stop(running: Running): void {

@@ -13,7 +13,9 @@
  * work (src/checks/guarded-worker.ts): a check's test (`testOffThread`) is awaited, so the
  * caller's event loop goes on meanwhile; `test`, which must answer at once, waits synchronously
  * (Atomics.wait). A JSON Schema's `pattern` runs inside ajv's synchronous validator, so its costly
- * tests are awaited by running the validation again once they answered (`withAwaitedPatternTests`).
+ * tests are awaited by running the validation again once they answered (`withAwaitedPatternTests`),
+ * all of one validation's drawing on one budget of worker CPU (`RegexBudget`): a response of many
+ * strings, each made costly, cannot hold the workers for as long as it likes.
  * Past the deadline the worker is terminated and the test is a CHECK_TIMEOUT error — never a hang
  * of the process, a reward server or its SIGTERM. An error the text caused (see `regexTextFault`)
  * is the checks' no. Both engines follow JavaScript's flags (i, m, s, u); RE2's `\s`, `\d`, `\w`,
@@ -55,6 +57,25 @@ export const REGEX_DEADLINE_MS = 1000;
 export const REGEX_LINEAR_DEADLINE_MS = 10_000;
 
 /**
+ * The worker CPU one verdict's pattern tests on the backtracking engine may spend in all (one
+ * `withAwaitedPatternTests` call: a json_schema check, a tool_calls check, a tool call's
+ * parameters). Without it a response of N strings, each made to run a lookaround `pattern` to its
+ * deadline, held the pool N seconds, and every other sample's tests queued behind them. Twice the
+ * deadline: a verdict holds the pool no longer than two runaway tests (the order of the one the
+ * deadline already allows), while honest tests spend next to none of it (1,000 lookahead tests of
+ * short strings: ~10 ms of the worker's CPU), and one that honestly needs most of its deadline
+ * still leaves the others a whole one.
+ */
+export const REGEX_VERDICT_BUDGET_MS = 2 * REGEX_DEADLINE_MS;
+
+/**
+ * The same for a verdict's RE2 tests in the worker, on their own pool: twice
+ * `REGEX_LINEAR_DEADLINE_MS`, so that one test building a cold automaton (`.{0,500}\d{3}`'s first
+ * took up to 1.9 s) leaves the rest of the verdict more than a deadline.
+ */
+export const REGEX_LINEAR_VERDICT_BUDGET_MS = 2 * REGEX_LINEAR_DEADLINE_MS;
+
+/**
  * A test's estimated work (regex-cost.ts `searchWork`, in units × characters) past which
  * `testOffThread` runs it in the worker; below it, the test runs on the caller as before. Measured
  * on the 2-core VM, a unit × character of building RE2's automaton costs up to ~550–750 ns: random
@@ -86,12 +107,13 @@ export interface SafeRegexOptions {
  * costly, later, from a worker thread under `linearDeadlineMs` of CPU (the same answer, or the
  * response's CHECK_TIMEOUT past it); a test on the backtracking engine, later too, from a worker
  * under `deadlineMs`, where `test` holds the caller for it. In a thread already under a guarded
- * worker's limit (the client checks' worker), at once.
+ * worker's limit (the client checks' worker), at once. Given a verdict's `budgets`, a worker test
+ * draws on them (see `RegexBudget`).
  */
 export interface SafeRegex {
   readonly engine: "re2" | "backtracking";
   test(text: string): boolean;
-  testOffThread(text: string): boolean | Promise<boolean>;
+  testOffThread(text: string, budgets?: VerdictBudgets): boolean | Promise<boolean>;
   release(): void;
 }
 
@@ -209,7 +231,7 @@ export function safeRegex(pattern: string, flags = "", options: SafeRegexOptions
   const guarded = options.linearOnly ? (text: string) => refuseBacktracking(pattern, clean, text) : (text: string) => guardedTest(pattern, clean, text, deadlineMs);
   // A check awaits its backtracking test: a response that makes the pattern run to its deadline
   // then holds up its own sample, not the caller's event loop (a reward server's other requests).
-  const awaited = options.linearOnly ? guarded : (text: string) => (servingRequests() ? guarded(text) : backtrackingInWorker(pattern, clean, text, deadlineMs));
+  const awaited = options.linearOnly ? guarded : (text: string, budgets?: VerdictBudgets) => (servingRequests() ? guarded(text) : backtrackingInWorker(pattern, clean, text, deadlineMs, budgets?.backtracking));
   // A rubric's pattern that plainly needs backtracking skips RE2, which would refuse it anyway: a
   // program whose patterns all do then never loads RE2's wasm (~15 ms of a CLI's start-up). A
   // client's pattern is always put to RE2, which alone decides what it refuses.
@@ -241,10 +263,10 @@ export function safeRegex(pattern: string, flags = "", options: SafeRegexOptions
   return {
     engine: "re2",
     test: (text) => (notForRe2(text) ? guarded(text) : onCaller(text)),
-    testOffThread(text) {
-      if (notForRe2(text)) return awaited(text);
+    testOffThread(text, budgets) {
+      if (notForRe2(text)) return awaited(text, budgets);
       if (searchWork(shape, text.length) <= offThreadAbove || servingRequests()) return onCaller(text);
-      return re2InWorker(pattern, clean, text, shape.units, linearDeadlineMs).then((answer) => answer ?? failedInFreshRe2(pattern, clean, text, options.linearOnly === true, awaited));
+      return re2InWorker(pattern, clean, text, shape.units, linearDeadlineMs, budgets?.re2).then((answer) => answer ?? failedInFreshRe2(pattern, clean, text, options.linearOnly === true, (rest) => awaited(rest, budgets)));
     },
     release() {
       const freed = compiled;
@@ -442,32 +464,106 @@ function backtrackingAnswer(run: { value: unknown } | "over-limit", pattern: str
  * the two pools sharing cores make no test a false timeout.
  */
 const pools: { backtracking?: GuardedPool; re2?: GuardedPool } = {};
-const pool = (engine: keyof typeof pools): GuardedPool => (pools[engine] ??= new GuardedPool(startRegexWorker, WORKER_STARTUP_MS));
+const pool = (engine: RegexEngine): GuardedPool => (pools[engine] ??= new GuardedPool(startRegexWorker, WORKER_STARTUP_MS));
 
-/** One test on the backtracking engine, in a worker of the pool, awaited: `guardedTest`'s answers and errors, later. */
-async function backtrackingInWorker(pattern: string, flags: string, text: string, deadlineMs: number): Promise<boolean> {
-  let run: { value: unknown } | "over-limit";
+type RegexEngine = keyof typeof pools;
+
+/** A worker call under `limitMs` of CPU; `meter`, if given, is told the CPU the worker spent on it. */
+type MeteredTest = (limitMs: number, meter?: (cpuMs: number) => void) => Promise<{ value: unknown } | "over-limit">;
+
+/** A worker test's run, or "over-budget" when its verdict's budget ran out before it ended (or began). */
+type BudgetedRun = { value: unknown } | "over-limit" | "over-budget";
+
+/**
+ * What one verdict may still spend of worker CPU on one engine's tests, and the line those tests
+ * take. They run one at a time, each under its deadline or what is left, whichever is less, and
+ * each spends the CPU its worker reports (one stopped past its limit spends the whole limit: a
+ * worker on a loaded machine is stopped at half of it, see guarded-worker.ts). So the tests of one
+ * validation pass, all asked at once (every string of an array), and those later passes ask for
+ * cannot spend more than the budget between them, however the pool runs them, and a verdict
+ * holds at most one of the pool's workers at a time. CPU, not wall time: a loaded machine does
+ * not spend an honest response's budget.
+ */
+export class RegexBudget {
+  #leftMs: number;
+  #line: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    readonly engine: RegexEngine,
+    readonly totalMs: number,
+  ) {
+    this.#leftMs = totalMs;
+  }
+
+  /** `test`'s run once the verdict's tests before it have ended; "over-budget", and `test` never started, once nothing is left, or when it ran past a limit the budget had cut below `deadlineMs`. */
+  run(deadlineMs: number, test: MeteredTest): Promise<BudgetedRun> {
+    const turn = this.#line.then(() => this.#runNow(deadlineMs, test));
+    this.#line = turn.catch(() => undefined);
+    return turn;
+  }
+
+  async #runNow(deadlineMs: number, test: MeteredTest): Promise<BudgetedRun> {
+    if (this.#leftMs <= 0) return "over-budget";
+    const limitMs = Math.min(deadlineMs, this.#leftMs);
+    let spentMs = 0;
+    let run: { value: unknown } | "over-limit" | undefined;
+    try {
+      run = await test(limitMs, (cpuMs) => (spentMs = cpuMs));
+    } finally {
+      this.#leftMs -= run === "over-limit" ? Math.max(spentMs, limitMs) : spentMs;
+    }
+    return run === "over-limit" && limitMs < deadlineMs ? "over-budget" : run;
+  }
+}
+
+/** One verdict's budgets, one per engine: each pool is held by a verdict for at most its own. */
+export type VerdictBudgets = Record<RegexEngine, RegexBudget>;
+
+const verdictBudgets = (): VerdictBudgets => ({ backtracking: new RegexBudget("backtracking", REGEX_VERDICT_BUDGET_MS), re2: new RegexBudget("re2", REGEX_LINEAR_VERDICT_BUDGET_MS) });
+
+/**
+ * One test on the backtracking engine, in a worker of the pool, awaited: `guardedTest`'s answers
+ * and errors, later; with a verdict's `budget`, under what is left of it, or the response's
+ * forfeit once it is spent (`budgetSpent`).
+ */
+async function backtrackingInWorker(pattern: string, flags: string, text: string, deadlineMs: number, budget?: RegexBudget): Promise<boolean> {
+  let run: BudgetedRun;
   try {
-    run = await pool("backtracking").callAsync({ pattern, flags, text } satisfies RegexRequest, deadlineMs);
+    run = await inPool("backtracking", { pattern, flags, text }, deadlineMs, budget);
   } catch (e) {
     throw failedInWorker(pattern, flags, e);
   }
+  if (run === "over-budget") throw budgetSpent(pattern, flags, text, budget!);
   return backtrackingAnswer(run, pattern, flags, text, deadlineMs);
+}
+
+/** A test in a worker of the engine's pool under `deadlineMs` of CPU, or, a verdict's, in its budget's line (`RegexBudget.run`). */
+function inPool(engine: RegexEngine, request: RegexRequest, deadlineMs: number, budget: RegexBudget | undefined): Promise<BudgetedRun> {
+  const test: MeteredTest = (limitMs, meter) => pool(engine).callAsync(request, limitMs, meter);
+  return budget ? budget.run(deadlineMs, test) : test(deadlineMs);
+}
+
+/** A test the verdict's budget left no CPU for (see `RegexBudget`): the response's no, as a test past its deadline is. */
+function budgetSpent(pattern: string, flags: string, text: string, budget: RegexBudget): RubricateError {
+  const spent = `${budget.totalMs} ms of CPU on the ${budget.engine === "re2" ? "linear-time" : "backtracking"} engine`;
+  return textError("CHECK_TIMEOUT", `regex /${pattern}/${flags} was not run to the end on a ${text.length}-character text: the check's pattern tests on this response had used up their budget (${spent})`, `the response's patterns used up the check's regex budget (${spent}) before /${pattern}/${flags} could test a ${text.length}-character text; counted as not matching`);
 }
 
 /**
  * One RE2 test in the worker, awaited, under `ms` of CPU: its answer, or undefined where RE2 could
  * not take the pattern with this text there (out of memory in a fresh heap: the caller falls back
  * as `test` does). Past the limit, the response's CHECK_TIMEOUT (see `regexTextFault`), as on the
- * backtracking engine: RE2's time grows with the text, and a response can be made as long as it likes.
+ * backtracking engine: RE2's time grows with the text, and a response can be made as long as it
+ * likes. With a verdict's `budget`, as `backtrackingInWorker`.
  */
-async function re2InWorker(pattern: string, flags: string, text: string, units: number, ms: number): Promise<boolean | undefined> {
-  let run: { value: unknown } | "over-limit";
+async function re2InWorker(pattern: string, flags: string, text: string, units: number, ms: number, budget?: RegexBudget): Promise<boolean | undefined> {
+  let run: BudgetedRun;
   try {
-    run = await pool("re2").callAsync({ pattern, flags, text, engine: "re2" } satisfies RegexRequest, ms);
+    run = await inPool("re2", { pattern, flags, text, engine: "re2" }, ms, budget);
   } catch (e) {
     throw failedInWorker(pattern, flags, e);
   }
+  if (run === "over-budget") throw budgetSpent(pattern, flags, text, budget!);
   if (run === "over-limit") {
     const size = `~${units.toLocaleString("en-US")} RE2 program units`;
     throw textError("CHECK_TIMEOUT", `regex /${pattern}/${flags} (${size}) ran past ${ms} ms of CPU on a ${text.length}-character text; lower its counted repetitions' bounds, anchor it, or gate the criterion with \`when:\` a \`length\` check`, `the response (${text.length} characters) kept /${pattern}/${flags} (${size}) running past ${ms} ms of CPU in the linear-time engine; counted as not matching`);
@@ -523,6 +619,8 @@ function ajvRegExpOf(options: { linearOnly?: boolean }) {
 class AnswerSheet {
   private readonly settled = new Map<string, { pass: boolean } | { error: unknown }>();
   readonly pending: Promise<void>[] = [];
+  /** Drawn on by the tests of every pass: one verdict's, however many passes ask for them. */
+  private readonly budgets = verdictBudgets();
 
   answer(name: string, regex: SafeRegex, text: string): boolean {
     const key = `${name}\u0000${text}`;
@@ -531,7 +629,7 @@ class AnswerSheet {
       if ("error" in known) throw known.error;
       return known.pass;
     }
-    const answer = regex.testOffThread(text);
+    const answer = regex.testOffThread(text, this.budgets);
     if (typeof answer === "boolean") return answer;
     // A placeholder, so a pass that asks the same test again does not start it twice.
     this.settled.set(key, { pass: true });
@@ -550,7 +648,10 @@ let answering: AnswerSheet | undefined;
  * computation runs again with their answers, until a pass asks for no new test. Validation is
  * deterministic, so the last pass is the one with every real answer, and is what this returns (at
  * once when no test was costly). An error a settled test raised (the response's fault, see
- * `regexTextFault`) is thrown from its place in the pass that reads it, as `test` would.
+ * `regexTextFault`) is thrown from its place in the pass that reads it, as `test` would. The
+ * worker tests of one call draw on one budget of CPU per engine (`REGEX_VERDICT_BUDGET_MS`,
+ * `REGEX_LINEAR_VERDICT_BUDGET_MS`; see `RegexBudget`): once it is spent, a further test is not
+ * run and throws, at its place, the forfeit a test past its deadline throws, with its own reason.
  * @example const valid = await withAwaitedPatternTests(() => validate(data));
  */
 export function withAwaitedPatternTests<T>(compute: () => T): T | Promise<T> {

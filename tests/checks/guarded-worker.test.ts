@@ -92,6 +92,20 @@ describe("GuardedWorker.callAsync", () => {
     expect(await guard.callAsync({ kind: "answer", value: "again" }, 200)).toEqual({ value: "again" });
   });
 
+  it("tells the meter the CPU the worker spent on the call: next to none for a job that waits, at least half the limit for one stopped past it", async () => {
+    const guard = guarded();
+    await guard.callAsync({ kind: "answer", value: "loaded" }, 200);
+    const spent: number[] = [];
+    const meter = (cpuMs: number) => spent.push(cpuMs);
+    expect(await guard.callAsync({ kind: "wait", ms: 300 }, 1_000, meter)).toEqual({ value: "waited" });
+    expect(await guard.callAsync({ kind: "spin" }, 100, meter)).toBe("over-limit");
+    expect(spent).toHaveLength(2);
+    // Waiting 300 ms costs the worker no CPU: the meter counts work, not the time the call took.
+    expect(spent[0]).toBeLessThan(100);
+    // Stopped at the first allowance whose CPU reached half the limit.
+    expect(spent[1]).toBeGreaterThanOrEqual(50);
+  });
+
   it("a job that throws is an error for its caller only", async () => {
     const guard = guarded();
     await expect(guard.callAsync({ kind: "throw", message: "no such job" }, 200)).rejects.toThrow("no such job");

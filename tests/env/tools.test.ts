@@ -28,3 +28,14 @@ it("arguments nested past the validator's stack under a recursive schema are bad
   const record = await executeToolCall({ id: "c2", name: "tree", arguments: nested }, [tree], { tree: () => "ok" }, ctx, 10_000);
   expect(record).toMatchObject({ error: "bad_arguments", result: expect.stringMatching(/nests 1000 or more levels deep/) });
 });
+
+it("arguments with many strings each costly for a parameter's pattern spend the call's regex budget: bad arguments that say so", async () => {
+  // ^(?!(a+)+$) backtracks 2^25 steps on each (~0.15 s of CPU), then matches: before, the call ran
+  // all 60 tests (~9 s of the regex workers) and the tool ran. Past 1,000 characters, V8 runs the
+  // pattern as native code from its first test.
+  const batch = { name: "batch", parameters: { type: "object", properties: { queries: { type: "array", items: { type: "string", pattern: "^(?!(a+)+$)" } } }, required: ["queries"] } };
+  const queries = Array.from({ length: 60 }, (_, i) => `${"a".repeat(25)}b${"c".repeat(1_000)}${i}`);
+  const record = await executeToolCall({ id: "c3", name: "batch", arguments: JSON.stringify({ queries }) }, [batch], { batch: () => "ran" }, ctx, 10_000);
+  expect(record).toMatchObject({ error: "bad_arguments", result: expect.stringMatching(/^Error: invalid arguments for batch: the response's patterns used up the check's regex budget/) });
+  expect(await executeToolCall({ id: "c4", name: "batch", arguments: JSON.stringify({ queries: queries.slice(0, 3) }) }, [batch], { batch: () => "ran" }, ctx, 10_000)).toMatchObject({ result: "ran" });
+}, 90_000);
