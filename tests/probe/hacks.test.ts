@@ -100,7 +100,7 @@ criteria:
 describe("rubricate probe --hacks-only on the shipped rubrics with code checks", () => {
   it.each([
     // tool-calls-refused: the searched-first criterion's tools called with refused arguments.
-    ["agent-tool-use", [["answer-uses-calculation", 5], ["searched-first", 1]]],
+    ["agent-tool-use", [["answer-uses-calculation", 6], ["searched-first", 1]]],
     // The math hacks (boxed lists, chains, systems, rounding, percent, several boxes) aimed at the
     // reference, beside the final-answer format hacks.
     ["math-symbolic", [["states-final-answer", 9], ["correct-answer", MATH_HACKS.length]]],
