@@ -284,7 +284,7 @@ describe("answer_uses: candidates listed with \"and\" are a hedge, as with \"or\
   });
 
   it("reads a list of 200,000 numbers, or 100,000 mentions of the result beside \"and\", in one pass", async () => {
-    // No clock: reading the list again from each of its numbers (4·10^10 steps) would outlast the test's 60 s limit.
+    // No clock: reading the list again from each of its numbers (20,000 numbers took 1.3 s; 200,000 a hundred times that) would outlast the test's 60 s limit.
     expect((await uses(`2148000 and ${"1 and ".repeat(200_000)}1`, "2148000")).pass).toBe(false);
     expect((await uses(`${"2148000 and ".repeat(200_000)}2148000`, "2148000")).pass).toBe(true);
     expect((await uses(`${"1, ".repeat(200_000)}x`, "2148000")).pass).toBe(false);
