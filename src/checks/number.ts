@@ -8,6 +8,7 @@
  * "3,14" is 3.14, "0,0625" is 0.0625). A run like "1,2,3" is a list, not a number: its parts are
  * read one by one.
  */
+import { asciiNumerals } from "../text/numerals.js";
 import { lastBoxed } from "./math/extract.js";
 
 // A minus sign counts only where it cannot be a hyphen joining two numbers ("2024-01-05", "3-4").
@@ -40,27 +41,6 @@ const TEXT_IN_BOX = /\\(?:text|textrm|textbf|textnormal|mbox|mathrm)\s*\{([^{}]*
 /** Words that, in a box, hedge or deny its number: `\boxed{3 \text{ or more}}`, `\boxed{\text{not } 3}`. */
 const BOX_HEDGE = /\b(?:or|nor|not|no|maybe|perhaps|either|than|least|most|fewer|more|less|wrong|incorrect)\b/i;
 
-/** Decimal digits of every script but ASCII's: Arabic-Indic "٤٢", Devanagari "४२", full-width "４２", mathematical "𝟒𝟐". */
-const OTHER_DIGITS = /[^\P{Nd}0-9]/gu;
-const IS_DIGIT = /^\p{Nd}$/u;
-const digitValues = new Map<string, string>();
-
-/**
- * The ASCII digit a reader takes a decimal digit of another script for. Unicode encodes each
- * script's digits as a run of ten from its zero, runs back to back (the mathematical ones are five
- * such runs), so the value is the distance from the run's start, modulo 10.
- */
-function asciiDigit(digit: string): string {
-  let ascii = digitValues.get(digit);
-  if (ascii === undefined) {
-    const code = digit.codePointAt(0)!;
-    let start = code;
-    while (IS_DIGIT.test(String.fromCodePoint(start - 1))) start--;
-    digitValues.set(digit, (ascii = String((code - start) % 10)));
-  }
-  return ascii;
-}
-
 /**
  * A number raised to a written power: "5^3", "2^{10}", "10^{-3}", "1.5^2". Starting only where a
  * number starts (not inside one, nor after a letter: "m^2" is a unit) keeps the scan linear.
@@ -85,21 +65,19 @@ function powerWritten(base: string, exponent: string): string | undefined {
   return Number.isFinite(value) ? String(value) : undefined;
 }
 
-/** LaTeX number notation read as plain text: `\frac{3}{4}` as 3/4, `1{,}000` as 1,000, `1.5 \times 10^{3}` as 1.5e3; digits of other scripts as ASCII ones. */
+/**
+ * LaTeX number notation read as plain text: `\frac{3}{4}` as 3/4, `1{,}000` as 1,000, `1.5 \times
+ * 10^{3}` as 1.5e3; digits of other scripts and thousands grouped by a no-break space as ASCII
+ * numbers (text/numerals.ts, which `math` reads them through too).
+ */
 function plainNumbers(text: string): string {
   return (
-    text
-      .replace(OTHER_DIGITS, asciiDigit)
-      // The Arabic decimal and thousands separators, as a reader of "٣٫٥" and "١٬٠٢٤" reads them.
-      .replace(/\u066B/g, ".")
-      .replace(/\u066C/g, ",")
+    asciiNumerals(text)
       // LaTeX fractions (\frac{3}{4}, \dfrac, \tfrac) as written fractions, so "\boxed{\frac{3}{4}}" is 0.75, not 4.
       .replace(/\\[dt]?frac\{\s*([-−]?[\d.,]+)\s*\}\s*\{\s*([\d.,]+)\s*\}/g, "$1/$2")
       // Thousands written "1{,}000" or "1\,000", and "32,\!349".
       .replace(/\{,\}/g, ",")
       .replace(/(\d)\\,(?=\d{3}(?!\d))/g, "$1,")
-      // Thousands grouped by a no-break or thin space, as SI and French write them ("1 000", "1 000,5").
-      .replace(/(\d)[\u00A0\u2009\u202F](?=\d{3}(?!\d))/g, "$1")
       .replace(/\\!/g, "")
       .replace(SCIENTIFIC, (_m, mantissa: string, braced: string | undefined, bare: string | undefined) => `${mantissa}e${(braced ?? bare)!.replace("−", "-")}`)
       // A power or a root of a number is the number it makes: "\boxed{5^3}" is 125, not 5, and "\sqrt{5}" about 2.236.

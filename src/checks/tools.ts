@@ -7,8 +7,9 @@
 import { RubricateError } from "../errors.js";
 import type { Sample } from "../types.js";
 import { lastBoxed } from "./math/extract.js";
-import { answerNumber, sameNumber } from "./number.js";
+import { answerNumber, parseNumber, sameNumber, type ReadNumber } from "./number.js";
 import { ambiguity, replaceSpans } from "../text/json.js";
+import { asciiNumerals } from "../text/numerals.js";
 
 /** One call in a trajectory. */
 export interface TrajectoryCall {
@@ -227,6 +228,43 @@ const NUMBER_HEDGE = new RegExp(`(?<![\\d,.])(${NUMBER_TEXT})${NUMBER_ALTERNATIV
 const ALTERNATIVE_BEFORE = new RegExp(`(?:${OR_TEXT}\\s*(?:maybe\\s+|perhaps\\s+|either\\s+)?|[(\\[]\\s*(?:maybe|perhaps|possibly)\\s+)$`, "i");
 const ALTERNATIVE_AFTER = new RegExp(`^\\s*(?:,[^.;:!?]*?)?${OR_TEXT}`, "i");
 
+/**
+ * A number as a list writes it ("2148000", "3,000,000", "−1.5"), starting only where a number
+ * starts (not inside a run of digits and commas), so each run is read once.
+ */
+const LISTED_NUMBER = /(?<![\d,.])[-−]?\d+(?:,\d{3})*(?:\.\d+)?/g;
+/** The words that join the items of a list: "and", "and/or", "as well as", "&". */
+const AND = String.raw`(?:\band(?:\/or)?|\bas\s+well\s+as|&)`;
+/** How two numbers of one list are joined: AND, a comma, or ", and" after a comma ("1, 2, and 3"). */
+const LIST_JOIN = new RegExp(`^\\s*(?:(${AND})|,(?:\\s*(${AND}))?)\\s*$`, "i");
+
+/**
+ * True when the answer's number is listed with a different one by "and" ("2148000 and 3000000",
+ * "2148000, 3,000,000 and 5"): candidates offered together, a hedge as "or" is. Only a list that
+ * holds the answer counts ("2148000, counted between 2019 and 2020" states 2148000), and a clause
+ * after a comma is no list item ("2148000, and 3 tools were called").
+ */
+function listsOtherNumbers(part: string, answer: ReadNumber): boolean {
+  let list: ReadNumber[] = [];
+  let joinedByAnd = false;
+  let joinedByComma = false;
+  let end = -1;
+  const hedges = () => joinedByAnd && list.some((n) => sameNumber(n, answer)) && list.some((n) => !sameNumber(n, answer));
+  for (const m of part.matchAll(LISTED_NUMBER)) {
+    const join = end === -1 ? null : LIST_JOIN.exec(part.slice(end, m.index));
+    const [and, commaAnd] = [join?.[1] !== undefined, join?.[2] !== undefined];
+    // ", and" joins a list only after a comma has ("1, 2, and 3"); alone it opens a clause ("2148000, and 3 tools").
+    if (join === null || (commaAnd && !joinedByComma)) {
+      if (hedges()) return true;
+      [list, joinedByAnd, joinedByComma] = [[], false, false];
+    } else if (and || commaAnd) joinedByAnd = true;
+    else joinedByComma = true;
+    list.push({ value: parseNumber(m[0]), written: m[0] });
+    end = m.index + m[0].length;
+  }
+  return hedges();
+}
+
 /** True when the answer offers two different numbers as alternatives: a hedge that would otherwise pass on whichever is right. */
 function hedgesNumbers(part: string): boolean {
   for (const m of part.matchAll(NUMBER_HEDGE)) {
@@ -236,11 +274,26 @@ function hedgesNumbers(part: string): boolean {
   return false;
 }
 
-/** True when the text at [start, end) is one of alternatives offered together ("Lyon, Nice or Paris", "Paris or Lyon"). */
+/** One item of a list after the text, a single word ("Lyon" of "Paris, Lyon and Nice"); "the capital" is not one. */
+const LIST_ITEM = String.raw`[^\s,.;:!?()]+`;
+/**
+ * A word that, after "and", opens a clause rather than naming the list's next item: a pronoun, a
+ * verb, a denial ("Paris and it is the capital", "Paris and has 2 million people", "Paris and not Lyon").
+ */
+const CLAUSE_START = String.raw`(?:it|its|this|that|these|those|there|here|he|she|they|we|i|you|which|who|so|then|thus|hence|therefore|is|was|are|were|has|have|had|does|did|will|would|can|could|should|may|might|must|not|no|nothing|none|only)\b`;
+/** "… and Lyon", ", Lyon and Nice", ", Lyon, and Nice" after a text: it is one of a list. A comma then "and" alone opens a clause ("Paris, and it is the capital"). */
+const LISTED_AFTER = new RegExp(`^(?:(?:,\\s*${LIST_ITEM})+,?)?\\s*${AND}\\s+(?!${CLAUSE_START})\\S`, "i");
+/** "Lyon and …", "Lyon, Nice, and …" before a text: it is one of a list. ", and" after a lone clause is not ("I searched, and Paris …"). */
+const LISTED_BEFORE = new RegExp(`(?:[^\\s,]|,\\s*${LIST_ITEM},)\\s*${AND}\\s+$`, "i");
+
+/**
+ * True when the text at [start, end) is one of alternatives offered together ("Lyon, Nice or
+ * Paris", "Paris or Lyon") or one of a list of candidates ("Paris and Lyon", "Lyon, Nice and Paris").
+ */
 function amongAlternatives(text: string, start: number, end: number): boolean {
   const before = text.slice(Math.max(0, start - 60), start);
   const after = text.slice(end, end + 60);
-  return ALTERNATIVE_BEFORE.test(before) || ALTERNATIVE_AFTER.test(after);
+  return ALTERNATIVE_BEFORE.test(before) || ALTERNATIVE_AFTER.test(after) || LISTED_BEFORE.test(before) || LISTED_AFTER.test(after);
 }
 
 /**
@@ -251,18 +304,22 @@ function amongAlternatives(text: string, start: number, end: number): boolean {
  * answer's first sentence outside parentheses (the whole text when no answer is stated), and not
  * denied in its clause ("not Paris; it is Lyon" does not use "Paris"). Alternatives offered
  * together are a hedge, not an answer: "2148000 (or maybe 3,000,000)", "Lyon, Nice or Paris",
- * "Lyon/Paris".
+ * "Lyon/Paris"; so are candidates listed with "and" ("2148000 and 3000000", "Paris and Lyon",
+ * "Lyon, Nice and Paris"), while a clause after the result is not a list ("Paris, and it is the
+ * capital", "Paris and not Lyon"). Numbers of every script are read as ASCII ones.
  */
 export function usesResult(response: string, result: string): boolean {
-  const value = resultValue(result);
+  // Numbers in ASCII first (text/numerals.ts): "٢١٤٨٠٠٠ or ٣٠٠٠٠٠٠" is the hedge it would be in ASCII digits.
+  const value = asciiNumerals(resultValue(result));
   if (value === "") return false;
-  const part = answerPart(response);
+  const part = answerPart(asciiNumerals(response));
   const expected = /^[-−]?[\d.,\s/eE+]+$/.test(value) ? answerNumber(value, "last") : undefined;
   if (expected !== undefined) {
     // "2148000 or 3,000,000": a hedge, whichever comes first.
     if (hedgesNumbers(part.text)) return false;
     const got = answerNumber(part.text, "first");
-    return got !== undefined && sameNumber(got, expected);
+    // "2148000 and 3000000": the answer listed with another candidate.
+    return got !== undefined && sameNumber(got, expected) && !listsOtherNumbers(part.text, got);
   }
   const norm = (t: string) => t.normalize("NFKC").toLowerCase().replace(/\s+/g, " ").trim();
   // Where the response states its answer, only that answer counts: the tool's word quoted elsewhere is not it.

@@ -65,11 +65,28 @@ describe("format hacks (issue 28)", () => {
     ["<reasoning>because</reasoning><answer><!-- 4 --></answer>", "<answer> is empty"],
     ["<reasoning>**</reasoning><answer>4</answer>", "<reasoning> is empty"],
     ["<reasoning>because</reasoning><answer><b> </b>&nbsp;</answer>", "<answer> is empty"],
+    // Punctuation alone, which no task has as its answer.
+    ["<reasoning>because</reasoning><answer>.</answer>", "<answer> is empty"],
+    ["<reasoning>because</reasoning><answer>...</answer>", "<answer> is empty"],
+    ["<reasoning>because</reasoning><answer>…</answer>", "<answer> is empty"],
+    ["<reasoning>because</reasoning><answer>?!</answer>", "<answer> is empty"],
+    ["<reasoning>because</reasoning><answer> , ; : </answer>", "<answer> is empty"],
+    ["<reasoning>because</reasoning><answer>—</answer>", "<answer> is empty"],
+    ["<reasoning>because</reasoning><answer>¿?</answer>", "<answer> is empty"],
+    ["<reasoning>because</reasoning><answer>。</answer>", "<answer> is empty"],
+    ["<reasoning>because</reasoning><answer>**.**</answer>", "<answer> is empty"],
+    ["<reasoning>because</reasoning><answer>&#46;\u200B.</answer>", "<answer> is empty"],
+    ["<reasoning>...</reasoning><answer>4</answer>", "<reasoning> is empty"],
   ])("tags fails %j (%s)", async (response, reasoning) => {
     expect(await tags(response)).toMatchObject({ pass: false, reasoning: expect.stringContaining(reasoning) });
   });
   it.each(["<reasoning>because</reasoning><answer>**4**</answer>", "<reasoning>none found</reasoning><answer>[]</answer>", "<reasoning>x</reasoning><answer>{}</answer>", "<reasoning>a <!-- note --> b</reasoning><answer>&lt;</answer>"])("tags still passes %j: what a page shows is there", async (response) => {
     expect(await tags(response)).toMatchObject({ pass: true });
+  });
+
+  // A symbol, a bracket, a quote or the minus sign is some task's answer: only sentence punctuation is empty.
+  it.each(["0", "-1", "-", "+", "<", "√2", "∅", "[]", "()", '""', "%", "#", "x.", "...4", "?A", "·"])("tags still passes the answer <answer>%s</answer>", async (answer) => {
+    expect(await tags(`<reasoning>because</reasoning><answer>${answer}</answer>`)).toMatchObject({ pass: true });
   });
 
   it("tags still accepts sections with content, an emoji with a variation selector included", async () => {

@@ -4,6 +4,8 @@ import { runCheck } from "../../src/checks/run.js";
 import { mathEquivalent } from "../../src/checks/math/equivalent.js";
 import { extractAnswer } from "../../src/checks/math/extract.js";
 import { readAnswer } from "../../src/checks/math/read.js";
+import { normalise, toMathjs } from "../../src/checks/math/latex.js";
+import { asciiNumerals } from "../../src/text/numerals.js";
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { MATH_HACKS } from "../../src/checks/math/hacks.js";
@@ -167,6 +169,57 @@ describe("numbers compare exactly where floats cannot tell them apart", () => {
   it("a tolerance set by the rubric applies to integers too", () => {
     expect(mathEquivalent("\\boxed{1234567891}", "1234567890", { tolerance: 1e-6 }).equivalent).toBe(true);
     expect(mathEquivalent("1234567891", "1234567890", { tolerance: 1e-6 }).equivalent).toBe(true);
+  });
+});
+
+describe("numbers in other scripts' digits, or grouped by a no-break space, read as `number` reads them", () => {
+  // Before, math compared "٤٢" with "42" as text, so a right answer in Arabic-Indic digits failed.
+  it.each([
+    ["42", "\\boxed{٤٢}"], // Arabic-Indic
+    ["42", "\\boxed{۴۲}"], // Persian
+    ["42", "\\boxed{४२}"], // Devanagari
+    ["42", "\\boxed{４２}"], // full-width
+    ["42", "\\boxed{𝟒𝟐}"], // mathematical bold
+    ["42", "The answer is ٤٢."],
+    ["42", "Work shown above.\n#### ٤٢"],
+    ["٤٢", "\\boxed{42}"], // a reference in another script's digits
+    ["1024", "\\boxed{١٬٠٢٤}"], // the Arabic thousands separator
+    ["3.5", "\\boxed{٣٫٥}"], // the Arabic decimal separator
+    ["1000.5", "\\boxed{1\u202F000,5}"], // thousands grouped by a narrow no-break space, a decimal comma
+  ])("reference %j equals %j", (reference, response) => {
+    expect(mathEquivalent(response, reference, { timeoutMs: 5000 }).equivalent).toBe(true);
+  });
+
+  // The formula path: these equal their reference only when mathjs computes them, so it read their digits.
+  it.each([
+    ["0.75", "\\boxed{\\frac{٣}{٤}}"],
+    ["1024", "\\boxed{2^{١٠}}"],
+    ["500", "\\boxed{\\frac{1\u00A0000}{2}}"],
+    ["1001", "\\boxed{1\u00A0000 + 1}"],
+  ])("reference %j equals the formula %j", (reference, response) => {
+    expect(mathEquivalent(response, reference, { timeoutMs: 5000 }).equivalent).toBe(true);
+  });
+
+  it.each([
+    ["42", "\\boxed{٤٣}"],
+    ["42", "The answer is ۴۳."],
+    ["1024", "\\boxed{١٬٠٢٥}"],
+    ["\\frac{3}{5}", "\\boxed{\\frac{٣}{٤}}"],
+    ["42", "\\boxed{٤٢, ٤٣}"],
+    ["1000", "\\boxed{1\u00A0001}"],
+  ])("a wrong answer in other digits still fails: reference %j, %j", (reference, response) => {
+    expect(mathEquivalent(response, reference, { timeoutMs: 5000 }).equivalent).toBe(false);
+  });
+
+  it("mathjs is handed ASCII only: digits and spaces of every script are read before it", () => {
+    const token = fc.constantFrom("٤", "۴", "४", "４", "𝟒", "1", "0", "\u00A0", "\u2009", "\u202F", " ", "+", "\\frac{", "}{", "}", "^", "\u066B", "\u066C");
+    fc.assert(
+      fc.property(fc.array(token, { maxLength: 20 }), (tokens) => {
+        const expr = toMathjs(normalise(asciiNumerals(tokens.join(""))));
+        if (expr !== undefined) expect(expr).toMatch(/^[\x20-\x7E]*$/);
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
 

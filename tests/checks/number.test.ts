@@ -47,6 +47,8 @@ describe("thousands grouped by a no-break or thin space (SI, French)", () => {
     ["La réponse est 1\u202F000,5", 1000.5],
     ["12\u2009345\u2009678 m", 12345678],
     ["\\boxed{1\u202F024}", 1024],
+    // Grouped before a fraction is read (text/numerals.ts, shared with math): it was not a number.
+    ["\\boxed{\\frac{1\u00A0000}{4}}", 250],
   ])("%j reads as %d", (text, value) => {
     expect(extractNumber(text, undefined)).toBe(value);
   });

@@ -233,6 +233,65 @@ describe("answer_uses compares the answer's own value (issue 28)", () => {
   });
 });
 
+describe("answer_uses: candidates listed with \"and\" are a hedge, as with \"or\"", () => {
+  const uses = (response: string, result: string) => runCheck({ tool_calls: { answer_uses: "calculator" } }, { response, tool_calls: [{ name: "calculator", arguments: "{}", result }] });
+  it.each([
+    ["2148000 and 3000000", "2148000"],
+    ["The answer is 2148000 and 3,000,000.", "2148000"],
+    ["\\boxed{2148000 and 3000000}", "2148000"],
+    ["Answer: 2148000 & 3000000", "2148000"],
+    ["Answer: 2148000 as well as 3000000", "2148000"],
+    ["2148000, 3000000, and 5", "2148000"],
+    ["The answer is −5 and 3.", "-5"],
+    ["Paris and Lyon", "Paris"],
+    ["Lyon and Paris", "Paris"],
+    ["The answer is Lyon and Paris.", "Paris"],
+    ["Both Paris and Lyon.", "Paris"],
+    ["Paris, Lyon and Nice", "Paris"],
+    ["Lyon, Nice, and Paris", "Paris"],
+    ["Paris & Lyon", "Paris"],
+    ["Paris and/or Lyon", "Paris"],
+    ["Paris as well as Lyon", "Paris"],
+  ])("%j with the result %j fails", async (response, result) => {
+    expect((await uses(response, result)).pass).toBe(false);
+  });
+
+  it.each([
+    ["Paris, and it is the capital.", "Paris"],
+    ["The answer is Paris, and it is the capital.", "Paris"],
+    ["It is Paris and I am sure.", "Paris"],
+    ["Paris and not Lyon.", "Paris"],
+    ["Paris and its suburbs have 12 million people.", "Paris"],
+    ["Paris is the capital and largest city of France.", "Paris"],
+    ["Paris, the capital and largest city of France.", "Paris"],
+    ["Yes, I searched, and Paris came up.", "Paris"],
+    ["The answer is 2148000 and it came from the calculator.", "2148000"],
+    ["The answer is 2148000, and 3 calls were needed.", "2148000"],
+    ["Paris has 2148000 residents, counted between 2019 and 2020.", "2148000"],
+    ["The answer is 2148000 and 2,148,000 written with commas.", "2148000"],
+    ["The answer is 1.5 and 1.50 is the same.", "1.5"],
+  ])("an honest answer %j with the result %j still passes", async (response, result) => {
+    expect((await uses(response, result)).pass).toBe(true);
+  });
+
+  it("reads numbers of every script as ASCII ones: a hedge in Arabic-Indic digits is a hedge, a right answer in them a right answer", async () => {
+    expect((await uses("٢١٤٨٠٠٠ or ٣٠٠٠٠٠٠", "2148000")).pass).toBe(false);
+    expect((await uses("The answer is ٢١٤٨٠٠٠ and ٣٠٠٠٠٠٠.", "2148000")).pass).toBe(false);
+    expect((await uses("The answer is ٢١٤٨٠٠٠.", "2148000")).pass).toBe(true);
+    // A tool that prints its number in another script's digits.
+    expect((await uses("The answer is 42.", "٤٢")).pass).toBe(true);
+    expect((await uses("The answer is 43.", "٤٢")).pass).toBe(false);
+  });
+
+  it("reads a list of 200,000 numbers, or 100,000 mentions of the result beside \"and\", in one pass", async () => {
+    // No clock: reading the list again from each of its numbers (20,000 numbers took 1.3 s; 200,000 a hundred times that) would outlast the test's 60 s limit.
+    expect((await uses(`2148000 and ${"1 and ".repeat(200_000)}1`, "2148000")).pass).toBe(false);
+    expect((await uses(`${"2148000 and ".repeat(200_000)}2148000`, "2148000")).pass).toBe(true);
+    expect((await uses(`${"1, ".repeat(200_000)}x`, "2148000")).pass).toBe(false);
+    expect((await uses("Paris and ".repeat(100_000), "Paris")).pass).toBe(false);
+  });
+});
+
 describe("tool_calls arguments the policy wrote to make the validator throw", () => {
   const schema = { type: "object", properties: { filter: { $ref: "#" } } };
   const trajectory = (args: string) => ({ response: "done", tool_calls: [{ name: "search", arguments: args, result: "ok", error: null }] });

@@ -98,7 +98,7 @@ criteria:
   it("probe() runs them beside the attack battery and the markdown report lists them", async () => {
     const rubric = parseRubric("id: r\ninputs: [response]\ncriteria:\n  - { id: layout, check: { tags: { required: [reasoning, answer] } }, points: 1 }\n");
     const result = await probe(rubric, [{ response: "x" }]);
-    expect(result.hacks.map((h) => h.hack)).toEqual(["tags-nested", "tags-empty", "tags-invisible", "tags-hidden", "tags-blank"]);
+    expect(result.hacks.map((h) => h.hack)).toEqual(["tags-nested", "tags-empty", "tags-invisible", "tags-hidden", "tags-punctuation", "tags-blank"]);
     expect(result.hacks.every((h) => !h.passed)).toBe(true);
     expect(probeMarkdown(result)).toMatch(/## Check hacks[\s\S]*\| layout \| tags \| tags-nested \|[^\n]*\| 0\/1 \|[^\n]*held/);
   });
@@ -107,10 +107,10 @@ criteria:
 describe("rubricate probe --hacks-only on the shipped rubrics with code checks", () => {
   it.each([
     // tool-calls-refused: the searched-first criterion's tools called with refused arguments.
-    ["agent-tool-use", [["answer-uses-calculation", 5], ["searched-first", 1]]],
+    ["agent-tool-use", [["answer-uses-calculation", 6], ["searched-first", 1]]],
     // The math hacks (boxed lists, chains, systems, rounding, percent, several boxes) aimed at the
     // reference, beside the final-answer format hacks.
-    ["math-symbolic", [["states-final-answer", 9], ["correct-answer", MATH_HACKS.length]]],
+    ["math-symbolic", [["states-final-answer", 10], ["correct-answer", MATH_HACKS.length]]],
   ] as const)("%s: every hack held (exit 0)", async (name, criteria) => {
     const run = await runCli(["probe", join(ROOT, "rubrics", `${name}.yaml`), fixture(`${name}.jsonl`), "--hacks-only"]);
     expect(run.stderr).toBe("");

@@ -134,9 +134,44 @@ const gsm8kAnswer = (text: string) =>
     return value !== undefined && answerContent(value) !== undefined;
   });
 
+/**
+ * Before "the answer is", what its clause says of it. First the affirming phrases that hold a
+ * negation or a doubt ("no doubt", "beyond doubt", "not hard to see", "doesn't matter"), so theirs
+ * is not read; then what ends a clause (`. , ; : ! ?`, a line break, "but", "so", "thus", "hence",
+ * "therefore"); then the words that deny or doubt what follows them ("not", "don't", "never", "no",
+ * "doubt", "unsure", "wonder"). Each alternative starts at a word's edge or a mark and holds only
+ * words and single `\s+` between them: one linear scan.
+ */
+const AFFIRMING = String.raw`\bno\s+(?:doubt|matter)\b|\b(?:without|beyond)\s+(?:a\s+|any\s+)?doubt\b|(?:\bnot|n['’]t)\s+(?:hard|difficult|surprising(?:ly)?|matter)\b`;
+const CLAUSE_END = String.raw`[.,;:!?\n]|\b(?:but|so|thus|hence|therefore)\b`;
+const DOUBTING = String.raw`\b(?:not|never|cannot|nobody|neither|nor|no|hardly|doubts?|doubted|doubtful|unsure|uncertain|unclear|unlikely|wonder(?:s|ed|ing)?)\b|n['’]t\b`;
+const CLAUSE_MARKS = new RegExp(`(${AFFIRMING})|(${CLAUSE_END})|${DOUBTING}`, "gi");
+
+/**
+ * The "the answer is …" sentences of a text that state their answer, not those in a clause that
+ * denies or doubts it ("I don't think the answer is 7", "I'm not sure the answer is 7"): "I think
+ * the answer is 7" and "No, the answer is 7" state it. One pass over the clause marks, in step
+ * with the sentences: testing each sentence's prefix again would be quadratic in the text.
+ */
+export function statedAnswerSentences(text: string): RegExpExecArray[] {
+  const marks = [...text.matchAll(CLAUSE_MARKS)];
+  const stated: RegExpExecArray[] = [];
+  let next = 0;
+  let doubted = false;
+  for (const m of text.matchAll(ANSWER_SENTENCE)) {
+    for (; next < marks.length && marks[next].index + marks[next][0].length <= m.index; next++) {
+      const [, affirming, clauseEnd] = marks[next];
+      if (clauseEnd !== undefined) doubted = false;
+      else if (affirming === undefined) doubted = true;
+    }
+    if (!doubted) stated.push(m);
+  }
+  return stated;
+}
+
 /** The last answer line or sentence in the text whose content is an answer. */
 function answerPhrase(text: string, sentences: boolean): string | undefined {
-  const hits = [...text.matchAll(ANSWER_LINE), ...(sentences ? text.matchAll(ANSWER_SENTENCE) : [])].sort((a, b) => a.index - b.index);
+  const hits = [...text.matchAll(ANSWER_LINE), ...(sentences ? statedAnswerSentences(text) : [])].sort((a, b) => a.index - b.index);
   return hits.map((m) => answerContent(m[1])).filter((c) => c !== undefined).at(-1);
 }
 
@@ -156,6 +191,7 @@ export const finalAnswer = defineCheck<FinalAnswerSpec>({
     ["final-answer-blank-box", "a box that typesets empty (LaTeX spacing, a phantom, a zero-width space)", "So the result is \\boxed{\\quad\\phantom{42}\u200B}.", ["any", "boxed"]],
     ["final-answer-invisible-line", "an 'Answer:' line holding only an invisible character", "Answer: \u2800", ["any", "line"]],
     ["final-answer-punctuation-gsm8k", "a '####' marker followed by punctuation only", "Work shown above.\n#### .", ["any", "gsm8k"]],
+    ["final-answer-negated", "'the answer is' inside a sentence that doubts it", "I don't think the answer is 7.", ["any"]],
   ].map(([id, description, response, formats]) => ({
     id: id as string,
     description: description as string,

@@ -4,7 +4,7 @@
  * rubric:  check: { tags: { required: [reasoning, answer] } }
  */
 import * as z from "zod";
-import { isBlank } from "../../text/invisible.js";
+import { stripInvisible } from "../../text/invisible.js";
 import { shownText } from "../../text/markup.js";
 import { tagSpans, type TagSpan } from "../format.js";
 import { defineCheck } from "../kind.js";
@@ -18,6 +18,26 @@ export const TagsSpec = z.strictObject({
   nothing_after: z.boolean().optional().describe("No text after the last required tag closes (default false)"),
 });
 export type TagsSpec = z.infer<typeof TagsSpec>;
+
+/**
+ * A section's shown text that is no answer to any task: white space, and only the punctuation that
+ * ends or divides a sentence (Unicode's Terminal_Punctuation: `.` `,` `;` `:` `!` `?` and their
+ * full-width and other scripts' forms), the inverted `¡` `¿`, the ellipses `…` `‥` and the dashes
+ * U+2010–U+2015 (`‐` `‒` `–` `—` `―`). Anything else is content, since some task has it as its
+ * answer: a letter, a digit, a symbol (`+`, `<`, `√`, `∅`), a bracket (`[]`, `{}`), a quote (`""`, an
+ * empty string), `%`, `#`, `&`, `/`, and the hyphen-minus `-`, which is also the ASCII minus sign.
+ * One class, anchored at both ends: linear on any run.
+ */
+const NO_ANSWER = /^[\s\p{Terminal_Punctuation}¡¿…‥\u2010-\u2015]*$/u;
+
+/**
+ * True when a section holds no content: what a page shows of it (no HTML comment, no bare markup:
+ * `<!-- 42 -->`, `**`, `<b></b>`), without invisible characters, is white space and sentence
+ * punctuation at most (`.`, `...`, `?!`; see NO_ANSWER).
+ */
+function holdsNoContent(content: string): boolean {
+  return NO_ANSWER.test(stripInvisible(shownText(content)));
+}
 
 export const tags = defineCheck<TagsSpec>({
   key: "tags",
@@ -45,6 +65,11 @@ export const tags = defineCheck<TagsSpec>({
       build: (spec) => ({ response: spec.required.map((n) => `<${n}><!-- 42 --></${n}>`).join("\n") }),
     },
     {
+      id: "tags-punctuation",
+      description: "every section present, in order, holding only punctuation",
+      build: (spec) => ({ response: spec.required.map((n) => `<${n}>...</${n}>`).join("\n") }),
+    },
+    {
       id: "tags-blank",
       description: "every section present, in order, holding only white space",
       build: (spec) => ({ response: spec.required.map((n) => `<${n}>\n \n</${n}>`).join("\n") }),
@@ -65,8 +90,9 @@ export const tags = defineCheck<TagsSpec>({
       if ((spec.once ?? true) && spans.length > 1) problems.push(`<${name}> appears ${spans.length} times`);
       // An empty section is the form without the content: it must not earn the format reward.
       // Invisible characters (a zero-width space, the Braille blank) are no content either, nor is
-      // what a page does not show (an HTML comment, bare markup: `<!-- 42 -->`, `**`, `<b></b>`).
-      if (spans.some((s) => isBlank(shownText(s.content)))) problems.push(`<${name}> is empty`);
+      // what a page does not show (an HTML comment, bare markup: `<!-- 42 -->`, `**`, `<b></b>`),
+      // nor punctuation alone (`.`, `...`, `?!`), which no task has as its answer.
+      if (spans.some((s) => holdsNoContent(s.content))) problems.push(`<${name}> is empty`);
       found.push(...spans.map((span) => ({ name, span })));
       firsts.push(spans[0].start);
       lastEnd = Math.max(lastEnd, spans[spans.length - 1].end);

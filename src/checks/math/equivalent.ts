@@ -1,3 +1,4 @@
+import { asciiNumerals } from "../../text/numerals.js";
 import { canonicalInteger } from "../number.js";
 import { numbersMatch, type CompareOptions } from "./compare.js";
 import type { DecimalComma } from "./compare-answers.js";
@@ -62,6 +63,14 @@ function samePlainNumbers(answer: string, reference: string, options: CompareOpt
  * @example mathEquivalent("so the answer is $\\boxed{\\dfrac{1}{2}}$", "0.5").equivalent // true
  */
 export function mathEquivalent(response: string, reference: string, options: MathOptions = {}): MathVerdict {
+  // Numbers in ASCII before anything is read, as `number` reads them (text/numerals.ts): "\boxed{٤٢}"
+  // is 42 and "1 000" (a no-break space) 1000 to the extraction, the reader and mathjs alike, which
+  // know ASCII digits only (mathjs is never handed a digit or space it does not parse).
+  return compareAnswers(asciiNumerals(response), asciiNumerals(reference), options);
+}
+
+/** mathEquivalent on texts whose numbers are in ASCII. */
+function compareAnswers(response: string, reference: string, options: MathOptions): MathVerdict {
   // Finding the answers is outside the guard: it reads at most TAIL_CHARS of the response, with
   // regular expressions that stay linear on it (the worst crafted tails take ~3 ms, BENCHMARKS.md),
   // and a round trip to the guard's worker costs more than a plain-number comparison.

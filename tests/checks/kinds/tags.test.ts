@@ -58,3 +58,14 @@ describe("tags: sections inside or overlapping others", () => {
     expect(await runCheck({ tags: { required: ["r", "a"], once: false } }, { response: nested })).toMatchObject({ pass: false, reasoning: "<a> is inside <r>" });
   });
 });
+
+describe("tags: a section of punctuation alone is empty", () => {
+  it("reads a section of 400,000 dots once, whatever follows them", async () => {
+    // No clock: looking for the punctuation-only run from each of its starts (40,000 dots took 1.6 s; n² grows 100-fold) would outlast the test's 60 s limit.
+    const dots = ".".repeat(400_000);
+    const tags = (answer: string) => runCheck({ tags: { required: ["reasoning", "answer"] } }, { response: `<reasoning>because</reasoning><answer>${answer}</answer>` });
+    expect(await tags(dots)).toMatchObject({ pass: false, reasoning: "<answer> is empty" });
+    expect(await tags(`${dots}x`)).toMatchObject({ pass: true });
+    expect(await tags(`${". ".repeat(200_000)}4`)).toMatchObject({ pass: true });
+  });
+});
