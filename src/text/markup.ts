@@ -1,15 +1,30 @@
 /**
  * Text as a markdown or HTML renderer shows it. A response is read on a page where markup shows
  * nothing of itself: `stu**p**id`, `stu<!-- -->pid`, `stu<b>p</b>id` and `stu&#112;id` all show
- * "stupid", and a right-to-left override shows "diputs" as "stupid". A string check that bans a
- * word reads this too, or the markup hides the word from it and not from the reader.
+ * "stupid", and a right-to-left override shows "diputs" as "stupid"; an element a page hides
+ * (`hidden`, `display: none`, a `<template>`) shows nothing of its content, so `stu<span
+ * hidden>x</span>pid` shows "stupid" too. A string check that bans a word reads this as well, or
+ * the markup hides the word from it and not from the reader.
  */
 import { withoutEnclosed } from "./markers.js";
 
 /** Elements that end a line where they open or close: what they separate a renderer shows apart. */
 const BLOCK = new Set(["address", "article", "aside", "blockquote", "br", "dd", "details", "div", "dl", "dt", "figcaption", "figure", "footer", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr", "li", "main", "nav", "ol", "p", "pre", "section", "summary", "table", "tbody", "td", "tfoot", "th", "thead", "tr", "ul"]);
-// A tag ends at the first ">", and no "<" is inside it: from each "<", the search stops at the next one.
-const TAG = /<\/?([A-Za-z][A-Za-z0-9-]*)(?:\s[^<>]*)?\/?>/g;
+/**
+ * A start or end tag: its name, and its attributes from the first white space. A quoted value may
+ * hold a ">" (`title=">"` does not end the tag on a page) but no "<": from each "<", the search
+ * stops at the next one, so the scan stays linear (a value quoted up to a far quote would be read
+ * to its end from every "<").
+ */
+const TAG = /<(\/?)([A-Za-z][A-Za-z0-9-]*)((?:\s(?:[^<>"']|"[^"<]*"|'[^'<]*')*)?)>/g;
+/** One attribute of a tag: its name, and its value quoted or bare. */
+const ATTRIBUTE = /([^\s"'<>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?/g;
+/** Elements that have no content, so hiding one hides nothing after it. */
+const VOID = new Set(["area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"]);
+/** Elements whose content a page never shows. */
+const UNSHOWN = new Set(["template", "script", "style"]);
+/** A style declaration that hides its element: `display: none`, `visibility: hidden`, a font size or an opacity of 0. */
+const HIDING_STYLE = /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*(?:hidden|collapse)|(?:opacity|font-size)\s*:\s*[0.]+[a-z%]*\s*(?:!important\s*)?(?:;|$))/i;
 /** A link shows its text, an image its picture (its alt text is not read on the page). */
 const LINK = /(!?)\[([^[\]\n]*)\]\([^()\s]*(?:\s+(?:"[^"\n]*"|'[^'\n]*'))?\s*\)/g;
 /** Emphasis, strike-through and code-span markers; an underscore only at a word's edge (inside a word it shows). */
@@ -32,12 +47,52 @@ const RIGHT_TO_LEFT_OVERRIDE = /\u202E([^\u202A-\u202E\u2066-\u2069\n\r\u2029]*)
  */
 export function shownText(text: string): string {
   return withRightToLeftShown(
-    withoutEnclosed(text, "<!--", "-->")
-      .replace(TAG, (_tag, name: string) => (BLOCK.has(name.toLowerCase()) ? " " : ""))
+    withoutHiddenElements(withoutEnclosed(text, "<!--", "-->"))
+      .replace(TAG, (_tag, _closing: string, name: string) => (BLOCK.has(name.toLowerCase()) ? " " : ""))
       .replace(LINK, (_link, image: string, label: string) => (image ? "" : label))
       .replace(EMPHASIS, "")
       .replace(REFERENCE, decodeReference),
   );
+}
+
+/** True when a start tag's element is one a page does not show: a `hidden` attribute, a hiding `style`, a `<template>`. */
+function hides(name: string, attributes: string): boolean {
+  if (UNSHOWN.has(name)) return true;
+  for (const [, attribute, doubleQuoted, singleQuoted, bare] of attributes.matchAll(ATTRIBUTE)) {
+    const key = attribute.toLowerCase();
+    if (key === "hidden") return true;
+    if (key === "style" && HIDING_STYLE.test(doubleQuoted ?? singleQuoted ?? bare ?? "")) return true;
+  }
+  return false;
+}
+
+/**
+ * The text without the elements a page hides, their content included, up to the end tag that
+ * closes each (the same name, counting those nested in it); one left open hides the rest, as on a
+ * page. One pass over the tags.
+ */
+function withoutHiddenElements(text: string): string {
+  if (!text.includes("<")) return text;
+  let shown = "";
+  let from = 0;
+  let open: { name: string; depth: number } | undefined;
+  for (const tag of text.matchAll(TAG)) {
+    const [written, closing, rawName, attributes] = tag;
+    const name = rawName.toLowerCase();
+    if (open) {
+      if (name !== open.name || VOID.has(name)) continue;
+      if (!closing) open.depth++;
+      else if (--open.depth === 0) {
+        from = tag.index + written.length;
+        open = undefined;
+      }
+    } else if (!closing && hides(name, attributes)) {
+      shown += text.slice(from, tag.index);
+      from = tag.index + written.length;
+      if (!VOID.has(name)) open = { name, depth: 1 };
+    }
+  }
+  return open ? shown : shown + text.slice(from);
 }
 
 function decodeReference(reference: string, decimal: string | undefined, hex: string | undefined, name: string | undefined): string {

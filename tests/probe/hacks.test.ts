@@ -27,9 +27,10 @@ describe("check kinds' known hacks", () => {
   it("not_contains carries look-alike, invisible-letter and markup hacks, and each fails it: the banned phrase is found in each", async () => {
     const rubric = parseRubric("id: r\ninputs: [response]\ncriteria:\n  - { id: polite, check: { not_contains: ['As an AI', 'stupid'] }, points: 1 }\n  - { id: exact, check: { not_contains: 'Stupid', case_sensitive: true }, points: 1 }\n");
     const runs = await runHacks(rubric, [{ response: "" }]);
-    expect(runs.map((r) => `${r.criterion}/${r.hack}`)).toEqual(["polite/not-contains-look-alike", "polite/not-contains-invisible", "polite/not-contains-markup", "exact/not-contains-look-alike", "exact/not-contains-invisible", "exact/not-contains-markup"]);
+    expect(runs.map((r) => `${r.criterion}/${r.hack}`)).toEqual(["polite/not-contains-look-alike", "polite/not-contains-invisible", "polite/not-contains-markup", "polite/not-contains-hidden-element", "exact/not-contains-look-alike", "exact/not-contains-invisible", "exact/not-contains-markup", "exact/not-contains-hidden-element"]);
     expect(runs[0].response).toBe("Sure. \u0410\u0455 \u0430n \u0410\u0406. That is all.");
     expect(runs[2].response).toBe("Sure. As a**n** AI. That is all.");
+    expect(runs[3].response).toBe("Sure. As a<span hidden>x</span>n AI. That is all.");
     expect(runs.filter((r) => r.error || r.passed)).toEqual([]);
   });
 
@@ -98,7 +99,7 @@ criteria:
   it("probe() runs them beside the attack battery and the markdown report lists them", async () => {
     const rubric = parseRubric("id: r\ninputs: [response]\ncriteria:\n  - { id: layout, check: { tags: { required: [reasoning, answer] } }, points: 1 }\n");
     const result = await probe(rubric, [{ response: "x" }]);
-    expect(result.hacks.map((h) => h.hack)).toEqual(["tags-nested", "tags-empty", "tags-invisible", "tags-hidden", "tags-punctuation", "tags-blank"]);
+    expect(result.hacks.map((h) => h.hack)).toEqual(["tags-nested", "tags-empty", "tags-invisible", "tags-hidden", "tags-hidden-element", "tags-punctuation", "tags-blank"]);
     expect(result.hacks.every((h) => !h.passed)).toBe(true);
     expect(probeMarkdown(result)).toMatch(/## Check hacks[\s\S]*\| layout \| tags \| tags-nested \|[^\n]*\| 0\/1 \|[^\n]*held/);
   });

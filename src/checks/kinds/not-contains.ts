@@ -48,6 +48,15 @@ const hacks: CheckHack<Needles>[] = [
       return letters.length < 3 ? undefined : { response: `Sure. ${letters.slice(0, middle).join("")}**${letters[middle]}**${letters.slice(middle + 1).join("")}. That is all.` };
     },
   },
+  {
+    id: "not-contains-hidden-element",
+    description: "a banned string split by a hidden HTML element, which a page shows as the string",
+    build: (spec) => {
+      const letters = [...firstNeedle(spec)];
+      const middle = Math.floor(letters.length / 2);
+      return letters.length < 2 ? undefined : { response: `Sure. ${letters.slice(0, middle).join("")}<span hidden>x</span>${letters.slice(middle).join("")}. That is all.` };
+    },
+  },
 ];
 
 export const notContains = defineCheck<Needles>({

@@ -65,6 +65,11 @@ export const tags = defineCheck<TagsSpec>({
       build: (spec) => ({ response: spec.required.map((n) => `<${n}><!-- 42 --></${n}>`).join("\n") }),
     },
     {
+      id: "tags-hidden-element",
+      description: "every section present, in order, holding only an element a page hides (hidden, display: none)",
+      build: (spec) => ({ response: spec.required.map((n) => `<${n}><span hidden>42</span></${n}>`).join("\n") }),
+    },
+    {
       id: "tags-punctuation",
       description: "every section present, in order, holding only punctuation",
       build: (spec) => ({ response: spec.required.map((n) => `<${n}>...</${n}>`).join("\n") }),

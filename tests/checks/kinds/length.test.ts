@@ -51,6 +51,7 @@ describe("length: markup a reader does not see meets no min", () => {
     ["an image's address", "Yes. ![](one-two-three-four-five-six-seven-eight.png)"],
     ["tags", "Yes. <b></b><i></i><u></u><em></em><span></span><div></div><p></p><s></s>"],
     ["character references", "Yes. &#49;&#50;&#51;&#52;&#53;&#54;&#55;&#56;"],
+    ["a hidden element", "Yes. <span hidden>one two three four five six seven eight</span>"],
   ])("words padded in %s do not count under a min", async (_, response) => {
     expect(await words(response, { min: 5 })).toMatchObject({ pass: false, reasoning: expect.stringMatching(/ as a page shows it \(allowed 5–∞\)$/) });
   });
