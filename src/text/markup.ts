@@ -6,6 +6,7 @@
  * hidden>x</span>pid` shows "stupid" too. A string check that bans a word reads this as well, or
  * the markup hides the word from it and not from the reader.
  */
+import { createRequire } from "node:module";
 import { withoutEnclosed } from "./markers.js";
 
 /** Elements that end a line where they open or close: what they separate a renderer shows apart. */
@@ -30,7 +31,12 @@ const LINK = /(!?)\[([^[\]\n]*)\]\([^()\s]*(?:\s+(?:"[^"\n]*"|'[^'\n]*'))?\s*\)/
 /** Emphasis, strike-through and code-span markers; an underscore only at a word's edge (inside a word it shows). */
 const EMPHASIS = /[*~`]+|(?<![\p{L}\p{N}])_+|_+(?![\p{L}\p{N}])/gu;
 const REFERENCE = /&(?:#(\d{1,7})|#[xX]([\da-fA-F]{1,6})|([A-Za-z]+));/g;
-/** Named references a reader sees nothing of, or markup characters: the ones that hide or split a word. */
+/**
+ * Named references a reader sees nothing of, or markup characters: the ones that hide or split a
+ * word, and the ones honest text uses, decoded without loading HTML's whole table. A text with any
+ * other name is decoded with the whole table (`decodedAll`): `stup&iota;d` shows a Greek iota, which
+ * the string checks read as the "i" it looks like, and `&sopf;` a double-struck "s".
+ */
 const NAMED: Readonly<Record<string, string>> = {
   amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: "\u00A0", shy: "\u00AD", zwj: "\u200D", zwnj: "\u200C", lrm: "\u200E", rlm: "\u200F",
   ZeroWidthSpace: "\u200B", NegativeVeryThinSpace: "\u200B", NegativeThinSpace: "\u200B", NegativeMediumSpace: "\u200B", NegativeThickSpace: "\u200B",
@@ -47,12 +53,30 @@ const RIGHT_TO_LEFT_OVERRIDE = /\u202E([^\u202A-\u202E\u2066-\u2069\n\r\u2029]*)
  */
 export function shownText(text: string): string {
   return withRightToLeftShown(
-    withoutHiddenElements(withoutEnclosed(text, "<!--", "-->"))
-      .replace(TAG, (_tag, _closing: string, name: string) => (BLOCK.has(name.toLowerCase()) ? " " : ""))
-      .replace(LINK, (_link, image: string, label: string) => (image ? "" : label))
-      .replace(EMPHASIS, "")
-      .replace(REFERENCE, decodeReference),
+    decodedReferences(
+      withoutHiddenElements(withoutEnclosed(text, "<!--", "-->"))
+        .replace(TAG, (_tag, _closing: string, name: string) => (BLOCK.has(name.toLowerCase()) ? " " : ""))
+        .replace(LINK, (_link, image: string, label: string) => (image ? "" : label))
+        .replace(EMPHASIS, ""),
+    ),
   );
+}
+
+/** The text with its character references decoded: by NAMED and the numbers, or, when it names another, by HTML's whole table. */
+function decodedReferences(text: string): string {
+  let other = false;
+  const decoded = text.replace(REFERENCE, (reference: string, decimal: string | undefined, hex: string | undefined, name: string | undefined) => {
+    if (name !== undefined && !Object.hasOwn(NAMED, name)) other = true;
+    return decodeReference(reference, decimal, hex, name);
+  });
+  return other ? decodedAll(text) : decoded;
+}
+
+/** HTML's decoder of every reference (the `entities` package, as browsers decode text), loaded the first time a text needs it: ~6 ms that most programs never pay. */
+let decodeHtml: ((text: string) => string) | undefined;
+function decodedAll(text: string): string {
+  decodeHtml ??= (createRequire(import.meta.url)("entities/lib/decode.js") as typeof import("entities/lib/decode.js")).decodeHTML;
+  return decodeHtml(text);
 }
 
 /** True when a start tag's element is one a page does not show: a `hidden` attribute, a hiding `style`, a `<template>`. */
@@ -96,7 +120,7 @@ function withoutHiddenElements(text: string): string {
 }
 
 function decodeReference(reference: string, decimal: string | undefined, hex: string | undefined, name: string | undefined): string {
-  if (name !== undefined) return NAMED[name] ?? reference;
+  if (name !== undefined) return Object.hasOwn(NAMED, name) ? NAMED[name] : reference;
   const code = decimal !== undefined ? Number(decimal) : parseInt(hex!, 16);
   // As HTML decodes them: nothing past Unicode, no surrogate, no NUL.
   return code === 0 || code > 0x10ffff || (code >= 0xd800 && code <= 0xdfff) ? "\uFFFD" : String.fromCodePoint(code);

@@ -21,6 +21,17 @@ describe("shownText: the text a markdown or HTML renderer shows", () => {
   });
 
   it.each([
+    ["stup&iota;d", "stup\u03B9d"], // a Greek iota, which the string checks read as the "i" it looks like
+    ["&sopf;tupid &Sscr;", "\u{1D564}tupid \u{1D4AE}"],
+    ["a &hellip; b &mdash; &period;", "a \u2026 b \u2014 ."],
+    ["&notit; and &amp;#112; and &unknown;", "\u00ACit; and &#112; and &unknown;"],
+    // Names of Object's prototype are no references: they stay as written, never a function's text.
+    ["x &constructor; &toString; &valueOf;", "x &constructor; &toString; &valueOf;"],
+  ])("a reference HTML names, any of its 2,231: %j shows %j", (text, shown) => {
+    expect(shownText(text)).toBe(shown);
+  });
+
+  it.each([
     ["stu<span hidden>x</span>pid", "stupid"],
     ["stu<span style=\"display:none\">x</span>pid", "stupid"],
     ["stu<i style='color: red; display : none !important'>x</i>pid", "stupid"],
