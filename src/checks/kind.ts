@@ -105,8 +105,8 @@ export interface CheckKind<Spec = unknown> {
   notAloneReason?: string;
   /** Load-time checks beyond the schema (a regex or JSON Schema that does not compile). */
   validate?(spec: Spec): CheckProblem | undefined;
-  /** Lint findings about the settings (a threshold that lets anything through). */
-  lint?(spec: Spec): KindFinding[];
+  /** Lint findings about the settings (a threshold that lets anything through), and the options written beside them. */
+  lint?(spec: Spec, options: Record<string, unknown>): KindFinding[];
   /** Sample inputs the check reads besides `{{variables}}` and `field`; a list is alternatives, any one enough. */
   inputs?(spec: Spec): (string | string[])[];
   /** Strings the check looks for, which the probe's keyword-stuffing attacks put in a response. */

@@ -2,10 +2,12 @@
  * `sql-result-matches`: a built-in custom check for SQL answers (Spider / BIRD execution
  * accuracy). It runs the response's query and the reference query against a small database
  * shipped with the rubric, loaded fresh into an in-memory SQLite database for every check, and
- * compares the result sets. Queries must be one read-only SELECT / WITH statement; they run in
+ * compares the result sets. Given several databases (one schema, other rows), the results must
+ * match on each: test-suite accuracy (Zhong et al. 2020), which a query that hard-codes the
+ * answer's rows (`SELECT 'Ada' UNION ALL SELECT 'Alan'`) or matches them by luck fails. Queries must be one read-only SELECT / WITH statement; they run in
  * a child process that is killed after a time limit (a runaway recursive CTE cannot hang the scorer).
  *
- * rubric:  check: { custom: sql-result-matches, args: { database: sql/shop.sql, reference_field: reference_sql } }
+ * rubric:  check: { custom: sql-result-matches, args: { database: [sql/shop.sql, sql/shop-b.sql], reference_field: reference_sql } }
  */
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -21,15 +23,18 @@ export const SQL_CHECK_NAME = "sql-result-matches";
 
 /** The `args` of a `sql-result-matches` check. */
 export interface SqlCheckArgs {
-  /** A `.sql` file (schema and rows) resolved against the rubric's folder, or a `.db`/`.sqlite` file opened read-only. */
-  database: string;
+  /**
+   * A `.sql` file (schema and rows) resolved against the rubric's folder, or a `.db`/`.sqlite` file
+   * opened read-only; or a list of them, on each of which the results must match.
+   */
+  database: string | string[];
   /** The sample input holding the reference query (default "reference_sql"). */
   reference_field?: string;
   /** A fixed reference query instead of a sample input. */
   reference?: string;
   /** "auto" (default): row order matters only when the reference query has ORDER BY. */
   order?: "auto" | "strict" | "ignore";
-  /** Wall-clock limit for both queries together (default 2000 ms). */
+  /** Wall-clock limit for both queries together, on each database (default 2000 ms). */
   timeout_ms?: number;
   /** Most rows a query may return (default 10000). */
   max_rows?: number;
@@ -191,17 +196,41 @@ export function sameResults(a: Row[], b: Row[], ordered: boolean): boolean {
  */
 export async function sqlResultMatches(text: string, context: CheckContext): Promise<CheckOutcome> {
   const args = context.args as Partial<SqlCheckArgs>;
-  if (typeof args.database !== "string") throw new RubricateError("CHECK_FAILED", `${SQL_CHECK_NAME}: args.database (a .sql or .sqlite file beside the rubric) is required`);
+  const databases = databasesOf(args.database);
   const referenceField = args.reference_field ?? "reference_sql";
   const referenceRaw = args.reference ?? context.sample[referenceField];
   if (typeof referenceRaw !== "string") throw new RubricateError("MISSING_INPUT", `${SQL_CHECK_NAME}: the sample has no "${referenceField}" input with the reference query`);
-  const path = isAbsolute(args.database) ? args.database : resolve(context.rubricDir ?? process.cwd(), args.database);
   const reference = extractSql(referenceRaw);
   const candidate = extractSql(text);
   const refProblem = readOnlyProblem(reference);
   if (refProblem) throw new RubricateError("CHECK_FAILED", `${SQL_CHECK_NAME}: the reference query is invalid: ${refProblem}`);
   const problem = readOnlyProblem(candidate);
   if (problem) return { pass: false, reasoning: `rejected: ${problem}` };
+  const order = args.order ?? "auto";
+  const ordered = order === "strict" || (order === "auto" && /\border\s+by\b/i.test(reference));
+  const matched: number[] = [];
+  // One database after another: the first the results differ on decides, and the rest need not run.
+  for (const database of databases) {
+    const path = isAbsolute(database) ? database : resolve(context.rubricDir ?? process.cwd(), database);
+    const outcome = await compareOn(path, reference, candidate, ordered, args);
+    const where = databases.length > 1 ? ` on ${database}` : "";
+    if ("pass" in outcome) return { ...outcome, reasoning: `${outcome.reasoning}${where}` };
+    matched.push(outcome.rows);
+  }
+  const rows = databases.length > 1 ? `the same rows as the reference on each of ${databases.length} databases (${matched.join(", ")} row(s))` : `same ${matched[0]} row(s) as the reference`;
+  return { pass: true, reasoning: `${rows}${ordered ? " in the same order" : ""}` };
+}
+
+/** The databases a check's `args.database` names: one path or a non-empty list of them. */
+function databasesOf(database: unknown): string[] {
+  const isPath = (d: unknown): d is string => typeof d === "string" && d !== "";
+  if (isPath(database)) return [database];
+  if (Array.isArray(database) && database.length > 0 && database.every(isPath)) return database;
+  throw new RubricateError("CHECK_FAILED", `${SQL_CHECK_NAME}: args.database (a .sql or .sqlite file beside the rubric, or a list of them) is required`);
+}
+
+/** Both queries on one database: the rows they agree on, or the failing outcome (the candidate's fault) to return. */
+async function compareOn(path: string, reference: string, candidate: string, ordered: boolean, args: Partial<SqlCheckArgs>): Promise<{ rows: number } | { pass: false; reasoning: string; forfeit?: boolean }> {
   const isFile = /\.(db|sqlite3?)$/i.test(path);
   const result = await runQueries(
     { file: isFile ? path : undefined, script: isFile ? undefined : loadScript(path), reference, candidate, maxRows: args.max_rows ?? 10_000 },
@@ -211,14 +240,9 @@ export async function sqlResultMatches(text: string, context: CheckContext): Pro
     if (result.which === "candidate") return { pass: false, reasoning: `the query failed: ${result.error}`, ...(result.forfeit ? { forfeit: true } : {}) };
     throw new RubricateError("CHECK_FAILED", `${SQL_CHECK_NAME}: the ${result.which} failed: ${result.error}`);
   }
-  const order = args.order ?? "auto";
-  const ordered = order === "strict" || (order === "auto" && /\border\s+by\b/i.test(reference));
   const ref = result.reference!;
   const got = result.candidate!;
   if (ref.columns.length !== got.columns.length) return { pass: false, reasoning: `${got.columns.length} column(s), expected ${ref.columns.length}` };
-  const pass = sameResults(got.rows, ref.rows, ordered);
-  return {
-    pass,
-    reasoning: pass ? `same ${ref.rows.length} row(s) as the reference${ordered ? " in the same order" : ""}` : `result differs from the reference (${got.rows.length} row(s), expected ${ref.rows.length}${ordered ? ", order compared" : ""})`,
-  };
+  if (!sameResults(got.rows, ref.rows, ordered)) return { pass: false, reasoning: `result differs from the reference (${got.rows.length} row(s), expected ${ref.rows.length}${ordered ? ", order compared" : ""})` };
+  return { rows: ref.rows.length };
 }

@@ -48,7 +48,7 @@ export function checkFindings(rubric: Pick<Rubric, "criteria"> & Partial<Pick<Ru
       }
     }
     // A kind names its own rules (the built-in kinds use the ones listed in LintRule).
-    for (const finding of named?.kind.lint?.(named.spec) ?? []) findings.push({ criterion: c.id, ...finding, rule: finding.rule as LintRule });
+    for (const finding of named?.kind.lint?.(named.spec, named.options) ?? []) findings.push({ criterion: c.id, ...finding, rule: finding.rule as LintRule });
     if (c.points < 0 && named?.kind.key === "regex") {
       findings.push({
         criterion: c.id,

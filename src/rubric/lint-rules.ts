@@ -38,6 +38,7 @@ export type LintRule =
   | "grades-reasoning"
   | "lexical-only-reward"
   | "regex-pitfall-as-written"
+  | "sql-one-database"
   | "regex-slow-on-long-text";
 
 /** What a question rule sees. */

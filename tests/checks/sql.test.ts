@@ -99,3 +99,33 @@ describe("sql-result-matches on rubrics/sql/shop.sql", () => {
     await expect(runCheck(check, { response: "SELECT 1" }, { rubricDir })).rejects.toMatchObject({ code: "MISSING_INPUT" });
   });
 });
+
+describe("sql-result-matches on several databases (test-suite accuracy)", () => {
+  const both = { database: ["sql/shop.sql", "sql/shop-b.sql"] };
+  // Ada Lovelace and Alan Turing are shop.sql's UK customers.
+  const pasted = "```sql\nSELECT 'Ada Lovelace' UNION ALL SELECT 'Alan Turing';\n```";
+  // On shop.sql, the customers who signed up before April are... the UK ones and Grace Hopper: a wrong filter.
+  const lucky = "SELECT name FROM customers WHERE email IN ('ada@example.org', 'alan@example.org')";
+
+  it("a query that pastes the answer's rows, or selects them by luck, passes one database and fails two", async () => {
+    for (const response of [pasted, lucky]) {
+      expect(await verdict(response), response).toMatchObject({ pass: true });
+      expect(await verdict(response, REF, both), response).toMatchObject({ pass: false, reasoning: "result differs from the reference (2 row(s), expected 3) on sql/shop-b.sql" });
+    }
+  });
+
+  it("a query that computes its answer passes on every database, and the reason counts the rows of each", async () => {
+    expect(await verdict("SELECT c.name FROM customers c WHERE c.country = 'UK'", REF, both)).toMatchObject({ pass: true, reasoning: "the same rows as the reference on each of 2 databases (2, 3 row(s))" });
+  });
+
+  it("a query that fails on the second database fails there, named; the first database that differs decides", async () => {
+    expect(await verdict("SELECT name FROM customers WHERE id < 4 AND country = 'UK'", REF, both)).toMatchObject({ pass: false, reasoning: expect.stringMatching(/on sql\/shop-b\.sql$/) });
+    expect(await verdict("SELECT name FROM customers", REF, both)).toMatchObject({ pass: false, reasoning: expect.stringMatching(/on sql\/shop\.sql$/) });
+  });
+
+  it("an empty list, or one that is not of paths, is the rubric's error", async () => {
+    for (const database of [[], [1], "", null]) {
+      await expect(verdict("SELECT 1", "SELECT 1", { database: database as never })).rejects.toMatchObject({ code: "CHECK_FAILED", message: expect.stringMatching(/args\.database/) });
+    }
+  });
+});

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { lintRubric } from "../../src/rubric/lint.js";
 import { parseRubric } from "../../src/rubric/load.js";
 
-const rules = (yaml: string) => lintRubric(parseRubric(`id: r\n${yaml}`, { filename: "r.yaml" })).filter((f) => ["question-for-check", "check-input-undeclared", "loose-threshold", "grades-reasoning", "regex-pitfall-as-written"].includes(f.rule)).map((f) => [f.criterion, f.rule, f.severity]);
+const rules = (yaml: string) => lintRubric(parseRubric(`id: r\n${yaml}`, { filename: "r.yaml" })).filter((f) => ["question-for-check", "check-input-undeclared", "loose-threshold", "grades-reasoning", "regex-pitfall-as-written", "sql-one-database"].includes(f.rule)).map((f) => [f.criterion, f.rule, f.severity]);
 
 describe("lint knows the code checks", () => {
   it("suggests a check for questions code answers exactly", () => {
@@ -20,6 +20,13 @@ describe("lint knows the code checks", () => {
   });
   it("warns on a similarity threshold that lets unrelated text through", () => {
     expect(rules("inputs: [response, ref]\ncriteria:\n  - id: s\n    check: { similarity: { reference: '{{ref}}', min: 0.1 } }\n")).toEqual([["s", "loose-threshold", "warning"]]);
+  });
+  it("warns on sql-result-matches over one database, where a query that pastes the answer's rows passes", () => {
+    const sql = (database: string) => `criteria:\n  - id: q\n    check: { custom: sql-result-matches, args: { database: ${database} } }\n`;
+    expect(rules(sql("sql/shop.sql"))).toEqual([["q", "sql-one-database", "warning"]]);
+    expect(rules(sql("[sql/shop.sql]"))).toEqual([["q", "sql-one-database", "warning"]]);
+    expect(rules(sql("[sql/shop.sql, sql/shop-b.sql]"))).toEqual([]);
+    expect(rules("criteria:\n  - id: q\n    check: { custom: my-check, args: { database: one.sql } }\n")).toEqual([]);
   });
   it("warns when an answer check grades the reasoning", () => {
     expect(rules("criteria:\n  - id: m\n    check: { math: { expected: 4 } }\n    reasoning: keep\n  - id: t\n    check: { tags: { required: [think] } }\n    reasoning: keep\n")).toEqual([["m", "grades-reasoning", "warning"]]);
