@@ -8,7 +8,7 @@
  */
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { GuardedPool } from "../../src/checks/guarded-pool.js";
-import { REGEX_DEADLINE_MS, REGEX_LINEAR_DEADLINE_MS, REGEX_LINEAR_VERDICT_BUDGET_MS, REGEX_VERDICT_BUDGET_MS } from "../../src/checks/regex.js";
+import { REGEX_DEADLINE_MS, REGEX_LINEAR_DEADLINE_MS, REGEX_LINEAR_VERDICT_BUDGET_MS, REGEX_VERDICT_BUDGET_MS, RegexBudget } from "../../src/checks/regex.js";
 import { runCheck } from "../../src/checks/run.js";
 
 interface PoolWatch {
@@ -91,17 +91,27 @@ describe("a verdict's pattern tests share a budget of worker CPU", () => {
     expect(watch.started).toBeLessThan(40);
   }, 90_000);
 
-  it("RE2 tests past their deadline, in a tool_calls check's argument schema: at most two run, and the later calls are forfeits of the budget", async () => {
+  // RE2's budget is 20 s of CPU: spending it for real would hold a worker of the suite for that
+  // long. Its accounting is the same class's (tested below with tests that report CPU they did not
+  // spend); here, that a tool_calls check's costly RE2 test draws on the verdict's RE2 budget, and
+  // that a spent one is the call's forfeit with its own reason.
+  it("costly RE2 tests in a tool_calls check's argument schema draw on the verdict's RE2 budget; once it is spent, each call is a forfeit of it", async () => {
+    const run = RegexBudget.prototype.run;
+    const engines: string[] = [];
+    vi.spyOn(RegexBudget.prototype, "run").mockImplementation(function (this: RegexBudget, deadlineMs, test) {
+      engines.push(this.engine);
+      return this.engine === "re2" ? Promise.resolve("over-budget") : run.call(this, deadlineMs, test);
+    });
     const check = { tool_calls: { arguments: { tool: "search", schema: { type: "object", properties: { q: { type: "string", not: { pattern: "a.{80}x" } } } } } } };
-    // a.{80}x on 250,000 characters of a/b: ~45 s of RE2's time, past its 10 s limit.
-    const calls = [1, 2, 3, 4].map((seed) => ({ name: "search", arguments: JSON.stringify({ q: ab(250_000, seed) }) }));
+    // a.{80}x on 250,000 characters of a/b: ~45 s of RE2's time, past its 10 s limit, so it is run in a worker.
+    const calls = [1, 2].map((seed) => ({ name: "search", arguments: JSON.stringify({ q: ab(250_000, seed) }) }));
     const watch = watchPools();
     const verdict = await runCheck(check, { response: "x", tool_calls: calls });
     expect(verdict.pass).toBe(false);
-    // Before: four tests of 10 s each, every call's fault a test past its deadline.
-    expect(watch.started).toBeLessThanOrEqual(REGEX_LINEAR_VERDICT_BUDGET_MS / REGEX_LINEAR_DEADLINE_MS);
-    expect(verdict.reasoning).toContain(`call 4 (search): ${budgetSpent(REGEX_LINEAR_VERDICT_BUDGET_MS, "linear-time")}`);
-  }, 120_000);
+    expect(engines).toEqual(["re2", "re2"]);
+    expect(watch.started).toBe(0);
+    expect(verdict.reasoning).toContain(`call 2 (search): ${budgetSpent(REGEX_LINEAR_VERDICT_BUDGET_MS, "linear-time")}`);
+  });
 
   it("an honest response's many cheap pattern tests all run, and it passes", async () => {
     const schema = { type: "array", items: { type: "string", pattern: "^(?![\\s\\S]*forbidden)" } };
@@ -118,6 +128,54 @@ describe("a verdict's pattern tests share a budget of worker CPU", () => {
     expect(await runCheck({ json_schema: schema }, { response: JSON.stringify(strings) })).toMatchObject({ forfeit: true });
     expect(await runCheck({ json_schema: schema }, { response: JSON.stringify(strings.slice(0, 3)) })).toMatchObject({ pass: true });
   }, 90_000);
+});
+
+describe("RegexBudget: the accounting of one verdict's tests on one engine", () => {
+  /**
+   * A worker test that needs `spentMs` of CPU: "over-limit" when that is past its limit, reporting
+   * `reportedMs` (default: what it ran, at most the limit), counting how many run at once.
+   */
+  function reporting(spentMs: number, seen: { limits: number[]; running: number; mostAtOnce: number }, reportedMs?: number) {
+    return async (limitMs: number, meter?: (cpuMs: number) => void) => {
+      seen.limits.push(limitMs);
+      seen.mostAtOnce = Math.max(seen.mostAtOnce, ++seen.running);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      seen.running--;
+      meter?.(reportedMs ?? Math.min(spentMs, limitMs));
+      return spentMs >= limitMs ? ("over-limit" as const) : { value: true };
+    };
+  }
+
+  it("tests asked at once run one at a time; two past their deadline spend RE2's 20 s, and the third is never started", async () => {
+    const budget = new RegexBudget("re2", REGEX_LINEAR_VERDICT_BUDGET_MS);
+    const seen = { limits: [] as number[], running: 0, mostAtOnce: 0 };
+    const runs = await Promise.all([1, 2, 3].map(() => budget.run(REGEX_LINEAR_DEADLINE_MS, reporting(Number.POSITIVE_INFINITY, seen))));
+    expect(runs).toEqual(["over-limit", "over-limit", "over-budget"]);
+    expect(seen.limits).toEqual([REGEX_LINEAR_DEADLINE_MS, REGEX_LINEAR_DEADLINE_MS]);
+    expect(seen.mostAtOnce).toBe(1);
+  });
+
+  it("a test gets what is left when that is under its deadline; running past that is the budget's forfeit, not the deadline's", async () => {
+    const budget = new RegexBudget("backtracking", REGEX_VERDICT_BUDGET_MS);
+    const seen = { limits: [] as number[], running: 0, mostAtOnce: 0 };
+    // Stopped past its limit after reporting half of it (a loaded machine's worker is stopped at half): the whole limit counts.
+    expect(await budget.run(REGEX_DEADLINE_MS, reporting(1_500, seen, REGEX_DEADLINE_MS / 2))).toBe("over-limit");
+    expect(await budget.run(REGEX_DEADLINE_MS, reporting(600, seen))).toEqual({ value: true });
+    expect(await budget.run(REGEX_DEADLINE_MS, reporting(REGEX_DEADLINE_MS, seen))).toBe("over-budget");
+    expect(await budget.run(REGEX_DEADLINE_MS, reporting(1, seen))).toBe("over-budget");
+    // The first ran to its whole deadline (1,000 ms counted), the second spent 600 ms, the third got the 400 ms left.
+    expect(seen.limits).toEqual([REGEX_DEADLINE_MS, REGEX_DEADLINE_MS, REGEX_VERDICT_BUDGET_MS - REGEX_DEADLINE_MS - 600]);
+  });
+
+  it("a test that throws still spends what it reported, and the line goes on", async () => {
+    const budget = new RegexBudget("backtracking", REGEX_VERDICT_BUDGET_MS);
+    const failing = async (_limitMs: number, meter?: (cpuMs: number) => void) => {
+      meter?.(REGEX_VERDICT_BUDGET_MS);
+      throw new Error("the worker could not start");
+    };
+    await expect(budget.run(REGEX_DEADLINE_MS, failing)).rejects.toThrow("could not start");
+    expect(await budget.run(REGEX_DEADLINE_MS, async () => ({ value: true }))).toBe("over-budget");
+  });
 });
 
 /** `n` random a's and b's (a seeded xorshift), on which RE2 builds a new state of `a.{80}x`'s automaton at almost every character. */
