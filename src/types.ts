@@ -27,6 +27,11 @@ export interface Verdict {
    * formula past the time limit): `pass` is false; scoring counts a pitfall (negative points) as hit.
    */
   forfeit?: boolean;
+  /**
+   * What the check looks for is in the text only where a page does not show it (an HTML comment, a
+   * hidden element): `pass` is false; scoring counts a pitfall (negative points) as hit.
+   */
+  unshown?: boolean;
 }
 
 /** Token usage and calls of some work, summed. */

@@ -34,6 +34,12 @@ export interface CheckResult {
    * pitfall (negative points) counts the check as hit, so no criterion gains from the failure.
    */
   forfeit?: boolean;
+  /**
+   * `pass` is false only because what the check looks for is where a page does not show it (an
+   * HTML comment, a hidden element, a link's address): a requirement is unmet, for the reader never
+   * sees it, and a pitfall (negative points) counts it as hit, for it is in the text all the same.
+   */
+  unshown?: boolean;
 }
 
 /** A problem in a check's settings found at load time; `path` is inside the kind's settings. */

@@ -42,7 +42,8 @@ export async function runCheck(check: Check, sample: Sample, options: RunCheckOp
   try {
     const outcome = await evaluate(check, text, sample, options);
     const forfeit = outcome.forfeit === true && !outcome.pass ? { forfeit: true } : {};
-    return { pass: outcome.pass, reasoning: outcome.reasoning, source: "check", ...(outcome.score !== undefined ? { score: outcome.score } : {}), ...forfeit };
+    const unshown = outcome.unshown === true && !outcome.pass ? { unshown: true } : {};
+    return { pass: outcome.pass, reasoning: outcome.reasoning, source: "check", ...(outcome.score !== undefined ? { score: outcome.score } : {}), ...forfeit, ...unshown };
   } catch (e) {
     const error = toRubricateError(e, "CHECK_FAILED");
     if (error.code === "INTERNAL") throw new RubricateError("CHECK_FAILED", error.message, { cause: e });
@@ -50,7 +51,7 @@ export async function runCheck(check: Check, sample: Sample, options: RunCheckOp
   }
 }
 
-async function evaluate(check: Check, text: string, sample: Sample, options: RunCheckOptions): Promise<{ pass: boolean; reasoning?: string; score?: number; forfeit?: boolean }> {
+async function evaluate(check: Check, text: string, sample: Sample, options: RunCheckOptions): Promise<{ pass: boolean; reasoning?: string; score?: number; forfeit?: boolean; unshown?: boolean }> {
   const named = kindOf(check);
   if (!named) throw new RubricateError("INTERNAL", `no runner for the check kind ${Object.keys(check).join(", ")}`);
   // One normalisation for every kind that takes `tag`: the check reads that section only.

@@ -106,7 +106,13 @@ async function scoreOne(rubric: Rubric, sample: Sample, options: Omit<ScoreOptio
   const record = (criterion: Criterion, verdict: Verdict): void => {
     // A check the response made unable to answer is a no; for a pitfall that would spare the
     // response its penalty, so there it counts as hit: the failure never earns anything.
-    const forfeited = verdict.forfeit === true && criterion.points < 0 ? { ...verdict, pass: true, reasoning: `${verdict.reasoning ?? "the response made the check unable to answer"}; a pitfall counts that as hit` } : verdict;
+    // Likewise what a page hides: a pitfall's banned string in an HTML comment is in the text all the same.
+    const forfeited =
+      verdict.forfeit === true && criterion.points < 0
+        ? { ...verdict, pass: true, reasoning: `${verdict.reasoning ?? "the response made the check unable to answer"}; a pitfall counts that as hit` }
+        : verdict.unshown === true && criterion.points < 0
+          ? { ...verdict, pass: true, reasoning: `${verdict.reasoning ?? "found only where a page does not show it"}; a pitfall counts what a page hides as hit` }
+          : verdict;
     outcomes.set(criterion.id, { verdict: forfeited });
   };
   const runCriterionCheck = async (criterion: Criterion, check: NonNullable<Criterion["check"]>): Promise<void> => {

@@ -62,6 +62,12 @@ criteria:
     expect(runs.filter((r) => r.error || r.passed)).toEqual([]);
   });
 
+  it("contains' hack hides the required strings in an HTML comment, and fails a requirement", async () => {
+    const rubric = parseRubric("id: r\ninputs: [response]\ncriteria:\n  - { id: disclaimer, check: { contains: [consult a doctor, not medical advice], match: all }, points: 1 }\n");
+    const runs = await runHacks(rubric, [{ response: "" }]);
+    expect(runs.map((r) => [r.hack, r.response, r.passed])).toEqual([["contains-hidden", "Here is my answer. <!-- consult a doctor not medical advice -->", false]]);
+  });
+
   it("length's hack pads a min inside an HTML comment, and fails it in words and in characters", async () => {
     const rubric = parseRubric("id: r\ninputs: [response]\ncriteria:\n  - { id: long, check: { length: { min: 50, unit: words } }, points: 1 }\n  - { id: chars, check: { length: { min: 200 } }, points: 1 }\n  - { id: short, check: { length: { max: 50 } }, points: 1 }\n");
     const runs = await runHacks(rubric, [{ response: "" }]);

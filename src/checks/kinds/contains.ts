@@ -198,6 +198,22 @@ function needleReadings(needle: string, sensitive: boolean): NeedleReading[] | u
 
 export const quoteList = (items: string[]) => items.map((i) => `"${i}"`).join(", ");
 
+/**
+ * Of the needles found in the text as written, those a page does not show: each, read as a page
+ * shows it (`**Note:**` as "Note:"), is looked for in the text as a page shows it (markup.ts). A
+ * required phrase only inside an HTML comment, a hidden element or a link's address is in the
+ * text, not before its reader. A needle that shows as nothing (markup itself: "<br>") is left to
+ * the text as written.
+ */
+function hiddenFromPage(hits: string[], text: string, sensitive: boolean, memo?: CheckMemo): string[] {
+  const page = memo ? memo.text("contains-shown", text, shownText) : shownText(text);
+  if (page === text) return [];
+  return hits.filter((needle) => {
+    const shown = shownText(needle);
+    return shown.trim() !== "" && found(shown, page, sensitive, memo).hits.length === 0;
+  });
+}
+
 export const contains = defineCheck<Needles>({
   key: "contains",
   spec: Needles,
@@ -206,12 +222,25 @@ export const contains = defineCheck<Needles>({
   pure: true,
   keywords: (spec) => (Array.isArray(spec) ? spec : [spec]),
   fix: (_spec, { criterionId }) => `Code check "${criterionId}" only looks for strings, which keyword stuffing supplies: pair it with an LLM question about whether the strings are used meaningfully, or make it \`when:\` a correctness gate.`,
+  hacks: [
+    {
+      id: "contains-hidden",
+      description: "the required strings inside an HTML comment, which a page does not show",
+      build: (spec) => ({ response: `Here is my answer. <!-- ${(Array.isArray(spec) ? spec : [spec]).join(" ")} -->` }),
+    },
+  ],
   run(spec, { text, options, memo }) {
-    const { list, hits } = found(spec, text, options.case_sensitive === true, memo);
-    const all = options.match === "all";
-    const pass = all ? hits.length === list.length : hits.length > 0;
+    const sensitive = options.case_sensitive === true;
+    const { list, hits: written } = found(spec, text, sensitive, memo);
+    // A string counts where the reader sees it: in the text as written and on the page it makes.
+    const hidden = new Set(hiddenFromPage(written, text, sensitive, memo));
+    const hits = written.filter((n) => !hidden.has(n));
+    const passes = (found: string[]) => (options.match === "all" ? found.length === list.length : found.length > 0);
+    const pass = passes(hits);
     const hit = new Set(hits);
     const missing = list.filter((n) => !hit.has(n));
-    return { pass, reasoning: pass ? `contains ${quoteList(hits)}` : `missing ${quoteList(all ? missing : list)}` };
+    const unseen = hidden.size > 0 ? ` (${quoteList([...hidden])} only where a page does not show it: a comment, a hidden element, a link's address)` : "";
+    // A pitfall counts the hidden ones too (score.ts): `unshown` says they alone made the no.
+    return { pass, reasoning: pass ? `contains ${quoteList(hits)}` : `missing ${quoteList(options.match === "all" ? missing : list)}${unseen}`, ...(!pass && passes(written) ? { unshown: true } : {}) };
   },
 });

@@ -2,6 +2,8 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { found, someOccurrence } from "../../../src/checks/kinds/contains.js";
 import { runCheck } from "../../../src/checks/run.js";
+import { parseRubric } from "../../../src/rubric/load.js";
+import { score } from "../../../src/score/score.js";
 import type { Check } from "../../../src/rubric/schema.js";
 import { CONFUSABLES } from "../../../src/text/confusables-table.js";
 
@@ -136,5 +138,43 @@ describe("someOccurrence", () => {
         expect(seen).toEqual(expected);
       }),
     );
+  });
+});
+
+describe("contains: a required string counts where the reader sees it", () => {
+  it.each([
+    ["an HTML comment", "consult a doctor", "Rest well. <!-- consult a doctor -->"],
+    ["a hidden element", "consult a doctor", "Rest well. <span hidden>consult a doctor</span>"],
+    ["a link's address", "doctor", "Rest well. [More](https://example.com/doctor)"],
+  ])("a string only in %s is missing, and the reason says where it was", async (_, needle, response) => {
+    const verdict = await runCheck({ contains: needle }, { response });
+    expect(verdict).toMatchObject({ pass: false, unshown: true, reasoning: expect.stringContaining("only where a page does not show it") });
+  });
+
+  it("shown strings pass as before: in emphasis, a code span, a link's text; a needle written in markup is read as its page shows it", async () => {
+    expect(await pass({ contains: "consult a doctor" }, "Rest well, and **consult a doctor**.")).toBe(true);
+    expect(await pass({ contains: "Paris" }, "[Paris](https://example.com) and `Lyon`")).toBe(true);
+    expect(await pass({ contains: "**Note:**" }, "**Note:** keep it dry.")).toBe(true);
+    expect(await pass({ contains: "<br>" }, "one<br>two")).toBe(true);
+    // Not found as written stays not found (a string split by markup was never a contains).
+    expect(await runCheck({ contains: "Paris" }, { response: "Pa**r**is" })).toMatchObject({ pass: false });
+    expect((await runCheck({ contains: "Paris" }, { response: "Pa**r**is" })).unshown).toBeUndefined();
+  });
+
+  it("match: all needs every string shown; one hidden is missing", async () => {
+    expect(await runCheck({ contains: ["Paris", "Lyon"], match: "all" }, { response: "Lyon <!-- Paris -->" })).toMatchObject({ pass: false, unshown: true, reasoning: 'missing "Paris" ("Paris" only where a page does not show it: a comment, a hidden element, a link\'s address)' });
+    expect(await pass({ contains: ["Paris", "Lyon"] }, "Lyon <!-- Paris -->")).toBe(true);
+  });
+
+  it("a contains pitfall still counts a banned string a page hides: the response gets its penalty", async () => {
+    const rubric = parseRubric("id: r\ncriteria:\n  - { id: polite, check: { contains: please }, points: 1 }\n  - { id: rude, check: { contains: stupid }, points: -2 }\n");
+    const [hidden, shown, clean] = await score(rubric, [{ response: "please <!-- stupid -->" }, { response: "please, stupid" }, { response: "please" }]);
+    const rude = (result: typeof hidden) => result.verdicts.find((v) => v.id === "rude")!;
+    // A pitfall's "met" is the penalty applied.
+    expect(rude(hidden)).toMatchObject({ status: "met", reasoning: expect.stringContaining("a pitfall counts what a page hides as hit") });
+    expect(rude(shown)).toMatchObject({ status: "met" });
+    expect(rude(clean)).toMatchObject({ status: "unmet" });
+    expect(hidden.reward).toBe(shown.reward);
+    expect(hidden.reward!).toBeLessThan(clean.reward!);
   });
 });
