@@ -4,8 +4,9 @@
  * shipped with the rubric, loaded fresh into an in-memory SQLite database for every check, and
  * compares the result sets. Given several databases (one schema, other rows), the results must
  * match on each: test-suite accuracy (Zhong et al. 2020), which a query that hard-codes the
- * answer's rows (`SELECT 'Ada' UNION ALL SELECT 'Alan'`) or matches them by luck fails. Queries must be one read-only SELECT / WITH statement; they run in
- * a child process that is killed after a time limit (a runaway recursive CTE cannot hang the scorer).
+ * answer's rows (`SELECT 'Ada' UNION ALL SELECT 'Alan'`) or matches them by luck fails. Queries
+ * must be one read-only SELECT / WITH statement; they run in a child process that is killed after
+ * a time limit (a runaway recursive CTE cannot hang the scorer).
  *
  * rubric:  check: { custom: sql-result-matches, args: { database: [sql/shop.sql, sql/shop-b.sql], reference_field: reference_sql } }
  */

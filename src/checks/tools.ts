@@ -75,9 +75,7 @@ function fromCall(raw: unknown, where: string): TrajectoryCall {
 function failureOf(call: Record<string, unknown>): string | undefined {
   const error = call.error;
   if (typeof error === "string" && error.trim() !== "") return error.trim().slice(0, 80);
-  if (error === true || call.is_error === true) return "error";
-  if (error && typeof error === "object") return "error";
-  return undefined;
+  return error === true || (error !== null && typeof error === "object") || call.is_error === true ? "error" : undefined;
 }
 
 function fromMessages(messages: unknown[], read: (raw: unknown, where: string) => TrajectoryCall | undefined): TrajectoryCall[] {

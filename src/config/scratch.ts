@@ -32,6 +32,12 @@ export function processAlive(pid: number): boolean {
  * would otherwise read each other's live runs as ended.
  */
 export function pidNamespace(): string {
+  // A process never leaves its pid namespace: read once.
+  return (namespaceOfThisProcess ??= readPidNamespace());
+}
+let namespaceOfThisProcess: string | undefined;
+
+function readPidNamespace(): string {
   try {
     return /\[(\d+)\]/.exec(readlinkSync("/proc/self/ns/pid"))?.[1] ?? "0";
   } catch {

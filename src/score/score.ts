@@ -104,16 +104,7 @@ async function scoreOne(rubric: Rubric, sample: Sample, options: Omit<ScoreOptio
   // Work the sample's checks share: a text folded for contains once, an input's JSON once.
   const memo = new CheckMemo();
   const record = (criterion: Criterion, verdict: Verdict): void => {
-    // A check the response made unable to answer is a no; for a pitfall that would spare the
-    // response its penalty, so there it counts as hit: the failure never earns anything.
-    // Likewise what a page hides: a pitfall's banned string in an HTML comment is in the text all the same.
-    const forfeited =
-      verdict.forfeit === true && criterion.points < 0
-        ? { ...verdict, pass: true, reasoning: `${verdict.reasoning ?? "the response made the check unable to answer"}; a pitfall counts that as hit` }
-        : verdict.unshown === true && criterion.points < 0
-          ? { ...verdict, pass: true, reasoning: `${verdict.reasoning ?? "found only where a page does not show it"}; a pitfall counts what a page hides as hit` }
-          : verdict;
-    outcomes.set(criterion.id, { verdict: forfeited });
+    outcomes.set(criterion.id, { verdict: criterion.points < 0 ? asPitfall(verdict) : verdict });
   };
   const runCriterionCheck = async (criterion: Criterion, check: NonNullable<Criterion["check"]>): Promise<void> => {
     try {
@@ -375,4 +366,16 @@ export async function scoreGroups(rubric: Rubric, samples: Iterable<Sample> | As
   const results: IndexedResult[] = [];
   for await (const result of scoreStream(rubric, recording(), { ...options, group: undefined })) results.push(result);
   return attachGroups(results, members, options.group);
+}
+
+/**
+ * A check's verdict on a pitfall (negative points). Two kinds of no would spare the response its
+ * penalty, so there they count as hit: one the response forced (a forfeit: it made the check unable
+ * to answer), and one only what a page hides made (unshown: the banned string is in an HTML
+ * comment, which is in the text all the same).
+ */
+function asPitfall(verdict: Verdict): Verdict {
+  if (verdict.forfeit === true) return { ...verdict, pass: true, reasoning: `${verdict.reasoning ?? "the response made the check unable to answer"}; a pitfall counts that as hit` };
+  if (verdict.unshown === true) return { ...verdict, pass: true, reasoning: `${verdict.reasoning ?? "found only where a page does not show it"}; a pitfall counts what a page hides as hit` };
+  return verdict;
 }

@@ -46,9 +46,10 @@ const NAMED: Readonly<Record<string, string>> = {
 const RIGHT_TO_LEFT_OVERRIDE = /\u202E([^\u202A-\u202E\u2066-\u2069\n\r\u2029]*)/g;
 
 /**
- * The text a renderer shows: HTML comments and tags dropped (a block element's as a space),
- * links as their text, emphasis and code markers dropped, character references decoded, and
- * what a right-to-left override reverses reversed. In time linear in the text.
+ * The text a renderer shows: HTML comments, and elements a page hides with their content, dropped;
+ * other tags dropped (a block element's as a space), links as their text, emphasis and code markers
+ * dropped, character references decoded, and what a right-to-left override reverses reversed. In
+ * time linear in the text.
  * @example shownText("stu**p**id <!-- x --> &#65;") // "stupid  A"
  */
 export function shownText(text: string): string {

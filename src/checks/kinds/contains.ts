@@ -162,7 +162,7 @@ export function found(needles: Needles, text: string, sensitive: boolean, memo?:
   const list = Array.isArray(needles) ? needles : [needles];
   const texts = [text];
   if (shown) {
-    const page = memo ? memo.text("contains-shown", text, shownText) : shownText(text);
+    const page = pageOf(text, memo);
     if (page !== text) texts.push(page);
   }
   const haystacks = texts.map((t) => readings(t, sensitive, memo).map((r) => haystack(r, sensitive, t, memo)));
@@ -173,6 +173,9 @@ export function found(needles: Needles, text: string, sensitive: boolean, memo?:
   };
   return { list, hits: list.filter(holdsNeedle) };
 }
+
+/** The text as a page shows it (markup.ts), once per sample with a memo. */
+const pageOf = (text: string, memo?: CheckMemo): string => (memo ? memo.text("contains-shown", text, shownText) : shownText(text));
 
 /** Needles' readings by case sensitivity and text: a rubric's needles are the same for every sample. */
 const needleMemo = new Map<string, NeedleReading[] | undefined>();
@@ -206,12 +209,13 @@ export const quoteList = (items: string[]) => items.map((i) => `"${i}"`).join(",
  * the text as written.
  */
 function hiddenFromPage(hits: string[], text: string, sensitive: boolean, memo?: CheckMemo): string[] {
-  const page = memo ? memo.text("contains-shown", text, shownText) : shownText(text);
+  const page = pageOf(text, memo);
   if (page === text) return [];
-  return hits.filter((needle) => {
-    const shown = shownText(needle);
-    return shown.trim() !== "" && found(shown, page, sensitive, memo).hits.length === 0;
-  });
+  const shown = hits.map((needle) => ({ needle, shown: shownText(needle) })).filter((n) => n.shown.trim() !== "");
+  if (shown.length === 0) return [];
+  // One search of the page for all of them: its readings are made once.
+  const onPage = new Set(found(shown.map((n) => n.shown), page, sensitive, memo).hits);
+  return shown.filter((n) => !onPage.has(n.shown)).map((n) => n.needle);
 }
 
 export const contains = defineCheck<Needles>({
