@@ -244,9 +244,12 @@ const DEEP_JSON = 1000;
 /** Problems a reasoning lists; the rest are counted (ajv reports one per failing item, and a response picks how many items fail). */
 const LISTED_ERRORS = 10;
 
-/** A readable one-line list of ajv's errors (a validator's `errors` after it ran): the first ten, and how many more. */
-export function describeAjvErrors(found: ValidateFunction["errors"]): string {
+/**
+ * A readable one-line list of ajv's errors (a validator's `errors` after it ran): the first ten, and how many more.
+ * @param root what an error at the data's root is named (default "/"; a tool call's problems name its "arguments")
+ */
+export function describeAjvErrors(found: ValidateFunction["errors"], root = "/"): string {
   const errors = found ?? [];
-  const listed = errors.slice(0, LISTED_ERRORS).map((e) => `${e.instancePath || "/"} ${e.message ?? "is invalid"}`);
+  const listed = errors.slice(0, LISTED_ERRORS).map((e) => `${e.instancePath || root} ${e.message ?? "is invalid"}`);
   return errors.length > LISTED_ERRORS ? `${listed.join("; ")}; and ${(errors.length - LISTED_ERRORS).toLocaleString("en-US")} more` : listed.join("; ");
 }

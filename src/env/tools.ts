@@ -1,4 +1,4 @@
-import { compileJsonSchema, validateDataAwaited } from "../checks/compile.js";
+import { compileJsonSchema, describeAjvErrors, validateDataAwaited } from "../checks/compile.js";
 import type { ToolCall } from "../providers/types.js";
 import type { ToolDecl } from "./schema.js";
 import type { HookContext, ToolCallRecord, ToolImpl } from "./types.js";
@@ -44,7 +44,8 @@ export async function executeToolCall(call: ToolCall, decls: ToolDecl[], impls: 
   // the policy's invalid arguments (a fault); a costly pattern test is awaited, so other rollouts go on.
   const { valid, errors } = await validateDataAwaited(compileJsonSchema(decl.parameters), args);
   if (valid !== true) {
-    const problems = typeof valid === "object" ? valid.fault : (errors ?? []).map((e) => `${e.instancePath || "arguments"} ${e.message ?? "is invalid"}`).join("; ");
+    // The first ten problems and a count of the rest: a policy picks how many items of its arguments fail.
+    const problems = typeof valid === "object" ? valid.fault : describeAjvErrors(errors, "arguments");
     return done(`Error: invalid arguments for ${call.name}: ${problems}.`, "bad_arguments");
   }
   const controller = new AbortController();

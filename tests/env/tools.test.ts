@@ -39,3 +39,13 @@ it("arguments with many strings each costly for a parameter's pattern spend the 
   expect(record).toMatchObject({ error: "bad_arguments", result: expect.stringMatching(/^Error: invalid arguments for batch: the response's patterns used up the check's regex budget/) });
   expect(await executeToolCall({ id: "c4", name: "batch", arguments: JSON.stringify({ queries: queries.slice(0, 3) }) }, [batch], { batch: () => "ran" }, ctx, 10_000)).toMatchObject({ result: "ran" });
 }, 90_000);
+
+it("arguments with thousands of invalid items get the first ten problems and a count of the rest, not one line per item", async () => {
+  const ids = { name: "ids", parameters: { type: "object", properties: { ids: { type: "array", items: { type: "integer" } } }, required: ["ids"] } };
+  const record = await executeToolCall({ id: "c5", name: "ids", arguments: JSON.stringify({ ids: Array.from({ length: 5_000 }, (_, i) => `x${i}`) }) }, [ids], { ids: () => "ran" }, ctx, 10_000);
+  expect(record.error).toBe("bad_arguments");
+  expect(record.result).toBe(`Error: invalid arguments for ids: ${Array.from({ length: 10 }, (_, i) => `/ids/${i} must be integer`).join("; ")}; and 4,990 more.`);
+  // A problem at the arguments' root is named as such.
+  const rootless = await executeToolCall({ id: "c6", name: "ids", arguments: "{}" }, [ids], { ids: () => "ran" }, ctx, 10_000);
+  expect(rootless.result).toBe("Error: invalid arguments for ids: arguments must have required property 'ids'.");
+});
