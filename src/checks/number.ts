@@ -91,7 +91,8 @@ function plainNumbers(text: string): string {
  * A box is one answer: exponents and subscripts in it are not read (`\boxed{5 m^2}` is 5), nor a
  * unit in `\text{}` (`\boxed{5\text{ m}}` is 5), and a box holding several different numbers, a ±
  * or a hedging word (`\boxed{3 or 5}`, `\boxed{5 \text{ or } 3}`, `\boxed{\pm 5}`, `\boxed{3 or more}`)
- * is a hedge, NaN. Its braces are matched, so `\boxed{1{,}000}` is 1000.
+ * is a hedge, NaN. Its braces are matched, so `\boxed{1{,}000}` is 1000, and thousands grouped by
+ * spaces are one number, as typeset (`\boxed{1 000}` is 1000).
  * @example extractNumber("so x = 12, and the answer is \\boxed{1,024}") // 1024
  */
 export function extractNumber(text: string, pick: "last" | "first" | "boxed" | undefined): number | undefined {
@@ -135,6 +136,14 @@ function writtenNumbers(text: string): string[] {
   return [...text.matchAll(NUMBER)].filter((m) => !EXPONENT_BEFORE.test(text.slice(Math.max(0, m.index - 16), m.index))).map((m) => m[0]);
 }
 
+/**
+ * Thousands grouped by plain spaces in a box (`\boxed{1 000}`, `\boxed{12 345 678}`): math mode
+ * typesets them without the spaces, as 1000, which is what `math` reads too. Only groups of three
+ * digits join, as with `\,`, so `\boxed{3 5}` is still two numbers, a hedge. Each group starts
+ * with a mandatory space and holds three digits: the scan is linear.
+ */
+const SPACED_THOUSANDS = /(?<![\d.,])\d{1,3}(?: \d{3})+(?![\d])/g;
+
 /** A box holding one factorial ("\boxed{5!}"), as the number it makes, written exactly. */
 function factorialBox(box: string): ReadNumber | undefined {
   const n = /^\s*(\d{1,3})\s*!\s*$/.exec(box)?.[1];
@@ -151,7 +160,7 @@ function factorialBox(box: string): ReadNumber | undefined {
 function boxNumber(box: string): ReadNumber | undefined {
   const factorial = factorialBox(box);
   if (factorial) return factorial;
-  const inside = box.replace(TEXT_IN_BOX, (_m, words: string) => (/\d/.test(words) ? ` ${words} ` : " "));
+  const inside = box.replace(TEXT_IN_BOX, (_m, words: string) => (/\d/.test(words) ? ` ${words} ` : " ")).replace(SPACED_THOUSANDS, (group) => group.replace(/ /g, ""));
   const numbers = writtenNumbers(inside);
   if (numbers.length === 0) return undefined;
   const values = numbers.map(parseNumber);

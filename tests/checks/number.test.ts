@@ -53,10 +53,21 @@ describe("thousands grouped by a no-break or thin space (SI, French)", () => {
     expect(extractNumber(text, undefined)).toBe(value);
   });
 
-  it("a plain space still separates two numbers, and a group of other than three digits is not thousands", () => {
+  it("a plain space separates two numbers in prose, and a group of other than three digits is not thousands", () => {
     expect(extractNumber("between 1 and 000", "last")).toBe(0);
-    expect(extractNumber("\\boxed{1 000}", undefined)).toBeNaN(); // a box of two numbers is a hedge, as before
     expect(extractNumber("1\u00A000", "last")).toBe(0);
+  });
+
+  it("in a box, thousands grouped by plain spaces are one number, as math mode typesets them (and as `math` reads them)", async () => {
+    expect(extractNumber("\\boxed{1 000}", undefined)).toBe(1000);
+    expect(extractNumber("\\boxed{12 345 678}", undefined)).toBe(12345678);
+    expect(extractNumber("\\boxed{-1 000.5}", undefined)).toBe(-1000.5);
+    expect((await runCheck({ number: { expected: 1000 } }, { response: "The total is \\boxed{1 000}." })).pass).toBe(true);
+    // Not thousands: still two numbers in one box, a hedge.
+    expect(extractNumber("\\boxed{3 5}", undefined)).toBeNaN();
+    expect(extractNumber("\\boxed{1 00}", undefined)).toBeNaN();
+    expect(extractNumber("\\boxed{1 0000}", undefined)).toBeNaN();
+    expect(extractNumber("\\boxed{1000 000}", undefined)).toBeNaN();
   });
 });
 
