@@ -100,6 +100,31 @@ describe("similarity under attack (held)", () => {
   });
 });
 
+describe("similarity reads what a page shows", () => {
+  const reference = "Paris is the capital of France and its largest city";
+  it("the reference hidden in an HTML comment or a hidden element beside a non-answer does not pass (both metrics)", async () => {
+    for (const metric of ["levenshtein", "rouge-l"] as const) {
+      const check = { similarity: { reference: "{{reference}}", metric, min: 0.5 } };
+      for (const response of [`I am not sure. <!-- ${reference} -->`, `I am not sure.<span hidden>${reference}</span>`, `I am not sure.<div style="display:none">${reference}</div>`]) {
+        const verdict = await runCheck(check, { response, reference });
+        expect(verdict.pass, `${metric}: ${response}`).toBe(false);
+        expect(verdict.reasoning).toMatch(/as a page shows the response/);
+      }
+    }
+  });
+
+  it("an honest answer still passes, with or without markup on either side", async () => {
+    for (const metric of ["levenshtein", "rouge-l"] as const) {
+      const check = { similarity: { reference: "{{reference}}", metric, min: 0.9 } };
+      expect((await runCheck(check, { response: reference, reference })).pass).toBe(true);
+      expect((await runCheck(check, { response: "**Paris** is the capital of France and its largest city", reference })).pass).toBe(true);
+      expect((await runCheck(check, { response: reference, reference: "**Paris** is the capital of France and its largest city" })).pass).toBe(true);
+      expect((await runCheck(check, { response: `${reference} <!-- checked twice -->`, reference })).pass).toBe(true);
+    }
+    expect((await runCheck({ similarity: { reference: "{{reference}}", min: 1 } }, { response: reference, reference })).reasoning).toBe("levenshtein similarity 1.000 (needs 1)");
+  });
+});
+
 describe("similarity of texts past the cut (ROUGE_MAX_TOKENS words, LEVENSHTEIN_MAX_CHARS characters)", () => {
   const words = (from: number, n: number) => Array.from({ length: n }, (_, i) => `w${from + i}`).join(" ");
   const reference = words(0, 2 * ROUGE_MAX_TOKENS);

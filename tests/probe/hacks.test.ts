@@ -21,7 +21,7 @@ describe("check kinds' known hacks", () => {
     expect(ids("tags")).toEqual(expect.arrayContaining(["tags-nested", "tags-empty"]));
     expect(ids("final_answer")).toEqual(expect.arrayContaining(["final-answer-prose-hard", "final-answer-prose-unclear"]));
     expect(ids("tool_calls")).toEqual(expect.arrayContaining(["answer-uses-quoted-number", "answer-uses-denied-text", "tool-calls-refused"]));
-    expect(ids("similarity")).toEqual(expect.arrayContaining(["similarity-negated", "similarity-stuffed"]));
+    expect(ids("similarity")).toEqual(expect.arrayContaining(["similarity-negated", "similarity-stuffed", "similarity-hidden"]));
   });
 
   it("not_contains carries look-alike, invisible-letter and markup hacks, and each fails it: the banned phrase is found in each", async () => {
@@ -79,6 +79,8 @@ criteria:
     const rubric = parseRubric("id: r\ninputs: [response, reference]\ncriteria:\n  - { id: close, check: { similarity: { reference: '{{reference}}', metric: rouge-l, min: 0.5 } }, points: 1 }\n");
     const tally = hackTally(await runHacks(rubric, [{ reference: "Paris is the capital of France" }, { reference: "Water boils at 100 degrees at sea level" }]));
     expect(tally.find((t) => t.hack === "similarity-negated")).toMatchObject({ criterion: "close", runs: 2, passed: 2, example: "Paris is not the capital of France" });
+    // The reference in a comment beside a non-answer is read as a page shows it: held.
+    expect(tally.find((t) => t.hack === "similarity-hidden")).toMatchObject({ criterion: "close", runs: 2, passed: 0 });
   });
 
   it("a hack aimed at a tagged section reaches it, and a hack that does not apply to the settings is left out", async () => {

@@ -5,6 +5,7 @@
  * rubric:  check: { similarity: { reference: "{{reference}}", metric: rouge-l, min: 0.5 } }
  */
 import * as z from "zod";
+import { shownText } from "../../text/markup.js";
 import { renderReference } from "../../text/template.js";
 import { defineCheck } from "../kind.js";
 import { referenceCases } from "../hacks.js";
@@ -44,6 +45,7 @@ export const similarity = defineCheck<SimilaritySpec>({
     [
       { id: "similarity-negated", description: "the reference with its claim negated", response: (reference) => negate(reference) },
       { id: "similarity-stuffed", description: "the reference's words shuffled among stop words", response: (reference) => stuff(reference) },
+      { id: "similarity-hidden", description: "a non-answer with the reference in an HTML comment, which no page shows", response: (reference) => `I am not sure. <!-- ${reference} -->` },
     ],
     (spec) => spec.reference,
   ),
@@ -60,11 +62,16 @@ export const similarity = defineCheck<SimilaritySpec>({
     ];
   },
   run(spec, { text, sample }) {
-    const reference = renderReference("similarity", spec.reference, sample);
+    // Both sides as a page shows them (text/markup.ts): the reference in an HTML comment or a hidden
+    // element is not what a reader sees, and markup a reference is written in (`**Paris**`) is not
+    // held against a response that shows the same.
+    const shown = shownText(text);
+    const reference = shownText(renderReference("similarity", spec.reference, sample));
     const metric = spec.metric ?? "levenshtein";
     const normalize = spec.normalize ?? true;
-    const value = metric === "rouge-l" ? rougeL(text, reference) : normalize ? editSimilarity(normalise(text), normalise(reference)) : editSimilarity(text, reference);
+    const value = metric === "rouge-l" ? rougeL(shown, reference) : normalize ? editSimilarity(normalise(shown), normalise(reference)) : editSimilarity(shown, reference);
     const pass = value >= spec.min;
-    return { pass, reasoning: `${metric} similarity ${value.toFixed(3)} (needs ${spec.min})`, ...(spec.partial ? { score: value } : {}) };
+    const reading = shown === text ? "" : " as a page shows the response";
+    return { pass, reasoning: `${metric} similarity ${value.toFixed(3)}${reading} (needs ${spec.min})`, ...(spec.partial ? { score: value } : {}) };
   },
 });
