@@ -75,6 +75,15 @@ criteria:
     expect(runs.filter((r) => r.error || r.passed)).toEqual([]);
   });
 
+  it("against a min that one word meets (a non-empty gate), length's hack shows nothing: a false alarm before, for \"Yes.\" alone deserves to pass", async () => {
+    const rubric = parseRubric("id: r\ninputs: [response]\ncriteria:\n  - { id: non-empty, check: { length: { min: 1, unit: words } }, points: 1 }\n  - { id: some-chars, check: { length: { min: 4 } }, points: 1 }\n");
+    const runs = await runHacks(rubric, [{ response: "" }]);
+    expect(runs.map((r) => [r.criterion, r.response, r.passed])).toEqual([
+      ["non-empty", "<!-- more -->", false],
+      ["some-chars", "<!-- xxxx-->", false],
+    ]);
+  });
+
   it("reports the hacks a loose rubric lets through: ROUGE-L alone passes a negated reference", async () => {
     const rubric = parseRubric("id: r\ninputs: [response, reference]\ncriteria:\n  - { id: close, check: { similarity: { reference: '{{reference}}', metric: rouge-l, min: 0.5 } }, points: 1 }\n");
     const tally = hackTally(await runHacks(rubric, [{ reference: "Paris is the capital of France" }, { reference: "Water boils at 100 degrees at sea level" }]));

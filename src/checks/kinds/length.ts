@@ -24,8 +24,8 @@ export const length = defineCheck<LengthSpec>({
   hacks: [
     {
       id: "length-hidden-padding",
-      description: "a one-word answer padded to the min inside an HTML comment, which no page shows",
-      build: (spec) => (spec.min ? { response: `Yes. <!-- ${(spec.unit === "words" ? "more " : "x").repeat(spec.min)}-->` } : undefined),
+      description: "a one-word answer (or, where one word meets the min, nothing) padded to the min inside an HTML comment, which no page shows",
+      build: (spec) => (spec.min ? { response: `${shownFallsShort(spec.min, spec.unit) ? "Yes. " : ""}<!-- ${(spec.unit === "words" ? "more " : "x").repeat(spec.min)}-->` } : undefined),
     },
   ],
   fix: (_spec, { criterionId }) => `Code check "${criterionId}" rewards length alone: give it \`when:\` a correctness criterion so a wrong answer cannot collect it.`,
@@ -45,6 +45,9 @@ export const length = defineCheck<LengthSpec>({
     return { pass, reasoning: shown === size ? `${size} ${unit} ${allowed}` : `${size} ${unit} as written, ${shown} as a page shows it ${allowed}` };
   },
 });
+
+/** Whether "Yes." alone falls short of a min: else the hack's response would deserve to pass (a `min: 1` gate). */
+const shownFallsShort = (min: number, unit: LengthSpec["unit"]) => min > (unit === "words" ? 1 : "Yes.".length);
 
 /** Combining marks: an accent is part of the letter it sits on, however many are stacked. */
 const MARKS = /\p{M}/gu;
