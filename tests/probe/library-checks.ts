@@ -28,6 +28,8 @@ export async function expectLibraryProbe(files: string[], kind: keyof typeof LIB
     const asksJudge = rubric.criteria.some((c) => c.question);
     for (const a of result.attacks) expect(a.isolationHolds, `${file} ${a.id}`).toBe(asksJudge ? true : null);
     for (const f of result.findings) expect(f.fix.length, `${file} ${f.attack}`).toBeGreaterThan(20);
+    // No check kind's known hack passes a check of the library (summary-faithfulness's non-empty gate reported one, a false alarm, until round 28).
+    expect(result.hacks.filter((h) => h.passed).map((h) => `${h.criterion}/${h.hack}: ${h.response}`), file).toEqual([]);
     // The literal judge never credits an injection: an LLM question they win is one the empty response wins too (true of any response).
     if (kind === "literal") {
       const injected = result.attacks.filter((a) => a.category === "injection" || a.category === "delimiter");
