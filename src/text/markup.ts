@@ -2,12 +2,13 @@
  * Text as a markdown or HTML renderer shows it. A response is read on a page where markup shows
  * nothing of itself: `stu**p**id`, `stu<!-- -->pid`, `stu<b>p</b>id` and `stu&#112;id` all show
  * "stupid", and a right-to-left override shows "diputs" as "stupid"; an element a page hides
- * (`hidden`, `display: none`, a `<template>`) shows nothing of its content, so `stu<span
- * hidden>x</span>pid` shows "stupid" too. A string check that bans a word reads this as well, or
- * the markup hides the word from it and not from the reader.
+ * (`hidden`, `display: none`, a `<template>`, a `<style>` rule) shows nothing of its content, so
+ * `stu<span hidden>x</span>pid` shows "stupid" too. A string check that bans a word reads this as
+ * well, or the markup hides the word from it and not from the reader.
  */
 import { createRequire } from "node:module";
 import { withoutEnclosed } from "./markers.js";
+import { hidingRules, type HidingRules, type StyledElement } from "./stylesheet.js";
 
 /** Elements that end a line where they open or close: what they separate a renderer shows apart. */
 const BLOCK = new Set(["address", "article", "aside", "blockquote", "br", "dd", "details", "div", "dl", "dt", "figcaption", "figure", "footer", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr", "li", "main", "nav", "ol", "p", "pre", "section", "summary", "table", "tbody", "td", "tfoot", "th", "thead", "tr", "ul"]);
@@ -24,7 +25,7 @@ const ATTRIBUTE = /([^\s"'<>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)
 const VOID = new Set(["area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"]);
 /** Elements whose content a page never shows. */
 const UNSHOWN = new Set(["template", "script", "style"]);
-/** A style declaration that hides its element: `display: none`, `visibility: hidden`, a font size or an opacity of 0. */
+/** A style declaration that hides its element: `display: none`, `visibility: hidden`, a font size or an opacity of 0 (in a `style` attribute, or one declaration of a `<style>` rule). */
 const HIDING_STYLE = /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*(?:hidden|collapse)|(?:opacity|font-size)\s*:\s*[0.]+[a-z%]*\s*(?:!important\s*)?(?:;|$))/i;
 /** A link shows its text, an image its picture (its alt text is not read on the page). */
 const LINK = /(!?)\[([^[\]\n]*)\]\([^()\s]*(?:\s+(?:"[^"\n]*"|'[^'\n]*'))?\s*\)/g;
@@ -49,13 +50,15 @@ const RIGHT_TO_LEFT_OVERRIDE = /\u202E([^\u202A-\u202E\u2066-\u2069\n\r\u2029]*)
  * The text a renderer shows: HTML comments, and elements a page hides with their content, dropped;
  * other tags dropped (a block element's as a space), links as their text, emphasis and code markers
  * dropped, character references decoded, and what a right-to-left override reverses reversed. In
- * time linear in the text.
+ * time linear in the text. A part of a response (a section `tags` reads) is read with the whole
+ * response's `<style>` rules, `styles` (pageStyles of the whole), for a rule outside the part
+ * hides elements inside it.
  * @example shownText("stu**p**id <!-- x --> &#65;") // "stupid  A"
  */
-export function shownText(text: string): string {
+export function shownText(text: string, styles: PageStyles = pageStyles(text)): string {
   return withRightToLeftShown(
     decodedReferences(
-      withoutHiddenElements(withoutEnclosed(text, "<!--", "-->"))
+      withoutHiddenElements(withoutEnclosed(text, "<!--", "-->"), styles)
         .replace(TAG, (_tag, _closing: string, name: string) => (BLOCK.has(name.toLowerCase()) ? " " : ""))
         .replace(LINK, (_link, image: string, label: string) => (image ? "" : label))
         .replace(EMPHASIS, ""),
@@ -80,23 +83,90 @@ function decodedAll(text: string): string {
   return decodeHtml(text);
 }
 
-/** True when a start tag's element is one a page does not show: a `hidden` attribute, a hiding `style`, a `<template>`. */
-function hides(name: string, attributes: string): boolean {
+/**
+ * The rules of a text's `<style>` elements that hide (stylesheet.ts), or undefined when it has
+ * none: a text with no "<style" pays one search for it.
+ */
+export type PageStyles = HidingRules | undefined;
+
+/** Any text a `<style>` element could open in; what has none has no sheet to read. */
+const STYLE_START = /<style[\s>]/i;
+/** An HTML comment's start, or a tag (TAG): what the sheets' scan steps through. */
+const COMMENT_OR_TAG = new RegExp(`<!--|${TAG.source}`, "g");
+/** Elements whose content is text, not markup, up to their end tag (found by its regex): a "<style>" inside one is no element. */
+const RAW_TEXT = new Map(["script", "style", "textarea", "title", "xmp", "iframe", "noembed", "noframes"].map((name) => [name, new RegExp(`</${name}[\\s/>]`, "gi")]));
+
+/** The `<style>` rules of a text that hide elements, read from every `<style>` element of it (see styleSheets). */
+export function pageStyles(text: string): PageStyles {
+  if (!STYLE_START.test(text)) return undefined;
+  const sheets = styleSheets(text);
+  return sheets.length === 0 ? undefined : hidingRules(sheets, HIDING_STYLE);
+}
+
+/**
+ * The content of each `<style>` element a page applies, read from the text as written: its
+ * content is text up to `</style`, so an HTML comment in it (`<style><!-- .x{display:none}
+ * --></style>`) is CSS that applies, not a comment. Not one inside a `<template>` (inert until a
+ * script uses it), nor inside an HTML comment or another element of raw text (`<script>`); one
+ * inside a hidden element applies, as on a page. One pass: each raw text's end is searched for once.
+ */
+function styleSheets(text: string): string[] {
+  const sheets: string[] = [];
+  const scan = new RegExp(COMMENT_OR_TAG);
+  let templates = 0;
+  for (let tag = scan.exec(text); tag; tag = scan.exec(text)) {
+    if (tag[0] === "<!--") {
+      const end = text.indexOf("-->", scan.lastIndex);
+      if (end === -1) break;
+      scan.lastIndex = end + 3;
+      continue;
+    }
+    const [, closing, rawName] = tag;
+    const name = rawName.toLowerCase();
+    if (name === "template") templates = Math.max(0, templates + (closing ? -1 : 1));
+    const end = RAW_TEXT.get(name);
+    if (closing || !end) continue;
+    end.lastIndex = scan.lastIndex;
+    const close = end.exec(text);
+    if (name === "style" && templates === 0) sheets.push(text.slice(scan.lastIndex, close ? close.index : text.length));
+    if (!close) break;
+    scan.lastIndex = close.index;
+  }
+  return sheets;
+}
+
+/**
+ * True when a start tag's element is one a page does not show: a `hidden` attribute, a hiding
+ * `style`, a `<template>`, or a `<style>` rule's (its class, id and attributes read with their
+ * character references decoded, as a page reads them: `class="&#120;"` is class "x").
+ */
+function hides(name: string, attributes: string, styles: PageStyles): boolean {
   if (UNSHOWN.has(name)) return true;
+  const values = new Map<string, string>();
   for (const [, attribute, doubleQuoted, singleQuoted, bare] of attributes.matchAll(ATTRIBUTE)) {
     const key = attribute.toLowerCase();
+    const value = doubleQuoted ?? singleQuoted ?? bare ?? "";
     if (key === "hidden") return true;
-    if (key === "style" && HIDING_STYLE.test(doubleQuoted ?? singleQuoted ?? bare ?? "")) return true;
+    if (key === "style" && HIDING_STYLE.test(value)) return true;
+    // The first of an attribute written twice counts, as on a page.
+    if (styles && !values.has(key)) values.set(key, value.includes("&") ? decodedReferences(value) : value);
   }
-  return false;
+  return styles !== undefined && styles.hides(styledElement(name, values));
+}
+
+/** An element as a `<style>` rule matches it: its class attribute as its white-space-separated tokens. */
+function styledElement(name: string, attributes: Map<string, string>): StyledElement {
+  const classes = attributes.get("class");
+  return { name, id: attributes.get("id"), classes: new Set(classes ? classes.split(/[ \t\n\r\f]+/).filter(Boolean) : []), attributes };
 }
 
 /**
  * The text without the elements a page hides, their content included, up to the end tag that
  * closes each (the same name, counting those nested in it); one left open hides the rest, as on a
- * page. One pass over the tags.
+ * page. One pass over the tags. A rule that hides the whole page (`body`, `*`) leaves nothing.
  */
-function withoutHiddenElements(text: string): string {
+function withoutHiddenElements(text: string, styles: PageStyles): string {
+  if (styles?.all) return "";
   if (!text.includes("<")) return text;
   let shown = "";
   let from = 0;
@@ -111,7 +181,7 @@ function withoutHiddenElements(text: string): string {
         from = tag.index + written.length;
         open = undefined;
       }
-    } else if (!closing && hides(name, attributes)) {
+    } else if (!closing && hides(name, attributes, styles)) {
       shown += text.slice(from, tag.index);
       from = tag.index + written.length;
       if (!VOID.has(name)) open = { name, depth: 1 };

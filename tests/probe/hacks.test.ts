@@ -24,13 +24,14 @@ describe("check kinds' known hacks", () => {
     expect(ids("similarity")).toEqual(expect.arrayContaining(["similarity-negated", "similarity-stuffed", "similarity-hidden"]));
   });
 
-  it("not_contains carries look-alike, invisible-letter and markup hacks, and each fails it: the banned phrase is found in each", async () => {
+  it("not_contains carries look-alike, invisible-letter, markup and hidden-element hacks, and each fails it: the banned phrase is found in each", async () => {
     const rubric = parseRubric("id: r\ninputs: [response]\ncriteria:\n  - { id: polite, check: { not_contains: ['As an AI', 'stupid'] }, points: 1 }\n  - { id: exact, check: { not_contains: 'Stupid', case_sensitive: true }, points: 1 }\n");
     const runs = await runHacks(rubric, [{ response: "" }]);
-    expect(runs.map((r) => `${r.criterion}/${r.hack}`)).toEqual(["polite/not-contains-look-alike", "polite/not-contains-invisible", "polite/not-contains-markup", "polite/not-contains-hidden-element", "exact/not-contains-look-alike", "exact/not-contains-invisible", "exact/not-contains-markup", "exact/not-contains-hidden-element"]);
+    expect(runs.map((r) => `${r.criterion}/${r.hack}`)).toEqual(["polite/not-contains-look-alike", "polite/not-contains-invisible", "polite/not-contains-markup", "polite/not-contains-hidden-element", "polite/not-contains-stylesheet-hidden", "exact/not-contains-look-alike", "exact/not-contains-invisible", "exact/not-contains-markup", "exact/not-contains-hidden-element", "exact/not-contains-stylesheet-hidden"]);
     expect(runs[0].response).toBe("Sure. \u0410\u0455 \u0430n \u0410\u0406. That is all.");
     expect(runs[2].response).toBe("Sure. As a**n** AI. That is all.");
     expect(runs[3].response).toBe("Sure. As a<span hidden>x</span>n AI. That is all.");
+    expect(runs[4].response).toBe("<style>.aside{display:none}</style>Sure. As a<span class=\"aside\">x</span>n AI. That is all.");
     expect(runs.filter((r) => r.error || r.passed)).toEqual([]);
   });
 
@@ -62,25 +63,30 @@ criteria:
     expect(runs.filter((r) => r.error || r.passed)).toEqual([]);
   });
 
-  it("contains' hack hides the required strings in an HTML comment, and fails a requirement", async () => {
+  it("contains' hacks hide the required strings in an HTML comment and in an element a <style> rule hides, and fail a requirement", async () => {
     const rubric = parseRubric("id: r\ninputs: [response]\ncriteria:\n  - { id: disclaimer, check: { contains: [consult a doctor, not medical advice], match: all }, points: 1 }\n");
     const runs = await runHacks(rubric, [{ response: "" }]);
-    expect(runs.map((r) => [r.hack, r.response, r.passed])).toEqual([["contains-hidden", "Here is my answer. <!-- consult a doctor not medical advice -->", false]]);
+    expect(runs.map((r) => [r.hack, r.response, r.passed])).toEqual([
+      ["contains-hidden", "Here is my answer. <!-- consult a doctor not medical advice -->", false],
+      ["contains-stylesheet-hidden", "Here is my answer. <style>.note{display:none}</style><span class=\"note\">consult a doctor not medical advice</span>", false],
+    ]);
   });
 
-  it("length's hack pads a min inside an HTML comment, and fails it in words and in characters", async () => {
+  it("length's hacks pad a min inside an HTML comment and inside an element a <style> rule hides, and fail it in words and in characters", async () => {
     const rubric = parseRubric("id: r\ninputs: [response]\ncriteria:\n  - { id: long, check: { length: { min: 50, unit: words } }, points: 1 }\n  - { id: chars, check: { length: { min: 200 } }, points: 1 }\n  - { id: short, check: { length: { max: 50 } }, points: 1 }\n");
     const runs = await runHacks(rubric, [{ response: "" }]);
-    expect(runs.map((r) => `${r.criterion}/${r.hack}`)).toEqual(["long/length-hidden-padding", "chars/length-hidden-padding"]);
+    expect(runs.map((r) => `${r.criterion}/${r.hack}`)).toEqual(["long/length-hidden-padding", "long/length-stylesheet-padding", "chars/length-hidden-padding", "chars/length-stylesheet-padding"]);
     expect(runs.filter((r) => r.error || r.passed)).toEqual([]);
   });
 
-  it("against a min that one word meets (a non-empty gate), length's hack shows nothing: a false alarm before, for \"Yes.\" alone deserves to pass", async () => {
+  it("against a min that one word meets (a non-empty gate), length's hacks show nothing: a false alarm before, for \"Yes.\" alone deserves to pass", async () => {
     const rubric = parseRubric("id: r\ninputs: [response]\ncriteria:\n  - { id: non-empty, check: { length: { min: 1, unit: words } }, points: 1 }\n  - { id: some-chars, check: { length: { min: 4 } }, points: 1 }\n");
     const runs = await runHacks(rubric, [{ response: "" }]);
     expect(runs.map((r) => [r.criterion, r.response, r.passed])).toEqual([
       ["non-empty", "<!-- more -->", false],
+      ["non-empty", '<style>.more{display:none}</style><span class="more">more </span>', false],
       ["some-chars", "<!-- xxxx-->", false],
+      ["some-chars", '<style>.more{display:none}</style><span class="more">xxxx</span>', false],
     ]);
   });
 
@@ -116,7 +122,7 @@ criteria:
   it("probe() runs them beside the attack battery and the markdown report lists them", async () => {
     const rubric = parseRubric("id: r\ninputs: [response]\ncriteria:\n  - { id: layout, check: { tags: { required: [reasoning, answer] } }, points: 1 }\n");
     const result = await probe(rubric, [{ response: "x" }]);
-    expect(result.hacks.map((h) => h.hack)).toEqual(["tags-nested", "tags-empty", "tags-invisible", "tags-hidden", "tags-hidden-element", "tags-punctuation", "tags-blank"]);
+    expect(result.hacks.map((h) => h.hack)).toEqual(["tags-nested", "tags-empty", "tags-invisible", "tags-hidden", "tags-hidden-element", "tags-stylesheet-hidden", "tags-punctuation", "tags-blank"]);
     expect(result.hacks.every((h) => !h.passed)).toBe(true);
     expect(probeMarkdown(result)).toMatch(/## Check hacks[\s\S]*\| layout \| tags \| tags-nested \|[^\n]*\| 0\/1 \|[^\n]*held/);
   });

@@ -232,6 +232,11 @@ export const contains = defineCheck<Needles>({
       description: "the required strings inside an HTML comment, which a page does not show",
       build: (spec) => ({ response: `Here is my answer. <!-- ${(Array.isArray(spec) ? spec : [spec]).join(" ")} -->` }),
     },
+    {
+      id: "contains-stylesheet-hidden",
+      description: "the required strings inside an element a `<style>` rule hides (display: none), which a page does not show",
+      build: (spec) => ({ response: `Here is my answer. <style>.note{display:none}</style><span class="note">${(Array.isArray(spec) ? spec : [spec]).join(" ")}</span>` }),
+    },
   ],
   run(spec, { text, options, memo }) {
     const sensitive = options.case_sensitive === true;

@@ -27,6 +27,11 @@ export const length = defineCheck<LengthSpec>({
       description: "a one-word answer (or, where one word meets the min, nothing) padded to the min inside an HTML comment, which no page shows",
       build: (spec) => (spec.min ? { response: `${shownFallsShort(spec.min, spec.unit) ? "Yes. " : ""}<!-- ${(spec.unit === "words" ? "more " : "x").repeat(spec.min)}-->` } : undefined),
     },
+    {
+      id: "length-stylesheet-padding",
+      description: "a one-word answer (or, where one word meets the min, nothing) padded to the min inside an element a `<style>` rule hides (display: none)",
+      build: (spec) => (spec.min ? { response: `${shownFallsShort(spec.min, spec.unit) ? "Yes. " : ""}<style>.more{display:none}</style><span class="more">${(spec.unit === "words" ? "more " : "x").repeat(spec.min)}</span>` } : undefined),
+    },
   ],
   fix: (_spec, { criterionId }) => `Code check "${criterionId}" rewards length alone: give it \`when:\` a correctness criterion so a wrong answer cannot collect it.`,
   run(spec, { text }) {

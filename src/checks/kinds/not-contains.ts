@@ -57,6 +57,15 @@ const hacks: CheckHack<Needles>[] = [
       return letters.length < 2 ? undefined : { response: `Sure. ${letters.slice(0, middle).join("")}<span hidden>x</span>${letters.slice(middle).join("")}. That is all.` };
     },
   },
+  {
+    id: "not-contains-stylesheet-hidden",
+    description: "a banned string split by an element a `<style>` rule hides (display: none), which a page shows as the string",
+    build: (spec) => {
+      const letters = [...firstNeedle(spec)];
+      const middle = Math.floor(letters.length / 2);
+      return letters.length < 2 ? undefined : { response: `<style>.aside{display:none}</style>Sure. ${letters.slice(0, middle).join("")}<span class="aside">x</span>${letters.slice(middle).join("")}. That is all.` };
+    },
+  },
 ];
 
 export const notContains = defineCheck<Needles>({

@@ -5,7 +5,7 @@
  */
 import * as z from "zod";
 import { stripInvisible } from "../../text/invisible.js";
-import { shownText } from "../../text/markup.js";
+import { pageStyles, shownText, type PageStyles } from "../../text/markup.js";
 import { tagSpans, type TagSpan } from "../format.js";
 import { defineCheck } from "../kind.js";
 
@@ -32,11 +32,12 @@ const NO_ANSWER = /^[\s\p{Terminal_Punctuation}¡¿…‥\u2010-\u2015]*$/u;
 
 /**
  * True when a section holds no content: what a page shows of it (no HTML comment, no bare markup:
- * `<!-- 42 -->`, `**`, `<b></b>`), without invisible characters, is white space and sentence
- * punctuation at most (`.`, `...`, `?!`; see NO_ANSWER).
+ * `<!-- 42 -->`, `**`, `<b></b>`, nothing a response's `<style>` rule hides, wherever the rule is:
+ * `styles`), without invisible characters, is white space and sentence punctuation at most (`.`,
+ * `...`, `?!`; see NO_ANSWER).
  */
-function holdsNoContent(content: string): boolean {
-  return NO_ANSWER.test(stripInvisible(shownText(content)));
+function holdsNoContent(content: string, styles: PageStyles): boolean {
+  return NO_ANSWER.test(stripInvisible(shownText(content, styles)));
 }
 
 export const tags = defineCheck<TagsSpec>({
@@ -70,6 +71,11 @@ export const tags = defineCheck<TagsSpec>({
       build: (spec) => ({ response: spec.required.map((n) => `<${n}><span hidden>42</span></${n}>`).join("\n") }),
     },
     {
+      id: "tags-stylesheet-hidden",
+      description: "every section present, in order, holding only an element a `<style>` rule before them hides (display: none)",
+      build: (spec) => ({ response: `<style>.aside{display:none}</style>\n${spec.required.map((n) => `<${n}><span class="aside">42</span></${n}>`).join("\n")}` }),
+    },
+    {
       id: "tags-punctuation",
       description: "every section present, in order, holding only punctuation",
       build: (spec) => ({ response: spec.required.map((n) => `<${n}>...</${n}>`).join("\n") }),
@@ -85,6 +91,8 @@ export const tags = defineCheck<TagsSpec>({
     const firsts: number[] = [];
     const found: { name: string; span: TagSpan }[] = [];
     let lastEnd = 0;
+    // The response's `<style>` rules, read once: one before the sections hides elements inside them.
+    const styles = pageStyles(text);
     for (const name of spec.required) {
       const spans = tagSpans(text, name);
       if (spans.length === 0) {
@@ -97,7 +105,7 @@ export const tags = defineCheck<TagsSpec>({
       // Invisible characters (a zero-width space, the Braille blank) are no content either, nor is
       // what a page does not show (an HTML comment, bare markup: `<!-- 42 -->`, `**`, `<b></b>`),
       // nor punctuation alone (`.`, `...`, `?!`), which no task has as its answer.
-      if (spans.some((s) => holdsNoContent(s.content))) problems.push(`<${name}> is empty`);
+      if (spans.some((s) => holdsNoContent(s.content, styles))) problems.push(`<${name}> is empty`);
       found.push(...spans.map((span) => ({ name, span })));
       firsts.push(spans[0].start);
       lastEnd = Math.max(lastEnd, spans[spans.length - 1].end);

@@ -145,6 +145,8 @@ describe("contains: a required string counts where the reader sees it", () => {
   it.each([
     ["an HTML comment", "consult a doctor", "Rest well. <!-- consult a doctor -->"],
     ["a hidden element", "consult a doctor", "Rest well. <span hidden>consult a doctor</span>"],
+    ["an element a <style> rule hides", "consult a doctor", "Rest well. <style>.note{display:none}</style><span class=\"note\">consult a doctor</span>"],
+    ["an element a <style> rule after it hides", "consult a doctor", "Rest well. <p class=note>consult a doctor</p><style>p.note{font-size:0 !important}</style>"],
     ["a link's address", "doctor", "Rest well. [More](https://example.com/doctor)"],
   ])("a string only in %s is missing, and the reason says where it was", async (_, needle, response) => {
     const verdict = await runCheck({ contains: needle }, { response });
@@ -156,6 +158,8 @@ describe("contains: a required string counts where the reader sees it", () => {
     expect(await pass({ contains: "Paris" }, "[Paris](https://example.com) and `Lyon`")).toBe(true);
     expect(await pass({ contains: "**Note:**" }, "**Note:** keep it dry.")).toBe(true);
     expect(await pass({ contains: "<br>" }, "one<br>two")).toBe(true);
+    // A <style> rule that colours it, or hides something else, leaves it shown.
+    expect(await pass({ contains: "consult a doctor" }, "<style>.note{color:red} .aside{display:none}</style>Rest well, and <span class=note>consult a doctor</span>.")).toBe(true);
     // Not found as written stays not found (a string split by markup was never a contains).
     expect(await runCheck({ contains: "Paris" }, { response: "Pa**r**is" })).toMatchObject({ pass: false });
     expect((await runCheck({ contains: "Paris" }, { response: "Pa**r**is" })).unshown).toBeUndefined();

@@ -52,12 +52,22 @@ describe("length: markup a reader does not see meets no min", () => {
     ["tags", "Yes. <b></b><i></i><u></u><em></em><span></span><div></div><p></p><s></s>"],
     ["character references", "Yes. &#49;&#50;&#51;&#52;&#53;&#54;&#55;&#56;"],
     ["a hidden element", "Yes. <span hidden>one two three four five six seven eight</span>"],
+    ["an element a <style> rule hides", "Yes. <style>.pad { display: none }</style><span class=\"pad\">one two three four five six seven eight</span>"],
+    ["an element a <style> rule in @media hides by its id", "<style>@media screen { #more { visibility: hidden } }</style>Yes. <p id=more>one two three four five six seven eight</p>"],
   ])("words padded in %s do not count under a min", async (_, response) => {
     expect(await words(response, { min: 5 })).toMatchObject({ pass: false, reasoning: expect.stringMatching(/ as a page shows it \(allowed 5–∞\)$/) });
   });
 
   it("a min in characters likewise: 'ok' and a comment is two characters", async () => {
     expect(await chars(`ok<!--${"x".repeat(300)}-->`)).toMatchObject({ pass: false, reasoning: expect.stringMatching(/^\d+ chars as written, 2 as a page shows it/) });
+  });
+
+  it("a min in characters likewise: 'ok' and an element a <style> rule hides is two characters", async () => {
+    expect(await chars(`ok<style>.x{opacity:0}</style><i class=x>${"x".repeat(300)}</i>`)).toMatchObject({ pass: false, reasoning: expect.stringMatching(/^\d+ chars as written, 2 as a page shows it/) });
+  });
+
+  it("a <style> rule that does not hide keeps the words it styles", async () => {
+    expect(await words("<style>.x { color: red } .y { display: none }</style>Yes. <span class=x>one two three four five</span>", { min: 5 })).toMatchObject({ pass: true });
   });
 
   it("a max still counts the text as written: markup does not hide words from it", async () => {

@@ -39,6 +39,8 @@ describe("not_contains: a banned word split by markup that shows nothing is stil
     ["an HTML comment", "You are stu<!-- -->pid."],
     ["an HTML tag around a letter", "You are stu<b>p</b>id."],
     ["an empty HTML element", "You are stu<span class=\"x\"></span>pid."],
+    ["an element a hidden attribute hides", "You are stu<span hidden>x</span>pid."],
+    ["an element a <style> rule hides", "<style>.x{display:none}</style>You are stu<span class=\"x\">x</span>pid."],
     ["a decimal character reference", "You are stu&#112;id."],
     ["a hexadecimal character reference", "You are stu&#x70;id."],
     ["a soft hyphen as a named reference", "You are stu&shy;pid."],

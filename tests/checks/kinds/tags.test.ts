@@ -59,6 +59,23 @@ describe("tags: sections inside or overlapping others", () => {
   });
 });
 
+describe("tags: a section holding only what a page hides is empty", () => {
+  const tags = (response: string) => runCheck({ tags: { required: ["reasoning", "answer"] } }, { response });
+  it.each([
+    ["a hidden element", "<reasoning>because</reasoning><answer><span hidden>42</span></answer>"],
+    ["an element a <style> rule inside it hides", "<reasoning>because</reasoning><answer><style>.x{display:none}</style><b class=x>42</b></answer>"],
+    ["an element a <style> rule before the sections hides", "<style>.x{display:none}</style><reasoning>because</reasoning><answer><b class=x>42</b></answer>"],
+    ["an element a <style> rule after the sections hides", "<reasoning>because</reasoning><answer><b class=x>42</b></answer><style>.x{display:none}</style>"],
+  ])("%s", async (_, response) => {
+    expect(await tags(response)).toMatchObject({ pass: false, reasoning: "<answer> is empty" });
+  });
+
+  it("a <style> rule that hides other elements, or colours the answer, leaves it", async () => {
+    expect(await tags("<style>.y{display:none} .x{color:red}</style><reasoning>because</reasoning><answer><b class=x>42</b></answer>")).toMatchObject({ pass: true });
+    expect(await tags("<template><style>.x{display:none}</style></template><reasoning>because</reasoning><answer><b class=x>42</b></answer>")).toMatchObject({ pass: true });
+  });
+});
+
 describe("tags: a section of punctuation alone is empty", () => {
   it("reads a section of 400,000 dots once, whatever follows them", async () => {
     // No clock: looking for the punctuation-only run from each of its starts (40,000 dots took 1.6 s; n² grows 100-fold) would outlast the test's 60 s limit.
