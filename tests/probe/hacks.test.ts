@@ -18,7 +18,7 @@ const fixture = (name: string) => join(ROOT, "tests", "fixtures", "probe", name)
 describe("check kinds' known hacks", () => {
   it("the format kinds carry hacks for nesting, empty sections, prose answers, answer_uses and similarity stuffing", () => {
     const ids = (key: string) => CHECK_KINDS.find((k) => k.key === key)!.hacks!.map((h) => h.id);
-    expect(ids("tags")).toEqual(expect.arrayContaining(["tags-nested", "tags-empty"]));
+    expect(ids("tags")).toEqual(expect.arrayContaining(["tags-nested", "tags-empty", "tags-rule"]));
     expect(ids("final_answer")).toEqual(expect.arrayContaining(["final-answer-prose-hard", "final-answer-prose-unclear", "final-answer-negated-box", "final-answer-negated-line-break", "final-answer-conditional", "final-answer-question"]));
     expect(ids("tool_calls")).toEqual(expect.arrayContaining(["answer-uses-quoted-number", "answer-uses-denied-text", "tool-calls-refused"]));
     expect(ids("similarity")).toEqual(expect.arrayContaining(["similarity-negated", "similarity-stuffed"]));
@@ -105,7 +105,7 @@ criteria:
   it("probe() runs them beside the attack battery and the markdown report lists them", async () => {
     const rubric = parseRubric("id: r\ninputs: [response]\ncriteria:\n  - { id: layout, check: { tags: { required: [reasoning, answer] } }, points: 1 }\n");
     const result = await probe(rubric, [{ response: "x" }]);
-    expect(result.hacks.map((h) => h.hack)).toEqual(["tags-nested", "tags-empty", "tags-invisible", "tags-hidden", "tags-hidden-element", "tags-punctuation", "tags-blank"]);
+    expect(result.hacks.map((h) => h.hack)).toEqual(["tags-nested", "tags-empty", "tags-invisible", "tags-hidden", "tags-hidden-element", "tags-punctuation", "tags-rule", "tags-blank"]);
     expect(result.hacks.every((h) => !h.passed)).toBe(true);
     expect(probeMarkdown(result)).toMatch(/## Check hacks[\s\S]*\| layout \| tags \| tags-nested \|[^\n]*\| 0\/1 \|[^\n]*held/);
   });
