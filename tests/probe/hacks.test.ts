@@ -20,7 +20,7 @@ describe("check kinds' known hacks", () => {
     const ids = (key: string) => CHECK_KINDS.find((k) => k.key === key)!.hacks!.map((h) => h.id);
     expect(ids("tags")).toEqual(expect.arrayContaining(["tags-nested", "tags-empty", "tags-rule"]));
     expect(ids("final_answer")).toEqual(expect.arrayContaining(["final-answer-prose-hard", "final-answer-prose-unclear", "final-answer-negated-box", "final-answer-negated-line-break", "final-answer-conditional", "final-answer-question"]));
-    expect(ids("tool_calls")).toEqual(expect.arrayContaining(["answer-uses-quoted-number", "answer-uses-denied-text", "tool-calls-refused"]));
+    expect(ids("tool_calls")).toEqual(expect.arrayContaining(["answer-uses-quoted-number", "answer-uses-denied-text", "tool-calls-refused", "answer-uses-aside-list"]));
     expect(ids("similarity")).toEqual(expect.arrayContaining(["similarity-negated", "similarity-stuffed"]));
   });
 
@@ -114,7 +114,7 @@ criteria:
 describe("rubricate probe --hacks-only on the shipped rubrics with code checks", () => {
   it.each([
     // tool-calls-refused: the searched-first criterion's tools called with refused arguments.
-    ["agent-tool-use", [["answer-uses-calculation", 6], ["searched-first", 1]]],
+    ["agent-tool-use", [["answer-uses-calculation", 7], ["searched-first", 1]]],
     // The math hacks (boxed lists, chains, systems, rounding, percent, several boxes) aimed at the
     // reference, beside the final-answer format hacks.
     ["math-symbolic", [["states-final-answer", 14], ["correct-answer", MATH_HACKS.length]]],
