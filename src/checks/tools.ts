@@ -197,12 +197,14 @@ const ASIDE = /\s\([^()]{0,300}\)/g;
 /**
  * The answer as a text result must appear in it: its first sentence, without asides in
  * parentheses, so neither "Lyon (the search returned "Paris")" nor "The answer is Lyon. The tool
- * said Paris." states Paris.
+ * said Paris." states Paris. A parenthesis that adds another candidate ("Paris (and Lyon)",
+ * "Paris (or maybe Lyon)", "Paris (also Lyon)") is no aside: it stays, and reads as the list or
+ * the alternatives it offers (amongAlternatives).
  */
 function statedAnswer(part: string): string {
   const end = SENTENCE_END.exec(part);
   const sentence = end ? part.slice(0, end.index) : part;
-  const bare = sentence.replace(ASIDE, " ");
+  const bare = sentence.replace(ASIDE, (aside) => (CANDIDATE_ASIDE.test(aside) ? aside : " "));
   return bare.trim() === "" ? sentence : bare;
 }
 
@@ -224,7 +226,7 @@ const NUMBER_ALTERNATIVE = String.raw`\s*(?:[(\[]\s*)?(?:${OR}\s*(?:maybe\s+|per
 const NUMBER_HEDGE = new RegExp(`(?<![\\d,.])(${NUMBER_TEXT})${NUMBER_ALTERNATIVE}(${NUMBER_TEXT})`, "gi");
 /** "…, Nice or " before a text, or " or Lyon" / ", Lyon or Nice" / "/Lyon" after it. */
 const ALTERNATIVE_BEFORE = new RegExp(`(?:${OR_TEXT}\\s*(?:maybe\\s+|perhaps\\s+|either\\s+)?|[(\\[]\\s*(?:maybe|perhaps|possibly)\\s+)$`, "i");
-const ALTERNATIVE_AFTER = new RegExp(`^\\s*(?:,[^.;:!?]*?)?${OR_TEXT}`, "i");
+const ALTERNATIVE_AFTER = new RegExp(`^\\s*(?:(?:,[^.;:!?]*?)?${OR_TEXT}|\\(\\s*${OR_TEXT})`, "i");
 
 /**
  * A number as a list writes it ("2148000", "3,000,000", "−1.5"), starting only where a number
@@ -233,8 +235,13 @@ const ALTERNATIVE_AFTER = new RegExp(`^\\s*(?:,[^.;:!?]*?)?${OR_TEXT}`, "i");
 const LISTED_NUMBER = /(?<![\d,.])[-−]?\d+(?:,\d{3})*(?:\.\d+)?/g;
 /** The words that join the items of a list: "and", "and/or", "as well as", "&". */
 const AND = String.raw`(?:\band(?:\/or)?|\bas\s+well\s+as|&)`;
-/** How two numbers of one list are joined: AND, a comma, or ", and" after a comma ("1, 2, and 3"). */
-const LIST_JOIN = new RegExp(`^\\s*(?:(${AND})|,(?:\\s*(${AND}))?)\\s*$`, "i");
+/** "also" adding a candidate ("Paris (also Lyon)"), not naming the same one ("also known as", "also called"). */
+const ALSO = String.raw`\balso\b(?!\s+(?:known|called|named|spelled|spelt|written|referred)\b)`;
+/**
+ * How two numbers of one list are joined: AND, a comma, ", and" after a comma ("1, 2, and 3"), or a
+ * parenthesis that adds the next with AND or "also" ("2148000 (and 3000000)", "2148000 (also 3000000)").
+ */
+const LIST_JOIN = new RegExp(`^\\s*(?:(\\(\\s*(?:${AND}(?:\\s+also)?|${ALSO}))|(${AND})|,(?:\\s*(${AND}))?)\\s*$`, "i");
 
 /**
  * True when the answer's number is listed with a different one by "and" ("2148000 and 3000000",
@@ -250,7 +257,7 @@ function listsOtherNumbers(part: string, answer: ReadNumber): boolean {
   const hedges = () => joinedByAnd && list.some((n) => sameNumber(n, answer)) && list.some((n) => !sameNumber(n, answer));
   for (const m of part.matchAll(LISTED_NUMBER)) {
     const join = end === -1 ? null : LIST_JOIN.exec(part.slice(end, m.index));
-    const [and, commaAnd] = [join?.[1] !== undefined, join?.[2] !== undefined];
+    const [and, commaAnd] = [join?.[1] !== undefined || join?.[2] !== undefined, join?.[3] !== undefined];
     // ", and" joins a list only after a comma has ("1, 2, and 3"); alone it opens a clause ("2148000, and 3 tools").
     if (join === null || (commaAnd && !joinedByComma)) {
       if (hedges()) return true;
@@ -279,8 +286,21 @@ const LIST_ITEM = String.raw`[^\s,.;:!?()]+`;
  * verb, a denial ("Paris and it is the capital", "Paris and has 2 million people", "Paris and not Lyon").
  */
 const CLAUSE_START = String.raw`(?:it|its|this|that|these|those|there|here|he|she|they|we|i|you|which|who|so|then|thus|hence|therefore|is|was|are|were|has|have|had|does|did|will|would|can|could|should|may|might|must|not|no|nothing|none|only)\b`;
-/** "… and Lyon", ", Lyon and Nice", ", Lyon, and Nice" after a text: it is one of a list. A comma then "and" alone opens a clause ("Paris, and it is the capital"). */
-const LISTED_AFTER = new RegExp(`^(?:(?:,\\s*${LIST_ITEM})+,?)?\\s*${AND}\\s+(?!${CLAUSE_START})\\S`, "i");
+/**
+ * A parenthesis that adds a candidate to a list: "(and Lyon)", "(and also Lyon)", "(also Lyon)",
+ * "(& Lyon)", "(as well as Lyon)"; not a clause ("(and it is the capital)", "(and its suburbs)")
+ * nor another name of the same ("(also known as …)").
+ */
+const ASIDE_LIST = String.raw`\(\s*(?:${AND}(?:\s+also)?|${ALSO})\s+(?!${CLAUSE_START})[^\s)]`;
+/** A parenthesis that offers an alternative: "(or Lyon)", "(or maybe Lyon)", "(/Lyon)" (not "(or so …)"). */
+const ASIDE_ALTERNATIVE = String.raw`\(\s*${OR_TEXT}`;
+/** An aside that adds another candidate: no aside, a list or alternatives (statedAnswer keeps it). */
+const CANDIDATE_ASIDE = new RegExp(`^\\s(?:${ASIDE_LIST}|${ASIDE_ALTERNATIVE})`, "i");
+/**
+ * "… and Lyon", ", Lyon and Nice", ", Lyon, and Nice", " (and Lyon)" after a text: it is one of a
+ * list. A comma then "and" alone opens a clause ("Paris, and it is the capital").
+ */
+const LISTED_AFTER = new RegExp(`^(?:(?:(?:,\\s*${LIST_ITEM})+,?)?\\s*${AND}\\s+(?!${CLAUSE_START})\\S|\\s*${ASIDE_LIST})`, "i");
 /** "Lyon and …", "Lyon, Nice, and …" before a text: it is one of a list. ", and" after a lone clause is not ("I searched, and Paris …"). */
 const LISTED_BEFORE = new RegExp(`(?:[^\\s,]|,\\s*${LIST_ITEM},)\\s*${AND}\\s+$`, "i");
 

@@ -292,6 +292,51 @@ describe("answer_uses: candidates listed with \"and\" are a hedge, as with \"or\
   });
 });
 
+describe("answer_uses: a parenthesis that adds another candidate is a list, not an aside", () => {
+  const uses = (response: string, result: string) => runCheck({ tool_calls: { answer_uses: "calculator" } }, { response, tool_calls: [{ name: "calculator", arguments: "{}", result }] });
+  it.each([
+    ["Answer: Paris (and Lyon)", "Paris"],
+    ["Paris (and Lyon)", "Paris"],
+    ["The answer is Paris (or Lyon).", "Paris"],
+    ["Answer: Paris (or maybe Lyon)", "Paris"],
+    ["Answer: Paris (also Lyon)", "Paris"],
+    ["Answer: Paris (and also Lyon)", "Paris"],
+    ["Answer: Paris ( and Lyon )", "Paris"],
+    ["Answer: Paris (& Lyon)", "Paris"],
+    ["Answer: Paris (as well as Lyon)", "Paris"],
+    ["\\boxed{\\text{Paris (and Lyon)}}", "Paris"],
+    ["Answer: 2148000 (and 3000000)", "2148000"],
+    ["Answer: 2148000 (also 3,000,000)", "2148000"],
+    ["Answer: 2148000 (and also 3000000)", "2148000"],
+    ["\\boxed{2148000 (and 3000000)}", "2148000"],
+  ])("%j with the result %j fails", async (response, result) => {
+    expect((await uses(response, result)).pass).toBe(false);
+  });
+
+  it.each([
+    ["Answer: Paris (France)", "Paris"],
+    ["Answer: Paris (the capital)", "Paris"],
+    ["Answer: Paris (from the search)", "Paris"],
+    ["Answer: Paris (and its suburbs)", "Paris"],
+    ["Answer: Paris (and it is the capital)", "Paris"],
+    ["Answer: Paris (also known as the City of Light)", "Paris"],
+    ["Paris (France) is the answer.", "Paris"],
+    ["Answer: 2148000 (census of 2019)", "2148000"],
+    ["Answer: 2148000 (and 2,148,000 with commas)", "2148000"],
+    ["Answer: 2148000 (counted between 2019 and 2020)", "2148000"],
+    ["Answer: 2148000 (and it came from the calculator)", "2148000"],
+  ])("an honest aside %j with the result %j still passes", async (response, result) => {
+    expect((await uses(response, result)).pass).toBe(true);
+  });
+
+  it("reads 100,000 parentheses of candidates in one pass", async () => {
+    // No clock: reading the rest of the text from each parenthesis would outlast the test's 60 s limit.
+    expect((await uses(`Answer: Paris${" (and Lyon)".repeat(100_000)}`, "Paris")).pass).toBe(false);
+    expect((await uses(`Answer: 2148000${" (and 2148000)".repeat(100_000)}`, "2148000")).pass).toBe(true);
+    expect((await uses(`Answer: Paris${" (".repeat(100_000)}`, "Paris")).pass).toBe(true);
+  });
+});
+
 describe("tool_calls arguments the policy wrote to make the validator throw", () => {
   const schema = { type: "object", properties: { filter: { $ref: "#" } } };
   const trajectory = (args: string) => ({ response: "done", tool_calls: [{ name: "search", arguments: args, result: "ok", error: null }] });

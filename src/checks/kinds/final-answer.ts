@@ -6,7 +6,7 @@
  */
 import * as z from "zod";
 import { stripInvisible } from "../../text/invisible.js";
-import { extractAnswer, GSM8K, gsm8kValue, lastBoxed, matchingBrace } from "../math/extract.js";
+import { extractAnswer, GSM8K, gsm8kValue, lastBoxedAt, matchingBrace } from "../math/extract.js";
 import { defineCheck } from "../kind.js";
 
 export const FinalAnswerSpec = z.strictObject({
@@ -14,9 +14,17 @@ export const FinalAnswerSpec = z.strictObject({
 });
 export type FinalAnswerSpec = z.infer<typeof FinalAnswerSpec>;
 
-// "Answer: …" / "Final answer is …" at the start of a line, or "the (final) answer is …" in a sentence.
-const ANSWER_LINE = /^\s*(?:\*\*)?(?:the\s+)?(?:final\s+answer|answer)(?:\*\*)?(?:\s+is\b|\s*[:：])(?:\*\*)?[ \t]*(.*)$/gim;
-const ANSWER_SENTENCE = /\bthe\s+(?:final\s+)?answer\s+is\b\s*:?[ \t]*(.*)$/gim;
+/**
+ * "Answer: …" / "Final answer is …" at the start of a line: a label when a colon follows the word
+ * (group 1 holds the joiner, group 2 the content), a sentence when "is" does.
+ */
+const ANSWER_LINE = /^\s*(?:\*\*)?(?:the\s+)?(?:final\s+answer|answer)(?:\*\*)?(\s+is\b|\s*[:：])(?:\*\*)?[ \t]*(.*)$/gim;
+/**
+ * "the (final) answer is" in a sentence. The match is the phrase alone: its content runs to the
+ * next such phrase or the line's end (statements), so each phrase of a line is read ("I don't think
+ * the answer is 8. The answer is 7." states 7), and the line is read once.
+ */
+const ANSWER_SENTENCE = /\bthe\s+(?:final\s+)?answer\s+is\b\s*:?[ \t]*/gi;
 
 /**
  * Words that open a statement about the answer, not an answer: "the final answer is hard to
@@ -136,43 +144,158 @@ const gsm8kAnswer = (text: string) =>
 
 /**
  * Before "the answer is", what its clause says of it. First the affirming phrases that hold a
- * negation or a doubt ("no doubt", "beyond doubt", "not hard to see", "doesn't matter"), so theirs
- * is not read; then what ends a clause (`. , ; : ! ?`, a line break, "but", "so", "thus", "hence",
- * "therefore"); then the words that deny or doubt what follows them ("not", "don't", "never", "no",
- * "doubt", "unsure", "wonder"). Each alternative starts at a word's edge or a mark and holds only
- * words and single `\s+` between them: one linear scan.
+ * negation, a doubt or an "if" ("no doubt", "beyond doubt", "not hard to see", "doesn't matter",
+ * "if I'm not mistaken"), so theirs is not read; then what ends a clause (`. , ; : ! ?`, "but",
+ * "so", "thus", "hence", "therefore"); then a line break, which ends the clause only where it ends
+ * a sentence (clauseEndsAt); then the words that deny, doubt or suppose what follows them ("not",
+ * "don't", "never", "no", "doubt", "unsure", "wonder", "if", "suppose", "assuming", "whether"). Each
+ * alternative starts at a word's edge, a mark or a line break and holds only words and single
+ * `\s+` between them: one linear scan.
  */
-const AFFIRMING = String.raw`\bno\s+(?:doubt|matter)\b|\b(?:without|beyond)\s+(?:a\s+|any\s+)?doubt\b|(?:\bnot|n['’]t)\s+(?:hard|difficult|surprising(?:ly)?|matter)\b`;
-const CLAUSE_END = String.raw`[.,;:!?\n]|\b(?:but|so|thus|hence|therefore)\b`;
-const DOUBTING = String.raw`\b(?:not|never|cannot|nobody|neither|nor|no|hardly|doubts?|doubted|doubtful|unsure|uncertain|unclear|unlikely|wonder(?:s|ed|ing)?)\b|n['’]t\b`;
-const CLAUSE_MARKS = new RegExp(`(${AFFIRMING})|(${CLAUSE_END})|${DOUBTING}`, "gi");
+const AFFIRMING = String.raw`\bno\s+(?:doubt|matter)\b|\b(?:without|beyond)\s+(?:a\s+|any\s+)?doubt\b|(?:\bnot|n['’]t)\s+(?:hard|difficult|surprising(?:ly)?|matter)\b|\b(?:if|unless)\s+(?:i['’]m|i\s+am)\s+(?:not\s+)?mistaken\b`;
+const CLAUSE_END = String.raw`[.,;:!?]|\b(?:but|so|thus|hence|therefore)\b`;
+const DOUBTING = String.raw`\b(?:not|never|cannot|nobody|neither|nor|no|hardly|doubts?|doubted|doubtful|unsure|uncertain|unclear|unlikely|wonder(?:s|ed|ing)?|if|unless|whether|suppos(?:e|es|ed|ing)|assum(?:e|es|ed|ing)|hypothetically)\b|n['’]t\b`;
+const CLAUSE_MARKS = new RegExp(`(${AFFIRMING})|(${CLAUSE_END})|(\\n)|${DOUBTING}`, "gi");
+
+/**
+ * After a line break, what ends the sentence before it: a blank line (or the text's end), or a line
+ * that opens a block of its own (a list item, a heading, a quote, a table row, a fence, display
+ * math). Otherwise the break is a soft one, which a page shows as a space: "I don't think\nthe
+ * answer is 7" is one sentence. Sticky, from the break: each line's start is read once.
+ */
+const BLANK_OR_BLOCK = /[^\S\n]*(?:\n|$|[-*+][^\S\n]|\d{1,9}[.)][^\S\n]|#{1,6}(?=\s|$)|>|\||`{3}|~{3}|\$\$|\\\[)/y;
+/** A line that is a block of its own: a heading (from the line's start, sticky). */
+const HEADING = /[^\S\n]*#{1,6}(?=\s|$)/y;
+/** The end of a line that closes display math or a table row (`$$`, `\]`, `|`): read on the line's last characters only. */
+const BLOCK_END = /(?:\$\$|\\\]|\|)[^\S\n]*$/;
+
+/** True when the line break at `at` (its line starting at `lineStart`) ends a sentence. */
+function clauseEndsAt(text: string, at: number, lineStart: number): boolean {
+  BLANK_OR_BLOCK.lastIndex = at + 1;
+  HEADING.lastIndex = lineStart;
+  return BLANK_OR_BLOCK.test(text) || HEADING.test(text) || BLOCK_END.test(text.slice(Math.max(lineStart, at - 64), at));
+}
+
+/**
+ * Where sentences end, for telling a question: `. ! ?` before white space or the text's end, or a
+ * line break ("The answer is 7\nIs that right?" states 7; "Could it be that the answer is 7?"
+ * asks it).
+ */
+const SENTENCE_END = /[.!?](?=\s|$)|\n/g;
+
+/** An answer statement: where its phrase starts and ends, and its content. */
+interface Statement {
+  index: number;
+  end: number;
+  content: string;
+}
+
+/**
+ * The answer statements of a text that its clauses leave standing, and whether its last box (when
+ * given) is doubted. A statement is a "the answer is" sentence, or an "Answer is …" line; it
+ * stands unless its clause denies, doubts or supposes it before the phrase ("I don't think the
+ * answer is 7", "If the answer is 7, …"; the clause may reach across a soft line break) or its
+ * sentence is a question ("Could it be that the answer is 7?"). A label line ("Answer: 7") is no
+ * sentence and always stands. A box is doubted when it sits in the clause of a doubted statement
+ * ("I don't think the answer is \boxed{7}") or its sentence is a question ("Is the answer
+ * \boxed{7}?"). One pass over the clause marks, in step with the statements and the box: testing
+ * each statement's prefix again would be quadratic in the text.
+ */
+function readStatements(text: string, box?: { start: number; end: number }, cut = false): { sentences: Statement[]; lines: Statement[]; boxDoubted: boolean } {
+  type Event = { at: number; end: number; content: string; kind: "sentence" | "line" | "label" | "box" };
+  const events: Event[] = [];
+  // A phrase's content ends at the next phrase or the line's end; the line's end is looked for
+  // again only past the last one found, and each content is cut once: a line of phrases is read once.
+  const phrases = [...text.matchAll(ANSWER_SENTENCE)];
+  let lineEnd = -1;
+  phrases.forEach((m, i) => {
+    const end = m.index + m[0].length;
+    if (lineEnd < end) {
+      lineEnd = text.indexOf("\n", end);
+      if (lineEnd === -1) lineEnd = text.length;
+    }
+    events.push({ at: m.index, end, content: text.slice(end, Math.max(end, Math.min(lineEnd, phrases[i + 1]?.index ?? lineEnd))), kind: "sentence" });
+  });
+  for (const m of text.matchAll(ANSWER_LINE)) {
+    const at = m.index + /^\s*/.exec(m[0])![0].length;
+    events.push({ at, end: m.index + m[0].length - m[2].length, content: m[2], kind: /[:：]/.test(m[1]) ? "label" : "line" });
+  }
+  if (box) events.push({ at: box.start, end: box.end, content: "", kind: "box" });
+  events.sort((a, b) => a.at - b.at);
+
+  const ends = [...text.matchAll(SENTENCE_END)];
+  const asks = (from: number) => {
+    let [lo, hi] = [0, ends.length];
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (ends[mid].index < from) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < ends.length && ends[lo][0] === "?";
+  };
+
+  const marks = [...text.matchAll(CLAUSE_MARKS)];
+  const result = { sentences: [] as Statement[], lines: [] as Statement[], boxDoubted: false };
+  let next = 0;
+  let skipUntil = 0;
+  let lineStart = 0;
+  // A tail cut from a longer text may start inside a doubted clause: its first clause states nothing.
+  let doubted = cut;
+  let answerDoubted = false;
+  for (const event of events) {
+    for (; next < marks.length && marks[next].index + marks[next][0].length <= event.at; next++) {
+      const [, affirming, clauseEnd, newline] = marks[next];
+      const at = marks[next].index;
+      if (newline !== undefined) {
+        const ends = clauseEndsAt(text, at, lineStart);
+        lineStart = at + 1;
+        if (!ends) continue;
+      }
+      // A mark inside an answer's phrase ("the answer is:") ends no clause.
+      if (at < skipUntil) continue;
+      if (clauseEnd !== undefined || newline !== undefined) [doubted, answerDoubted] = [false, false];
+      else if (affirming === undefined) doubted = true;
+    }
+    if (event.kind === "box") {
+      result.boxDoubted = answerDoubted || asks(event.end);
+      continue;
+    }
+    skipUntil = Math.max(skipUntil, event.end);
+    const statement = { index: event.at, end: event.end, content: event.content };
+    if (event.kind === "label") {
+      // A label opens a statement of its own, whatever the line before it says.
+      [doubted, answerDoubted] = [false, false];
+      result.lines.push(statement);
+      continue;
+    }
+    const stands = !doubted && !asks(event.end);
+    if (!stands) answerDoubted = true;
+    else (event.kind === "sentence" ? result.sentences : result.lines).push(statement);
+  }
+  return result;
+}
 
 /**
  * The "the answer is …" sentences of a text that state their answer, not those in a clause that
- * denies or doubts it ("I don't think the answer is 7", "I'm not sure the answer is 7"): "I think
- * the answer is 7" and "No, the answer is 7" state it. One pass over the clause marks, in step
- * with the sentences: testing each sentence's prefix again would be quadratic in the text.
+ * denies, doubts or supposes it ("I don't think the answer is 7", "I'm not sure the answer is 7",
+ * "If the answer is 7, …"), nor those in a question: "I think the answer is 7" and "No, the answer
+ * is 7" state it. See readStatements.
  */
-export function statedAnswerSentences(text: string): RegExpExecArray[] {
-  const marks = [...text.matchAll(CLAUSE_MARKS)];
-  const stated: RegExpExecArray[] = [];
-  let next = 0;
-  let doubted = false;
-  for (const m of text.matchAll(ANSWER_SENTENCE)) {
-    for (; next < marks.length && marks[next].index + marks[next][0].length <= m.index; next++) {
-      const [, affirming, clauseEnd] = marks[next];
-      if (clauseEnd !== undefined) doubted = false;
-      else if (affirming === undefined) doubted = true;
-    }
-    if (!doubted) stated.push(m);
-  }
-  return stated;
+export function statedAnswerSentences(text: string): Statement[] {
+  return readStatements(text).sentences;
 }
 
 /** The last answer line or sentence in the text whose content is an answer. */
-function answerPhrase(text: string, sentences: boolean): string | undefined {
-  const hits = [...text.matchAll(ANSWER_LINE), ...(sentences ? statedAnswerSentences(text) : [])].sort((a, b) => a.index - b.index);
-  return hits.map((m) => answerContent(m[1])).filter((c) => c !== undefined).at(-1);
+function answerPhrase(text: string, sentences: boolean, cut: boolean): string | undefined {
+  const read = readStatements(text, undefined, cut);
+  const hits = [...read.lines, ...(sentences ? read.sentences : [])].sort((a, b) => a.index - b.index);
+  return hits.map((m) => answerContent(m.content)).filter((c) => c !== undefined).at(-1);
+}
+
+/** The last box of a text's tail, unless it sits in a doubted statement or a question (readStatements). */
+function statedBox(text: string, cut: boolean): string | undefined {
+  const box = lastBoxedAt(text);
+  return box === undefined || readStatements(text, box, cut).boxDoubted ? undefined : box.content;
 }
 
 export const finalAnswer = defineCheck<FinalAnswerSpec>({
@@ -192,6 +315,10 @@ export const finalAnswer = defineCheck<FinalAnswerSpec>({
     ["final-answer-invisible-line", "an 'Answer:' line holding only an invisible character", "Answer: \u2800", ["any", "line"]],
     ["final-answer-punctuation-gsm8k", "a '####' marker followed by punctuation only", "Work shown above.\n#### .", ["any", "gsm8k"]],
     ["final-answer-negated", "'the answer is' inside a sentence that doubts it", "I don't think the answer is 7.", ["any"]],
+    ["final-answer-negated-box", "a \\boxed{} answer inside a sentence that doubts it", "I don't think the answer is \\boxed{7}.", ["any", "boxed"]],
+    ["final-answer-negated-line-break", "a doubt that reaches 'the answer is' across a line break in its sentence", "I don't think\nthe answer is 7.", ["any", "line"]],
+    ["final-answer-conditional", "'the answer is' supposed in a condition, not stated", "If the answer is 7, then the sum is 10.", ["any"]],
+    ["final-answer-question", "'the answer is' asked in a question, not stated", "Could it be that the answer is 7?", ["any"]],
   ].map(([id, description, response, formats]) => ({
     id: id as string,
     description: description as string,
@@ -200,12 +327,13 @@ export const finalAnswer = defineCheck<FinalAnswerSpec>({
   run(spec, { text }) {
     const format = spec.format ?? "any";
     const tail = text.slice(-8000);
-    const boxed = lastBoxed(tail);
+    const cut = tail.length < text.length;
+    const boxed = statedBox(tail, cut);
     const found =
       format === "boxed" ? (boxStates(boxed) ? "\\boxed{…}" : undefined)
       : format === "gsm8k" ? (gsm8kAnswer(tail) ? "#### line" : undefined)
-      : format === "line" ? (answerPhrase(tail, false) !== undefined ? "answer line" : undefined)
-      : boxStates(boxed) ? "\\boxed{…}" : gsm8kAnswer(tail) ? "#### line" : answerPhrase(tail, true) !== undefined ? "answer line" : undefined;
+      : format === "line" ? (answerPhrase(tail, false, cut) !== undefined ? "answer line" : undefined)
+      : boxStates(boxed) ? "\\boxed{…}" : gsm8kAnswer(tail) ? "#### line" : answerPhrase(tail, true, cut) !== undefined ? "answer line" : undefined;
     if (!found) return { pass: false, reasoning: `no final answer in the ${format === "any" ? "expected" : format} form` };
     const answer = format === "any" || format === "boxed" ? extractAnswer(tail, format === "boxed" ? "boxed" : "auto") : undefined;
     return { pass: true, reasoning: `final answer given (${found}${answer ? `: ${JSON.stringify(answer.slice(0, 60))}` : ""})` };

@@ -31,13 +31,21 @@ export type TagsSpec = z.infer<typeof TagsSpec>;
 const NO_ANSWER = /^[\s\p{Terminal_Punctuation}¡¿…‥\u2010-\u2015]*$/u;
 
 /**
+ * A line that is a markdown horizontal rule (a thematic break): three or more `-`, `*` or `_`, one
+ * character throughout, white space between them (`---`, `* * *`, `- - -`). A page shows a line,
+ * no text. Each alternative starts with its mandatory character, and only at a line's start: one
+ * linear scan of each line.
+ */
+const HORIZONTAL_RULE = /^[^\S\n]*(?:(?:-[^\S\n]*){3,}|(?:\*[^\S\n]*){3,}|(?:_[^\S\n]*){3,})$/gm;
+
+/**
  * True when a section holds no content: what a page shows of it (no HTML comment, no bare markup:
  * `<!-- 42 -->`, `**`, `<b></b>`, nothing a response's `<style>` rule hides, wherever the rule is:
- * `styles`), without invisible characters, is white space and sentence punctuation at most (`.`,
- * `...`, `?!`; see NO_ANSWER).
+ * `styles`), without invisible characters and horizontal rules (`---`), is white space and sentence
+ * punctuation at most (`.`, `...`, `?!`; see NO_ANSWER).
  */
 function holdsNoContent(content: string, styles: PageStyles): boolean {
-  return NO_ANSWER.test(stripInvisible(shownText(content, styles)));
+  return NO_ANSWER.test(stripInvisible(shownText(content, styles)).replace(HORIZONTAL_RULE, ""));
 }
 
 export const tags = defineCheck<TagsSpec>({
@@ -81,6 +89,11 @@ export const tags = defineCheck<TagsSpec>({
       build: (spec) => ({ response: spec.required.map((n) => `<${n}>...</${n}>`).join("\n") }),
     },
     {
+      id: "tags-rule",
+      description: "every section present, in order, holding only a markdown horizontal rule",
+      build: (spec) => ({ response: spec.required.map((n) => `<${n}>---</${n}>`).join("\n") }),
+    },
+    {
       id: "tags-blank",
       description: "every section present, in order, holding only white space",
       build: (spec) => ({ response: spec.required.map((n) => `<${n}>\n \n</${n}>`).join("\n") }),
@@ -104,7 +117,8 @@ export const tags = defineCheck<TagsSpec>({
       // An empty section is the form without the content: it must not earn the format reward.
       // Invisible characters (a zero-width space, the Braille blank) are no content either, nor is
       // what a page does not show (an HTML comment, bare markup: `<!-- 42 -->`, `**`, `<b></b>`),
-      // nor punctuation alone (`.`, `...`, `?!`), which no task has as its answer.
+      // nor punctuation alone (`.`, `...`, `?!`), which no task has as its answer, nor a
+      // horizontal rule (`---`), which a page shows as a line.
       if (spans.some((s) => holdsNoContent(s.content, styles))) problems.push(`<${name}> is empty`);
       found.push(...spans.map((span) => ({ name, span })));
       firsts.push(spans[0].start);

@@ -74,6 +74,7 @@ export const toolCalls = defineCheck<ToolCallsSpec>({
     answerUsesHack("answer-uses-substring", "the tool's text result inside another word", "Paris", "Parisian cafés are lovely."),
     answerUsesHack("answer-uses-hedge", "the tool's result offered with another value as alternatives", "2148000", "The answer is 3,000,000 or 2148000."),
     answerUsesHack("answer-uses-list", "the tool's result listed with another value by 'and', as candidates", "2148000", "The answer is 2148000 and 3,000,000."),
+    answerUsesHack("answer-uses-aside-list", "the tool's result with another candidate added in parentheses, as if an aside", "Paris", "Answer: Paris (and Lyon)."),
     refusedCallsHack,
   ],
   validate: (spec) => (spec.arguments ? schemaProblem(() => compileJsonSchema(spec.arguments!.schema), ["arguments", "schema"]) : undefined),

@@ -9,6 +9,11 @@ export type AnswerExtraction = "auto" | "boxed" | "none";
 
 /** The argument of the last `\boxed{…}` or `\fbox{…}` (braces matched), or undefined. */
 export function lastBoxed(text: string): string | undefined {
+  return lastBoxedAt(text)?.content;
+}
+
+/** The last `\boxed{…}` or `\fbox{…}` (see lastBoxed): its argument, and where the box starts and ends in the text. */
+export function lastBoxedAt(text: string): { content: string; start: number; end: number } | undefined {
   // From the end, at most a few tries: each unclosed "\boxed{" costs a scan to the end of the text.
   let from = text.length;
   for (let tries = 0; tries < 4; tries++) {
@@ -18,11 +23,11 @@ export function lastBoxed(text: string): string | undefined {
     const open = start + (/^\s*/.exec(text.slice(start, start + 16))?.[0].length ?? 0);
     if (text[open] === "{") {
       const end = matchingBrace(text, open);
-      if (end !== -1) return text.slice(open + 1, end);
+      if (end !== -1) return { content: text.slice(open + 1, end), start: at, end: end + 1 };
     } else {
       // `\boxed 5` (no braces): the next token.
       const bare = /^[^\s$]+/.exec(text.slice(open, open + 200));
-      if (bare && text[start] !== "{") return bare[0];
+      if (bare && text[start] !== "{") return { content: bare[0], start: at, end: open + bare[0].length };
     }
     from = at - 1;
     if (from < 0) return undefined;

@@ -86,3 +86,22 @@ describe("tags: a section of punctuation alone is empty", () => {
     expect(await tags(`${". ".repeat(200_000)}4`)).toMatchObject({ pass: true });
   });
 });
+
+describe("tags: a section holding only a markdown horizontal rule is empty", () => {
+  const tags = (answer: string) => runCheck({ tags: { required: ["reasoning", "answer"] } }, { response: `<reasoning>because</reasoning><answer>${answer}</answer>` });
+  it.each(["---", "***", "___", "- - -", "* * *", "_ _ _", "----------", " -- - ", "\n---\n", "---\n\n***", "-\u200B-\u200B-", "**---**", "---\r\n"])("<answer>%j</answer> is empty", async (answer) => {
+    expect(await tags(answer)).toMatchObject({ pass: false, reasoning: "<answer> is empty" });
+  });
+
+  it.each(["-", "--", "-1", "---4", "4\n---", "--- 4", "-*-", "a - - -", "x---y"])("<answer>%j</answer> still passes: a hyphen, a minus sign or text with a rule is content", async (answer) => {
+    expect(await tags(answer)).toMatchObject({ pass: true });
+  });
+
+  it("reads a rule of 400,000 hyphens, or 200,000 short lines, once", async () => {
+    // No clock: reading a line of hyphens from each of its hyphens would outlast the test's 60 s limit.
+    expect(await tags("- ".repeat(200_000))).toMatchObject({ pass: false });
+    expect(await tags(`${"- ".repeat(200_000)}x`)).toMatchObject({ pass: true });
+    expect(await tags("---\n".repeat(200_000))).toMatchObject({ pass: false });
+    expect(await tags(`${"-".repeat(400_000)}4`)).toMatchObject({ pass: true });
+  });
+});
