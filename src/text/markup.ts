@@ -8,7 +8,7 @@
  */
 import { createRequire } from "node:module";
 import { withoutEnclosed } from "./markers.js";
-import { hidingRules, type HidingRules, type StyledElement } from "./stylesheet.js";
+import { cssDeclarations, hidingRules, type HidingRules, type StyledElement } from "./stylesheet.js";
 
 /** Elements that end a line where they open or close: what they separate a renderer shows apart. */
 const BLOCK = new Set(["address", "article", "aside", "blockquote", "br", "dd", "details", "div", "dl", "dt", "figcaption", "figure", "footer", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr", "li", "main", "nav", "ol", "p", "pre", "section", "summary", "table", "tbody", "td", "tfoot", "th", "thead", "tr", "ul"]);
@@ -16,9 +16,10 @@ const BLOCK = new Set(["address", "article", "aside", "blockquote", "br", "dd", 
  * A start or end tag: its name, and its attributes from the first white space. A quoted value may
  * hold a ">" (`title=">"` does not end the tag on a page) but no "<": from each "<", the search
  * stops at the next one, so the scan stays linear (a value quoted up to a far quote would be read
- * to its end from every "<").
+ * to its end from every "<"). A start tag may close itself with no space (`<br/>`, `<hr/>`), which a
+ * page reads as the tag, not as text.
  */
-const TAG = /<(\/?)([A-Za-z][A-Za-z0-9-]*)((?:\s(?:[^<>"']|"[^"<]*"|'[^'<]*')*)?)>/g;
+const TAG = /<(\/?)([A-Za-z][A-Za-z0-9-]*)((?:\s(?:[^<>"']|"[^"<]*"|'[^'<]*')*)?)\/?>/g;
 /** One attribute of a tag: its name, and its value quoted or bare. */
 const ATTRIBUTE = /([^\s"'<>/=]+)(?:\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+)))?/g;
 /** Elements that have no content, so hiding one hides nothing after it. */
@@ -147,7 +148,8 @@ function hides(name: string, attributes: string, styles: PageStyles): boolean {
     const key = attribute.toLowerCase();
     const value = doubleQuoted ?? singleQuoted ?? bare ?? "";
     if (key === "hidden") return true;
-    if (key === "style" && HIDING_STYLE.test(value)) return true;
+    // The value as a page reads it: references decoded, then CSS comments and escapes (`display&#58;none`, `disp\lay:/**/none`).
+    if (key === "style" && HIDING_STYLE.test(cssDeclarations(value.includes("&") ? decodedReferences(value) : value))) return true;
     // The first of an attribute written twice counts, as on a page.
     if (styles && !values.has(key)) values.set(key, value.includes("&") ? decodedReferences(value) : value);
   }
@@ -157,7 +159,8 @@ function hides(name: string, attributes: string, styles: PageStyles): boolean {
 /** An element as a `<style>` rule matches it: its class attribute as its white-space-separated tokens. */
 function styledElement(name: string, attributes: Map<string, string>): StyledElement {
   const classes = attributes.get("class");
-  return { name, id: attributes.get("id"), classes: new Set(classes ? classes.split(/[ \t\n\r\f]+/).filter(Boolean) : []), attributes };
+  // Class and id in lower case, as a rule's (stylesheet.ts): a page in quirks mode matches them without case.
+  return { name, id: attributes.get("id")?.toLowerCase(), classes: new Set(classes ? classes.toLowerCase().split(/[ \t\n\r\f]+/).filter(Boolean) : []), attributes };
 }
 
 /**

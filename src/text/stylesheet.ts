@@ -221,11 +221,13 @@ function parseCompound(text: string): Compound | "parent" | undefined {
     const c = text[i];
     if (c === ".") {
       const [name, next] = readIdent(text, i + 1);
-      if (name) compound.classes.push(name);
+      // In lower case, as the element's (markup.ts): a page without a doctype (quirks mode) matches
+      // class and id without case, so `.X` might hide `class=x`, and might is enough to hide.
+      if (name) compound.classes.push(name.toLowerCase());
       i = next;
     } else if (c === "#") {
       const [name, next] = readIdent(text, i + 1);
-      if (name) compound.id ??= name;
+      if (name) compound.id ??= name.toLowerCase();
       i = next;
     } else if (c === "[") {
       const [test, next] = readAttribute(text, i + 1);
@@ -337,6 +339,15 @@ const skipSpace = (text: string, at: number): number => {
   while (i < text.length && isSpace(text[i])) i++;
   return i;
 };
+
+/**
+ * An inline `style` attribute's declarations as CSS reads them, comments dropped and escapes
+ * decoded (`disp\lay: none` is `display: none`, and so is a comment between its words), for the
+ * inline style's test.
+ */
+export function cssDeclarations(style: string): string {
+  return cssString(withoutCssComments(style));
+}
 
 /** A quoted string's content, or a declaration, with its escapes decoded (an escaped newline is dropped). */
 function cssString(content: string): string {

@@ -66,6 +66,8 @@ describe("tags: a section holding only what a page hides is empty", () => {
     ["an element a <style> rule inside it hides", "<reasoning>because</reasoning><answer><style>.x{display:none}</style><b class=x>42</b></answer>"],
     ["an element a <style> rule before the sections hides", "<style>.x{display:none}</style><reasoning>because</reasoning><answer><b class=x>42</b></answer>"],
     ["an element a <style> rule after the sections hides", "<reasoning>because</reasoning><answer><b class=x>42</b></answer><style>.x{display:none}</style>"],
+    ["a tag that closes itself with no space (<hr/>), which was read as text", "<reasoning>because</reasoning><answer><hr/><br/></answer>"],
+    ["an element an inline style with an escape hides", "<reasoning>because</reasoning><answer><b style=\"disp\\lay:none\">42</b></answer>"],
   ])("%s", async (_, response) => {
     expect(await tags(response)).toMatchObject({ pass: false, reasoning: "<answer> is empty" });
   });
