@@ -224,9 +224,11 @@ const NUMBER_TEXT = String.raw`[-−]?\d[\d,]*(?:\.\d+)?`;
 const NUMBER_ALTERNATIVE = String.raw`\s*(?:[(\[]\s*)?(?:${OR}\s*(?:maybe\s+|perhaps\s+|possibly\s+)?|(?:maybe|perhaps|possibly)\s+)`;
 // Starting only where a number starts (not inside a run of digits and commas) keeps the scan linear.
 const NUMBER_HEDGE = new RegExp(`(?<![\\d,.])(${NUMBER_TEXT})${NUMBER_ALTERNATIVE}(${NUMBER_TEXT})`, "gi");
-/** "…, Nice or " before a text, or " or Lyon" / ", Lyon or Nice" / "/Lyon" after it. */
+/** Words that offer what follows them as a possibility: "(perhaps Lyon)", ", maybe Lyon". */
+const MAYBE = String.raw`(?:maybe|perhaps|possibly)\s`;
+/** "…, Nice or " before a text, or " or Lyon" / ", Lyon or Nice" / "/Lyon" / "(perhaps Lyon)" / ", maybe Lyon" after it. */
 const ALTERNATIVE_BEFORE = new RegExp(`(?:${OR_TEXT}\\s*(?:maybe\\s+|perhaps\\s+|either\\s+)?|[(\\[]\\s*(?:maybe|perhaps|possibly)\\s+)$`, "i");
-const ALTERNATIVE_AFTER = new RegExp(`^\\s*(?:(?:,[^.;:!?]*?)?${OR_TEXT}|\\(\\s*${OR_TEXT})`, "i");
+const ALTERNATIVE_AFTER = new RegExp(`^\\s*(?:(?:,[^.;:!?]*?)?${OR_TEXT}|\\(\\s*${OR_TEXT}|[(,]\\s*${MAYBE})`, "i");
 
 /**
  * A number as a list writes it ("2148000", "3,000,000", "−1.5"), starting only where a number
@@ -238,10 +240,11 @@ const AND = String.raw`(?:\band(?:\/or)?|\bas\s+well\s+as|&)`;
 /** "also" adding a candidate ("Paris (also Lyon)"), not naming the same one ("also known as", "also called"). */
 const ALSO = String.raw`\balso\b(?!\s+(?:known|called|named|spelled|spelt|written|referred)\b)`;
 /**
- * How two numbers of one list are joined: AND, a comma, ", and" after a comma ("1, 2, and 3"), or a
- * parenthesis that adds the next with AND or "also" ("2148000 (and 3000000)", "2148000 (also 3000000)").
+ * How two numbers of one list are joined: AND, a comma, ", and" after a comma ("1, 2, and 3"), a
+ * parenthesis that adds the next with AND or "also" ("2148000 (and 3000000)", "2148000 (also
+ * 3000000)"), or ", also" ("2148000, also 3000000").
  */
-const LIST_JOIN = new RegExp(`^\\s*(?:(\\(\\s*(?:${AND}(?:\\s+also)?|${ALSO}))|(${AND})|,(?:\\s*(${AND}))?)\\s*$`, "i");
+const LIST_JOIN = new RegExp(`^\\s*(?:(\\(\\s*(?:${AND}(?:\\s+also)?|${ALSO})|,\\s*${ALSO})|(${AND})|,(?:\\s*(${AND}))?)\\s*$`, "i");
 
 /**
  * True when the answer's number is listed with a different one by "and" ("2148000 and 3000000",
@@ -292,15 +295,15 @@ const CLAUSE_START = String.raw`(?:it|its|this|that|these|those|there|here|he|sh
  * nor another name of the same ("(also known as …)").
  */
 const ASIDE_LIST = String.raw`\(\s*(?:${AND}(?:\s+also)?|${ALSO})\s+(?!${CLAUSE_START})[^\s)]`;
-/** A parenthesis that offers an alternative: "(or Lyon)", "(or maybe Lyon)", "(/Lyon)" (not "(or so …)"). */
-const ASIDE_ALTERNATIVE = String.raw`\(\s*${OR_TEXT}`;
+/** A parenthesis that offers an alternative: "(or Lyon)", "(or maybe Lyon)", "(/Lyon)", "(perhaps Lyon)" (not "(or so …)"). */
+const ASIDE_ALTERNATIVE = String.raw`\(\s*(?:${OR_TEXT}|${MAYBE})`;
 /** An aside that adds another candidate: no aside, a list or alternatives (statedAnswer keeps it). */
 const CANDIDATE_ASIDE = new RegExp(`^\\s(?:${ASIDE_LIST}|${ASIDE_ALTERNATIVE})`, "i");
 /**
- * "… and Lyon", ", Lyon and Nice", ", Lyon, and Nice", " (and Lyon)" after a text: it is one of a
- * list. A comma then "and" alone opens a clause ("Paris, and it is the capital").
+ * "… and Lyon", ", Lyon and Nice", ", Lyon, and Nice", " (and Lyon)", ", also Lyon" after a text: it
+ * is one of a list. A comma then "and" alone opens a clause ("Paris, and it is the capital").
  */
-const LISTED_AFTER = new RegExp(`^(?:(?:(?:,\\s*${LIST_ITEM})+,?)?\\s*${AND}\\s+(?!${CLAUSE_START})\\S|\\s*${ASIDE_LIST})`, "i");
+const LISTED_AFTER = new RegExp(`^(?:(?:(?:,\\s*${LIST_ITEM})+,?)?\\s*${AND}\\s+(?!${CLAUSE_START})\\S|\\s*${ASIDE_LIST}|,\\s*${ALSO}\\s+(?!${CLAUSE_START})\\S)`, "i");
 /** "Lyon and …", "Lyon, Nice, and …" before a text: it is one of a list. ", and" after a lone clause is not ("I searched, and Paris …"). */
 const LISTED_BEFORE = new RegExp(`(?:[^\\s,]|,\\s*${LIST_ITEM},)\\s*${AND}\\s+$`, "i");
 

@@ -309,6 +309,11 @@ describe("answer_uses: a parenthesis that adds another candidate is a list, not 
     ["Answer: 2148000 (also 3,000,000)", "2148000"],
     ["Answer: 2148000 (and also 3000000)", "2148000"],
     ["\\boxed{2148000 (and 3000000)}", "2148000"],
+    ["Answer: Paris (perhaps Lyon)", "Paris"],
+    ["Answer: Paris (maybe Lyon)", "Paris"],
+    ["Answer: Paris, maybe Lyon", "Paris"],
+    ["Answer: Paris, also Lyon", "Paris"],
+    ["Answer: 2148000, also 3000000", "2148000"],
   ])("%j with the result %j fails", async (response, result) => {
     expect((await uses(response, result)).pass).toBe(false);
   });
@@ -325,6 +330,9 @@ describe("answer_uses: a parenthesis that adds another candidate is a list, not 
     ["Answer: 2148000 (and 2,148,000 with commas)", "2148000"],
     ["Answer: 2148000 (counted between 2019 and 2020)", "2148000"],
     ["Answer: 2148000 (and it came from the calculator)", "2148000"],
+    ["Answer: Paris, also known as the City of Light", "Paris"],
+    ["Answer: Paris, also it is the capital", "Paris"],
+    ["Answer: Paris (the capital, perhaps)", "Paris"],
   ])("an honest aside %j with the result %j still passes", async (response, result) => {
     expect((await uses(response, result)).pass).toBe(true);
   });
