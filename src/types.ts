@@ -29,7 +29,8 @@ export interface Verdict {
   forfeit?: boolean;
   /**
    * What the check looks for is in the text only where a page does not show it (an HTML comment, a
-   * hidden element): `pass` is false; scoring counts a pitfall (negative points) as hit.
+   * hidden element), or the text as written and as a page shows it disagree on it (`regex`): `pass`
+   * is false; scoring counts a pitfall (negative points) as hit.
    */
   unshown?: boolean;
 }

@@ -36,8 +36,10 @@ export interface CheckResult {
   forfeit?: boolean;
   /**
    * `pass` is false only because what the check looks for is where a page does not show it (an
-   * HTML comment, a hidden element, a link's address): a requirement is unmet, for the reader never
-   * sees it, and a pitfall (negative points) counts it as hit, for it is in the text all the same.
+   * HTML comment, a hidden element, a link's address), or because the text as written and as a
+   * page shows it disagree (a `regex` match only a comment or a character reference makes or
+   * hides): a requirement is unmet, for the reader never sees it, and a pitfall (negative points)
+   * counts it as hit, for it is in the text all the same.
    */
   unshown?: boolean;
 }

@@ -54,7 +54,7 @@ export function checkFindings(rubric: Pick<Rubric, "criteria"> & Partial<Pick<Ru
         criterion: c.id,
         rule: "regex-pitfall-as-written",
         severity: "warning",
-        message: "a regex pitfall reads the text as written: a response escapes the penalty by writing what it matches with look-alike letters of another script (a Cyrillic і in stupіd) or a zero-width space between letters",
+        message: "a regex pitfall reads letters as written: a response escapes the penalty by writing what it matches with look-alike letters of another script (a Cyrillic і in stupіd) or lines and marks drawn on them (s̶t̶u̶p̶i̶d̶); comments, hidden elements, character references and invisible characters no longer help it",
         suggestion: "For words or phrases, make the pitfall a `contains:` check (or the requirement a `not_contains:`): they read the text as a reader sees it. Keep a regex pitfall for shapes a reader cannot be shown otherwise (a pattern of digits, a URL).",
       });
     }

@@ -7,6 +7,7 @@
  * well, or the markup hides the word from it and not from the reader.
  */
 import { createRequire } from "node:module";
+import { stripInvisible } from "./invisible.js";
 import { withoutEnclosed } from "./markers.js";
 import { cssDeclarations, hidingRules, type HidingRules, type StyledElement } from "./stylesheet.js";
 
@@ -65,6 +66,19 @@ export function shownText(text: string, styles: PageStyles = pageStyles(text)): 
         .replace(EMPHASIS, ""),
     ),
   );
+}
+
+/**
+ * The text as written, less what a page hides or disguises: HTML comments and hidden elements
+ * dropped with their content, character references decoded (`&#33;` is "!"), what a right-to-left
+ * override reverses reversed, invisible characters dropped. Tags and markdown stay, unlike
+ * shownText: a pattern may look for them (`<answer>`, a `* ` bullet). What `regex` reads beside
+ * the text as written, so a match only a disguise makes, or hides, is not the reader's.
+ * @example undisguisedText("Mar<!-- -->ch&#32;12 <b>!</b>") // "March 12 <b>!</b>"
+ */
+export function undisguisedText(text: string): string {
+  if (!/[<&\u202E]|[\p{Default_Ignorable_Code_Point}\u2800]/u.test(text)) return text;
+  return stripInvisible(withRightToLeftShown(decodedReferences(withoutHiddenElements(withoutEnclosed(text, "<!--", "-->"), pageStyles(text)))));
 }
 
 /** The text with its character references decoded: by NAMED and the numbers, or, when it names another, by HTML's whole table. */

@@ -6,6 +6,7 @@
  * rubric:  check: { regex: { pattern: "^\\d+$", flags: i } }
  */
 import * as z from "zod";
+import { undisguisedText } from "../../text/markup.js";
 import { compileRegex } from "../compile.js";
 import { defineCheck, type CheckResult } from "../kind.js";
 import { REGEX_LINEAR_DEADLINE_MS, regexTextFault } from "../regex.js";
@@ -58,21 +59,31 @@ export const regex = defineCheck<RegexSpec>({
     ];
   },
   fix: (_spec, { criterionId }) => `Code check "${criterionId}" matches the form, not the content: anchor the pattern to the expected answer or gate it with \`when:\` a correctness criterion.`,
-  run(spec, { text, fromClient }) {
+  run(spec, { text, fromClient, memo }) {
     const { pattern, flags } = parts(spec);
     const compiled = compileRegex(pattern, flags, { linearOnly: fromClient });
-    let answer: boolean | Promise<boolean>;
+    // The text as a reader gets it too (text/markup.ts): "March 12" only in an HTML comment, or a
+    // "!" written `&#33;`, would decide the verdict unseen. Where the two readings differ, a
+    // requirement is unmet and a pitfall hit (`unshown`, score.ts).
+    const page = memo ? memo.text("undisguised", text, undisguisedText) : undisguisedText(text);
+    let answers: (boolean | Promise<boolean>)[];
     try {
       // A test estimated costly answers later, from a worker: the event loop turns meanwhile.
-      answer = compiled.testOffThread(text);
+      answers = page === text ? [compiled.testOffThread(text)] : [compiled.testOffThread(text), compiled.testOffThread(page)];
     } catch (e) {
       return faulted(e);
     }
-    return typeof answer === "boolean" ? verdict(answer, pattern) : answer.then((pass) => verdict(pass, pattern), faulted);
+    if (answers.every((a): a is boolean => typeof a === "boolean")) return verdict(answers, pattern);
+    return Promise.all(answers).then((read) => verdict(read, pattern), faulted);
   },
 });
 
-const verdict = (pass: boolean, pattern: string): CheckResult => ({ pass, reasoning: pass ? `matches /${pattern}/` : `does not match /${pattern}/` });
+/** The verdict from the test of the text as written and, when it differs, of the text a page shows. */
+function verdict([written, shown = written]: boolean[], pattern: string): CheckResult {
+  if (written === shown) return { pass: written, reasoning: written ? `matches /${pattern}/` : `does not match /${pattern}/` };
+  const only = written ? "as written, not as a page shows it (a comment, a hidden element or a character reference decides it)" : "as a page shows it, not as written";
+  return { pass: false, reasoning: `matches /${pattern}/ only ${only}`, unshown: true };
+}
 
 /** A text built to make the pattern backtrack past its deadline, or keep RE2 past its limit, is the response's no, not an error. */
 function faulted(e: unknown): CheckResult {
