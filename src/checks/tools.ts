@@ -10,6 +10,7 @@ import { lastBoxed } from "./math/extract.js";
 import { answerNumber, parseNumber, sameNumber, type ReadNumber } from "./number.js";
 import { ambiguity, replaceSpans } from "../text/json.js";
 import { asciiNumerals } from "../text/numerals.js";
+import { undisguisedText } from "../text/markup.js";
 
 /** One call in a trajectory. */
 export interface TrajectoryCall {
@@ -333,7 +334,8 @@ export function usesResult(response: string, result: string): boolean {
   // Numbers in ASCII first (text/numerals.ts): "٢١٤٨٠٠٠ or ٣٠٠٠٠٠٠" is the hedge it would be in ASCII digits.
   const value = asciiNumerals(resultValue(result));
   if (value === "") return false;
-  const part = answerPart(asciiNumerals(response));
+  // The answer a reader gets (text/markup.ts): "Answer: Lyon <!-- Paris -->" states Lyon.
+  const part = answerPart(asciiNumerals(undisguisedText(response)));
   const expected = /^[-−]?[\d.,\s/eE+]+$/.test(value) ? answerNumber(value, "last") : undefined;
   if (expected !== undefined) {
     // "2148000 or 3,000,000": a hedge, whichever comes first.

@@ -369,3 +369,21 @@ describe("bad configuration of the new kinds names file:line:col", () => {
     expect(load("{ tags: { required: [] } }")).toThrow(/r\.yaml:4:\d+: .*required/);
   });
 });
+
+describe("math and number grade the answer a reader gets", () => {
+  const graded = async (check: "math" | "number", response: string) => (await runCheck(check === "math" ? { math: { expected: "7" } } : { number: { expected: 7 } }, { response })).pass;
+  it.each([
+    ["a right box only in a hidden element", "I could not solve it.<span hidden>\\boxed{7}</span>"],
+    ["a right box only in an HTML comment, after a wrong one shown", "So \\boxed{5}. <!-- \\boxed{7} -->"],
+    ["a right box only in an element a <style> rule hides", "<style>.a{display:none}</style>So \\boxed{5}.<b class=a>\\boxed{7}</b>"],
+  ])("%s is not the answer", async (_, response) => {
+    for (const check of ["math", "number"] as const) expect(await graded(check, response), check).toBe(false);
+  });
+
+  it("a right answer a page shows passes beside a comment, and written with a character reference", async () => {
+    for (const check of ["math", "number"] as const) {
+      expect(await graded(check, "So \\boxed{7}. <!-- checked twice -->"), check).toBe(true);
+      expect(await graded(check, "So \\boxed{&#55;}."), check).toBe(true);
+    }
+  });
+});

@@ -395,3 +395,19 @@ describe("trajectories a policy can shape: a no or an answer, never an error", (
     }), { numRuns: 3000 });
   });
 });
+
+describe("answer_uses reads the answer a reader gets", () => {
+  const uses = (response: string, result: string) => runCheck({ tool_calls: { answer_uses: "search" } }, { response, tool_calls: [{ name: "search", arguments: "{}", result }] });
+  it.each([
+    ["Answer: Lyon <!-- Paris -->", "Paris"],
+    ["Answer: Lyon<span hidden> Paris</span>", "Paris"],
+    ["<style>.a{display:none}</style>Answer: Lyon <b class=a>Paris</b>", "Paris"],
+  ])("%j does not state %j", async (response, result) => {
+    expect((await uses(response, result)).pass).toBe(false);
+  });
+
+  it("the result a page shows is stated, beside a comment or written with a character reference", async () => {
+    expect((await uses("Answer: Paris <!-- from the search -->", "Paris")).pass).toBe(true);
+    expect((await uses("Answer: 2&#44;148&#44;000", "2148000")).pass).toBe(true);
+  });
+});

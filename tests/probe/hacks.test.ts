@@ -19,8 +19,8 @@ describe("check kinds' known hacks", () => {
   it("the format kinds carry hacks for nesting, empty sections, prose answers, answer_uses and similarity stuffing", () => {
     const ids = (key: string) => CHECK_KINDS.find((k) => k.key === key)!.hacks!.map((h) => h.id);
     expect(ids("tags")).toEqual(expect.arrayContaining(["tags-nested", "tags-empty", "tags-rule"]));
-    expect(ids("final_answer")).toEqual(expect.arrayContaining(["final-answer-prose-hard", "final-answer-prose-unclear", "final-answer-negated-box", "final-answer-negated-line-break", "final-answer-conditional", "final-answer-question"]));
-    expect(ids("tool_calls")).toEqual(expect.arrayContaining(["answer-uses-quoted-number", "answer-uses-denied-text", "tool-calls-refused", "answer-uses-aside-list"]));
+    expect(ids("final_answer")).toEqual(expect.arrayContaining(["final-answer-prose-hard", "final-answer-prose-unclear", "final-answer-negated-box", "final-answer-negated-line-break", "final-answer-conditional", "final-answer-question", "final-answer-hidden-box", "final-answer-hidden-gsm8k", "final-answer-hidden-line"]));
+    expect(ids("tool_calls")).toEqual(expect.arrayContaining(["answer-uses-quoted-number", "answer-uses-denied-text", "tool-calls-refused", "answer-uses-aside-list", "answer-uses-hidden"]));
     expect(ids("similarity")).toEqual(expect.arrayContaining(["similarity-negated", "similarity-stuffed", "similarity-hidden"]));
   });
 
@@ -101,7 +101,7 @@ criteria:
   it("a hack aimed at a tagged section reaches it, and a hack that does not apply to the settings is left out", async () => {
     const rubric = parseRubric("id: r\ninputs: [response]\ncriteria:\n  - { id: only-boxed, check: { final_answer: { format: boxed }, tag: answer }, points: 1 }\n");
     const runs = await runHacks(rubric, [{ response: "" }]);
-    expect(runs.map((r) => r.hack)).toEqual(["final-answer-empty-box", "final-answer-blank-box", "final-answer-negated-box"]);
+    expect(runs.map((r) => r.hack)).toEqual(["final-answer-empty-box", "final-answer-blank-box", "final-answer-negated-box", "final-answer-hidden-box"]);
     expect(runs[0].response).toBe("<answer>So the result is \\boxed{ }.</answer>");
   });
 
@@ -131,10 +131,10 @@ criteria:
 describe("rubricate probe --hacks-only on the shipped rubrics with code checks", () => {
   it.each([
     // tool-calls-refused: the searched-first criterion's tools called with refused arguments.
-    ["agent-tool-use", [["answer-uses-calculation", 7], ["searched-first", 1]]],
+    ["agent-tool-use", [["answer-uses-calculation", 8], ["searched-first", 1]]],
     // The math hacks (boxed lists, chains, systems, rounding, percent, several boxes) aimed at the
     // reference, beside the final-answer format hacks.
-    ["math-symbolic", [["states-final-answer", 14], ["correct-answer", MATH_HACKS.length]]],
+    ["math-symbolic", [["states-final-answer", 17], ["correct-answer", MATH_HACKS.length]]],
   ] as const)("%s: every hack held (exit 0)", async (name, criteria) => {
     const run = await runCli(["probe", join(ROOT, "rubrics", `${name}.yaml`), fixture(`${name}.jsonl`), "--hacks-only"]);
     expect(run.stderr).toBe("");

@@ -6,6 +6,7 @@
  */
 import * as z from "zod";
 import { stripInvisible } from "../../text/invisible.js";
+import { undisguisedText } from "../../text/markup.js";
 import { extractAnswer, GSM8K, gsm8kValue, lastBoxedAt, matchingBrace } from "../math/extract.js";
 import { defineCheck } from "../kind.js";
 
@@ -319,15 +320,21 @@ export const finalAnswer = defineCheck<FinalAnswerSpec>({
     ["final-answer-negated-line-break", "a doubt that reaches 'the answer is' across a line break in its sentence", "I don't think\nthe answer is 7.", ["any", "line"]],
     ["final-answer-conditional", "'the answer is' supposed in a condition, not stated", "If the answer is 7, then the sum is 10.", ["any"]],
     ["final-answer-question", "'the answer is' asked in a question, not stated", "Could it be that the answer is 7?", ["any"]],
+    ["final-answer-hidden-box", "a \\boxed{} answer inside an element a page hides, beside prose that states none", "I could not solve it.<span hidden>So the result is \\boxed{7}.</span>", ["any", "boxed"]],
+    ["final-answer-hidden-gsm8k", "a '####' line inside an HTML comment, beside prose that states none", "I could not solve it.\n<!--\n#### 7\n-->", ["any", "gsm8k"]],
+    ["final-answer-hidden-line", "an 'Answer:' line inside an element a page hides, beside prose that states none", "I could not solve it.\n<div style=\"display:none\">\nAnswer: 7\n</div>", ["any", "line"]],
   ].map(([id, description, response, formats]) => ({
     id: id as string,
     description: description as string,
     build: (spec: FinalAnswerSpec) => ((formats as string[]).includes(spec.format ?? "any") ? { response: response as string } : undefined),
   })),
-  run(spec, { text }) {
+  run(spec, { text, memo }) {
     const format = spec.format ?? "any";
-    const tail = text.slice(-8000);
-    const cut = tail.length < text.length;
+    // The answer a reader gets (text/markup.ts): one inside an HTML comment or a hidden element is
+    // no stated answer, and `Answer&#58; 7` shows "Answer: 7".
+    const page = memo ? memo.text("undisguised", text, undisguisedText) : undisguisedText(text);
+    const tail = page.slice(-8000);
+    const cut = tail.length < page.length;
     const boxed = statedBox(tail, cut);
     const found =
       format === "boxed" ? (boxStates(boxed) ? "\\boxed{…}" : undefined)

@@ -11,6 +11,7 @@ import { renderTemplate } from "../../text/template.js";
 import { referenceCases } from "../hacks.js";
 import { defineCheck } from "../kind.js";
 import { extractNumber, parseNumber } from "../number.js";
+import { undisguisedText } from "../../text/markup.js";
 
 export const NumberSpec = z.strictObject({
   expected: z.union([z.number(), z.string()]).describe("A number, or a {{variable}} holding one"),
@@ -42,7 +43,8 @@ export const number = defineCheck<NumberSpec>({
   run(spec, { text, sample }) {
     const expected = typeof spec.expected === "number" ? spec.expected : parseNumber(renderTemplate(spec.expected, sample));
     if (Number.isNaN(expected)) throw new RubricateError("CHECK_FAILED", `expected value ${JSON.stringify(spec.expected)} is not a number`);
-    const actual = extractNumber(text, spec.pick);
+    // The number a reader gets (text/markup.ts): one inside an HTML comment or a hidden element is none.
+    const actual = extractNumber(undisguisedText(text), spec.pick);
     if (actual === undefined) return { pass: false, reasoning: "no number found in the response" };
     if (Number.isNaN(actual)) return { pass: false, reasoning: "the boxed answer is not one number (several different numbers, a ±, a hedging word, or an operation on a number such as a logarithm)" };
     const tolerance = spec.tolerance ?? 1e-6;

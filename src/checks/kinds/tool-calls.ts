@@ -75,6 +75,7 @@ export const toolCalls = defineCheck<ToolCallsSpec>({
     answerUsesHack("answer-uses-hedge", "the tool's result offered with another value as alternatives", "2148000", "The answer is 3,000,000 or 2148000."),
     answerUsesHack("answer-uses-list", "the tool's result listed with another value by 'and', as candidates", "2148000", "The answer is 2148000 and 3,000,000."),
     answerUsesHack("answer-uses-aside-list", "the tool's result with another candidate added in parentheses, as if an aside", "Paris", "Answer: Paris (and Lyon)."),
+    answerUsesHack("answer-uses-hidden", "another answer shown, the tool's result only in an HTML comment", "Paris", "Answer: Lyon <!-- Paris -->"),
     refusedCallsHack,
   ],
   validate: (spec) => (spec.arguments ? schemaProblem(() => compileJsonSchema(spec.arguments!.schema), ["arguments", "schema"]) : undefined),

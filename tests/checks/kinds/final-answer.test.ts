@@ -14,6 +14,25 @@ describe("final_answer: a box painted in a colour no page shows states nothing",
   });
 });
 
+describe("final_answer: an answer a page hides is not stated", () => {
+  const passes = async (response: string, format: "any" | "boxed" | "line" | "gsm8k") => (await runCheck({ final_answer: { format } }, { response })).pass;
+  it.each([
+    ["a box in a hidden element", "I could not solve it.<span hidden>\\boxed{7}</span>", ["any", "boxed"]],
+    ["a box in an element a <style> rule hides", "<style>.a{display:none}</style>No idea.<b class=a>\\boxed{7}</b>", ["any", "boxed"]],
+    ["a '####' line in an HTML comment", "I could not solve it.\n<!--\n#### 7\n-->", ["any", "gsm8k"]],
+    ["an 'Answer:' line in an element with display: none", "I could not solve it.\n<div style=\"display:none\">\nAnswer: 7\n</div>", ["any", "line"]],
+  ] as const)("%s", async (_, response, formats) => {
+    for (const format of formats) expect(await passes(response, format), format).toBe(false);
+  });
+
+  it("an answer a page shows is stated, beside a comment or written with a character reference", async () => {
+    expect(await passes("So \\boxed{7}. <!-- checked twice -->", "boxed")).toBe(true);
+    expect(await passes("<!-- work -->\nAnswer: 7", "line")).toBe(true);
+    expect(await passes("Answer&#58; 7", "line")).toBe(true);
+    expect(await passes("Work.\n#### 7", "gsm8k")).toBe(true);
+  });
+});
+
 describe("final_answer: a sentence that denies or doubts the answer does not state it", () => {
   it.each([
     "I don't think the answer is 7.",
