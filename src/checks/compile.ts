@@ -3,7 +3,7 @@ import type { Ajv, SchemaValidateFunction, ValidateFunction } from "ajv";
 import type addFormatsModule from "ajv-formats";
 import { isRubricateError, RubricateError } from "../errors.js";
 import { canonicalJson } from "../text/canonical-json.js";
-import { ajvLinearRegExp, ajvRegExp, compiledRegex, regexTextFault, withAwaitedPatternTests, type SafeRegex } from "./regex.js";
+import { ajvLinearRegExp, ajvRegExp, compiledRegex, regexTextFault, withAwaitedPatternTests, type SafeRegex, type VerdictBudgets } from "./regex.js";
 import { nestingDepth } from "../text/json.js";
 
 // json_schema `pattern` and `patternProperties` run on the same safe engine as regex checks;
@@ -232,10 +232,11 @@ export interface Validation {
  * backtracking engine's, or RE2 on a long text): such a test is awaited from a worker
  * (`withAwaitedPatternTests`), and the caller's event loop, a reward server's or a rollout's, goes
  * on meanwhile. At once when no test was costly. The errors are read in the same run as the
- * verdict, before another validation with the same validator can replace them.
+ * verdict, before another validation with the same validator can replace them. `budgets`: one
+ * caller's several validations drawing on one budget (a rollout's tool calls), else the verdict's own.
  */
-export function validateDataAwaited(validate: ValidateFunction, data: unknown): Validation | Promise<Validation> {
-  return withAwaitedPatternTests(() => ({ valid: validateData(validate, data), errors: validate.errors }));
+export function validateDataAwaited(validate: ValidateFunction, data: unknown, budgets?: VerdictBudgets): Validation | Promise<Validation> {
+  return withAwaitedPatternTests(() => ({ valid: validateData(validate, data), errors: validate.errors }), budgets);
 }
 
 /** Nesting past which a validator's stack overflow is the data's doing: far beyond any schema's own recursion on real JSON. */

@@ -519,7 +519,12 @@ export class RegexBudget {
 /** One verdict's budgets, one per engine: each pool is held by a verdict for at most its own. */
 export type VerdictBudgets = Record<RegexEngine, RegexBudget>;
 
-const verdictBudgets = (): VerdictBudgets => ({ backtracking: new RegexBudget("backtracking", REGEX_VERDICT_BUDGET_MS), re2: new RegexBudget("re2", REGEX_LINEAR_VERDICT_BUDGET_MS) });
+/**
+ * Fresh budgets of one verdict's size (`REGEX_VERDICT_BUDGET_MS`, `REGEX_LINEAR_VERDICT_BUDGET_MS`).
+ * A verdict gets its own; an environment's rollout shares one across all its tool calls, so a policy
+ * cannot spend a verdict's CPU again on every call it makes.
+ */
+export const verdictBudgets = (): VerdictBudgets => ({ backtracking: new RegexBudget("backtracking", REGEX_VERDICT_BUDGET_MS), re2: new RegexBudget("re2", REGEX_LINEAR_VERDICT_BUDGET_MS) });
 
 /**
  * One test on the backtracking engine, in a worker of the pool, awaited: `guardedTest`'s answers
@@ -619,8 +624,9 @@ function ajvRegExpOf(options: { linearOnly?: boolean }) {
 class AnswerSheet {
   private readonly settled = new Map<string, { pass: boolean } | { error: unknown }>();
   readonly pending: Promise<void>[] = [];
-  /** Drawn on by the tests of every pass: one verdict's, however many passes ask for them. */
-  private readonly budgets = verdictBudgets();
+
+  /** `budgets`: drawn on by the tests of every pass (one verdict's, however many passes ask for them), or by a caller's several verdicts. */
+  constructor(private readonly budgets: VerdictBudgets = verdictBudgets()) {}
 
   answer(name: string, regex: SafeRegex, text: string): boolean {
     const key = `${name}\u0000${text}`;
@@ -652,10 +658,12 @@ let answering: AnswerSheet | undefined;
  * worker tests of one call draw on one budget of CPU per engine (`REGEX_VERDICT_BUDGET_MS`,
  * `REGEX_LINEAR_VERDICT_BUDGET_MS`; see `RegexBudget`): once it is spent, a further test is not
  * run and throws, at its place, the forfeit a test past its deadline throws, with its own reason.
+ * A caller that validates many times for one party (a rollout's tool calls) passes one `budgets`
+ * for all of them (`verdictBudgets()`).
  * @example const valid = await withAwaitedPatternTests(() => validate(data));
  */
-export function withAwaitedPatternTests<T>(compute: () => T): T | Promise<T> {
-  const sheet = new AnswerSheet();
+export function withAwaitedPatternTests<T>(compute: () => T, budgets?: VerdictBudgets): T | Promise<T> {
+  const sheet = new AnswerSheet(budgets);
   const pass = (): T | Promise<T> => {
     let outcome: { value: T } | { error: unknown };
     const outer = answering;

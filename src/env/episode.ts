@@ -1,3 +1,4 @@
+import { verdictBudgets } from "../checks/regex.js";
 import type { Engine } from "../engine/engine.js";
 import { RubricateError, toRubricateError, type ErrorCode } from "../errors.js";
 import type { Judge } from "../judge/types.js";
@@ -166,13 +167,16 @@ export async function openEpisode(env: Environment, task: Task, options: Episode
     Object.entries(env.hooks.tools ?? {}).map(([name, impl]) => [name, (args: unknown, c: HookContext) => callHook(scope, `tool ${name}`, () => impl(args, c), { timeoutMs: env.harness.tool_timeout_ms * 2, signal })]),
   );
   const impls = { ...hookTools, ...builtins };
+  // One regex budget for all the rollout's tool calls: arguments built to make a parameter's
+  // pattern costly spend it once, not a verdict's worth of worker CPU again on every call.
+  const regexBudgets = verdictBudgets();
 
   return {
     env,
     task,
     ctx,
     ...(box ? { sandbox: box } : {}),
-    runTool: (call) => phase.agent(toolAction(env, call), () => executeToolCall(call, env.harness.tools, impls, ctx, env.harness.tool_timeout_ms)),
+    runTool: (call) => phase.agent(toolAction(env, call), () => executeToolCall(call, env.harness.tools, impls, ctx, env.harness.tool_timeout_ms, regexBudgets)),
     async respond(messages, turn, text) {
       if (!env.hooks.envResponse) return undefined;
       return normaliseReply(await callHook(scope, "envResponse", () => env.hooks.envResponse!({ ...ctx, messages, turn, text }), { timeoutMs: hookTimeout, signal }));

@@ -1,4 +1,5 @@
 import { compileJsonSchema, describeAjvErrors, validateDataAwaited } from "../checks/compile.js";
+import type { VerdictBudgets } from "../checks/regex.js";
 import type { ToolCall } from "../providers/types.js";
 import type { ToolDecl } from "./schema.js";
 import type { HookContext, ToolCallRecord, ToolImpl } from "./types.js";
@@ -24,9 +25,11 @@ export const MAX_TOOL_RESULT_CHARS = 20_000;
  * Runs one tool call the model made. Never throws: bad JSON arguments, arguments that break the
  * tool's schema, an unknown tool, a thrown error and a timeout all become a tool result that
  * tells the model what went wrong, so it can correct itself (and the rubric can see it).
+ * `regexBudgets`: the rollout's worker CPU for costly `pattern` tests of its arguments, shared by
+ * all its calls (`verdictBudgets()`); without it, each call gets a verdict's.
  * @example const rec = await executeToolCall(call, decls, impls, ctx, 5000); rec.result
  */
-export async function executeToolCall(call: ToolCall, decls: ToolDecl[], impls: Record<string, ToolImpl>, ctx: HookContext, timeoutMs: number): Promise<ToolCallRecord> {
+export async function executeToolCall(call: ToolCall, decls: ToolDecl[], impls: Record<string, ToolImpl>, ctx: HookContext, timeoutMs: number, regexBudgets?: VerdictBudgets): Promise<ToolCallRecord> {
   const started = Date.now();
   const done = (result: string, error?: ToolCallRecord["error"]): ToolCallRecord => ({ ...call, result: clip(result), ...(error ? { error } : {}), ms: Date.now() - started });
   const decl = decls.find((d) => d.name === call.name);
@@ -42,7 +45,7 @@ export async function executeToolCall(call: ToolCall, decls: ToolDecl[], impls: 
   }
   // Arguments built to make a parameter's pattern backtrack, or the validator's stack overflow, are
   // the policy's invalid arguments (a fault); a costly pattern test is awaited, so other rollouts go on.
-  const { valid, errors } = await validateDataAwaited(compileJsonSchema(decl.parameters), args);
+  const { valid, errors } = await validateDataAwaited(compileJsonSchema(decl.parameters), args, regexBudgets);
   if (valid !== true) {
     // The first ten problems and a count of the rest: a policy picks how many items of its arguments fail.
     const problems = typeof valid === "object" ? valid.fault : describeAjvErrors(errors, "arguments");

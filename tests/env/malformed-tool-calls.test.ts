@@ -48,3 +48,19 @@ describe("tool calls a policy server writes out of spec", () => {
     expect(rec.response).toBe("alpha");
   });
 });
+
+describe("a rollout's tool calls share one regex budget", () => {
+  it("arguments that spend it on costly pattern tests leave none for the next call's, which alone would have run", async () => {
+    const env = await loadEnvironment("tests/env/fixtures/costly-arguments/env.yaml");
+    const engine = createEngine({ limits: { maxConcurrency: 1, maxRetries: 0, timeoutMs: 5000 } });
+    // ^(?!(a+)+$) backtracks 2^25 steps on each string (~0.15 s of worker CPU): 60 spend the budget, 3 do not.
+    const costly = (n: number) => JSON.stringify({ queries: Array.from({ length: n }, (_, i) => `${"a".repeat(25)}b${"c".repeat(1_000)}${i}`) });
+    const call = (id: string, n: number) => withCalls([{ id, type: "function", function: { name: "batch", arguments: costly(n) } }]);
+    const rec = await rollout(env, policyAnswering([call("a", 60), call("b", 3), text("ran")]), env.tasks[0], { engine, errors: "skip-criterion" });
+    expect(rec.toolCalls.map((c) => c.error ?? "ok")).toEqual(["bad_arguments", "bad_arguments"]);
+    expect(rec.toolCalls[1].result).toMatch(/regex budget/);
+    // In a rollout of its own, the three-string call runs.
+    const alone = await rollout(env, policyAnswering([call("c", 3), text("ran")]), env.tasks[0], { engine, errors: "skip-criterion" });
+    expect(alone.toolCalls.map((c) => c.error ?? "ok")).toEqual(["ok"]);
+  }, 90_000);
+});

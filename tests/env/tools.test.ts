@@ -5,6 +5,7 @@
  * the rollout; and a costly pattern test is awaited, so other rollouts on the process go on.
  */
 import { expect, it } from "vitest";
+import { verdictBudgets } from "../../src/checks/regex.js";
 import { executeToolCall } from "../../src/env/tools.js";
 import type { HookContext } from "../../src/env/types.js";
 import { loopTurnsDuring } from "../helpers/event-loop.js";
@@ -38,6 +39,17 @@ it("arguments with many strings each costly for a parameter's pattern spend the 
   const record = await executeToolCall({ id: "c3", name: "batch", arguments: JSON.stringify({ queries }) }, [batch], { batch: () => "ran" }, ctx, 10_000);
   expect(record).toMatchObject({ error: "bad_arguments", result: expect.stringMatching(/^Error: invalid arguments for batch: the response's patterns used up the check's regex budget/) });
   expect(await executeToolCall({ id: "c4", name: "batch", arguments: JSON.stringify({ queries: queries.slice(0, 3) }) }, [batch], { batch: () => "ran" }, ctx, 10_000)).toMatchObject({ result: "ran" });
+}, 90_000);
+
+it("a rollout's calls share one regex budget: arguments that spent it leave no worker CPU for the next call's costly tests", async () => {
+  const batch = { name: "batch", parameters: { type: "object", properties: { queries: { type: "array", items: { type: "string", pattern: "^(?!(a+)+$)" } } }, required: ["queries"] } };
+  const queries = Array.from({ length: 60 }, (_, i) => `${"a".repeat(25)}b${"c".repeat(1_000)}${i}`);
+  const run = (id: string, args: string[], budgets?: ReturnType<typeof verdictBudgets>) => executeToolCall({ id, name: "batch", arguments: JSON.stringify({ queries: args }) }, [batch], { batch: () => "ran" }, ctx, 10_000, budgets);
+  const rollout = verdictBudgets();
+  expect(await run("c7", queries, rollout)).toMatchObject({ error: "bad_arguments" });
+  // Three costly tests alone run (a call of its own budget), but not on what the rollout has left.
+  expect(await run("c8", queries.slice(0, 3), rollout)).toMatchObject({ error: "bad_arguments", result: expect.stringMatching(/regex budget/) });
+  expect(await run("c9", queries.slice(0, 3))).toMatchObject({ result: "ran" });
 }, 90_000);
 
 it("arguments with thousands of invalid items get the first ten problems and a count of the rest, not one line per item", async () => {
