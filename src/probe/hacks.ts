@@ -4,7 +4,8 @@
  * response that deserves to fail that criterion (tags nested to look complete, a final answer
  * that is prose, a tool result quoted beside a different answer, keyword stuffing for ROUGE-L…),
  * so each one the check passes is a way a policy collects the reward without doing the work.
- * No judge is involved: only `check:` criteria are attacked, each on its own (`when:` ignored).
+ * No judge is involved: only `check:` criteria that earn points are attacked, each on its own
+ * (`when:` ignored); a pitfall's yes is its penalty, which no hack earns.
  */
 import { dirname } from "node:path";
 import { kindOf } from "../checks/registry.js";
@@ -51,7 +52,9 @@ export async function runHacks(rubric: Rubric, samples: Sample[], options: HackO
   const rubricDir = rubric.source ? dirname(rubric.source) : undefined;
   for (const criterion of rubric.criteria) {
     const named = criterion.check && kindOf(criterion.check);
-    if (!named || !named.kind.hacks?.length) continue;
+    // A hack is a response that deserves the check's no; on a pitfall (negative points) that no is
+    // the response spared its penalty, as it deserves: no hack can show a hole there.
+    if (!named || !named.kind.hacks?.length || criterion.points < 0) continue;
     const field = (criterion.check!.field as string | undefined) ?? options.responseField ?? rubric.response_field ?? "response";
     for (const hack of named.kind.hacks) {
       for (const [sampleIndex, sample] of samples.entries()) {

@@ -98,6 +98,12 @@ criteria:
     expect(tally.find((t) => t.hack === "similarity-hidden")).toMatchObject({ criterion: "close", runs: 2, passed: 0 });
   });
 
+  it("a pitfall's check is not attacked: a hack deserves the check's no, which on a pitfall spares the penalty, as it should", async () => {
+    const rubric = parseRubric("id: r\ninputs: [response]\ncriteria:\n  - { id: polite, check: { contains: please }, points: 1 }\n  - { id: rude, check: { contains: stupid }, points: -2 }\n  - { id: long, check: { length: { min: 50, unit: words } }, points: -1 }\n");
+    const runs = await runHacks(rubric, [{ response: "" }]);
+    expect([...new Set(runs.map((r) => r.criterion))]).toEqual(["polite"]);
+  });
+
   it("a hack aimed at a tagged section reaches it, and a hack that does not apply to the settings is left out", async () => {
     const rubric = parseRubric("id: r\ninputs: [response]\ncriteria:\n  - { id: only-boxed, check: { final_answer: { format: boxed }, tag: answer }, points: 1 }\n");
     const runs = await runHacks(rubric, [{ response: "" }]);
