@@ -78,7 +78,18 @@ export function shownText(text: string, styles: PageStyles = pageStyles(text)): 
  */
 export function undisguisedText(text: string): string {
   if (!/[<&\u202E]|[\p{Default_Ignorable_Code_Point}\u2800]/u.test(text)) return text;
-  return stripInvisible(withRightToLeftShown(decodedReferences(withoutHiddenElements(withoutEnclosed(text, "<!--", "-->"), pageStyles(text)))));
+  return stripInvisible(withRightToLeftShown(decodedReferences(withoutHiddenMarkup(text))));
+}
+
+/**
+ * The text as written without what a page hides: HTML comments, and elements hidden by an
+ * attribute, an inline style or a `<style>` rule (`styles`, read from the whole response), dropped
+ * with their content. Everything else stays as written, references undecoded: `&lt;answer&gt;`
+ * shows as text, and is no tag. Where `tags` looks for its sections.
+ * @example withoutHiddenMarkup("a<!-- <b>x</b> --><i hidden>y</i>&lt;c&gt;") // "a&lt;c&gt;"
+ */
+export function withoutHiddenMarkup(text: string, styles: PageStyles = pageStyles(text)): string {
+  return text.includes("<") ? withoutHiddenElements(withoutEnclosed(text, "<!--", "-->"), styles) : text;
 }
 
 /** The text with its character references decoded: by NAMED and the numbers, or, when it names another, by HTML's whole table. */

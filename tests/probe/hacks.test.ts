@@ -128,7 +128,7 @@ criteria:
   it("probe() runs them beside the attack battery and the markdown report lists them", async () => {
     const rubric = parseRubric("id: r\ninputs: [response]\ncriteria:\n  - { id: layout, check: { tags: { required: [reasoning, answer] } }, points: 1 }\n");
     const result = await probe(rubric, [{ response: "x" }]);
-    expect(result.hacks.map((h) => h.hack)).toEqual(["tags-nested", "tags-empty", "tags-invisible", "tags-hidden", "tags-hidden-element", "tags-stylesheet-hidden", "tags-punctuation", "tags-rule", "tags-blank"]);
+    expect(result.hacks.map((h) => h.hack)).toEqual(["tags-nested", "tags-empty", "tags-invisible", "tags-hidden", "tags-hidden-element", "tags-in-comment", "tags-stylesheet-hidden", "tags-punctuation", "tags-rule", "tags-blank"]);
     expect(result.hacks.every((h) => !h.passed)).toBe(true);
     expect(probeMarkdown(result)).toMatch(/## Check hacks[\s\S]*\| layout \| tags \| tags-nested \|[^\n]*\| 0\/1 \|[^\n]*held/);
   });

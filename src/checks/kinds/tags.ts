@@ -5,7 +5,7 @@
  */
 import * as z from "zod";
 import { stripInvisible } from "../../text/invisible.js";
-import { pageStyles, shownText, type PageStyles } from "../../text/markup.js";
+import { pageStyles, shownText, withoutHiddenMarkup, type PageStyles } from "../../text/markup.js";
 import { tagSpans, type TagSpan } from "../format.js";
 import { defineCheck } from "../kind.js";
 
@@ -79,6 +79,11 @@ export const tags = defineCheck<TagsSpec>({
       build: (spec) => ({ response: spec.required.map((n) => `<${n}><span hidden>42</span></${n}>`).join("\n") }),
     },
     {
+      id: "tags-in-comment",
+      description: "every section present, in order, inside an HTML comment beside a non-answer: a page shows none of them",
+      build: (spec) => ({ response: `I could not answer this. <!-- ${spec.required.map((n) => `<${n}>42</${n}>`).join("")} -->` }),
+    },
+    {
       id: "tags-stylesheet-hidden",
       description: "every section present, in order, holding only an element a `<style>` rule before them hides (display: none)",
       build: (spec) => ({ response: `<style>.aside{display:none}</style>\n${spec.required.map((n) => `<${n}><span class="aside">42</span></${n}>`).join("\n")}` }),
@@ -106,10 +111,13 @@ export const tags = defineCheck<TagsSpec>({
     let lastEnd = 0;
     // The response's `<style>` rules, read once: one before the sections hides elements inside them.
     const styles = pageStyles(text);
+    // Sections are looked for where a page shows them: one inside an HTML comment or a hidden
+    // element is no section (`I don't know. <!-- <answer>42</answer> -->` has none).
+    const page = withoutHiddenMarkup(text, styles);
     for (const name of spec.required) {
-      const spans = tagSpans(text, name);
+      const spans = tagSpans(page, name);
       if (spans.length === 0) {
-        const opened = text.toLowerCase().includes(`<${name.toLowerCase()}>`);
+        const opened = page.toLowerCase().includes(`<${name.toLowerCase()}>`);
         problems.push(opened ? `<${name}> is never closed` : `no <${name}>…</${name}>`);
         continue;
       }
@@ -128,7 +136,7 @@ export const tags = defineCheck<TagsSpec>({
     if (problems.length === 0 && (spec.ordered ?? true) && firsts.some((p, i) => i > 0 && p < firsts[i - 1])) {
       problems.push(`tags out of order (expected ${spec.required.map((n) => `<${n}>`).join(" then ")})`);
     }
-    if (problems.length === 0 && spec.nothing_after && text.slice(lastEnd).trim() !== "") problems.push("text after the last tag");
+    if (problems.length === 0 && spec.nothing_after && page.slice(lastEnd).trim() !== "") problems.push("text after the last tag");
     return problems.length ? { pass: false, reasoning: problems.join("; ") } : { pass: true, reasoning: `has ${spec.required.map((n) => `<${n}>`).join(", ")}` };
   },
 });

@@ -78,6 +78,24 @@ describe("tags: a section holding only what a page hides is empty", () => {
   });
 });
 
+describe("tags: a section a page hides is no section", () => {
+  const tags = (response: string, options: Record<string, unknown> = {}) => runCheck({ tags: { required: ["reasoning", "answer"], ...options } }, { response });
+  it.each([
+    ["inside an HTML comment", "I don't know. <!-- <reasoning>because</reasoning><answer>42</answer> -->"],
+    ["inside a hidden element", "I don't know.<div hidden><reasoning>because</reasoning><answer>42</answer></div>"],
+    ["inside an element a <style> rule hides", "<style>.x{display:none}</style>I don't know.<div class=x><reasoning>because</reasoning><answer>42</answer></div>"],
+    ["inside a <template>", "I don't know.<template><reasoning>because</reasoning><answer>42</answer></template>"],
+  ])("%s", async (_, response) => {
+    expect(await tags(response)).toMatchObject({ pass: false, reasoning: "no <reasoning>…</reasoning>; no <answer>…</answer>" });
+  });
+
+  it("sections a page shows pass beside a comment; written with character references they are text, not sections", async () => {
+    expect(await tags("<!-- draft --><reasoning>because</reasoning><answer>42</answer>")).toMatchObject({ pass: true });
+    expect(await tags("<reasoning>because</reasoning><answer>42</answer><!-- checked -->", { nothing_after: true })).toMatchObject({ pass: true });
+    expect(await tags("&lt;reasoning&gt;because&lt;/reasoning&gt;&lt;answer&gt;42&lt;/answer&gt;")).toMatchObject({ pass: false });
+  });
+});
+
 describe("tags: a section of punctuation alone is empty", () => {
   it("reads a section of 400,000 dots once, whatever follows them", async () => {
     // No clock: looking for the punctuation-only run from each of its starts (40,000 dots took 1.6 s; n² grows 100-fold) would outlast the test's 60 s limit.
