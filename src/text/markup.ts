@@ -73,7 +73,8 @@ export function shownText(text: string, styles: PageStyles = pageStyles(text)): 
  * dropped with their content, character references decoded (`&#33;` is "!"), what a right-to-left
  * override reverses reversed, invisible characters dropped. Tags and markdown stay, unlike
  * shownText: a pattern may look for them (`<answer>`, a `* ` bullet). What `regex` reads beside
- * the text as written, so a match only a disguise makes, or hides, is not the reader's.
+ * the text as written, so a match only a disguise makes, or hides, is not the reader's; and what
+ * `final_answer`, `math`, `number` and `answer_uses` grade, so a hidden answer is none.
  * @example undisguisedText("Mar<!-- -->ch&#32;12 <b>!</b>") // "March 12 <b>!</b>"
  */
 export function undisguisedText(text: string): string {
