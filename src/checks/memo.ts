@@ -1,3 +1,5 @@
+import { shownText, undisguisedText } from "../text/markup.js";
+
 /**
  * Work the checks of one sample share while it is scored (score.ts makes one per sample, and
  * drops it with the sample): a text that each criterion of a kind transforms the same way
@@ -25,3 +27,14 @@ export class CheckMemo {
     return out;
   }
 }
+
+/** `transform(text)`: once per sample with a memo (`CheckMemo.text`), else now. */
+export function onceWith(memo: CheckMemo | undefined, name: string, text: string, transform: (text: string) => string): string {
+  return memo ? memo.text(name, text, transform) : transform(text);
+}
+
+/** The text as a page shows it (text/markup.ts `shownText`), read once per sample: what the string kinds, `similarity` and a `length` min read. */
+export const shownOnce = (text: string, memo?: CheckMemo): string => onceWith(memo, "shown", text, shownText);
+
+/** The text less what a page hides or disguises (text/markup.ts `undisguisedText`), read once per sample: what `regex` and the answer kinds read. */
+export const undisguisedOnce = (text: string, memo?: CheckMemo): string => onceWith(memo, "undisguised", text, undisguisedText);

@@ -10,7 +10,6 @@ import { lastBoxed } from "./math/extract.js";
 import { answerNumber, parseNumber, sameNumber, type ReadNumber } from "./number.js";
 import { ambiguity, replaceSpans } from "../text/json.js";
 import { asciiNumerals } from "../text/numerals.js";
-import { undisguisedText } from "../text/markup.js";
 
 /** One call in a trajectory. */
 export interface TrajectoryCall {
@@ -228,7 +227,7 @@ const NUMBER_HEDGE = new RegExp(`(?<![\\d,.])(${NUMBER_TEXT})${NUMBER_ALTERNATIV
 /** Words that offer what follows them as a possibility: "(perhaps Lyon)", ", maybe Lyon". */
 const MAYBE = String.raw`(?:maybe|perhaps|possibly)\s`;
 /** "…, Nice or " before a text, or " or Lyon" / ", Lyon or Nice" / "/Lyon" / "(perhaps Lyon)" / ", maybe Lyon" after it. */
-const ALTERNATIVE_BEFORE = new RegExp(`(?:${OR_TEXT}\\s*(?:maybe\\s+|perhaps\\s+|either\\s+)?|[(\\[]\\s*(?:maybe|perhaps|possibly)\\s+)$`, "i");
+const ALTERNATIVE_BEFORE = new RegExp(`(?:${OR_TEXT}\\s*(?:maybe\\s+|perhaps\\s+|either\\s+)?|[(\\[]\\s*${MAYBE}\\s*)$`, "i");
 const ALTERNATIVE_AFTER = new RegExp(`^\\s*(?:(?:,[^.;:!?]*?)?${OR_TEXT}|\\(\\s*${OR_TEXT}|[(,]\\s*${MAYBE})`, "i");
 
 /**
@@ -328,14 +327,14 @@ function amongAlternatives(text: string, start: number, end: number): boolean {
  * together are a hedge, not an answer: "2148000 (or maybe 3,000,000)", "Lyon, Nice or Paris",
  * "Lyon/Paris"; so are candidates listed with "and" ("2148000 and 3000000", "Paris and Lyon",
  * "Lyon, Nice and Paris"), while a clause after the result is not a list ("Paris, and it is the
- * capital", "Paris and not Lyon"). Numbers of every script are read as ASCII ones.
+ * capital", "Paris and not Lyon"). Numbers of every script are read as ASCII ones. The kind passes
+ * the response as a reader gets it (undisguisedText): "Answer: Lyon <!-- Paris -->" states Lyon.
  */
 export function usesResult(response: string, result: string): boolean {
   // Numbers in ASCII first (text/numerals.ts): "٢١٤٨٠٠٠ or ٣٠٠٠٠٠٠" is the hedge it would be in ASCII digits.
   const value = asciiNumerals(resultValue(result));
   if (value === "") return false;
-  // The answer a reader gets (text/markup.ts): "Answer: Lyon <!-- Paris -->" states Lyon.
-  const part = answerPart(asciiNumerals(undisguisedText(response)));
+  const part = answerPart(asciiNumerals(response));
   const expected = /^[-−]?[\d.,\s/eE+]+$/.test(value) ? answerNumber(value, "last") : undefined;
   if (expected !== undefined) {
     // "2148000 or 3,000,000": a hedge, whichever comes first.

@@ -9,7 +9,7 @@ import { failureFunction, kmpStep } from "../../text/kmp.js";
 import { shownText } from "../../text/markup.js";
 import { asciiSkeletonKeepingDigits, digitsAsLetters, hasCaseDependentLookAlike, isAscii, skeletonKeepingDigits, withoutDecorativeMarks } from "../../text/skeleton.js";
 import { defineCheck } from "../kind.js";
-import type { CheckMemo } from "../memo.js";
+import { shownOnce, type CheckMemo } from "../memo.js";
 
 export const Needles = z.union([z.string(), z.array(z.string()).min(1)]).describe("A string, or a list of strings");
 export type Needles = z.infer<typeof Needles>;
@@ -159,10 +159,10 @@ export function someOccurrence(text: string, pattern: string, accept: (at: numbe
  * once for all the sample's criteria.
  */
 export function found(needles: Needles, text: string, sensitive: boolean, memo?: CheckMemo, shown = false) {
-  const list = Array.isArray(needles) ? needles : [needles];
+  const list = needleList(needles);
   const texts = [text];
   if (shown) {
-    const page = pageOf(text, memo);
+    const page = shownOnce(text, memo);
     if (page !== text) texts.push(page);
   }
   const haystacks = texts.map((t) => readings(t, sensitive, memo).map((r) => haystack(r, sensitive, t, memo)));
@@ -174,8 +174,6 @@ export function found(needles: Needles, text: string, sensitive: boolean, memo?:
   return { list, hits: list.filter(holdsNeedle) };
 }
 
-/** The text as a page shows it (markup.ts), once per sample with a memo. */
-const pageOf = (text: string, memo?: CheckMemo): string => (memo ? memo.text("contains-shown", text, shownText) : shownText(text));
 
 /** Needles' readings by case sensitivity and text: a rubric's needles are the same for every sample. */
 const needleMemo = new Map<string, NeedleReading[] | undefined>();
@@ -199,6 +197,9 @@ function needleReadings(needle: string, sensitive: boolean): NeedleReading[] | u
   return value;
 }
 
+/** A check's needles as a list: one string, or several. */
+const needleList = (needles: Needles): string[] => (Array.isArray(needles) ? needles : [needles]);
+
 export const quoteList = (items: string[]) => items.map((i) => `"${i}"`).join(", ");
 
 /**
@@ -209,7 +210,7 @@ export const quoteList = (items: string[]) => items.map((i) => `"${i}"`).join(",
  * the text as written.
  */
 function hiddenFromPage(hits: string[], text: string, sensitive: boolean, memo?: CheckMemo): string[] {
-  const page = pageOf(text, memo);
+  const page = shownOnce(text, memo);
   if (page === text) return [];
   const shown = hits.map((needle) => ({ needle, shown: shownText(needle) })).filter((n) => n.shown.trim() !== "");
   if (shown.length === 0) return [];
@@ -224,18 +225,18 @@ export const contains = defineCheck<Needles>({
   summary: "the text contains a string, any or all of several",
   options: { match: z.enum(["any", "all"]).optional(), case_sensitive: caseSensitive },
   pure: true,
-  keywords: (spec) => (Array.isArray(spec) ? spec : [spec]),
+  keywords: needleList,
   fix: (_spec, { criterionId }) => `Code check "${criterionId}" only looks for strings, which keyword stuffing supplies: pair it with an LLM question about whether the strings are used meaningfully, or make it \`when:\` a correctness gate.`,
   hacks: [
     {
       id: "contains-hidden",
       description: "the required strings inside an HTML comment, which a page does not show",
-      build: (spec) => ({ response: `Here is my answer. <!-- ${(Array.isArray(spec) ? spec : [spec]).join(" ")} -->` }),
+      build: (spec) => ({ response: `Here is my answer. <!-- ${needleList(spec).join(" ")} -->` }),
     },
     {
       id: "contains-stylesheet-hidden",
       description: "the required strings inside an element a `<style>` rule hides (display: none), which a page does not show",
-      build: (spec) => ({ response: `Here is my answer. <style>.note{display:none}</style><span class="note">${(Array.isArray(spec) ? spec : [spec]).join(" ")}</span>` }),
+      build: (spec) => ({ response: `Here is my answer. <style>.note{display:none}</style><span class="note">${needleList(spec).join(" ")}</span>` }),
     },
   ],
   run(spec, { text, options, memo }) {

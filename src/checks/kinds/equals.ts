@@ -6,6 +6,7 @@
 import * as z from "zod";
 import { missingReference, renderTemplate } from "../../text/template.js";
 import { defineCheck } from "../kind.js";
+import { onceWith } from "../memo.js";
 
 export const EqualsSpec = z.union([z.string(), z.number(), z.boolean()]).describe("A string, number or boolean, or a {{variable}} holding the value");
 export type EqualsSpec = z.infer<typeof EqualsSpec>;
@@ -35,7 +36,7 @@ export const equals = defineCheck<EqualsSpec>({
     // A sample whose reference is empty is the data's error: "" (or "...", which normalizes to it) would match it.
     if (reference === "" && typeof spec === "string" && spec.includes("{{")) throw missingReference("equals", spec);
     // The text is normalized once for all the sample's equals criteria (the expected values differ).
-    const normalized = () => (memo ? memo.text("equals-normalize", text, normalizeText) : normalizeText(text));
+    const normalized = () => onceWith(memo, "equals-normalize", text, normalizeText);
     const pass = normalize ? normalized() === reference : text === reference;
     return { pass, reasoning: pass ? "equals the expected value" : `expected "${truncate(expected)}", got "${truncate(text)}"` };
   },

@@ -6,9 +6,9 @@
  */
 import * as z from "zod";
 import { stripInvisible } from "../../text/invisible.js";
-import { undisguisedText } from "../../text/markup.js";
 import { extractAnswer, GSM8K, gsm8kValue, lastBoxedAt, matchingBrace } from "../math/extract.js";
 import { defineCheck } from "../kind.js";
+import { undisguisedOnce } from "../memo.js";
 
 export const FinalAnswerSpec = z.strictObject({
   format: z.enum(["any", "boxed", "line", "gsm8k"]).optional().describe("any (default): \\boxed{…}, a 'Final answer: …' line or '#### …'; boxed; line; gsm8k ('#### n')"),
@@ -332,7 +332,7 @@ export const finalAnswer = defineCheck<FinalAnswerSpec>({
     const format = spec.format ?? "any";
     // The answer a reader gets (text/markup.ts): one inside an HTML comment or a hidden element is
     // no stated answer, and `Answer&#58; 7` shows "Answer: 7".
-    const page = memo ? memo.text("undisguised", text, undisguisedText) : undisguisedText(text);
+    const page = undisguisedOnce(text, memo);
     const tail = page.slice(-8000);
     const cut = tail.length < page.length;
     const boxed = statedBox(tail, cut);

@@ -5,9 +5,9 @@
  */
 import * as z from "zod";
 import { stripInvisible } from "../../text/invisible.js";
-import { shownText } from "../../text/markup.js";
 import { countWords } from "../../text/words.js";
-import { defineCheck } from "../kind.js";
+import { defineCheck, type CheckHack } from "../kind.js";
+import { shownOnce } from "../memo.js";
 
 export const LengthSpec = z
   .strictObject({ min: z.number().int().nonnegative().optional(), max: z.number().int().nonnegative().optional(), unit: z.enum(["chars", "words"]).optional() })
@@ -22,19 +22,11 @@ export const length = defineCheck<LengthSpec>({
   pure: true,
   passesEmpty: (spec) => (spec.min ?? 0) === 0,
   hacks: [
-    {
-      id: "length-hidden-padding",
-      description: "a one-word answer (or, where one word meets the min, nothing) padded to the min inside an HTML comment, which no page shows",
-      build: (spec) => (spec.min ? { response: `${shownFallsShort(spec.min, spec.unit) ? "Yes. " : ""}<!-- ${(spec.unit === "words" ? "more " : "x").repeat(spec.min)}-->` } : undefined),
-    },
-    {
-      id: "length-stylesheet-padding",
-      description: "a one-word answer (or, where one word meets the min, nothing) padded to the min inside an element a `<style>` rule hides (display: none)",
-      build: (spec) => (spec.min ? { response: `${shownFallsShort(spec.min, spec.unit) ? "Yes. " : ""}<style>.more{display:none}</style><span class="more">${(spec.unit === "words" ? "more " : "x").repeat(spec.min)}</span>` } : undefined),
-    },
+    hiddenPadding("length-hidden-padding", "an HTML comment, which no page shows", (padding) => `<!-- ${padding}-->`),
+    hiddenPadding("length-stylesheet-padding", "an element a `<style>` rule hides (display: none)", (padding) => `<style>.more{display:none}</style><span class="more">${padding}</span>`),
   ],
   fix: (_spec, { criterionId }) => `Code check "${criterionId}" rewards length alone: give it \`when:\` a correctness criterion so a wrong answer cannot collect it.`,
-  run(spec, { text }) {
+  run(spec, { text, memo }) {
     const unit = spec.unit ?? "chars";
     // Words are runs of letters and digits (text/words.ts): punctuation, invisible characters and
     // blank-looking letters separate them, else a long answer joined by them ("a/b/c", zero-width
@@ -44,15 +36,29 @@ export const length = defineCheck<LengthSpec>({
     // A `min` counts what a page shows (text/markup.ts): words in an HTML comment, a link's address
     // or a character reference's digits pad a response no reader sees. A `max` counts the text as
     // written, the larger of the two readings, so neither bound is met by markup.
-    const shown = spec.min === undefined ? size : measure(shownText(text));
+    const shown = spec.min === undefined ? size : measure(shownOnce(text, memo));
     const pass = (spec.min === undefined || shown >= spec.min) && (spec.max === undefined || size <= spec.max);
     const allowed = `(allowed ${spec.min ?? 0}–${spec.max ?? "∞"})`;
     return { pass, reasoning: shown === size ? `${size} ${unit} ${allowed}` : `${size} ${unit} as written, ${shown} as a page shows it ${allowed}` };
   },
 });
 
-/** Whether "Yes." alone falls short of a min: else the hack's response would deserve to pass (a `min: 1` gate). */
-const shownFallsShort = (min: number, unit: LengthSpec["unit"]) => min > (unit === "words" ? 1 : "Yes.".length);
+/**
+ * A hack on a `min`: a one-word answer padded to the min inside what `hide` makes of the padding,
+ * which no page shows. Where "Yes." alone meets the min (a `min: 1` gate) the response deserves to
+ * pass, so it shows nothing then.
+ */
+function hiddenPadding(id: string, inside: string, hide: (padding: string) => string): CheckHack<LengthSpec> {
+  return {
+    id,
+    description: `a one-word answer (or, where one word meets the min, nothing) padded to the min inside ${inside}`,
+    build(spec) {
+      if (!spec.min) return undefined;
+      const yesFallsShort = spec.min > (spec.unit === "words" ? 1 : "Yes.".length);
+      return { response: `${yesFallsShort ? "Yes. " : ""}${hide((spec.unit === "words" ? "more " : "x").repeat(spec.min))}` };
+    },
+  };
+}
 
 /** Combining marks: an accent is part of the letter it sits on, however many are stacked. */
 const MARKS = /\p{M}/gu;

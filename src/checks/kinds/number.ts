@@ -10,8 +10,8 @@ import { RubricateError } from "../../errors.js";
 import { renderTemplate } from "../../text/template.js";
 import { referenceCases } from "../hacks.js";
 import { defineCheck } from "../kind.js";
+import { undisguisedOnce } from "../memo.js";
 import { extractNumber, parseNumber } from "../number.js";
-import { undisguisedText } from "../../text/markup.js";
 
 export const NumberSpec = z.strictObject({
   expected: z.union([z.number(), z.string()]).describe("A number, or a {{variable}} holding one"),
@@ -40,11 +40,11 @@ export const number = defineCheck<NumberSpec>({
     if (category === "hedge") return `Code check "${criterionId}" reads one number (the last \\boxed{}, else the last number) from a text that may list several candidates, so hedging with the right one last wins: set \`pick: boxed\` and add a required code check that allows exactly one boxed answer, e.g. \`check: { regex: '^(?![\\s\\S]*\\\\boxed[\\s\\S]*\\\\boxed)[\\s\\S]*\\\\boxed\\{' }\`, or a pitfall question "Does the response give more than one candidate final answer?".`;
     return `Code check "${criterionId}" reads a number anywhere in the text, so ${category === "keywords" ? "a meaningless string that ends with the right number" : "a response without working"} collects its points: set \`pick: boxed\`, and if the pass threshold can be reached by this check alone, raise \`pass_threshold\` above its share or make the working criteria required.`;
   },
-  run(spec, { text, sample }) {
+  run(spec, { text, sample, memo }) {
     const expected = typeof spec.expected === "number" ? spec.expected : parseNumber(renderTemplate(spec.expected, sample));
     if (Number.isNaN(expected)) throw new RubricateError("CHECK_FAILED", `expected value ${JSON.stringify(spec.expected)} is not a number`);
     // The number a reader gets (text/markup.ts): one inside an HTML comment or a hidden element is none.
-    const actual = extractNumber(undisguisedText(text), spec.pick);
+    const actual = extractNumber(undisguisedOnce(text, memo), spec.pick);
     if (actual === undefined) return { pass: false, reasoning: "no number found in the response" };
     if (Number.isNaN(actual)) return { pass: false, reasoning: "the boxed answer is not one number (several different numbers, a ±, a hedging word, or an operation on a number such as a logarithm)" };
     const tolerance = spec.tolerance ?? 1e-6;

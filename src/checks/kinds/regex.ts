@@ -6,9 +6,9 @@
  * rubric:  check: { regex: { pattern: "^\\d+$", flags: i } }
  */
 import * as z from "zod";
-import { undisguisedText } from "../../text/markup.js";
 import { compileRegex } from "../compile.js";
 import { defineCheck, type CheckResult } from "../kind.js";
+import { undisguisedOnce } from "../memo.js";
 import { REGEX_LINEAR_DEADLINE_MS, regexTextFault } from "../regex.js";
 import { regexCost } from "../regex-cost.js";
 import { schemaProblem } from "./problems.js";
@@ -65,7 +65,7 @@ export const regex = defineCheck<RegexSpec>({
     // The text as a reader gets it too (text/markup.ts): "March 12" only in an HTML comment, or a
     // "!" written `&#33;`, would decide the verdict unseen. Where the two readings differ, a
     // requirement is unmet and a pitfall hit (`unshown`, score.ts).
-    const page = memo ? memo.text("undisguised", text, undisguisedText) : undisguisedText(text);
+    const page = undisguisedOnce(text, memo);
     let answers: (boolean | Promise<boolean>)[];
     try {
       // A test estimated costly answers later, from a worker: the event loop turns meanwhile.

@@ -8,6 +8,7 @@ import * as z from "zod";
 import { shownText } from "../../text/markup.js";
 import { renderReference } from "../../text/template.js";
 import { defineCheck } from "../kind.js";
+import { shownOnce } from "../memo.js";
 import { referenceCases } from "../hacks.js";
 import { editSimilarity, rougeL } from "../similarity.js";
 
@@ -61,11 +62,11 @@ export const similarity = defineCheck<SimilaritySpec>({
       },
     ];
   },
-  run(spec, { text, sample }) {
+  run(spec, { text, sample, memo }) {
     // Both sides as a page shows them (text/markup.ts): the reference in an HTML comment or a hidden
     // element is not what a reader sees, and markup a reference is written in (`**Paris**`) is not
     // held against a response that shows the same.
-    const shown = shownText(text);
+    const shown = shownOnce(text, memo);
     const reference = shownText(renderReference("similarity", spec.reference, sample));
     const metric = spec.metric ?? "levenshtein";
     const normalize = spec.normalize ?? true;

@@ -6,6 +6,7 @@
 import * as z from "zod";
 import { compileJsonSchema, describeAjvErrors, validateData } from "../compile.js";
 import { defineCheck, type CheckHack, type CheckInput, type CheckResult } from "../kind.js";
+import { undisguisedOnce } from "../memo.js";
 import { withAwaitedPatternTests } from "../regex.js";
 import { list, parseArguments, readTrajectory, usesResult, workedCalls, type TrajectoryCall } from "../tools.js";
 import { schemaProblem } from "./problems.js";
@@ -92,7 +93,7 @@ function countByName(calls: readonly TrajectoryCall[]): Map<string, number> {
 }
 
 /** The check's verdict on the sample's trajectory. */
-function trajectoryVerdict(spec: ToolCallsSpec, { text, sample }: CheckInput): CheckResult {
+function trajectoryVerdict(spec: ToolCallsSpec, { text, sample, memo }: CheckInput): CheckResult {
   // A call the policy wrote malformed (no tool name) fails the check; a trajectory that is not a list is an error.
   const problems: string[] = [];
   const calls = readTrajectory(sample, spec.trajectory, problems);
@@ -136,7 +137,7 @@ function trajectoryVerdict(spec: ToolCallsSpec, { text, sample }: CheckInput): C
     const last = worked.filter((c) => c.name === spec.answer_uses).at(-1);
     if (!last) problems.push(`${spec.answer_uses} was not called${notWorked(spec.answer_uses)}, so the answer cannot use its result`);
     else if (last.result === undefined) problems.push(`the trajectory has no result for ${spec.answer_uses}`);
-    else if (!usesResult(text, last.result)) problems.push(`the answer does not state ${spec.answer_uses}'s result ${JSON.stringify(last.result.slice(0, 80))}`);
+    else if (!usesResult(undisguisedOnce(text, memo), last.result)) problems.push(`the answer does not state ${spec.answer_uses}'s result ${JSON.stringify(last.result.slice(0, 80))}`);
   }
   const summary = calls.length ? calls.map((c) => (c.failed ? `${c.name} (${c.failed})` : c.name)).join(" → ") : "no tool calls";
   return problems.length ? { pass: false, reasoning: `${problems.join("; ")} (trajectory: ${summary})` } : { pass: true, reasoning: `trajectory ${summary}` };
