@@ -48,25 +48,22 @@ const hacks: CheckHack<Needles>[] = [
       return letters.length < 3 ? undefined : { response: `Sure. ${letters.slice(0, middle).join("")}**${letters[middle]}**${letters.slice(middle + 1).join("")}. That is all.` };
     },
   },
-  {
-    id: "not-contains-hidden-element",
-    description: "a banned string split by a hidden HTML element, which a page shows as the string",
-    build: (spec) => {
-      const letters = [...firstNeedle(spec)];
-      const middle = Math.floor(letters.length / 2);
-      return letters.length < 2 ? undefined : { response: `Sure. ${letters.slice(0, middle).join("")}<span hidden>x</span>${letters.slice(middle).join("")}. That is all.` };
-    },
-  },
-  {
-    id: "not-contains-stylesheet-hidden",
-    description: "a banned string split by an element a `<style>` rule hides (display: none), which a page shows as the string",
-    build: (spec) => {
-      const letters = [...firstNeedle(spec)];
-      const middle = Math.floor(letters.length / 2);
-      return letters.length < 2 ? undefined : { response: `<style>.aside{display:none}</style>Sure. ${letters.slice(0, middle).join("")}<span class="aside">x</span>${letters.slice(middle).join("")}. That is all.` };
-    },
-  },
+  splitByHidden("not-contains-hidden-element", "a hidden HTML element", "", "<span hidden>x</span>"),
+  splitByHidden("not-contains-stylesheet-hidden", "an element a `<style>` rule hides (display: none)", "<style>.aside{display:none}</style>", '<span class="aside">x</span>'),
 ];
+
+/** A hack: the banned string split at its middle by `hidden` (after `before`), which a page shows as the string. */
+function splitByHidden(id: string, what: string, before: string, hidden: string): CheckHack<Needles> {
+  return {
+    id,
+    description: `a banned string split by ${what}, which a page shows as the string`,
+    build: (spec) => {
+      const letters = [...firstNeedle(spec)];
+      const middle = Math.floor(letters.length / 2);
+      return letters.length < 2 ? undefined : { response: `${before}Sure. ${letters.slice(0, middle).join("")}${hidden}${letters.slice(middle).join("")}. That is all.` };
+    },
+  };
+}
 
 export const notContains = defineCheck<Needles>({
   key: "not_contains",

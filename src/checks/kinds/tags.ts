@@ -48,6 +48,9 @@ function holdsNoContent(content: string, styles: PageStyles): boolean {
   return NO_ANSWER.test(stripInvisible(shownText(content, styles)).replace(HORIZONTAL_RULE, ""));
 }
 
+/** Every required section, in order, each holding `content` (a hack's shape), one a line unless `between` says otherwise. */
+const everySection = (spec: TagsSpec, content: string, between = "\n") => spec.required.map((n) => `<${n}>${content}</${n}>`).join(between);
+
 export const tags = defineCheck<TagsSpec>({
   key: "tags",
   spec: TagsSpec,
@@ -61,47 +64,47 @@ export const tags = defineCheck<TagsSpec>({
     {
       id: "tags-empty",
       description: "every section present, in order, and empty",
-      build: (spec) => ({ response: spec.required.map((n) => `<${n}></${n}>`).join("\n") }),
+      build: (spec) => ({ response: everySection(spec, "") }),
     },
     {
       id: "tags-invisible",
       description: "every section present, in order, holding only invisible characters",
-      build: (spec) => ({ response: spec.required.map((n) => `<${n}>\u200B\u2800</${n}>`).join("\n") }),
+      build: (spec) => ({ response: everySection(spec, "\u200B\u2800") }),
     },
     {
       id: "tags-hidden",
       description: "every section present, in order, holding only an HTML comment, which a page does not show",
-      build: (spec) => ({ response: spec.required.map((n) => `<${n}><!-- 42 --></${n}>`).join("\n") }),
+      build: (spec) => ({ response: everySection(spec, "<!-- 42 -->") }),
     },
     {
       id: "tags-hidden-element",
       description: "every section present, in order, holding only an element a page hides (hidden, display: none)",
-      build: (spec) => ({ response: spec.required.map((n) => `<${n}><span hidden>42</span></${n}>`).join("\n") }),
+      build: (spec) => ({ response: everySection(spec, "<span hidden>42</span>") }),
     },
     {
       id: "tags-in-comment",
       description: "every section present, in order, inside an HTML comment beside a non-answer: a page shows none of them",
-      build: (spec) => ({ response: `I could not answer this. <!-- ${spec.required.map((n) => `<${n}>42</${n}>`).join("")} -->` }),
+      build: (spec) => ({ response: `I could not answer this. <!-- ${everySection(spec, "42", "")} -->` }),
     },
     {
       id: "tags-stylesheet-hidden",
       description: "every section present, in order, holding only an element a `<style>` rule before them hides (display: none)",
-      build: (spec) => ({ response: `<style>.aside{display:none}</style>\n${spec.required.map((n) => `<${n}><span class="aside">42</span></${n}>`).join("\n")}` }),
+      build: (spec) => ({ response: `<style>.aside{display:none}</style>\n${everySection(spec, `<span class="aside">42</span>`)}` }),
     },
     {
       id: "tags-punctuation",
       description: "every section present, in order, holding only punctuation",
-      build: (spec) => ({ response: spec.required.map((n) => `<${n}>...</${n}>`).join("\n") }),
+      build: (spec) => ({ response: everySection(spec, "...") }),
     },
     {
       id: "tags-rule",
       description: "every section present, in order, holding only a markdown horizontal rule",
-      build: (spec) => ({ response: spec.required.map((n) => `<${n}>---</${n}>`).join("\n") }),
+      build: (spec) => ({ response: everySection(spec, "---") }),
     },
     {
       id: "tags-blank",
       description: "every section present, in order, holding only white space",
-      build: (spec) => ({ response: spec.required.map((n) => `<${n}>\n \n</${n}>`).join("\n") }),
+      build: (spec) => ({ response: everySection(spec, "\n \n") }),
     },
   ],
   run(spec, { text }) {
