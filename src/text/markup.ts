@@ -60,7 +60,7 @@ const RIGHT_TO_LEFT_OVERRIDE = /\u202E([^\u202A-\u202E\u2066-\u2069\n\r\u2029]*)
 export function shownText(text: string, styles: PageStyles = pageStyles(text)): string {
   return withRightToLeftShown(
     decodedReferences(
-      withoutHiddenElements(withoutEnclosed(text, "<!--", "-->"), styles)
+      withoutHiddenMarkup(text, styles)
         .replace(TAG, (_tag, _closing: string, name: string) => (BLOCK.has(name.toLowerCase()) ? " " : ""))
         .replace(LINK, (_link, image: string, label: string) => (image ? "" : label))
         .replace(EMPHASIS, ""),
@@ -172,12 +172,13 @@ function hides(name: string, attributes: string, styles: PageStyles): boolean {
   const values = new Map<string, string>();
   for (const [, attribute, doubleQuoted, singleQuoted, bare] of attributes.matchAll(ATTRIBUTE)) {
     const key = attribute.toLowerCase();
-    const value = doubleQuoted ?? singleQuoted ?? bare ?? "";
     if (key === "hidden") return true;
-    // The value as a page reads it: references decoded, then CSS comments and escapes (`display&#58;none`, `disp\lay:/**/none`).
-    if (key === "style" && HIDING_STYLE.test(cssDeclarations(value.includes("&") ? decodedReferences(value) : value))) return true;
+    // The value as a page reads it, references decoded (`display&#58;none`); a style's CSS comments and escapes too (`disp\lay:/**/none`).
+    const written = doubleQuoted ?? singleQuoted ?? bare ?? "";
+    const value = written.includes("&") ? decodedReferences(written) : written;
+    if (key === "style" && HIDING_STYLE.test(cssDeclarations(value))) return true;
     // The first of an attribute written twice counts, as on a page.
-    if (styles && !values.has(key)) values.set(key, value.includes("&") ? decodedReferences(value) : value);
+    if (styles && !values.has(key)) values.set(key, value);
   }
   return styles !== undefined && styles.hides(styledElement(name, values));
 }
