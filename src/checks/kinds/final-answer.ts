@@ -286,17 +286,22 @@ export function statedAnswerSentences(text: string): Statement[] {
   return readStatements(text).sentences;
 }
 
-/** The last answer line or sentence in the text whose content is an answer. */
-function answerPhrase(text: string, sentences: boolean, cut: boolean): string | undefined {
-  const read = readStatements(text, undefined, cut);
-  const hits = [...read.lines, ...(sentences ? read.sentences : [])].sort((a, b) => a.index - b.index);
-  return hits.map((m) => answerContent(m.content)).filter((c) => c !== undefined).at(-1);
+/** What a text's tail states, read once: its statements (readStatements), and its last box unless that sits in a doubted statement or a question. */
+interface Stated {
+  read: ReturnType<typeof readStatements>;
+  box: string | undefined;
 }
 
-/** The last box of a text's tail, unless it sits in a doubted statement or a question (readStatements). */
-function statedBox(text: string, cut: boolean): string | undefined {
+function statedIn(text: string, cut: boolean): Stated {
   const box = lastBoxedAt(text);
-  return box === undefined || readStatements(text, box, cut).boxDoubted ? undefined : box.content;
+  const read = readStatements(text, box, cut);
+  return { read, box: box === undefined || read.boxDoubted ? undefined : box.content };
+}
+
+/** The last answer line (or, with `sentences`, sentence) whose content is an answer. */
+function answerPhrase({ read }: Stated, sentences: boolean): string | undefined {
+  const hits = [...read.lines, ...(sentences ? read.sentences : [])].sort((a, b) => a.index - b.index);
+  return hits.map((m) => answerContent(m.content)).filter((c) => c !== undefined).at(-1);
 }
 
 export const finalAnswer = defineCheck<FinalAnswerSpec>({
@@ -335,12 +340,14 @@ export const finalAnswer = defineCheck<FinalAnswerSpec>({
     const page = undisguisedOnce(text, memo);
     const tail = page.slice(-8000);
     const cut = tail.length < page.length;
-    const boxed = statedBox(tail, cut);
+    // Read on first need, once for the box and the phrases (a gsm8k line needs neither).
+    let read: Stated | undefined;
+    const stated = () => (read ??= statedIn(tail, cut));
     const found =
-      format === "boxed" ? (boxStates(boxed) ? "\\boxed{…}" : undefined)
+      format === "boxed" ? (boxStates(stated().box) ? "\\boxed{…}" : undefined)
       : format === "gsm8k" ? (gsm8kAnswer(tail) ? "#### line" : undefined)
-      : format === "line" ? (answerPhrase(tail, false, cut) !== undefined ? "answer line" : undefined)
-      : boxStates(boxed) ? "\\boxed{…}" : gsm8kAnswer(tail) ? "#### line" : answerPhrase(tail, true, cut) !== undefined ? "answer line" : undefined;
+      : format === "line" ? (answerPhrase(stated(), false) !== undefined ? "answer line" : undefined)
+      : boxStates(stated().box) ? "\\boxed{…}" : gsm8kAnswer(tail) ? "#### line" : answerPhrase(stated(), true) !== undefined ? "answer line" : undefined;
     if (!found) return { pass: false, reasoning: `no final answer in the ${format === "any" ? "expected" : format} form` };
     const answer = format === "any" || format === "boxed" ? extractAnswer(tail, format === "boxed" ? "boxed" : "auto") : undefined;
     return { pass: true, reasoning: `final answer given (${found}${answer ? `: ${JSON.stringify(answer.slice(0, 60))}` : ""})` };
