@@ -140,9 +140,10 @@ function writtenNumbers(text: string): string[] {
  * Thousands grouped by plain spaces in a box (`\boxed{1 000}`, `\boxed{12 345 678}`): math mode
  * typesets them without the spaces, as 1000, which is what `math` reads too. Only groups of three
  * digits join, as with `\,`, so `\boxed{3 5}` is still two numbers, a hedge. Each group starts
- * with a mandatory space and holds three digits: the scan is linear.
+ * with a mandatory space and holds three digits: the scan is linear. In prose only a no-break or
+ * thin space groups thousands (text/numerals.ts), for a plain one there may part two numbers.
  */
-const SPACED_THOUSANDS = /(?<![\d.,])\d{1,3}(?: \d{3})+(?![\d])/g;
+const BOX_SPACED_THOUSANDS = /(?<![\d.,])\d{1,3}(?: \d{3})+(?![\d])/g;
 
 /** A box holding one factorial ("\boxed{5!}"), as the number it makes, written exactly. */
 function factorialBox(box: string): ReadNumber | undefined {
@@ -160,7 +161,7 @@ function factorialBox(box: string): ReadNumber | undefined {
 function boxNumber(box: string): ReadNumber | undefined {
   const factorial = factorialBox(box);
   if (factorial) return factorial;
-  const inside = box.replace(TEXT_IN_BOX, (_m, words: string) => (/\d/.test(words) ? ` ${words} ` : " ")).replace(SPACED_THOUSANDS, (group) => group.replace(/ /g, ""));
+  const inside = box.replace(TEXT_IN_BOX, (_m, words: string) => (/\d/.test(words) ? ` ${words} ` : " ")).replace(BOX_SPACED_THOUSANDS, (group) => group.replace(/ /g, ""));
   const numbers = writtenNumbers(inside);
   if (numbers.length === 0) return undefined;
   const values = numbers.map(parseNumber);
